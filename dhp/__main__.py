@@ -1,0 +1,5 @@
+import sys
+
+from dhp.cli import main
+
+sys.exit(main())

@@ -1,0 +1,75 @@
+"""The `dhp` command. Each stage registers its own subcommands; bodies stay thin.
+
+Stages plug in through a ``register(subparsers)`` function in ``dhp.builder.cli``,
+``dhp.scoring.cli`` and ``dhp.leaderboard.cli``; heavy imports happen inside the handlers so that
+``dhp --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from dhp.types import SpecError
+
+STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli")
+
+
+class UserError(Exception):
+    """An error caused by the user's input: printed as one line, exit status 2."""
+
+
+def _cmd_spec(args: argparse.Namespace) -> int:
+    from dhp.render import spec_json, spec_table
+    from dhp.spec import BENCHMARK, resolve_datasets
+    from dhp.weights import apply_weights, load_weights
+
+    datasets = dict(BENCHMARK)
+    if args.weights:
+        datasets = apply_weights(load_weights(args.weights))
+    chosen = [datasets[d.name] for d in resolve_datasets(args.datasets)]
+    print(spec_json(chosen) if args.json else spec_table(chosen))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dhp",
+        description="DHP benchmark for LLM judges: build the perturbed datasets, score a judge, "
+        "serve the leaderboard.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    p = sub.add_parser("spec", help="print the benchmark: datasets, metrics, perturbations, weights")
+    p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    p.add_argument("--weights", help="expert-weights file (JSON or YAML) to show instead of the defaults")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(func=_cmd_spec)
+    for mod_name in STAGES:
+        try:
+            mod = importlib.import_module(mod_name)
+        except ModuleNotFoundError as e:
+            if e.name != mod_name:
+                raise
+            continue
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rc: int = args.func(args)
+    except (UserError, SpecError) as e:
+        print(f"dhp {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"dhp {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,478 @@
+"""The benchmark's vocabulary, as frozen dataclasses. Read this module first.
+
+A *benchmark* is a set of :class:`DatasetSpec`. Each dataset names the text a judge scores
+(``judged_field``), the context shown beside it, the quality :class:`Metric` s the judge rates,
+the :class:`Perturbation` s that degrade the text, and :class:`ExpertWeights` saying which metric
+each perturbation should hurt most.
+
+Everything here is plain data: it round-trips through ``to_dict`` / ``from_dict`` so that a user
+can declare a dataset of their own in a JSON or YAML file (see :mod:`dhp.spec` for the six
+built-in datasets and :mod:`dhp.weights` for weights files). Nothing in this module does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ContextField",
+    "DatasetSpec",
+    "ExpertWeights",
+    "Level",
+    "Method",
+    "Metric",
+    "Operation",
+    "PAIR_COLUMNS",
+    "PaperStats",
+    "Perturbation",
+    "Redistribution",
+    "Selection",
+    "Severity",
+    "SourceSpec",
+    "SpecError",
+    "WeightEntry",
+    "pair_columns",
+]
+
+SCORE_MIN = 1
+SCORE_MAX = 5
+_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+_DATASET_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+class SpecError(ValueError):
+    """A benchmark declaration (built-in or from a user's file) is invalid."""
+
+
+class Level(str, enum.Enum):
+    """Granularity of a perturbation: character, word or sentence."""
+
+    CHARACTER = "C"
+    WORD = "W"
+    SENTENCE = "S"
+
+
+class Method(str, enum.Enum):
+    """How a perturbation is produced: by a deterministic rule, or by an LLM (or its offline stand-in)."""
+
+    RULE = "rule"
+    LLM = "llm"
+
+
+class Severity(str, enum.Enum):
+    MINOR = "minor"
+    MAJOR = "major"
+    SINGLE = "single"  # datasets too short for two degrees (Story Cloze, some sentence-level ones)
+
+
+class Operation(str, enum.Enum):
+    """What a perturbation does to the judged text. The builder maps each operation to code."""
+
+    CHAR_DELETION = "char_deletion"  # delete k random alphanumeric characters
+    CHAR_TYPO = "char_typo"  # k random typos with the `typo` package
+    WORD_DELETION = "word_deletion"  # delete k consecutive words
+    FICTIONAL_ENTITIES = "fictional_entities"  # replace named entities with fictional ones (LLM)
+    GRAMMATICAL_ERRORS = "grammatical_errors"  # introduce grammatical errors (LLM)
+    SENTENCE_REORDER = "sentence_reorder"  # shuffle k sentences (k=None: all)
+    REWRITE_INSERT = "rewrite_insert"  # rephrase sentence(s), insert right after the original (LLM)
+    OTHER_ITEM = "other_item"  # replace the text by the same field of another item
+    WRONG_ENDING = "wrong_ending"  # replace the text by the dataset's own wrong alternative
+
+
+class Redistribution(str, enum.Enum):
+    """May the derived dataset be republished? `dhp publish` refuses RESTRICTED without a flag."""
+
+    ALLOWED = "allowed"
+    RESTRICTED = "restricted"
+
+
+def _require(cond: bool, msg: str) -> None:
+    if not cond:
+        raise SpecError(msg)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A quality metric a judge rates on a 1-5 scale. `name` is the key used everywhere."""
+
+    name: str
+    label: str
+    definition: str
+    scale_min: int = SCORE_MIN
+    scale_max: int = SCORE_MAX
+
+    def __post_init__(self) -> None:
+        _require(bool(_ID.match(self.name)), f"metric name {self.name!r} must match {_ID.pattern}")
+        _require(bool(self.definition.strip()), f"metric {self.name!r} needs a definition")
+        _require(self.scale_min < self.scale_max, f"metric {self.name!r}: scale_min must be < scale_max")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "definition": self.definition,
+            "scale_min": self.scale_min,
+            "scale_max": self.scale_max,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Metric:
+        return cls(
+            name=str(d["name"]),
+            label=str(d.get("label", str(d["name"]).replace("_", " ").title())),
+            definition=str(d["definition"]),
+            scale_min=int(d.get("scale_min", SCORE_MIN)),
+            scale_max=int(d.get("scale_max", SCORE_MAX)),
+        )
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One way of degrading the judged text, with a stable id such as ``char_typo_minor``.
+
+    ``k`` is the operation's size parameter (characters, typos, words or sentences);
+    ``None`` means "not applicable" for LLM rows and "all" for sentence reordering.
+    """
+
+    id: str
+    level: Level
+    method: Method
+    operation: Operation
+    severity: Severity
+    description: str
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        _require(bool(_ID.match(self.id)), f"perturbation id {self.id!r} must match {_ID.pattern}")
+        _require(self.k is None or self.k > 0, f"perturbation {self.id!r}: k must be positive")
+        _require(bool(self.description.strip()), f"perturbation {self.id!r} needs a description")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "level": self.level.value,
+            "method": self.method.value,
+            "operation": self.operation.value,
+            "severity": self.severity.value,
+            "k": self.k,
+            "description": self.description,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Perturbation:
+        try:
+            return cls(
+                id=str(d["id"]),
+                level=Level(d["level"]),
+                method=Method(d["method"]),
+                operation=Operation(d["operation"]),
+                severity=Severity(d.get("severity", "single")),
+                k=None if d.get("k") is None else int(d["k"]),
+                description=str(d["description"]),
+            )
+        except (KeyError, ValueError) as e:
+            raise SpecError(f"perturbation {d.get('id', '?')!r}: {e}") from e
+
+
+@dataclass(frozen=True)
+class WeightEntry:
+    """Expert weights of one perturbation: metric -> share of votes (sums to 1), and why."""
+
+    weights: Mapping[str, float]
+    reason: str = ""
+    votes: Mapping[str, int] | None = None  # raw survey votes, when the weights come from a survey
+
+
+@dataclass(frozen=True)
+class ExpertWeights:
+    """Expert weights for every perturbation of one dataset, keyed by perturbation id."""
+
+    entries: Mapping[str, WeightEntry]
+    source: str = "default"  # "default", a file path, or "survey:<version>"
+
+    def for_perturbation(self, perturbation_id: str) -> Mapping[str, float]:
+        try:
+            return self.entries[perturbation_id].weights
+        except KeyError:
+            raise SpecError(f"no expert weights for perturbation {perturbation_id!r}") from None
+
+    def validate(self, metrics: tuple[str, ...], perturbations: tuple[str, ...], where: str) -> None:
+        """Known metrics only, non-negative, sum to 1 per perturbation, every perturbation covered."""
+        for pid in perturbations:
+            _require(pid in self.entries, f"{where}: missing weights for perturbation {pid!r}")
+        for pid, entry in self.entries.items():
+            _require(
+                pid in perturbations,
+                f"{where}: unknown perturbation {pid!r}; valid: {', '.join(perturbations)}",
+            )
+            for m, w in entry.weights.items():
+                _require(m in metrics, f"{where}: {pid}.{m}: unknown metric; valid: {', '.join(metrics)}")
+                _require(
+                    isinstance(w, (int, float)) and math.isfinite(w) and w >= 0,
+                    f"{where}: {pid}.{m}: weight must be a finite non-negative number, got {w!r}",
+                )
+            total = sum(entry.weights.values())
+            _require(
+                abs(total - 1.0) <= 1e-6,
+                f"{where}: {pid}: weights must sum to 1, got {total:.6g}",
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for pid, e in self.entries.items():
+            d: dict[str, Any] = {"weights": dict(e.weights), "reason": e.reason}
+            if e.votes is not None:
+                d["votes"] = dict(e.votes)
+            out[pid] = d
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "file") -> ExpertWeights:
+        entries: dict[str, WeightEntry] = {}
+        for pid, raw in d.items():
+            if isinstance(raw, Mapping) and "weights" in raw:
+                w, reason, votes = raw["weights"], str(raw.get("reason", "")), raw.get("votes")
+            else:
+                w, reason, votes = raw, "", None
+            _require(isinstance(w, Mapping), f"{source}: {pid}: weights must be a mapping metric -> weight")
+            entries[str(pid)] = WeightEntry(
+                weights={str(m): v for m, v in w.items()},
+                reason=reason,
+                votes=None if votes is None else {str(m): int(v) for m, v in votes.items()},
+            )
+        return cls(entries=entries, source=source)
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """Where a dataset's raw data comes from and under what terms."""
+
+    name: str
+    citation: str  # BibTeX
+    homepage: str
+    licence: str  # SPDX id where one exists, else a short phrase
+    redistribution: Redistribution
+    terms: str  # plain-language redistribution terms, shown in the card
+    origin_urls: Mapping[str, str] = field(default_factory=dict)  # file key -> public URL
+    hub_source_id: str = ""  # e.g. "mteb/summeval" for card `source_datasets`
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "citation": self.citation,
+            "homepage": self.homepage,
+            "licence": self.licence,
+            "redistribution": self.redistribution.value,
+            "terms": self.terms,
+            "origin_urls": dict(self.origin_urls),
+            "hub_source_id": self.hub_source_id,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SourceSpec:
+        return cls(
+            name=str(d["name"]),
+            citation=str(d.get("citation", "")),
+            homepage=str(d.get("homepage", "")),
+            licence=str(d.get("licence", "unknown")),
+            redistribution=Redistribution(d.get("redistribution", "restricted")),
+            terms=str(d.get("terms", "")),
+            origin_urls={str(k): str(v) for k, v in d.get("origin_urls", {}).items()},
+            hub_source_id=str(d.get("hub_source_id", "")),
+        )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """How the N items are chosen from the source (SPEC §2)."""
+
+    rule: str  # one line, human readable
+    n_items: int = 100
+    seed: int = 2024
+    min_chars: int | None = None  # keep judged texts strictly longer than this
+    sample: bool = True  # False: take all eligible items (SummEval: one per article)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "n_items": self.n_items,
+            "seed": self.seed,
+            "min_chars": self.min_chars,
+            "sample": self.sample,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Selection:
+        return cls(
+            rule=str(d.get("rule", "")),
+            n_items=int(d.get("n_items", 100)),
+            seed=int(d.get("seed", 2024)),
+            min_chars=None if d.get("min_chars") is None else int(d["min_chars"]),
+            sample=bool(d.get("sample", True)),
+        )
+
+
+@dataclass(frozen=True)
+class PaperStats:
+    """Average characters / words / sentences of the judged texts as the paper reports them."""
+
+    chars: float
+    words: float
+    sentences: float
+
+
+@dataclass(frozen=True)
+class ContextField:
+    """A field shown to the judge beside the judged text (e.g. the source article)."""
+
+    name: str
+    label: str  # how the prompt titles it, e.g. "Source Article"
+    required: bool = True  # False: prompts must work without it (AE's paragraph offline)
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One DHP dataset: what is judged, on which metrics, and how it is degraded."""
+
+    name: str  # e.g. "summeval"; the Hub repo is f"{org}/{name}"
+    pretty_name: str
+    task: str  # summarization | story_completion | question_answering | translation | custom
+    source: SourceSpec
+    selection: Selection
+    judged_field: str  # column name of the judged text in the source, e.g. "summary"
+    judged_label: str  # how prompts title it, e.g. "Summary"
+    context_fields: tuple[ContextField, ...]
+    metrics: tuple[Metric, ...]
+    perturbations: tuple[Perturbation, ...]
+    weights: ExpertWeights
+    paper_stats: PaperStats | None = None
+    org: str = "dhp"
+
+    def __post_init__(self) -> None:
+        _require(bool(_DATASET_NAME.match(self.name)), f"dataset name {self.name!r} must match {_DATASET_NAME.pattern}")
+        _require(len(self.metrics) > 0, f"dataset {self.name!r} needs at least one metric")
+        _require(len(self.perturbations) > 0, f"dataset {self.name!r} needs at least one perturbation")
+        mnames = [m.name for m in self.metrics]
+        _require(len(set(mnames)) == len(mnames), f"dataset {self.name!r}: duplicate metric names")
+        pids = [p.id for p in self.perturbations]
+        _require(len(set(pids)) == len(pids), f"dataset {self.name!r}: duplicate perturbation ids")
+        self.weights.validate(tuple(mnames), tuple(pids), where=f"weights of {self.name}")
+
+    # -- lookups ---------------------------------------------------------------------------
+    @property
+    def hub_repo(self) -> str:
+        return f"{self.org}/{self.name}"
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.metrics)
+
+    @property
+    def perturbation_ids(self) -> tuple[str, ...]:
+        return tuple(p.id for p in self.perturbations)
+
+    @property
+    def levels(self) -> tuple[Level, ...]:
+        """Levels present, in C, W, S order."""
+        present = {p.level for p in self.perturbations}
+        return tuple(lv for lv in Level if lv in present)
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise SpecError(f"dataset {self.name!r} has no metric {name!r}; valid: {', '.join(self.metric_names)}")
+
+    def perturbation(self, pid: str) -> Perturbation:
+        for p in self.perturbations:
+            if p.id == pid:
+                return p
+        raise SpecError(
+            f"dataset {self.name!r} has no perturbation {pid!r}; valid: {', '.join(self.perturbation_ids)}"
+        )
+
+    def with_weights(self, weights: ExpertWeights) -> DatasetSpec:
+        """A copy using other expert weights (validated)."""
+        from dataclasses import replace
+
+        return replace(self, weights=weights)
+
+    # -- (de)serialisation -----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "pretty_name": self.pretty_name,
+            "hub_repo": self.hub_repo,
+            "task": self.task,
+            "source": self.source.to_dict(),
+            "selection": self.selection.to_dict(),
+            "judged_field": self.judged_field,
+            "judged_label": self.judged_label,
+            "context_fields": [
+                {"name": c.name, "label": c.label, "required": c.required} for c in self.context_fields
+            ],
+            "metrics": [m.to_dict() for m in self.metrics],
+            "perturbations": [p.to_dict() for p in self.perturbations],
+            "weights": self.weights.to_dict(),
+            "paper_stats": None
+            if self.paper_stats is None
+            else {
+                "chars": self.paper_stats.chars,
+                "words": self.paper_stats.words,
+                "sentences": self.paper_stats.sentences,
+            },
+            "org": self.org,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "file") -> DatasetSpec:
+        """Build a dataset declaration from plain data (a user's JSON/YAML file)."""
+        try:
+            ps = d.get("paper_stats")
+            return cls(
+                name=str(d["name"]),
+                pretty_name=str(d.get("pretty_name", d["name"])),
+                task=str(d.get("task", "custom")),
+                source=SourceSpec.from_dict(d.get("source", {"name": d["name"]})),
+                selection=Selection.from_dict(d.get("selection", {})),
+                judged_field=str(d.get("judged_field", "text")),
+                judged_label=str(d.get("judged_label", "Text")),
+                context_fields=tuple(
+                    ContextField(str(c["name"]), str(c.get("label", c["name"])), bool(c.get("required", True)))
+                    for c in d.get("context_fields", [])
+                ),
+                metrics=tuple(Metric.from_dict(m) for m in d["metrics"]),
+                perturbations=tuple(Perturbation.from_dict(p) for p in d["perturbations"]),
+                weights=ExpertWeights.from_dict(d["weights"], source=source),
+                paper_stats=None
+                if ps is None
+                else PaperStats(float(ps["chars"]), float(ps["words"]), float(ps["sentences"])),
+                org=str(d.get("org", "dhp")),
+            )
+        except KeyError as e:
+            raise SpecError(f"{source}: dataset declaration is missing the key {e.args[0]!r}") from e
+
+
+# --------------------------------------------------------------------------------------------
+# The row schema of a built DHP dataset (builder writes it, scoring reads it)
+# --------------------------------------------------------------------------------------------
+#: Columns of every pair row, after ``id`` and the dataset's context fields.
+PAIR_COLUMNS: tuple[str, ...] = (
+    "original",  # the judged text as selected from the source
+    "perturbed",  # the degraded text; always differs from `original`
+    "perturbation",  # a Perturbation.id
+    "level",  # Level value: C / W / S
+    "method",  # Method value: rule / llm
+    "severity",  # Severity value
+    "generator",  # what produced `perturbed`: "rule", "offline-rules/<version>" or "llm:<model>"
+)
+
+
+def pair_columns(spec: DatasetSpec) -> tuple[str, ...]:
+    """Column order of the dataset's parquet files: id, context fields, then PAIR_COLUMNS."""
+    return ("id", *(c.name for c in spec.context_fields), *PAIR_COLUMNS)
