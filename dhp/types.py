@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "PAIR_COLUMNS",
     "ContextField",
     "DatasetSpec",
     "ExpertWeights",
@@ -27,7 +28,6 @@ __all__ = [
     "Method",
     "Metric",
     "Operation",
-    "PAIR_COLUMNS",
     "PaperStats",
     "Perturbation",
     "Redistribution",

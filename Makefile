@@ -1,0 +1,46 @@
+# Two entry points do all set-up on a fresh machine:
+#   make demo   build the datasets, score the control judges, serve the leaderboard (local stores)
+#   make test   install everything (venv, extras, chromium) and run the test suite
+SHELL := /bin/bash
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DHP_SOURCES ?= $(abspath ../shared/sources)
+OUT ?= out
+PYTEST_ARGS ?=
+
+.PHONY: setup browser demo test lint typecheck check clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# torch: the CPU wheel shipped on this kind of machine when present, else the registry's.
+setup: $(BIN)/python
+	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
+	  $(BIN)/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
+	fi
+	$(BIN)/pip install -q -e '.[dev,local]'
+
+# Debian's chromium for the browser tests (Playwright drives it through executable_path).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
+
+demo: setup
+	DHP_SOURCES="$(DHP_SOURCES)" bash scripts/demo.sh "$(OUT)"
+
+test: setup browser
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks
+
+typecheck: setup
+	$(BIN)/mypy
+
+check: lint typecheck test
+
+clean:
+	rm -rf $(OUT) build dist *.egg-info

@@ -1,0 +1,406 @@
+"""DHP statistics (paper v1 §4.3; SPEC §5) as pure functions over arrays. No I/O.
+
+Pipeline for one dataset, per perturbation i and metric m_j:
+
+1. ``p_{m_j}^i`` — one-sided paired Wilcoxon signed-rank test, H1: original > perturbed
+   (:func:`wilcoxon_greater`, exactly ``scipy.stats.wilcoxon(S0, Si, alternative="greater")``).
+2. ``p^i`` / ``p^{i,EW}`` — the metrics' p-values combined (:func:`combine_pvalues`):
+
+   * ``paper``: the paper's printed formulas, ``1 / Σ_j w_j / p_j`` with ``w_j = 1`` (unweighted) or
+     the expert weights (which sum to 1).
+   * ``wilson``: Wilson's (2019) weighted harmonic mean p-value with weights normalised to sum 1,
+     ``Σ w_j / Σ (w_j / p_j)``. Unweighted it is ``M / Σ 1/p_j``: M times the paper's value.
+   * ``wilson-landau``: Wilson's asymptotically exact calibration of that HMP,
+     ``P(X > 1/HMP)`` with ``X ~ Landau(log L + 0.874, π/2)`` (``scipy.stats.landau``), L = number of
+     p-values combined. It is exact as L grows; for the 1-4 metrics of DHP it is an approximation.
+
+3. ``D = log_0.05(p)`` with p floored at :data:`P_FLOOR` (so ``D <= D_MAX``, finite).
+4. ``D_avg``: level-balanced mean (each level present weighs the same, split equally among its
+   perturbations); ``D_min``: the minimum. Both with and without expert weights.
+5. Item-level bootstrap confidence intervals for every D (:func:`analyse`).
+
+Zero handling and method choice (documented contract, identical to scipy's defaults):
+pairs with a missing score on either side (NaN) are dropped first. Zero differences are then
+discarded (``zero_method="wilcox"``), no continuity correction. ``method="auto"``: the exact null
+distribution when at most 50 pairs remain with no ties and no zero differences; an exact
+permutation test for at most 13 pairs with ties or zeros; otherwise the normal approximation with
+tie correction. If no pair remains, or every difference is zero, there is no evidence: ``p = 1``.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats as sps
+
+from dhp.types import Level
+
+__all__ = [
+    "D_MAX",
+    "P_FLOOR",
+    "CombineMethod",
+    "DatasetAnalysis",
+    "Interval",
+    "MetricTest",
+    "PerturbationAnalysis",
+    "analyse",
+    "combine_pvalues",
+    "discernment",
+    "level_balanced_weights",
+    "wilcoxon_greater",
+    "wilcoxon_greater_batch",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: p-values are floored here before taking logs, so D stays finite. 1e-300 is just above the
+#: smallest normal double (2.2e-308) and far below any p-value a 100-item test can reach honestly.
+P_FLOOR = 1e-300
+#: The largest D a result can report: log_0.05(P_FLOOR) ≈ 230.6.
+D_MAX = math.log(P_FLOOR) / math.log(0.05)
+#: Wilson (2019): location offset of the Landau law, 1 + ψ(1) − log(2/π) ≈ 0.874.
+_LANDAU_OFFSET = 1.0 - float(np.euler_gamma) - math.log(2.0 / math.pi)
+
+
+class CombineMethod(str, enum.Enum):
+    """How a perturbation's per-metric p-values become one p-value."""
+
+    PAPER = "paper"  # 1 / Σ w_j/p_j, w_j = 1 or EW (the paper's printed formulas)
+    WILSON = "wilson"  # Wilson's HMP, weights normalised: Σw / Σ(w/p)
+    WILSON_LANDAU = "wilson-landau"  # Wilson's asymptotically exact (Landau) calibration of the HMP
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. The paired one-sided Wilcoxon test
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MetricTest:
+    """Result of one paired test: p-value, W+ statistic, pairs used, and how p was computed."""
+
+    pvalue: float
+    statistic: float
+    n_pairs: int  # complete pairs (both scores present)
+    n_nonzero: int  # pairs with a non-zero difference (what the test ranks)
+    method: str  # "exact" | "permutation" | "asymptotic" | "no-evidence"
+
+
+def _complete_pairs(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    x = np.asarray(original, dtype=np.float64)
+    y = np.asarray(perturbed, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"score vectors must be 1-D and paired, got shapes {x.shape} and {y.shape}")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    return x[keep], y[keep]
+
+
+def _auto_method(d: FloatArray) -> str:
+    """scipy's ``method="auto"`` decision for a vector of (complete) differences."""
+    if d.size > 50:
+        return "asymptotic"
+    nz = np.abs(d[d != 0])
+    has_zero = nz.size < d.size
+    has_ties = np.unique(nz).size < nz.size
+    if not (has_ties or has_zero):
+        return "exact"
+    return "permutation" if d.size <= 13 else "asymptotic"
+
+
+def wilcoxon_greater(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> MetricTest:
+    """One-sided paired Wilcoxon signed-rank test of H1: original > perturbed.
+
+    Exactly ``scipy.stats.wilcoxon(x, y, alternative="greater")`` on the complete pairs, except that
+    no pair, or only zero differences, give ``p = 1`` (no evidence) instead of NaN or an error.
+    """
+    x, y = _complete_pairs(original, perturbed)
+    d = x - y
+    n_nonzero = int(np.count_nonzero(d))
+    if n_nonzero == 0:
+        return MetricTest(1.0, 0.0, int(d.size), 0, "no-evidence")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)  # scipy's small-sample notes
+        res = sps.wilcoxon(x, y, alternative="greater")
+    return MetricTest(float(res.pvalue), float(res.statistic), int(d.size), n_nonzero, _auto_method(d))
+
+
+def _batch_ranks(a: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Average ranks of each row of ``a`` (inf = excluded, ranked last but unused) and Σ(t³−t) per row."""
+    rows, m = a.shape
+    order = np.argsort(a, axis=1, kind="stable")
+    s = np.take_along_axis(a, order, axis=1)
+    new_group = np.ones((rows, m), dtype=bool)
+    new_group[:, 1:] = s[:, 1:] != s[:, :-1]
+    gid = np.cumsum(new_group, axis=1) - 1 + (np.arange(rows) * m)[:, None]
+    sizes = np.bincount(gid.ravel(), minlength=rows * m).astype(np.float64)
+    pos = np.broadcast_to(np.arange(m, dtype=np.float64), (rows, m))
+    first = np.where(new_group, pos, np.inf)
+    starts_full = np.full(rows * m, np.inf)
+    np.minimum.at(starts_full, gid.ravel(), first.ravel())
+    t = sizes[gid]
+    avg_rank_sorted = starts_full[gid] + (t + 1.0) / 2.0
+    ranks = np.empty_like(avg_rank_sorted)
+    np.put_along_axis(ranks, order, avg_rank_sorted, axis=1)
+    finite = np.isfinite(s)
+    tie = np.where(finite, t * t - 1.0, 0.0).sum(axis=1)  # Σ over elements of (t²−1) = Σ over groups of (t³−t)
+    return ranks, tie
+
+
+def wilcoxon_greater_batch(original: FloatArray, perturbed: FloatArray) -> FloatArray:
+    """Row-wise :func:`wilcoxon_greater` p-values for 2-D arrays (rows = replicates).
+
+    Rows whose scipy ``auto`` choice is the normal approximation are computed vectorised (the same
+    formula as scipy: zero differences dropped, tie-corrected variance, no continuity correction);
+    rows that scipy would test exactly are delegated to :func:`wilcoxon_greater`.
+    """
+    x = np.asarray(original, dtype=np.float64)
+    y = np.asarray(perturbed, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 2:
+        raise ValueError(f"batch score arrays must be 2-D and equal in shape, got {x.shape}, {y.shape}")
+    d = x - y
+    complete = ~np.isnan(d)
+    n_complete = complete.sum(axis=1)
+    valid = complete & (d != 0)
+    n = valid.sum(axis=1).astype(np.float64)
+    a = np.where(valid, np.abs(np.where(complete, d, 0.0)), np.inf)
+    ranks, tie = _batch_ranks(a)
+    r_plus = np.where(valid & (d > 0), ranks, 0.0).sum(axis=1)
+    mean = n * (n + 1.0) * 0.25
+    var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (r_plus - mean) / np.sqrt(var)
+    p = sps.norm.sf(z)
+    p = np.where(n == 0, 1.0, p)
+    # Rows scipy would not approximate: small samples (exact or permutation); compute one by one.
+    for r in np.flatnonzero((n_complete <= 50) & (n > 0)):
+        dr = d[r][complete[r]]
+        if _auto_method(dr) != "asymptotic":
+            p[r] = wilcoxon_greater(x[r], y[r]).pvalue
+    return np.asarray(p, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Combining p-values across metrics
+# ---------------------------------------------------------------------------------------------
+def combine_pvalues(
+    pvalues: npt.ArrayLike,
+    weights: npt.ArrayLike | None = None,
+    method: CombineMethod | str = CombineMethod.PAPER,
+) -> FloatArray:
+    """Combine p-values along the last axis. Works on a vector or a (replicates, metrics) array.
+
+    NaN p-values (a metric with no usable pairs) are left out and the remaining weights used as
+    they are (``paper``) or renormalised (``wilson*``). All NaN → NaN. Weights of 0 exclude a metric.
+    """
+    method = CombineMethod(method)
+    p = np.asarray(pvalues, dtype=np.float64)
+    if np.any(p[~np.isnan(p)] < 0) or np.any(p[~np.isnan(p)] > 1):
+        raise ValueError("p-values must lie in [0, 1]")
+    w = np.ones(p.shape[-1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (p.shape[-1],):
+        raise ValueError(f"need one weight per p-value: {w.shape} vs {p.shape[-1]}")
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite and non-negative")
+    present = ~np.isnan(p)
+    wp = np.where(present, w, 0.0)
+    pf = np.where(present, np.maximum(p, P_FLOOR), 1.0)
+    inv = (wp / pf).sum(axis=-1)
+    wsum = wp.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if method is CombineMethod.PAPER:
+            out = 1.0 / inv
+        else:
+            hmp = wsum / inv  # weights normalised to sum 1 over the p-values present
+            if method is CombineMethod.WILSON:
+                out = hmp
+            else:
+                n_present = present.sum(axis=-1)
+                loc = np.log(np.maximum(n_present, 1)) + _LANDAU_OFFSET
+                out = sps.landau.sf(1.0 / hmp, loc=loc, scale=math.pi / 2)
+    out = np.where(wsum > 0, np.minimum(out, 1.0), np.nan)
+    return np.asarray(out, dtype=np.float64)
+
+
+def discernment(p: npt.ArrayLike) -> FloatArray:
+    """D = log_0.05(p), p floored at :data:`P_FLOOR`. NaN stays NaN (not computable)."""
+    arr = np.asarray(p, dtype=np.float64)
+    return np.asarray(np.log(np.maximum(arr, P_FLOOR)) / math.log(0.05), dtype=np.float64)
+
+
+def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:
+    """Weights for D_avg: each level present gets 1/#levels, split equally within the level."""
+    lv = [Level(x) for x in levels]
+    present = sorted(set(lv), key=lambda v: "CWS".index(v.value))
+    if not present:
+        return np.zeros(0)
+    per_level = {v: sum(1 for x in lv if x is v) for v in present}
+    return np.array([1.0 / (len(present) * per_level[x]) for x in lv], dtype=np.float64)
+
+
+def _avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
+    """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations."""
+    ok = ~np.isnan(d)
+    avg = np.full(d.shape[:-1], np.nan)
+    mn = np.full(d.shape[:-1], np.nan)
+    flat_ok = ok.reshape(-1, d.shape[-1])
+    flat_d = d.reshape(-1, d.shape[-1])
+    avg_f, min_f = avg.reshape(-1), mn.reshape(-1)
+    for r in range(flat_d.shape[0]):
+        keep = flat_ok[r]
+        if keep.any():
+            w = level_balanced_weights([lv for lv, k in zip(levels, keep, strict=True) if k])
+            avg_f[r] = float(np.dot(w, flat_d[r][keep]))
+            min_f[r] = float(flat_d[r][keep].min())
+    return avg_f.reshape(avg.shape), min_f.reshape(mn.shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. A whole dataset, with bootstrap intervals
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class PerturbationAnalysis:
+    perturbation: str
+    level: Level
+    tests: Mapping[str, MetricTest]  # metric -> test
+    p: float
+    p_ew: float
+    d: float
+    d_ew: float
+    d_ci: Interval | None
+    d_ew_ci: Interval | None
+
+
+@dataclass(frozen=True)
+class DatasetAnalysis:
+    method: CombineMethod
+    perturbations: tuple[PerturbationAnalysis, ...]
+    d_avg: float
+    d_min: float
+    d_avg_ew: float
+    d_min_ew: float
+    ci: Mapping[str, Interval] = field(default_factory=dict)  # "d_avg", "d_min", "d_avg_ew", "d_min_ew"
+    n_boot: int = 0
+    seed: int = 0
+    confidence: float = 0.95
+
+
+def _interval(samples: FloatArray, confidence: float) -> Interval | None:
+    s = samples[~np.isnan(samples)]
+    if s.size == 0:
+        return None
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(s, [alpha, 1.0 - alpha])
+    return Interval(float(lo), float(hi))
+
+
+def analyse(
+    original: Mapping[str, npt.ArrayLike],
+    perturbed: Mapping[str, Mapping[str, npt.ArrayLike]],
+    levels: Mapping[str, Level],
+    weights: Mapping[str, Mapping[str, float]],
+    method: CombineMethod | str = CombineMethod.PAPER,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> DatasetAnalysis:
+    """All DHP numbers for one dataset and judge.
+
+    ``original[metric]`` and ``perturbed[perturbation][metric]`` are item-aligned score vectors of
+    equal length N (NaN = no score: unparsed, not applicable, failed). ``levels[perturbation]`` and
+    ``weights[perturbation][metric]`` come from the dataset spec. ``n_boot = 0`` skips the bootstrap;
+    otherwise items are resampled with replacement (one draw of N item indices per replicate, shared
+    by every perturbation and metric, so D_avg and D_min get intervals too), from
+    ``numpy.random.default_rng(seed)``.
+    """
+    method = CombineMethod(method)
+    metrics = list(original)
+    pids = list(perturbed)
+    if not metrics or not pids:
+        raise ValueError("need at least one metric and one perturbation")
+    orig = {m: np.asarray(original[m], dtype=np.float64) for m in metrics}
+    n_items = {v.shape for v in orig.values()}
+    if len(n_items) != 1:
+        raise ValueError("all original score vectors must have the same length")
+    (shape,) = n_items
+    pert: dict[str, dict[str, FloatArray]] = {}
+    for pid in pids:
+        missing = [m for m in metrics if m not in perturbed[pid]]
+        if missing:
+            raise ValueError(f"perturbation {pid!r} lacks scores for metrics {missing}")
+        pert[pid] = {m: np.asarray(perturbed[pid][m], dtype=np.float64) for m in metrics}
+        for m, v in pert[pid].items():
+            if v.shape != shape:
+                raise ValueError(f"{pid}/{m}: expected {shape[0]} item-aligned scores, got {v.shape}")
+    lv = [levels[pid] for pid in pids]
+    w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in metrics] for pid in pids])
+
+    # point estimates
+    tests = {pid: {m: wilcoxon_greater(orig[m], pert[pid][m]) for m in metrics} for pid in pids}
+    pmat = np.array([[tests[pid][m].pvalue for m in metrics] for pid in pids])
+    p_un = np.array([combine_pvalues(pmat[i], None, method) for i in range(len(pids))])
+    p_ew = np.array([combine_pvalues(pmat[i], w_ew[i], method) for i in range(len(pids))])
+    d_un, d_ew = discernment(p_un), discernment(p_ew)
+    (d_avg, d_min), (d_avg_ew, d_min_ew) = _avg_min(d_un, lv), _avg_min(d_ew, lv)
+
+    # bootstrap
+    d_ci: list[Interval | None] = [None] * len(pids)
+    d_ew_ci: list[Interval | None] = [None] * len(pids)
+    agg_ci: dict[str, Interval] = {}
+    if n_boot > 0:
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, shape[0], size=(n_boot, shape[0]))
+        bp = np.empty((n_boot, len(pids), len(metrics)))
+        for j, m in enumerate(metrics):
+            xo = orig[m][idx]
+            for i, pid in enumerate(pids):
+                bp[:, i, j] = wilcoxon_greater_batch(xo, pert[pid][m][idx])
+        bd_un = discernment(combine_pvalues(bp, None, method))
+        bd_ew = np.stack([discernment(combine_pvalues(bp[:, i, :], w_ew[i], method)) for i in range(len(pids))], axis=1)
+        for i in range(len(pids)):
+            d_ci[i] = _interval(bd_un[:, i], confidence)
+            d_ew_ci[i] = _interval(bd_ew[:, i], confidence)
+        for name, arr in zip(("d_avg", "d_min"), _avg_min(bd_un, lv), strict=True):
+            iv = _interval(arr, confidence)
+            if iv is not None:
+                agg_ci[name] = iv
+        for name, arr in zip(("d_avg_ew", "d_min_ew"), _avg_min(bd_ew, lv), strict=True):
+            iv = _interval(arr, confidence)
+            if iv is not None:
+                agg_ci[name] = iv
+
+    per = tuple(
+        PerturbationAnalysis(
+            perturbation=pid,
+            level=lv[i],
+            tests=tests[pid],
+            p=float(p_un[i]),
+            p_ew=float(p_ew[i]),
+            d=float(d_un[i]),
+            d_ew=float(d_ew[i]),
+            d_ci=d_ci[i],
+            d_ew_ci=d_ew_ci[i],
+        )
+        for i, pid in enumerate(pids)
+    )
+    return DatasetAnalysis(
+        method=method,
+        perturbations=per,
+        d_avg=float(d_avg),
+        d_min=float(d_min),
+        d_avg_ew=float(d_avg_ew),
+        d_min_ew=float(d_min_ew),
+        ci=agg_ci,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
