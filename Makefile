@@ -38,7 +38,7 @@ lint: setup
 	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks
 
 typecheck: setup
-	$(BIN)/mypy
+	$(BIN)/python scripts/typecheck.py
 
 check: lint typecheck test
 

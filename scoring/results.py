@@ -178,7 +178,7 @@ class ItemScores(_Model):
 
 
 class Result(_Model):
-    schema_version: Literal["1.0"] = SCHEMA_VERSION
+    schema_version: Literal["1.0"] = "1.0"
     dhp_version: str
     created_at: str  # ISO 8601, UTC
     judge: JudgeInfo

@@ -228,7 +228,8 @@ def combine_pvalues(
 def discernment(p: npt.ArrayLike) -> FloatArray:
     """D = log_0.05(p), p floored at :data:`P_FLOOR`. NaN stays NaN (not computable)."""
     arr = np.asarray(p, dtype=np.float64)
-    return np.asarray(np.log(np.maximum(arr, P_FLOOR)) / math.log(0.05), dtype=np.float64)
+    d = np.log(np.maximum(arr, P_FLOOR)) / math.log(0.05)
+    return np.asarray(d + 0.0, dtype=np.float64)  # + 0.0 turns log(1) = -0.0 into 0.0
 
 
 def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dhp.cli import main
+
+
+def test_spec_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["spec", "--datasets", "story-cloze"]) == 0
+    out = capsys.readouterr().out
+    assert "sent_wrong_ending" in out and "redistribution restricted" in out
+    assert "summeval" not in out
+
+
+def test_spec_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["spec", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["datasets"][0]["name"] == "summeval"
+    assert len(data["datasets"]) == 6
+
+
+def test_spec_with_weights_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "w.json"
+    f.write_text(json.dumps({"summeval": {"sent_reorder_minor": {"coherence": 0.25, "fluency": 0.75}}}))
+    assert main(["spec", "--datasets", "summeval", "--weights", str(f), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["datasets"][0]
+    assert d["weights"]["sent_reorder_minor"]["weights"] == {"coherence": 0.25, "fluency": 0.75}
+
+
+def test_user_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["spec", "--datasets", "nope"]) == 2
+    assert "unknown dataset 'nope'" in capsys.readouterr().err
+
+
+def test_console_entry_point_runs() -> None:
+    out = subprocess.run([sys.executable, "-m", "dhp", "spec", "--datasets", "answer-equivalence"], capture_output=True, text=True, check=True)
+    assert "answer_quality" in out.stdout

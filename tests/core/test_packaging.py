@@ -1,0 +1,37 @@
+"""The wheel installs everything under the one `dhp` namespace, with the data files it needs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+        check=True,
+        capture_output=True,
+    )
+    (whl,) = out.glob("dhp_bench-*.whl")
+    with zipfile.ZipFile(whl) as z:
+        return z.namelist()
+
+
+def test_only_the_dhp_namespace_lands_in_site_packages(wheel_names: list[str]) -> None:
+    tops = {n.split("/")[0] for n in wheel_names}
+    assert tops == {"dhp", next(t for t in tops if t.endswith(".dist-info"))}
+    for sub in ("builder", "scoring", "leaderboard", "dataset_cards"):
+        assert f"dhp/{sub}/__init__.py" in wheel_names
+
+
+def test_console_script_declared(wheel_names: list[str]) -> None:
+    assert any(n.endswith("entry_points.txt") for n in wheel_names)
+    assert "dhp/py.typed" in wheel_names

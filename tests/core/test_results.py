@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from dhp.scoring.results import (
+    Coverage,
+    DatasetRef,
+    ItemScores,
+    JudgeInfo,
+    ResultError,
+    ScoringSettings,
+    Timing,
+    dump_result,
+    parse_result,
+    read_result,
+    result_from_analysis,
+    reweight,
+    write_result,
+)
+from dhp.scoring.stats import analyse
+
+from dhp.spec import get_dataset
+
+
+def _result(seed: int = 0):  # type: ignore[no-untyped-def]
+    spec = get_dataset("wmt22-de-en")
+    rng = np.random.default_rng(seed)
+    n = 40
+    orig = {m: rng.integers(2, 6, n).astype(float) for m in spec.metric_names}
+    pert = {p: {m: orig[m] - (rng.random(n) < 0.5) for m in spec.metric_names} for p in spec.perturbation_ids}
+    pert["word_grammar_minor"]["fluency"][3] = np.nan  # an unparsed score
+    levels = {p.id: p.level for p in spec.perturbations}
+    weights = {p: dict(spec.weights.for_perturbation(p)) for p in spec.perturbation_ids}
+    analysis = analyse(orig, pert, levels, weights, n_boot=50, seed=1)
+    scores = ItemScores(
+        item_ids=tuple(f"i{i}" for i in range(n)),
+        original={m: tuple(float(v) for v in orig[m]) for m in orig},
+        perturbed={
+            p: {m: tuple(None if np.isnan(v) else float(v) for v in pert[p][m]) for m in pert[p]} for p in pert
+        },
+    )
+    return spec, weights, result_from_analysis(
+        analysis,
+        judge=JudgeInfo(name="toy", kind="builtin", protocol="builtin"),
+        dataset=DatasetRef(name=spec.name, repo=spec.hub_repo, revision="local:abc", n_items=n),
+        scoring=ScoringSettings(mode="builtin", weights=weights, n_boot=50, seed=1),
+        coverage=Coverage(expected_scores=10, parsed_scores=9, unparsed=1, failed=0, unparsed_reasons={"empty": 1}),
+        timing=Timing(),
+        scores=scores,
+        created_at="2026-11-22T00:00:00Z",
+        dhp_version="0.1.0",
+    )
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    _, _, r = _result()
+    path = write_result(r, tmp_path / "x" / "r.json")
+    assert read_result(path) == r
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]  # no temp files left
+    assert r.coverage.coverage == pytest.approx(0.9)
+
+
+def test_reweight_matches_analysis_and_changes_with_weights() -> None:
+    spec, weights, r = _result()
+    s = reweight(r, weights)
+    assert s.d_avg_ew == pytest.approx(r.summary.d_avg_ew)
+    assert s.d_min == pytest.approx(r.summary.d_min)
+    flipped = {p: {m: (1.0 if m == "accuracy" else 0.0) for m in spec.metric_names} for p in weights}
+    s2 = reweight(r, flipped)
+    assert s2.d_avg_ew != pytest.approx(s.d_avg_ew)
+    assert s2.d_avg == pytest.approx(s.d_avg)  # unweighted unaffected
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: "{not json", "not valid JSON"),
+        (lambda d: json.dumps([1]), "JSON object"),
+        (lambda d: json.dumps({**d, "schema_version": "0.1"}), "unsupported schema_version"),
+        (lambda d: json.dumps({**d, "judge": {**d["judge"], "kind": "alien"}}), "judge.kind"),
+        (lambda d: json.dumps({**d, "extra_field": 1}), "extra_field"),
+    ],
+)
+def test_bad_documents_name_the_problem(mutate, message: str) -> None:  # type: ignore[no-untyped-def]
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    with pytest.raises(ResultError, match=message):
+        parse_result(mutate(data), source="f.json")
+
+
+def test_out_of_range_p_rejected() -> None:
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    data["perturbations"][0]["metrics"]["accuracy"]["p"] = 1.5
+    with pytest.raises(ResultError, match="outside"):
+        parse_result(json.dumps(data), source="f.json")

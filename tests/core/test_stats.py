@@ -1,0 +1,246 @@
+"""The DHP statistics: golden values against scipy, hand-worked formulas, properties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from dhp.scoring.stats import (
+    D_MAX,
+    P_FLOOR,
+    CombineMethod,
+    analyse,
+    combine_pvalues,
+    discernment,
+    level_balanced_weights,
+    wilcoxon_greater,
+    wilcoxon_greater_batch,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from dhp.types import Level
+
+scores = st.lists(st.integers(1, 5), min_size=1, max_size=80)
+
+
+# --- Wilcoxon ------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(40))
+def test_golden_against_scipy(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 120))
+    x = rng.integers(1, 6, n).astype(float) + (rng.random(n) if seed % 2 else 0.0)
+    y = x - rng.integers(-1, 3, n)
+    res = wilcoxon_greater(x, y)
+    ref = sps.wilcoxon(x, y, alternative="greater")
+    assert res.pvalue == pytest.approx(float(ref.pvalue), rel=1e-12, abs=0)
+    assert res.statistic == pytest.approx(float(ref.statistic))
+    assert res.n_pairs == n
+
+
+def test_method_choice_matches_scipy_doc() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.permutation(np.arange(1.0, 31.0))  # 30 distinct non-zero differences vs 0
+    assert wilcoxon_greater(x, np.zeros(30)).method == "exact"
+    assert wilcoxon_greater([3, 3, 4, 5], [2, 2, 4, 1]).method == "permutation"  # ties + zero, n <= 13
+    assert wilcoxon_greater(np.r_[x, x], np.zeros(60)).method == "asymptotic"  # n > 50
+
+
+def test_missing_pairs_dropped_pairwise() -> None:
+    x = [5, 4, np.nan, 5, 4, 3, 5]
+    y = [3, np.nan, 1, 4, 2, 1, 4]
+    res = wilcoxon_greater(x, y)
+    ref = sps.wilcoxon([5, 5, 4, 3, 5], [3, 4, 2, 1, 4], alternative="greater")
+    assert res.n_pairs == 5
+    assert res.pvalue == pytest.approx(float(ref.pvalue))
+
+
+def test_all_zero_differences_give_no_evidence() -> None:
+    res = wilcoxon_greater([3, 4, 5], [3, 4, 5])
+    assert (res.pvalue, res.method, res.n_nonzero) == (1.0, "no-evidence", 0)
+    assert wilcoxon_greater([np.nan], [np.nan]).pvalue == 1.0
+
+
+def test_hand_worked_exact_p() -> None:
+    # 4 positive distinct differences: W+ = 10 is the maximum; P(W+ >= 10) = 1/2^4
+    res = wilcoxon_greater([5, 4, 3, 2], [1, 1, 1, 1])
+    assert res.pvalue == pytest.approx(1 / 16)
+
+
+def test_shape_errors() -> None:
+    with pytest.raises(ValueError, match="paired"):
+        wilcoxon_greater([1, 2], [1, 2, 3])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.data())
+def test_batch_equals_scalar(data: st.DataObject) -> None:
+    n = data.draw(st.integers(1, 70))
+    rows = data.draw(st.integers(1, 4))
+    x = np.array(data.draw(st.lists(st.lists(st.integers(1, 5), min_size=n, max_size=n), min_size=rows, max_size=rows)), float)
+    y = np.array(data.draw(st.lists(st.lists(st.integers(1, 5), min_size=n, max_size=n), min_size=rows, max_size=rows)), float)
+    mask = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=rows, max_size=rows)))
+    y = np.where(mask & (np.arange(n) % 7 == 0), np.nan, y)
+    batch = wilcoxon_greater_batch(x, y)
+    for r in range(rows):
+        assert batch[r] == pytest.approx(wilcoxon_greater(x[r], y[r]).pvalue, rel=1e-9, abs=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scores, st.randoms(use_true_random=False))
+def test_invariant_to_item_order(xs: list[int], rnd) -> None:  # type: ignore[no-untyped-def]
+    x = np.array(xs, float)
+    y = np.clip(x - np.array([rnd.randint(-1, 2) for _ in xs]), 1, 5)
+    perm = np.array(rnd.sample(range(len(xs)), len(xs)))
+    assert wilcoxon_greater(x[perm], y[perm]).pvalue == pytest.approx(wilcoxon_greater(x, y).pvalue, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scores)
+def test_identical_vectors_p1_d0(xs: list[int]) -> None:
+    p = wilcoxon_greater(xs, xs).pvalue
+    assert p == 1.0
+    assert float(discernment(p)) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(2, 5), min_size=8, max_size=60), st.data())
+def test_d_grows_as_perturbed_scores_drop(xs: list[int], data: st.DataObject) -> None:
+    x = np.array(xs, float)
+    y = x.copy()
+    i = data.draw(st.integers(0, len(xs) - 1))
+    lower = y.copy()
+    lower[i] -= 1  # one perturbed score drops
+    d_before = float(discernment(wilcoxon_greater(x, y).pvalue))
+    d_after = float(discernment(wilcoxon_greater(x, lower).pvalue))
+    assert d_after >= d_before
+    # and dropping every perturbed score by one is at least as discernible as dropping one
+    assert float(discernment(wilcoxon_greater(x, x - 1).pvalue)) >= d_after - 1e-9
+
+
+# --- combination ---------------------------------------------------------------------------
+def test_paper_formula_hand_worked() -> None:
+    # 1 / (1/0.01 + 1/0.02 + 1/0.5) = 1 / 152
+    assert float(combine_pvalues([0.01, 0.02, 0.5])) == pytest.approx(1 / 152)
+    # weighted: 1 / (0.5/0.01 + 0.25/0.02 + 0.25/0.5) = 1 / 63
+    assert float(combine_pvalues([0.01, 0.02, 0.5], [0.5, 0.25, 0.25])) == pytest.approx(1 / 63)
+
+
+def test_wilson_is_m_times_paper_unweighted() -> None:
+    p = [0.01, 0.02, 0.5, 0.2]
+    assert float(combine_pvalues(p, None, "wilson")) == pytest.approx(4 * float(combine_pvalues(p)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(1e-12, 1.0), min_size=1, max_size=6))
+def test_paper_unweighted_equals_weights_one(ps: list[float]) -> None:
+    assert float(combine_pvalues(ps)) == pytest.approx(float(combine_pvalues(ps, [1.0] * len(ps))), rel=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(1e-12, 1.0), st.lists(st.floats(0.01, 10), min_size=1, max_size=6))
+def test_wilson_identical_p_returns_p(p: float, raw_w: list[float]) -> None:
+    w = np.array(raw_w) / sum(raw_w)
+    assert float(combine_pvalues([p] * len(w), w, "wilson")) == pytest.approx(p, rel=1e-9)
+
+
+def test_nan_pvalues_are_left_out() -> None:
+    assert float(combine_pvalues([0.01, np.nan])) == pytest.approx(0.01)
+    assert math.isnan(float(combine_pvalues([np.nan, np.nan])))
+    assert math.isnan(float(combine_pvalues([0.01, 0.2], [0.0, 0.0])))
+
+
+def test_combination_input_errors() -> None:
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        combine_pvalues([1.5])
+    with pytest.raises(ValueError, match="one weight per"):
+        combine_pvalues([0.1, 0.2], [1.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        combine_pvalues([0.1, 0.2], [1.5, -0.5])
+
+
+def test_wilson_landau_calibrated_under_null() -> None:
+    # Wilson (2019): with L independent uniform p-values the calibrated HMP is uniform as L grows.
+    rng = np.random.default_rng(0)
+    p = rng.random((4000, 500))
+    cal = combine_pvalues(p, None, CombineMethod.WILSON_LANDAU)
+    for alpha in (0.05, 0.2, 0.5):
+        assert abs(float(np.mean(cal < alpha)) - alpha) < 0.025
+
+
+def test_wilson_landau_small_p_close_to_hmp() -> None:
+    # for small HMP the calibration changes p only modestly
+    hmp = float(combine_pvalues([1e-4, 2e-4], None, "wilson"))
+    cal = float(combine_pvalues([1e-4, 2e-4], None, "wilson-landau"))
+    assert hmp < cal < 3 * hmp
+
+
+# --- D and aggregation ---------------------------------------------------------------------
+def test_discernment_values() -> None:
+    assert float(discernment(0.05)) == pytest.approx(1.0)
+    assert float(discernment(0.05**3)) == pytest.approx(3.0)
+    assert float(discernment(0.0)) == pytest.approx(D_MAX)
+    assert float(discernment(P_FLOOR / 10)) == pytest.approx(D_MAX)
+    assert math.isfinite(D_MAX)
+
+
+def test_level_balanced_weights() -> None:
+    w = level_balanced_weights(["C", "C", "C", "C", "W", "W", "S"])
+    assert list(w) == pytest.approx([1 / 12] * 4 + [1 / 6] * 2 + [1 / 3])
+    assert float(w.sum()) == pytest.approx(1.0)
+    w2 = level_balanced_weights([Level.CHARACTER, Level.WORD, Level.WORD])
+    assert list(w2) == pytest.approx([0.5, 0.25, 0.25])
+
+
+def _toy(n: int = 60, seed: int = 0) -> tuple[dict, dict, dict, dict]:  # type: ignore[type-arg]
+    rng = np.random.default_rng(seed)
+    orig = {m: rng.integers(3, 6, n).astype(float) for m in ("a", "b")}
+    pert = {
+        "c1": {m: orig[m] - (rng.random(n) < 0.6) for m in ("a", "b")},  # clearly lower
+        "w1": {m: orig[m] + 0.0 for m in ("a", "b")},  # identical: D = 0
+        "s1": {"a": orig["a"] - (rng.random(n) < 0.3), "b": orig["b"].copy()},
+    }
+    levels = {"c1": Level.CHARACTER, "w1": Level.WORD, "s1": Level.SENTENCE}
+    weights = {"c1": {"a": 1.0}, "w1": {"a": 0.5, "b": 0.5}, "s1": {"b": 1.0}}
+    return orig, pert, levels, weights
+
+
+def test_analyse_hand_checked() -> None:
+    orig, pert, levels, weights = _toy()
+    a = analyse(orig, pert, levels, weights, n_boot=0)
+    by = {p.perturbation: p for p in a.perturbations}
+    # no evidence on either metric: each test gives p = 1; the paper's unweighted formula then
+    # gives 1 / (1 + 1) = 0.5 (it is M times smaller than Wilson's HMP), the weighted one 1.
+    assert all(t.pvalue == 1.0 for t in by["w1"].tests.values())
+    assert by["w1"].p == pytest.approx(0.5) and by["w1"].p_ew == 1.0 and by["w1"].d_ew == 0.0
+    pa = wilcoxon_greater(orig["a"], pert["c1"]["a"]).pvalue
+    pb = wilcoxon_greater(orig["b"], pert["c1"]["b"]).pvalue
+    assert by["c1"].p == pytest.approx(1 / (1 / pa + 1 / pb))
+    assert by["c1"].p_ew == pytest.approx(pa)
+    assert by["s1"].d_ew == 0.0  # EW puts all weight on the untouched metric
+    assert a.d_avg == pytest.approx((by["c1"].d + by["w1"].d + by["s1"].d) / 3)
+    assert a.d_min == pytest.approx(float(discernment(0.5)))
+    assert a.d_min_ew == 0.0
+    assert by["c1"].d > 1
+
+
+def test_bootstrap_is_seeded_and_brackets() -> None:
+    orig, pert, levels, weights = _toy(seed=1)
+    a1 = analyse(orig, pert, levels, weights, n_boot=300, seed=7)
+    a2 = analyse(orig, pert, levels, weights, n_boot=300, seed=7)
+    a3 = analyse(orig, pert, levels, weights, n_boot=300, seed=8)
+    c1 = a1.perturbations[0]
+    assert c1.d_ci is not None and c1.d_ci == a2.perturbations[0].d_ci
+    assert c1.d_ci != a3.perturbations[0].d_ci
+    assert c1.d_ci.low <= c1.d <= c1.d_ci.high * 1.5
+    assert {"d_avg", "d_min", "d_avg_ew", "d_min_ew"} <= set(a1.ci)
+
+
+def test_analyse_input_errors() -> None:
+    orig, pert, levels, weights = _toy()
+    with pytest.raises(ValueError, match="lacks scores"):
+        analyse(orig, {"c1": {"a": pert["c1"]["a"]}}, levels, weights, n_boot=0)
+    with pytest.raises(ValueError, match="item-aligned"):
+        analyse(orig, {"c1": {"a": [1.0], "b": [1.0]}}, levels, weights, n_boot=0)
