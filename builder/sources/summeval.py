@@ -2,7 +2,9 @@
 
 Per article the reference summary with the most sentences is judged (ties: the lowest index) and
 the article is the context. The pickle text is PTB-tokenised ("Tottenham 's draw ."); both are
-detokenised with sacremoses' Moses detokenizer so that judges read normal English.
+detokenised by :func:`detokenize` (PTB-aware rules: punctuation, contractions, ``$ 70``, and
+quote pairing, which the Moses detokenizer gets wrong for this data) so that judges read normal
+English.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from dhp.builder.errors import SourceError
 from dhp.builder.items import Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.safe_pickle import safe_load
+
 from dhp.types import DatasetSpec
 
-__all__ = ["LAYOUT", "load_summeval", "pick_reference"]
+__all__ = ["LAYOUT", "detokenize", "load_summeval", "pick_reference"]
 
 LAYOUT = "summeval/data.pkl   (BARTScore SUM/SummEval/data.pkl, 1,176,833 bytes)"
 _PTB_SENT = re.compile(r"(?<=[.!?])\s+")
@@ -33,12 +36,51 @@ def pick_reference(refs: list[str]) -> int:
     return counts.index(max(counts))
 
 
-def _detok(text: str) -> str:
-    from sacremoses import MosesDetokenizer
+_ATTACH_LEFT = frozenset(
+    {".", ",", ";", ":", "!", "?", "%", ")", "]", "}", "...", "n't", "'s", "'re", "'ve", "'ll", "'d", "'m", "''"}
+)
+_ATTACH_RIGHT = frozenset({"(", "[", "{", "``", "$", "#"})
+_CONTRACTION_TAILS = frozenset({"s", "re", "ve", "ll", "d", "m", "t"})
 
-    md = MosesDetokenizer(lang="en")
-    out: str = md.detokenize(text.split())
-    return out
+
+def detokenize(text: str) -> str:
+    """Undo PTB tokenisation: ``Tottenham 's 0-0 draw , ' honour '`` -> ``Tottenham's 0-0 draw, 'honour'``.
+
+    Token rules: closing punctuation and clitics attach to the left, opening brackets/currency to
+    the right; ```` `` ```` / ``''`` become ``"``; a standalone ``'`` closes an open single quote, is a
+    possessive after a word ending in *s*, and otherwise opens a quote.
+    """
+    toks = text.split()
+    out: list[str] = []
+    glue_next = False  # the previous token attaches to the right
+    single_open = False
+    double_open = False
+    for i, tok in enumerate(toks):
+        left = tok in _ATTACH_LEFT
+        right = tok in _ATTACH_RIGHT
+        if tok == "``":
+            tok, double_open = '"', True
+        elif tok == "''":
+            tok, double_open = '"', False
+        elif tok == '"':
+            left, right, double_open = double_open, not double_open, not double_open
+        elif tok in ("'", "’"):
+            nxt = toks[i + 1] if i + 1 < len(toks) else ""
+            if nxt in _CONTRACTION_TAILS:  # "collector ’ s" -> "collector’s"
+                left, right = True, True
+            elif single_open:
+                left, single_open = True, False
+            elif out and out[-1].endswith("s"):
+                left = True  # plural possessive: "Postmates '"
+            else:
+                right, single_open = True, True
+        elif tok[:1] in "'’" and len(tok) > 1 and tok not in _ATTACH_LEFT and tok[1].isalnum():
+            single_open = True  # an opening quote already attached: "'honour"
+        if out and not left and not glue_next:
+            out.append(" ")
+        out.append(tok)
+        glue_next = right
+    return "".join(out)
 
 
 def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
@@ -68,8 +110,8 @@ def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
         items.append(
             Item(
                 id=doc_id,
-                judged=_detok(refs[best]),
-                context={"article": _detok(src)},
+                judged=detokenize(refs[best]),
+                context={"article": detokenize(src)},
                 extras={"reference_index": str(best)},
             )
         )
@@ -77,7 +119,7 @@ def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
         items=tuple(items),
         files=(fetched.record,),
         notes=(
-            "Texts are detokenised from SummEval's PTB tokenisation with sacremoses (Moses detokenizer).",
+            "Texts are detokenised from SummEval's PTB tokenisation (punctuation, clitics and quotes re-attached).",
             "Per article, the reference with the most sentences is used (ties: the lowest index).",
         ),
     )

@@ -1,0 +1,214 @@
+"""Dataset cards: YAML metadata (Hub schema) plus a body rendered from ``dataset_cards/`` templates."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from dhp.types import DatasetSpec, Redistribution
+
+__all__ = ["card_metadata", "render_card", "size_category"]
+
+_TASK_CATEGORIES = {
+    "summarization": ["summarization"],
+    "story_completion": ["text-generation"],
+    "question_answering": ["question-answering"],
+    "translation": ["translation"],
+}
+_TASK_TEXT = {
+    "summarization": "summarisation (reference summaries of source articles)",
+    "story_completion": "story completion (the ending of a four-sentence story)",
+    "question_answering": "question answering (reference answers to questions)",
+    "translation": "machine translation into English (reference translations)",
+}
+_SOURCE_LANG = {"wmt22-de-en": ("de", "German"), "wmt22-zh-en": ("zh", "Chinese")}
+_ID_NOTE = {
+    "summeval": "CNN/DailyMail article id",
+    "sumpubmed": "`sumpubmed-N`, the pair's file number",
+    "story-cloze": "InputStoryid",
+    "answer-equivalence": "qid, or a hash of (question, reference) for the partial copy",
+    "wmt22-de-en": "`<document id>#<first>-<last segment>`",
+    "wmt22-zh-en": "`<document id>#<first>-<last segment>`",
+}
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` bucket for ``n`` rows."""
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return label
+    return "100K<n<1M"
+
+
+def card_metadata(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
+    """The card's YAML header: licence, languages, task categories, size, sources, configs, pretty name."""
+    langs = ["en"] + ([_SOURCE_LANG[spec.name][0]] if spec.name in _SOURCE_LANG else [])
+    configs: list[dict[str, Any]] = [
+        {"config_name": "default", "default": True, "data_files": [{"split": "test", "path": "data/*.parquet"}]}
+    ]
+    configs += [
+        {"config_name": p["id"], "data_files": [{"split": "test", "path": f"data/{p['id']}.parquet"}]}
+        for p in info["perturbations"]
+        if p["rows"] > 0
+    ]
+    features = [{"name": c, "dtype": "string"} for c in info["columns"]]
+    dataset_info = [
+        {"config_name": "default", "features": features, "splits": [{"name": "test", "num_examples": info["n_rows"]}]}
+    ] + [
+        {"config_name": p["id"], "features": features, "splits": [{"name": "test", "num_examples": p["rows"]}]}
+        for p in info["perturbations"]
+        if p["rows"] > 0
+    ]
+    meta: dict[str, Any] = {
+        "pretty_name": spec.pretty_name,
+        "license": spec.source.licence,
+    }
+    if spec.source.licence == "other":
+        meta["license_name"] = f"{spec.name}-source-terms"
+        meta["license_link"] = spec.source.homepage
+    src_id = spec.source.hub_source_id
+    meta.update(
+        {
+            "language": langs,
+            "multilinguality": "translation" if len(langs) > 1 else "monolingual",
+            "task_categories": _TASK_CATEGORIES.get(spec.task, ["text-generation"]),
+            "tags": ["llm-as-a-judge", "evaluation", "perturbation", "dhp", "nlg-evaluation"],
+            "size_categories": [size_category(info["n_rows"])],
+            "source_datasets": [f"extended|{src_id}" if src_id else "extended|original"],
+            "annotations_creators": ["expert-generated" if spec.name == "summeval" else "found"],
+            "configs": configs,
+            "dataset_info": dataset_info,
+            "dhp": {
+                "dataset_version": info["dataset_version"],
+                "builder_version": info["builder_version"],
+                "seed": info["seed"],
+                "items": info["selection"]["n_selected"],
+                "perturber": info["perturber"]["generator"],
+                "redistribution": spec.source.redistribution.value,
+            },
+        }
+    )
+    return meta
+
+
+def _generator_text(gens: dict[str, int]) -> str:
+    if not gens:
+        return "–"
+    return ", ".join(f"`{g}`" for g in gens)
+
+
+def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
+    out = [
+        "Perturbations are synthetic degradations of reference texts; discernment of them is a necessary, not a "
+        "sufficient, property of a good judge.",
+        "Rule-based perturbations are applied blindly: a random typo or deletion can occasionally hit a "
+        "place where it barely matters.",
+    ]
+    if info["perturber"]["kind"] == "offline":
+        out.append(
+            "The word- and sentence-level 'LLM' rows of this build come from simple offline rules, not an LLM: "
+            "their errors and entities are more regular than an LLM's, and items without a rule match are "
+            "not applicable. Rebuild with `--perturber URL` for LLM-made rows."
+        )
+    else:
+        out.append(
+            "LLM-made perturbations can contain more or other changes than asked for; outputs were validated "
+            "automatically (changed, no commentary, sane length), not by people."
+        )
+    if info["source"]["partial"]:
+        out.append("The source copy used for this build is partial; see Source Data.")
+    stats = info["statistics"]
+    if stats["paper"]:
+        far = [k for k in ("chars", "words", "sentences") if _rel(stats["ours"][k], stats["paper"][k]) > 0.15]
+        if far:
+            out.append(
+                f"The judged texts differ from the paper's by more than 15% in {', '.join(far)} (see the "
+                "statistics table); the selection rule is the paper's, the source copy differs."
+            )
+    if spec.source.redistribution is Redistribution.RESTRICTED:
+        out.append("The source's terms restrict redistribution; see Licensing and Terms.")
+    return out
+
+
+def _rel(ours: float, paper: float) -> float:
+    return abs(ours - paper) / paper if paper else 0.0
+
+
+def render_card(spec: DatasetSpec, info: dict[str, Any]) -> str:
+    """The full ``README.md``: YAML metadata and the templated body."""
+    import jinja2
+    import yaml
+    from dhp.dataset_cards import template_text
+
+    from dhp.spec import DHP_CITATION
+
+    perts = []
+    for p in info["perturbations"]:
+        k_text = ("all" if p["operation"] == "sentence_reorder" else "–") if p["k"] is None else str(p["k"])
+        perts.append({**p, "k_text": k_text, "generator_text": _generator_text(p["generators"])})
+    stats = dict(info["statistics"])
+    if stats["paper"]:
+        stats["diff"] = {
+            k: f"{(stats['ours'][k] - stats['paper'][k]) / stats['paper'][k] * 100:+.1f}%"
+            for k in ("chars", "words", "sentences")
+        }
+    gen = info["perturber"]
+    if gen["kind"] == "offline":
+        generator_line = f"offline rules (`{gen['generator']}`), **not an LLM**"
+        generator_paragraph = (
+            f"**No LLM was used for this build.** The LLM-based rows (method `llm`) were produced by DHP-bench's "
+            f"offline rule-based stand-in, generator `{gen['generator']}`: fictional entities replace numbers, "
+            "dates, capitalised name spans (and technical terms in lowercased text) with values from a seeded "
+            "generator of fictional names and places; grammatical errors break agreement, tense, prepositions "
+            "or articles; rewriting-and-insertion inserts a light paraphrase of a sentence after it. Each row's "
+            "`generator` column says so."
+        )
+    else:
+        generator_line = f"`{gen['generator']}` through an inference endpoint"
+        generator_paragraph = (
+            f"LLM-based rows were generated by `{gen['generator']}` with the paper's Auto-CoT prompt shape "
+            "(task line, Adjustment, numbered Adjustment Steps, the text, `Revised ...:`). Outputs were "
+            "validated (non-empty, changed, no preamble or commentary, length within bounds of the original) "
+            "and retried when invalid; each row's `generator_settings` holds the model, sampling settings, "
+            "seed, number of attempts and the prompt hash."
+        )
+    files = info["source"]["files"]
+    digest = hashlib.sha256("".join(f"{f['path']} {f['sha256']}\n" for f in files).encode()).hexdigest()
+    example = next((p["id"] for p in info["perturbations"] if p["id"].startswith("char_typo") and p["rows"]), None)
+    summary = (
+        f"Original and perturbed {spec.judged_label.lower()}s from {spec.source.name} for testing LLM judges: "
+        f"{info['selection']['n_selected']} items × {len(info['perturbations'])} perturbations "
+        f"({info['n_rows']} pairs)."
+    )
+    body = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False).from_string(
+        template_text()
+    ).render(
+        pretty_name=spec.pretty_name,
+        summary=summary,
+        info=info,
+        perturbations=perts,
+        sel=info["selection"],
+        source=info["source"] | {"citation": spec.source.citation},
+        task=_TASK_TEXT.get(spec.task, spec.task),
+        judged_label=spec.judged_label,
+        context_fields=spec.context_fields,
+        metrics=spec.metrics,
+        source_language=_SOURCE_LANG.get(spec.name, ("", ""))[1],
+        id_note=_ID_NOTE.get(spec.name, "item id"),
+        example_config=example or (perts[0]["id"] if perts else "default"),
+        generator_line=generator_line,
+        generator_paragraph=generator_paragraph,
+        stats=stats,
+        shown_files=files[:8],
+        hidden_files=max(0, len(files) - 8),
+        files_digest=digest,
+        limitations=_limitations(spec, info),
+        restricted=spec.source.redistribution is Redistribution.RESTRICTED,
+        dhp_citation=DHP_CITATION,
+    )
+    class _NoAliases(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    header = yaml.dump(card_metadata(spec, info), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{header}---\n\n{body}"

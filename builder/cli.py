@@ -1,0 +1,185 @@
+"""`dhp build`, `dhp publish`, `dhp download`, `dhp export`: the builder's subcommands.
+
+Handlers import the heavy modules lazily so that ``dhp --help`` stays fast, and raise
+:class:`dhp.cli.UserError` (via the builder's error classes) for anything the user can fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
+
+DEFAULT_OUT = Path("out") / "datasets"
+DEFAULT_VERSION = "v1.0.0"
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from dhp.builder.build import BuildOptions, build_dataset, check_version
+    from dhp.builder.errors import BuildError
+    from dhp.builder.perturb.llm import LLMPerturber, LLMSettings
+    from dhp.builder.perturb.offline import OFFLINE_GENERATOR
+    from dhp.builder.sources import SourceLocator
+    from dhp.builder.sources.fetch import default_cache_dir
+
+    from dhp.spec import resolve_datasets
+
+    check_version(args.version)
+    specs = resolve_datasets(args.datasets)
+    sources = args.sources or os.environ.get("DHP_SOURCES") or None
+    if sources is not None and not Path(sources).is_dir():
+        raise BuildError(f"--sources {sources}: not a directory (expected the layout of SOURCES.md)")
+    locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
+    perturber = None
+    if args.perturber:
+        cache = args.perturber_cache or default_cache_dir().parent / "perturber.sqlite"
+        perturber = LLMPerturber(
+            LLMSettings(
+                url=args.perturber,
+                protocol=args.perturber_protocol,
+                model=args.perturber_model,
+                temperature=args.perturber_temperature,
+                concurrency=args.perturber_concurrency,
+            ),
+            cache,
+        )
+    _err(f"dhp build: sources from {locator.describe()}; version {args.version}; output {args.out}")
+    if perturber is None:
+        _err(
+            "dhp build: no --perturber given: the LLM-based rows (fictional entities, grammatical errors, "
+            f"rewriting and insertion) are made by the OFFLINE RULE-BASED stand-in ({OFFLINE_GENERATOR}), "
+            "not by an LLM. Rows and cards say so."
+        )
+    else:
+        _err(f"dhp build: LLM-based rows from {args.perturber} ({args.perturber_protocol})")
+    opts = BuildOptions(
+        version=args.version,
+        seed=args.seed,
+        allow_fewer=args.allow_fewer,
+        story_cloze_file=args.story_cloze,
+        perturber=perturber,
+        progress=not args.no_progress,
+    )
+    try:
+        for spec in specs:
+            r = build_dataset(spec, locator, args.out, opts)
+            na = sum(r.not_applicable.values())
+            fewer = r.info["selection"]["fewer_than_requested"]
+            gens = ", ".join(f"{g}: {n}" for g, n in r.generators.items())
+            print(
+                f"{r.name}: {r.n_items} items{' (FEWER than N, --allow-fewer)' if fewer else ''}, {r.n_rows} pairs, "
+                f"{na} not applicable; generators {gens}; {r.seconds:.1f}s -> {r.folder}"
+            )
+    finally:
+        if perturber is not None:
+            perturber.close()
+    return 0
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from dhp.builder.publish import publish_datasets
+
+    from dhp.spec import resolve_datasets
+
+    specs = resolve_datasets(args.datasets)
+    for line in publish_datasets(
+        specs,
+        args.folder,
+        org=args.org,
+        version=args.version,
+        confirm_restricted=args.confirm_restricted,
+        endpoint=args.endpoint,
+        private=args.private,
+    ):
+        print(line)
+    return 0
+
+
+def _cmd_download(args: argparse.Namespace) -> int:
+    from dhp.builder.publish import download_datasets
+
+    from dhp.spec import resolve_datasets
+
+    for path in download_datasets(
+        resolve_datasets(args.datasets), args.out, org=args.org, revision=args.version, endpoint=args.endpoint
+    ):
+        print(path)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from dhp.builder.export import export_datasets
+
+    from dhp.spec import resolve_datasets
+
+    perts = [p.strip() for p in args.perturbations.split(",") if p.strip()] if args.perturbations else None
+    for path in export_datasets(resolve_datasets(args.datasets), args.folder, args.out, args.format, perts):
+        print(path)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``build``, ``publish``, ``download`` and ``export`` to the ``dhp`` parser."""
+    p = subparsers.add_parser("build", help="build the perturbed DHP datasets as Hub-layout folders")
+    p.add_argument(
+        "--sources",
+        help="directory of raw source files in the layout of SOURCES.md (default: $DHP_SOURCES, else download "
+        "from the public origins)",
+    )
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
+    p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    p.add_argument("--version", default=DEFAULT_VERSION, help=f"semantic dataset version (default: {DEFAULT_VERSION})")
+    p.add_argument("--seed", type=int, help="perturbation seed (default: the dataset's selection seed)")
+    p.add_argument(
+        "--allow-fewer",
+        action="store_true",
+        help="build with all eligible items when fewer than N are available (the card says so)",
+    )
+    p.add_argument("--story-cloze", type=Path, help="your copy of the Story Cloze spring 2016 validation CSV")
+    p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
+    p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
+    p.add_argument("--perturber-protocol", choices=("openai", "tgi"), default="openai")
+    p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
+    p.add_argument("--perturber-temperature", type=float, default=0.7)
+    p.add_argument("--perturber-concurrency", type=int, default=8)
+    p.add_argument("--perturber-cache", type=Path, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=_cmd_build)
+
+    p = subparsers.add_parser("publish", help="upload built datasets to the Hub and tag them with the version")
+    p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT, help="built datasets folder")
+    p.add_argument("--org", default="dhp", help="Hub organisation or user (default: dhp)")
+    p.add_argument("--version", default=DEFAULT_VERSION, help="the version the folders were built as; becomes the tag")
+    p.add_argument("--datasets", default="all")
+    p.add_argument(
+        "--confirm-restricted",
+        action="store_true",
+        help="publish datasets whose source terms restrict redistribution (you confirm you may)",
+    )
+    p.add_argument("--private", action="store_true", help="create the repositories as private")
+    p.add_argument("--endpoint", help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)")
+    p.set_defaults(func=_cmd_publish)
+
+    p = subparsers.add_parser("download", help="download the datasets' Hub repositories at a version, for offline use")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--version", default=DEFAULT_VERSION, help="tag or revision (default: %(default)s)")
+    p.add_argument("--org", default="dhp")
+    p.add_argument("--datasets", default="all")
+    p.add_argument("--endpoint", help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)")
+    p.set_defaults(func=_cmd_download)
+
+    p = subparsers.add_parser("export", help="export built or downloaded datasets as jsonl, csv or parquet files")
+    p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT, help="datasets folder")
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")
+    p.add_argument("--datasets", default="all")
+    p.add_argument("--perturbations", help="comma-separated perturbation ids (default: all)")
+    p.set_defaults(func=_cmd_export)

@@ -1,0 +1,28 @@
+"""Results of applying a perturbation to one item."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["NotApplicable", "Outcome", "Perturbed"]
+
+
+@dataclass(frozen=True)
+class Perturbed:
+    """A perturbed text (always different from the original), what made it, and its settings."""
+
+    text: str
+    generator: str  # "rule", "offline-rules/<version>" or "llm:<model>"
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """The perturbation cannot apply to this item (e.g. reordering a one-sentence text), and why."""
+
+    reason: str
+
+
+Outcome = Perturbed | NotApplicable
