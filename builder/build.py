@@ -261,9 +261,9 @@ def build_dataset(
     tmp = Path(tempfile.mkdtemp(dir=out_root, prefix=f".{spec.name}.tmp-"))
     try:
         (tmp / DATA_DIR).mkdir()
-        for pid, rows in files.items():
-            if rows:
-                write_parquet(rows, columns, tmp / DATA_DIR / f"{pid}.parquet")
+        for p_info in per_pert:
+            rows = files[p_info["id"]]
+            p_info["num_bytes"] = write_parquet(rows, columns, tmp / DATA_DIR / f"{p_info['id']}.parquet") if rows else 0
         (tmp / NOT_APPLICABLE).write_text("".join(ln + "\n" for ln in na_lines), encoding="utf-8")
         (tmp / BUILD_INFO).write_text(dump_json(info), encoding="utf-8")
         if render_card is None:

@@ -53,9 +53,13 @@ def card_metadata(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
     ]
     features = [{"name": c, "dtype": "string"} for c in info["columns"]]
     dataset_info = [
-        {"config_name": "default", "features": features, "splits": [{"name": "test", "num_examples": info["n_rows"]}]}
+        {
+            "config_name": "default",
+            "features": features,
+            "splits": [{"name": "test", "num_bytes": sum(p["num_bytes"] for p in info["perturbations"]), "num_examples": info["n_rows"]}],
+        }
     ] + [
-        {"config_name": p["id"], "features": features, "splits": [{"name": "test", "num_examples": p["rows"]}]}
+        {"config_name": p["id"], "features": features, "splits": [{"name": "test", "num_bytes": p["num_bytes"], "num_examples": p["rows"]}]}
         for p in info["perturbations"]
         if p["rows"] > 0
     ]

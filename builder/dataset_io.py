@@ -54,8 +54,11 @@ def dump_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
-def write_parquet(rows: Sequence[Mapping[str, str]], columns: Sequence[str], path: Path) -> None:
-    """Write ``rows`` (all string columns) with fixed pyarrow settings, so rebuilds are byte-identical."""
+def write_parquet(rows: Sequence[Mapping[str, str]], columns: Sequence[str], path: Path) -> int:
+    """Write ``rows`` (all string columns) with fixed pyarrow settings, so rebuilds are byte-identical.
+
+    Returns the Arrow in-memory size of the table (the Hub's ``num_bytes`` of a split).
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -73,6 +76,7 @@ def write_parquet(rows: Sequence[Mapping[str, str]], columns: Sequence[str], pat
         row_group_size=1 << 20,
         store_schema=False,
     )
+    return int(table.nbytes)
 
 
 def _folder(folder: Path) -> Path:
