@@ -1,0 +1,99 @@
+"""Reading the results store: every ``*.json`` parsed with the pure ``parse_result``.
+
+A bad file (invalid JSON, wrong schema) is reported with its reason and skipped, never raised.
+Parsed results are cached by the store's version token, so a page load only re-reads files that
+changed; the cache keeps results without their item scores (the judge page re-reads a file in full
+when it needs the score distributions).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from dhp.leaderboard.stores import Store
+from dhp.scoring.results import Result, ResultError, parse_result
+
+__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "parse_many"]
+
+
+@dataclass(frozen=True)
+class LoadedResult:
+    path: str  # relative to the results store
+    result: Result  # without item scores (``scores=None``)
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    results: tuple[LoadedResult, ...]
+    problems: tuple[str, ...]  # one line per skipped file
+    generation: int  # changes whenever the set of results changes
+
+
+def parse_many(texts: Iterable[tuple[str, str]]) -> tuple[list[LoadedResult], list[str]]:
+    """Pure: (path, text) pairs -> the valid results (scores dropped) and one problem per bad file."""
+    ok: list[LoadedResult] = []
+    bad: list[str] = []
+    for path, text in texts:
+        try:
+            res = parse_result(text, source=path)
+        except ResultError as e:
+            bad.append(str(e))
+            continue
+        ok.append(LoadedResult(path, res.model_copy(update={"scores": None})))
+    return ok, bad
+
+
+class ResultsIndex:
+    """A cached view of a results store, safe to share between Gradio's worker threads."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
+        self._generation = 0
+        self._last: LoadReport | None = None
+
+    def load(self) -> LoadReport:
+        with self._lock:
+            try:
+                listing = self.store.list(".json")
+            except Exception as e:  # a flaky Hub must not take the page down
+                if self._last is not None:
+                    return LoadReport(self._last.results, (*self._last.problems, f"results store: {e}"), self._generation)
+                return LoadReport((), (f"results store {self.store.name} cannot be listed: {e}",), self._generation)
+            changed = set(listing) != set(self._entries)
+            fresh: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
+            for path, version in listing.items():
+                cached = self._entries.get(path)
+                if cached is None or cached[0] != version:
+                    changed = True
+                    try:
+                        text = self.store.read(path).decode("utf-8")
+                    except FileNotFoundError:
+                        continue
+                    except (OSError, UnicodeDecodeError) as e:
+                        cached = (version, None, f"{path}: cannot read ({e})")
+                    else:
+                        ok, bad = parse_many([(path, text)])
+                        cached = (version, ok[0] if ok else None, bad[0] if bad else None)
+                fresh[path] = cached
+            self._entries = fresh
+            if changed or self._last is None:
+                self._generation += 1
+                results = tuple(e[1] for e in fresh.values() if e[1] is not None)
+                problems = tuple(e[2] for e in fresh.values() if e[2] is not None)
+                self._last = LoadReport(results, problems, self._generation)
+            return self._last
+
+    def full(self, path: str) -> Result:
+        """The complete result at ``path``, item scores included (for the judge page)."""
+        return parse_result(self.store.read(path).decode("utf-8"), source=path)
+
+
+def by_judge(results: Iterable[LoadedResult]) -> Mapping[str, list[LoadedResult]]:
+    out: dict[str, list[LoadedResult]] = {}
+    for r in results:
+        out.setdefault(r.result.judge.name, []).append(r)
+    return out

@@ -1,0 +1,264 @@
+"""Evaluation requests and their state machine, kept in a :class:`~dhp.leaderboard.stores.Store`.
+
+One JSON file per request, ``<id>.json``. States::
+
+    PENDING --claim--> RUNNING --finish--> FINISHED
+                          \\----fail-----> FAILED
+    RUNNING (stale, worker died) --requeue--> PENDING
+
+Every transition is a compare-and-swap on the file's bytes, so two workers never run the same
+request: both may read PENDING, only one swap succeeds. Requests hold no secret: the endpoint URL
+is validated to carry no credentials and the API key lives only in the worker's environment.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Mapping
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from dhp.leaderboard.stores import Store
+from dhp.leaderboard.validation import Existing, Submission, settings_key, slugify
+
+__all__ = [
+    "InvalidTransition",
+    "Request",
+    "RequestQueue",
+    "State",
+    "hash_user",
+    "parse_request",
+    "utcnow",
+]
+
+
+class State(str, Enum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+
+
+_ALLOWED: Mapping[State, frozenset[State]] = {
+    State.PENDING: frozenset({State.RUNNING}),
+    State.RUNNING: frozenset({State.FINISHED, State.FAILED, State.PENDING}),
+    State.FINISHED: frozenset(),
+    State.FAILED: frozenset({State.PENDING}),
+}
+
+
+class InvalidTransition(RuntimeError):
+    """A state change the state machine does not allow (e.g. FINISHED -> RUNNING)."""
+
+
+def utcnow() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def hash_user(user: str) -> str:
+    """A stable pseudonym for a submitter (OAuth name, session or IP), so none is stored in clear."""
+    return hashlib.sha256(f"dhp-leaderboard|{user}".encode()).hexdigest()[:16]
+
+
+class Request(BaseModel):
+    """One queued evaluation of a judge."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    judge_name: str
+    endpoint_url: str = ""
+    protocol: str
+    model: str
+    hf_model_id: str | None = None
+    revision: str | None = None
+    mode: str
+    contact: str = ""
+    submitter: str = ""  # hash_user(...) of who submitted
+    datasets: str = "all"
+    state: State = State.PENDING
+    created_at: str
+    updated_at: str
+    worker: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    reason: str | None = None  # why it FAILED (scrubbed stderr tail)
+    results: tuple[str, ...] = Field(default_factory=tuple)  # results-store paths written
+
+    @property
+    def path(self) -> str:
+        return f"{self.id}.json"
+
+    @property
+    def host(self) -> str:
+        from urllib.parse import urlsplit
+
+        if not self.endpoint_url:
+            return "(built-in)"
+        return urlsplit(self.endpoint_url).hostname or ""
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return settings_key(self.model, self.hf_model_id, self.revision, self.protocol, self.mode)
+
+    def to_bytes(self) -> bytes:
+        return (self.model_dump_json(indent=2) + "\n").encode()
+
+    def transition(self, new: State, **changes: object) -> Request:
+        if new not in _ALLOWED[self.state]:
+            raise InvalidTransition(f"request {self.id}: {self.state.value} -> {new.value} is not allowed")
+        return self.model_copy(update={"state": new, "updated_at": utcnow(), **changes})
+
+
+def parse_request(data: bytes | str, source: str = "<request>") -> Request:
+    """Validate a request document (pure)."""
+    try:
+        return Request.model_validate_json(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = ".".join(str(x) for x in first["loc"])
+        raise ValueError(f"{source}: invalid request at {loc or '(root)'}: {first['msg']}") from e
+
+
+def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str | None = None) -> Request:
+    ts = now or utcnow()
+    stamp = ts.replace("-", "").replace(":", "").replace("Z", "")
+    rid = f"{stamp}-{slugify(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
+    return Request(
+        id=rid,
+        judge_name=sub.judge_name,
+        endpoint_url=sub.endpoint_url,
+        protocol=sub.protocol,
+        model=sub.model,
+        hf_model_id=sub.hf_model_id,
+        revision=sub.revision,
+        mode=sub.mode,
+        contact=sub.contact,
+        submitter=submitter,
+        datasets=datasets,
+        created_at=ts,
+        updated_at=ts,
+    )
+
+
+class RequestQueue:
+    """The requests store seen as a queue."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._cache: dict[str, tuple[str, Request | None, str | None]] = {}
+
+    def load(self) -> tuple[list[Request], list[str]]:
+        """All requests (oldest first) and the problems of unreadable files (reported, skipped)."""
+        listing = self.store.list(".json")
+        reqs: list[Request] = []
+        problems: list[str] = []
+        fresh: dict[str, tuple[str, Request | None, str | None]] = {}
+        for path, version in listing.items():
+            cached = self._cache.get(path)
+            if cached is None or cached[0] != version:
+                try:
+                    req: Request | None = parse_request(self.store.read(path), source=path)
+                    err = None
+                except FileNotFoundError:
+                    continue
+                except ValueError as e:
+                    req, err = None, str(e)
+                cached = (version, req, err)
+            fresh[path] = cached
+            if cached[1] is not None:
+                reqs.append(cached[1])
+            elif cached[2]:
+                problems.append(cached[2])
+        self._cache = fresh
+        reqs.sort(key=lambda r: (r.created_at, r.id))
+        return reqs, problems
+
+    def get(self, request_id: str) -> Request:
+        return parse_request(self.store.read(f"{request_id}.json"), source=request_id)
+
+    def submit(self, req: Request) -> Request:
+        if not self.store.create(req.path, req.to_bytes(), message=f"queue {req.judge_name}"):
+            raise RuntimeError(f"request {req.id} exists already")
+        return req
+
+    def _swap(self, old: Request, raw: bytes, new: Request, message: str) -> bool:
+        return self.store.compare_and_swap(old.path, raw, new.to_bytes(), message=message)
+
+    def claim_next(self, worker: str) -> Request | None:
+        """Atomically take the oldest PENDING request (PENDING -> RUNNING), or None if none is left."""
+        reqs, _ = self.load()
+        for r in reqs:
+            if r.state is not State.PENDING:
+                continue
+            try:
+                raw = self.store.read(r.path)
+            except FileNotFoundError:
+                continue
+            current = parse_request(raw, r.path)
+            if current.state is not State.PENDING:
+                continue
+            running = current.transition(State.RUNNING, worker=worker, started_at=utcnow(), reason=None)
+            if self._swap(current, raw, running, f"claim {current.id} ({worker})"):
+                return running
+        return None
+
+    def _update(self, req: Request, new: State, message: str, **changes: object) -> Request:
+        for _ in range(5):
+            raw = self.store.read(req.path)
+            current = parse_request(raw, req.path)
+            if current.state is not req.state or current.worker != req.worker:
+                raise InvalidTransition(
+                    f"request {req.id} changed under us: now {current.state.value} (worker {current.worker})"
+                )
+            updated = current.transition(new, **changes)
+            if self._swap(current, raw, updated, message):
+                return updated
+        raise RuntimeError(f"request {req.id}: could not record {new.value}")
+
+    def finish(self, req: Request, results: tuple[str, ...]) -> Request:
+        return self._update(req, State.FINISHED, f"finish {req.id}", finished_at=utcnow(), results=results)
+
+    def fail(self, req: Request, reason: str) -> Request:
+        return self._update(req, State.FAILED, f"fail {req.id}", finished_at=utcnow(), reason=reason[-2000:])
+
+    def requeue_stale(self, max_age_s: float, now: dt.datetime | None = None) -> list[str]:
+        """RUNNING requests started more than ``max_age_s`` ago (their worker died) -> PENDING."""
+        now = now or dt.datetime.now(dt.timezone.utc)
+        done: list[str] = []
+        reqs, _ = self.load()
+        for r in reqs:
+            if r.state is not State.RUNNING or not r.started_at:
+                continue
+            started = dt.datetime.fromisoformat(r.started_at.replace("Z", "+00:00"))
+            if (now - started).total_seconds() > max_age_s:
+                try:
+                    self._update(r, State.PENDING, f"requeue {r.id}", worker=None, started_at=None)
+                    done.append(r.id)
+                except (InvalidTransition, RuntimeError):
+                    continue
+        return done
+
+    def existing(self) -> list[Existing]:
+        """Queued, running and finished requests, for duplicate checks (failed ones may be resubmitted)."""
+        reqs, _ = self.load()
+        return [
+            Existing(r.judge_name, r.key, f"request {r.id} ({r.state.value})")
+            for r in reqs
+            if r.state is not State.FAILED
+        ]
+
+    def count_recent(self, submitter: str, window_s: float, now: dt.datetime | None = None) -> int:
+        now = now or dt.datetime.now(dt.timezone.utc)
+        reqs, _ = self.load()
+        n = 0
+        for r in reqs:
+            if r.submitter != submitter:
+                continue
+            created = dt.datetime.fromisoformat(r.created_at.replace("Z", "+00:00"))
+            if (now - created).total_seconds() < window_s:
+                n += 1
+        return n

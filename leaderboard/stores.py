@@ -1,0 +1,273 @@
+"""Key-value file stores for requests, results and survey votes: a local folder or a Hub dataset repo.
+
+Both implement :class:`Store`. Paths are relative, ``/``-separated. Updates that must not race
+(claiming a queued request, changing its state) go through :meth:`Store.compare_and_swap`, which
+writes only if the file still holds the bytes the caller read:
+
+* :class:`LocalStore` serialises writers with an exclusive ``fcntl`` lock on ``<root>/.lock`` and
+  writes through a temporary file and an atomic ``os.replace``; readers never see half a file.
+* :class:`HubStore` commits with ``parent_commit`` set to the commit it read, so the Hub refuses
+  the commit if anything was committed in between (the leaderboard template's pattern, made safe).
+
+No secret is ever written through a store (the API key stays in the worker's environment).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["HubStore", "LocalStore", "Store", "StoreError", "open_store"]
+
+
+class StoreError(RuntimeError):
+    """A store operation failed (bad path, I/O or Hub error); the message names the store."""
+
+
+def _check_rel(path: str) -> str:
+    p = PurePosixPath(path)
+    if not path or p.is_absolute() or any(part in ("", ".", "..") for part in p.parts) or "\\" in path:
+        raise StoreError(f"invalid store path {path!r}")
+    return str(p)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """The interface shared by the local and the Hub store."""
+
+    @property
+    def name(self) -> str:
+        """Human-readable location (folder or repo id), for messages."""
+        ...
+
+    def list(self, suffix: str = ".json") -> dict[str, str]:
+        """Every file ending in ``suffix`` -> a version token that changes when the file changes."""
+        ...
+
+    def read(self, path: str) -> bytes:
+        """The file's bytes; :class:`FileNotFoundError` if absent."""
+        ...
+
+    def write(self, path: str, data: bytes, message: str = "update") -> None:
+        """Create or replace a file (atomically for readers)."""
+        ...
+
+    def create(self, path: str, data: bytes, message: str = "create") -> bool:
+        """Write only if ``path`` does not exist yet; False if it does."""
+        ...
+
+    def compare_and_swap(self, path: str, expected: bytes, data: bytes, message: str = "update") -> bool:
+        """Replace ``path`` only if it still holds ``expected``; False if it changed (or vanished)."""
+        ...
+
+
+class LocalStore:
+    """A folder on disk. Safe for several processes on one machine (workers, app, CLI)."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def name(self) -> str:
+        return str(self.root)
+
+    def __repr__(self) -> str:
+        return f"LocalStore({str(self.root)!r})"
+
+    def _path(self, path: str) -> Path:
+        return self.root / _check_rel(path)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        with open(self.root / ".lock", "a+b") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    def list(self, suffix: str = ".json") -> dict[str, str]:
+        out: dict[str, str] = {}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for fn in filenames:
+                if fn.startswith(".") or not fn.endswith(suffix):
+                    continue
+                full = os.path.join(dirpath, fn)
+                try:
+                    st = os.stat(full)
+                except FileNotFoundError:
+                    continue
+                rel = os.path.relpath(full, self.root).replace(os.sep, "/")
+                out[rel] = f"{st.st_mtime_ns}:{st.st_size}:{st.st_ino}"
+        return dict(sorted(out.items()))
+
+    def read(self, path: str) -> bytes:
+        return self._path(path).read_bytes()
+
+    def _write_unlocked(self, target: Path, data: bytes) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def write(self, path: str, data: bytes, message: str = "update") -> None:
+        target = self._path(path)
+        with self._locked():
+            self._write_unlocked(target, data)
+
+    def create(self, path: str, data: bytes, message: str = "create") -> bool:
+        target = self._path(path)
+        with self._locked():
+            if target.exists():
+                return False
+            self._write_unlocked(target, data)
+            return True
+
+    def compare_and_swap(self, path: str, expected: bytes, data: bytes, message: str = "update") -> bool:
+        target = self._path(path)
+        with self._locked():
+            try:
+                current = target.read_bytes()
+            except FileNotFoundError:
+                return False
+            if current != expected:
+                return False
+            self._write_unlocked(target, data)
+            return True
+
+
+class HubStore:
+    """A Hub dataset repo (``repo_type="dataset"``), read and written with ``huggingface_hub``.
+
+    ``api`` is an ``HfApi`` (injectable for tests). Reads go through ``hf_hub_download`` at a pinned
+    commit, which caches by content; conditional writes pass ``parent_commit`` so that a concurrent
+    commit makes the Hub answer 412 and the write report False instead of overwriting.
+    """
+
+    def __init__(
+        self,
+        repo_id: str,
+        *,
+        token: str | None = None,
+        api: Any | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        create: bool = False,
+        private: bool = True,
+    ) -> None:
+        if api is None:
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=token)
+        self.api = api
+        self.repo_id = repo_id
+        self.cache_dir = None if cache_dir is None else str(cache_dir)
+        self.max_retries = 5
+        if create:
+            self.api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+
+    @property
+    def name(self) -> str:
+        return f"hf://datasets/{self.repo_id}"
+
+    def __repr__(self) -> str:
+        return f"HubStore({self.repo_id!r})"
+
+    def _head(self) -> str:
+        info = self.api.repo_info(self.repo_id, repo_type="dataset")
+        return str(info.sha)
+
+    def list(self, suffix: str = ".json") -> dict[str, str]:
+        out: dict[str, str] = {}
+        for entry in self.api.list_repo_tree(self.repo_id, repo_type="dataset", recursive=True):
+            path = getattr(entry, "path", "")
+            blob = getattr(entry, "blob_id", None)
+            if blob is None or not path.endswith(suffix) or PurePosixPath(path).name.startswith("."):
+                continue
+            out[path] = str(blob)
+        return dict(sorted(out.items()))
+
+    def _read_at(self, path: str, revision: str | None) -> bytes:
+        from huggingface_hub.errors import EntryNotFoundError
+
+        try:
+            local = self.api.hf_hub_download(
+                self.repo_id, _check_rel(path), repo_type="dataset", revision=revision, cache_dir=self.cache_dir
+            )
+        except EntryNotFoundError:
+            raise FileNotFoundError(f"{self.name}/{path}") from None
+        return Path(local).read_bytes()
+
+    def read(self, path: str) -> bytes:
+        return self._read_at(path, None)
+
+    def _commit(self, path: str, data: bytes, message: str, parent: str | None) -> bool:
+        from huggingface_hub import CommitOperationAdd
+        from huggingface_hub.errors import HfHubHTTPError
+
+        try:
+            self.api.create_commit(
+                self.repo_id,
+                operations=[CommitOperationAdd(path_in_repo=_check_rel(path), path_or_fileobj=data)],
+                commit_message=message,
+                repo_type="dataset",
+                parent_commit=parent,
+            )
+        except HfHubHTTPError as e:
+            status = getattr(getattr(e, "response", None), "status_code", None)
+            if parent is not None and status in (409, 412):
+                return False
+            raise StoreError(f"{self.name}: commit of {path} failed: {e}") from e
+        return True
+
+    def write(self, path: str, data: bytes, message: str = "update") -> None:
+        self._commit(path, data, message, None)
+
+    def create(self, path: str, data: bytes, message: str = "create") -> bool:
+        # A conflict means *some* commit landed since we read; retry unless it created our file.
+        for _ in range(self.max_retries):
+            head = self._head()
+            try:
+                self._read_at(path, head)
+                return False
+            except FileNotFoundError:
+                pass
+            if self._commit(path, data, message, head):
+                return True
+        raise StoreError(f"{self.name}: could not create {path}: the repo keeps changing")
+
+    def compare_and_swap(self, path: str, expected: bytes, data: bytes, message: str = "update") -> bool:
+        for _ in range(self.max_retries):
+            head = self._head()
+            try:
+                current = self._read_at(path, head)
+            except FileNotFoundError:
+                return False
+            if current != expected:
+                return False
+            if self._commit(path, data, message, head):
+                return True
+        raise StoreError(f"{self.name}: could not update {path}: the repo keeps changing")
+
+
+def open_store(spec: str, *, token: str | None = None) -> Store:
+    """``hf://datasets/<org>/<repo>`` (or ``hf://<org>/<repo>``) -> :class:`HubStore`; else a folder."""
+    if spec.startswith("hf://"):
+        repo = spec[len("hf://") :]
+        if repo.startswith("datasets/"):
+            repo = repo[len("datasets/") :]
+        return HubStore(repo.strip("/"), token=token or os.environ.get("HF_TOKEN"), create=True)
+    return LocalStore(spec)

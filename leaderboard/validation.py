@@ -1,0 +1,308 @@
+"""Validation of leaderboard submissions: pure functions, with the DNS resolver injected.
+
+A submission names an endpoint the queue worker will send requests to, so in Space mode the URL is
+an SSRF risk: only ``https`` is accepted, and the host must not be (or resolve to) a private,
+loopback, link-local, reserved or cloud-metadata address. In local mode ``http`` is accepted for
+loopback hosts only (a judge served on the same machine), and private addresses are allowed.
+
+Nothing here does I/O except through the ``resolver`` argument (default: ``socket.getaddrinfo``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+__all__ = [
+    "LIMITS",
+    "METADATA_HOSTS",
+    "PROTOCOLS",
+    "SCORING_MODES",
+    "Mode",
+    "Resolver",
+    "Submission",
+    "ValidationError",
+    "check_endpoint_url",
+    "find_duplicate",
+    "settings_key",
+    "slugify",
+    "system_resolver",
+    "validate_submission",
+]
+
+Mode = Literal["local", "space"]
+Resolver = Callable[[str], Sequence[str]]
+
+PROTOCOLS: tuple[str, ...] = ("openai", "tgi")
+CONTROL_JUDGES: tuple[str, ...] = ("random", "oracle", "lexical")
+SCORING_MODES: tuple[str, ...] = ("expected", "paper", "sample")
+
+#: Maximum lengths of the form's fields (characters).
+LIMITS: Mapping[str, int] = {
+    "judge_name": 64,
+    "endpoint_url": 400,
+    "model": 200,
+    "hf_model_id": 96,
+    "revision": 64,
+    "contact": 120,
+}
+
+#: Host names of cloud metadata services (their addresses are refused as link-local/private too).
+METADATA_HOSTS: frozenset[str] = frozenset(
+    {
+        "metadata",
+        "metadata.google.internal",
+        "metadata.goog",
+        "instance-data",
+        "instance-data.ec2.internal",
+        "metadata.azure.com",
+        "metadata.platformequinix.com",
+        "metadata.tencentyun.com",
+        "100-100-100-200.metadata",
+    }
+)
+#: Metadata addresses that are not covered by the private / link-local ranges.
+_METADATA_IPS = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
+
+_JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+/-]*$")
+_MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
+_HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_CONTACT = re.compile(r"^[A-Za-z0-9@._+ -]+$")
+_HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+_SECRET_QUERY = re.compile(r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I)
+
+
+class ValidationError(ValueError):
+    """A submission field is invalid; ``field`` names it and the message says why (one line)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A validated submission (what the form produces, normalised)."""
+
+    judge_name: str
+    endpoint_url: str  # "" for built-in control judges
+    protocol: str  # openai | tgi | builtin
+    model: str  # model name on the endpoint, or the control judge's name
+    hf_model_id: str | None
+    revision: str | None
+    mode: str  # expected | paper | sample (builtin: "builtin")
+    contact: str
+
+
+def system_resolver(host: str) -> list[str]:
+    """All addresses ``host`` resolves to (IPv4 and IPv6), via the system resolver."""
+    infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def slugify(name: str) -> str:
+    """A file-system and URL safe form of a judge name (the scorer's ``judge_slug`` convention)."""
+    s = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    s = re.sub(r"[^a-z0-9._-]+", "-", s).strip("-.")
+    return s or "judge"
+
+
+def _clean(field: str, value: str | None, *, required: bool, pattern: re.Pattern[str] | None, what: str) -> str:
+    v = (value or "").strip()
+    if not v:
+        if required:
+            raise ValidationError(field, f"{what} is required.")
+        return ""
+    limit = LIMITS[field]
+    if len(v) > limit:
+        raise ValidationError(field, f"{what} is too long ({len(v)} characters; at most {limit}).")
+    if any(unicodedata.category(c).startswith("C") for c in v):
+        raise ValidationError(field, f"{what} must not contain control characters.")
+    if pattern is not None and not pattern.match(v):
+        raise ValidationError(field, f"{what} contains characters that are not allowed: {v!r}.")
+    return v
+
+
+def _bad_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why an address may not be contacted from a Space, or None if it is public."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return _bad_address(ip.ipv4_mapped)
+    if ip in _METADATA_IPS:
+        return "a cloud metadata address"
+    if ip.is_loopback:
+        return "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address (this includes cloud metadata services)"
+    if ip.is_multicast or ip.is_reserved or ip.is_unspecified:
+        return "a reserved address"
+    if ip.is_private:
+        return "a private address"
+    if not ip.is_global:
+        return "a non-public address"
+    return None
+
+
+def _is_loopback_host(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -> str:
+    """Validate an endpoint URL for ``mode`` and return it normalised (no trailing slash).
+
+    Space mode: https only; the host (literal or resolved) must be public. Local mode: https to any
+    host, http to loopback hosts only. Credentials in the URL and secret-looking query parameters
+    are refused everywhere, because the URL is stored in the requests store.
+    """
+    field = "endpoint_url"
+    url = _clean(field, url, required=True, pattern=None, what="Endpoint URL")
+    if any(c.isspace() for c in url):
+        raise ValidationError(field, "Endpoint URL must not contain spaces.")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as e:
+        raise ValidationError(field, f"Endpoint URL is malformed ({e}).") from None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower().rstrip(".")
+    if scheme not in ("http", "https") or not host:
+        raise ValidationError(field, "Endpoint URL must look like https://host/... .")
+    if parts.username is not None or parts.password is not None:
+        raise ValidationError(
+            field, "Endpoint URL must not contain credentials; the worker supplies the API key itself."
+        )
+    if parts.fragment:
+        raise ValidationError(field, "Endpoint URL must not contain a #fragment.")
+    for pair in parts.query.split("&") if parts.query else []:
+        key = pair.split("=", 1)[0]
+        if _SECRET_QUERY.search(key):
+            raise ValidationError(field, f"Endpoint URL must not carry secrets in its query string ({key!r}).")
+    if port is not None and not (1 <= port <= 65535):
+        raise ValidationError(field, "Endpoint URL has an invalid port.")
+    loopback = _is_loopback_host(host)
+    if scheme == "http":
+        if mode == "space":
+            raise ValidationError(field, "Endpoint URL must use https.")
+        if not loopback:
+            raise ValidationError(field, "Endpoint URL must use https (http is accepted only for localhost).")
+    if mode == "space":
+        if host in METADATA_HOSTS or host.endswith(".internal"):
+            raise ValidationError(field, f"Endpoint host {host!r} is a cloud metadata or internal host.")
+        if host == "localhost" or host.endswith(".localhost"):
+            raise ValidationError(field, "Endpoint host must be public, not localhost.")
+        try:
+            literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            literal = None
+        if literal is not None:
+            why = _bad_address(literal)
+            if why:
+                raise ValidationError(field, f"Endpoint host {host} is {why}; only public endpoints are accepted.")
+        else:
+            labels = host.split(".")
+            if len(labels) < 2 or not all(_HOST_LABEL.match(lb) for lb in labels):
+                raise ValidationError(field, f"Endpoint host {host!r} is not a valid public host name.")
+            resolve = resolver or system_resolver
+            try:
+                addrs = list(resolve(host))
+            except (OSError, UnicodeError) as e:
+                raise ValidationError(field, f"Endpoint host {host!r} does not resolve ({e}).") from None
+            if not addrs:
+                raise ValidationError(field, f"Endpoint host {host!r} does not resolve.")
+            for a in addrs:
+                try:
+                    ip = ipaddress.ip_address(a.split("%", 1)[0])
+                except ValueError:
+                    raise ValidationError(field, f"Endpoint host {host!r} resolves to an invalid address.") from None
+                why = _bad_address(ip)
+                if why:
+                    raise ValidationError(
+                        field, f"Endpoint host {host!r} resolves to {a}, {why}; only public endpoints are accepted."
+                    )
+    return url.rstrip("/")
+
+
+def validate_submission(
+    *,
+    judge_name: str | None,
+    endpoint_url: str | None,
+    protocol: str | None,
+    model: str | None,
+    hf_model_id: str | None,
+    revision: str | None,
+    mode: str | None,
+    contact: str | None,
+    app_mode: Mode,
+    resolver: Resolver | None = None,
+) -> Submission:
+    """Check every field of the form; raise :class:`ValidationError` at the first problem."""
+    name = _clean("judge_name", judge_name, required=True, pattern=_JUDGE_NAME, what="Judge name")
+    if len(name) < 2:
+        raise ValidationError("judge_name", "Judge name must have at least 2 characters.")
+    proto = (protocol or "").strip().lower()
+    allowed = (*PROTOCOLS, "builtin") if app_mode == "local" else PROTOCOLS
+    if proto not in allowed:
+        raise ValidationError("protocol", f"Protocol must be one of: {', '.join(allowed)}.")
+    mdl = _clean("model", model, required=True, pattern=_MODEL, what="Model name")
+    hf_id = _clean("hf_model_id", hf_model_id, required=False, pattern=_HF_ID, what="HF model id") or None
+    rev = _clean("revision", revision, required=False, pattern=_REVISION, what="Revision") or None
+    if rev and not hf_id:
+        raise ValidationError("revision", "A revision needs an HF model id.")
+    if rev and ".." in rev:
+        raise ValidationError("revision", "Revision must not contain '..'.")
+    contact_v = _clean("contact", contact, required=True, pattern=_CONTACT, what="Contact")
+    if proto == "builtin":
+        if mdl not in CONTROL_JUDGES:
+            raise ValidationError("model", f"Built-in control judge must be one of: {', '.join(CONTROL_JUDGES)}.")
+        return Submission(name, "", "builtin", mdl, hf_id, rev, "builtin", contact_v)
+    smode = (mode or "").strip().lower()
+    if smode not in SCORING_MODES:
+        raise ValidationError("mode", f"Scoring mode must be one of: {', '.join(SCORING_MODES)}.")
+    url = check_endpoint_url(endpoint_url or "", app_mode, resolver)
+    return Submission(name, url, proto, mdl, hf_id, rev, smode, contact_v)
+
+
+def settings_key(model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str) -> tuple[str, ...]:
+    """What makes two submissions the same: model, revision and scoring settings (case-insensitive)."""
+    return (
+        (hf_model_id or model).strip().lower(),
+        (revision or "").strip().lower(),
+        protocol.strip().lower(),
+        mode.strip().lower(),
+    )
+
+
+@dataclass(frozen=True)
+class Existing:
+    """Something already on the leaderboard or in the queue, for duplicate checks."""
+
+    judge_name: str
+    key: tuple[str, ...]
+    where: str  # e.g. "leaderboard row 'x'" or "request 20250101-... (PENDING)"
+
+
+def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
+    """A message pointing at the existing row or request that ``sub`` duplicates, else None."""
+    key = settings_key(sub.model, sub.hf_model_id, sub.revision, sub.protocol, sub.mode)
+    slug = slugify(sub.judge_name)
+    for e in existing:
+        if e.key == key:
+            return (
+                f"This model, revision and scoring settings were already submitted: see {e.where}. "
+                "Change the revision or the scoring mode to submit again."
+            )
+        if slugify(e.judge_name) == slug:
+            return f"The judge name {sub.judge_name!r} is taken (see {e.where}); choose another name."
+    return None

@@ -1,0 +1,118 @@
+"""Synthetic results for leaderboard tests and benchmarks, made with the real statistics.
+
+Scores are drawn per item: originals around a judge-specific level, perturbed texts lower by
+``skill`` (0 = no discernment) plus noise, rounded to the 1-5 scale.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from dhp.scoring.results import (
+    Coverage,
+    DatasetRef,
+    ItemScores,
+    JudgeInfo,
+    PromptInfo,
+    Result,
+    ScoringSettings,
+    Timing,
+    dump_result,
+    result_from_analysis,
+)
+from dhp.scoring.stats import analyse
+from dhp.spec import BENCHMARK
+from dhp.types import DatasetSpec
+
+
+def make_result(
+    judge: str,
+    dataset: str | DatasetSpec = "summeval",
+    *,
+    skill: float = 0.6,
+    n_items: int = 30,
+    seed: int = 0,
+    model: str | None = None,
+    hf_model_id: str | None = None,
+    revision: str | None = None,
+    n_params: float | None = None,
+    protocol: str = "openai",
+    mode: str = "expected",
+    created_at: str = "2025-01-15T12:00:00Z",
+    version: str = "v1.0.0",
+    with_scores: bool = True,
+    n_boot: int = 0,
+) -> Result:
+    spec = BENCHMARK[dataset] if isinstance(dataset, str) else dataset
+    rng = np.random.default_rng(zlib.crc32(f"{judge}|{spec.name}|{seed}".encode()))
+    metrics = spec.metric_names
+    base = rng.uniform(2.5, 4.5, size=n_items)
+    original = {m: np.clip(np.round(base + rng.normal(0, 0.4, n_items)), 1, 5) for m in metrics}
+    perturbed: dict[str, dict[str, np.ndarray]] = {}
+    for i, p in enumerate(spec.perturbations):
+        drop = skill * (0.5 + (i % 3) / 2)
+        perturbed[p.id] = {
+            m: np.clip(np.round(original[m] - drop * rng.uniform(0, 2, n_items) + rng.normal(0, 0.3, n_items)), 1, 5)
+            for m in metrics
+        }
+    weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in spec.perturbation_ids}
+    analysis = analyse(
+        original,
+        perturbed,
+        {p.id: p.level for p in spec.perturbations},
+        weights,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    ids = tuple(f"{spec.name}-{i:03d}" for i in range(n_items))
+    scores = (
+        ItemScores(
+            item_ids=ids,
+            original={m: tuple(float(x) for x in v) for m, v in original.items()},
+            perturbed={pid: {m: tuple(float(x) for x in v) for m, v in d.items()} for pid, d in perturbed.items()},
+        )
+        if with_scores
+        else None
+    )
+    n_scores = n_items * len(metrics) * (1 + len(spec.perturbations))
+    builtin = protocol == "builtin"
+    return result_from_analysis(
+        analysis,
+        judge=JudgeInfo(
+            name=judge,
+            kind="builtin" if builtin else "endpoint",
+            protocol=protocol,  # type: ignore[arg-type]
+            model=model,
+            hf_model_id=hf_model_id,
+            revision=revision,
+            n_params=n_params,
+            endpoint_hosts=() if builtin else ("judge.example.org",),
+        ),
+        dataset=DatasetRef(
+            name=spec.name, repo=spec.hub_repo, revision="0123456789abcdef", version=version, n_items=n_items
+        ),
+        scoring=ScoringSettings(
+            mode="builtin" if builtin else mode,  # type: ignore[arg-type]
+            weights=weights,
+            n_boot=n_boot,
+            seed=seed,
+            prompts={
+                m: PromptInfo(template_hash=f"h{m}", template=f"Evaluate {m}.\n{{text}}\nScore:") for m in metrics
+            },
+        ),
+        coverage=Coverage(
+            expected_scores=n_scores, parsed_scores=n_scores - 3, unparsed=2, failed=1,
+            unparsed_reasons={"no digit": 2}, failure_reasons={"timeout": 1},
+        ),
+        timing=Timing(wall_seconds=12.5, requests_sent=n_scores),
+        scores=scores,
+        created_at=created_at,
+        dhp_version="0.1.0",
+    )
+
+
+def result_json(judge: str, dataset: str = "summeval", **kwargs: object) -> str:
+    res: Result = make_result(judge, dataset, **kwargs)  # type: ignore[arg-type]
+    return dump_result(res)

@@ -1,0 +1,241 @@
+"""Stores (local folder, Hub repo against a fake HfApi) and the request queue's state machine."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from dhp.leaderboard.queue import (
+    InvalidTransition,
+    RequestQueue,
+    State,
+    hash_user,
+    new_request,
+    parse_request,
+)
+from dhp.leaderboard.stores import HubStore, LocalStore, StoreError
+from dhp.leaderboard.validation import Submission
+
+
+def _sub(name: str = "judge A", model: str = "org/model") -> Submission:
+    return Submission(name, "https://judge.example.org/v1", "openai", model, None, None, "expected", "me@x.org")
+
+
+# ------------------------------------------------------------------------------------------- local
+def test_local_store_roundtrip_and_listing(tmp_path: Path) -> None:
+    s = LocalStore(tmp_path)
+    s.write("a/b.json", b"{}")
+    s.write("c.json", b"[]")
+    s.write("c.txt", b"x")
+    listing = s.list(".json")
+    assert list(listing) == ["a/b.json", "c.json"]
+    assert s.read("a/b.json") == b"{}"
+    v1 = listing["c.json"]
+    s.write("c.json", b"[1]")
+    assert s.list()["c.json"] != v1
+    with pytest.raises(FileNotFoundError):
+        s.read("missing.json")
+    for bad in ("../x.json", "/etc/passwd", "a/../../x.json", ""):
+        with pytest.raises(StoreError):
+            s.write(bad, b"")
+
+
+def test_local_create_and_compare_and_swap(tmp_path: Path) -> None:
+    s = LocalStore(tmp_path)
+    assert s.create("r.json", b"one")
+    assert not s.create("r.json", b"two")
+    assert s.read("r.json") == b"one"
+    assert s.compare_and_swap("r.json", b"one", b"two")
+    assert not s.compare_and_swap("r.json", b"one", b"three")
+    assert not s.compare_and_swap("gone.json", b"one", b"three")
+    assert s.read("r.json") == b"two"
+    assert not any(p.name.startswith(".r.json") for p in tmp_path.iterdir())  # no temp files left
+
+
+def _claim_in_process(root: str, out: Any) -> None:
+    q = RequestQueue(LocalStore(root))
+    got = []
+    while (r := q.claim_next(f"w{mp.current_process().pid}")) is not None:
+        got.append(r.id)
+    out.put(got)
+
+
+def test_two_worker_processes_never_claim_the_same_request(tmp_path: Path) -> None:
+    q = RequestQueue(LocalStore(tmp_path))
+    ids = {q.submit(new_request(_sub(f"judge {i}", f"org/m{i}"), "u")).id for i in range(12)}
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_claim_in_process, args=(str(tmp_path), out)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    claimed = [i for _ in procs for i in out.get(timeout=60)]
+    for p in procs:
+        p.join(timeout=60)
+    assert sorted(claimed) == sorted(ids)  # each exactly once
+    reqs, problems = q.load()
+    assert not problems and all(r.state is State.RUNNING for r in reqs)
+
+
+def test_threads_race_for_one_request(tmp_path: Path) -> None:
+    q = RequestQueue(LocalStore(tmp_path))
+    q.submit(new_request(_sub(), "u"))
+    wins: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def go(i: int) -> None:
+        barrier.wait()
+        r = RequestQueue(LocalStore(tmp_path)).claim_next(f"t{i}")
+        if r is not None:
+            wins.append(r.worker or "")
+
+    ts = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(wins) == 1
+
+
+def test_state_machine(tmp_path: Path) -> None:
+    q = RequestQueue(LocalStore(tmp_path))
+    req = q.submit(new_request(_sub(), hash_user("alice")))
+    assert req.state is State.PENDING and req.host == "judge.example.org"
+    with pytest.raises(InvalidTransition):
+        req.transition(State.FINISHED)
+    running = q.claim_next("w1")
+    assert running is not None and running.state is State.RUNNING and running.worker == "w1"
+    assert q.claim_next("w2") is None
+    done = q.finish(running, ("judge-a/summeval@v1.json",))
+    assert done.state is State.FINISHED and done.results == ("judge-a/summeval@v1.json",)
+    with pytest.raises(InvalidTransition):
+        q.fail(running, "late")  # the stored state moved on
+    with pytest.raises(InvalidTransition):
+        done.transition(State.RUNNING)
+    again = parse_request(LocalStore(tmp_path).read(req.path))
+    assert again == done
+
+
+def test_fail_and_stale_requeue(tmp_path: Path) -> None:
+    import datetime as dt
+
+    q = RequestQueue(LocalStore(tmp_path))
+    q.submit(new_request(_sub(), "u"))
+    r = q.claim_next("w")
+    assert r is not None
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)
+    assert q.requeue_stale(3600, now=later) == [r.id]
+    r2 = q.claim_next("w2")
+    assert r2 is not None and r2.worker == "w2"
+    failed = q.fail(r2, "boom")
+    assert failed.state is State.FAILED and failed.reason == "boom"
+    assert [e.where for e in q.existing()] == []  # failed requests may be resubmitted
+
+
+def test_bad_request_files_are_reported_not_fatal(tmp_path: Path) -> None:
+    s = LocalStore(tmp_path)
+    q = RequestQueue(s)
+    q.submit(new_request(_sub(), "u"))
+    s.write("broken.json", b"{nope")
+    s.write("wrong.json", b'{"id": 1}')
+    reqs, problems = q.load()
+    assert len(reqs) == 1 and len(problems) == 2
+    assert q.claim_next("w") is not None
+
+
+def test_rate_count(tmp_path: Path) -> None:
+    q = RequestQueue(LocalStore(tmp_path))
+    for i in range(3):
+        q.submit(new_request(_sub(f"j{i}", f"o/m{i}"), "alice"))
+    q.submit(new_request(_sub("other", "o/x"), "bob"))
+    assert q.count_recent("alice", 3600) == 3
+    assert q.count_recent("bob", 3600) == 1
+
+
+def test_request_files_hold_no_secret(tmp_path: Path) -> None:
+    q = RequestQueue(LocalStore(tmp_path))
+    r = q.submit(new_request(_sub(), hash_user("alice@example.org")))
+    text = (tmp_path / r.path).read_text()
+    assert "alice" not in text and "key" not in text.lower()
+
+
+# --------------------------------------------------------------------------------------------- hub
+class FakeHub:
+    """The parts of HfApi that HubStore uses, with the Hub's parent_commit semantics."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.commits: list[dict[str, bytes]] = [{}]
+        self.before_commit: Any = None
+
+    @property
+    def head(self) -> str:
+        return f"c{len(self.commits) - 1:040d}"[-40:]
+
+    def repo_info(self, repo_id: str, repo_type: str) -> Any:
+        return SimpleNamespace(sha=self.head)
+
+    def list_repo_tree(self, repo_id: str, repo_type: str, recursive: bool) -> list[Any]:
+        files = self.commits[-1]
+        return [SimpleNamespace(path=p, blob_id=str(hash(d))) for p, d in files.items()]
+
+    def hf_hub_download(self, repo_id: str, filename: str, repo_type: str, revision: str | None, cache_dir: Any) -> str:
+        from huggingface_hub.errors import EntryNotFoundError
+
+        idx = len(self.commits) - 1 if revision is None else int(revision.lstrip("c"))
+        files = self.commits[idx]
+        if filename not in files:
+            raise EntryNotFoundError(f"{filename} not found")
+        out = self.tmp / f"dl-{idx}-{filename.replace('/', '_')}"
+        out.write_bytes(files[filename])
+        return str(out)
+
+    def create_commit(self, repo_id: str, operations: list[Any], commit_message: str, repo_type: str,
+                      parent_commit: str | None) -> None:  # fmt: skip
+        from huggingface_hub.errors import HfHubHTTPError
+
+        if self.before_commit is not None:
+            hook, self.before_commit = self.before_commit, None
+            hook()
+        if parent_commit is not None and parent_commit != self.head:
+            resp = SimpleNamespace(status_code=412, headers={}, request=None)
+            raise HfHubHTTPError("A commit has happened since. Please refresh and try again.", response=resp)  # type: ignore[arg-type]
+        files = dict(self.commits[-1])
+        for op in operations:
+            data = op.path_or_fileobj
+            files[op.path_in_repo] = data if isinstance(data, bytes) else Path(data).read_bytes()
+        self.commits.append(files)
+
+
+def test_hub_store_claims_with_parent_commit(tmp_path: Path) -> None:
+    hub = FakeHub(tmp_path)
+    store = HubStore("org/requests", api=hub)
+    q = RequestQueue(store)
+    req = q.submit(new_request(_sub(), "u"))
+    assert list(store.list()) == [req.path]
+    assert not store.create(req.path, b"x")
+
+    # Another worker claims between our read and our commit: the Hub refuses our commit (412),
+    # we re-read, see RUNNING, and do not claim.
+    other = RequestQueue(HubStore("org/requests", api=hub))
+
+    def race() -> None:
+        assert other.claim_next("other") is not None
+
+    hub.before_commit = race
+    assert q.claim_next("me") is None
+    assert q.get(req.id).worker == "other"
+
+
+def test_hub_store_retries_unrelated_conflicts(tmp_path: Path) -> None:
+    hub = FakeHub(tmp_path)
+    store = HubStore("org/requests", api=hub)
+    store.write("a.json", b"1")
+    hub.before_commit = lambda: store.write("unrelated.json", b"x")
+    assert store.compare_and_swap("a.json", b"1", b"2")  # conflict on another file: retried
+    assert store.read("a.json") == b"2"
+    assert not store.compare_and_swap("a.json", b"1", b"3")

@@ -1,0 +1,173 @@
+"""Table logic (pure), results loading (bad files skipped), survey votes and reweighting."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dhp.leaderboard import table
+from dhp.leaderboard.loading import LoadedResult, ResultsIndex, parse_many
+from dhp.leaderboard.stores import LocalStore
+from dhp.leaderboard.survey import (
+    TASKS,
+    VotesStore,
+    derive_weights,
+    get_task,
+    reweighted_summaries,
+    tally,
+    validate_ballot,
+    weights_rows,
+)
+from dhp.scoring.results import dump_result, reweight
+from dhp.spec import BENCHMARK
+from tests.leaderboard.factory import make_result
+
+
+def _loaded(name: str, ds: str, **kw: object) -> LoadedResult:
+    return LoadedResult(f"{name}/{ds}.json", make_result(name, ds, with_scores=False, **kw))  # type: ignore[arg-type]
+
+
+def test_results_index_skips_bad_files_and_caches(results_dir: Path) -> None:
+    (results_dir / "broken.json").write_text("{ nope")
+    (results_dir / "schema.json").write_text('{"schema_version": "0.1"}')
+    (results_dir / "notes.txt").write_text("ignored")
+    idx = ResultsIndex(LocalStore(results_dir))
+    rep = idx.load()
+    assert len(rep.results) == 18
+    assert len(rep.problems) == 2 and any("broken.json" in p for p in rep.problems)
+    assert all(r.result.scores is None for r in rep.results)  # cache keeps the light form
+    assert idx.load().generation == rep.generation  # nothing changed: same generation
+    (results_dir / "broken.json").unlink()
+    rep2 = idx.load()
+    assert rep2.generation > rep.generation and len(rep2.problems) == 1
+    full = idx.full(rep.results[0].path)
+    assert full.scores is not None
+
+
+def test_parse_many_is_pure() -> None:
+    ok, bad = parse_many([("a.json", dump_result(make_result("j", "summeval", with_scores=False))), ("b.json", "[]")])
+    assert len(ok) == 1 and ok[0].path == "a.json"
+    assert bad == ["b.json: a result must be a JSON object"]
+
+
+def test_build_frame_one_row_per_judge_newest_result() -> None:
+    rs = [
+        _loaded("A", "summeval", skill=0.1, created_at="2025-01-01T00:00:00Z"),
+        LoadedResult("A/summeval-new.json", make_result("A", "summeval", skill=0.9, created_at="2025-02-01T00:00:00Z", with_scores=False)),
+        _loaded("A", "story-cloze", skill=0.9),
+        _loaded("B", "summeval", skill=0.0, protocol="builtin"),
+    ]
+    df = table.build_frame(rs)
+    assert list(df["Judge"]) == ["A", "B"]
+    a = df.set_index("Judge").loc["A"]
+    assert a["summeval D_avg^EW"] == pytest.approx(rs[1].result.summary.d_avg_ew)
+    assert a["Date"] == "2025-02-01"
+    assert df.set_index("Judge").loc["B", "Family"] == "control"
+    assert math.isnan(df.set_index("Judge").loc["B", "story-cloze D_avg^EW"])
+
+
+def test_select_view_filters_columns_and_overall() -> None:
+    rs = [
+        _loaded("Llama 8B", "summeval", skill=0.9, hf_model_id="meta-llama/Llama-3-8B"),
+        _loaded("Llama 8B", "story-cloze", skill=0.9, hf_model_id="meta-llama/Llama-3-8B"),
+        _loaded("Qwen 72B", "summeval", skill=0.3, hf_model_id="Qwen/Qwen-72B"),
+        _loaded("mystery", "story-cloze", skill=0.5),
+    ]
+    full = table.build_frame(rs)
+    v = table.select_view(full, datasets=["summeval", "story-cloze"])
+    assert list(v.columns[:2]) == ["Judge", "Overall D_avg^EW"]
+    assert list(v["Judge"]) == ["Llama 8B", "Qwen 72B", "mystery"]  # partial coverage sorts last
+    assert math.isnan(v.loc[1, "Overall D_avg^EW"])
+    ll = v.loc[0]
+    assert ll["Overall D_avg^EW"] == pytest.approx((ll["summeval D_avg^EW"] + ll["story-cloze D_avg^EW"]) / 2)
+    # dataset filter drops judges without any result there
+    v2 = table.select_view(full, datasets=["story-cloze"])
+    assert set(v2["Judge"]) == {"Llama 8B", "mystery"}
+    # unweighted toggle, kinds and meta columns
+    v3 = table.select_view(full, weighted=False, kinds=["D_min"], meta=["Model"])
+    assert "summeval D_min" in v3.columns and "summeval D_avg" not in v3.columns
+    assert "Overall D_avg" in v3.columns and "Size (B)" not in v3.columns and "Model" in v3.columns
+    # family, size, search
+    assert list(table.select_view(full, families=["qwen"])["Judge"]) == ["Qwen 72B"]
+    assert list(table.select_view(full, sizes=["> 40B"])["Judge"]) == ["Qwen 72B"]
+    assert list(table.select_view(full, sizes=["unknown"])["Judge"]) == ["mystery"]
+    assert set(table.select_view(full, search="llama; MYST")["Judge"]) == {"Llama 8B", "mystery"}
+    assert table.select_view(full, search="zzz").empty
+
+
+def test_family_and_size_heuristics() -> None:
+    assert table.family_of("meta-llama/Meta-Llama-3-8B") == "llama"
+    assert table.family_of("gpt-4o-mini") == "gpt"
+    assert table.family_of(None, "mistralai/Mixtral-8x7B") == "mistral"
+    assert table.family_of("foo") == "other"
+    assert table.params_of(7e9) == 7.0
+    assert table.params_of(None, "Qwen/Qwen2.5-1.5B-Instruct") == 1.5
+    assert table.params_of(None, "SmolLM-360M") == pytest.approx(0.36)
+    assert math.isnan(table.params_of(None, "gpt-4o"))
+    assert [table.size_bucket(x) for x in (1, 7, 13, 70, math.nan)] == list(table.SIZE_BUCKETS)
+
+
+def test_style_marks_significant_and_weak_cells_and_csv_matches_view() -> None:
+    rs = [_loaded("good", "summeval", skill=0.9), _loaded("bad", "summeval", skill=0.0)]
+    v = table.select_view(table.build_frame(rs), datasets=["summeval"])
+    html = table.style_view(v).to_html()
+    assert "#d4edda" in html and "#f8d7da" in html
+    csv = table.to_csv(v)
+    back = pd.read_csv(io.StringIO(csv))
+    assert list(back.columns) == list(v.columns)
+    assert list(back["Judge"]) == list(v["Judge"])
+    assert back.loc[0, "summeval D_avg^EW"] == pytest.approx(round(v.loc[0, "summeval D_avg^EW"], 2))
+
+
+def test_survey_tasks_follow_the_paper() -> None:
+    ids = [t.id for t in TASKS]
+    assert ids == ["summarization", "story_completion", "translation"]  # QA has one metric: no choice
+    summ = get_task("summarization")
+    assert summ.datasets == ("summeval", "sumpubmed")
+    typo = next(i for i in summ.issues if i.id == "char_typo")
+    assert typo.perturbations["sumpubmed"] == ("char_typo_minor", "char_typo_major")
+
+
+def test_votes_to_weights_and_reweighting(tmp_path: Path) -> None:
+    store = VotesStore(LocalStore(tmp_path))
+    task = get_task("translation")
+    answers = {i.id: "accuracy" for i in task.issues}
+    with pytest.raises(ValueError, match="answer every question"):
+        store.cast(task, "v1", {**answers, "char_typo": None})
+    with pytest.raises(ValueError, match="not a metric"):
+        validate_ballot(task, {**answers, "char_typo": "coherence"})
+    store.cast(task, "v1", answers)
+    store.cast(task, "v2", {**answers, "char_typo": "fluency"})
+    store.cast(task, "v2", {**answers, "char_typo": "fluency", "char_deletion": "fluency"})  # replaces
+    (tmp_path / "translation" / "junk.json").write_text("{}")
+    ballots, bad = store.ballots()
+    assert len(ballots) == 2 and len(bad) == 1
+    counts = tally(ballots)
+    assert counts["translation"]["char_typo"] == {"accuracy": 1, "fluency": 1}
+    assert counts["translation"]["word_deletion"] == {"accuracy": 2, "fluency": 0}
+    version = derive_weights(counts, len(ballots))
+    de = version.weights["wmt22-de-en"]
+    assert dict(de.entries["char_typo_major"].weights) == {"accuracy": 0.5, "fluency": 0.5}
+    assert de.entries["char_typo_major"].votes == {"accuracy": 1, "fluency": 1}
+    assert dict(de.entries["word_deletion_minor"].weights) == {"accuracy": 1.0, "fluency": 0.0}
+    # datasets of tasks without votes keep their defaults
+    assert version.weights["summeval"].entries == BENCHMARK["summeval"].weights.entries
+    rows = weights_rows(counts, version)
+    typo_row = next(r for r in rows if r["Task"] == "Translation" and "typos" in r["Quality issue"])
+    assert typo_row["Votes"] == "accuracy: 1, fluency: 1" and typo_row["Ballots"] == "2"
+
+    lr = LoadedResult("j/wmt.json", make_result("j", "wmt22-de-en", skill=0.5, with_scores=False))
+    other = LoadedResult("j/ae.json", make_result("j", "answer-equivalence", skill=0.5, with_scores=False))
+    summaries = reweighted_summaries([lr, other], version)
+    assert set(summaries) == {"j/wmt.json"}
+    w = {pid: dict(e.weights) for pid, e in de.entries.items()}
+    assert summaries["j/wmt.json"] == reweight(lr.result, w)
+    # the stored p-values with the stored weights give back the stored summary
+    same = reweight(lr.result, lr.result.scoring.weights)
+    assert same.d_avg_ew == pytest.approx(lr.result.summary.d_avg_ew)
+    df = table.build_frame([lr], summaries)
+    assert df.loc[0, "wmt22-de-en D_avg^EW"] == pytest.approx(summaries["j/wmt.json"].d_avg_ew)

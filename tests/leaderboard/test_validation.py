@@ -1,0 +1,168 @@
+"""Submission validation: URLs and SSRF (with an injected resolver), limits, duplicates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from dhp.leaderboard.validation import (
+    Existing,
+    Submission,
+    ValidationError,
+    check_endpoint_url,
+    find_duplicate,
+    settings_key,
+    slugify,
+    validate_submission,
+)
+
+
+def resolver(table: dict[str, Sequence[str]]):  # type: ignore[no-untyped-def]
+    def resolve(host: str) -> Sequence[str]:
+        if host not in table:
+            raise OSError("Name or service not known")
+        return table[host]
+
+    return resolve
+
+
+PUBLIC = resolver({"judge.example.org": ["93.184.216.34"], "api.example.com": ["2606:2800:220:1::1"]})
+
+
+def form(**over: str) -> dict[str, str]:
+    base = {
+        "judge_name": "My judge 7B",
+        "endpoint_url": "https://judge.example.org/v1",
+        "protocol": "openai",
+        "model": "meta-llama/Llama-3.1-8B-Instruct",
+        "hf_model_id": "meta-llama/Llama-3.1-8B-Instruct",
+        "revision": "main",
+        "mode": "expected",
+        "contact": "me@example.org",
+    }
+    base.update(over)
+    return base
+
+
+def test_valid_space_submission_is_normalised() -> None:
+    sub = validate_submission(**form(endpoint_url="https://judge.example.org/v1/"), app_mode="space", resolver=PUBLIC)
+    assert sub.endpoint_url == "https://judge.example.org/v1"
+    assert sub.protocol == "openai" and sub.mode == "expected"
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("http://judge.example.org/v1", "https"),
+        ("ftp://judge.example.org", "https://"),
+        ("https://127.0.0.1:8080", "loopback"),
+        ("https://localhost:8080", "localhost"),
+        ("https://10.1.2.3", "private"),
+        ("https://192.168.0.10", "private"),
+        ("https://172.16.5.5", "private"),
+        ("https://169.254.169.254/latest/meta-data", "link-local"),
+        ("https://[::1]/v1", "loopback"),
+        ("https://[fe80::1]/v1", "link-local"),
+        ("https://[::ffff:127.0.0.1]/v1", "loopback"),
+        ("https://metadata.google.internal/computeMetadata", "metadata"),
+        ("https://100.100.100.200/latest", "metadata"),
+        ("https://0.0.0.0/", "reserved"),
+        ("https://user:pw@judge.example.org/v1", "credentials"),
+        ("https://judge.example.org/v1?api_key=abc", "secrets"),
+        ("https://unknown-host.example.net/v1", "does not resolve"),
+        ("https://judge.example.org/v1#frag", "fragment"),
+        ("https://judge example.org/v1", "spaces"),
+        ("https://singlelabel/v1", "public host"),
+    ],
+)
+def test_space_mode_refuses(url: str, needle: str) -> None:
+    with pytest.raises(ValidationError) as e:
+        check_endpoint_url(url, "space", PUBLIC)
+    assert needle in e.value.message
+    assert e.value.field == "endpoint_url"
+
+
+@pytest.mark.parametrize(
+    ("host", "addrs"),
+    [
+        ("evil.example.org", ["10.0.0.5"]),
+        ("evil.example.org", ["93.184.216.34", "127.0.0.1"]),  # any bad address refuses
+        ("evil.example.org", ["169.254.169.254"]),
+        ("evil.example.org", ["fd00:ec2::254"]),
+        ("evil.example.org", ["::ffff:10.0.0.1"]),
+    ],
+)
+def test_space_mode_refuses_names_resolving_to_internal_addresses(host: str, addrs: list[str]) -> None:
+    with pytest.raises(ValidationError) as e:
+        check_endpoint_url(f"https://{host}/v1", "space", resolver({host: addrs}))
+    assert "resolves to" in e.value.message
+
+
+def test_local_mode_allows_http_only_to_loopback() -> None:
+    assert check_endpoint_url("http://127.0.0.1:8080/v1", "local") == "http://127.0.0.1:8080/v1"
+    assert check_endpoint_url("http://localhost:8080", "local") == "http://localhost:8080"
+    assert check_endpoint_url("https://10.1.2.3/v1", "local") == "https://10.1.2.3/v1"
+    with pytest.raises(ValidationError, match="localhost"):
+        check_endpoint_url("http://10.1.2.3:8080", "local")
+    with pytest.raises(ValidationError, match="localhost"):
+        check_endpoint_url("http://judge.example.org", "local")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "needle"),
+    [
+        ("judge_name", "", "required"),
+        ("judge_name", "x", "at least 2"),
+        ("judge_name", "a" * 65, "too long"),
+        ("judge_name", "bad<script>", "not allowed"),
+        ("judge_name", "tab\there", "control"),
+        ("model", "", "required"),
+        ("model", "m" * 201, "too long"),
+        ("model", "rm -rf /;", "not allowed"),
+        ("hf_model_id", "not-an-id", "not allowed"),
+        ("revision", "../../etc", "not allowed"),
+        ("revision", "a..b", ".."),
+        ("contact", "", "required"),
+        ("contact", "x" * 121, "too long"),
+        ("protocol", "grpc", "Protocol must be"),
+        ("mode", "greedy", "Scoring mode"),
+    ],
+)
+def test_field_limits(field: str, value: str, needle: str) -> None:
+    with pytest.raises(ValidationError) as e:
+        validate_submission(**form(**{field: value}), app_mode="space", resolver=PUBLIC)
+    assert needle in e.value.message
+    assert e.value.field == field
+
+
+def test_revision_needs_model_id() -> None:
+    with pytest.raises(ValidationError, match="needs an HF model id"):
+        validate_submission(**form(hf_model_id=""), app_mode="space", resolver=PUBLIC)
+
+
+def test_builtin_judges_only_locally() -> None:
+    sub = validate_submission(**form(protocol="builtin", model="random", endpoint_url=""), app_mode="local")
+    assert sub.protocol == "builtin" and sub.mode == "builtin" and sub.endpoint_url == ""
+    with pytest.raises(ValidationError, match="Protocol"):
+        validate_submission(**form(protocol="builtin", model="random"), app_mode="space", resolver=PUBLIC)
+    with pytest.raises(ValidationError, match="control judge"):
+        validate_submission(**form(protocol="builtin", model="gpt-4"), app_mode="local")
+
+
+def test_duplicates_point_at_the_existing_entry() -> None:
+    sub = validate_submission(**form(), app_mode="space", resolver=PUBLIC)
+    same = Existing("Other name", settings_key(sub.model, sub.hf_model_id, "MAIN", "openai", "expected"), "row 'x'")
+    msg = find_duplicate(sub, [same])
+    assert msg is not None and "row 'x'" in msg
+    other_mode = Existing("Other", settings_key(sub.model, sub.hf_model_id, "main", "openai", "paper"), "row 'y'")
+    assert find_duplicate(sub, [other_mode]) is None
+    name_taken = Existing("my judge 7b", ("other",), "request 1 (PENDING)")
+    msg = find_duplicate(sub, [name_taken])
+    assert msg is not None and "taken" in msg and "request 1" in msg
+
+
+def test_slugify() -> None:
+    assert slugify("My Judge (7B)/v2") == "my-judge-7b-v2"
+    assert slugify("...") == "judge"
+    assert isinstance(Submission("a", "", "builtin", "random", None, None, "builtin", "c"), Submission)
