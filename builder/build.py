@@ -46,7 +46,6 @@ from dhp.builder.perturb.prompts import build_prompt
 from dhp.builder.select import Selected, select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.textstats import SPLITTER, compute_stats
-
 from dhp.types import DatasetSpec, Perturbation
 
 __all__ = ["BUILDER_VERSION", "BuildOptions", "BuildReport", "build_dataset", "check_version"]

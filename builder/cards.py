@@ -142,8 +142,8 @@ def render_card(spec: DatasetSpec, info: dict[str, Any]) -> str:
     """The full ``README.md``: YAML metadata and the templated body."""
     import jinja2
     import yaml
-    from dhp.dataset_cards import template_text
 
+    from dhp.dataset_cards import template_text
     from dhp.spec import DHP_CITATION
 
     perts = []

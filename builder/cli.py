@@ -29,7 +29,6 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.builder.perturb.offline import OFFLINE_GENERATOR
     from dhp.builder.sources import SourceLocator
     from dhp.builder.sources.fetch import default_cache_dir
-
     from dhp.spec import resolve_datasets
 
     check_version(args.version)
@@ -86,7 +85,6 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 def _cmd_publish(args: argparse.Namespace) -> int:
     from dhp.builder.publish import publish_datasets
-
     from dhp.spec import resolve_datasets
 
     specs = resolve_datasets(args.datasets)
@@ -105,7 +103,6 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
 def _cmd_download(args: argparse.Namespace) -> int:
     from dhp.builder.publish import download_datasets
-
     from dhp.spec import resolve_datasets
 
     for path in download_datasets(
@@ -117,7 +114,6 @@ def _cmd_download(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from dhp.builder.export import export_datasets
-
     from dhp.spec import resolve_datasets
 
     perts = [p.strip() for p in args.perturbations.split(",") if p.strip()] if args.perturbations else None

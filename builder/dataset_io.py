@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from dhp.builder.errors import BuildError
-
 from dhp.types import DatasetSpec, pair_columns
 
 __all__ = [

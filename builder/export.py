@@ -9,7 +9,6 @@ from pathlib import Path
 
 from dhp.builder.dataset_io import read_build_info, read_pairs, write_parquet
 from dhp.builder.errors import BuildError
-
 from dhp.types import DatasetSpec
 
 __all__ = ["FORMATS", "export_datasets"]

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from dhp.builder.errors import TooFewItemsError
 from dhp.builder.hashing import derive_rng
 from dhp.builder.items import Item, SourceData
-
 from dhp.types import DatasetSpec
 
 __all__ = ["Selected", "eligible_items", "select_items"]

@@ -15,7 +15,6 @@ from dhp.builder.items import Item
 from dhp.builder.perturb import rules
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR, offline_perturb
-
 from dhp.types import Operation, Perturbation, SpecError
 
 __all__ = [

@@ -27,7 +27,6 @@ from typing import Any, Literal
 from dhp.builder.errors import PerturberError
 from dhp.builder.hashing import sha256_text
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-
 from dhp.types import Operation
 
 __all__ = [
@@ -84,8 +83,8 @@ class InvalidOutput(ValueError):
 
 
 _PREAMBLE = re.compile(
-    r"^(sure|certainly|of course|okay|ok|absolutely|here(?:'s| is| are)|below is|i have|i've|i will|"
-    r"as requested|the revised|this revised)\b",
+    r"^(?:(?:sure|certainly|of course|okay|ok|absolutely|great)\s*[,!.:]"
+    r"|(?:here(?:'s| is| are)|below is|the revised|this revised|revised version)\b)",
     re.IGNORECASE,
 )
 _COMMENTARY = re.compile(

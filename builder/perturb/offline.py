@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.textstats import split_sentences
-
 from dhp.types import Operation, Severity
 
 __all__ = [

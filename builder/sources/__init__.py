@@ -12,7 +12,6 @@ from dhp.builder.sources.story_cloze import load_story_cloze
 from dhp.builder.sources.summeval import load_summeval
 from dhp.builder.sources.sumpubmed import load_sumpubmed
 from dhp.builder.sources.wmt22 import load_wmt22
-
 from dhp.types import DatasetSpec
 
 __all__ = ["SourceLocator", "load_source"]

@@ -19,7 +19,6 @@ from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_text
 from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
-
 from dhp.types import DatasetSpec
 
 __all__ = ["AUGMENTED_AE_LINES", "LAYOUT", "load_answer_equivalence"]

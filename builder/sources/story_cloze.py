@@ -15,7 +15,6 @@ from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_file
 from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
-
 from dhp.types import DatasetSpec
 
 __all__ = ["FILE_NAMES", "HOW_TO_GET", "LAYOUT", "load_story_cloze"]

@@ -17,7 +17,6 @@ from dhp.builder.errors import SourceError
 from dhp.builder.items import Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.safe_pickle import safe_load
-
 from dhp.types import DatasetSpec
 
 __all__ = ["LAYOUT", "detokenize", "load_summeval", "pick_reference"]

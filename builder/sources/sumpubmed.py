@@ -13,7 +13,6 @@ import re
 from dhp.builder.errors import SourceError
 from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
-
 from dhp.types import DatasetSpec
 
 __all__ = ["LAYOUT", "POOL", "background_section", "load_sumpubmed"]

@@ -27,7 +27,6 @@ from pathlib import Path
 from dhp.builder.errors import SourceError
 from dhp.builder.items import Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
-
 from dhp.types import DatasetSpec
 
 __all__ = ["Document", "group_segments", "load_wmt22", "xml_documents"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from dhp.builder.build import BuildOptions, BuildReport, build_dataset
 from dhp.builder.sources import SourceLocator
-
 from dhp.spec import BENCHMARK
 
 
