@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from dhp.scoring.stats import (
     CombineMethod,
     DatasetAnalysis,
@@ -25,8 +28,6 @@ from dhp.scoring.stats import (
     discernment,
     level_balanced_weights,
 )
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from dhp.types import Level
 
 __all__ = [
@@ -43,9 +44,12 @@ __all__ = [
     "Summary",
     "Timing",
     "dump_result",
+    "judge_slug",
     "parse_result",
     "read_result",
     "result_from_analysis",
+    "result_path",
+    "revision_slug",
     "reweight",
     "write_result",
 ]
@@ -156,6 +160,10 @@ class Coverage(_Model):
     failed: int
     unparsed_reasons: Mapping[str, int] = Field(default_factory=dict)
     failure_reasons: Mapping[str, int] = Field(default_factory=dict)
+    # added in the scorer (optional, so older files still validate):
+    outputs: int = 0  # judge outputs received (one per request; `paper`/`sample` send several per score)
+    unparsed_outputs: int = 0  # outputs that yielded no score (`unparsed_reasons` counts these by reason)
+    unparsed_examples: Mapping[str, tuple[str, ...]] = Field(default_factory=dict)  # reason -> a few raw outputs
 
     @property
     def coverage(self) -> float:
@@ -167,6 +175,7 @@ class Timing(_Model):
     requests_sent: int = 0
     requests_cached: int = 0
     retries: int = 0
+    requests_failed: int = 0  # requests that got no output after retries (added in the scorer)
 
 
 class ItemScores(_Model):
@@ -297,6 +306,39 @@ def reweight(
 
     (a, mn), (a_ew, mn_ew) = agg(d_un), agg(d_ew)
     return Summary(d_avg=a, d_min=mn, d_avg_ew=a_ew, d_min_ew=mn_ew)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results layout: <out>/<judge_slug>/<dataset>@<revision_slug>.json
+# ---------------------------------------------------------------------------------------------
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9._-]", "-", text.lower())
+
+
+def judge_slug(name: str) -> str:
+    """Judge name -> folder name: lowercased, ``[^a-z0-9._-]`` -> ``-``.
+
+    Refuses names with path separators and names whose slug is empty or only dots.
+    """
+    if "/" in name or "\\" in name or os.sep in name:
+        raise ValueError(f"judge name {name!r} must not contain a path separator")
+    slug = _slug(name.strip())
+    if not slug or set(slug) <= {"."}:
+        raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")
+    return slug
+
+
+def revision_slug(revision: str) -> str:
+    """Dataset revision -> file-name part, e.g. ``local:0123abcd4567`` -> ``local-0123abcd4567``."""
+    slug = _slug(revision)
+    if not slug or set(slug) <= {"."}:
+        raise ValueError(f"invalid dataset revision {revision!r}")
+    return slug
+
+
+def result_path(root: str | Path, judge_name: str, dataset: str, revision: str) -> Path:
+    """Where ``dhp score`` writes the result of one (judge, dataset, revision)."""
+    return Path(root) / judge_slug(judge_name) / f"{dataset}@{revision_slug(revision)}.json"
 
 
 # ---------------------------------------------------------------------------------------------

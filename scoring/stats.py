@@ -55,6 +55,7 @@ __all__ = [
     "level_balanced_weights",
     "wilcoxon_greater",
     "wilcoxon_greater_batch",
+    "wilcoxon_greater_tests",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -150,36 +151,71 @@ def _batch_ranks(a: FloatArray) -> tuple[FloatArray, FloatArray]:
     return ranks, tie
 
 
-def wilcoxon_greater_batch(original: FloatArray, perturbed: FloatArray) -> FloatArray:
-    """Row-wise :func:`wilcoxon_greater` p-values for 2-D arrays (rows = replicates).
+@dataclass(frozen=True)
+class _Batch:
+    x: FloatArray
+    y: FloatArray
+    d: FloatArray
+    complete: npt.NDArray[np.bool_]
+    n_complete: npt.NDArray[np.int64]
+    n_nonzero: FloatArray
+    r_plus: FloatArray
+    p_normal: FloatArray
 
-    Rows whose scipy ``auto`` choice is the normal approximation are computed vectorised (the same
-    formula as scipy: zero differences dropped, tie-corrected variance, no continuity correction);
-    rows that scipy would test exactly are delegated to :func:`wilcoxon_greater`.
-    """
+    def exact_rows(self) -> list[int]:
+        """Rows scipy would not approximate (at most 50 pairs, exact or permutation test)."""
+        small = np.flatnonzero((self.n_complete <= 50) & (self.n_nonzero > 0))
+        return [int(r) for r in small if _auto_method(self.d[r][self.complete[r]]) != "asymptotic"]
+
+
+def _batch(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> _Batch:
     x = np.asarray(original, dtype=np.float64)
     y = np.asarray(perturbed, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 2:
         raise ValueError(f"batch score arrays must be 2-D and equal in shape, got {x.shape}, {y.shape}")
     d = x - y
     complete = ~np.isnan(d)
-    n_complete = complete.sum(axis=1)
     valid = complete & (d != 0)
     n = valid.sum(axis=1).astype(np.float64)
-    a = np.where(valid, np.abs(np.where(complete, d, 0.0)), np.inf)
-    ranks, tie = _batch_ranks(a)
+    ranks, tie = _batch_ranks(np.where(valid, np.abs(np.where(complete, d, 0.0)), np.inf))
     r_plus = np.where(valid & (d > 0), ranks, 0.0).sum(axis=1)
     mean = n * (n + 1.0) * 0.25
     var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (r_plus - mean) / np.sqrt(var)
-    p = sps.norm.sf(z)
-    p = np.where(n == 0, 1.0, p)
-    # Rows scipy would not approximate: small samples (exact or permutation); compute one by one.
-    for r in np.flatnonzero((n_complete <= 50) & (n > 0)):
-        dr = d[r][complete[r]]
-        if _auto_method(dr) != "asymptotic":
-            p[r] = wilcoxon_greater(x[r], y[r]).pvalue
+    p = np.where(n == 0, 1.0, sps.norm.sf(z))
+    return _Batch(x, y, d, complete, complete.sum(axis=1), n, r_plus, p)
+
+
+def wilcoxon_greater_tests(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> list[MetricTest]:
+    """Row-wise :func:`wilcoxon_greater` for 2-D arrays (one test per row), vectorised.
+
+    Rows whose scipy ``auto`` choice is the normal approximation are computed in one pass with
+    scipy's formula (zero differences dropped, tie-corrected variance, no continuity correction);
+    rows that scipy would test exactly (at most 50 pairs) are delegated to :func:`wilcoxon_greater`.
+    The golden tests hold both paths equal to scipy.
+    """
+    b = _batch(original, perturbed)
+    exact = set(b.exact_rows())
+    out: list[MetricTest] = []
+    for r in range(b.d.shape[0]):
+        if b.n_nonzero[r] == 0:
+            out.append(MetricTest(1.0, 0.0, int(b.n_complete[r]), 0, "no-evidence"))
+        elif r in exact:
+            out.append(wilcoxon_greater(b.x[r], b.y[r]))
+        else:
+            out.append(
+                MetricTest(float(b.p_normal[r]), float(b.r_plus[r]), int(b.n_complete[r]), int(b.n_nonzero[r]), "asymptotic")
+            )
+    return out
+
+
+def wilcoxon_greater_batch(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> FloatArray:
+    """Row-wise p-values of :func:`wilcoxon_greater_tests`, without building per-row objects."""
+    b = _batch(original, perturbed)
+    p = b.p_normal.copy()
+    for r in b.exact_rows():
+        p[r] = wilcoxon_greater(b.x[r], b.y[r]).pvalue
     return np.asarray(p, dtype=np.float64)
 
 
@@ -346,7 +382,13 @@ def analyse(
     w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in metrics] for pid in pids])
 
     # point estimates
-    tests = {pid: {m: wilcoxon_greater(orig[m], pert[pid][m]) for m in metrics} for pid in pids}
+    pairs = [(pid, m) for pid in pids for m in metrics]
+    flat = wilcoxon_greater_tests(
+        np.stack([orig[m] for _, m in pairs]), np.stack([pert[pid][m] for pid, m in pairs])
+    )
+    tests: dict[str, dict[str, MetricTest]] = {pid: {} for pid in pids}
+    for (pid, m), t in zip(pairs, flat, strict=True):
+        tests[pid][m] = t
     pmat = np.array([[tests[pid][m].pvalue for m in metrics] for pid in pids])
     p_un = np.array([combine_pvalues(pmat[i], None, method) for i in range(len(pids))])
     p_ew = np.array([combine_pvalues(pmat[i], w_ew[i], method) for i in range(len(pids))])

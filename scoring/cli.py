@@ -1,0 +1,198 @@
+"""``dhp score`` and ``dhp report``: thin bodies over :mod:`dhp.scoring.run` and :mod:`dhp.scoring.report`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+from dhp.cli import UserError
+
+BUILTINS = ("random", "oracle", "lexical")
+
+
+def _positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    v = int(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    v = float(text)
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return v
+
+
+def _fraction(text: str) -> float:
+    v = float(text)
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {text}")
+    return v
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score a judge on the DHP datasets and write its discernment results",
+        description="Score a judge (an OpenAI-compatible or TGI endpoint, an in-process transformers "
+        "model, or a built-in control judge) on the DHP datasets. The endpoint API key is read from "
+        "the environment (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line.",
+    )
+    who = p.add_argument_group("judge")
+    who.add_argument("--judge", choices=BUILTINS, help="a built-in control judge (needs no endpoint)")
+    who.add_argument(
+        "--endpoint",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="endpoint base URL; repeat for replicas of one judge (requests go to the least busy)",
+    )
+    who.add_argument("--local", metavar="MODEL", help="an in-process transformers model (folder or Hub id)")
+    who.add_argument("--protocol", choices=("openai", "tgi"), default="openai", help="endpoint API (default: openai)")
+    who.add_argument("--model", help="model name sent to the endpoint (default: the one /v1/models lists)")
+    who.add_argument("--judge-name", help="the judge's name in results (required for endpoint and local judges)")
+    who.add_argument("--hf-model-id", help="Hub id of the judge's model, recorded in results")
+    who.add_argument("--model-revision", help="revision of the judge's model, recorded in results")
+    who.add_argument("--n-params", type=float, help="the judge's parameter count, recorded in results")
+
+    data = p.add_argument_group("data")
+    data.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    data.add_argument("--data", default="dhp", help="'dhp' for the Hub datasets, or a folder of <dataset>/ folders")
+    data.add_argument("--revision", help="Hub revision of the datasets (with --data dhp)")
+    data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
+    data.add_argument("--limit", type=_positive_int, help="score only the first N items of each dataset (trials)")
+
+    how = p.add_argument_group("scoring")
+    how.add_argument(
+        "--mode",
+        choices=("auto", "expected", "paper", "sample"),
+        default="auto",
+        help="expected: G-Eval probability-weighted score; paper: temperature 0, 5 repeats averaged; "
+        "sample: N samples at temperature 1. auto (default): expected where the endpoint returns "
+        "log-probabilities, else sample",
+    )
+    how.add_argument("--repeats", type=_positive_int, default=5, help="requests per score in paper mode (5)")
+    how.add_argument("--samples", type=_positive_int, default=10, help="samples per score in sample mode (10)")
+    how.add_argument("--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for (20)")
+    how.add_argument("--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)")
+    how.add_argument("--prompts", type=Path, help="folder of prompt templates overriding the packaged ones")
+    how.add_argument("--combine", choices=("paper", "wilson", "wilson-landau"), default="paper")
+    how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
+    how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (1000; 0 = none)")
+    how.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
+
+    run = p.add_argument_group("running")
+    run.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight (8)")
+    run.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per request (120)")
+    run.add_argument("--max-retries", type=_nonneg_int, default=6, help="retries of a failing request (6)")
+    run.add_argument("--cache", type=Path, help="response cache (default: <out>/.cache/<judge>.sqlite)")
+    run.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    run.add_argument(
+        "--max-failure-rate",
+        type=_fraction,
+        default=0.02,
+        help="write no result for a dataset whose failed-score share exceeds this (0.02)",
+    )
+    run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
+    run.add_argument("--out", type=Path, required=True, help="results folder")
+    p.set_defaults(func=_cmd_score)
+
+    r = sub.add_parser("report", help="markdown report and plots from result files")
+    r.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
+    r.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")
+    r.set_defaults(func=_cmd_report)
+
+
+def _judge_config(args: argparse.Namespace) -> Any:
+    from dhp.scoring.run import JudgeConfig
+
+    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local)]
+    if sum(chosen) != 1:
+        raise UserError("give exactly one of --judge (built-in), --endpoint URL (repeatable) or --local MODEL")
+    if args.judge:
+        return JudgeConfig(name=args.judge_name or args.judge, kind="builtin", builtin=args.judge)
+    if not args.judge_name:
+        raise UserError("--judge-name is required for endpoint and local judges")
+    common = {
+        "name": args.judge_name,
+        "hf_model_id": args.hf_model_id,
+        "revision": args.model_revision,
+        "n_params": args.n_params,
+    }
+    if args.local:
+        return JudgeConfig(kind="local", local_path=args.local, **common)
+    for url in args.endpoint:
+        if not url.startswith(("http://", "https://")):
+            raise UserError(f"--endpoint must be an http(s) URL, got {url!r}")
+    return JudgeConfig(kind="endpoint", endpoints=tuple(args.endpoint), protocol=args.protocol, model=args.model, **common)
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from dhp.scoring.pool import RetryPolicy
+    from dhp.scoring.results import judge_slug
+    from dhp.scoring.run import RunError, ScoreConfig, score_datasets
+    from dhp.scoring.stats import CombineMethod
+    from dhp.scoring.types import JudgeError
+
+    logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
+    judge = _judge_config(args)
+    try:
+        judge_slug(judge.name)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if args.data != "dhp" and not Path(args.data).is_dir():
+        raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+    cfg = ScoreConfig(
+        judge=judge,
+        out=args.out,
+        datasets=args.datasets,
+        data=args.data,
+        revision=args.revision,
+        hub_org=args.hub_org,
+        mode=args.mode,
+        repeats=args.repeats,
+        samples=args.samples,
+        top_logprobs=args.top_logprobs,
+        max_tokens=args.max_tokens,
+        concurrency=args.concurrency,
+        policy=RetryPolicy(max_retries=args.max_retries, timeout=args.timeout),
+        n_boot=args.n_boot,
+        seed=args.seed,
+        combine=CombineMethod(args.combine),
+        weights=args.weights,
+        cache=args.cache,
+        use_cache=not args.no_cache,
+        prompts_dir=args.prompts,
+        limit=args.limit,
+        max_failure_rate=args.max_failure_rate,
+        progress=args.progress,
+    )
+    try:
+        paths = score_datasets(cfg)
+    except (RunError, JudgeError) as e:
+        raise UserError(str(e)) from e
+    for path in paths:
+        print(path)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from dhp.scoring.report import write_report
+    from dhp.scoring.results import ResultError
+
+    try:
+        md = write_report(args.results, args.out)
+    except ResultError as e:
+        raise UserError(str(e)) from e
+    print(md)
+    return 0

@@ -1,0 +1,221 @@
+"""The one wrapper around every judge backend: cache, concurrency, retries, timeouts, replicas.
+
+:class:`JudgePool` takes one or more replicas of a judge (backends implementing
+:class:`dhp.scoring.types.Judge`) and gives :meth:`JudgePool.submit`: request in, output or
+:class:`RequestFailure` out.
+
+* **Cache** — outputs are looked up and stored by content address (:mod:`dhp.scoring.cache`).
+* **Concurrency** — at most ``concurrency`` requests in flight over all replicas (a semaphore that
+  is not held while a request waits to retry).
+* **Retries** — transient errors (429, 5xx, timeouts, reset connections, truncated JSON) are retried
+  up to ``max_retries`` times with exponential backoff and full jitter (seeded ``random.Random``);
+  a ``Retry-After`` from a server keeps requests off that replica until it has passed.
+* **Timeout** — each attempt is bounded by ``timeout`` seconds.
+* **Replicas** — each request goes to the replica with the fewest outstanding requests; requests
+  of one prompt-prefix group (same item and metric) stay on one replica while it is not much busier
+  than the least busy one, so servers with prefix caches reuse the shared prefix. A replica that
+  fails ``set_aside_after`` times in a row is set aside for a cool-down that doubles each time.
+* **Errors** — :class:`PermanentJudgeError` fails one request without retry;
+  :class:`FatalJudgeError` and :class:`CapabilityError` stop the run (they propagate).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+from dhp.scoring.cache import ResponseCache
+from dhp.scoring.types import (
+    Judge,
+    JudgeOutput,
+    JudgeRequest,
+    PermanentJudgeError,
+    RequestFailure,
+    TransientJudgeError,
+)
+
+__all__ = ["JudgePool", "PoolStats", "RetryPolicy"]
+
+log = logging.getLogger("dhp.scoring")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 6
+    backoff_base: float = 0.5  # seconds; attempt k waits U(0, min(cap, base * 2**k))
+    backoff_cap: float = 30.0
+    timeout: float = 120.0  # per attempt
+    retry_after_cap: float = 300.0  # never wait longer than this on a server's Retry-After
+    set_aside_after: int = 3  # consecutive failures before a replica is set aside
+    set_aside_seconds: float = 30.0  # first cool-down; doubles up to set_aside_max
+    set_aside_max: float = 600.0
+
+
+@dataclass(frozen=True)
+class PoolStats:
+    sent: int = 0  # attempts that reached a backend (successful or not)
+    cached: int = 0  # requests answered from the cache
+    retries: int = 0
+    failed: int = 0  # requests that ended without an output
+    set_aside: int = 0  # times a replica was set aside
+
+    def minus(self, other: PoolStats) -> PoolStats:
+        return PoolStats(
+            sent=self.sent - other.sent,
+            cached=self.cached - other.cached,
+            retries=self.retries - other.retries,
+            failed=self.failed - other.failed,
+            set_aside=self.set_aside - other.set_aside,
+        )
+
+
+class _Replica:
+    def __init__(self, judge: Judge, index: int, cooldown: float) -> None:
+        self.judge = judge
+        self.index = index
+        self.outstanding = 0
+        self.consecutive_failures = 0
+        self.available_at = 0.0
+        self.cooldown = cooldown
+        self.sent = 0
+        self.failures = 0
+
+
+class JudgePool:
+    def __init__(
+        self,
+        replicas: Sequence[Judge],
+        *,
+        identity: str,
+        model: str | None = None,
+        cache: ResponseCache | None = None,
+        concurrency: int = 8,
+        policy: RetryPolicy | None = None,
+        seed: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if not replicas:
+            raise ValueError("a judge pool needs at least one replica")
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.identity = identity
+        self.model = model
+        self.cache = cache
+        self.policy = policy or RetryPolicy()
+        self.concurrency = concurrency
+        self._replicas = [_Replica(j, i, self.policy.set_aside_seconds) for i, j in enumerate(replicas)]
+        self._sem = asyncio.Semaphore(concurrency)
+        self._rng = random.Random(f"backoff|{seed}")
+        self._clock = clock
+        self._sleep = sleep
+        self._affinity: dict[str, _Replica] = {}
+        self._slack = max(1, concurrency // (2 * len(self._replicas)))
+        self._stats = PoolStats()
+
+    # -- accounting ---------------------------------------------------------------------------
+    @property
+    def stats(self) -> PoolStats:
+        return self._stats
+
+    def _bump(self, **delta: int) -> None:
+        self._stats = replace(self._stats, **{k: getattr(self._stats, k) + v for k, v in delta.items()})
+
+    def replica_report(self) -> list[dict[str, object]]:
+        return [
+            {"replica": r.judge.label, "sent": r.sent, "failures": r.failures, "outstanding": r.outstanding}
+            for r in self._replicas
+        ]
+
+    # -- replica choice -----------------------------------------------------------------------
+    async def _acquire(self, group: str) -> _Replica:
+        while True:
+            now = self._clock()
+            ready = [r for r in self._replicas if r.available_at <= now]
+            if ready:
+                least = min(r.outstanding for r in ready)
+                sticky = self._affinity.get(group)
+                if sticky is not None and sticky in ready and sticky.outstanding <= least + self._slack:
+                    chosen = sticky
+                else:
+                    chosen = min(ready, key=lambda r: (r.outstanding, r.sent, r.index))
+                self._affinity[group] = chosen
+                chosen.outstanding += 1
+                return chosen
+            wait = min(r.available_at for r in self._replicas) - now
+            await self._sleep(max(wait, 0.001))
+
+    def _release(self, r: _Replica, ok: bool, retry_after: float | None = None, reason: str = "") -> None:
+        r.outstanding -= 1
+        if ok:
+            r.consecutive_failures = 0
+            r.cooldown = self.policy.set_aside_seconds
+            return
+        r.failures += 1
+        r.consecutive_failures += 1
+        now = self._clock()
+        if retry_after is not None:
+            r.available_at = max(r.available_at, now + min(max(retry_after, 0.0), self.policy.retry_after_cap))
+        if r.consecutive_failures >= self.policy.set_aside_after:
+            r.available_at = max(r.available_at, now + r.cooldown)
+            log.warning(
+                "replica %s set aside for %.0f s after %d consecutive failures (last: %s)",
+                r.judge.label,
+                r.cooldown,
+                r.consecutive_failures,
+                reason,
+            )
+            r.cooldown = min(r.cooldown * 2.0, self.policy.set_aside_max)
+            r.consecutive_failures = self.policy.set_aside_after - 1  # one more failure sets it aside again
+            self._bump(set_aside=1)
+
+    def _backoff(self, attempt: int) -> float:
+        return self._rng.uniform(0.0, min(self.policy.backoff_cap, self.policy.backoff_base * 2.0**attempt))
+
+    # -- the one entry point ------------------------------------------------------------------
+    async def submit(self, request: JudgeRequest) -> JudgeOutput | RequestFailure:
+        key = request.cache_key(self.identity, self.model) if self.cache is not None else ""
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self._bump(cached=1)
+                return hit
+        attempt = 0
+        while True:
+            async with self._sem:
+                replica = await self._acquire(request.group)
+                replica.sent += 1
+                self._bump(sent=1)
+                try:
+                    out = await asyncio.wait_for(replica.judge(request), timeout=self.policy.timeout)
+                except asyncio.TimeoutError:
+                    err = TransientJudgeError("timeout", f"no answer within {self.policy.timeout:g} s")
+                except TransientJudgeError as e:
+                    err = e
+                except PermanentJudgeError as e:
+                    self._release(replica, ok=True)  # the request's fault, not the replica's
+                    self._bump(failed=1)
+                    return RequestFailure(e.reason, e.message)
+                except BaseException:
+                    self._release(replica, ok=True)
+                    raise
+                else:
+                    self._release(replica, ok=True)
+                    if self.cache is not None:
+                        self.cache.put(key, self.identity, self.model, out)
+                    return out
+                self._release(replica, ok=False, retry_after=err.retry_after, reason=err.reason)
+            attempt += 1
+            if attempt > self.policy.max_retries:
+                self._bump(failed=1)
+                return RequestFailure(err.reason, err.message)
+            self._bump(retries=1)
+            await self._sleep(self._backoff(attempt))
+
+    async def aclose(self) -> None:
+        for r in self._replicas:
+            await r.judge.aclose()

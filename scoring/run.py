@@ -1,0 +1,588 @@
+"""The scoring run: judge + DHP datasets -> one validated result file per dataset.
+
+:func:`score_datasets` is the Python entry point behind ``dhp score``. For each dataset it
+
+1. loads the pairs (:mod:`dhp.scoring.data`) and builds one request per (text, metric, repeat):
+   each **original is scored once per (item, metric)**, not once per perturbation; the requests of
+   one item and metric (original and all its perturbed versions, which share the prompt prefix)
+   are issued together;
+2. sends them through one :class:`~dhp.scoring.pool.JudgePool` (cache, concurrency, retries,
+   replicas) with a progress bar;
+3. parses every output (:mod:`dhp.scoring.parse`); unparsed outputs and failed requests are
+   counted with their reasons and never become scores, so their pairs drop out of that metric's
+   test;
+4. runs the DHP statistics (:func:`dhp.scoring.stats.analyse`) and writes the result
+   (:mod:`dhp.scoring.results`) to ``<out>/<judge_slug>/<dataset>@<revision_slug>.json``.
+
+Scoring modes: ``expected`` (G-Eval probability-weighted score, one request), ``paper`` (temperature
+0, parsed, ``repeats`` requests averaged), ``sample`` (``samples`` requests at temperature 1, parsed
+and averaged; for endpoints without log-probabilities). ``auto`` probes the endpoint once and picks
+``expected`` when it returns log-probabilities, else ``sample``; an explicit ``expected`` on an
+endpoint without them is refused (:class:`CapabilityError`) rather than silently degraded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+import dhp
+from dhp.scoring.cache import ResponseCache
+from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
+from dhp.scoring.parse import aggregate, score_output
+from dhp.scoring.pool import JudgePool, PoolStats, RetryPolicy
+from dhp.scoring.prompts import PromptTemplate, load_template, render_context
+from dhp.scoring.results import (
+    Coverage,
+    DatasetRef,
+    ItemScores,
+    JudgeInfo,
+    PromptInfo,
+    ScoringSettings,
+    Timing,
+    judge_slug,
+    result_from_analysis,
+    result_path,
+    write_result,
+)
+from dhp.scoring.stats import CombineMethod, analyse
+from dhp.scoring.types import (
+    ORIGINAL,
+    CapabilityError,
+    FatalJudgeError,
+    Judge,
+    JudgeOutput,
+    JudgeRequest,
+    ParsedScore,
+    RawText,
+    RequestFailure,
+    SamplingParams,
+    ScoringMode,
+    Unparsed,
+)
+from dhp.spec import resolve_datasets
+from dhp.types import DatasetSpec
+
+__all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets"]
+
+log = logging.getLogger("dhp.scoring")
+
+#: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
+API_KEY_ENV = ("DHP_JUDGE_API_KEY", "HF_TOKEN")
+_EXAMPLES_PER_REASON = 3
+_EXAMPLE_CHARS = 200
+
+
+class RunError(Exception):
+    """A run that could not produce (all) results; the message says why."""
+
+
+def api_key_from_env() -> str | None:
+    for name in API_KEY_ENV:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Which judge: a built-in control, one or more endpoint replicas, or an in-process model."""
+
+    name: str
+    kind: Literal["builtin", "endpoint", "local"]
+    builtin: str | None = None
+    endpoints: tuple[str, ...] = ()
+    protocol: Literal["openai", "tgi"] = "openai"
+    model: str | None = None  # model name sent to the endpoint (discovered from /v1/models if None)
+    local_path: str | None = None  # a transformers model folder or Hub id (kind == "local")
+    hf_model_id: str | None = None
+    revision: str | None = None
+    n_params: float | None = None
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    judge: JudgeConfig
+    out: Path
+    datasets: str = "all"
+    data: str = "dhp"  # "dhp" (the Hub) or a folder holding <dataset-name>/ folders
+    revision: str | None = None  # Hub revision of the datasets
+    hub_org: str | None = None  # Hub organisation (default: each spec's org)
+    mode: Literal["auto", "expected", "paper", "sample"] = "auto"
+    repeats: int = 5  # paper mode
+    samples: int = 10  # sample mode
+    top_logprobs: int = 20  # openai; TGI uses min(top_logprobs, 5) top_n_tokens
+    max_tokens: int | None = None  # default: 8 (expected) or 32 (paper, sample)
+    concurrency: int = 8
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    n_boot: int = 1000
+    seed: int = 0
+    combine: CombineMethod = CombineMethod.PAPER
+    weights: Path | None = None
+    cache: Path | None = None  # default: <out>/.cache/<judge_slug>.sqlite (not for built-ins)
+    use_cache: bool = True
+    prompts_dir: Path | None = None
+    limit: int | None = None  # score only the first N items of each dataset (trials)
+    max_failure_rate: float = 0.02  # above this share of failed scores, a dataset's result is not written
+    progress: bool | None = None  # None: on when stderr is a terminal
+
+
+# ---------------------------------------------------------------------------------------------
+# Judges
+# ---------------------------------------------------------------------------------------------
+def _build_replicas(cfg: ScoreConfig) -> list[Judge]:
+    j = cfg.judge
+    if j.kind == "builtin":
+        from dhp.scoring.builtin import make_builtin
+
+        return [make_builtin(j.builtin or j.name, seed=cfg.seed)]
+    if j.kind == "local":
+        from dhp.scoring.local import LocalJudge
+
+        if not j.local_path:
+            raise RunError("a local judge needs a model path")
+        return [LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)]
+    from dhp.scoring.backends import make_endpoint_judge
+
+    if not j.endpoints:
+        raise RunError("an endpoint judge needs at least one --endpoint")
+    key = api_key_from_env()
+    return [
+        make_endpoint_judge(url, protocol=j.protocol, model=j.model, api_key=key, timeout=cfg.policy.timeout)
+        for url in j.endpoints
+    ]
+
+
+def _hosts(endpoints: Sequence[str]) -> tuple[str, ...]:
+    from urllib.parse import urlsplit
+
+    out = []
+    for url in endpoints:
+        parts = urlsplit(url)
+        host = parts.hostname or url
+        out.append(f"{host}:{parts.port}" if parts.port else host)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+# ---------------------------------------------------------------------------------------------
+def _sampling(cfg: ScoreConfig, mode: ScoringMode, repeat: int) -> SamplingParams:
+    if mode is ScoringMode.BUILTIN:
+        return SamplingParams(temperature=0.0, max_tokens=0)
+    if mode is ScoringMode.EXPECTED:
+        return SamplingParams(
+            temperature=0.0, max_tokens=cfg.max_tokens or 8, logprobs=True, top_logprobs=cfg.top_logprobs
+        )
+    if mode is ScoringMode.PAPER:
+        return SamplingParams(temperature=0.0, max_tokens=cfg.max_tokens or 32)
+    return SamplingParams(temperature=1.0, max_tokens=cfg.max_tokens or 32, seed=cfg.seed * 100_003 + repeat)
+
+
+def _repeats(cfg: ScoreConfig, mode: ScoringMode) -> int:
+    return {ScoringMode.PAPER: cfg.repeats, ScoringMode.SAMPLE: cfg.samples}.get(mode, 1)
+
+
+TextKey = tuple[str, str, str]  # (role, item id, metric)
+
+
+@dataclass
+class _Plan:
+    """The requests of one dataset, grouped by text score."""
+
+    requests: list[JudgeRequest]
+    text_keys: list[TextKey]  # one per (text, metric), in request order
+    items: tuple[str, ...]
+    perturbations: tuple[str, ...]  # those with at least one row
+
+
+def _plan(
+    data: LoadedDataset,
+    cfg: ScoreConfig,
+    mode: ScoringMode,
+    templates: Mapping[str, PromptTemplate] | None,
+) -> _Plan:
+    spec = data.spec
+    items = data.items[: cfg.limit] if cfg.limit else data.items
+    pids = tuple(p for p in spec.perturbation_ids if data.perturbed.get(p))
+    severity = {p.id: p.severity.value for p in spec.perturbations}
+    reps = _repeats(cfg, mode)
+    requests: list[JudgeRequest] = []
+    keys: list[TextKey] = []
+    for item in items:
+        context_block = render_context(spec, item.context) if templates is not None else ""
+        texts: list[tuple[str, str]] = [(ORIGINAL, item.original)]
+        texts += [(pid, data.perturbed[pid][item.id]) for pid in pids if item.id in data.perturbed[pid]]
+        for metric in spec.metrics:
+            for role, text in texts:
+                prompt = templates[metric.name].render(text, context_block) if templates is not None else ""
+                keys.append((role, item.id, metric.name))
+                for r in range(reps):
+                    requests.append(
+                        JudgeRequest(
+                            dataset=spec.name,
+                            item_id=item.id,
+                            metric=metric.name,
+                            role=role,
+                            text=text,
+                            context=item.context,
+                            prompt=prompt,
+                            sampling=_sampling(cfg, mode, r),
+                            repeat=r,
+                            severity=None if role == ORIGINAL else severity[role],
+                            scale=(metric.scale_min, metric.scale_max),
+                            metric_label=metric.label,
+                        )
+                    )
+    return _Plan(requests, keys, tuple(i.id for i in items), pids)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sending
+# ---------------------------------------------------------------------------------------------
+class _Progress:
+    def __init__(self, total: int, desc: str, enabled: bool | None) -> None:
+        from tqdm import tqdm
+
+        disable = (not sys.stderr.isatty()) if enabled is None else not enabled
+        self._bar = tqdm(total=total, desc=desc, unit="req", disable=disable, dynamic_ncols=True, smoothing=0.1)
+        self._failed = 0
+        self._cached = 0
+
+    def done(self, failed: bool, cached: bool) -> None:
+        self._failed += failed
+        self._cached += cached
+        self._bar.update(1)
+        if failed or self._bar.n % 25 == 0:
+            self._bar.set_postfix(failed=self._failed, cached=self._cached, refresh=False)
+
+    def close(self) -> None:
+        self._bar.set_postfix(failed=self._failed, cached=self._cached, refresh=False)
+        self._bar.close()
+
+
+def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
+    if mode is ScoringMode.EXPECTED and isinstance(out, RawText) and out.tokens is None:
+        raise CapabilityError(
+            "no-logprobs",
+            f"endpoint {label} returned no token log-probabilities, which --mode expected needs; "
+            "use --mode sample (G-Eval's sampling estimate) or --mode paper",
+        )
+
+
+async def _send_all(
+    pool: JudgePool, requests: Sequence[JudgeRequest], mode: ScoringMode, progress: _Progress
+) -> list[JudgeOutput | RequestFailure]:
+    async def one(req: JudgeRequest) -> JudgeOutput | RequestFailure:
+        before = pool.stats.cached
+        out = await pool.submit(req)
+        if not isinstance(out, RequestFailure):
+            _check_capability(out, mode, pool.identity)
+        progress.done(isinstance(out, RequestFailure), pool.stats.cached > before)
+        return out
+
+    tasks = [asyncio.ensure_future(one(r)) for r in requests]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _resolve_mode(cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None) -> ScoringMode:
+    """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities."""
+    kind = cfg.judge.kind
+    if kind == "builtin":
+        return ScoringMode.BUILTIN
+    if cfg.mode != "auto" and cfg.mode != "expected":
+        return ScoringMode(cfg.mode)
+    if kind == "local" or probe is None:
+        return ScoringMode.EXPECTED
+    out = await pool.submit(probe)
+    if isinstance(out, RequestFailure):
+        raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
+    has_logprobs = not (isinstance(out, RawText) and out.tokens is None)
+    if has_logprobs:
+        return ScoringMode.EXPECTED
+    if cfg.mode == "expected":
+        _check_capability(out, ScoringMode.EXPECTED, pool.identity)
+    log.warning("endpoint returned no log-probabilities: scoring with --mode sample (%d samples)", cfg.samples)
+    return ScoringMode.SAMPLE
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores, coverage, result
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class _Scored:
+    scores: dict[TextKey, float]
+    coverage: Coverage
+
+
+def _collect(plan: _Plan, outcomes: Sequence[JudgeOutput | RequestFailure], mode: ScoringMode, spec: DatasetSpec) -> _Scored:
+    by_key: dict[TextKey, list[JudgeOutput | RequestFailure]] = {}
+    for req, out in zip(plan.requests, outcomes, strict=True):
+        by_key.setdefault((req.role, req.item_id, req.metric), []).append(out)
+    labels = {m.name: m.label for m in spec.metrics}
+    scales = {m.name: (m.scale_min, m.scale_max) for m in spec.metrics}
+    scores: dict[TextKey, float] = {}
+    unparsed_reasons: Counter[str] = Counter()
+    failure_reasons: Counter[str] = Counter()
+    examples: dict[str, list[str]] = {}
+    n_outputs = n_unparsed_outputs = n_parsed = n_unparsed = n_failed = 0
+    for key in plan.text_keys:
+        outs = by_key[key]
+        failures = [o for o in outs if isinstance(o, RequestFailure)]
+        parsed: list[ParsedScore | Unparsed] = []
+        for o in outs:
+            if isinstance(o, RequestFailure):
+                continue
+            n_outputs += 1
+            s = score_output(o, mode, scales[key[2]], labels[key[2]])
+            if isinstance(s, Unparsed):
+                n_unparsed_outputs += 1
+                unparsed_reasons[s.reason] += 1
+                ex = examples.setdefault(s.reason, [])
+                if len(ex) < _EXAMPLES_PER_REASON:
+                    ex.append(s.raw[:_EXAMPLE_CHARS])
+            parsed.append(s)
+        if failures:
+            n_failed += 1
+            failure_reasons[failures[0].reason] += 1
+            continue
+        agg = aggregate(parsed)
+        if isinstance(agg, ParsedScore):
+            n_parsed += 1
+            scores[key] = agg.value
+        else:
+            n_unparsed += 1
+    coverage = Coverage(
+        expected_scores=len(plan.text_keys),
+        parsed_scores=n_parsed,
+        unparsed=n_unparsed,
+        failed=n_failed,
+        unparsed_reasons=dict(sorted(unparsed_reasons.items())),
+        failure_reasons=dict(sorted(failure_reasons.items())),
+        outputs=n_outputs,
+        unparsed_outputs=n_unparsed_outputs,
+        unparsed_examples={k: tuple(v) for k, v in sorted(examples.items())},
+    )
+    return _Scored(scores, coverage)
+
+
+def _vectors(
+    plan: _Plan, scored: _Scored, spec: DatasetSpec
+) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]]]:
+    def vec(role: str, metric: str) -> np.ndarray:
+        return np.array([scored.scores.get((role, i, metric), math.nan) for i in plan.items], dtype=np.float64)
+
+    original = {m: vec(ORIGINAL, m) for m in spec.metric_names}
+    perturbed = {pid: {m: vec(pid, m) for m in spec.metric_names} for pid in plan.perturbations}
+    return original, perturbed
+
+
+def _tuple(v: np.ndarray) -> tuple[float | None, ...]:
+    return tuple(None if math.isnan(x) else float(x) for x in v)
+
+
+def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str | None) -> JudgeInfo:
+    j = cfg.judge
+    settings: dict[str, object] = {"mode": mode.value}
+    if j.kind != "builtin":
+        s0 = _sampling(cfg, mode, 0)
+        settings.update(
+            temperature=s0.temperature,
+            max_tokens=s0.max_tokens,
+            repeats=_repeats(cfg, mode),
+            timeout_s=cfg.policy.timeout,
+            max_retries=cfg.policy.max_retries,
+        )
+        if mode is ScoringMode.EXPECTED:
+            settings["top_logprobs"] = cfg.top_logprobs if j.protocol == "openai" or j.kind == "local" else min(
+                cfg.top_logprobs, 5
+            )
+        if j.kind == "endpoint":
+            settings["replicas"] = n_replicas
+    else:
+        settings["seed"] = cfg.seed
+    protocol: Literal["openai", "tgi", "local", "builtin"] = (
+        "builtin" if j.kind == "builtin" else "local" if j.kind == "local" else j.protocol
+    )
+    return JudgeInfo(
+        name=j.name,
+        kind=j.kind,
+        protocol=protocol,
+        model=model if j.kind == "endpoint" else (j.local_path if j.kind == "local" else j.builtin),
+        hf_model_id=j.hf_model_id,
+        revision=j.revision,
+        n_params=j.n_params,
+        endpoint_hosts=_hosts(j.endpoints) if j.kind == "endpoint" else (),
+        settings=settings,
+    )
+
+
+def _load(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
+    if cfg.data == "dhp":
+        return load_hub(spec, revision=cfg.revision, org=cfg.hub_org)
+    folder = Path(cfg.data) / spec.name
+    if not folder.is_dir():
+        raise DataError(f"no dataset folder {folder} (expected <data>/{spec.name}/ in the Hub layout)")
+    return load_local(spec, folder)
+
+
+async def _score_dataset(
+    data: LoadedDataset,
+    cfg: ScoreConfig,
+    pool: JudgePool,
+    mode: ScoringMode,
+    templates: Mapping[str, PromptTemplate] | None,
+    model: str | None,
+    n_replicas: int,
+) -> Path | None:
+    spec = data.spec
+    t0 = time.monotonic()
+    stats0 = pool.stats
+    plan = _plan(data, cfg, mode, templates)
+    if not plan.perturbations:
+        raise DataError(f"{spec.name}: no perturbed rows at all")
+    for pid in spec.perturbation_ids:
+        if pid not in plan.perturbations:
+            log.warning("%s: perturbation %s has no rows; it is left out of the analysis", spec.name, pid)
+    progress = _Progress(len(plan.requests), spec.name, cfg.progress)
+    try:
+        outcomes = await _send_all(pool, plan.requests, mode, progress)
+    finally:
+        progress.close()
+    scored = _collect(plan, outcomes, mode, spec)
+    stats: PoolStats = pool.stats.minus(stats0)
+    cov = scored.coverage
+    if cov.expected_scores and cov.failed / cov.expected_scores > cfg.max_failure_rate:
+        log.error(
+            "%s: %d of %d scores failed (%s); no result written. Run again to retry only the failed requests.",
+            spec.name,
+            cov.failed,
+            cov.expected_scores,
+            dict(cov.failure_reasons),
+        )
+        return None
+    original, perturbed = _vectors(plan, scored, spec)
+    levels = {p.id: p.level for p in spec.perturbations if p.id in plan.perturbations}
+    weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in plan.perturbations}
+    analysis = analyse(
+        original, perturbed, levels, weights, method=cfg.combine, n_boot=cfg.n_boot, seed=cfg.seed
+    )
+    item_scores = ItemScores(
+        item_ids=plan.items,
+        original={m: _tuple(v) for m, v in original.items()},
+        perturbed={pid: {m: _tuple(v) for m, v in per.items()} for pid, per in perturbed.items()},
+    )
+    settings = ScoringSettings(
+        mode=mode.value,
+        repeats=_repeats(cfg, mode),
+        combine_method=CombineMethod(cfg.combine),
+        weights_source=spec.weights.source,
+        weights=weights,
+        n_boot=cfg.n_boot,
+        seed=cfg.seed,
+        prompts={}
+        if templates is None
+        else {m: PromptInfo(template_hash=t.hash, template=t.instruction) for m, t in templates.items()},
+    )
+    result = result_from_analysis(
+        analysis,
+        judge=_judge_info(cfg, mode, n_replicas, model),
+        dataset=DatasetRef(
+            name=spec.name, repo=data.repo, revision=data.revision, version=data.version, n_items=len(plan.items)
+        ),
+        scoring=settings,
+        coverage=cov,
+        timing=Timing(
+            wall_seconds=round(time.monotonic() - t0, 3),
+            requests_sent=stats.sent,
+            requests_cached=stats.cached,
+            retries=stats.retries,
+            requests_failed=stats.failed,
+        ),
+        scores=item_scores,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        dhp_version=dhp.__version__,
+    )
+    return write_result(result, result_path(cfg.out, cfg.judge.name, spec.name, data.revision))
+
+
+async def _score_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None) -> list[Path]:
+    judge_slug(cfg.judge.name)  # refuse bad names before any work
+    specs = list(resolve_datasets(cfg.datasets))
+    if cfg.weights is not None:
+        from dhp.weights import apply_weights, load_weights
+
+        reweighted = apply_weights(load_weights(cfg.weights))
+        specs = [reweighted.get(s.name, s) for s in specs]
+    judges = list(replicas) if replicas is not None else _build_replicas(cfg)
+    uses_prompts = cfg.judge.kind != "builtin"
+    cache: ResponseCache | None = None
+    if cfg.use_cache and cfg.judge.kind != "builtin":
+        cache = ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
+    model = cfg.judge.model
+    if model is None and judges and hasattr(judges[0], "model"):
+        model = getattr(judges[0], "model", None)
+    pool = JudgePool(
+        judges,
+        identity=cfg.judge.name,
+        model=model,
+        cache=cache,
+        concurrency=cfg.concurrency,
+        policy=cfg.policy,
+        seed=cfg.seed,
+    )
+    written: list[Path] = []
+    skipped: list[str] = []
+    try:
+        mode: ScoringMode | None = None
+        for spec in specs:
+            data = _load(spec, cfg)
+            templates = (
+                {m: load_template(spec, m, cfg.prompts_dir) for m in spec.metric_names} if uses_prompts else None
+            )
+            if mode is None:
+                probe_mode = ScoringMode.EXPECTED
+                probe = _plan(data, cfg, probe_mode, templates).requests[0] if uses_prompts else None
+                mode = await _resolve_mode(cfg, pool, probe)
+            path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges))
+            if path is None:
+                skipped.append(spec.name)
+            else:
+                written.append(path)
+    finally:
+        await pool.aclose()
+        if cache is not None:
+            cache.close()
+    if skipped:
+        raise RunError(
+            f"too many failed requests for {', '.join(skipped)}: no result written for them "
+            f"({len(written)} written). Run the same command again to retry only what failed."
+        )
+    return written
+
+
+def score_datasets(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
+    """Score the judge on the chosen datasets; return the result files written.
+
+    ``replicas`` overrides the judge backends built from ``cfg.judge`` (tests, custom judges).
+    """
+    return asyncio.run(_score_async(cfg, replicas))

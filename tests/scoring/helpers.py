@@ -1,0 +1,59 @@
+"""Helpers shared by the scoring tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_dhp(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the real `dhp` command line in a subprocess (offline)."""
+    full_env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "dhp", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def write_pairs(root: Path, spec_name: str, rows: list[dict[str, object]], split: str = "test") -> Path:
+    """A Hub-layout dataset folder ``root/<spec_name>/`` holding exactly ``rows`` (any columns)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import yaml
+
+    folder = root / spec_name
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), folder / "data" / "pairs.parquet")
+    configs = [{"config_name": "default", "default": True, "data_files": [{"split": split, "path": "data/*.parquet"}]}]
+    header = yaml.safe_dump({"configs": configs}, sort_keys=False)
+    (folder / "README.md").write_text(f"---\n{header}---\n\n# test data\n", encoding="utf-8")
+    return folder
+
+
+def pair_row(spec_name: str, item: str, pid: str, original: str, perturbed: str, **context: object) -> dict[str, object]:
+    """One row in the published schema for a built-in dataset."""
+    from dhp.spec import get_dataset
+
+    spec = get_dataset(spec_name)
+    p = spec.perturbation(pid)
+    ctx = {c.name: context.get(c.name, f"Context of {item}.") for c in spec.context_fields}
+    return {
+        "id": item,
+        **ctx,
+        "original": original,
+        "perturbed": perturbed,
+        "perturbation": pid,
+        "level": p.level.value,
+        "method": p.method.value,
+        "severity": p.severity.value,
+        "generator": "rule",
+    }
