@@ -279,20 +279,22 @@ def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:
 
 
 def _avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
-    """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations."""
+    """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations (vectorised)."""
     ok = ~np.isnan(d)
-    avg = np.full(d.shape[:-1], np.nan)
-    mn = np.full(d.shape[:-1], np.nan)
-    flat_ok = ok.reshape(-1, d.shape[-1])
-    flat_d = d.reshape(-1, d.shape[-1])
-    avg_f, min_f = avg.reshape(-1), mn.reshape(-1)
-    for r in range(flat_d.shape[0]):
-        keep = flat_ok[r]
-        if keep.any():
-            w = level_balanced_weights([lv for lv, k in zip(levels, keep, strict=True) if k])
-            avg_f[r] = float(np.dot(w, flat_d[r][keep]))
-            min_f[r] = float(flat_d[r][keep].min())
-    return avg_f.reshape(avg.shape), min_f.reshape(mn.shape)
+    lv = np.array([Level(x).value for x in levels])
+    weights = np.zeros(d.shape, dtype=np.float64)
+    n_levels = np.zeros(d.shape[:-1], dtype=np.float64)
+    for level in np.unique(lv):
+        in_level = ok & (lv == level)
+        count = in_level.sum(axis=-1, keepdims=True)
+        n_levels += count[..., 0] > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            weights += np.where(in_level, 1.0 / count, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        avg = (np.where(ok, d, 0.0) * weights).sum(axis=-1) / n_levels
+        mn = np.where(ok, d, np.inf).min(axis=-1)
+    any_ok = ok.any(axis=-1)
+    return np.where(any_ok, avg, np.nan), np.where(any_ok, mn, np.nan)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
 from dhp.scoring.stats import (
     D_MAX,
     P_FLOOR,
@@ -16,11 +20,8 @@ from dhp.scoring.stats import (
     level_balanced_weights,
     wilcoxon_greater,
     wilcoxon_greater_batch,
+    wilcoxon_greater_tests,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy import stats as sps
-
 from dhp.types import Level
 
 scores = st.lists(st.integers(1, 5), min_size=1, max_size=80)
@@ -84,8 +85,24 @@ def test_batch_equals_scalar(data: st.DataObject) -> None:
     mask = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=rows, max_size=rows)))
     y = np.where(mask & (np.arange(n) % 7 == 0), np.nan, y)
     batch = wilcoxon_greater_batch(x, y)
+    tests = wilcoxon_greater_tests(x, y)
     for r in range(rows):
-        assert batch[r] == pytest.approx(wilcoxon_greater(x[r], y[r]).pvalue, rel=1e-9, abs=1e-15)
+        ref = wilcoxon_greater(x[r], y[r])
+        assert batch[r] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
+        assert tests[r].statistic == pytest.approx(ref.statistic)
+        assert (tests[r].n_pairs, tests[r].n_nonzero, tests[r].method) == (ref.n_pairs, ref.n_nonzero, ref.method)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_batch_golden_large_n_against_scipy(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    x = rng.integers(1, 6, (3, 100)).astype(float) + (rng.random((3, 100)) if seed % 2 else 0.0)
+    y = x - rng.integers(-1, 3, (3, 100))
+    for r, t in enumerate(wilcoxon_greater_tests(x, y)):
+        ref = sps.wilcoxon(x[r], y[r], alternative="greater")
+        assert t.method == "asymptotic"
+        assert t.pvalue == pytest.approx(float(ref.pvalue), rel=1e-12)
+        assert t.statistic == pytest.approx(float(ref.statistic))
 
 
 @settings(max_examples=60, deadline=None)
@@ -244,3 +261,17 @@ def test_analyse_input_errors() -> None:
         analyse(orig, {"c1": {"a": pert["c1"]["a"]}}, levels, weights, n_boot=0)
     with pytest.raises(ValueError, match="item-aligned"):
         analyse(orig, {"c1": {"a": [1.0], "b": [1.0]}}, levels, weights, n_boot=0)
+
+
+def test_aggregates_skip_missing_perturbations() -> None:
+    from dhp.scoring.stats import _avg_min
+
+    d = np.array([[2.0, np.nan, 4.0, 1.0], [np.nan, np.nan, np.nan, np.nan]])
+    levels = [Level.CHARACTER, Level.CHARACTER, Level.WORD, Level.SENTENCE]
+    avg, mn = _avg_min(d, levels)
+    # C has one usable perturbation (2.0), W 4.0, S 1.0: each level 1/3
+    assert avg[0] == pytest.approx((2.0 + 4.0 + 1.0) / 3)
+    assert mn[0] == 1.0
+    assert np.isnan(avg[1]) and np.isnan(mn[1])
+    full = np.array([1.0, 3.0, 4.0, 1.0])
+    assert float(_avg_min(full, levels)[0]) == pytest.approx(float(level_balanced_weights(levels) @ full))
