@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -21,7 +22,6 @@ from dhp.scoring.results import (
     write_result,
 )
 from dhp.scoring.stats import analyse
-
 from dhp.spec import get_dataset
 
 
