@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -129,8 +130,9 @@ def test_round_trip_through_plain_data() -> None:
         assert again.to_dict() == spec.to_dict()
 
 
-def test_user_declared_dataset() -> None:
-    decl = {
+def _declaration() -> dict[str, Any]:
+    """A minimal user-declared dataset, as it would come from a JSON or YAML file."""
+    return {
         "name": "my-task",
         "metrics": [{"name": "helpfulness", "definition": "How helpful the reply is."}],
         "perturbations": [
@@ -146,6 +148,10 @@ def test_user_declared_dataset() -> None:
         ],
         "weights": {"char_typo_minor": {"helpfulness": 1.0}},
     }
+
+
+def test_user_declared_dataset() -> None:
+    decl = _declaration()
     spec = DatasetSpec.from_dict(decl)
     assert spec.hub_repo == "dhp/my-task"
     assert pair_columns(spec)[:2] == ("id", "original")
@@ -162,22 +168,7 @@ def test_user_declared_dataset() -> None:
     ],
 )
 def test_bad_declarations_name_the_problem(mutate, message: str) -> None:  # type: ignore[no-untyped-def]
-    decl = {
-        "name": "my-task",
-        "metrics": [{"name": "helpfulness", "definition": "How helpful."}],
-        "perturbations": [
-            {
-                "id": "char_typo_minor",
-                "level": "C",
-                "method": "rule",
-                "operation": "char_typo",
-                "severity": "minor",
-                "k": 3,
-                "description": "Three typos.",
-            }
-        ],
-        "weights": {"char_typo_minor": {"helpfulness": 1.0}},
-    }
+    decl = _declaration()
     mutate(decl)
     with pytest.raises(SpecError, match=message):
         DatasetSpec.from_dict(decl)
