@@ -189,7 +189,9 @@ def build_dataset(
             out = outcomes[(p.id, it.id)]
             if isinstance(out, NotApplicable):
                 na += 1
-                na_lines.append(json.dumps({"perturbation": p.id, "id": it.id, "reason": out.reason}, ensure_ascii=False))
+                na_lines.append(
+                    json.dumps({"perturbation": p.id, "id": it.id, "reason": out.reason}, ensure_ascii=False)
+                )
                 continue
             if out.text == it.judged:  # a guard: rules and validation already ensure this
                 raise BuildError(f"{spec.name}/{p.id}/{it.id}: the perturbed text equals the original")
@@ -242,14 +244,24 @@ def build_dataset(
             "files": [{"path": f.path, "origin": f.origin, "sha256": f.sha256} for f in source.files],
         },
         "perturber": (
-            {"kind": "llm", "generator": opts.perturber.generator, "url_protocol": opts.perturber.settings.protocol}
+            {
+                "kind": "llm",
+                "generator": opts.perturber.generator,
+                "url_protocol": opts.perturber.settings.protocol,
+            }
             if opts.perturber is not None
             else {"kind": "offline", "generator": OFFLINE_GENERATOR}
         ),
         "statistics": {
             "splitter": SPLITTER,
-            "ours": {"chars": round(stats.chars, 1), "words": round(stats.words, 1), "sentences": round(stats.sentences, 2)},
-            "paper": None if ps is None else {"chars": ps.chars, "words": ps.words, "sentences": ps.sentences},
+            "ours": {
+                "chars": round(stats.chars, 1),
+                "words": round(stats.words, 1),
+                "sentences": round(stats.sentences, 2),
+            },
+            "paper": None
+            if ps is None
+            else {"chars": ps.chars, "words": ps.words, "sentences": ps.sentences},
         },
         "perturbations": per_pert,
         "n_rows": sum(len(r) for r in files.values()),
@@ -262,7 +274,9 @@ def build_dataset(
         (tmp / DATA_DIR).mkdir()
         for p_info in per_pert:
             rows = files[p_info["id"]]
-            p_info["num_bytes"] = write_parquet(rows, columns, tmp / DATA_DIR / f"{p_info['id']}.parquet") if rows else 0
+            p_info["num_bytes"] = (
+                write_parquet(rows, columns, tmp / DATA_DIR / f"{p_info['id']}.parquet") if rows else 0
+            )
         (tmp / NOT_APPLICABLE).write_text("".join(ln + "\n" for ln in na_lines), encoding="utf-8")
         (tmp / BUILD_INFO).write_text(dump_json(info), encoding="utf-8")
         if render_card is None:

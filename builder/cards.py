@@ -44,7 +44,11 @@ def card_metadata(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
     """The card's YAML header: licence, languages, task categories, size, sources, configs, pretty name."""
     langs = ["en"] + ([_SOURCE_LANG[spec.name][0]] if spec.name in _SOURCE_LANG else [])
     configs: list[dict[str, Any]] = [
-        {"config_name": "default", "default": True, "data_files": [{"split": "test", "path": "data/*.parquet"}]}
+        {
+            "config_name": "default",
+            "default": True,
+            "data_files": [{"split": "test", "path": "data/*.parquet"}],
+        }
     ]
     configs += [
         {"config_name": p["id"], "data_files": [{"split": "test", "path": f"data/{p['id']}.parquet"}]}
@@ -56,10 +60,20 @@ def card_metadata(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
         {
             "config_name": "default",
             "features": features,
-            "splits": [{"name": "test", "num_bytes": sum(p["num_bytes"] for p in info["perturbations"]), "num_examples": info["n_rows"]}],
+            "splits": [
+                {
+                    "name": "test",
+                    "num_bytes": sum(p["num_bytes"] for p in info["perturbations"]),
+                    "num_examples": info["n_rows"],
+                }
+            ],
         }
     ] + [
-        {"config_name": p["id"], "features": features, "splits": [{"name": "test", "num_bytes": p["num_bytes"], "num_examples": p["rows"]}]}
+        {
+            "config_name": p["id"],
+            "features": features,
+            "splits": [{"name": "test", "num_bytes": p["num_bytes"], "num_examples": p["rows"]}],
+        }
         for p in info["perturbations"]
         if p["rows"] > 0
     ]
@@ -178,41 +192,48 @@ def render_card(spec: DatasetSpec, info: dict[str, Any]) -> str:
         )
     files = info["source"]["files"]
     digest = hashlib.sha256("".join(f"{f['path']} {f['sha256']}\n" for f in files).encode()).hexdigest()
-    example = next((p["id"] for p in info["perturbations"] if p["id"].startswith("char_typo") and p["rows"]), None)
+    example = next(
+        (p["id"] for p in info["perturbations"] if p["id"].startswith("char_typo") and p["rows"]), None
+    )
     summary = (
         f"Original and perturbed {spec.judged_label.lower()}s from {spec.source.name} for testing LLM judges: "
         f"{info['selection']['n_selected']} items × {len(info['perturbations'])} perturbations "
         f"({info['n_rows']} pairs)."
     )
-    body = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False).from_string(
-        template_text()
-    ).render(
-        pretty_name=spec.pretty_name,
-        summary=summary,
-        info=info,
-        perturbations=perts,
-        sel=info["selection"],
-        source=info["source"] | {"citation": spec.source.citation},
-        task=_TASK_TEXT.get(spec.task, spec.task),
-        judged_label=spec.judged_label,
-        context_fields=spec.context_fields,
-        metrics=spec.metrics,
-        source_language=_SOURCE_LANG.get(spec.name, ("", ""))[1],
-        id_note=_ID_NOTE.get(spec.name, "item id"),
-        example_config=example or (perts[0]["id"] if perts else "default"),
-        generator_line=generator_line,
-        generator_paragraph=generator_paragraph,
-        stats=stats,
-        shown_files=files[:8],
-        hidden_files=max(0, len(files) - 8),
-        files_digest=digest,
-        limitations=_limitations(spec, info),
-        restricted=spec.source.redistribution is Redistribution.RESTRICTED,
-        dhp_citation=DHP_CITATION,
+    body = (
+        jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+        .from_string(template_text())
+        .render(
+            pretty_name=spec.pretty_name,
+            summary=summary,
+            info=info,
+            perturbations=perts,
+            sel=info["selection"],
+            source=info["source"] | {"citation": spec.source.citation},
+            task=_TASK_TEXT.get(spec.task, spec.task),
+            judged_label=spec.judged_label,
+            context_fields=spec.context_fields,
+            metrics=spec.metrics,
+            source_language=_SOURCE_LANG.get(spec.name, ("", ""))[1],
+            id_note=_ID_NOTE.get(spec.name, "item id"),
+            example_config=example or (perts[0]["id"] if perts else "default"),
+            generator_line=generator_line,
+            generator_paragraph=generator_paragraph,
+            stats=stats,
+            shown_files=files[:8],
+            hidden_files=max(0, len(files) - 8),
+            files_digest=digest,
+            limitations=_limitations(spec, info),
+            restricted=spec.source.redistribution is Redistribution.RESTRICTED,
+            dhp_citation=DHP_CITATION,
+        )
     )
+
     class _NoAliases(yaml.SafeDumper):
         def ignore_aliases(self, data: Any) -> bool:
             return True
 
-    header = yaml.dump(card_metadata(spec, info), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000)
+    header = yaml.dump(
+        card_metadata(spec, info), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000
+    )
     return f"---\n{header}---\n\n{body}"

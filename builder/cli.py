@@ -132,7 +132,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
     p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
-    p.add_argument("--version", default=DEFAULT_VERSION, help=f"semantic dataset version (default: {DEFAULT_VERSION})")
+    p.add_argument(
+        "--version", default=DEFAULT_VERSION, help=f"semantic dataset version (default: {DEFAULT_VERSION})"
+    )
     p.add_argument("--seed", type=int, help="perturbation seed (default: the dataset's selection seed)")
     p.add_argument(
         "--allow-fewer",
@@ -150,10 +152,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_build)
 
-    p = subparsers.add_parser("publish", help="upload built datasets to the Hub and tag them with the version")
+    p = subparsers.add_parser(
+        "publish", help="upload built datasets to the Hub and tag them with the version"
+    )
     p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT, help="built datasets folder")
     p.add_argument("--org", default="dhp", help="Hub organisation or user (default: dhp)")
-    p.add_argument("--version", default=DEFAULT_VERSION, help="the version the folders were built as; becomes the tag")
+    p.add_argument(
+        "--version", default=DEFAULT_VERSION, help="the version the folders were built as; becomes the tag"
+    )
     p.add_argument("--datasets", default="all")
     p.add_argument(
         "--confirm-restricted",
@@ -164,7 +170,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--endpoint", help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)")
     p.set_defaults(func=_cmd_publish)
 
-    p = subparsers.add_parser("download", help="download the datasets' Hub repositories at a version, for offline use")
+    p = subparsers.add_parser(
+        "download", help="download the datasets' Hub repositories at a version, for offline use"
+    )
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--version", default=DEFAULT_VERSION, help="tag or revision (default: %(default)s)")
     p.add_argument("--org", default="dhp")
@@ -172,7 +180,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--endpoint", help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)")
     p.set_defaults(func=_cmd_download)
 
-    p = subparsers.add_parser("export", help="export built or downloaded datasets as jsonl, csv or parquet files")
+    p = subparsers.add_parser(
+        "export", help="export built or downloaded datasets as jsonl, csv or parquet files"
+    )
     p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT, help="datasets folder")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")

@@ -34,7 +34,9 @@ def export_datasets(
                 spec.perturbation(pid)  # raises with the valid names
         src = folder / spec.name
         if not src.is_dir():
-            raise BuildError(f"{src}: no such dataset folder; build it (dhp build) or download it (dhp download)")
+            raise BuildError(
+                f"{src}: no such dataset folder; build it (dhp build) or download it (dhp download)"
+            )
         info = read_build_info(src)
         built = [p["id"] for p in info["perturbations"] if p["rows"] > 0]
         wanted = built if perturbations is None else [p for p in perturbations if p in built]

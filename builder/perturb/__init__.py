@@ -30,7 +30,9 @@ __all__ = [
 ]
 
 #: Operations produced by an LLM (or the offline stand-in); all others are rules.
-LLM_OPERATIONS = frozenset({Operation.FICTIONAL_ENTITIES, Operation.GRAMMATICAL_ERRORS, Operation.REWRITE_INSERT})
+LLM_OPERATIONS = frozenset(
+    {Operation.FICTIONAL_ENTITIES, Operation.GRAMMATICAL_ERRORS, Operation.REWRITE_INSERT}
+)
 
 
 def item_seed(version: str, dataset: str, item_id: str, perturbation_id: str, seed: int) -> int:

@@ -109,7 +109,9 @@ def validate_output(raw: str, job: LLMJob) -> str:
     out = _FENCE.sub("", raw.strip()).strip()
     if out.lower().startswith(job.label.lower()):
         out = out[len(job.label) :].strip()
-    if (len(out) >= 2 and out[0] == out[-1] and out[0] in "\"'“" and job.original[:1] != out[0]) or (out[:1] == "“" and out[-1:] == "”" and job.original[:1] != "“"):
+    if (len(out) >= 2 and out[0] == out[-1] and out[0] in "\"'“" and job.original[:1] != out[0]) or (
+        out[:1] == "“" and out[-1:] == "”" and job.original[:1] != "“"
+    ):
         out = out[1:-1].strip()
     if not out:
         raise InvalidOutput("empty output")
@@ -132,7 +134,9 @@ def validate_output(raw: str, job: LLMJob) -> str:
     else:
         lo, hi = 0.5 * n - 20, 1.6 * n + 40
     if not lo <= m <= hi:
-        raise InvalidOutput(f"output length {m} is outside {max(0, int(lo))}-{int(hi)} for an original of {n}")
+        raise InvalidOutput(
+            f"output length {m} is outside {max(0, int(lo))}-{int(hi)} for an original of {n}"
+        )
     return out
 
 
@@ -151,12 +155,17 @@ class PromptCache:
 
     def get(self, key: str) -> tuple[str, str | None, str | None, int] | None:
         """(status, output, reason, attempts) for ``key``, if cached."""
-        row = self._db.execute("SELECT status, output, reason, attempts FROM results WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute(
+            "SELECT status, output, reason, attempts FROM results WHERE key = ?", (key,)
+        ).fetchone()
         return None if row is None else (str(row[0]), row[1], row[2], int(row[3]))
 
-    def put(self, key: str, model: str, status: str, output: str | None, reason: str | None, attempts: int) -> None:
+    def put(
+        self, key: str, model: str, status: str, output: str | None, reason: str | None, attempts: int
+    ) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)", (key, model, status, output, reason, attempts)
+            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
+            (key, model, status, output, reason, attempts),
         )
         self._db.commit()
 
@@ -187,7 +196,10 @@ class LLMPerturber:
         return {
             "temperature": self.settings.temperature,
             "top_p": self.settings.top_p,
-            "max_tokens": min(4096, len(job.original) if job.operation is Operation.REWRITE_INSERT else len(job.original) // 2)
+            "max_tokens": min(
+                4096,
+                len(job.original) if job.operation is Operation.REWRITE_INSERT else len(job.original) // 2,
+            )
             + 256,
             "seed": (job.seed + attempt) % (2**31),
         }
@@ -269,7 +281,9 @@ class LLMPerturber:
                 raise PerturberError(f"{url}: unexpected response shape ({e})") from e
         raise PerturberError(f"{url}: failed after {self.settings.http_retries + 1} tries ({last})")
 
-    def _row(self, job: LLMJob, key: str, status: str, output: str | None, reason: str | None, attempts: int) -> Outcome:
+    def _row(
+        self, job: LLMJob, key: str, status: str, output: str | None, reason: str | None, attempts: int
+    ) -> Outcome:
         if status != "ok" or output is None:
             return NotApplicable(f"LLM output invalid after {attempts} attempt(s): {reason}")
         st = self._request_settings(job, attempts - 1)
@@ -304,7 +318,9 @@ class LLMPerturber:
         self.cache.put(key, str(self.model), "invalid", None, reason, self.settings.max_attempts)
         return self._row(job, key, "invalid", None, reason, self.settings.max_attempts)
 
-    async def run_async(self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None) -> list[Outcome]:
+    async def run_async(
+        self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None
+    ) -> list[Outcome]:
         """Outcomes of ``jobs`` in order; at most ``concurrency`` requests in flight."""
         import httpx
 

@@ -87,23 +87,90 @@ def _count(severity: Severity) -> tuple[int, int]:
 
 # -- fictional named entities ------------------------------------------------------------------
 _FIRST = (
-    "Alvar", "Brisa", "Corvin", "Delphine", "Emrick", "Faelan", "Galiena", "Havel", "Isolde", "Jorvik",
-    "Kestra", "Lorcan", "Mirela", "Nandor", "Orla", "Peregrin", "Quilla", "Rosmer", "Sabine", "Tobiah",
-    "Ulla", "Varek", "Wren", "Ysolde", "Zanthe",
+    "Alvar",
+    "Brisa",
+    "Corvin",
+    "Delphine",
+    "Emrick",
+    "Faelan",
+    "Galiena",
+    "Havel",
+    "Isolde",
+    "Jorvik",
+    "Kestra",
+    "Lorcan",
+    "Mirela",
+    "Nandor",
+    "Orla",
+    "Peregrin",
+    "Quilla",
+    "Rosmer",
+    "Sabine",
+    "Tobiah",
+    "Ulla",
+    "Varek",
+    "Wren",
+    "Ysolde",
+    "Zanthe",
 )
 _LAST = (
-    "Ashgrove", "Brennick", "Calloway", "Dunmere", "Elsworth", "Fallowmere", "Greythorn", "Halvorsen",
-    "Ironwood", "Jessup", "Kettering", "Larkspur", "Marwick", "Northam", "Oakhurst", "Pendrell",
-    "Quenby", "Ravensworth", "Stavely", "Thornbury", "Umberfield", "Vantrell", "Whitlock", "Yarrow",
+    "Ashgrove",
+    "Brennick",
+    "Calloway",
+    "Dunmere",
+    "Elsworth",
+    "Fallowmere",
+    "Greythorn",
+    "Halvorsen",
+    "Ironwood",
+    "Jessup",
+    "Kettering",
+    "Larkspur",
+    "Marwick",
+    "Northam",
+    "Oakhurst",
+    "Pendrell",
+    "Quenby",
+    "Ravensworth",
+    "Stavely",
+    "Thornbury",
+    "Umberfield",
+    "Vantrell",
+    "Whitlock",
+    "Yarrow",
 )
 _PLACES = (
-    "Valdoria", "Brenmoor", "Castelvane", "Dorrinford", "Eastmarch", "Faircliff", "Glenhallow", "Harrowgate",
-    "Islevar", "Jaspertown", "Kilmaren", "Lundermere", "Morrowdale", "Nethercombe", "Oskavia", "Port Ellery",
+    "Valdoria",
+    "Brenmoor",
+    "Castelvane",
+    "Dorrinford",
+    "Eastmarch",
+    "Faircliff",
+    "Glenhallow",
+    "Harrowgate",
+    "Islevar",
+    "Jaspertown",
+    "Kilmaren",
+    "Lundermere",
+    "Morrowdale",
+    "Nethercombe",
+    "Oskavia",
+    "Port Ellery",
 )
 _SYLLABLES = ("zor", "vat", "quel", "mir", "dax", "lun", "tre", "phos", "kel", "brin", "sor", "ven")
 _MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-    "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 )
 #: Capitalised words that start sentences without being names.
 _COMMON = frozenset(
@@ -225,36 +292,90 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random) -> Out
         chosen += occ
         picked.append(name)
     if len(picked) < lo:
-        return NotApplicable(f"{len(picked)} named entities found; {severity.value} severity needs at least {lo}")
-    return Perturbed(_apply(text, chosen), OFFLINE_GENERATOR, {"changes": [groups[n][0].kind for n in picked]})
+        return NotApplicable(
+            f"{len(picked)} named entities found; {severity.value} severity needs at least {lo}"
+        )
+    return Perturbed(
+        _apply(text, chosen), OFFLINE_GENERATOR, {"changes": [groups[n][0].kind for n in picked]}
+    )
 
 
 # -- grammatical errors ----------------------------------------------------------------------
 _AGREE = {
-    "is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has",
-    "does": "do", "doesn't": "don't", "don't": "doesn't", "isn't": "aren't", "aren't": "isn't",
-    "wasn't": "weren't", "weren't": "wasn't",
+    "is": "are",
+    "are": "is",
+    "was": "were",
+    "were": "was",
+    "has": "have",
+    "have": "has",
+    "does": "do",
+    "doesn't": "don't",
+    "don't": "doesn't",
+    "isn't": "aren't",
+    "aren't": "isn't",
+    "wasn't": "weren't",
+    "weren't": "wasn't",
 }
 _IRREGULAR = {  # base: (past, participle)
-    "go": ("went", "gone"), "take": ("took", "taken"), "see": ("saw", "seen"), "come": ("came", "come"),
-    "get": ("got", "gotten"), "make": ("made", "made"), "give": ("gave", "given"), "know": ("knew", "known"),
-    "find": ("found", "found"), "tell": ("told", "told"), "become": ("became", "become"),
-    "leave": ("left", "left"), "feel": ("felt", "felt"), "bring": ("brought", "brought"),
-    "begin": ("began", "begun"), "keep": ("kept", "kept"), "hold": ("held", "held"),
-    "write": ("wrote", "written"), "stand": ("stood", "stood"), "run": ("ran", "run"), "win": ("won", "won"),
-    "lose": ("lost", "lost"), "buy": ("bought", "bought"), "eat": ("ate", "eaten"), "say": ("said", "said"),
-    "think": ("thought", "thought"), "show": ("showed", "shown"), "grow": ("grew", "grown"),
-    "fall": ("fell", "fallen"), "drive": ("drove", "driven"), "speak": ("spoke", "spoken"),
-    "meet": ("met", "met"), "pay": ("paid", "paid"), "sell": ("sold", "sold"), "send": ("sent", "sent"),
-    "build": ("built", "built"), "spend": ("spent", "spent"), "break": ("broke", "broken"),
-    "choose": ("chose", "chosen"), "forget": ("forgot", "forgotten"), "throw": ("threw", "thrown"),
+    "go": ("went", "gone"),
+    "take": ("took", "taken"),
+    "see": ("saw", "seen"),
+    "come": ("came", "come"),
+    "get": ("got", "gotten"),
+    "make": ("made", "made"),
+    "give": ("gave", "given"),
+    "know": ("knew", "known"),
+    "find": ("found", "found"),
+    "tell": ("told", "told"),
+    "become": ("became", "become"),
+    "leave": ("left", "left"),
+    "feel": ("felt", "felt"),
+    "bring": ("brought", "brought"),
+    "begin": ("began", "begun"),
+    "keep": ("kept", "kept"),
+    "hold": ("held", "held"),
+    "write": ("wrote", "written"),
+    "stand": ("stood", "stood"),
+    "run": ("ran", "run"),
+    "win": ("won", "won"),
+    "lose": ("lost", "lost"),
+    "buy": ("bought", "bought"),
+    "eat": ("ate", "eaten"),
+    "say": ("said", "said"),
+    "think": ("thought", "thought"),
+    "show": ("showed", "shown"),
+    "grow": ("grew", "grown"),
+    "fall": ("fell", "fallen"),
+    "drive": ("drove", "driven"),
+    "speak": ("spoke", "spoken"),
+    "meet": ("met", "met"),
+    "pay": ("paid", "paid"),
+    "sell": ("sold", "sold"),
+    "send": ("sent", "sent"),
+    "build": ("built", "built"),
+    "spend": ("spent", "spent"),
+    "break": ("broke", "broken"),
+    "choose": ("chose", "chosen"),
+    "forget": ("forgot", "forgotten"),
+    "throw": ("threw", "thrown"),
 }
 _PAST_TO_BASE = {p: b for b, (p, _) in _IRREGULAR.items() if p != b}
 _PART_TO_PAST = {pp: p for _, (p, pp) in _IRREGULAR.items() if pp != p}
 _AUX = r"(?:will|would|can|could|should|must|did|didn't|does|doesn't|do|don't|to)"
 _PREPS = ("in", "on", "at", "to", "for", "of", "from", "with", "by", "about", "into")
-_PREP_SWAP = {"in": "on", "on": "in", "at": "on", "to": "for", "for": "to", "of": "for", "from": "of",
-              "with": "by", "by": "with", "about": "of", "into": "onto"}
+_PREP_SWAP = {
+    "in": "on",
+    "on": "in",
+    "at": "on",
+    "to": "for",
+    "for": "to",
+    "of": "for",
+    "from": "of",
+    "with": "by",
+    "by": "with",
+    "about": "of",
+    "into": "onto",
+}
 
 
 def _case_like(src: str, new: str) -> str:
@@ -273,7 +394,9 @@ def grammar_edits(text: str, rng: random.Random) -> list[Edit]:
     for m in re.finditer(rf"\b(?:has|have|had)\s+({'|'.join(_PART_TO_PAST)})\b", text, flags=re.IGNORECASE):
         pp = m.group(1)
         edits.append(Edit(m.start(1), m.end(1), _case_like(pp, _PART_TO_PAST[pp.lower()]), "tense"))
-    for m in re.finditer(rf"\b(?<!(?:as|to|ve|ll|ld)\s)({'|'.join(_PAST_TO_BASE)})\b", text, flags=re.IGNORECASE):
+    for m in re.finditer(
+        rf"\b(?<!(?:as|to|ve|ll|ld)\s)({'|'.join(_PAST_TO_BASE)})\b", text, flags=re.IGNORECASE
+    ):
         w = m.group(1)
         edits.append(Edit(m.start(1), m.end(1), _case_like(w, _PAST_TO_BASE[w.lower()]), "tense"))
     for m in re.finditer(r"\b(" + "|".join(_PREPS) + r")\b", text):
@@ -304,20 +427,52 @@ def _edit_outcome(text: str, cands: list[Edit], severity: Severity, rng: random.
     out = _apply(text, chosen)
     if out == text:
         return NotApplicable(f"the {what} found do not change the text")
-    return Perturbed(out, OFFLINE_GENERATOR, {"changes": [e.kind for e in sorted(chosen, key=lambda e: e.start)]})
+    return Perturbed(
+        out, OFFLINE_GENERATOR, {"changes": [e.kind for e in sorted(chosen, key=lambda e: e.start)]}
+    )
 
 
 # -- rewriting and insertion -------------------------------------------------------------------
 _SYNONYMS = {
-    "said": "stated", "says": "states", "big": "large", "large": "big", "small": "little", "also": "as well",
-    "many": "numerous", "show": "demonstrate", "shows": "demonstrates", "showed": "demonstrated",
-    "because": "since", "however": "nevertheless", "but": "yet", "important": "significant",
-    "help": "assist", "helped": "assisted", "use": "employ", "used": "employed", "began": "started",
-    "started": "began", "found": "discovered", "get": "obtain", "got": "obtained",
-    "very": "highly", "new": "novel", "often": "frequently", "quickly": "rapidly",
-    "buy": "purchase", "bought": "purchased", "told": "informed", "need": "require", "needs": "requires",
-    "wanted": "wished", "want": "wish", "hard": "difficult", "whole": "entire", "before": "prior to",
-    "after": "following", "increase": "rise",
+    "said": "stated",
+    "says": "states",
+    "big": "large",
+    "large": "big",
+    "small": "little",
+    "also": "as well",
+    "many": "numerous",
+    "show": "demonstrate",
+    "shows": "demonstrates",
+    "showed": "demonstrated",
+    "because": "since",
+    "however": "nevertheless",
+    "but": "yet",
+    "important": "significant",
+    "help": "assist",
+    "helped": "assisted",
+    "use": "employ",
+    "used": "employed",
+    "began": "started",
+    "started": "began",
+    "found": "discovered",
+    "get": "obtain",
+    "got": "obtained",
+    "very": "highly",
+    "new": "novel",
+    "often": "frequently",
+    "quickly": "rapidly",
+    "buy": "purchase",
+    "bought": "purchased",
+    "told": "informed",
+    "need": "require",
+    "needs": "requires",
+    "wanted": "wished",
+    "want": "wish",
+    "hard": "difficult",
+    "whole": "entire",
+    "before": "prior to",
+    "after": "following",
+    "increase": "rise",
 }
 _MARKERS = ("In other words, ", "Put differently, ", "That is to say, ", "To put it another way, ")
 
@@ -332,7 +487,11 @@ def _paraphrase(sentence: str, rng: random.Random) -> str:
     if out != sentence:
         return out
     marker = rng.choice(_MARKERS)
-    if sentence[:1].isupper() and not sentence.split()[0].isupper() and sentence.split()[0].lower() in _COMMON:
+    if (
+        sentence[:1].isupper()
+        and not sentence.split()[0].isupper()
+        and sentence.split()[0].lower() in _COMMON
+    ):
         return marker + sentence[:1].lower() + sentence[1:]
     if not any(c.isupper() for c in sentence):
         return marker.lower() + sentence

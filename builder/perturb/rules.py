@@ -44,7 +44,9 @@ def char_deletion(text: str, k: int, rng: random.Random) -> Outcome:
     """Delete ``k`` distinct random alphanumeric characters."""
     positions = [i for i, c in enumerate(text) if c.isalnum()]
     if len(positions) <= k:
-        return NotApplicable(f"only {len(positions)} alphanumeric characters; cannot delete k={k} and keep text")
+        return NotApplicable(
+            f"only {len(positions)} alphanumeric characters; cannot delete k={k} and keep text"
+        )
     drop = set(rng.sample(positions, k))
     return Perturbed("".join(c for i, c in enumerate(text) if i not in drop), RULE, {"k": k})
 

@@ -17,7 +17,9 @@ from dhp.types import DatasetSpec
 __all__ = ["SourceLocator", "load_source"]
 
 
-def load_source(spec: DatasetSpec, locator: SourceLocator, story_cloze_file: Path | None = None) -> SourceData:
+def load_source(
+    spec: DatasetSpec, locator: SourceLocator, story_cloze_file: Path | None = None
+) -> SourceData:
     """All candidate items of ``spec``'s source, in source order."""
     if spec.name == "summeval":
         return load_summeval(spec, locator)

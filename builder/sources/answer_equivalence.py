@@ -42,8 +42,14 @@ def _records(path_text: str, where: str) -> list[tuple[int, dict[str, Any]]]:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
             raise SourceError(f"corrupt source file {where}, line {lineno}: {e}; expected {LAYOUT}") from e
-        if not isinstance(rec, dict) or not isinstance(rec.get("question"), str) or not isinstance(rec.get("reference"), str):
-            raise SourceError(f"corrupt source file {where}, line {lineno}: needs 'question' and 'reference'; expected {LAYOUT}")
+        if (
+            not isinstance(rec, dict)
+            or not isinstance(rec.get("question"), str)
+            or not isinstance(rec.get("reference"), str)
+        ):
+            raise SourceError(
+                f"corrupt source file {where}, line {lineno}: needs 'question' and 'reference'; expected {LAYOUT}"
+            )
         out.append((lineno, rec))
     return out
 
@@ -61,12 +67,16 @@ def _published(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
     files: list[SourceFile] = []
     seen: set[str] = set()
     for split in PUBLISHED:
-        fetched = locator.fetch(f"answer_equivalence/{split}.jsonl", spec.source.origin_urls.get(split), LAYOUT)
+        fetched = locator.fetch(
+            f"answer_equivalence/{split}.jsonl", spec.source.origin_urls.get(split), LAYOUT
+        )
         files.append(fetched.record)
         for lineno, rec in _records(_read(fetched.path), str(fetched.path)):
             qid = rec.get("qid")
             if not isinstance(qid, str) or not qid:
-                raise SourceError(f"corrupt source file {fetched.path}, line {lineno}: missing 'qid'; expected {LAYOUT}")
+                raise SourceError(
+                    f"corrupt source file {fetched.path}, line {lineno}: missing 'qid'; expected {LAYOUT}"
+                )
             if qid in seen:
                 continue
             seen.add(qid)
@@ -75,10 +85,17 @@ def _published(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
                 Item(
                     id=qid,
                     judged=rec["reference"].strip(),
-                    context={"question": rec["question"].strip(), "paragraph": ctx.strip() if isinstance(ctx, str) else ""},
+                    context={
+                        "question": rec["question"].strip(),
+                        "paragraph": ctx.strip() if isinstance(ctx, str) else "",
+                    },
                 )
             )
-    return SourceData(items=tuple(items), files=tuple(files), notes=("AE v1 train, dev and test pooled, de-duplicated by qid.",))
+    return SourceData(
+        items=tuple(items),
+        files=tuple(files),
+        notes=("AE v1 train, dev and test pooled, de-duplicated by qid.",),
+    )
 
 
 def _augmented(locator: SourceLocator) -> SourceData:
@@ -98,7 +115,9 @@ def _augmented(locator: SourceLocator) -> SourceData:
             continue
         seen.add(key)
         digest = sha256_text(key[0] + "\n" + key[1])[:16]
-        items.append(Item(id=f"ae-train-{digest}", judged=key[1], context={"question": key[0], "paragraph": ""}))
+        items.append(
+            Item(id=f"ae-train-{digest}", judged=key[1], context={"question": key[0], "paragraph": ""})
+        )
     return SourceData(
         items=tuple(items),
         files=(fetched.record,),
@@ -118,4 +137,6 @@ def load_answer_equivalence(spec: DatasetSpec, locator: SourceLocator) -> Source
         return _published(spec, locator)
     if locator.exists(AUGMENTED):
         return _augmented(locator)
-    raise SourceError(f"missing source files for Answer Equivalence in {locator.root}; expected layout:\n{LAYOUT}")
+    raise SourceError(
+        f"missing source files for Answer Equivalence in {locator.root}; expected layout:\n{LAYOUT}"
+    )

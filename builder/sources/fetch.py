@@ -107,7 +107,10 @@ def _download(url: str, dest: Path) -> None:
     fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out, httpx.stream("GET", url, follow_redirects=True, timeout=60.0) as resp:
+        with (
+            os.fdopen(fd, "wb") as out,
+            httpx.stream("GET", url, follow_redirects=True, timeout=60.0) as resp,
+        ):
             if resp.status_code != 200:
                 raise SourceError(f"downloading {url} failed: HTTP {resp.status_code}")
             for chunk in resp.iter_bytes():

@@ -43,13 +43,17 @@ def _find(locator: SourceLocator, user_file: Path | None) -> tuple[Path, SourceF
     if user_file is not None:
         if not user_file.is_file():
             raise SourceError(f"missing source file {user_file}. {HOW_TO_GET}")
-        return user_file, SourceFile(path=f"story_cloze/{user_file.name}", origin="user copy", sha256=sha256_file(user_file))
+        return user_file, SourceFile(
+            path=f"story_cloze/{user_file.name}", origin="user copy", sha256=sha256_file(user_file)
+        )
     for name in FILE_NAMES:
         rel = f"story_cloze/{name}"
         if locator.is_local and locator.exists(rel):
             fetched = locator.fetch(rel, None, LAYOUT)
             return fetched.path, SourceFile(path=rel, origin="user copy", sha256=fetched.record.sha256)
-    where = f"in {locator.root}/story_cloze/" if locator.root is not None else "(no --sources directory given)"
+    where = (
+        f"in {locator.root}/story_cloze/" if locator.root is not None else "(no --sources directory given)"
+    )
     raise SourceError(f"missing source file story_cloze/{FILE_NAMES[0]} {where}. {HOW_TO_GET}")
 
 
@@ -63,7 +67,9 @@ def load_story_cloze(spec: DatasetSpec, locator: SourceLocator, user_file: Path 
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in _COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
-        raise SourceError(f"corrupt source file {path}: missing columns {missing}; expected a CSV with {_COLUMNS}")
+        raise SourceError(
+            f"corrupt source file {path}: missing columns {missing}; expected a CSV with {_COLUMNS}"
+        )
     items: list[Item] = []
     for lineno, row in enumerate(reader, start=2):
         answer = (row["AnswerRightEnding"] or "").strip()
@@ -72,7 +78,16 @@ def load_story_cloze(spec: DatasetSpec, locator: SourceLocator, user_file: Path 
         right = row[f"RandomFifthSentenceQuiz{answer}"].strip()
         wrong = row[f"RandomFifthSentenceQuiz{3 - int(answer)}"].strip()
         story = " ".join(row[f"InputSentence{i}"].strip() for i in range(1, 5))
-        items.append(Item(id=row["InputStoryid"].strip(), judged=right, context={"story": story}, extras={"wrong_ending": wrong}))
+        items.append(
+            Item(
+                id=row["InputStoryid"].strip(),
+                judged=right,
+                context={"story": story},
+                extras={"wrong_ending": wrong},
+            )
+        )
     if not items:
         raise SourceError(f"corrupt source file {path}: no stories; expected {LAYOUT}")
-    return SourceData(items=tuple(items), files=(record,), notes=("Spring 2016 validation set; context = sentences 1-4.",))
+    return SourceData(
+        items=tuple(items), files=(record,), notes=("Spring 2016 validation set; context = sentences 1-4.",)
+    )

@@ -36,7 +36,27 @@ def pick_reference(refs: list[str]) -> int:
 
 
 _ATTACH_LEFT = frozenset(
-    {".", ",", ";", ":", "!", "?", "%", ")", "]", "}", "...", "n't", "'s", "'re", "'ve", "'ll", "'d", "'m", "''"}
+    {
+        ".",
+        ",",
+        ";",
+        ":",
+        "!",
+        "?",
+        "%",
+        ")",
+        "]",
+        "}",
+        "...",
+        "n't",
+        "'s",
+        "'re",
+        "'ve",
+        "'ll",
+        "'d",
+        "'m",
+        "''",
+    }
 )
 _ATTACH_RIGHT = frozenset({"(", "[", "{", "``", "$", "#"})
 _CONTRACTION_TAILS = frozenset({"s", "re", "ve", "ll", "d", "m", "t"})
@@ -88,9 +108,13 @@ def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
     try:
         data: Any = safe_load(fetched.path.read_bytes())
     except (pickle.UnpicklingError, EOFError, ValueError, IndexError, TypeError) as e:
-        raise SourceError(f"corrupt source file {fetched.path}: not a readable data pickle ({e}); expected {LAYOUT}") from e
+        raise SourceError(
+            f"corrupt source file {fetched.path}: not a readable data pickle ({e}); expected {LAYOUT}"
+        ) from e
     if not isinstance(data, dict) or not data:
-        raise SourceError(f"corrupt source file {fetched.path}: expected a dict of articles; expected {LAYOUT}")
+        raise SourceError(
+            f"corrupt source file {fetched.path}: expected a dict of articles; expected {LAYOUT}"
+        )
     items: list[Item] = []
     for doc_id, rec in data.items():
         refs = rec.get("ref_summs") if isinstance(rec, dict) else None

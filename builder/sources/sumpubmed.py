@@ -60,13 +60,19 @@ def load_sumpubmed(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
             try:
                 raw = fetched.path.read_text(encoding="utf-8")
             except UnicodeDecodeError as e:
-                raise SourceError(f"corrupt source file {fetched.path}: not UTF-8 ({e}); expected {LAYOUT}") from e
+                raise SourceError(
+                    f"corrupt source file {fetched.path}: not UTF-8 ({e}); expected {LAYOUT}"
+                ) from e
             sec = background_section(raw)
             if sec is None:
-                raise SourceError(f"corrupt source file {fetched.path}: no BACKGROUND section; expected {LAYOUT}")
+                raise SourceError(
+                    f"corrupt source file {fetched.path}: no BACKGROUND section; expected {LAYOUT}"
+                )
             sections.append(sec)
         abstract, article = sections
-        items.append(Item(id=f"sumpubmed-{n}", judged=" ".join(abstract), context={"article": "\n".join(article)}))
+        items.append(
+            Item(id=f"sumpubmed-{n}", judged=" ".join(abstract), context={"article": "\n".join(article)})
+        )
     return SourceData(
         items=tuple(items),
         files=tuple(files),

@@ -64,14 +64,20 @@ def xml_documents(path: Path, layout: str) -> list[Document]:
             src = doc.find("src")
             doc_id = doc.get("id")
             if src is None or not doc_id:
-                raise SourceError(f"corrupt source file {path}: a <doc> lacks an id or <src>; expected {layout}")
+                raise SourceError(
+                    f"corrupt source file {path}: a <doc> lacks an id or <src>; expected {layout}"
+                )
             docs.append(Document(doc_id, tuple((seg.text or "").strip() for seg in src.iter("seg"))))
     if not docs:
-        raise SourceError(f"corrupt source file {path}: no documents in the 'general' collection; expected {layout}")
+        raise SourceError(
+            f"corrupt source file {path}: no documents in the 'general' collection; expected {layout}"
+        )
     return docs
 
 
-def _align(lines: list[str], docs: list[Document], ordered: bool, path: Path, layout: str) -> list[tuple[str, int, int]]:
+def _align(
+    lines: list[str], docs: list[Document], ordered: bool, path: Path, layout: str
+) -> list[tuple[str, int, int]]:
     """Spans (doc id, start line, end line) covering ``lines``; each doc matches exactly one block.
 
     ``ordered``: the docs are in the same order as the lines (zh-en); otherwise (de-en from de-fr)
@@ -148,7 +154,9 @@ def load_wmt22(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
         raise SourceError(
             f"corrupt source files: {f_src.path} has {len(src)} lines but {f_ref.path} has {len(ref)}; expected {layout}"
         )
-    spans = _align(src, xml_documents(f_xml.path, layout), ordered=pair == "zh-en", path=f_xml.path, layout=layout)
+    spans = _align(
+        src, xml_documents(f_xml.path, layout), ordered=pair == "zh-en", path=f_xml.path, layout=layout
+    )
     threshold = spec.selection.min_chars or 0
     n_long = sum(1 for r in ref if len(r) > threshold)
     segment_level = n_long >= spec.selection.n_items

@@ -70,7 +70,10 @@ def test_char_rules_use_spec_k(built: dict[str, BuildReport]) -> None:
             if p.operation.value != "char_deletion":
                 continue
             for row in read_pairs(r.folder, [p.id]):
-                assert sum(c.isalnum() for c in row["original"]) - sum(c.isalnum() for c in row["perturbed"]) == p.k
+                assert (
+                    sum(c.isalnum() for c in row["original"]) - sum(c.isalnum() for c in row["perturbed"])
+                    == p.k
+                )
 
 
 def test_story_cloze_wrong_ending_and_context(built: dict[str, BuildReport]) -> None:
@@ -108,7 +111,9 @@ def test_statistics_within_15_percent_of_paper(built: dict[str, BuildReport], na
         assert abs(ours - paper) / paper <= STAT_TOLERANCE, (name, key, ours, paper)
 
 
-def test_rebuild_is_byte_identical(built: dict[str, BuildReport], locator: SourceLocator, tmp_path: Path) -> None:
+def test_rebuild_is_byte_identical(
+    built: dict[str, BuildReport], locator: SourceLocator, tmp_path: Path
+) -> None:
     opts = BuildOptions(allow_fewer=True, progress=False)
     for name in ("summeval", "answer-equivalence"):
         again = build_dataset(BENCHMARK[name], locator, tmp_path, opts)
@@ -119,9 +124,16 @@ def test_rebuild_is_byte_identical(built: dict[str, BuildReport], locator: Sourc
             assert (first / rel).read_bytes() == (again.folder / rel).read_bytes(), rel
 
 
-def test_another_version_changes_perturbations(built: dict[str, BuildReport], locator: SourceLocator, tmp_path: Path) -> None:
-    r = build_dataset(BENCHMARK["story-cloze"], locator, tmp_path, BuildOptions(version="v1.1.0", progress=False))
-    a = {(x["perturbation"], x["id"]): x["perturbed"] for x in read_pairs(built["story-cloze"].folder, ["char_typo"])}
+def test_another_version_changes_perturbations(
+    built: dict[str, BuildReport], locator: SourceLocator, tmp_path: Path
+) -> None:
+    r = build_dataset(
+        BENCHMARK["story-cloze"], locator, tmp_path, BuildOptions(version="v1.1.0", progress=False)
+    )
+    a = {
+        (x["perturbation"], x["id"]): x["perturbed"]
+        for x in read_pairs(built["story-cloze"].folder, ["char_typo"])
+    }
     b = {(x["perturbation"], x["id"]): x["perturbed"] for x in read_pairs(r.folder, ["char_typo"])}
     assert a.keys() == b.keys() and a != b
     assert "v1.1.0" in (r.folder / "README.md").read_text()
@@ -145,7 +157,9 @@ def test_bad_version_is_refused(locator: SourceLocator, tmp_path: Path) -> None:
         build_dataset(BENCHMARK["summeval"], locator, tmp_path, BuildOptions(version="1.0"))
 
 
-def test_crash_leaves_no_half_written_dataset(built: dict[str, BuildReport], locator: SourceLocator, tmp_path: Path) -> None:
+def test_crash_leaves_no_half_written_dataset(
+    built: dict[str, BuildReport], locator: SourceLocator, tmp_path: Path
+) -> None:
     spec = BENCHMARK["story-cloze"]
     good = build_dataset(spec, locator, tmp_path, BuildOptions(progress=False))
     before = {p: p.read_bytes() for p in good.folder.rglob("*") if p.is_file()}
@@ -154,21 +168,52 @@ def test_crash_leaves_no_half_written_dataset(built: dict[str, BuildReport], loc
         raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError, match="disk full"):
-        build_dataset(spec, locator, tmp_path, BuildOptions(version="v2.0.0", progress=False), render_card=boom)
+        build_dataset(
+            spec, locator, tmp_path, BuildOptions(version="v2.0.0", progress=False), render_card=boom
+        )
     assert {p: p.read_bytes() for p in good.folder.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["story-cloze"]
 
 
-def test_cli_build_errors_list_valid_names(capsys: pytest.CaptureFixture[str], sources_dir: Path, tmp_path: Path) -> None:
+def test_cli_build_errors_list_valid_names(
+    capsys: pytest.CaptureFixture[str], sources_dir: Path, tmp_path: Path
+) -> None:
     assert main(["build", "--datasets", "nope", "--sources", str(sources_dir), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "unknown dataset 'nope'" in err and "summeval" in err and "wmt22-zh-en" in err
-    assert main(["build", "--datasets", "answer-equivalence", "--sources", str(sources_dir), "--out", str(tmp_path), "--no-progress"]) == 2
+    assert (
+        main(
+            [
+                "build",
+                "--datasets",
+                "answer-equivalence",
+                "--sources",
+                str(sources_dir),
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 2
+    )
     assert "--allow-fewer" in capsys.readouterr().err
 
 
-def test_cli_build_says_offline_generator(capsys: pytest.CaptureFixture[str], sources_dir: Path, tmp_path: Path) -> None:
-    rc = main(["build", "--datasets", "story-cloze", "--sources", str(sources_dir), "--out", str(tmp_path), "--no-progress"])
+def test_cli_build_says_offline_generator(
+    capsys: pytest.CaptureFixture[str], sources_dir: Path, tmp_path: Path
+) -> None:
+    rc = main(
+        [
+            "build",
+            "--datasets",
+            "story-cloze",
+            "--sources",
+            str(sources_dir),
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
     assert rc == 0
     cap = capsys.readouterr()
     assert "OFFLINE RULE-BASED stand-in" in cap.err and "not by an LLM" in cap.err

@@ -62,7 +62,9 @@ def test_card_body_sections(built: dict[str, BuildReport], name: str) -> None:
     assert f"| this build | {stats['ours']['chars']} |" in text
     assert f"| paper | {stats['paper']['chars']} |" in text
     assert "pysbd" in text
-    assert spec.source.terms in text and "wang2024dhp" in text and spec.source.citation.splitlines()[0] in text
+    assert (
+        spec.source.terms in text and "wang2024dhp" in text and spec.source.citation.splitlines()[0] in text
+    )
     assert "**No LLM was used for this build.**" in text
     for f in r.info["source"]["files"][:8]:
         assert f["sha256"] in text

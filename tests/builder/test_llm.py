@@ -90,7 +90,13 @@ def _handler(ep: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                         "id": "chatcmpl-1",
                         "object": "chat.completion",
                         "model": MODEL,
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop",
+                            }
+                        ],
                     }
                 )
             elif self.path == "/generate":
@@ -126,12 +132,18 @@ def _job(text: str, op: Operation = Operation.FICTIONAL_ENTITIES) -> LLMJob:
 def test_prompt_has_the_paper_shape() -> None:
     spec = BENCHMARK["summeval"]
     prompt = build_prompt(spec, spec.perturbation("word_fictional_ne_minor"), "SUMMARY_HERE").text
-    assert prompt.startswith("You will be given one summary written for an article. Your task is to adjust the summary")
+    assert prompt.startswith(
+        "You will be given one summary written for an article. Your task is to adjust the summary"
+    )
     assert "Adjustment: Please substitute only one critical named entity within the summary" in prompt
     assert "Adjustment Steps:\n\n1. " in prompt and "\n\n4. " in prompt
     assert prompt.endswith("Summary:\n\nSUMMARY_HERE\n\nRevised Summary:")
     for p in spec.perturbations:
-        if p.operation in (Operation.FICTIONAL_ENTITIES, Operation.GRAMMATICAL_ERRORS, Operation.REWRITE_INSERT):
+        if p.operation in (
+            Operation.FICTIONAL_ENTITIES,
+            Operation.GRAMMATICAL_ERRORS,
+            Operation.REWRITE_INSERT,
+        ):
             assert "Adjustment:" in build_prompt(spec, p, "x").text
     major = build_prompt(spec, spec.perturbation("sent_rewrite_insert_major"), "x").text
     assert "several (two or more) sentences" in major
@@ -154,10 +166,15 @@ def test_validation_rejects(raw: str, reason: str) -> None:
 
 
 def test_validation_cleans_label_and_quotes() -> None:
-    assert validate_output('Revised Story Ending: "Tom went to Zorvania."', _job("Tom went home.")) == "Tom went to Zorvania."
+    assert (
+        validate_output('Revised Story Ending: "Tom went to Zorvania."', _job("Tom went home."))
+        == "Tom went to Zorvania."
+    )
 
 
-def test_openai_retries_invalid_outputs_and_caches(endpoint: tuple[str, FakeEndpoint], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_retries_invalid_outputs_and_caches(
+    endpoint: tuple[str, FakeEndpoint], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url, ep = endpoint
     monkeypatch.setenv("DHP_PERTURBER_API_KEY", "sk-secret-123")
     perturber = LLMPerturber(LLMSettings(url=url + "/v1"), tmp_path / "cache.sqlite")
@@ -166,7 +183,9 @@ def test_openai_retries_invalid_outputs_and_caches(endpoint: tuple[str, FakeEndp
     ok, bad = out
     assert isinstance(ok, Perturbed) and ok.text == "Tom went Zorvania."
     assert ok.generator == f"llm:{MODEL}"
-    assert ok.settings["attempts"] == 3 and ok.settings["model"] == MODEL and ok.settings["protocol"] == "openai"
+    assert (
+        ok.settings["attempts"] == 3 and ok.settings["model"] == MODEL and ok.settings["protocol"] == "openai"
+    )
     assert isinstance(bad, NotApplicable) and "commentary" in bad.reason
     assert perturber.calls == 3 + 4  # three tries, then the four allowed tries of the hopeless one
     assert set(ep.auth) == {"Bearer sk-secret-123"}
@@ -182,7 +201,9 @@ def test_tgi_protocol(endpoint: tuple[str, FakeEndpoint], tmp_path: Path) -> Non
     perturber = LLMPerturber(LLMSettings(url=url, protocol="tgi"), tmp_path / "c.sqlite")
     [res] = perturber.run([_job("Tom went home.")])
     perturber.close()
-    assert isinstance(res, Perturbed) and res.generator == f"llm:{MODEL}" and res.settings["protocol"] == "tgi"
+    assert (
+        isinstance(res, Perturbed) and res.generator == f"llm:{MODEL}" and res.settings["protocol"] == "tgi"
+    )
     assert ep.paths["/generate"] == 3 and ep.paths["/info"] == 1
 
 
@@ -201,7 +222,9 @@ def test_build_with_endpoint_then_rebuild_makes_no_calls(
     for row in rows:
         assert row["generator"] == f"llm:{MODEL}" and row["perturbed"].endswith("Zorvania.")
         settings = json.loads(row["generator_settings"])
-        assert settings["model"] == MODEL and settings["attempts"] == 3 and len(settings["prompt_sha256"]) == 64
+        assert (
+            settings["model"] == MODEL and settings["attempts"] == 3 and len(settings["prompt_sha256"]) == 64
+        )
     card = (r1.folder / "README.md").read_text()
     assert f"llm:{MODEL}" in card and "No LLM was used" not in card
     second = LLMPerturber(LLMSettings(url=url), tmp_path / "cache.sqlite")

@@ -40,7 +40,10 @@ def test_summeval_picks_longest_reference_and_detokenises(locator: SourceLocator
 
 
 def test_detokenize_quotes_and_clitics() -> None:
-    assert detokenize("seeking 'girlfriend/wife ' on Gumtree , he does n't .") == "seeking 'girlfriend/wife' on Gumtree, he doesn't."
+    assert (
+        detokenize("seeking 'girlfriend/wife ' on Gumtree , he does n't .")
+        == "seeking 'girlfriend/wife' on Gumtree, he doesn't."
+    )
     assert detokenize("to be `` very happy '' with $ 70 ( NO exs )") == 'to be "very happy" with $70 (NO exs)'
 
 

@@ -1,0 +1,125 @@
+"""`dhp publish` and `dhp download`: the six dataset repositories on the Hub, versioned by git tags.
+
+Publishing uploads each built folder with :class:`huggingface_hub.HfApi` (``create_repo``,
+``upload_folder``, ``create_tag``); the dataset version (``v1.0.0``) becomes a tag on the upload
+commit, so ``load_dataset("dhp/summeval", revision="v1.0.0")`` pins it. Every folder is checked
+before anything is uploaded: built as the requested version, complete, and, when its source's
+terms restrict redistribution, explicitly confirmed by the user. Tokens are whatever
+huggingface_hub finds (``HF_TOKEN`` or the login cache); nothing here reads or prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dhp.builder.build import check_version
+from dhp.builder.dataset_io import BUILD_INFO, DATA_DIR, read_build_info
+from dhp.builder.errors import BuildError, PublishError
+from dhp.types import DatasetSpec, Redistribution
+
+__all__ = ["check_publishable", "download_datasets", "publish_datasets"]
+
+
+def check_publishable(spec: DatasetSpec, folder: Path, version: str, confirm_restricted: bool) -> None:
+    """Raise :class:`PublishError` unless ``folder`` may be published as ``version``."""
+    if not folder.is_dir():
+        raise PublishError(f"{folder}: no built dataset folder for {spec.name}; run dhp build first")
+    for needed in ("README.md", BUILD_INFO, DATA_DIR):
+        if not (folder / needed).exists():
+            raise PublishError(f"{folder}: incomplete dataset folder (missing {needed}); rebuild it")
+    try:
+        info = read_build_info(folder)
+    except BuildError as e:
+        raise PublishError(str(e)) from e
+    if info.get("dataset") != spec.name:
+        raise PublishError(f"{folder} holds dataset {info.get('dataset')!r}, not {spec.name!r}")
+    if info.get("dataset_version") != version:
+        raise PublishError(
+            f"{folder} was built as version {info.get('dataset_version')}, not {version}; "
+            f"rebuild with --version {version} or publish with --version {info.get('dataset_version')}"
+        )
+    if spec.source.redistribution is Redistribution.RESTRICTED and not confirm_restricted:
+        raise PublishError(
+            f"refusing to publish {spec.name}: its source's terms restrict redistribution. {spec.source.terms} "
+            "If you hold the rights to redistribute it, pass --confirm-restricted."
+        )
+
+
+def _api(endpoint: str | None) -> Any:
+    from huggingface_hub import HfApi
+
+    return HfApi(endpoint=endpoint)
+
+
+def publish_datasets(
+    specs: Sequence[DatasetSpec],
+    root: Path,
+    *,
+    org: str,
+    version: str,
+    confirm_restricted: bool = False,
+    endpoint: str | None = None,
+    private: bool = False,
+) -> list[str]:
+    """Upload ``root/<name>/`` to ``<org>/<name>`` and tag the commit with ``version``; one line per dataset."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    check_version(version)
+    for spec in specs:  # check everything before uploading anything
+        check_publishable(spec, root / spec.name, version, confirm_restricted)
+    api = _api(endpoint)
+    lines: list[str] = []
+    for spec in specs:
+        repo_id = f"{org}/{spec.name}"
+        try:
+            api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+            commit = api.upload_folder(
+                repo_id=repo_id,
+                folder_path=root / spec.name,
+                repo_type="dataset",
+                commit_message=f"{spec.pretty_name} {version}",
+                commit_description=f"Built by dhp.builder; dataset version {version}.",
+            )
+            api.create_tag(
+                repo_id,
+                tag=version,
+                tag_message=f"{spec.pretty_name} {version}",
+                revision=commit.oid,
+                repo_type="dataset",
+            )
+        except HfHubHTTPError as e:
+            status = e.response.status_code if e.response is not None else None
+            if status == 409:
+                raise PublishError(
+                    f"{repo_id}: version {version} is already published (tag exists); datasets are immutable per "
+                    "version: build and publish a new version instead"
+                ) from e
+            raise PublishError(f"{repo_id}: publishing failed: {e}") from e
+        lines.append(f"{repo_id}@{version}: {commit.commit_url}")
+    return lines
+
+
+def download_datasets(
+    specs: Sequence[DatasetSpec], out: Path, *, org: str, revision: str, endpoint: str | None = None
+) -> list[Path]:
+    """Download ``<org>/<name>`` at ``revision`` (a version tag, branch or commit) into ``out/<name>``."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+
+    paths: list[Path] = []
+    for spec in specs:
+        repo_id = f"{org}/{spec.name}"
+        try:
+            path = snapshot_download(
+                repo_id, repo_type="dataset", revision=revision, local_dir=out / spec.name, endpoint=endpoint
+            )
+        except RevisionNotFoundError as e:
+            raise PublishError(f"{repo_id}: no version {revision!r} on the Hub") from e
+        except RepositoryNotFoundError as e:
+            raise PublishError(f"{repo_id}: no such dataset repository (or no access)") from e
+        except HfHubHTTPError as e:
+            raise PublishError(f"{repo_id}: download failed: {e}") from e
+        paths.append(Path(str(path)))
+    return paths

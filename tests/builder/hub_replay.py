@@ -1,0 +1,334 @@
+"""A loopback replay of the Hub's HTTP API for publish/download tests (no live Hub here).
+
+Responses come from ``hub_recording.json`` (request/response shapes of the real Hub); this module
+keeps the repository state those responses describe (repos, commits, branches, tags, LFS blobs) and
+fills the recorded templates with it. Every request is logged so tests can assert the exchange.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+RECORDING = json.loads((Path(__file__).parent / "hub_recording.json").read_text(encoding="utf-8"))
+_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+
+
+def fill(template: Any, ctx: dict[str, Any]) -> Any:
+    """Substitute ``{name}`` placeholders; a string that is one placeholder becomes the raw value."""
+    if isinstance(template, str):
+        m = _PLACEHOLDER.fullmatch(template)
+        if m and m.group(1) in ctx:
+            return ctx[m.group(1)]
+        return _PLACEHOLDER.sub(lambda mm: str(ctx.get(mm.group(1), mm.group(0))), template)
+    if isinstance(template, list):
+        return [fill(t, ctx) for t in template]
+    if isinstance(template, dict):
+        return {k: fill(v, ctx) for k, v in template.items()}
+    return template
+
+
+def git_blob_oid(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def lfs_pointer(sha256: str, size: int) -> bytes:
+    return f"version https://git-lfs.github.com/spec/v1\noid sha256:{sha256}\nsize {size}\n".encode()
+
+
+@dataclass
+class Commit:
+    oid: str
+    files: dict[str, bytes]  # path -> content
+    lfs: set[str]  # paths stored in LFS
+
+
+@dataclass
+class Repo:
+    repo_id: str
+    object_id: str
+    commits: dict[str, Commit] = field(default_factory=dict)
+    branches: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self, rev: str) -> Commit | None:
+        oid = self.branches.get(rev) or self.tags.get(rev) or (rev if rev in self.commits else None)
+        return None if oid is None else self.commits[oid]
+
+
+@dataclass
+class HubState:
+    cdn: str = ""  # base URL of the CDN origin that LFS downloads redirect to
+    repos: dict[str, Repo] = field(default_factory=dict)
+    blobs: dict[str, bytes] = field(default_factory=dict)  # LFS sha256 -> content
+    log: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+        @property
+        def endpoint(self) -> str:
+            return f"http://{self.headers['Host']}"
+
+        def _reply(self, name: str, ctx: dict[str, Any], body: bytes | None = None) -> None:
+            resp = RECORDING[name]["response"]
+            payload = body
+            if "json" in resp:
+                payload = json.dumps(fill(resp["json"], ctx)).encode()
+            headers = fill(resp.get("headers", {}), ctx)
+            self.send_response(resp["status"])
+            for k, v in headers.items():
+                if k != "Content-Length":
+                    self.send_header(k, str(v))
+            n = len(payload or b"")
+            if self.command == "HEAD" and body is not None:
+                n = len(body)
+            self.send_header(
+                "Content-Length", str(headers.get("Content-Length", n) if resp["status"] == 302 else n)
+            )
+            self.end_headers()
+            if payload and self.command != "HEAD":
+                self.wfile.write(payload)
+
+        def _body(self) -> bytes:
+            return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+
+        def _json(self, name: str) -> Any:
+            data = json.loads(self._body())
+            for key in RECORDING[name]["request"].get("json_keys", []):
+                assert key in data, (name, key, data)
+            return data
+
+        def _route(self) -> None:
+            path = unquote(urlsplit(self.path).path)
+            with state.lock:
+                state.log.append((self.command, path))
+            ctx: dict[str, Any] = {"endpoint": self.endpoint, "cdn": state.cdn}
+            if self.command == "POST" and path == "/api/validate-yaml":
+                self._json("validate_yaml")
+                return self._reply("validate_yaml", ctx)
+            if self.command == "POST" and path == "/api/repos/create":
+                data = self._json("create_repo")
+                assert data["type"] == "dataset"
+                repo_id = f"{data['organization']}/{data['name']}"
+                ctx |= {"repo_id": repo_id}
+                with state.lock:
+                    if repo_id in state.repos:
+                        return self._reply("create_repo_conflict", ctx)
+                    repo = Repo(repo_id, hashlib.sha1(repo_id.encode()).hexdigest()[:24])
+                    init = Commit(
+                        hashlib.sha1(f"init {repo_id}".encode()).hexdigest(),
+                        {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"},
+                        set(),
+                    )
+                    repo.commits[init.oid] = init
+                    repo.branches["main"] = init.oid
+                    state.repos[repo_id] = repo
+                return self._reply("create_repo", ctx | {"repo_object_id": repo.object_id})
+            if self.command == "PUT" and (m := re.fullmatch(r"/lfs-upload/([0-9a-f]{64})", path)):
+                data = self._body()
+                assert hashlib.sha256(data).hexdigest() == m.group(1), "uploaded bytes do not match the oid"
+                with state.lock:
+                    state.blobs[m.group(1)] = data
+                return self._reply("lfs_upload", ctx)
+            if (m := re.fullmatch(r"/cdn-lfs/([0-9a-f]{64})", path)) and self.command in ("GET", "HEAD"):
+                data = state.blobs[m.group(1)]
+                return self._reply("cdn_lfs", ctx | {"sha256": m.group(1)}, body=data)
+            m = re.fullmatch(r"/(api/)?datasets/([^/]+/[^/.]+)(\.git)?/(.*)", path)
+            if not m:
+                return self._reply("repo_not_found", ctx)
+            repo_id, rest = m.group(2), m.group(4)
+            repo = state.repos.get(repo_id)
+            ctx |= {"repo_id": repo_id, "org": repo_id.split("/")[0]}
+            if repo is None:
+                return self._reply("repo_not_found", ctx)
+            ctx["repo_object_id"] = repo.object_id
+            if m.group(3) and rest == "info/lfs/objects/batch":
+                assert self.headers["Accept"] == RECORDING["lfs_batch"]["request"]["headers"]["Accept"]
+                data = self._json("lfs_batch")
+                assert data["operation"] == "upload" and "basic" in data["transfers"]
+                objs = []
+                for o in data["objects"]:
+                    tmpl = (
+                        "lfs_batch_object_present" if o["oid"] in state.blobs else "lfs_batch_object_upload"
+                    )
+                    objs.append(fill(RECORDING[tmpl], ctx | {"oid": o["oid"], "size": o["size"]}))
+                return self._reply("lfs_batch", ctx | {"objects": objs})
+            if m.group(3) and rest == "info/lfs/objects/verify":
+                data = self._json("lfs_verify")
+                assert data["oid"] in state.blobs and len(state.blobs[data["oid"]]) == data["size"]
+                return self._reply("lfs_verify", ctx)
+            if (mm := re.fullmatch(r"preupload/(.+)", rest)) and self.command == "POST":
+                data = self._json("preupload")
+                head = repo.resolve(mm.group(1))
+                assert head is not None
+                files = []
+                for f in data["files"]:
+                    sample = base64.b64decode(f["sample"])
+                    binary = b"\0" in sample or f["path"].endswith(".parquet") or f["size"] > 10 * 1024 * 1024
+                    old = head.files.get(f["path"])
+                    oid = None
+                    if old is not None:
+                        oid = hashlib.sha256(old).hexdigest() if f["path"] in head.lfs else git_blob_oid(old)
+                    files.append(
+                        fill(
+                            RECORDING["preupload_file"],
+                            {"path": f["path"], "upload_mode": "lfs" if binary else "regular", "oid": oid},
+                        )
+                    )
+                return self._reply("preupload", ctx | {"files": files, "head": head.oid})
+            if (mm := re.fullmatch(r"commit/(.+)", rest)) and self.command == "POST":
+                assert self.headers["Content-Type"] == "application/x-ndjson"
+                lines = [json.loads(ln) for ln in self._body().splitlines() if ln.strip()]
+                assert lines[0]["key"] == "header" and lines[0]["value"]["summary"]
+                branch = mm.group(1)
+                with state.lock:
+                    parent = repo.resolve(branch)
+                    assert parent is not None
+                    files, lfs = dict(parent.files), set(parent.lfs)
+                    for ln in lines[1:]:
+                        v = ln["value"]
+                        if ln["key"] == "file":
+                            assert v["encoding"] == "base64"
+                            files[v["path"]] = base64.b64decode(v["content"])
+                            lfs.discard(v["path"])
+                        elif ln["key"] == "lfsFile":
+                            assert v["algo"] == "sha256" and v["oid"] in state.blobs, (
+                                "commit references a blob never uploaded"
+                            )
+                            files[v["path"]] = state.blobs[v["oid"]]
+                            lfs.add(v["path"])
+                        elif ln["key"] in ("deletedFile", "deletedFolder"):
+                            files = {
+                                p: c
+                                for p, c in files.items()
+                                if p != v["path"] and not p.startswith(v["path"].rstrip("/") + "/")
+                            }
+                        else:
+                            raise AssertionError(f"unknown commit line {ln['key']}")
+                    digest = hashlib.sha1(parent.oid.encode())
+                    for p in sorted(files):
+                        digest.update(p.encode() + b"\0" + hashlib.sha256(files[p]).digest())
+                    commit = Commit(digest.hexdigest(), files, lfs)
+                    repo.commits[commit.oid] = commit
+                    repo.branches[branch] = commit.oid
+                return self._reply("commit", ctx | {"commit": commit.oid})
+            if (mm := re.fullmatch(r"tag/(.+)", rest)) and self.command == "POST":
+                data = self._json("tag")
+                target = repo.resolve(mm.group(1))
+                if target is None:
+                    return self._reply("revision_not_found", ctx | {"revision": mm.group(1)})
+                with state.lock:
+                    if data["tag"] in repo.tags:
+                        return self._reply("tag_conflict", ctx | {"tag": data["tag"]})
+                    repo.tags[data["tag"]] = target.oid
+                return self._reply("tag", ctx)
+            if (mm := re.fullmatch(r"(revision|tree)/([^/]+)(/.*)?", rest)) and self.command == "GET":
+                commit = repo.resolve(mm.group(2))
+                if commit is None:
+                    return self._reply("revision_not_found", ctx | {"revision": mm.group(2)})
+                ctx["commit"] = commit.oid
+                if mm.group(1) == "revision":
+                    siblings = [{"rfilename": p} for p in sorted(commit.files)]
+                    return self._reply(
+                        "repo_info",
+                        ctx | {"siblings": siblings, "used_storage": sum(map(len, commit.files.values()))},
+                    )
+                entries, dirs = [], set()
+                for p in sorted(commit.files):
+                    parts = p.split("/")
+                    for i in range(1, len(parts)):
+                        d = "/".join(parts[:i])
+                        if d not in dirs:
+                            dirs.add(d)
+                            entries.append(
+                                fill(
+                                    RECORDING["tree_directory"],
+                                    {"path": d, "tree_oid": hashlib.sha1(d.encode()).hexdigest()},
+                                )
+                            )
+                    data = commit.files[p]
+                    if p in commit.lfs:
+                        sha = hashlib.sha256(data).hexdigest()
+                        ptr = lfs_pointer(sha, len(data))
+                        entries.append(
+                            fill(
+                                RECORDING["tree_lfs_file"],
+                                {
+                                    "path": p,
+                                    "size": len(data),
+                                    "sha256": sha,
+                                    "blob_oid": git_blob_oid(ptr),
+                                    "pointer_size": len(ptr),
+                                },
+                            )
+                        )
+                    else:
+                        entries.append(
+                            fill(
+                                RECORDING["tree_file"],
+                                {"path": p, "size": len(data), "blob_oid": git_blob_oid(data)},
+                            )
+                        )
+                return self._reply("tree", ctx | {"entries": entries})
+            if (mm := re.fullmatch(r"resolve/([^/]+)/(.+)", rest)) and self.command in ("GET", "HEAD"):
+                commit = repo.resolve(mm.group(1))
+                if commit is None:
+                    return self._reply("revision_not_found", ctx | {"revision": mm.group(1)})
+                p = mm.group(2)
+                if p not in commit.files:
+                    return self._reply("entry_not_found", ctx)
+                data = commit.files[p]
+                ctx |= {"commit": commit.oid, "size": len(data)}
+                if p in commit.lfs:
+                    sha = hashlib.sha256(data).hexdigest()
+                    return self._reply(
+                        "resolve_lfs",
+                        ctx | {"sha256": sha, "blob_oid": git_blob_oid(lfs_pointer(sha, len(data)))},
+                    )
+                return self._reply("resolve_regular", ctx | {"blob_oid": git_blob_oid(data)}, body=data)
+            return self._reply("entry_not_found", ctx)
+
+        do_GET = do_POST = do_PUT = do_HEAD = _route
+
+    return H
+
+
+class HubReplay:
+    """Start/stop the replay server on 127.0.0.1; ``endpoint`` is its base URL."""
+
+    def __init__(self) -> None:
+        self.state = HubState()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.cdn = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.state))
+        self.state.cdn = f"http://127.0.0.1:{self.cdn.server_address[1]}"
+        self.threads = [
+            threading.Thread(target=s.serve_forever, daemon=True) for s in (self.server, self.cdn)
+        ]
+
+    def __enter__(self) -> HubReplay:
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s in (self.server, self.cdn):
+            s.shutdown()
+            s.server_close()
+        for t in self.threads:
+            t.join()
