@@ -39,8 +39,38 @@ def test_export_some_perturbations(built_root: Path, tmp_path: Path) -> None:
 
 
 def test_cli_export(built_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["export", "--from", str(built_root), "--out", str(tmp_path), "--format", "csv", "--datasets", "story-cloze"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "--from",
+                str(built_root),
+                "--out",
+                str(tmp_path),
+                "--format",
+                "csv",
+                "--datasets",
+                "story-cloze",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "story-cloze.csv").is_file()
-    assert main(["export", "--from", str(built_root), "--out", str(tmp_path), "--perturbations", "nope", "--datasets", "story-cloze"]) == 2
+    assert (
+        main(
+            [
+                "export",
+                "--from",
+                str(built_root),
+                "--out",
+                str(tmp_path),
+                "--perturbations",
+                "nope",
+                "--datasets",
+                "story-cloze",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "no perturbation 'nope'" in err and "sent_wrong_ending" in err
