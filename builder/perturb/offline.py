@@ -181,6 +181,8 @@ _COMMON = frozenset(
     monday tuesday wednesday thursday friday saturday sunday is was are were be been has have had
     do does did will would can could should may might must""".split()
 )
+#: Endings of sentence-initial words that are almost never names (without a lexicon to ask).
+_NON_NAME_ENDINGS = ("ing", "ed", "ly", "ally", "ness", "ment", "tion", "ever", "ward", "wards")
 _NAME_SPAN = re.compile(r"\b[A-Z][a-zA-Z'’.-]*(?:\s+(?:of\s+|de\s+|van\s+)?[A-Z][a-zA-Z'’.-]*)*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
@@ -237,13 +239,14 @@ def entity_edits(text: str, rng: random.Random) -> list[Edit]:
             m.start() in sentence_starts
             and len(words) == 1
             and span not in capitalised_elsewhere
-            and not span.isupper()
-            and len(span) < 3
+            and (len(span) < 3 or span.lower().endswith(_NON_NAME_ENDINGS))
         ):
-            continue  # a short capitalised word opening a sentence, e.g. "So"
+            continue  # an ordinary word opening a sentence, e.g. "So", "Facing", "Unfortunately"
         if len(words) == 1 and span.lower() in _COMMON:
             continue
-        if words[0].lower() in _COMMON:  # "The Guardian" -> keep "The", replace the rest
+        lead = words[0].lower()
+        if lead in _COMMON or (m.start() in sentence_starts and lead.endswith(_NON_NAME_ENDINGS)):
+            # "The Guardian", "Unfortunately Paris" -> keep the first word, replace the rest
             rest = span[len(words[0]) :].lstrip()
             if not rest:
                 continue
