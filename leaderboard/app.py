@@ -377,6 +377,8 @@ def _user(request: gr.Request | None, profile: gr.OAuthProfile | None, mode: Mod
 
 def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be = backend or Backend(cfg)
+    # HF OAuth works on a Space (SPACE_ID set); elsewhere Gradio's mock login needs an HF token.
+    login = cfg.mode == "space" and bool(os.environ.get("SPACE_ID"))
     meta_choices = [c for c in table.META_COLUMNS if c != "Judge"]
     col_choices = [*meta_choices, *table.KINDS]
     col_default = [c for c in table.DEFAULT_META if c != "Judge"] + list(table.KINDS)
@@ -459,7 +461,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
                     + "Never put an API key in the URL: the worker sends the key configured by the maintainers "
                     "(environment variable `DHP_JUDGE_API_KEY`) and no key is ever stored."
                 )
-                if cfg.mode == "space":
+                if login:
                     gr.LoginButton()
                 with gr.Row():
                     s_name = gr.Textbox(label="Judge name", max_length=64, elem_id="s-name")
@@ -498,7 +500,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
                     + ("Sign in to vote; " if cfg.mode == "space" else "")
                     + "a new ballot from you replaces your earlier one."
                 )
-                if cfg.mode == "space":
+                if login:
                     gr.LoginButton()
                 vote_handlers: list[tuple[str, gr.Button, list[gr.Radio], gr.Markdown]] = []
                 for task in TASKS:

@@ -74,7 +74,12 @@ def score_command(req: Request, cfg: WorkerConfig, out_dir: Path) -> list[str]:
             "--judge-name", req.judge_name,
             "--mode", req.mode,
         ]  # fmt: skip
+        if req.hf_model_id:
+            cmd += ["--hf-model-id", req.hf_model_id]
+        if req.revision:
+            cmd += ["--model-revision", req.revision]
     cmd += ["--data", str(cfg.data), "--datasets", cfg.datasets or req.datasets, "--out", str(out_dir)]
+    cmd += ["--no-progress"]
     if cfg.seed is not None:
         cmd += ["--seed", str(cfg.seed)]
     if cfg.n_boot is not None:
@@ -135,6 +140,8 @@ class Worker:
         """Validate every result the scorer wrote, stamp the request's judge metadata, store it."""
         staged: list[tuple[str, bytes]] = []
         for f in sorted(out.rglob("*.json")):
+            if any(part.startswith(".") for part in f.relative_to(out).parts):
+                continue  # the scorer's cache and temporary files
             res = parse_result(f.read_text(encoding="utf-8"), source=f.name)
             judge = res.judge.model_copy(
                 update={

@@ -115,4 +115,4 @@ def make_result(
 
 def result_json(judge: str, dataset: str = "summeval", **kwargs: object) -> str:
     res: Result = make_result(judge, dataset, **kwargs)  # type: ignore[arg-type]
-    return dump_result(res)
+    return str(dump_result(res))

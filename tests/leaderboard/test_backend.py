@@ -1,0 +1,81 @@
+"""The app's logic without a browser: submissions (validation, duplicates, rate limit), views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dhp.leaderboard.app import AppConfig, Backend, build_app
+from dhp.leaderboard.stores import LocalStore
+from dhp.leaderboard.validation import ValidationError
+
+
+def _cfg(root: Path, results: Path, **kw: object) -> AppConfig:
+    return AppConfig(
+        results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"), **kw  # type: ignore[arg-type]
+    )
+
+
+def _form(**over: str) -> dict[str, str | None]:
+    f: dict[str, str | None] = {
+        "judge_name": "New judge", "endpoint_url": "https://judge.example.org/v1", "protocol": "openai",
+        "model": "org/new-model", "hf_model_id": "", "revision": "", "mode": "expected", "contact": "me@x.org",
+    }  # fmt: skip
+    f.update(over)
+    return f
+
+
+PUBLIC = lambda host: ["93.184.216.34"]  # noqa: E731
+
+
+def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Path) -> None:
+    be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, rate_limit=2))
+    with pytest.raises(ValidationError, match="Sign in"):
+        be.submit(_form(), None)
+    msg = be.submit(_form(), "hf:alice")
+    assert "PENDING" in msg
+    with pytest.raises(ValidationError, match="already submitted") as e:
+        be.submit(_form(judge_name="Another"), "hf:alice")
+    assert "request" in e.value.message
+    # the same model as an existing leaderboard row
+    with pytest.raises(ValidationError, match="leaderboard row 'Mid Qwen 7B'"):
+        be.submit(_form(judge_name="Copy", model="Qwen/Qwen2-7B-Instruct", hf_model_id="Qwen/Qwen2-7B-Instruct"), "hf:bob")
+    with pytest.raises(ValidationError, match="taken"):
+        be.submit(_form(judge_name="strong llama 70b", model="x/y"), "hf:bob")
+    be.submit(_form(judge_name="Second", model="org/second"), "hf:alice")
+    with pytest.raises(ValidationError, match="Rate limit"):
+        be.submit(_form(judge_name="Third", model="org/third"), "hf:alice")
+    df, problems = be.queue_frame()
+    assert list(df["State"]) == ["PENDING", "PENDING"] and not problems
+    assert set(df["Host"]) == {"judge.example.org"}
+    with pytest.raises(ValidationError, match="private"):
+        Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(_form(judge_name="Zed", model="z/z"), "hf:z")
+
+
+def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:
+    be = Backend(_cfg(tmp_path, results_dir))
+    v = be.view()
+    assert list(v["Judge"]) == ["Strong Llama 70B", "Mid Qwen 7B", "Weak Phi-2"]
+    assert be.judges() == ["Mid Qwen 7B", "Strong Llama 70B", "Weak Phi-2"]
+    assert [r.result.dataset.name for r in be.judge_results("Weak Phi-2")][:2] == ["summeval", "sumpubmed"]
+    choices = be.weights_choices()
+    assert [c[1] for c in choices] == ["default", "survey"] and "0 ballots" in choices[1][0]
+    from dhp.leaderboard.survey import get_task
+
+    task = get_task("summarization")
+    be.vote("summarization", {i.id: "relevance" for i in task.issues}, "ip:1.2.3.4")
+    assert "1 ballots" in be.weights_choices()[1][0]
+    before = be.view(weights="default")
+    after = be.view(weights="survey")
+    assert not before["summeval D_avg^EW"].equals(after["summeval D_avg^EW"])  # recomputed D^EW
+    assert before["story-cloze D_avg^EW"].tolist() == pytest.approx(after["story-cloze D_avg^EW"].tolist())
+    unweighted = [be.view(weights=w, weighted=False)["summeval D_avg"].tolist() for w in ("default", "survey")]
+    assert unweighted[0] == pytest.approx(unweighted[1])  # votes change only D^EW
+    wf = be.weights_frame()
+    assert "relevance 1.00" in set(wf["Weights in use"])
+
+
+def test_build_app_constructs(tmp_path: Path, results_dir: Path) -> None:
+    demo = build_app(_cfg(tmp_path, results_dir, mode="space"))
+    assert demo is not None
