@@ -14,9 +14,11 @@
 * **Replicas** — each request goes to the replica with the fewest outstanding requests; requests
   of one prompt-prefix group (same item and metric) stay on one replica while it is not much busier
   than the least busy one, so servers with prefix caches reuse the shared prefix. A replica that
-  fails ``set_aside_after`` times in a row is set aside for a cool-down that doubles each time.
+  fails ``set_aside_after`` times in a row is set aside for a cool-down that doubles each time,
+  as long as another replica is there to take its load (a lone replica just backs off).
 * **Errors** — :class:`PermanentJudgeError` fails one request without retry;
-  :class:`FatalJudgeError` and :class:`CapabilityError` stop the run (they propagate).
+  :class:`FatalJudgeError` and :class:`CapabilityError` stop the run (they propagate), and so does
+  a long run of requests failing one after another (the endpoint is down: stop, resume later).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dataclasses import dataclass, replace
 
 from dhp.scoring.cache import ResponseCache
 from dhp.scoring.types import (
+    FatalJudgeError,
     Judge,
     JudgeOutput,
     JudgeRequest,
@@ -53,6 +56,7 @@ class RetryPolicy:
     set_aside_after: int = 3  # consecutive failures before a replica is set aside
     set_aside_seconds: float = 30.0  # first cool-down; doubles up to set_aside_max
     set_aside_max: float = 600.0
+    abort_after_failed_requests: int = 50  # this many requests in a row failing after retries stop the run
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,7 @@ class JudgePool:
         self._affinity: dict[str, _Replica] = {}
         self._slack = max(1, concurrency // (2 * len(self._replicas)))
         self._stats = PoolStats()
+        self._failed_in_a_row = 0
 
     # -- accounting ---------------------------------------------------------------------------
     @property
@@ -160,7 +165,8 @@ class JudgePool:
         now = self._clock()
         if retry_after is not None:
             r.available_at = max(r.available_at, now + min(max(retry_after, 0.0), self.policy.retry_after_cap))
-        if r.consecutive_failures >= self.policy.set_aside_after:
+        others_ready = any(o is not r and o.available_at <= now for o in self._replicas)
+        if r.consecutive_failures >= self.policy.set_aside_after and others_ready:
             r.available_at = max(r.available_at, now + r.cooldown)
             log.warning(
                 "replica %s set aside for %.0f s after %d consecutive failures (last: %s)",
@@ -198,23 +204,32 @@ class JudgePool:
                     err = e
                 except PermanentJudgeError as e:
                     self._release(replica, ok=True)  # the request's fault, not the replica's
-                    self._bump(failed=1)
-                    return RequestFailure(e.reason, e.message)
+                    return self._failure(RequestFailure(e.reason, e.message))
                 except BaseException:
                     self._release(replica, ok=True)
                     raise
                 else:
                     self._release(replica, ok=True)
+                    self._failed_in_a_row = 0
                     if self.cache is not None:
                         self.cache.put(key, self.identity, self.model, out)
                     return out
                 self._release(replica, ok=False, retry_after=err.retry_after, reason=err.reason)
             attempt += 1
             if attempt > self.policy.max_retries:
-                self._bump(failed=1)
-                return RequestFailure(err.reason, err.message)
+                return self._failure(RequestFailure(err.reason, err.message))
             self._bump(retries=1)
             await self._sleep(self._backoff(attempt))
+
+    def _failure(self, failure: RequestFailure) -> RequestFailure:
+        self._bump(failed=1)
+        self._failed_in_a_row += 1
+        if self._failed_in_a_row >= self.policy.abort_after_failed_requests:
+            raise FatalJudgeError(
+                "endpoint-down",
+                f"{self._failed_in_a_row} requests in a row failed (last: {failure.reason}: {failure.message})",
+            )
+        return failure
 
     async def aclose(self) -> None:
         for r in self._replicas:

@@ -75,7 +75,7 @@ from dhp.scoring.types import (
 from dhp.spec import resolve_datasets
 from dhp.types import DatasetSpec
 
-__all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets"]
+__all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
 
 log = logging.getLogger("dhp.scoring")
 
@@ -143,27 +143,33 @@ class ScoreConfig:
 # ---------------------------------------------------------------------------------------------
 # Judges
 # ---------------------------------------------------------------------------------------------
-def _build_replicas(cfg: ScoreConfig) -> list[Judge]:
+async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
+    """The judge's replicas and the model name that goes into cache keys and results."""
     j = cfg.judge
     if j.kind == "builtin":
         from dhp.scoring.builtin import make_builtin
 
-        return [make_builtin(j.builtin or j.name, seed=cfg.seed)]
+        return [make_builtin(j.builtin or j.name, seed=cfg.seed)], j.builtin
     if j.kind == "local":
         from dhp.scoring.local import LocalJudge
 
         if not j.local_path:
             raise RunError("a local judge needs a model path")
-        return [LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)]
-    from dhp.scoring.backends import make_endpoint_judge
+        return [LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)], j.local_path
+    from dhp.scoring.backends import discover_model, make_endpoint_judge
 
     if not j.endpoints:
         raise RunError("an endpoint judge needs at least one --endpoint")
     key = api_key_from_env()
-    return [
-        make_endpoint_judge(url, protocol=j.protocol, model=j.model, api_key=key, timeout=cfg.policy.timeout)
+    model = j.model
+    if model is None or j.protocol == "tgi":  # TGI: /info also proves the server is TGI
+        found = await discover_model(j.endpoints[0], j.protocol, key, timeout=min(cfg.policy.timeout, 30.0))
+        model = model or found
+    judges: list[Judge] = [
+        make_endpoint_judge(url, protocol=j.protocol, model=model, api_key=key, timeout=cfg.policy.timeout)
         for url in j.endpoints
     ]
+    return judges, model
 
 
 def _hosts(endpoints: Sequence[str]) -> tuple[str, ...]:
@@ -427,7 +433,7 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
         name=j.name,
         kind=j.kind,
         protocol=protocol,
-        model=model if j.kind == "endpoint" else (j.local_path if j.kind == "local" else j.builtin),
+        model=model,
         hf_model_id=j.hf_model_id,
         revision=j.revision,
         n_params=j.n_params,
@@ -453,10 +459,10 @@ async def _score_dataset(
     templates: Mapping[str, PromptTemplate] | None,
     model: str | None,
     n_replicas: int,
+    stats0: PoolStats,
+    t0: float,
 ) -> Path | None:
     spec = data.spec
-    t0 = time.monotonic()
-    stats0 = pool.stats
     plan = _plan(data, cfg, mode, templates)
     if not plan.perturbations:
         raise DataError(f"{spec.name}: no perturbed rows at all")
@@ -525,7 +531,8 @@ async def _score_dataset(
     return write_result(result, result_path(cfg.out, cfg.judge.name, spec.name, data.revision))
 
 
-async def _score_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None) -> list[Path]:
+async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
+    """The async body of :func:`score_datasets`, for callers that run their own event loop."""
     judge_slug(cfg.judge.name)  # refuse bad names before any work
     specs = list(resolve_datasets(cfg.datasets))
     if cfg.weights is not None:
@@ -533,14 +540,14 @@ async def _score_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None) -> li
 
         reweighted = apply_weights(load_weights(cfg.weights))
         specs = [reweighted.get(s.name, s) for s in specs]
-    judges = list(replicas) if replicas is not None else _build_replicas(cfg)
+    if replicas is not None:
+        judges, model = list(replicas), cfg.judge.model
+    else:
+        judges, model = await _build_replicas(cfg)
     uses_prompts = cfg.judge.kind != "builtin"
     cache: ResponseCache | None = None
     if cfg.use_cache and cfg.judge.kind != "builtin":
         cache = ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
-    model = cfg.judge.model
-    if model is None and judges and hasattr(judges[0], "model"):
-        model = getattr(judges[0], "model", None)
     pool = JudgePool(
         judges,
         identity=cfg.judge.name,
@@ -555,6 +562,7 @@ async def _score_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None) -> li
     try:
         mode: ScoringMode | None = None
         for spec in specs:
+            t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
             data = _load(spec, cfg)
             templates = (
                 {m: load_template(spec, m, cfg.prompts_dir) for m in spec.metric_names} if uses_prompts else None
@@ -563,7 +571,7 @@ async def _score_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None) -> li
                 probe_mode = ScoringMode.EXPECTED
                 probe = _plan(data, cfg, probe_mode, templates).requests[0] if uses_prompts else None
                 mode = await _resolve_mode(cfg, pool, probe)
-            path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges))
+            path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges), stats0, t0)
             if path is None:
                 skipped.append(spec.name)
             else:
@@ -585,4 +593,4 @@ def score_datasets(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) ->
 
     ``replicas`` overrides the judge backends built from ``cfg.judge`` (tests, custom judges).
     """
-    return asyncio.run(_score_async(cfg, replicas))
+    return asyncio.run(score_datasets_async(cfg, replicas))
