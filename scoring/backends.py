@@ -35,6 +35,7 @@ from huggingface_hub import AsyncInferenceClient
 from huggingface_hub.errors import (
     HfHubHTTPError,
     InferenceTimeoutError,
+    OfflineModeIsEnabled,
     OverloadedError,
     TextGenerationError,
     ValidationError,
@@ -114,6 +115,12 @@ def classify_error(exc: BaseException) -> JudgeError:
     """Map a client exception to a transient, permanent or fatal :class:`JudgeError`."""
     if isinstance(exc, JudgeError):
         return exc
+    if isinstance(exc, OfflineModeIsEnabled):
+        return FatalJudgeError(
+            "offline-mode",
+            "HF_HUB_OFFLINE is set, and huggingface_hub's client then refuses every URL, the judge "
+            "endpoint included: unset HF_HUB_OFFLINE for dhp score (local --data folders need no Hub)",
+        )
     if isinstance(exc, TextGenerationError):
         cause = exc.__cause__
         if isinstance(exc, OverloadedError):

@@ -290,9 +290,19 @@ def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
 
 
 async def _send_all(
-    pool: JudgePool, requests: Sequence[JudgeRequest], mode: ScoringMode, progress: _Progress
+    pool: JudgePool,
+    requests: Sequence[JudgeRequest],
+    mode: ScoringMode,
+    progress: _Progress,
+    known: Mapping[str, JudgeOutput],
 ) -> list[JudgeOutput | RequestFailure]:
+    """Send every request (``known`` outputs, keyed by cache key, are reused without a request)."""
+
     async def one(req: JudgeRequest) -> JudgeOutput | RequestFailure:
+        reused = known.get(req.cache_key(pool.identity, pool.model)) if known else None
+        if reused is not None:
+            progress.done(False, True)
+            return reused
         before = pool.stats.cached
         out = await pool.submit(req)
         if not isinstance(out, RequestFailure):
@@ -310,25 +320,30 @@ async def _send_all(
         raise
 
 
-async def _resolve_mode(cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None) -> ScoringMode:
-    """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities."""
+async def _resolve_mode(
+    cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None
+) -> tuple[ScoringMode, dict[str, JudgeOutput]]:
+    """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities.
+
+    Returns the mode and the probe's output (keyed by cache key) when the run can reuse it.
+    """
     kind = cfg.judge.kind
     if kind == "builtin":
-        return ScoringMode.BUILTIN
+        return ScoringMode.BUILTIN, {}
     if cfg.mode != "auto" and cfg.mode != "expected":
-        return ScoringMode(cfg.mode)
+        return ScoringMode(cfg.mode), {}
     if kind == "local" or probe is None:
-        return ScoringMode.EXPECTED
+        return ScoringMode.EXPECTED, {}
     out = await pool.submit(probe)
     if isinstance(out, RequestFailure):
         raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
     has_logprobs = not (isinstance(out, RawText) and out.tokens is None)
     if has_logprobs:
-        return ScoringMode.EXPECTED
+        return ScoringMode.EXPECTED, {probe.cache_key(pool.identity, pool.model): out}
     if cfg.mode == "expected":
         _check_capability(out, ScoringMode.EXPECTED, pool.identity)
     log.warning("endpoint returned no log-probabilities: scoring with --mode sample (%d samples)", cfg.samples)
-    return ScoringMode.SAMPLE
+    return ScoringMode.SAMPLE, {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -461,6 +476,7 @@ async def _score_dataset(
     n_replicas: int,
     stats0: PoolStats,
     t0: float,
+    known: Mapping[str, JudgeOutput],
 ) -> Path | None:
     spec = data.spec
     plan = _plan(data, cfg, mode, templates)
@@ -471,7 +487,7 @@ async def _score_dataset(
             log.warning("%s: perturbation %s has no rows; it is left out of the analysis", spec.name, pid)
     progress = _Progress(len(plan.requests), spec.name, cfg.progress)
     try:
-        outcomes = await _send_all(pool, plan.requests, mode, progress)
+        outcomes = await _send_all(pool, plan.requests, mode, progress, known)
     finally:
         progress.close()
     scored = _collect(plan, outcomes, mode, spec)
@@ -561,6 +577,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
     skipped: list[str] = []
     try:
         mode: ScoringMode | None = None
+        known: dict[str, JudgeOutput] = {}
         for spec in specs:
             t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
             data = _load(spec, cfg)
@@ -570,8 +587,9 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
             if mode is None:
                 probe_mode = ScoringMode.EXPECTED
                 probe = _plan(data, cfg, probe_mode, templates).requests[0] if uses_prompts else None
-                mode = await _resolve_mode(cfg, pool, probe)
-            path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges), stats0, t0)
+                mode, known = await _resolve_mode(cfg, pool, probe)
+            path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges), stats0, t0, known)
+            known = {}
             if path is None:
                 skipped.append(spec.name)
             else:

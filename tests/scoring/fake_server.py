@@ -7,9 +7,10 @@ native ``/generate`` with ``details``/``top_n_tokens`` and ``/info`` (TGI's docu
 ``{"error", "error_type"}``). What it answers is decided by a *script*: prompt -> :class:`Answer`.
 
 Faults are injected from a queue consumed one per request, or for every request:
-``"429"`` (with ``Retry-After``), ``"503"``, ``"500"``, ``"hang"`` (never answers: the client's
+``"ok"`` (no fault), ``"429"`` (with ``Retry-After``), ``"503"``, ``"500"``, ``"hang"`` (never answers: the client's
 timeout fires), ``"reset"`` (the connection is closed mid-request), ``"truncated"`` (a 200 whose
 JSON body is cut short), ``"kwargs"`` (TGI's 400 for ``model_kwargs`` a non-TGI server does not use).
+Requests interleave under concurrency, so a fault meant for one text is given by ``fault_for``.
 
 The server runs on 127.0.0.1 (a free port) in a thread with its own event loop, so synchronous
 code (subprocesses, ``asyncio.run``) can talk to it. Every request is logged with its arrival time.
@@ -72,6 +73,7 @@ class FakeJudgeServer:
         always: str | None = None,
         retry_after: str = "1",
         fail_after: int | None = None,
+        fault_for: Callable[[str], str | None] | None = None,
     ) -> None:
         self.script: Script = script or (lambda prompt: Answer())
         self.model = model
@@ -81,6 +83,7 @@ class FakeJudgeServer:
         self.always = always
         self.retry_after = retry_after
         self.fail_after = fail_after  # after this many answered requests, every request gets a 500
+        self.fault_for = fault_for  # prompt -> fault, for faults tied to one text
         self.log: list[Logged] = []
         self.answered = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -142,7 +145,13 @@ class FakeJudgeServer:
         self._loop.close()
 
     # -- faults ---------------------------------------------------------------------------------
-    def _next_fault(self) -> str | None:
+    def _next_fault(self, body: dict[str, Any]) -> str | None:
+        if self.fault_for is not None:
+            msgs = body.get("messages")
+            prompt = msgs[-1]["content"] if isinstance(msgs, list) else str(body.get("inputs", ""))
+            targeted = self.fault_for(prompt)
+            if targeted is not None:
+                return targeted
         with self._lock:
             if self.faults:
                 return self.faults.popleft()
@@ -151,7 +160,7 @@ class FakeJudgeServer:
             return self.always
 
     async def _apply_fault(self, fault: str | None, request: web.Request) -> web.StreamResponse | None:
-        if fault is None:
+        if fault is None or fault == "ok":
             return None
         if fault == "429":
             return web.json_response(
@@ -176,7 +185,7 @@ class FakeJudgeServer:
 
     async def _begin(self, request: web.Request) -> tuple[dict[str, Any], str | None, web.StreamResponse | None]:
         body = await request.json() if request.can_read_body else {}
-        fault = self._next_fault()
+        fault = self._next_fault(body)
         with self._lock:
             self.log.append(Logged(request.path, body, dict(request.headers), time.monotonic(), fault))
         early = await self._apply_fault(fault, request)
