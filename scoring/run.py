@@ -155,7 +155,9 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
 
         if not j.local_path:
             raise RunError("a local judge needs a model path")
-        return [LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)], j.local_path
+        local = LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)
+        await local.load()
+        return [local], j.local_path
     from dhp.scoring.backends import discover_model, make_endpoint_judge
 
     if not j.endpoints:
@@ -569,7 +571,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
         identity=cfg.judge.name,
         model=model,
         cache=cache,
-        concurrency=cfg.concurrency,
+        concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
     )
