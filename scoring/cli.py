@@ -190,9 +190,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from dhp.scoring.report import write_report
     from dhp.scoring.results import ResultError
 
+    for p in args.results:
+        if not p.exists():
+            raise UserError(f"{p}: no such file or folder")
     try:
         md = write_report(args.results, args.out)
-    except ResultError as e:
+    except (ResultError, FileNotFoundError) as e:
         raise UserError(str(e)) from e
     print(md)
     return 0
