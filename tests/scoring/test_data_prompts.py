@@ -1,0 +1,122 @@
+"""Reading dataset folders, revisions, missing rows; prompt templates rendered strictly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dhp.scoring.data import DataError, load_local, local_revision
+from dhp.scoring.prompts import PromptError, load_template, render_context
+from dhp.scoring.results import judge_slug, read_result, result_path, revision_slug
+from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.spec import BENCHMARK, get_dataset
+from tests.scoring.helpers import pair_row, write_pairs
+
+AE = get_dataset("answer-equivalence")
+
+
+def _rows(n: int = 6, skip: tuple[str, int] | None = None) -> list[dict[str, object]]:
+    rows = []
+    for i in range(n):
+        for pid in AE.perturbation_ids:
+            if skip == (pid, i):
+                continue
+            rows.append(pair_row("answer-equivalence", f"q{i}", pid, f"Answer {i}.", f"Answr {i} [{pid}].", paragraph=None))
+    return rows
+
+
+def test_local_revision_hashes_parquet_bytes_in_path_order(tmp_path: Path) -> None:
+    folder = write_pairs(tmp_path, "answer-equivalence", _rows())
+    rev = local_revision(folder)
+    assert rev == local_revision(folder) and len(rev) == len("local:") + 12
+    (folder / "README.md").write_text("---\nconfigs: []\n---\nchanged card\n")
+    assert local_revision(folder) == rev  # only the parquet files count
+    write_pairs(tmp_path, "answer-equivalence", _rows(n=5))
+    assert local_revision(folder) != rev
+
+
+def test_missing_rows_are_missing_scores(tmp_path: Path) -> None:
+    write_pairs(tmp_path / "data", "answer-equivalence", _rows(skip=("char_typo_minor", 2)))
+    cfg = ScoreConfig(judge=JudgeConfig(name="oracle", kind="builtin", builtin="oracle"), out=tmp_path / "o",
+                      datasets="answer-equivalence", data=str(tmp_path / "data"), n_boot=0)
+    (path,) = score_datasets(cfg)
+    r = read_result(path)
+    assert r.scores is not None and r.scores.item_ids == tuple(f"q{i}" for i in range(6))
+    assert r.scores.perturbed["char_typo_minor"]["answer_quality"][2] is None
+    by = {p.id: p for p in r.perturbations}
+    assert by["char_typo_minor"].metrics["answer_quality"].n_pairs == 5
+    assert by["char_typo_major"].metrics["answer_quality"].n_pairs == 6
+    assert r.coverage.expected_scores == 6 * 10 - 1
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda rows: [*rows, dict(rows[0])], "duplicate row"),
+        (lambda rows: [{**rows[0], "perturbation": "nope"}, *rows[1:]], "unknown perturbation"),
+        (lambda rows: [{**rows[0], "perturbed": rows[0]["original"]}, *rows[1:]], "equals the original"),
+        (lambda rows: [{**rows[0], "original": "Other."}, *rows[1:]], "different originals"),
+        (lambda rows: [{k: v for k, v in r.items() if k != "perturbed"} for r in rows], "missing columns"),
+    ],
+)
+def test_bad_data_is_refused(tmp_path: Path, mutate: object, message: str) -> None:
+    folder = write_pairs(tmp_path, "answer-equivalence", mutate(_rows()))  # type: ignore[operator]
+    with pytest.raises(DataError, match=message):
+        load_local(AE, folder)
+
+
+def test_not_a_dataset_folder(tmp_path: Path) -> None:
+    (tmp_path / "answer-equivalence").mkdir()
+    with pytest.raises(DataError, match=r"no README\.md"):
+        load_local(AE, tmp_path / "answer-equivalence")
+
+
+def test_every_benchmark_metric_has_a_template() -> None:
+    for spec in BENCHMARK.values():
+        ctx = {c.name: f"the {c.name} text" for c in spec.context_fields}
+        block = render_context(spec, ctx)
+        for m in spec.metrics:
+            t = load_template(spec, m.name)
+            prompt = t.render("THE JUDGED TEXT", block)
+            assert prompt.count("THE JUDGED TEXT") == 1
+            assert f"{m.label} ({m.scale_min}-{m.scale_max})" in prompt
+            assert prompt.rstrip().endswith(f"just give a score ONLY) - {m.label}:")
+            assert f"{spec.judged_label}:\n\nTHE JUDGED TEXT" in prompt
+            for c in spec.context_fields:
+                assert f"{c.label}:\n\nthe {c.name} text" in prompt
+            assert prompt.index(block) < prompt.index("THE JUDGED TEXT")  # shared prefix first
+            assert t.hash == load_template(spec, m.name).hash
+
+
+def test_the_coherence_prompt_follows_the_paper() -> None:
+    prompt = load_template(get_dataset("summeval"), "coherence").instruction
+    assert prompt.startswith("You will be given a summary written for an article. Your task is to rate the summary on one metric.")
+    assert "Evaluation Steps:" in prompt and "9. Rate the Summary" in prompt
+
+
+def test_rendering_is_strict(tmp_path: Path) -> None:
+    spec = get_dataset("summeval")
+    with pytest.raises(PromptError, match="required context field 'article'"):
+        render_context(spec, {"article": None})
+    assert render_context(AE, {"question": "Why?", "paragraph": None}) == "Question:\n\nWhy?\n\n"
+    (tmp_path / "summeval.coherence.txt").write_text("Rate ${text} with ${context} in ${language}.")
+    with pytest.raises(PromptError, match=r"unknown variable \$language"):
+        load_template(spec, "coherence", tmp_path)
+    (tmp_path / "summeval.coherence.txt").write_text("Rate ${context} only.")
+    with pytest.raises(PromptError, match=r"must contain \$\{text\}"):
+        load_template(spec, "coherence", tmp_path)
+    (tmp_path / "summeval.coherence.txt").write_text("My own: ${metric_label}\n${context}${text}")
+    own = load_template(spec, "coherence", tmp_path)
+    assert own.source == "summeval.coherence.txt" and own.render("T", "C") == "My own: Coherence\nCT"
+    assert own.hash != load_template(spec, "coherence").hash
+
+
+def test_slugs_and_layout() -> None:
+    assert judge_slug("GPT-4o mini (2024)") == "gpt-4o-mini--2024-"
+    assert judge_slug("Llama_3.1.8B") == "llama_3.1.8b"
+    for bad in ("a/b", "a\\b", "", "   ", "..", "."):
+        with pytest.raises(ValueError):
+            judge_slug(bad)
+    assert revision_slug("local:0123456789ab") == "local-0123456789ab"
+    assert result_path(Path("/r"), "Random", "summeval", "abc123") == Path("/r/random/summeval@abc123.json")
