@@ -31,7 +31,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
@@ -81,6 +81,7 @@ log = logging.getLogger("dhp.scoring")
 
 #: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
 API_KEY_ENV = ("DHP_JUDGE_API_KEY", "HF_TOKEN")
+_TGI_TOP_LOGPROBS = 5  # TGI's default --max-top-n-tokens, also its limit for chat top_logprobs
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
 
@@ -324,28 +325,44 @@ async def _send_all(
 
 async def _resolve_mode(
     cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None
-) -> tuple[ScoringMode, dict[str, JudgeOutput]]:
+) -> tuple[ScoringMode, dict[str, JudgeOutput], ScoreConfig]:
     """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities.
 
-    Returns the mode and the probe's output (keyed by cache key) when the run can reuse it.
+    Returns the mode, the probe's output (keyed by cache key) for the run to reuse, and the config
+    the run uses: an endpoint that refuses ``top_logprobs`` above TGI's limit of 5 (a 400 or 422 on
+    the probe) is probed again with 5, and the run then asks for 5.
     """
     kind = cfg.judge.kind
     if kind == "builtin":
-        return ScoringMode.BUILTIN, {}
+        return ScoringMode.BUILTIN, {}, cfg
     if cfg.mode != "auto" and cfg.mode != "expected":
-        return ScoringMode(cfg.mode), {}
+        return ScoringMode(cfg.mode), {}, cfg
     if kind == "local" or probe is None:
-        return ScoringMode.EXPECTED, {}
+        return ScoringMode.EXPECTED, {}, cfg
     out = await pool.submit(probe)
+    if (
+        isinstance(out, RequestFailure)
+        and out.reason in ("http-400", "http-422")
+        and probe.sampling.top_logprobs > _TGI_TOP_LOGPROBS
+    ):
+        log.warning(
+            "the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
+            probe.sampling.top_logprobs,
+            out.message[:120],
+            _TGI_TOP_LOGPROBS,
+        )
+        cfg = replace(cfg, top_logprobs=_TGI_TOP_LOGPROBS)
+        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=_TGI_TOP_LOGPROBS))
+        out = await pool.submit(probe)
     if isinstance(out, RequestFailure):
         raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
     has_logprobs = not (isinstance(out, RawText) and out.tokens is None)
     if has_logprobs:
-        return ScoringMode.EXPECTED, {probe.cache_key(pool.identity, pool.model): out}
+        return ScoringMode.EXPECTED, {probe.cache_key(pool.identity, pool.model): out}, cfg
     if cfg.mode == "expected":
         _check_capability(out, ScoringMode.EXPECTED, pool.identity)
     log.warning("endpoint returned no log-probabilities: scoring with --mode sample (%d samples)", cfg.samples)
-    return ScoringMode.SAMPLE, {}
+    return ScoringMode.SAMPLE, {}, cfg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,7 +606,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
             if mode is None:
                 probe_mode = ScoringMode.EXPECTED
                 probe = _plan(data, cfg, probe_mode, templates).requests[0] if uses_prompts else None
-                mode, known = await _resolve_mode(cfg, pool, probe)
+                mode, known, cfg = await _resolve_mode(cfg, pool, probe)
             path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges), stats0, t0, known)
             known = {}
             if path is None:

@@ -74,6 +74,7 @@ class FakeJudgeServer:
         retry_after: str = "1",
         fail_after: int | None = None,
         fault_for: Callable[[str], str | None] | None = None,
+        max_top_logprobs: int | None = None,
     ) -> None:
         self.script: Script = script or (lambda prompt: Answer())
         self.model = model
@@ -84,6 +85,7 @@ class FakeJudgeServer:
         self.retry_after = retry_after
         self.fail_after = fail_after  # after this many answered requests, every request gets a 500
         self.fault_for = fault_for  # prompt -> fault, for faults tied to one text
+        self.max_top_logprobs = max_top_logprobs  # chat: a 422 above this, as TGI's chat route does
         self.log: list[Logged] = []
         self.answered = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -211,6 +213,12 @@ class FakeJudgeServer:
             return early
         if body.get("model") != self.model:
             return web.json_response({"error": {"message": f"model {body.get('model')!r} not found"}}, status=404)
+        if self.max_top_logprobs is not None and int(body.get("top_logprobs") or 0) > self.max_top_logprobs:
+            return web.json_response(
+                {"error": f"Input validation error: `top_n_tokens` must be <= {self.max_top_logprobs}",
+                 "error_type": "validation"},
+                status=422,
+            )
         prompt = body["messages"][-1]["content"]
         ans = self.script(prompt)
         choice: dict[str, Any] = {

@@ -141,3 +141,24 @@ def test_result_json_is_versioned(control_results: Path) -> None:
     doc = json.loads(path.read_text())
     assert doc["schema_version"] == "1.0"
     assert doc["scores"]["item_ids"][0].endswith("-000")
+
+
+def test_cli_weights_combination_and_progress(tiny_root: Path, tmp_path: Path) -> None:
+    weights = tmp_path / "w.json"
+    weights.write_text(json.dumps({"summeval": {"char_typo_minor": {"fluency": 1.0}}}))
+    proc = run_dhp(
+        "score", "--judge", "random", "--data", str(tiny_root), "--datasets", "summeval", "--out", str(tmp_path / "o"),
+        "--combine", "wilson", "--weights", str(weights), "--n-boot", "20", "--seed", "5", "--progress",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "req/s" in proc.stderr and "summeval" in proc.stderr  # the progress bar: rate, and its dataset
+    r = read_result(Path(proc.stdout.strip()))
+    assert r.scoring.combine_method.value == "wilson" and r.scoring.weights_source == str(weights)
+    assert r.scoring.weights["char_typo_minor"] == {"fluency": 1.0}
+    assert r.scoring.weights["char_typo_major"] == dict(BENCHMARK["summeval"].weights.for_perturbation("char_typo_major"))
+    assert r.scoring.n_boot == 20 and r.scoring.seed == 5
+    # wilson's HMP is M times the paper's unweighted p (capped at 1)
+    for pr in r.perturbations:
+        assert pr.p is not None
+        paper_p = 1.0 / sum(1.0 / m.p for m in pr.metrics.values())
+        assert pr.p == pytest.approx(min(1.0, 4 * paper_p), rel=1e-9)

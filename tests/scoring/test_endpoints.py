@@ -213,6 +213,15 @@ def test_tgi_protocol_refuses_a_non_tgi_server(ae_data: Path, tmp_path: Path) ->
         score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi"))
 
 
+def test_top_logprobs_falls_back_to_tgi_limit(ae_data: Path, tmp_path: Path) -> None:
+    with FakeJudgeServer(scripted, max_top_logprobs=5) as srv:
+        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, limit=3)))
+    assert [e.body["top_logprobs"] for e in srv.log[:2]] == [20, 5]
+    assert {e.body["top_logprobs"] for e in srv.log[1:]} == {5}
+    assert r.scoring.mode == "expected" and r.judge.settings["top_logprobs"] == 5 and r.coverage.coverage == 1.0
+
+
+@pytest.mark.filterwarnings("ignore:API endpoint/model for text-generation is not served via TGI")
 def test_tgi_details_dropped_by_the_client_are_refused(ae_data: Path, tmp_path: Path) -> None:
     # The server rejects `details`/`top_n_tokens` the way a non-TGI backend does; the client then
     # drops them and returns bare text. Expected mode must refuse, not score without logprobs.
