@@ -377,6 +377,7 @@ def _user(request: gr.Request | None, profile: gr.OAuthProfile | None, mode: Mod
 
 def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be = backend or Backend(cfg)
+    threading.Thread(target=be.report, name="dhp-warm-results", daemon=True).start()  # parse results early
     # HF OAuth works on a Space (SPACE_ID set); elsewhere Gradio's mock login needs an HF token.
     login = cfg.mode == "space" and bool(os.environ.get("SPACE_ID"))
     meta_choices = [c for c in table.META_COLUMNS if c != "Judge"]
@@ -387,6 +388,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         gr.Markdown(intro_markdown())
         problems_md = gr.Markdown("", elem_id="problems")
         generation = gr.State(-1)
+        fam_state = gr.State([])  # the family choices the page knows, to spot new ones
         with gr.Tabs(elem_id="tabs") as tabs:
             # ---------------------------------------------------------------- Leaderboard
             with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
@@ -529,18 +531,21 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         # ---------------------------------------------------------------- handlers
         view_inputs = [weights, weighted, f_datasets, f_families, f_sizes, f_columns, search]
 
-        def render_view(
-            w: str, ew: bool, ds: list[str], fam: list[str], sz: list[str], cols: list[str], q: str
-        ) -> Any:
-            df = be.view(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q)
-            return table.style_view(df)
-
-        def write_csv(shown: pd.DataFrame | None) -> Any:
+        def write_csv(shown: pd.DataFrame | None) -> str:
             df = shown if shown is not None else pd.DataFrame()
             stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
-            path = cfg.csv_dir / f"dhp-leaderboard-{stamp}.csv"
+            path = cfg.csv_dir / f"dhp-leaderboard-{stamp}-{threading.get_ident()}.csv"
             path.write_text(table.to_csv(df), encoding="utf-8")
+            for old in sorted(cfg.csv_dir.glob("dhp-leaderboard-*.csv"))[:-50]:  # keep the folder small
+                old.unlink(missing_ok=True)
             return str(path)
+
+        def render_view(
+            w: str, ew: bool, ds: list[str], fam: list[str], sz: list[str], cols: list[str], q: str
+        ) -> tuple[Any, str]:
+            """The styled table and, for the download button, a CSV of exactly that view."""
+            df = be.view(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q)
+            return table.style_view(df), write_csv(df)
 
         def page_load(request: gr.Request) -> tuple[Any, ...]:
             rep = be.report()
@@ -551,41 +556,45 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             judge = wanted if wanted in judges else (judges[0] if judges else None)
             return (
                 rep.generation,
+                fams,
                 problems_markdown(rep.problems),
                 gr.Dropdown(choices=be.weights_choices(), value=DEFAULT_WEIGHTS),
                 gr.CheckboxGroup(choices=fams, value=fams),
-                render_view(DEFAULT_WEIGHTS, True, list(DATASET_NAMES), fams, list(table.SIZE_BUCKETS), col_default, ""),
+                *render_view(DEFAULT_WEIGHTS, True, list(DATASET_NAMES), fams, list(table.SIZE_BUCKETS), col_default, ""),
                 gr.Dropdown(choices=judges, value=judge),
                 gr.Tabs(selected="judge") if wanted in judges else gr.Tabs(),
             )
 
-        load_outputs = [generation, problems_md, weights, f_families, board, judge_dd, tabs]
+        load_outputs = [generation, fam_state, problems_md, weights, f_families, board, csv_btn, judge_dd, tabs]
         demo.load(page_load, None, load_outputs)
 
-        def tick(gen: int, current_judge: str | None, *view: Any) -> tuple[Any, ...]:
+        def tick(gen: int, known_fams: list[str], current_judge: str | None, *view: Any) -> tuple[Any, ...]:
             rep = be.report()
-            if rep.generation == gen:
-                return (gr.skip(),) * 5
+            if gen == -1 or rep.generation == gen:  # page not loaded yet, or nothing new
+                return (gr.skip(),) * 7
             fams_all = be.families()
-            chosen_fams = list(view[3]) + [f for f in fams_all if f not in (view[3] or [])]
+            # keep the user's family choices; families that appeared since are shown (checked)
+            chosen_fams = [f for f in fams_all if f in (view[3] or []) or f not in (known_fams or [])]
             judges = be.judges()
             return (
                 rep.generation,
+                fams_all,
                 problems_markdown(rep.problems),
                 gr.CheckboxGroup(choices=fams_all, value=chosen_fams),
-                render_view(view[0], view[1], view[2], chosen_fams, view[4], view[5], view[6]),
+                *render_view(view[0], view[1], view[2], chosen_fams, view[4], view[5], view[6]),
                 gr.Dropdown(choices=judges, value=current_judge if current_judge in judges else (judges[0] if judges else None)),
             )
 
-        tick_outputs = [generation, problems_md, f_families, board, judge_dd]
-        timer.tick(tick, [generation, judge_dd, *view_inputs], tick_outputs, show_progress="hidden")
-        refresh_btn.click(lambda *a: tick(-1, *a), [judge_dd, *view_inputs], tick_outputs)
+        tick_outputs = [generation, fam_state, problems_md, f_families, board, csv_btn, judge_dd]
+        timer.tick(tick, [generation, fam_state, judge_dd, *view_inputs], tick_outputs, show_progress="hidden")
+        refresh_btn.click(lambda *a: tick(-2, *a), [fam_state, judge_dd, *view_inputs], tick_outputs)
 
-        for comp in (weights, weighted, f_datasets, f_families, f_sizes, f_columns):
-            comp.change(render_view, view_inputs, board, show_progress="hidden")  # type: ignore[attr-defined]
-        search.submit(render_view, view_inputs, board)
-        search.change(render_view, view_inputs, board, show_progress="hidden")
-        board.change(write_csv, board, csv_btn, show_progress="hidden")
+        for comp in (weights, weighted, f_datasets, f_families, f_sizes, f_columns, search):
+            comp.change(  # type: ignore[attr-defined]
+                render_view, view_inputs, [board, csv_btn], show_progress="hidden", trigger_mode="always_last"
+            )
+        # The Dataframe's own filter box (committed) changes the shown rows in the browser: the CSV follows.
+        board.input(write_csv, board, csv_btn, show_progress="hidden", trigger_mode="always_last")
 
         def open_judge(evt: gr.SelectData) -> tuple[Any, Any]:
             row = evt.row_value or []

@@ -207,7 +207,8 @@ def select_view(
     last) for a judge missing any of them, so partial coverage never ranks above full coverage.
     Judges with no result on any chosen dataset are dropped.
     """
-    present = sorted({c.split(" D_", 1)[0] for c in d_columns(full)}, key=lambda d: (d not in DATASET_NAMES, d))
+    order = {d: i for i, d in enumerate(DATASET_NAMES)}
+    present = sorted({c.split(" D_", 1)[0] for c in d_columns(full)}, key=lambda d: (order.get(d, len(order)), d))
     chosen = [d for d in (present if datasets is None else datasets) if d in present]
     df = full
     mask = _search_mask(df, search)
@@ -236,15 +237,16 @@ def _mark(v: Any) -> str:
     if not isinstance(v, (int, float)) or not math.isfinite(v):
         return ""
     if v > 1:
-        return "background-color: #d4edda; color: #14532d; font-weight: 600"
+        return "background:#d4edda"  # short: the style string travels once per cell
     if v < 1:
-        return "background-color: #f8d7da; color: #7f1d1d"
+        return "background:#f8d7da"
     return ""
 
 
 def style_view(df: pd.DataFrame) -> Styler:
     """Two decimals; green where D > 1 (significant at p < 0.05), red where D < 1; '–' when missing."""
     dcols: list[Hashable] = list(d_columns(df))
+    df = df.round({str(c): 3 for c in dcols})  # enough to sort by; keeps the JSON sent to the browser small
     st = df.style.format("{:.2f}", subset=dcols, na_rep="–")
     if "Size (B)" in df.columns:
         st = st.format("{:g}", subset=list[Hashable](["Size (B)"]), na_rep="?")

@@ -1,0 +1,183 @@
+"""Leaderboard speed with 500 judges x 6 datasets (3000 result files): page load and filtering.
+
+Prints, in seconds:
+
+* cold scan: first read + parse of every results file (once per app process; later loads reuse it);
+* page load (server): what a page load computes — re-list the store, build/reuse the table, apply
+  the default view, style it and serialise it for the browser (Gradio's ``Dataframe.postprocess``);
+* filter (server): one filter change (family, dataset, search, unweighted toggle) end to end;
+* survey reweighting: D^EW recomputed from the stored p-values of all 3000 results;
+* with ``--browser`` (needs Debian's chromium): the real page load in headless chromium until the
+  table shows, and a filter click until the table has changed.
+
+Usage: ``python benchmarks/bench_leaderboard.py [--judges 500] [--items 100] [--browser]``.
+Target: page load and filter under 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import gradio as gr
+
+from dhp.leaderboard import table
+from dhp.leaderboard.app import AppConfig, Backend, build_app, launch
+from dhp.leaderboard.stores import LocalStore
+from dhp.leaderboard.survey import derive_weights, get_task, reweighted_summaries, tally
+from dhp.scoring.results import Summary, dump_result
+from dhp.spec import DATASET_NAMES
+from tests.leaderboard.factory import make_result
+
+FAMILIES = ("llama", "qwen", "mistral", "gemma", "phi", "gpt")
+SIZES = (0.5, 1.5, 3, 7, 8, 13, 14, 32, 70, 72)
+
+
+def generate(root: Path, n_judges: int, n_items: int) -> None:
+    """n_judges x 6 result files: one real result per dataset, re-labelled and re-scored per judge."""
+    rng = random.Random(0)
+    templates = {ds: make_result("template", ds, skill=0.5, n_items=n_items) for ds in DATASET_NAMES}
+    for j in range(n_judges):
+        fam, size = rng.choice(FAMILIES), rng.choice(SIZES)
+        name = f"{fam}-{size:g}b-judge-{j:03d}"
+        for ds, tpl in templates.items():
+            s = tpl.summary
+            k = rng.uniform(0.2, 1.8)
+            summary = Summary(
+                d_avg=(s.d_avg or 0) * k, d_min=(s.d_min or 0) * k * 0.6,
+                d_avg_ew=(s.d_avg_ew or 0) * k, d_min_ew=(s.d_min_ew or 0) * k * 0.5,
+            )  # fmt: skip
+            judge = tpl.judge.model_copy(update={"name": name, "hf_model_id": f"org/{fam}-{size:g}B-Instruct"})
+            res = tpl.model_copy(update={"judge": judge, "summary": summary})
+            out = root / name / f"{ds}@v1.json"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(dump_result(res), encoding="utf-8")
+
+
+def timed(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--judges", type=int, default=500)
+    ap.add_argument("--items", type=int, default=100, help="items per dataset in each result's stored scores")
+    ap.add_argument("--browser", action="store_true", help="also time the page in headless chromium")
+    ap.add_argument("--keep", help="write the results here and keep them")
+    args = ap.parse_args()
+
+    root = Path(args.keep or tempfile.mkdtemp(prefix="dhp-bench-lb-"))
+    results = root / "results"
+    if not results.exists():
+        t0 = time.perf_counter()
+        generate(results, args.judges, args.items)
+        print(f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s")
+    size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
+    print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
+
+    cfg = AppConfig(results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"))
+    be = Backend(cfg)
+    t0 = time.perf_counter()
+    rep = be.report()
+    print(f"cold scan (parse every file, once per process): {time.perf_counter() - t0:.2f} s, "
+          f"{len(rep.results)} results, {len(rep.problems)} problems")  # fmt: skip
+    t0 = time.perf_counter()
+    be.frame()
+    print(f"first table build:                              {time.perf_counter() - t0:.3f} s")
+
+    df_component = gr.Dataframe(interactive=False)
+    fams = be.families()
+
+    def page_load() -> Any:
+        be.report()
+        view = be.view(families=fams, sizes=list(table.SIZE_BUCKETS))
+        return df_component.postprocess(table.style_view(view))
+
+    t, payload = timed(page_load)
+    print(f"page load (server: list, view, style, serialise): {t:.3f} s  ({len(payload.data)} rows x {len(payload.headers)} columns)")
+
+    filters: dict[str, Callable[[], Any]] = {
+        "family filter": lambda: be.view(families=["llama", "qwen"]),
+        "dataset filter": lambda: be.view(datasets=["summeval", "wmt22-de-en"]),
+        "search": lambda: be.view(search="qwen-7b; gemma"),
+        "unweighted toggle": lambda: be.view(weighted=False),
+    }
+    for label, f in filters.items():
+        t, _ = timed(lambda f=f: df_component.postprocess(table.style_view(f())))  # type: ignore[misc]
+        print(f"filter (server) {label:<18}             {t:.3f} s")
+
+    task = get_task("summarization")
+    version = derive_weights(tally([]), 0)
+    from dhp.leaderboard.survey import Ballot
+
+    ballots = [Ballot(task=task.id, voter=str(i), answers={x.id: "fluency" for x in task.issues}, created_at="t") for i in range(5)]
+    version = derive_weights(tally(ballots), len(ballots))
+    t, _ = timed(lambda: reweighted_summaries(rep.results, version), repeat=1)
+    print(f"survey reweighting of all results (once per vote change): {t:.2f} s")
+
+    if args.browser:
+        bench_browser(cfg)
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+def bench_browser(cfg: AppConfig) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    exe = shutil.which("chromium") or "/usr/bin/chromium"
+    demo = build_app(cfg)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    launch(demo, port=port, block=False)
+    args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=exe, args=args)
+            pg = b.new_page(viewport={"width": 1400, "height": 1000})
+            first = pg.locator("#leaderboard-table [role=gridcell][aria-rowindex='2'][aria-colindex='1']")
+            loads = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                pg.goto(f"http://127.0.0.1:{port}/")
+                expect(first).to_have_text(lambda_text_nonempty(), timeout=60_000)
+                loads.append(time.perf_counter() - t0)
+            print(f"browser page load (navigation until the table shows): median {statistics.median(loads):.2f} s")
+            before = first.inner_text()
+            fam = "gpt" if "gpt" not in before else "llama"
+            t0 = time.perf_counter()
+            pg.locator("#filter-families").get_by_label(fam, exact=True).uncheck()
+            pg.locator("#filter-families").get_by_label("qwen", exact=True).uncheck()
+            expect(pg.locator("#leaderboard-table")).not_to_contain_text("qwen-", timeout=60_000)
+            print(f"browser filter (two clicks until the table changed): {time.perf_counter() - t0:.2f} s")
+            b.close()
+    finally:
+        demo.close()
+
+
+def lambda_text_nonempty() -> Any:
+    import re
+
+    return re.compile(r"\S")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
