@@ -275,3 +275,27 @@ def test_aggregates_skip_missing_perturbations() -> None:
     assert np.isnan(avg[1]) and np.isnan(mn[1])
     full = np.array([1.0, 3.0, 4.0, 1.0])
     assert float(_avg_min(full, levels)[0]) == pytest.approx(float(level_balanced_weights(levels) @ full))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_vectorised_small_sample_paths_equal_scipy(seed: int) -> None:
+    """The bootstrap's exact and permutation p-values equal scipy's, row by row."""
+    rng = np.random.default_rng(500 + seed)
+    rows = []
+    for r in range(6):
+        if r % 2:  # continuous scores, no ties: scipy's exact null distribution (n <= 50)
+            n = int(rng.integers(2, 51))
+            x = rng.random(n) * 5
+            y = x - rng.normal(0.3, 1.0, n)
+        else:  # integer scores with ties and zeros: scipy's exhaustive permutation test (n <= 13)
+            n = int(rng.integers(2, 14))
+            x = rng.integers(1, 6, n).astype(float)
+            y = x - rng.integers(-1, 3, n)
+        pad = 50 - n
+        rows.append((np.r_[x, [np.nan] * pad], np.r_[y, [np.nan] * pad], x, y))
+    batch = wilcoxon_greater_batch(np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]))
+    for i, (_, _, x, y) in enumerate(rows):
+        if np.all(x == y):
+            continue
+        ref = float(sps.wilcoxon(x, y, alternative="greater").pvalue)
+        assert batch[i] == pytest.approx(ref, rel=1e-9, abs=1e-14), (i, len(x))
