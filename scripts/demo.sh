@@ -22,7 +22,7 @@ echo "== 2/3 score the control judges =="
 for judge in random oracle lexical; do
   "$dhp" score --judge "$judge" --data "$out/datasets" --out "$out/results"
 done
-# (the markdown/PNG report step joins here once `dhp report` lands)
+"$dhp" report "$out/results" --out "$out/report"
 
 if [ "${DHP_DEMO_SERVE:-1}" = "0" ]; then
   echo "== 3/3 leaderboard not served (DHP_DEMO_SERVE=0); results in $out/results =="
