@@ -5,6 +5,10 @@
 :class:`RequestFailure` out.
 
 * **Cache** — outputs are looked up and stored by content address (:mod:`dhp.scoring.cache`).
+* **One request per content address** — identical requests (same cache key: two perturbations
+  that produced the same text, say) submitted while the first is in flight wait for its outcome
+  instead of being sent again, so a run sends each unique prompt once (per repeat). Off
+  (``coalesce=False``) for built-in judges, whose requests carry no prompt.
 * **Concurrency** — at most ``concurrency`` requests in flight over all replicas (a semaphore that
   is not held while a request waits to retry).
 * **Retries** — transient errors (429, 5xx, timeouts, reset connections, truncated JSON) are retried
@@ -102,6 +106,7 @@ class JudgePool:
         seed: int = 0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        coalesce: bool = True,
     ) -> None:
         if not replicas:
             raise ValueError("a judge pool needs at least one replica")
@@ -112,6 +117,7 @@ class JudgePool:
         self.cache = cache
         self.policy = policy or RetryPolicy()
         self.concurrency = concurrency
+        self.coalesce = coalesce  # False where requests differ beyond their cache key (prompt-less built-ins)
         self._replicas = [_Replica(j, i, self.policy.set_aside_seconds) for i, j in enumerate(replicas)]
         self._sem = asyncio.Semaphore(concurrency)
         self._rng = random.Random(f"backoff|{seed}")
@@ -121,6 +127,7 @@ class JudgePool:
         self._slack = max(1, concurrency // (2 * len(self._replicas)))
         self._stats = PoolStats()
         self._failed_in_a_row = 0
+        self._in_flight: dict[str, asyncio.Future[JudgeOutput | RequestFailure]] = {}
 
     # -- accounting ---------------------------------------------------------------------------
     @property
@@ -184,12 +191,37 @@ class JudgePool:
 
     # -- the one entry point ------------------------------------------------------------------
     async def submit(self, request: JudgeRequest) -> JudgeOutput | RequestFailure:
-        key = request.cache_key(self.identity, self.model) if self.cache is not None else ""
+        key = request.cache_key(self.identity, self.model)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 self._bump(cached=1)
                 return hit
+        if not self.coalesce:
+            return await self._send(request, key)
+        pending = self._in_flight.get(key)
+        if pending is not None:  # the same request is in flight: share its outcome, send nothing
+            out = await asyncio.shield(pending)
+            self._bump(cached=1)
+            return out
+        fut: asyncio.Future[JudgeOutput | RequestFailure] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = fut
+        try:
+            out = await self._send(request, key)
+        except asyncio.CancelledError:
+            fut.cancel()
+            raise
+        except Exception as e:
+            fut.set_exception(e)
+            fut.exception()  # retrieved here, so a failure nobody shared is not reported as unhandled
+            raise
+        else:
+            fut.set_result(out)
+            return out
+        finally:
+            del self._in_flight[key]
+
+    async def _send(self, request: JudgeRequest, key: str) -> JudgeOutput | RequestFailure:
         attempt = 0
         while True:
             async with self._sem:

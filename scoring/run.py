@@ -591,6 +591,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
         concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
+        coalesce=uses_prompts,  # built-in judges' requests have no prompt: their keys do not tell them apart
     )
     written: list[Path] = []
     skipped: list[str] = []

@@ -13,14 +13,25 @@ JSON body is cut short), ``"kwargs"`` (TGI's 400 for ``model_kwargs`` a non-TGI 
 Requests interleave under concurrency, so a fault meant for one text is given by ``fault_for``.
 
 The server runs on 127.0.0.1 (a free port) in a thread with its own event loop, so synchronous
-code (subprocesses, ``asyncio.run``) can talk to it. Every request is logged with its arrival time.
+code (subprocesses, ``asyncio.run``) can talk to it. Every request is logged with its arrival time
+(``keep_log=False`` keeps only the counters, for long benchmark runs).
+
+``latency`` adds a fixed, non-blocking delay (``asyncio.sleep``) to every judge request, so a client
+with concurrency C can reach at most C / latency requests per second. ``GET /stats`` returns the
+counters (judge requests, answered, in flight, the most ever in flight, first arrival and last
+answer times). Run as a program (``python -m tests.scoring.fake_server --latency 0.1``) the server
+prints ``PORT <n>`` and serves until it is terminated, with the deterministic :func:`hashed_answer`
+script: a process of its own, so that a client under measurement does not share its interpreter.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import hashlib
 import json
 import math
+import sys
 import threading
 import time
 from collections import deque
@@ -44,6 +55,15 @@ class Answer:
 
 
 Script = Callable[[str], Answer]
+
+
+def hashed_answer(prompt: str) -> Answer:
+    """A deterministic judge that depends on the whole prompt: score 2..5 and a spread-out distribution."""
+    h = hashlib.sha256(prompt.encode("utf-8")).digest()
+    top = 2 + h[0] % 4
+    near = top - 1 if top > 1 else top + 1
+    p = 0.5 + (h[1] / 255.0) * 0.45
+    return Answer((str(top),), {str(top): p, str(near): 1.0 - p})
 
 
 def judged_text(prompt: str) -> str:
@@ -75,6 +95,8 @@ class FakeJudgeServer:
         fail_after: int | None = None,
         fault_for: Callable[[str], str | None] | None = None,
         max_top_logprobs: int | None = None,
+        latency: float = 0.0,
+        keep_log: bool = True,
     ) -> None:
         self.script: Script = script or (lambda prompt: Answer())
         self.model = model
@@ -86,8 +108,15 @@ class FakeJudgeServer:
         self.fail_after = fail_after  # after this many answered requests, every request gets a 500
         self.fault_for = fault_for  # prompt -> fault, for faults tied to one text
         self.max_top_logprobs = max_top_logprobs  # chat: a 422 above this, as TGI's chat route does
+        self.latency = latency  # seconds added to every judge request, without blocking the loop
+        self.keep_log = keep_log
         self.log: list[Logged] = []
         self.answered = 0
+        self.requests = 0  # judge requests received (chat or generate), faulty ones included
+        self.inflight = 0
+        self.max_inflight = 0
+        self.first_at: float | None = None
+        self.last_at: float | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
@@ -110,6 +139,7 @@ class FakeJudgeServer:
             app.router.add_get("/v1/models", self._models)
             app.router.add_post("/generate", self._generate)
             app.router.add_get("/info", self._info)
+            app.router.add_get("/stats", self._stats)
             self._runner = web.AppRunner(app, access_log=None)
             await self._runner.setup()
             site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -188,14 +218,51 @@ class FakeJudgeServer:
     async def _begin(self, request: web.Request) -> tuple[dict[str, Any], str | None, web.StreamResponse | None]:
         body = await request.json() if request.can_read_body else {}
         fault = self._next_fault(body)
+        now = time.monotonic()
         with self._lock:
-            self.log.append(Logged(request.path, body, dict(request.headers), time.monotonic(), fault))
+            self.requests += 1
+            if self.first_at is None:
+                self.first_at = now
+            if self.keep_log:
+                self.log.append(Logged(request.path, body, dict(request.headers), now, fault))
+        if self.latency > 0:
+            self.inflight += 1  # only touched on the server's loop
+            self.max_inflight = max(self.max_inflight, self.inflight)
+            try:
+                await asyncio.sleep(self.latency)
+            finally:
+                self.inflight -= 1
         early = await self._apply_fault(fault, request)
         return body, fault, early
 
     def _answered(self) -> None:
         with self._lock:
             self.answered += 1
+            self.last_at = time.monotonic()
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "requests": self.requests,
+                "answered": self.answered,
+                "inflight": self.inflight,
+                "max_inflight": self.max_inflight,
+                "first_at": self.first_at,
+                "last_at": self.last_at,
+            }
+
+    def reset_counters(self) -> None:
+        with self._lock:
+            self.requests = self.answered = self.max_inflight = 0
+            self.first_at = self.last_at = None
+            self.log.clear()
+
+    async def _stats(self, request: web.Request) -> web.StreamResponse:
+        if request.query.get("reset"):
+            out = self.stats()
+            self.reset_counters()
+            return web.json_response(out)
+        return web.json_response(self.stats())
 
     # -- OpenAI-compatible ----------------------------------------------------------------------
     async def _models(self, request: web.Request) -> web.StreamResponse:
@@ -317,3 +384,20 @@ class FakeJudgeServer:
         if params.get("details"):
             out["details"] = details
         return web.Response(text=json.dumps(out), content_type="application/json")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve in the foreground (``PORT <n>`` on stdout) until terminated; counters at ``/stats``."""
+    ap = argparse.ArgumentParser(description="fake OpenAI/TGI judge server on 127.0.0.1")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds added to every judge request")
+    ap.add_argument("--no-logprobs", action="store_true", help="ignore `logprobs` silently")
+    args = ap.parse_args(argv)
+    srv = FakeJudgeServer(hashed_answer, latency=args.latency, logprobs=not args.no_logprobs, keep_log=False)
+    with srv:
+        print(f"PORT {srv.port}", flush=True)
+        threading.Event().wait()  # until SIGTERM / SIGKILL
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
