@@ -11,12 +11,13 @@ with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/
 
 from __future__ import annotations
 
-import datetime as dt
+import hashlib
 import html
 import math
 import os
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,7 @@ class AppConfig:
     rate_limit: int = 20  # submissions per user per window
     rate_window_s: float = 3600.0
     refresh_s: float = 15.0  # how often open pages look for new results
+    list_ttl_s: float = 2.0  # page loads reuse a listing of the results store this recent
     title: str = "DHP discernment leaderboard"
     csv_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dhp-leaderboard-csv-")))
 
@@ -103,11 +105,14 @@ class Backend:
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
         self._frames: dict[tuple[int, str], pd.DataFrame] = {}
+        self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
+        self._rendered: OrderedDict[tuple[Any, ...], tuple[dict[str, Any], str, str]] = OrderedDict()
         self._survey: tuple[tuple[str, ...], WeightsVersion, dict[str, dict[str, dict[str, int]]]] | None = None
 
     # -- results --------------------------------------------------------------------------------
-    def report(self) -> LoadReport:
-        return self.index.load()
+    def report(self, max_age_s: float | None = None) -> LoadReport:
+        """The results; a listing up to ``cfg.list_ttl_s`` old (or ``max_age_s``) is reused."""
+        return self.index.load(self.cfg.list_ttl_s if max_age_s is None else max_age_s)
 
     def survey_state(self) -> tuple[WeightsVersion, dict[str, dict[str, dict[str, int]]], list[str]]:
         ballots, bad = self.votes.ballots()
@@ -126,6 +131,11 @@ class Backend:
         ]
 
     def frame(self, weights: str = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, LoadReport]:
+        _, full, rep = self._frame(weights)
+        return full, rep
+
+    def _frame(self, weights: str) -> tuple[tuple[int, str], pd.DataFrame, LoadReport]:
+        """The full table, its cache key (results generation, weights version) and the report."""
         rep = self.report()
         summaries: dict[str, Summary] | None = None
         key_w = DEFAULT_WEIGHTS
@@ -142,7 +152,7 @@ class Backend:
             with self._lock:
                 self._frames = {k: v for k, v in self._frames.items() if k[0] == rep.generation}
                 self._frames[key] = cached
-        return cached, rep
+        return key, cached, rep
 
     def view(
         self,
@@ -168,13 +178,86 @@ class Backend:
             sizes=sizes,
         )
 
+    def render(
+        self,
+        *,
+        weights: str = DEFAULT_WEIGHTS,
+        weighted: bool = True,
+        datasets: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+        sizes: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None,
+        search: str = "",
+    ) -> tuple[dict[str, Any], str]:
+        """A view as the browser's table takes it (:func:`table.view_cells`) and the path of a CSV
+        of exactly that view. Cached per results generation and choices: every page load asks for
+        the default view, and the timer re-asks for unchanged ones."""
+        fkey, _, _ = self._frame(weights)
+
+        def tup(x: Sequence[str] | None) -> tuple[str, ...] | None:
+            return None if x is None else tuple(x)
+
+        key = (fkey, weighted, tup(datasets), tup(families), tup(sizes), tup(columns), search or "")
+        with self._lock:
+            hit = self._rendered.get(key)
+            if hit is not None:
+                self._rendered.move_to_end(key)
+        if hit is None:
+            df = self.view(
+                weights=weights, weighted=weighted, datasets=datasets, families=families, sizes=sizes,
+                columns=columns, search=search,
+            )  # fmt: skip
+            hit = (table.view_cells(df), *self._csv_text(df))
+            with self._lock:
+                self._rendered[key] = hit
+                self._rendered = OrderedDict((k, v) for k, v in self._rendered.items() if k[0][0] == fkey[0])
+                while len(self._rendered) > 64:
+                    self._rendered.popitem(last=False)
+        cells, name, text = hit
+        return cells, self._csv_file(name, text)
+
+    @staticmethod
+    def _csv_text(df: pd.DataFrame) -> tuple[str, str]:
+        text = table.to_csv(df)
+        return f"dhp-leaderboard-{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv", text
+
+    def _csv_file(self, name: str, text: str) -> str:
+        """The CSV in ``cfg.csv_dir``, named by its content: written once, rewritten if pruned."""
+        path = self.cfg.csv_dir / name
+        if not path.is_file():
+            tmp = path.with_name(f".{name}.{threading.get_ident()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+
+            def age(p: Path) -> float:
+                try:
+                    return p.stat().st_mtime
+                except OSError:  # pruned meanwhile by another thread
+                    return -math.inf
+
+            for old in sorted(self.cfg.csv_dir.glob("dhp-leaderboard-*.csv"), key=age)[:-50]:  # keep it small
+                if old != path:
+                    old.unlink(missing_ok=True)
+        return str(path)
+
+    def csv_file(self, df: pd.DataFrame) -> str:
+        """A CSV of ``df`` (e.g. the rows the browser's own table filter left), as a file path."""
+        return self._csv_file(*self._csv_text(df))
+
+    def _name_lists(self) -> tuple[list[str], list[str]]:
+        full, rep = self.frame()
+        with self._lock:
+            if self._names is None or self._names[0] != rep.generation:
+                fams = sorted(set(full["Family"])) if len(full) else []
+                judges = sorted({r.result.judge.name for r in rep.results}, key=str.lower)
+                self._names = (rep.generation, fams, judges)
+            return list(self._names[1]), list(self._names[2])
+
     def families(self) -> list[str]:
-        full, _ = self.frame()
-        return sorted(set(full["Family"])) if len(full) else []
+        return self._name_lists()[0]
 
     def judges(self) -> list[str]:
-        rep = self.report()
-        return sorted({r.result.judge.name for r in rep.results}, key=str.lower)
+        return self._name_lists()[1]
 
     def judge_results(self, judge: str) -> list[LoadedResult]:
         """The judge's newest result per dataset, in benchmark order."""
@@ -531,21 +614,19 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         # ---------------------------------------------------------------- handlers
         view_inputs = [weights, weighted, f_datasets, f_families, f_sizes, f_columns, search]
 
+        # Speed (500 judges): the table goes out as plain headers/data/metadata (table.view_cells, cached),
+        # not as a pandas Styler; and no event shows its progress on the table. Gradio's front end
+        # deep-copies every component that has a loading status, cell by cell, on each status change
+        # of any event: with the table (or the Tabs around it) among them a filter took seconds.
+        # Progress therefore shows on the CSV button (``show_progress_on``).
         def write_csv(shown: pd.DataFrame | None) -> str:
-            df = shown if shown is not None else pd.DataFrame()
-            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
-            path = cfg.csv_dir / f"dhp-leaderboard-{stamp}-{threading.get_ident()}.csv"
-            path.write_text(table.to_csv(df), encoding="utf-8")
-            for old in sorted(cfg.csv_dir.glob("dhp-leaderboard-*.csv"))[:-50]:  # keep the folder small
-                old.unlink(missing_ok=True)
-            return str(path)
+            return be.csv_file(shown if shown is not None else pd.DataFrame())
 
         def render_view(
             w: str, ew: bool, ds: list[str], fam: list[str], sz: list[str], cols: list[str], q: str
         ) -> tuple[Any, str]:
-            """The styled table and, for the download button, a CSV of exactly that view."""
-            df = be.view(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q)
-            return table.style_view(df), write_csv(df)
+            """The table and, for the download button, a CSV of exactly that view."""
+            return be.render(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q)
 
         def page_load(request: gr.Request) -> tuple[Any, ...]:
             rep = be.report()
@@ -566,10 +647,10 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             )
 
         load_outputs = [generation, fam_state, problems_md, weights, f_families, board, csv_btn, judge_dd, tabs]
-        demo.load(page_load, None, load_outputs)
+        demo.load(page_load, None, load_outputs, show_progress_on=[csv_btn])
 
         def tick(gen: int, known_fams: list[str], current_judge: str | None, *view: Any) -> tuple[Any, ...]:
-            rep = be.report()
+            rep = be.report(0.0 if gen == -2 else None)  # the Refresh button lists the store afresh
             if gen == -1 or rep.generation == gen:  # page not loaded yet, or nothing new
                 return (gr.skip(),) * 7
             fams_all = be.families()
@@ -586,13 +667,24 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             )
 
         tick_outputs = [generation, fam_state, problems_md, f_families, board, csv_btn, judge_dd]
-        timer.tick(tick, [generation, fam_state, judge_dd, *view_inputs], tick_outputs, show_progress="hidden")
-        refresh_btn.click(lambda *a: tick(-2, *a), [fam_state, judge_dd, *view_inputs], tick_outputs)
+        timer.tick(
+            tick, [generation, fam_state, judge_dd, *view_inputs], tick_outputs, show_progress="hidden",
+            show_progress_on=[csv_btn],
+        )  # fmt: skip
+        refresh_btn.click(
+            lambda *a: tick(-2, *a), [fam_state, judge_dd, *view_inputs], tick_outputs, show_progress_on=[refresh_btn]
+        )
 
-        for comp in (weights, weighted, f_datasets, f_families, f_sizes, f_columns, search):
-            comp.change(  # type: ignore[attr-defined]
-                render_view, view_inputs, [board, csv_btn], show_progress="hidden", trigger_mode="always_last"
-            )
+        # The family filter listens to ``input`` (the user's clicks), not ``change``: page load and timer
+        # set its choices and send the table along; ``change`` would render the table a second time.
+        # The others are set by the user only (a Textbox's ``input`` would miss a pasted text).
+        listeners = (weights.change, weighted.change, f_datasets.change, f_families.input, f_sizes.change,
+                     f_columns.change, search.change)  # fmt: skip
+        for listen in listeners:
+            listen(
+                render_view, view_inputs, [board, csv_btn], show_progress="hidden", trigger_mode="always_last",
+                show_progress_on=[csv_btn],
+            )  # fmt: skip
         # The Dataframe's own filter box (committed) changes the shown rows in the browser: the CSV follows.
         board.input(write_csv, board, csv_btn, show_progress="hidden", trigger_mode="always_last")
 
@@ -603,7 +695,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
                 return gr.skip(), gr.skip()
             return gr.Dropdown(value=name), gr.Tabs(selected="judge")
 
-        board.select(open_judge, None, [judge_dd, tabs])
+        board.select(open_judge, None, [judge_dd, tabs], show_progress_on=[judge_dd])
 
         def show_judge(name: str | None) -> tuple[Any, ...]:
             lrs = be.judge_results(name) if name else []
@@ -687,6 +779,7 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         css=css_file.read_text(encoding="utf-8") if css_file.is_file() else None,
         footer_links=["api"],
         show_error=True,
+        run_history=False,  # Gradio 6 would copy every table it sends into the browser's localStorage
     )
 
 

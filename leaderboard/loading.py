@@ -3,12 +3,15 @@
 A bad file (invalid JSON, wrong schema) is reported with its reason and skipped, never raised.
 Parsed results are cached by the store's version token, so a page load only re-reads files that
 changed; the cache keeps results without their item scores (the judge page re-reads a file in full
-when it needs the score distributions).
+when it needs the score distributions). ``load(max_age_s=...)`` may reuse a listing that recent, so
+a burst of page loads lists a (remote) store once.
 """
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -54,9 +57,14 @@ class ResultsIndex:
         self._entries: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
         self._generation = 0
         self._last: LoadReport | None = None
+        self._listed_at = -math.inf
 
-    def load(self) -> LoadReport:
+    def load(self, max_age_s: float = 0.0) -> LoadReport:
+        """The store's results; a listing younger than ``max_age_s`` seconds is reused as is."""
         with self._lock:
+            if self._last is not None and time.monotonic() - self._listed_at < max_age_s:
+                return self._last
+            started = time.monotonic()
             try:
                 listing = self.store.list(".json")
             except Exception as e:  # a flaky Hub must not take the page down
@@ -85,6 +93,7 @@ class ResultsIndex:
                 results = tuple(e[1] for e in fresh.values() if e[1] is not None)
                 problems = tuple(e[2] for e in fresh.values() if e[2] is not None)
                 self._last = LoadReport(results, problems, self._generation)
+            self._listed_at = started
             return self._last
 
     def full(self, path: str) -> Result:

@@ -3,7 +3,9 @@
 :func:`build_frame` makes one row per judge with every column (metadata, and per dataset
 ``D_avg``/``D_min`` with and without expert weights); :func:`select_view` applies the user's
 choices (datasets, weighted or not, columns, search, family and size filters) and adds the
-overall column; :func:`style_view` marks significant cells (D > 1) and cells below 1;
+overall column; :func:`view_cells` turns a view into what the browser's table shows (values to
+sort by, the text shown, and the marking: green where D > 1, significant, red where D < 1), the
+same as :func:`style_view` gives as a pandas Styler but about twenty times faster;
 :func:`to_csv` writes exactly the rows and columns of a view, as shown.
 """
 
@@ -36,6 +38,7 @@ __all__ = [
     "size_bucket",
     "style_view",
     "to_csv",
+    "view_cells",
 ]
 
 META_COLUMNS: tuple[str, ...] = (
@@ -233,13 +236,18 @@ def select_view(
     return out.reset_index(drop=True)
 
 
+MARK_ABOVE = "background:#d4edda"  # D > 1: significant (short: the string travels once per cell)
+MARK_BELOW = "background:#f8d7da"  # D < 1
+MISSING = "–"
+
+
 def _mark(v: Any) -> str:
     if not isinstance(v, (int, float)) or not math.isfinite(v):
         return ""
     if v > 1:
-        return "background:#d4edda"  # short: the style string travels once per cell
+        return MARK_ABOVE
     if v < 1:
-        return "background:#f8d7da"
+        return MARK_BELOW
     return ""
 
 
@@ -247,7 +255,7 @@ def style_view(df: pd.DataFrame) -> Styler:
     """Two decimals; green where D > 1 (significant at p < 0.05), red where D < 1; '–' when missing."""
     dcols: list[Hashable] = list(d_columns(df))
     df = df.round({str(c): 3 for c in dcols})  # enough to sort by; keeps the JSON sent to the browser small
-    st = df.style.format("{:.2f}", subset=dcols, na_rep="–")
+    st = df.style.format("{:.2f}", subset=dcols, na_rep=MISSING)
     if "Size (B)" in df.columns:
         st = st.format("{:g}", subset=list[Hashable](["Size (B)"]), na_rep="?")
     if dcols:
@@ -263,3 +271,51 @@ def to_csv(df: pd.DataFrame) -> str:
     if "Size (B)" in out.columns:
         out["Size (B)"] = out["Size (B)"].map(lambda v: "" if not math.isfinite(v) else f"{v:g}")
     return str(out.to_csv(index=False, lineterminator="\n"))
+
+
+def _shown(vals: Any, fmt: str, na_rep: str) -> list[str]:
+    return [na_rep if not math.isfinite(v) else format(v, fmt) for v in vals]
+
+
+def view_cells(df: pd.DataFrame) -> dict[str, Any]:
+    """A view as the browser's table takes it: ``headers``, ``data`` and ``metadata``.
+
+    ``metadata.display_value`` is the text shown, exactly as :func:`to_csv` writes it except that a
+    missing D reads '–' and an unknown size '?'; ``data`` holds what the table sorts by: D rounded
+    to the two decimals shown (so a CSV of the browser's own rows matches the screen too), missing
+    as ``None``; ``metadata.styling`` the marking per cell from the unrounded D: green where D > 1
+    (significant), red where D < 1. Built column by column, no Styler: a few ms for 500 judges.
+    """
+    headers = [str(c) for c in df.columns]
+    dcols = set(d_columns(df))
+    n = len(df)
+    if n == 0:
+        return {"headers": headers, "data": [], "metadata": None}
+    data_cols: list[list[Any]] = []
+    shown_cols: list[list[str]] = []
+    style_cols: list[list[str]] = []
+    for c in df.columns:
+        col = df[c]
+        if c in dcols or c == "Size (B)":
+            nums = col.to_numpy(dtype="float64", na_value=math.nan).tolist()
+            if c in dcols:
+                data_cols.append([round(v, 2) if math.isfinite(v) else None for v in nums])
+                shown_cols.append(_shown(nums, ".2f", MISSING))
+                style_cols.append([_mark(v) for v in nums])
+            else:
+                data_cols.append([v if math.isfinite(v) else None for v in nums])
+                shown_cols.append(_shown(nums, "g", "?"))
+                style_cols.append([""] * n)
+        else:
+            vals = [None if isinstance(v, float) and not math.isfinite(v) else v for v in col.tolist()]
+            data_cols.append(vals)
+            shown_cols.append(["" if v is None else str(v) for v in vals])
+            style_cols.append([""] * n)
+    return {
+        "headers": headers,
+        "data": [list(r) for r in zip(*data_cols, strict=True)],
+        "metadata": {
+            "display_value": [list(r) for r in zip(*shown_cols, strict=True)],
+            "styling": [list(r) for r in zip(*style_cols, strict=True)],
+        },
+    }
