@@ -11,6 +11,7 @@ Usage: ``.venv/bin/python benchmarks/bench_resume.py [--trials 20] [--kills 2] [
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import tempfile
 import time
@@ -23,6 +24,8 @@ from dhp.spec import get_dataset  # noqa: E402
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer  # noqa: E402
 from tests.support.resume import reference_run, run_trial  # noqa: E402
 from tests.support.tiny_data import write_tiny_dataset  # noqa: E402
+
+logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)  # a killed client's half-sent request
 
 DATASETS = "story-cloze,answer-equivalence"
 
