@@ -520,7 +520,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
                     csv_btn = gr.DownloadButton("Download CSV of this view", elem_id="csv", size="sm")
                     refresh_btn = gr.Button("Refresh", size="sm", elem_id="refresh")
             # ---------------------------------------------------------------- Judge
-            with gr.Tab("Judge", id="judge", elem_id="tab-judge"):
+            with gr.Tab("Judge", id="judge", elem_id="tab-judge") as judge_tab:
                 judge_dd = gr.Dropdown(choices=[], label="Judge", elem_id="judge-select", allow_custom_value=False)
                 judge_md = gr.Markdown(elem_id="judge-info")
                 bars = gr.Plot(label="Discernment per perturbation (paper Figure 4)", elem_id="judge-bars", format="png")
@@ -634,7 +634,9 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             judges = be.judges()
             qp = dict(getattr(request, "query_params", {}) or {}) if request is not None else {}
             wanted = qp.get("judge")
-            judge = wanted if wanted in judges else (judges[0] if judges else None)
+            # The judge page (two matplotlib figures, ~1 s of server CPU) is drawn when it is opened,
+            # not on every page load: no judge is chosen yet unless the link names one.
+            judge = wanted if wanted in judges else None
             return (
                 rep.generation,
                 fams,
@@ -663,7 +665,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
                 problems_markdown(rep.problems),
                 gr.CheckboxGroup(choices=fams_all, value=chosen_fams),
                 *render_view(view[0], view[1], view[2], chosen_fams, view[4], view[5], view[6]),
-                gr.Dropdown(choices=judges, value=current_judge if current_judge in judges else (judges[0] if judges else None)),
+                gr.Dropdown(choices=judges, value=current_judge if current_judge in judges else None),
             )
 
         tick_outputs = [generation, fam_state, problems_md, f_families, board, csv_btn, judge_dd]
@@ -710,6 +712,13 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             )
 
         judge_dd.change(show_judge, judge_dd, [judge_md, bars, summary_df, ds_dd])
+
+        def first_judge(current: str | None) -> Any:
+            """Opening the Judge tab with no judge chosen shows the first one."""
+            judges = be.judges()
+            return gr.skip() if current or not judges else gr.Dropdown(value=judges[0])
+
+        judge_tab.select(first_judge, judge_dd, judge_dd, show_progress="hidden")
 
         def show_dataset(name: str | None, dataset: str | None) -> tuple[Figure | None, pd.DataFrame, str]:
             lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
