@@ -70,7 +70,8 @@ METADATA_HOSTS: frozenset[str] = frozenset(
 #: Metadata addresses that are not covered by the private / link-local ranges.
 _METADATA_IPS = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
 
-_JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+/-]*$")
+# no "/" or "\\": the scorer refuses path separators in judge names (dhp.scoring.results.judge_slug)
+_JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")

@@ -8,6 +8,7 @@ soon as it arrives; WAL mode lets several runs (or replicas' results) share one 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from pathlib import Path
@@ -15,7 +16,13 @@ from types import TracebackType
 
 from dhp.scoring.types import JudgeOutput, output_from_json, output_to_json
 
-__all__ = ["ResponseCache"]
+__all__ = ["CacheError", "ResponseCache"]
+
+log = logging.getLogger("dhp.scoring")
+
+
+class CacheError(RuntimeError):
+    """The cache file exists but is not a usable SQLite database; the message names it."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -33,15 +40,26 @@ class ResponseCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+        except sqlite3.DatabaseError as e:  # a corrupted or foreign file: say so, leave it untouched
+            self._db.close()
+            raise CacheError(
+                f"response cache {self.path} is not a usable SQLite database ({e}); move it aside, "
+                "or pass --cache with another file or --no-cache"
+            ) from e
 
     def get(self, key: str) -> JudgeOutput | None:
         row = self._db.execute("SELECT output FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        return output_from_json(str(row[0]))
+        try:
+            return output_from_json(str(row[0]))
+        except (ValueError, KeyError, TypeError) as e:  # a damaged entry is a miss; the answer replaces it
+            log.warning("response cache %s: unreadable entry %s… (%s); asking the judge again", self.path, key[:12], e)
+            return None
 
     def put(self, key: str, judge: str, model: str | None, output: JudgeOutput) -> None:
         self._db.execute(

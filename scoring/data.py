@@ -154,7 +154,10 @@ def load_local(spec: DatasetSpec, folder: Path) -> LoadedDataset:
     # A private Arrow cache: `datasets` keys its cache of local folders on file names and mtimes,
     # which can hand back stale rows for a rewritten folder; the rows are read out before cleanup.
     with tempfile.TemporaryDirectory(prefix="dhp-load-") as cache_dir:
-        ds_dict = datasets.load_dataset(str(folder), cache_dir=cache_dir)
+        try:
+            ds_dict = datasets.load_dataset(str(folder), cache_dir=cache_dir)
+        except (FileNotFoundError, ValueError, datasets.exceptions.DatasetsError) as e:  # a config to no files, bad YAML
+            raise DataError(f"{folder}: cannot load the dataset folder ({type(e).__name__}: {e})") from e
         rows = _rows_from(ds_dict, str(folder))
         del ds_dict
     return _build(spec, rows, str(folder), revision, _card_version(folder / "README.md"))

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -322,6 +323,8 @@ def judge_slug(name: str) -> str:
     """
     if "/" in name or "\\" in name or os.sep in name:
         raise ValueError(f"judge name {name!r} must not contain a path separator")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise ValueError(f"judge name {name!r} must not contain control or invisible formatting characters")
     slug = _slug(name.strip())
     if not slug or set(slug) <= {"."}:
         raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")

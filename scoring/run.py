@@ -39,7 +39,7 @@ from typing import Literal
 import numpy as np
 
 import dhp
-from dhp.scoring.cache import ResponseCache
+from dhp.scoring.cache import CacheError, ResponseCache
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.pool import JudgePool, PoolStats, RetryPolicy
@@ -582,7 +582,12 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
     uses_prompts = cfg.judge.kind != "builtin"
     cache: ResponseCache | None = None
     if cfg.use_cache and cfg.judge.kind != "builtin":
-        cache = ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
+        try:
+            cache = ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
+        except CacheError as e:
+            for j in judges:
+                await j.aclose()
+            raise RunError(str(e)) from e
     pool = JudgePool(
         judges,
         identity=cfg.judge.name,
