@@ -649,7 +649,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             )
 
         load_outputs = [generation, fam_state, problems_md, weights, f_families, board, csv_btn, judge_dd, tabs]
-        demo.load(page_load, None, load_outputs, show_progress_on=[csv_btn])
+        demo.load(page_load, None, load_outputs, show_progress_on=[csv_btn], queue=False)
 
         def tick(gen: int, known_fams: list[str], current_judge: str | None, *view: Any) -> tuple[Any, ...]:
             rep = be.report(0.0 if gen == -2 else None)  # the Refresh button lists the store afresh
@@ -685,7 +685,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         for listen in listeners:
             listen(
                 render_view, view_inputs, [board, csv_btn], show_progress="hidden", trigger_mode="always_last",
-                show_progress_on=[csv_btn],
+                show_progress_on=[csv_btn], queue=False,
             )  # fmt: skip
         # The Dataframe's own filter box (committed) changes the shown rows in the browser: the CSV follows.
         board.input(write_csv, board, csv_btn, show_progress="hidden", trigger_mode="always_last")

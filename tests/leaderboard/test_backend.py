@@ -79,3 +79,40 @@ def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:
 def test_build_app_constructs(tmp_path: Path, results_dir: Path) -> None:
     demo = build_app(_cfg(tmp_path, results_dir, mode="space"))
     assert demo is not None
+
+
+def test_render_is_cached_and_its_csv_is_the_view(tmp_path: Path, results_dir: Path) -> None:
+    from dhp.leaderboard import table
+    from tests.leaderboard.conftest import write_results
+
+    be = Backend(_cfg(tmp_path, results_dir, list_ttl_s=0.0))
+    cells, path = be.render(families=["qwen", "phi"])
+    view = be.view(families=["qwen", "phi"])
+    assert cells == table.view_cells(view)
+    assert Path(path).read_text(encoding="utf-8") == table.to_csv(view)
+    again, path2 = be.render(families=["qwen", "phi"])
+    assert again is cells and path2 == path  # from the cache, same file
+    Path(path).unlink()  # pruned meanwhile: written again
+    assert be.render(families=["qwen", "phi"])[1] == path and Path(path).is_file()
+    other, path3 = be.render(families=["llama"])
+    assert other["data"][0][0] == "Strong Llama 70B" and path3 != path
+    write_results(results_dir, judges=(("New Qwen 14B", 0.6, "Qwen/Qwen2-14B", None),), datasets=("summeval",))
+    fresh, _ = be.render(families=["qwen", "phi"])  # new results: a new render
+    assert "New Qwen 14B" in [row[0] for row in fresh["data"]]
+    assert be.judges()[0] == "Mid Qwen 7B" and "New Qwen 14B" in be.judges()
+
+
+def test_no_event_shows_progress_on_the_table(tmp_path: Path, results_dir: Path) -> None:
+    """Gradio's front end deep-copies every component with a loading status, cell by cell, on each
+    status change of any event; the 500-judge table (or the Tabs holding it) among them made a
+    filter take seconds. Progress goes elsewhere, and the family filter (set by page load and
+    timer) re-renders on the user's input only, not on ``change``."""
+    demo = build_app(_cfg(tmp_path, results_dir))
+    config = demo.get_config_file()
+    ids = {c.get("props", {}).get("elem_id"): c["id"] for c in config["components"]}
+    heavy = {ids["leaderboard-table"], ids["tabs"]}
+    board_deps = [d for d in config["dependencies"] if heavy & set(d["outputs"])]
+    assert len(board_deps) >= 9  # load, tick, refresh, 7 filters, click on a judge
+    for dep in board_deps:
+        assert dep["show_progress_on"] and not heavy & set(dep["show_progress_on"]), dep["targets"]
+    assert (ids["filter-families"], "change") not in [tuple(t) for d in config["dependencies"] for t in d["targets"]]

@@ -220,6 +220,23 @@ def test_judge_page_renders_plots(page: Any) -> None:
     page.screenshot(path="/tmp/dhp-leaderboard-judge.png", full_page=True)
 
 
+def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dict[str, Any]) -> None:
+    from playwright.sync_api import expect
+
+    expect(_cell(page, 0, 0)).to_have_text("Strong Llama 70B")
+    page.get_by_role("tab", name="Judge").click()  # drawn when opened: the first judge by name
+    expect(page.locator("#judge-info")).to_contain_text("Mid Qwen 7B")
+    expect(page.locator("#judge-bars img")).to_be_visible()
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        linked = ctx.new_page()
+        linked.goto(site["url"] + "?judge=Weak%20Phi-2")
+        expect(linked.locator("#judge-info")).to_contain_text("Weak Phi-2")
+        expect(linked.locator("#judge-dist img")).to_be_visible()
+    finally:
+        ctx.close()
+
+
 def test_survey_vote_updates_weights(page: Any) -> None:
     from playwright.sync_api import expect
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 from pathlib import Path
@@ -121,6 +122,43 @@ def test_style_marks_significant_and_weak_cells_and_csv_matches_view() -> None:
     assert list(back.columns) == list(v.columns)
     assert list(back["Judge"]) == list(v["Judge"])
     assert back.loc[0, "summeval D_avg^EW"] == pytest.approx(round(v.loc[0, "summeval D_avg^EW"], 2))
+
+
+def test_view_cells_show_what_the_csv_holds_and_mark_d_above_and_below_one() -> None:
+    rs = [_loaded("good", "summeval", skill=0.9), _loaded("bad", "summeval", skill=0.0), _loaded("mid", "story-cloze")]
+    v = table.select_view(table.build_frame(rs), datasets=["summeval", "story-cloze"])
+    cells = table.view_cells(v)
+    assert cells["headers"] == list(v.columns)
+    shown, styling = cells["metadata"]["display_value"], cells["metadata"]["styling"]
+    csv_rows = list(csv.reader(io.StringIO(table.to_csv(v))))[1:]
+    dcols = {i for i, c in enumerate(v.columns) if c in table.d_columns(v)}
+    for r, row in enumerate(csv_rows):
+        for c, text in enumerate(row):
+            missing = "?" if v.columns[c] == "Size (B)" else "–" if c in dcols else ""
+            assert shown[r][c] == (text or missing)  # the screen shows the CSV's text
+            value = v.iat[r, c]
+            if c in dcols and math.isfinite(value):
+                assert cells["data"][r][c] == round(value, 2)  # sorted by the value shown
+                assert styling[r][c] == (table.MARK_ABOVE if value > 1 else table.MARK_BELOW if value < 1 else "")
+            elif c in dcols:
+                assert cells["data"][r][c] is None and styling[r][c] == ""
+            else:
+                assert styling[r][c] == ""
+    flat = [s for row in styling for s in row]
+    assert table.MARK_ABOVE in flat and table.MARK_BELOW in flat
+    assert "#d4edda" in table.MARK_ABOVE and "#f8d7da" in table.MARK_BELOW  # the colours the legend names
+    assert "–" in {s for row in shown for s in row}  # "mid" has no summeval result
+    empty = table.view_cells(v.iloc[0:0])
+    assert empty == {"headers": list(v.columns), "data": [], "metadata": None}
+
+
+def test_results_index_reuses_a_recent_listing(results_dir: Path) -> None:
+    idx = ResultsIndex(LocalStore(results_dir))
+    rep = idx.load()
+    (results_dir / "late.json").write_text("{ not yet parsed")
+    assert idx.load(max_age_s=3600) is rep  # the listing is recent: reused, the new file unseen
+    fresh = idx.load(max_age_s=0)
+    assert fresh.generation > rep.generation and any("late.json" in p for p in fresh.problems)
 
 
 def test_survey_tasks_follow_the_paper() -> None:
