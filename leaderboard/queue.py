@@ -21,6 +21,7 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from dhp.errors import first_validation_problem
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import Existing, Submission, settings_key, slugify
 
@@ -118,9 +119,7 @@ def parse_request(data: bytes | str, source: str = "<request>") -> Request:
     try:
         return Request.model_validate_json(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        loc = ".".join(str(x) for x in first["loc"])
-        raise ValueError(f"{source}: invalid request at {loc or '(root)'}: {first['msg']}") from e
+        raise ValueError(f"{source}: invalid request {first_validation_problem(e)}") from e
 
 
 def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str | None = None) -> Request:

@@ -17,10 +17,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
+
+from dhp.fsutil import atomic_write_bytes
 
 __all__ = ["HubStore", "LocalStore", "Store", "StoreError", "open_store"]
 
@@ -112,17 +113,7 @@ class LocalStore:
         return self._path(path).read_bytes()
 
     def _write_unlocked(self, target: Path, data: bytes) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(target, data)
 
     def write(self, path: str, data: bytes, message: str = "update") -> None:
         target = self._path(path)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from dhp.errors import first_validation_problem
 from dhp.leaderboard.loading import LoadedResult
 from dhp.leaderboard.queue import utcnow
 from dhp.leaderboard.stores import Store
@@ -163,7 +164,7 @@ class VotesStore:
             except FileNotFoundError:
                 continue
             except ValidationError as e:
-                bad.append(f"{path}: invalid ballot ({e.errors()[0]['msg']})")
+                bad.append(f"{path}: invalid ballot {first_validation_problem(e)}")
         out.sort(key=lambda b: (b.created_at, b.voter))
         return out, bad
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,28 +23,13 @@ from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import Mode, Resolver, ValidationError, check_endpoint_url, slugify
 from dhp.scoring.results import ResultError, dump_result, parse_result
+from dhp.secrets import JUDGE_KEY_VARS, scrub
 
 __all__ = ["API_KEY_ENV", "Worker", "WorkerConfig", "score_command", "scrub"]
 
 log = logging.getLogger(__name__)
 
-API_KEY_ENV = "DHP_JUDGE_API_KEY"
-_SECRET_PATTERNS = (
-    re.compile(r"\bhf_[A-Za-z0-9]{8,}"),
-    re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"),
-    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"),
-    re.compile(r"(?i)\b(api[_-]?key|token|authorization|password|secret)(\s*[=:]\s*|\"\s*:\s*\")[^\s\"',]+"),
-)
-
-
-def scrub(text: str, secrets: Sequence[str] = ()) -> str:
-    """Remove known secret values and anything that looks like a key or token."""
-    for s in secrets:
-        if s and len(s) >= 4:
-            text = text.replace(s, "[REDACTED]")
-    for pat in _SECRET_PATTERNS:
-        text = pat.sub(lambda m: (m.group(1) + " [REDACTED]") if m.lastindex else "[REDACTED]", text)
-    return text
+API_KEY_ENV = JUDGE_KEY_VARS[0]
 
 
 @dataclass
@@ -108,7 +92,7 @@ class Worker:
 
     def run_one(self, req: Request) -> Request:
         """Run a claimed (RUNNING) request to FINISHED or FAILED; never raises for scoring errors."""
-        secrets = [os.environ.get(API_KEY_ENV, ""), os.environ.get("HF_TOKEN", "")]
+        secrets = [os.environ.get(name, "") for name in JUDGE_KEY_VARS]
         try:
             if req.protocol != "builtin":
                 check_endpoint_url(req.endpoint_url, self.cfg.mode, self.cfg.resolver)  # DNS may have changed

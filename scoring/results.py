@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
 from dhp.scoring.stats import (
     CombineMethod,
@@ -362,9 +363,7 @@ def parse_result(text: str, source: str = "<string>") -> Result:
     try:
         return Result.model_validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        loc = ".".join(str(x) for x in first["loc"])
-        raise ResultError(f"{source}: invalid result at {loc}: {first['msg']}") from e
+        raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
 
 
 def dump_result(result: Result) -> str:

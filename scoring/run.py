@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
 import sys
 import time
 from collections import Counter
@@ -72,6 +71,8 @@ from dhp.scoring.types import (
     ScoringMode,
     Unparsed,
 )
+from dhp.secrets import JUDGE_KEY_VARS
+from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
 from dhp.types import DatasetSpec
 
@@ -80,7 +81,7 @@ __all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_fro
 log = logging.getLogger("dhp.scoring")
 
 #: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
-API_KEY_ENV = ("DHP_JUDGE_API_KEY", "HF_TOKEN")
+API_KEY_ENV = JUDGE_KEY_VARS
 _TGI_TOP_LOGPROBS = 5  # TGI's default --max-top-n-tokens, also its limit for chat top_logprobs
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
@@ -91,11 +92,8 @@ class RunError(Exception):
 
 
 def api_key_from_env() -> str | None:
-    for name in API_KEY_ENV:
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
+    """The judge endpoint's key (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line."""
+    return _key_from_env(API_KEY_ENV)
 
 
 @dataclass(frozen=True)

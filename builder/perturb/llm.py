@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -27,6 +26,8 @@ from typing import Any, Literal
 from dhp.builder.errors import PerturberError
 from dhp.builder.hashing import sha256_text
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.secrets import PERTURBER_KEY_VARS
+from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.types import Operation
 
 __all__ = [
@@ -40,16 +41,12 @@ __all__ = [
 ]
 
 Protocol = Literal["openai", "tgi"]
-API_KEY_VARS = ("DHP_PERTURBER_API_KEY", "HF_TOKEN")
+API_KEY_VARS = PERTURBER_KEY_VARS
 
 
 def api_key_from_env() -> str | None:
-    """The perturber API key from the environment, if set."""
-    for var in API_KEY_VARS:
-        val = os.environ.get(var)
-        if val:
-            return val
-    return None
+    """The perturber API key from the environment (DHP_PERTURBER_API_KEY, else HF_TOKEN), if set."""
+    return _key_from_env(API_KEY_VARS)
 
 
 @dataclass(frozen=True)

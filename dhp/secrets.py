@@ -1,0 +1,40 @@
+"""API keys: read from the environment only, and scrubbed from anything shown or stored."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+__all__ = ["JUDGE_KEY_VARS", "PERTURBER_KEY_VARS", "api_key_from_env", "scrub"]
+
+#: Where `dhp score` and the leaderboard worker look for the judge endpoint's key, in order.
+JUDGE_KEY_VARS = ("DHP_JUDGE_API_KEY", "HF_TOKEN")
+#: Where `dhp build --perturber` looks for the perturbing LLM endpoint's key, in order.
+PERTURBER_KEY_VARS = ("DHP_PERTURBER_API_KEY", "HF_TOKEN")
+
+_SECRET_PATTERNS = (
+    re.compile(r"\bhf_[A-Za-z0-9]{8,}"),
+    re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"),
+    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"),
+    re.compile(r"(?i)\b(api[_-]?key|token|authorization|password|secret)(\s*[=:]\s*|\"\s*:\s*\")[^\s\"',]+"),
+)
+
+
+def api_key_from_env(names: Sequence[str]) -> str | None:
+    """The first non-empty variable of `names`, or None."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return None
+
+
+def scrub(text: str, secrets: Sequence[str] = ()) -> str:
+    """Remove known secret values and anything that looks like a key or token."""
+    for s in secrets:
+        if s and len(s) >= 4:
+            text = text.replace(s, "[REDACTED]")
+    for pat in _SECRET_PATTERNS:
+        text = pat.sub(lambda m: (m.group(1) + " [REDACTED]") if m.lastindex else "[REDACTED]", text)
+    return text
