@@ -23,6 +23,7 @@ from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeRequest, SamplingParams, ScoreDistribution
 from tests.scoring.helpers import run_dhp
 from tests.scoring.tiny_model import build_tiny_model
+from tests.support.loopback import stop_process
 
 pytestmark = pytest.mark.slow
 TRANSFORMERS_CLI = Path(sys.executable).with_name("transformers")
@@ -72,12 +73,7 @@ def serve_url(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
             time.sleep(0.25)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_process(proc, grace=20)
 
 
 def _serve_args(url: str, model: Path, data: Path, out: Path, *extra: str) -> list[str]:

@@ -57,9 +57,14 @@ def spawned_server(latency: float = 0.0, *, logprobs: bool = True, start_timeout
                     port = int(line.split()[1])
         yield ServerHandle(f"http://127.0.0.1:{port}", proc)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen[Any], grace: float = 10.0) -> None:
+    """Terminate a server process; kill it if it has not exited after `grace` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
