@@ -27,6 +27,7 @@ import gradio as gr
 import pandas as pd
 from matplotlib.figure import Figure
 
+from dhp.fsutil import atomic_write_text
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown, intro_markdown
 from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex
@@ -225,9 +226,7 @@ class Backend:
         """The CSV in ``cfg.csv_dir``, named by its content: written once, rewritten if pruned."""
         path = self.cfg.csv_dir / name
         if not path.is_file():
-            tmp = path.with_name(f".{name}.{threading.get_ident()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
+            atomic_write_text(path, text)
 
             def age(p: Path) -> float:
                 try:
