@@ -83,6 +83,9 @@ def _card_version(readme: Path) -> str | None:
     except yaml.YAMLError as e:
         raise DataError(f"{readme}: invalid YAML header ({e})") from e
     if isinstance(meta, Mapping):
+        built = meta.get("dhp")  # the builder's card: dhp.dataset_version
+        if isinstance(built, Mapping) and built.get("dataset_version") is not None:
+            return str(built["dataset_version"])
         for key in ("dhp_version", "version", "dataset_version"):
             if meta.get(key) is not None:
                 return str(meta[key])

@@ -120,3 +120,16 @@ def test_slugs_and_layout() -> None:
             judge_slug(bad)
     assert revision_slug("local:0123456789ab") == "local-0123456789ab"
     assert result_path(Path("/r"), "Random", "summeval", "abc123") == Path("/r/random/summeval@abc123.json")
+
+
+def test_a_builder_folder_loads_with_its_version(tmp_path: Path, sources_dir: Path) -> None:
+    """The scorer reads what the builder writes: rows, revision and the card's dataset version."""
+    from dhp.cli import main
+
+    out = tmp_path / "datasets"
+    assert main(["build", "--sources", str(sources_dir), "--datasets", "story-cloze", "--out", str(out),
+                 "--version", "v1.2.3", "--no-progress"]) == 0  # fmt: skip
+    data = load_local(get_dataset("story-cloze"), out / "story-cloze")
+    assert data.version == "v1.2.3"
+    assert data.revision == local_revision(out / "story-cloze")
+    assert len(data.items) == 100
