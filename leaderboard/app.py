@@ -95,6 +95,37 @@ class AppConfig:
 # ------------------------------------------------------------------------------------------------
 # The logic behind the UI (no Gradio objects in or out, except figures)
 # ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ViewChoice:
+    """What the user chose to see: weights version, weighting, filters, columns, search. Hashable,
+    so it keys the render cache."""
+
+    weights: str = DEFAULT_WEIGHTS
+    weighted: bool = True
+    datasets: tuple[str, ...] | None = None
+    families: tuple[str, ...] | None = None
+    sizes: tuple[str, ...] | None = None
+    columns: tuple[str, ...] | None = None
+    search: str = ""
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        weights: str = DEFAULT_WEIGHTS,
+        weighted: bool = True,
+        datasets: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+        sizes: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None,
+        search: str | None = "",
+    ) -> ViewChoice:
+        def tup(x: Sequence[str] | None) -> tuple[str, ...] | None:
+            return None if x is None else tuple(x)
+
+        return cls(weights, weighted, tup(datasets), tup(families), tup(sizes), tup(columns), search or "")
+
+
 class Backend:
     """Reads the stores (with caches) and answers the UI's questions. Thread-safe."""
 
@@ -155,59 +186,35 @@ class Backend:
                 self._frames[key] = cached
         return key, cached, rep
 
-    def view(
-        self,
-        *,
-        weights: str = DEFAULT_WEIGHTS,
-        weighted: bool = True,
-        datasets: Sequence[str] | None = None,
-        families: Sequence[str] | None = None,
-        sizes: Sequence[str] | None = None,
-        columns: Sequence[str] | None = None,
-        search: str = "",
-    ) -> pd.DataFrame:
-        full, _ = self.frame(weights)
-        cols = list(table.DEFAULT_META) + list(table.KINDS) if columns is None else list(columns)
+    def view(self, choice: ViewChoice | None = None, **choices: Any) -> pd.DataFrame:
+        """The table for a :class:`ViewChoice` (or its fields as keywords)."""
+        c = choice or ViewChoice.of(**choices)
+        full, _ = self.frame(c.weights)
+        cols = list(table.DEFAULT_META) + list(table.KINDS) if c.columns is None else list(c.columns)
         return table.select_view(
             full,
-            datasets=datasets,
-            weighted=weighted,
+            datasets=c.datasets,
+            weighted=c.weighted,
             kinds=[k for k in table.KINDS if k in cols],
-            meta=[c for c in table.META_COLUMNS if c in cols],
-            search=search or "",
-            families=families,
-            sizes=sizes,
+            meta=[col for col in table.META_COLUMNS if col in cols],
+            search=c.search,
+            families=c.families,
+            sizes=c.sizes,
         )
 
-    def render(
-        self,
-        *,
-        weights: str = DEFAULT_WEIGHTS,
-        weighted: bool = True,
-        datasets: Sequence[str] | None = None,
-        families: Sequence[str] | None = None,
-        sizes: Sequence[str] | None = None,
-        columns: Sequence[str] | None = None,
-        search: str = "",
-    ) -> tuple[dict[str, Any], str]:
+    def render(self, choice: ViewChoice | None = None, **choices: Any) -> tuple[dict[str, Any], str]:
         """A view as the browser's table takes it (:func:`table.view_cells`) and the path of a CSV
         of exactly that view. Cached per results generation and choices: every page load asks for
         the default view, and the timer re-asks for unchanged ones."""
-        fkey, _, _ = self._frame(weights)
-
-        def tup(x: Sequence[str] | None) -> tuple[str, ...] | None:
-            return None if x is None else tuple(x)
-
-        key = (fkey, weighted, tup(datasets), tup(families), tup(sizes), tup(columns), search or "")
+        c = choice or ViewChoice.of(**choices)
+        fkey, _, _ = self._frame(c.weights)
+        key = (fkey, c)
         with self._lock:
             hit = self._rendered.get(key)
             if hit is not None:
                 self._rendered.move_to_end(key)
         if hit is None:
-            df = self.view(
-                weights=weights, weighted=weighted, datasets=datasets, families=families, sizes=sizes,
-                columns=columns, search=search,
-            )  # fmt: skip
+            df = self.view(c)
             hit = (table.view_cells(df), *self._csv_text(df))
             with self._lock:
                 self._rendered[key] = hit
@@ -625,7 +632,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             w: str, ew: bool, ds: list[str], fam: list[str], sz: list[str], cols: list[str], q: str
         ) -> tuple[Any, str]:
             """The table and, for the download button, a CSV of exactly that view."""
-            return be.render(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q)
+            return be.render(ViewChoice.of(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q))
 
         def page_load(request: gr.Request) -> tuple[Any, ...]:
             rep = be.report()
