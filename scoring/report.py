@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from dhp.scoring.results import CIModel, Result, judge_slug, read_result, revision_slug
 from dhp.types import Level
@@ -56,6 +57,15 @@ def _label(r: Result, multi_rev: bool) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+def _save(fig: Figure, path: Path) -> Path:
+    """Lay out, write as PNG and free the figure."""
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_discernment(results: Sequence[Result], path: Path) -> Path:
     """Grouped bars of D and D^EW per perturbation (one colour per judge), line at D = 1."""
     pids: list[str] = []
@@ -84,11 +94,7 @@ def plot_discernment(results: Sequence[Result], path: Path) -> Path:
     axes[1].set_xticks(x)
     axes[1].set_xticklabels(pids, rotation=45, ha="right", fontsize=8)
     fig.suptitle(f"Discernment per perturbation — {results[0].dataset.name}")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_scores(result: Result, path: Path) -> Path | None:
@@ -112,11 +118,7 @@ def plot_scores(result: Result, path: Path) -> Path | None:
     axes[0][0].set_ylabel("density")
     axes[0][-1].legend(fontsize=8)
     fig.suptitle(f"{result.judge.name} on {result.dataset.name}: scores of originals vs perturbed texts")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 # ---------------------------------------------------------------------------------------------
