@@ -49,7 +49,7 @@ def grammatical_errors(text: str, severity: Severity, rng: random.Random) -> Out
 
 def rewrite_insert(text: str, severity: Severity, rng: random.Random) -> Outcome:
     """Paraphrase one (minor) or two to three (major) sentences, each inserted right after its original."""
-    return _legacy.rewrite_insert(text, severity, rng)
+    return paraphrase.rewrite_insert(text, severity, rng, OFFLINE_GENERATOR)
 
 
 _OFFLINE: dict[Operation, Callable[[str, Severity, random.Random], Outcome]] = {
