@@ -363,7 +363,7 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
 def is_lowercase_text(text: str) -> bool:
     """True for texts written without capitals (SumPubMed): capitalisation says nothing there."""
     letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isupper() for c in letters) <= max(1, len(letters) // 200)
+    return bool(letters) and sum(c.isupper() for c in letters) <= len(letters) // 200
 
 
 # --------------------------------------------------------------------------- finding entities

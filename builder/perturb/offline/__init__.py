@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable
 
 from dhp.builder.perturb.base import Outcome
-from dhp.builder.perturb.offline import _legacy, grammar
+from dhp.builder.perturb.offline import entities, grammar, paraphrase
 from dhp.types import Operation, Severity
 
 __all__ = [
@@ -39,7 +39,7 @@ OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random) -> Outcome:
     """Replace one (minor/single) or two to three (major) entities by fictional ones of the same type."""
-    return _legacy.fictional_entities(text, severity, rng)
+    return entities.fictional_entities(text, severity, rng, OFFLINE_GENERATOR)
 
 
 def grammatical_errors(text: str, severity: Severity, rng: random.Random) -> Outcome:
