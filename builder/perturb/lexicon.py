@@ -37,6 +37,7 @@ __all__ = [
     "EntityType",
     "Span",
     "Token",
+    "an_mismatch",
     "classify_name",
     "classify_span",
     "find_entities",
@@ -47,6 +48,7 @@ __all__ = [
     "sentence_index",
     "sentence_spans",
     "tokenize",
+    "word_tags",
     "word_zipf",
 ]
 
@@ -194,6 +196,41 @@ def lemmas(word: str) -> frozenset[str]:
 
     found: dict[str, tuple[str, ...]] = lemminflect.getAllLemmas(word.lower())
     return frozenset(lem for group in found.values() for lem in group)
+
+
+@functools.lru_cache(maxsize=200_000)
+def word_tags(word: str) -> frozenset[str]:
+    """Penn tags the lower-cased ``word`` can have as an inflected form (lemminflect):
+    e.g. "found" -> {VBD, VBN, VB, VBP} (of "find" and of "found"), "cars" -> {NNS}."""
+    import lemminflect
+
+    low = word.lower()
+    tags: set[str] = set()
+    for upos, group in lemminflect.getAllLemmas(low).items():
+        for lemma in group:
+            forms: dict[str, tuple[str, ...]] = lemminflect.getAllInflections(lemma, upos)
+            tags.update(tag for tag, words in forms.items() if low in words)
+    if "VBD" in tags and low.endswith("ed"):
+        tags.add("VBN")  # regular verbs: lemminflect lists "walked" as VBD only
+    return frozenset(tags)
+
+
+_VOWEL_SOUND_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
+_CONSONANT_SOUND_EXCEPTIONS = ("uni", "use", "usu", "uti", "euro", "one", "once", "u.s", "ufo", "ukr")
+
+
+def an_mismatch(article: str, word: str) -> bool:
+    """True if "a"/"an" does not agree with the sound of ``word`` ("a apple", "an book")."""
+    low = word.lower()
+    vowel = low[:1] in set("aeiou") or low.startswith(_VOWEL_SOUND_EXCEPTIONS)
+    if low.startswith(_CONSONANT_SOUND_EXCEPTIONS):
+        vowel = False
+    if word[:1].isdigit():
+        vowel = low.startswith(("8", "11", "18"))
+    if len(word) > 1 and word.isupper():  # acronyms are read letter by letter
+        vowel = low[0] in set("aefhilmnorsx")
+    return (article.lower() == "a" and vowel) or (article.lower() == "an" and not vowel)
+
 
 
 @functools.lru_cache(maxsize=1)
@@ -426,11 +463,18 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         word = toks[i].text
         if j - i == 1 and (word == "I" or is_common_word(word)):
             return j, j
-        if j - i > 1 and is_common_word(word) and not lemmas(word):
+        whole = " ".join(t.text for t in toks[i:j])
+        if j - i > 1 and is_common_word(word) and not _is_name_word(word) and not _is_fixed_name(whole):
             i += 1
     while j > i and toks[j - 1].text.lower() in _NAME_CONNECTORS:
         j -= 1
     return i, j
+
+
+def _is_fixed_name(name: str) -> bool:
+    """A multiword name whose first word may be ordinary: "New Zealand", "United Nations"."""
+    low = name.lower().split()
+    return is_known_place(name) or any(w in ORG_KEYWORDS for w in low[1:])
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
