@@ -93,7 +93,7 @@ def _finite_verb(toks: list[_Tok], i: int, tag: str) -> str | None:
     if i == 0 or not t.joined or t.word[:1].isupper() or toks[i - 1].low in _NOT_SUBJECT_END:
         return None
     lemma = _verb_lemma(t.low)
-    if lemma is None or t.low == lemma or inflect(lemma, tag) != t.low:
+    if lemma is None or lemma in {"be", "have", "do"} or t.low == lemma or inflect(lemma, tag) != t.low:
         return None
     if "NOUN" in lemmas(t.low) and toks[i - 1].low not in _SUBJECTS and not toks[i - 1].word[:1].isupper():
         return None  # "the man stops" is a verb, "bus stops" may be a noun
@@ -169,8 +169,8 @@ def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         lemma = _finite_verb(toks, i, "VBD")
         if lemma:
             vbn, vbg = inflect(lemma, "VBN"), inflect(lemma, "VBG")
-            wrong = vbn if vbn and vbn != t.low and not _is_base_verb(vbn) else vbg
-            if wrong:
+            wrong = vbn if vbn and vbn != t.low and not _is_base_verb(vbn) else None
+            if wrong and vbg:
                 yield _sub(t, wrong, "verb_form")  # "Jayne ate a meal" -> "Jayne eaten a meal"
 
 
