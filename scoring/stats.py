@@ -50,6 +50,7 @@ __all__ = [
     "MetricTest",
     "PerturbationAnalysis",
     "analyse",
+    "avg_min",
     "combine_pvalues",
     "discernment",
     "level_balanced_weights",
@@ -318,7 +319,7 @@ def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:
     return np.array([1.0 / (len(present) * per_level[x]) for x in lv], dtype=np.float64)
 
 
-def _avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
+def avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
     """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations (vectorised)."""
     ok = ~np.isnan(d)
     lv = np.array([Level(x).value for x in levels])
@@ -435,7 +436,7 @@ def analyse(
     p_un = np.array([combine_pvalues(pmat[i], None, method) for i in range(len(pids))])
     p_ew = np.array([combine_pvalues(pmat[i], w_ew[i], method) for i in range(len(pids))])
     d_un, d_ew = discernment(p_un), discernment(p_ew)
-    (d_avg, d_min), (d_avg_ew, d_min_ew) = _avg_min(d_un, lv), _avg_min(d_ew, lv)
+    (d_avg, d_min), (d_avg_ew, d_min_ew) = avg_min(d_un, lv), avg_min(d_ew, lv)
 
     # bootstrap
     d_ci: list[Interval | None] = [None] * len(pids)
@@ -454,11 +455,11 @@ def analyse(
         for i in range(len(pids)):
             d_ci[i] = _interval(bd_un[:, i], confidence)
             d_ew_ci[i] = _interval(bd_ew[:, i], confidence)
-        for name, arr in zip(("d_avg", "d_min"), _avg_min(bd_un, lv), strict=True):
+        for name, arr in zip(("d_avg", "d_min"), avg_min(bd_un, lv), strict=True):
             iv = _interval(arr, confidence)
             if iv is not None:
                 agg_ci[name] = iv
-        for name, arr in zip(("d_avg_ew", "d_min_ew"), _avg_min(bd_ew, lv), strict=True):
+        for name, arr in zip(("d_avg_ew", "d_min_ew"), avg_min(bd_ew, lv), strict=True):
             iv = _interval(arr, confidence)
             if iv is not None:
                 agg_ci[name] = iv

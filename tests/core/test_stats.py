@@ -264,17 +264,17 @@ def test_analyse_input_errors() -> None:
 
 
 def test_aggregates_skip_missing_perturbations() -> None:
-    from dhp.scoring.stats import _avg_min
+    from dhp.scoring.stats import avg_min
 
     d = np.array([[2.0, np.nan, 4.0, 1.0], [np.nan, np.nan, np.nan, np.nan]])
     levels = [Level.CHARACTER, Level.CHARACTER, Level.WORD, Level.SENTENCE]
-    avg, mn = _avg_min(d, levels)
+    avg, mn = avg_min(d, levels)
     # C has one usable perturbation (2.0), W 4.0, S 1.0: each level 1/3
     assert avg[0] == pytest.approx((2.0 + 4.0 + 1.0) / 3)
     assert mn[0] == 1.0
     assert np.isnan(avg[1]) and np.isnan(mn[1])
     full = np.array([1.0, 3.0, 4.0, 1.0])
-    assert float(_avg_min(full, levels)[0]) == pytest.approx(float(level_balanced_weights(levels) @ full))
+    assert float(avg_min(full, levels)[0]) == pytest.approx(float(level_balanced_weights(levels) @ full))
 
 
 @pytest.mark.parametrize("seed", range(30))
