@@ -1,4 +1,6 @@
-"""``dhp score`` and ``dhp report``: thin bodies over :mod:`dhp.scoring.run` and :mod:`dhp.scoring.report`."""
+"""``dhp score``, ``dhp report``, ``dhp stability`` and ``dhp robustness``: thin bodies over
+:mod:`dhp.scoring.run`, :mod:`dhp.scoring.report`, :mod:`dhp.scoring.stability` and
+:mod:`dhp.scoring.robustness`."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.cli import UserError
+from dhp.scoring.prompts import DEFAULT_CUE
 
 BUILTINS = ("random", "oracle", "lexical")
 
@@ -85,7 +88,22 @@ def register(sub: Any) -> None:
     how.add_argument("--samples", type=_positive_int, default=10, help="samples per score in sample mode (10)")
     how.add_argument("--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for (20)")
     how.add_argument("--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)")
-    how.add_argument("--prompts", type=Path, help="folder of prompt templates overriding the packaged ones")
+    how.add_argument("--prompts", type=Path, help="folder of prompt templates overriding the prompt set's ones")
+    how.add_argument(
+        "--prompt-set",
+        default="default",
+        metavar="NAME|FOLDER",
+        help="default (G-Eval style), minimal (definition and scale), rubric (anchored scores), or a folder "
+        "of <task>.<metric>.txt templates; results of other sets go to their own files",
+    )
+    how.add_argument(
+        "--cue",
+        nargs="?",
+        const=DEFAULT_CUE,
+        metavar="TEXT",
+        help=f"add a misleading prior rating after every judged text (default text: {DEFAULT_CUE!r}); "
+        "for dhp robustness",
+    )
     how.add_argument("--combine", choices=("paper", "wilson", "wilson-landau"), default="paper")
     how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
     how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (1000; 0 = none)")
@@ -150,6 +168,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
         judge_slug(judge.name)
     except ValueError as e:
         raise UserError(str(e)) from None
+    from dhp.scoring.prompts import resolve_prompt_set
+
+    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
+    if args.cue is not None and not args.cue.strip():
+        raise UserError("--cue TEXT must not be empty")
     if args.data != "dhp" and not Path(args.data).is_dir():
         raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
     cfg = ScoreConfig(
@@ -173,6 +196,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         cache=args.cache,
         use_cache=not args.no_cache,
         prompts_dir=args.prompts,
+        prompt_set=args.prompt_set,
+        cue=None if args.cue is None else args.cue.strip(),
         limit=args.limit,
         max_failure_rate=args.max_failure_rate,
         progress=args.progress,
@@ -183,7 +208,28 @@ def _cmd_score(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from e
     for path in paths:
         print(path)
+        _say_summary(path)
     return 0
+
+
+def _say_summary(path: Path) -> None:
+    """One line per result on stderr: D_avg, D_min and how many perturbations have no D."""
+    import sys
+
+    from dhp.scoring.results import read_result
+
+    r = read_result(path)
+    s = r.summary
+
+    def f(x: float | None) -> str:
+        return "–" if x is None else f"{x:.2f}"
+
+    no_d = f"; {s.n_without_d} of {len(r.perturbations)} perturbations have no D (no usable score)" if s.n_without_d else ""
+    print(
+        f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
+        f"D_min^EW {f(s.d_min_ew)}{no_d}",
+        file=sys.stderr,
+    )
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
