@@ -130,6 +130,27 @@ def register(sub: Any) -> None:
     r.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")
     r.set_defaults(func=_cmd_report)
 
+    st = sub.add_parser(
+        "stability",
+        help="compare a judge's D across prompt sets (results of dhp score --prompt-set)",
+        description="Per judge and dataset: D_avg and D_min per prompt set, their spread (max-min, sd), and "
+        "the perturbations whose D changes side of D = 1 between prompt sets. Cue results are left out.",
+    )
+    st.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
+    st.add_argument("--out", type=Path, help="write the markdown here instead of printing it")
+    st.set_defaults(func=_cmd_stability)
+
+    rb = sub.add_parser(
+        "robustness",
+        help="how a misleading cue moves a judge's scores and D (results of dhp score --cue)",
+        description="Pairs every cue result with the cue-free result of the same judge, dataset and prompt "
+        "set: mean score shift per metric (originals and perturbed texts), D_avg and D_min with and without "
+        "the cue, and the D change per perturbation.",
+    )
+    rb.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
+    rb.add_argument("--out", type=Path, help="write the markdown here instead of printing it")
+    rb.set_defaults(func=_cmd_robustness)
+
 
 def _judge_config(args: argparse.Namespace) -> Any:
     from dhp.scoring.run import JudgeConfig
@@ -244,4 +265,52 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except (ResultError, FileNotFoundError) as e:
         raise UserError(str(e)) from e
     print(md)
+    return 0
+
+
+def _load_results(paths: list[Path]) -> list[Any]:
+    from dhp.scoring.report import collect_results
+    from dhp.scoring.results import ResultError
+
+    for p in paths:
+        if not p.exists():
+            raise UserError(f"{p}: no such file or folder")
+    try:
+        results = collect_results(paths)
+    except ResultError as e:
+        raise UserError(str(e)) from e
+    if not results:
+        raise UserError(f"no result files under {', '.join(str(p) for p in paths)}")
+    return results
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out is None:
+        print(text, end="")
+        return
+    from dhp.fsutil import atomic_write_text
+
+    atomic_write_text(out, text)
+    print(out)
+
+
+def _cmd_stability(args: argparse.Namespace) -> int:
+    from dhp.scoring.stability import render_stability, stability
+
+    try:
+        rows = stability(_load_results(args.results))
+    except ValueError as e:
+        raise UserError(str(e)) from e
+    _emit(render_stability(rows), args.out)
+    return 0
+
+
+def _cmd_robustness(args: argparse.Namespace) -> int:
+    from dhp.scoring.robustness import render_robustness, robustness
+
+    try:
+        pairs, unpaired = robustness(_load_results(args.results))
+    except ValueError as e:
+        raise UserError(str(e)) from e
+    _emit(render_robustness(pairs, unpaired), args.out)
     return 0
