@@ -83,16 +83,24 @@ GOVERNS: dict[str, frozenset[str]] = {
         "unable": "to", "likely": "to", "going": "to", "used": "to in for by as", "married_to": "to",
     }.items()
 }
+# words followed by a to-infinitive ("continues to watch", "ready to run")
+TAKES_INFINITIVE = frozenset(
+    "continue want decide try need plan hope begin start like love hate seem appear fail refuse agree "
+    "promise learn manage expect ask tell allow able unable ready going used pretend struggle attempt "
+    "choose wish prefer intend afford offer arrange deserve tend threaten vow help order advise "
+    "encourage force urge remind invite teach enable wait likely unlikely set due about".split()
+)
 _PAST_MARKERS = re.compile(r"\b(yesterday|ago|last (?:week|month|year|night|season|time))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Context:
-    """What an edit sits in: the word before and after it and the whole original text."""
+    """What an edit sits in: the word before and after it, the next few words, the original text."""
 
     prev: str
     next: str
     text: str
+    after: tuple[str, ...] = ()  # up to three words after the edit (``next`` first)
 
 
 def _is_plural_noun(word: str) -> bool:
@@ -179,6 +187,19 @@ def _is_finite(word: str) -> bool:
     return bool(tags & {"VBZ", "VBD"}) and not tags & {"NN", "NNS"}
 
 
+def _singular_noun_ahead(ctx: Context) -> bool:
+    """The next noun (after at most two adjectives) is a singular common noun."""
+    for word in ctx.after[:3] or (ctx.next,):
+        if not word[:1].islower():
+            return False
+        tags = lexicon.word_tags(word)
+        if "NN" in tags and "NNS" not in tags:
+            return True
+        if "NNS" in tags or not lexicon.lemmas(word):
+            return False
+    return False
+
+
 def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     words = _words(old)
     if len(words) > 2:
@@ -187,7 +208,9 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
         return "fragment (verb removed)", ""
     if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
-    if words in (["a"], ["an"], ["the"]) and _is_singular_noun(ctx.next) and ctx.next.islower():
+    if words in (["a"], ["an"]) and ctx.next[:1].isalpha() and ctx.next.lower() not in ("few", "lot", "little"):
+        return "article missing", ""
+    if words == ["the"] and _singular_noun_ahead(ctx):
         return "article missing before a singular noun", ""
     return "", f"deleting {' '.join(old)!r} leaves a grammatical sentence or changes its meaning"
 
@@ -225,6 +248,10 @@ def _pronoun(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 def _preposition(o: str, n: str, ctx: Context) -> tuple[str, str]:
     prev = ctx.prev.lower()
+    nxt = lexicon.word_tags(ctx.next)
+    takes_infinitive = prev in TAKES_INFINITIVE or bool(lexicon.lemmas(prev) & TAKES_INFINITIVE)
+    if o == "to" and "VB" in nxt and ctx.next.islower() and (takes_infinitive or not nxt & {"NN", "NNS"}):
+        return "infinitive 'to' replaced by a preposition", ""
     keys = [prev, *sorted(lexicon.lemmas(prev))]
     for key in keys:
         allowed = GOVERNS.get(key)
@@ -285,7 +312,9 @@ def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 
 def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
-    lo, ln = o.lower(), n.lower()
+    lo, ln = o.lower().replace("’", "'"), n.lower().replace("’", "'")
+    if lo.endswith("n't") and ln.endswith("n't"):  # "wasn't" -> "weren't": compare the verbs
+        lo, ln = lo[:-3], ln[:-3]
     if lo == ln:
         return "", f"only the capitalisation of {o!r} changed"
     for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):

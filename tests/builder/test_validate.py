@@ -119,6 +119,9 @@ GOOD_GE = [
     (GE_MINOR, "The boys lost their bags.", "The boys lost his bags."),  # noun-pronoun
     (GE_MINOR, "We gave the book to him.", "We gave the book to he."),  # pronoun case
     (GE_MINOR, "He left early because he was tired.", "He left early. Because he was tired."),  # fragment
+    (GE_MINOR, "Ted continues to watch films.", "Ted continues for watch films."),  # infinitive "to"
+    (GE_MINOR, "He stopped at the old rest stop.", "He stopped at old rest stop."),  # article missing
+    (GE_MINOR, "He wasn't aware of it.", "He weren't aware of it."),  # contraction agreement
     (GE_MINOR, "The man who lives here is kind.", "The man who lives here kind."),  # verb removed
     (GE_MINOR, "Yesterday he walked to the park and sat down.", "Yesterday he walks to the park and sat down."),
     (GE_MAJOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home."),
@@ -141,6 +144,8 @@ BAD_GE = [
     (GE_MINOR, "The dog barks.", "The dogs bark.", ()),  # plural subject + verb: grammatical
     (GE_MINOR, "He gave it to her.", "She gave it to her.", ("who is meant",)),
     (GE_MINOR, "He bought an apple and a pear.", "He bought an apple and the pear.", ("stays grammatical",)),
+    (GE_MINOR, "Everyone enjoyed the buns.", "Everyone enjoyed buns.", ("deleting",)),  # plural: fine
+    (GE_MINOR, "They were pinned to the wall.", "They were pinned for the wall.", ("not known to be wrong",)),
     (GE_MINOR, "He went to the big old house by the sea.", "He went to house.", ("too large",)),
     # severities
     (GE_MINOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home.",
