@@ -190,12 +190,13 @@ def word_zipf(word: str) -> float:
 
 
 @functools.lru_cache(maxsize=200_000)
-def lemmas(word: str) -> frozenset[str]:
-    """All lemmas lemminflect knows for ``word`` (lower-cased), empty for unknown words."""
+def lemmas(word: str, upos: str = "") -> frozenset[str]:
+    """All lemmas lemminflect knows for ``word`` (lower-cased), empty for unknown words;
+    ``upos`` ("VERB", "NOUN", ...) keeps only that part of speech."""
     import lemminflect
 
     found: dict[str, tuple[str, ...]] = lemminflect.getAllLemmas(word.lower())
-    return frozenset(lem for group in found.values() for lem in group)
+    return frozenset(lem for pos, group in found.items() for lem in group if not upos or pos == upos)
 
 
 @functools.lru_cache(maxsize=200_000)

@@ -214,7 +214,8 @@ def _keeps_fragment(old: str, new: str) -> str:
         pre = len(_common_prefix(o, n))
         suf = len(_common_prefix(o[::-1], n[::-1]))
         for size, part in ((pre, o[:pre]), (suf, o[len(o) - suf :])):
-            if size >= 3 and size * 2 >= len(o):
+            glued = size >= 3 and not part.isascii()  # "Yûki" -> "Marwickûki"
+            if glued or (size >= 4 and size * 5 >= len(o) * 3):  # "Smith" -> "Smithers"
                 return part
     return ""
 
@@ -281,11 +282,14 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
         return verdict
     spans = lexicon.find_entities(original)
     lower = lexicon.is_lowercase_text(original)
+    replaced: dict[str, set[str]] = {}  # one entity may occur several times, replaced alike
     for index, edits in touched.items():
-        verdict = _replacement_verdict(spans[index], _apply(spans[index], edits, perturbed), original, lower)
+        new = _apply(spans[index], edits, perturbed)
+        verdict = _replacement_verdict(spans[index], new, original, lower)
         if not verdict.ok:
             return verdict
-    return _count_ok(p, len(touched), "replaced entity")
+        replaced.setdefault(spans[index].text.casefold(), set()).add(new)
+    return _count_ok(p, len(replaced), "replaced entity")
 
 
 # --------------------------------------------------------------------------- rewriting and insertion
@@ -404,7 +408,11 @@ def _context(original: str, e: Edit) -> grammar_check.Context:
     before = [t.text for t in lexicon.tokenize(original[max(0, e.old_start - 60) : e.old_start])]
     after = [t.text for t in lexicon.tokenize(original[e.old_end : e.old_end + 60])]
     return grammar_check.Context(
-        prev=before[-1] if before else "", next=after[0] if after else "", text=original, after=tuple(after[:3])
+        prev=before[-1] if before else "",
+        next=after[0] if after else "",
+        text=original,
+        after=tuple(after[:3]),
+        before=tuple(before[-3:]),
     )
 
 
