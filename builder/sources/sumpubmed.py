@@ -71,7 +71,7 @@ def load_sumpubmed(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
             sections.append(sec)
         abstract, article = sections
         items.append(
-            Item(id=f"sumpubmed-{n}", judged=" ".join(abstract), context={"article": "\n".join(article)})
+            Item(id=f"sumpubmed-{n}", original=" ".join(abstract), context={"article": "\n".join(article)})
         )
     return SourceData(
         items=tuple(items),

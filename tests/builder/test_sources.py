@@ -35,8 +35,8 @@ def test_summeval_picks_longest_reference_and_detokenises(locator: SourceLocator
     assert pick_reference(["A . B .", "A . B . C .", "X . Y . Z ."]) == 1
     item = next(i for i in data.items if i.id.startswith("dm-test-8764fb95"))
     assert item.extras["reference_index"] == "8"
-    assert item.judged.startswith("Paul Merson, former Arsenal player")
-    assert " ." not in item.judged and " 's" not in item.context["article"]
+    assert item.original.startswith("Paul Merson, former Arsenal player")
+    assert " ." not in item.original and " 's" not in item.context["article"]
 
 
 def test_detokenize_quotes_and_clitics() -> None:
@@ -75,13 +75,13 @@ def test_story_cloze_user_file(sources_dir: Path, tmp_path: Path) -> None:
     data = load_source(BENCHMARK["story-cloze"], SourceLocator(tmp_path / "nowhere"), story_cloze_file=copy)
     assert len(data.items) == 1871
     rick = next(i for i in data.items if i.id.startswith("138d5bfb"))
-    assert rick.judged == "He is happy now." and rick.extras["wrong_ending"] == "He joined a gang."
+    assert rick.original == "He is happy now." and rick.extras["wrong_ending"] == "He joined a gang."
 
 
 def test_answer_equivalence_partial_copy(locator: SourceLocator) -> None:
     spec = BENCHMARK["answer-equivalence"]
     data = load_source(spec, locator)
-    assert data.partial and all(i.context["paragraph"] == "" for i in data.items)
+    assert data.partial and all(i.context["paragraph"] is None for i in data.items)  # absent, not ""
     with pytest.raises(TooFewItemsError) as e:
         select_items(spec, data)
     assert "only 62 eligible" in str(e.value) and "--allow-fewer" in str(e.value)
@@ -113,7 +113,7 @@ def test_wmt_de_en_grouped_within_documents(locator: SourceLocator) -> None:
     covered = sorted(n for a, b in segs for n in range(a, b + 1))
     assert covered == list(range(1, 1985))  # every line once: groups partition the test set
     assert len({i.id.split("#")[0] for i in data.items}) == 271
-    eligible = [i for i in data.items if len(i.judged) > 300]
+    eligible = [i for i in data.items if len(i.original) > 300]
     assert len(eligible) >= 100
     assert any("Grouped" in n for n in data.notes)
 
@@ -121,7 +121,7 @@ def test_wmt_de_en_grouped_within_documents(locator: SourceLocator) -> None:
 def test_wmt_zh_en_segment_level(locator: SourceLocator) -> None:
     data = load_source(get_dataset("wmt22-zh-en"), locator)
     assert len(data.items) == 1875
-    assert sum(len(i.judged) > 300 for i in data.items) == 224
+    assert sum(len(i.original) > 300 for i in data.items) == 224
     assert any("Segment level" in n for n in data.notes)
 
 
