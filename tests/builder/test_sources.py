@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
+import re
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -139,3 +143,66 @@ def test_selection_is_seeded_and_in_source_order(locator: SourceLocator) -> None
     assert len(a.items) == 100
     order = [int(i.id.split("-")[1]) for i in a.items]
     assert order == sorted(order)
+
+
+class _FakeSumPubMed:
+    """A fake origin of vgupta123/sumpubmed on loopback: any pair 1..ORIGIN_PAIRS, some without BACKGROUND."""
+
+    def __init__(self) -> None:
+        from dhp.builder.sources.sumpubmed import ORIGIN_PAIRS
+
+        self.hits: list[int] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                m = re.fullmatch(r"/(abstract|text)/(?:abstract|text)_(\d+)\.txt", self.path)
+                n = int(m.group(2)) if m else 0
+                if not 1 <= n <= ORIGIN_PAIRS:
+                    self.send_error(404)
+                    return
+                fake.hits.append(n)
+                head = "INTRODUCTION" if n % 13 == 0 else "BACKGROUND"  # every 13th pair lacks the section
+                body = f"{head}\npair {n} {m.group(1) if m else ''} background text about protein {n}.\nMETHODS\nx\n"
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_sumpubmed_origin_samples_from_all_pairs(tmp_path: Path) -> None:
+    from dhp.builder.sources.sumpubmed import ORIGIN_CANDIDATES, ORIGIN_PAIRS
+
+    origin = _FakeSumPubMed()
+    try:
+        base = BENCHMARK["sumpubmed"]
+        urls = {"abstract": origin.url + "/abstract/abstract_{n}.txt", "text": origin.url + "/text/text_{n}.txt"}
+        spec = dataclasses.replace(base, source=dataclasses.replace(base.source, origin_urls=urls))
+        data = load_source(spec, SourceLocator(None, cache_dir=tmp_path / "cache"))
+        again = load_source(spec, SourceLocator(None, cache_dir=tmp_path / "cache2"))
+    finally:
+        origin.close()
+    pairs = sorted(set(origin.hits))
+    assert len(pairs) == ORIGIN_CANDIDATES and len(origin.hits) == 2 * 2 * ORIGIN_CANDIDATES - 2 * sum(
+        n % 13 == 0 for n in pairs
+    )  # the second side of a pair without BACKGROUND is never fetched
+    assert max(pairs) > 600 and sum(n > 600 for n in pairs) > 0.9 * ORIGIN_CANDIDATES  # not only 1-600
+    assert max(pairs) <= ORIGIN_PAIRS
+    skipped = sum(n % 13 == 0 for n in pairs)
+    assert len(data.items) == ORIGIN_CANDIDATES - skipped and data.items == again.items  # seeded
+    assert f"{skipped} of them had no BACKGROUND" in data.notes[0] and "32,689" in data.notes[0]
+    chosen = select_items(spec, data)
+    assert len(chosen.items) == 100 and all(int(i.id.split("-")[1]) in pairs for i in chosen.items)
+    assert all(i.context["article"].startswith("pair ") for i in chosen.items)
