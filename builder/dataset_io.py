@@ -246,6 +246,13 @@ class PerturbationInfo:
         """Items with a row / items selected."""
         return self.rows / self.n_items if self.n_items else 0.0
 
+    @property
+    def eligible_coverage(self) -> float:
+        """Items with a row / items the perturbation's rule can apply to (those not left out for another reason
+        than failed validation)."""
+        eligible = self.n_items - self.not_applicable + self.failed_validation
+        return self.rows / eligible if eligible else 0.0
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
