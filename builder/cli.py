@@ -154,6 +154,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``build``, ``publish``, ``download`` and ``export`` to the ``dhp`` parser."""
+    _register_build(subparsers)
+    _register_hub(subparsers)
+
+
+def _register_build(subparsers: Any) -> None:
     p = subparsers.add_parser("build", help="build the perturbed DHP datasets as Hub-layout folders")
     p.add_argument(
         "--sources",
@@ -191,6 +196,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--samples-seed", type=int, default=0, help="seed of the --samples draw (default: 0)")
     p.set_defaults(func=_cmd_build)
 
+
+def _register_hub(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "publish", help="upload built datasets to the Hub and tag them with the version"
     )
