@@ -52,6 +52,7 @@ from dhp.scoring.types import (
     TokenAlternatives,
     TransientJudgeError,
 )
+from dhp.types import TGI_MAX_TOP_N_TOKENS
 
 __all__ = [
     "TGI_MAX_TOP_N_TOKENS",
@@ -64,8 +65,6 @@ __all__ = [
     "parse_retry_after",
 ]
 
-#: TGI's default --max-top-n-tokens: asking for more is a validation error.
-TGI_MAX_TOP_N_TOKENS = 5
 _MESSAGE_CHARS = 300
 
 

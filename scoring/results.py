@@ -15,10 +15,10 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
@@ -30,7 +30,7 @@ from dhp.scoring.stats import (
     discernment,
     level_balanced_weights,
 )
-from dhp.types import Level
+from dhp.types import Level, ScoringMode
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -57,7 +57,8 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "1.0"
-ScoringMode = Literal["expected", "paper", "sample", "builtin"]
+#: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
+ModeName = Annotated[str, AfterValidator(lambda v: ScoringMode(v).value)]
 
 
 class ResultError(ValueError):
@@ -96,7 +97,7 @@ class PromptInfo(_Model):
 
 
 class ScoringSettings(_Model):
-    mode: ScoringMode
+    mode: ModeName
     repeats: int = 1
     combine_method: CombineMethod = CombineMethod.PAPER
     weights_source: str = "default"

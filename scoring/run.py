@@ -68,13 +68,12 @@ from dhp.scoring.types import (
     RawText,
     RequestFailure,
     SamplingParams,
-    ScoringMode,
     Unparsed,
 )
 from dhp.secrets import JUDGE_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
-from dhp.types import DatasetSpec
+from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, ScoringMode
 
 __all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
 
@@ -82,7 +81,6 @@ log = logging.getLogger("dhp.scoring")
 
 #: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
 API_KEY_ENV = JUDGE_KEY_VARS
-_TGI_TOP_LOGPROBS = 5  # TGI's default --max-top-n-tokens, also its limit for chat top_logprobs
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
 
@@ -341,16 +339,16 @@ async def _resolve_mode(
     if (
         isinstance(out, RequestFailure)
         and out.reason in ("http-400", "http-422")
-        and probe.sampling.top_logprobs > _TGI_TOP_LOGPROBS
+        and probe.sampling.top_logprobs > TGI_MAX_TOP_N_TOKENS
     ):
         log.warning(
             "the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
             probe.sampling.top_logprobs,
             out.message[:120],
-            _TGI_TOP_LOGPROBS,
+            TGI_MAX_TOP_N_TOKENS,
         )
-        cfg = replace(cfg, top_logprobs=_TGI_TOP_LOGPROBS)
-        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=_TGI_TOP_LOGPROBS))
+        cfg = replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS)
+        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=TGI_MAX_TOP_N_TOKENS))
         out = await pool.submit(probe)
     if isinstance(out, RequestFailure):
         raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
@@ -452,7 +450,7 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
         )
         if mode is ScoringMode.EXPECTED:
             settings["top_logprobs"] = cfg.top_logprobs if j.protocol == "openai" or j.kind == "local" else min(
-                cfg.top_logprobs, 5
+                cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS
             )
         if j.kind == "endpoint":
             settings["replicas"] = n_replicas

@@ -14,12 +14,13 @@ Nothing in this module does I/O.
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from dhp.types import Role, ScoringMode
 
 __all__ = [
     "ORIGINAL",
@@ -44,16 +45,7 @@ __all__ = [
 ]
 
 #: The role of an original (unperturbed) text; perturbed texts have their perturbation id as role.
-ORIGINAL = "original"
-
-
-class ScoringMode(str, enum.Enum):
-    """How a judge's outputs become one score per (text, metric)."""
-
-    EXPECTED = "expected"  # G-Eval: Σ p(s)·s over the score tokens, one request
-    PAPER = "paper"  # temperature 0, parse the text, `repeats` requests averaged (the DHP paper)
-    SAMPLE = "sample"  # `samples` requests at temperature 1, parsed and averaged (no logprobs)
-    BUILTIN = "builtin"  # a built-in control judge returns its score directly
+ORIGINAL = Role.ORIGINAL.value
 
 
 @dataclass(frozen=True)
