@@ -137,7 +137,7 @@ def _judge_config(args: argparse.Namespace) -> Any:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from dhp.scoring.pool import RetryPolicy
+    from dhp.inference.pool import RetryPolicy
     from dhp.scoring.results import judge_slug
     from dhp.scoring.run import RunError, ScoreConfig, score_datasets
     from dhp.scoring.stats import CombineMethod

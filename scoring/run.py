@@ -6,7 +6,7 @@
    each **original is scored once per (item, metric)**, not once per perturbation; the requests of
    one item and metric (original and all its perturbed versions, which share the prompt prefix)
    are issued together;
-2. sends them through one :class:`~dhp.scoring.pool.JudgePool` (cache, concurrency, retries,
+2. sends them through one :class:`~dhp.inference.pool.JudgePool` (cache, concurrency, retries,
    replicas) with a progress bar;
 3. parses every output (:mod:`dhp.scoring.parse`); unparsed outputs and failed requests are
    counted with their reasons and never become scores, so their pairs drop out of that metric's
@@ -38,10 +38,10 @@ from typing import Literal
 import numpy as np
 
 import dhp
-from dhp.scoring.cache import CacheError, ResponseCache
+from dhp.inference.cache import CacheError, ResponseCache
+from dhp.inference.pool import JudgePool, PoolStats, RetryPolicy
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
-from dhp.scoring.pool import JudgePool, PoolStats, RetryPolicy
 from dhp.scoring.prompts import PromptTemplate, load_template, render_context
 from dhp.scoring.results import (
     Coverage,
@@ -155,7 +155,7 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         local = LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)
         await local.load()
         return [local], j.local_path
-    from dhp.scoring.backends import discover_model, make_endpoint_judge
+    from dhp.inference.http import discover_model, make_endpoint_backend
 
     if not j.endpoints:
         raise RunError("an endpoint judge needs at least one --endpoint")
@@ -165,7 +165,14 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         found = await discover_model(j.endpoints[0], j.protocol, key, timeout=min(cfg.policy.timeout, 30.0))
         model = model or found
     judges: list[Judge] = [
-        make_endpoint_judge(url, protocol=j.protocol, model=model, api_key=key, timeout=cfg.policy.timeout)
+        make_endpoint_backend(
+            url,
+            protocol=j.protocol,
+            model=model,
+            api_key=key,
+            timeout=cfg.policy.timeout,
+            connections=cfg.concurrency,  # a replica may carry every slot while another is set aside
+        )
         for url in j.endpoints
     ]
     return judges, model
@@ -289,7 +296,7 @@ def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
 
 
 async def _send_all(
-    pool: JudgePool,
+    pool: JudgePool[JudgeRequest],
     requests: Sequence[JudgeRequest],
     mode: ScoringMode,
     progress: _Progress,
@@ -320,7 +327,7 @@ async def _send_all(
 
 
 async def _resolve_mode(
-    cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None
+    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], probe: JudgeRequest | None
 ) -> tuple[ScoringMode, dict[str, JudgeOutput], ScoreConfig]:
     """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities.
 
@@ -484,7 +491,7 @@ def _load(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
 async def _score_dataset(
     data: LoadedDataset,
     cfg: ScoreConfig,
-    pool: JudgePool,
+    pool: JudgePool[JudgeRequest],
     mode: ScoringMode,
     templates: Mapping[str, PromptTemplate] | None,
     model: str | None,
