@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
+from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS
+
 __all__ = [
+    "CONTROL_JUDGES",
     "LIMITS",
     "METADATA_HOSTS",
     "PROTOCOLS",
@@ -39,9 +42,7 @@ __all__ = [
 Mode = Literal["local", "space"]
 Resolver = Callable[[str], Sequence[str]]
 
-PROTOCOLS: tuple[str, ...] = ("openai", "tgi")
-CONTROL_JUDGES: tuple[str, ...] = ("random", "oracle", "lexical")
-SCORING_MODES: tuple[str, ...] = ("expected", "paper", "sample")
+SCORING_MODES: tuple[str, ...] = tuple(m for m in MODE_CHOICES if m != MODE_AUTO)
 
 #: Maximum lengths of the form's fields (characters).
 LIMITS: Mapping[str, int] = {
