@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 from dhp.fsutil import atomic_write_text
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown, intro_markdown
-from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex
+from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
 from dhp.leaderboard.stores import Store, open_store
 from dhp.leaderboard.survey import (
@@ -267,13 +267,7 @@ class Backend:
 
     def judge_results(self, judge: str) -> list[LoadedResult]:
         """The judge's newest result per dataset, in benchmark order."""
-        latest: dict[str, LoadedResult] = {}
-        for r in self.report().results:
-            if r.result.judge.name != judge:
-                continue
-            cur = latest.get(r.result.dataset.name)
-            if cur is None or r.result.created_at > cur.result.created_at:
-                latest[r.result.dataset.name] = r
+        latest = latest_results(r for r in self.report().results if r.result.judge.name == judge).get(judge, {})
         order = {d: i for i, d in enumerate(DATASET_NAMES)}
         return sorted(latest.values(), key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from dhp.leaderboard.stores import Store
 from dhp.scoring.results import Result, ResultError, parse_result
 
-__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "parse_many"]
+__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "latest_results", "parse_many"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +106,23 @@ def by_judge(results: Iterable[LoadedResult]) -> Mapping[str, list[LoadedResult]
     for r in results:
         out.setdefault(r.result.judge.name, []).append(r)
     return out
+
+
+def _newer(a: LoadedResult, b: LoadedResult) -> bool:
+    """``a`` is newer than ``b``: later ``created_at``, ties broken by the later path (deterministic)."""
+    return (a.result.created_at, a.path) > (b.result.created_at, b.path)
+
+
+def latest_results(results: Iterable[LoadedResult]) -> dict[str, dict[str, LoadedResult]]:
+    """judge name -> dataset name -> the newest result of that (judge, dataset).
+
+    The one rule for "newest", used by the table and the judge page alike: the latest ``created_at``,
+    and among equal timestamps (they have 1-s resolution) the greatest store path.
+    """
+    latest: dict[str, dict[str, LoadedResult]] = {}
+    for lr in results:
+        per = latest.setdefault(lr.result.judge.name, {})
+        cur = per.get(lr.result.dataset.name)
+        if cur is None or _newer(lr, cur):
+            per[lr.result.dataset.name] = lr
+    return latest

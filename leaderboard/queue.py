@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dhp.errors import first_validation_problem
 from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import Existing, Submission, settings_key, slugify
+from dhp.leaderboard.validation import Existing, Submission, settings_key
+from dhp.naming import judge_slug
 
 __all__ = [
     "InvalidTransition",
@@ -125,7 +126,7 @@ def parse_request(data: bytes | str, source: str = "<request>") -> Request:
 def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str | None = None) -> Request:
     ts = now or utcnow()
     stamp = ts.replace("-", "").replace(":", "").replace("Z", "")
-    rid = f"{stamp}-{slugify(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
+    rid = f"{stamp}-{judge_slug(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
     return Request(
         id=rid,
         judge_name=sub.judge_name,

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from dhp.leaderboard.loading import LoadedResult
+from dhp.leaderboard.loading import LoadedResult, latest_results
 from dhp.scoring.results import Result, Summary
 from dhp.spec import DATASET_NAMES
 
@@ -140,16 +140,11 @@ def build_frame(
     ``summaries`` (path -> Summary) overrides the stored summaries, e.g. D^EW recomputed for the
     survey's weights. Datasets outside ``datasets`` that appear in results are appended.
     """
-    latest: dict[str, dict[str, LoadedResult]] = {}
-    for lr in results:
-        per = latest.setdefault(lr.result.judge.name, {})
-        cur = per.get(lr.result.dataset.name)
-        if cur is None or (lr.result.created_at, lr.path) > (cur.result.created_at, cur.path):
-            per[lr.result.dataset.name] = lr
+    latest = latest_results(results)
     all_ds = list(datasets) + sorted({d for per in latest.values() for d in per} - set(datasets))
     rows: list[dict[str, Any]] = []
     for judge, per in latest.items():
-        newest = max(per.values(), key=lambda x: x.result.created_at).result
+        newest = max(per.values(), key=lambda x: (x.result.created_at, x.path)).result
         j = newest.judge
         model = j.hf_model_id or j.model or ("control: " + j.name if j.kind == "builtin" else "")
         row: dict[str, Any] = {

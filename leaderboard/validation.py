@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
+from dhp.naming import slug
+
 __all__ = [
     "LIMITS",
     "METADATA_HOSTS",
@@ -31,7 +33,6 @@ __all__ = [
     "check_endpoint_url",
     "find_duplicate",
     "settings_key",
-    "slugify",
     "system_resolver",
     "validate_submission",
 ]
@@ -70,7 +71,7 @@ METADATA_HOSTS: frozenset[str] = frozenset(
 #: Metadata addresses that are not covered by the private / link-local ranges.
 _METADATA_IPS = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
 
-# no "/" or "\\": the scorer refuses path separators in judge names (dhp.scoring.results.judge_slug)
+# no "/" or "\\": dhp.naming.judge_slug refuses path separators in judge names
 _JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -107,13 +108,6 @@ def system_resolver(host: str) -> list[str]:
     """All addresses ``host`` resolves to (IPv4 and IPv6), via the system resolver."""
     infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     return sorted({str(info[4][0]) for info in infos})
-
-
-def slugify(name: str) -> str:
-    """A file-system and URL safe form of a judge name (the scorer's ``judge_slug`` convention)."""
-    s = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
-    s = re.sub(r"[^a-z0-9._-]+", "-", s).strip("-.")
-    return s or "judge"
 
 
 def _clean(field: str, value: str | None, *, required: bool, pattern: re.Pattern[str] | None, what: str) -> str:
@@ -297,13 +291,13 @@ class Existing:
 def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
     """A message pointing at the existing row or request that ``sub`` duplicates, else None."""
     key = settings_key(sub.model, sub.hf_model_id, sub.revision, sub.protocol, sub.mode)
-    slug = slugify(sub.judge_name)
+    name_key = slug(sub.judge_name.strip())
     for e in existing:
         if e.key == key:
             return (
                 f"This model, revision and scoring settings were already submitted: see {e.where}. "
                 "Change the revision or the scoring mode to submit again."
             )
-        if slugify(e.judge_name) == slug:
+        if slug(e.judge_name.strip()) == name_key:
             return f"The judge name {sub.judge_name!r} is taken (see {e.where}); choose another name."
     return None

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import Mode, Resolver, ValidationError, check_endpoint_url, slugify
+from dhp.leaderboard.validation import Mode, Resolver, ValidationError, check_endpoint_url
+from dhp.naming import judge_slug
 from dhp.scoring.results import ResultError, dump_result, parse_result
 from dhp.secrets import JUDGE_KEY_VARS, scrub
 
@@ -135,7 +136,7 @@ class Worker:
                 }
             )
             res = res.model_copy(update={"judge": judge})
-            staged.append((f"{slugify(req.judge_name)}/{f.name}", dump_result(res).encode()))
+            staged.append((f"{judge_slug(req.judge_name)}/{f.name}", dump_result(res).encode()))
         for path, data in staged:
             self.results.write(path, data, message=f"results of {req.judge_name}")
         return [p for p, _ in staged]

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import re
-import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
+from dhp.naming import judge_slug, revision_slug
 from dhp.scoring.stats import (
     CombineMethod,
     DatasetAnalysis,
@@ -313,33 +311,6 @@ def reweight(
 # ---------------------------------------------------------------------------------------------
 # Results layout: <out>/<judge_slug>/<dataset>@<revision_slug>.json
 # ---------------------------------------------------------------------------------------------
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9._-]", "-", text.lower())
-
-
-def judge_slug(name: str) -> str:
-    """Judge name -> folder name: lowercased, ``[^a-z0-9._-]`` -> ``-``.
-
-    Refuses names with path separators and names whose slug is empty or only dots.
-    """
-    if "/" in name or "\\" in name or os.sep in name:
-        raise ValueError(f"judge name {name!r} must not contain a path separator")
-    if any(unicodedata.category(c).startswith("C") for c in name):
-        raise ValueError(f"judge name {name!r} must not contain control or invisible formatting characters")
-    slug = _slug(name.strip())
-    if not slug or set(slug) <= {"."}:
-        raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")
-    return slug
-
-
-def revision_slug(revision: str) -> str:
-    """Dataset revision -> file-name part, e.g. ``local:0123abcd4567`` -> ``local-0123abcd4567``."""
-    slug = _slug(revision)
-    if not slug or set(slug) <= {"."}:
-        raise ValueError(f"invalid dataset revision {revision!r}")
-    return slug
-
-
 def result_path(root: str | Path, judge_name: str, dataset: str, revision: str) -> Path:
     """Where ``dhp score`` writes the result of one (judge, dataset, revision)."""
     return Path(root) / judge_slug(judge_name) / f"{dataset}@{revision_slug(revision)}.json"

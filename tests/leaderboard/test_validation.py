@@ -13,7 +13,6 @@ from dhp.leaderboard.validation import (
     check_endpoint_url,
     find_duplicate,
     settings_key,
-    slugify,
     validate_submission,
 )
 
@@ -162,7 +161,9 @@ def test_duplicates_point_at_the_existing_entry() -> None:
     assert msg is not None and "taken" in msg and "request 1" in msg
 
 
-def test_slugify() -> None:
-    assert slugify("My Judge (7B)/v2") == "my-judge-7b-v2"
-    assert slugify("...") == "judge"
-    assert isinstance(Submission("a", "", "builtin", "random", None, None, "builtin", "c"), Submission)
+def test_duplicate_names_compare_by_the_one_slug() -> None:
+    sub = Submission("GPT-4o (temp 0)", "", "builtin", "random", None, None, "builtin", "c")
+    taken = Existing("gpt-4o  temp 0-", ("other",), "row 'z'")  # same folder name: gpt-4o--temp-0-
+    msg = find_duplicate(sub, [taken])
+    assert msg is not None and "taken" in msg
+    assert find_duplicate(sub, [Existing("gpt-4o temp 0", ("other",), "row 'w'")]) is None
