@@ -69,8 +69,12 @@ class ResultsIndex:
                 listing = self.store.list(".json")
             except Exception as e:  # a flaky Hub must not take the page down
                 if self._last is not None:
-                    return LoadReport(self._last.results, (*self._last.problems, f"results store: {e}"), self._generation)
-                return LoadReport((), (f"results store {self.store.name} cannot be listed: {e}",), self._generation)
+                    return LoadReport(
+                        self._last.results, (*self._last.problems, f"results store: {e}"), self._generation
+                    )
+                return LoadReport(
+                    (), (f"results store {self.store.name} cannot be listed: {e}",), self._generation
+                )
             changed = set(listing) != set(self._entries)
             fresh: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
             for path, version in listing.items():

@@ -101,11 +101,16 @@ def score_distributions(result: Result) -> Figure:
         pert = np.array(
             [v for per in scores.perturbed.values() for v in per.get(m, ()) if v is not None], dtype=float
         )
-        for data, label, color, shift in ((orig, "original", _ORIG_COLOR, -0.11), (pert, "perturbed", _PERT_COLOR, 0.11)):
+        for data, label, color, shift in (
+            (orig, "original", _ORIG_COLOR, -0.11),
+            (pert, "perturbed", _PERT_COLOR, 0.11),
+        ):
             if data.size == 0:
                 continue
             h, _ = np.histogram(np.clip(data, 1, 5), bins=edges)
-            ax.bar(centres + shift, h / data.size, 0.22, color=color, label=f"{label} (mean {data.mean():.2f})")
+            ax.bar(
+                centres + shift, h / data.size, 0.22, color=color, label=f"{label} (mean {data.mean():.2f})"
+            )
         ax.set_title(m, fontsize=9)
         ax.set_xticks([1, 2, 3, 4, 5])
         ax.set_xlabel("score")

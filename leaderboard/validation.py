@@ -78,7 +78,9 @@ _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _CONTACT = re.compile(r"^[A-Za-z0-9@._+ -]+$")
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
-_SECRET_QUERY = re.compile(r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I)
+_SECRET_QUERY = re.compile(
+    r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I
+)
 
 
 class ValidationError(ValueError):
@@ -110,7 +112,9 @@ def system_resolver(host: str) -> list[str]:
     return sorted({str(info[4][0]) for info in infos})
 
 
-def _clean(field: str, value: str | None, *, required: bool, pattern: re.Pattern[str] | None, what: str) -> str:
+def _clean(
+    field: str, value: str | None, *, required: bool, pattern: re.Pattern[str] | None, what: str
+) -> str:
     v = (value or "").strip()
     if not v:
         if required:
@@ -183,7 +187,9 @@ def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -
     for pair in parts.query.split("&") if parts.query else []:
         key = pair.split("=", 1)[0]
         if _SECRET_QUERY.search(key):
-            raise ValidationError(field, f"Endpoint URL must not carry secrets in its query string ({key!r}).")
+            raise ValidationError(
+                field, f"Endpoint URL must not carry secrets in its query string ({key!r})."
+            )
     if port is not None and not (1 <= port <= 65535):
         raise ValidationError(field, "Endpoint URL has an invalid port.")
     loopback = _is_loopback_host(host)
@@ -198,13 +204,17 @@ def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -
         if host == "localhost" or host.endswith(".localhost"):
             raise ValidationError(field, "Endpoint host must be public, not localhost.")
         try:
-            literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host.strip("[]"))
+            literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(
+                host.strip("[]")
+            )
         except ValueError:
             literal = None
         if literal is not None:
             why = _bad_address(literal)
             if why:
-                raise ValidationError(field, f"Endpoint host {host} is {why}; only public endpoints are accepted.")
+                raise ValidationError(
+                    field, f"Endpoint host {host} is {why}; only public endpoints are accepted."
+                )
         else:
             labels = host.split(".")
             if len(labels) < 2 or not all(_HOST_LABEL.match(lb) for lb in labels):
@@ -220,11 +230,14 @@ def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -
                 try:
                     ip = ipaddress.ip_address(a.split("%", 1)[0])
                 except ValueError:
-                    raise ValidationError(field, f"Endpoint host {host!r} resolves to an invalid address.") from None
+                    raise ValidationError(
+                        field, f"Endpoint host {host!r} resolves to an invalid address."
+                    ) from None
                 why = _bad_address(ip)
                 if why:
                     raise ValidationError(
-                        field, f"Endpoint host {host!r} resolves to {a}, {why}; only public endpoints are accepted."
+                        field,
+                        f"Endpoint host {host!r} resolves to {a}, {why}; only public endpoints are accepted.",
                     )
     return url.rstrip("/")
 
@@ -260,7 +273,9 @@ def validate_submission(
     contact_v = _clean("contact", contact, required=True, pattern=_CONTACT, what="Contact")
     if proto == "builtin":
         if mdl not in CONTROL_JUDGES:
-            raise ValidationError("model", f"Built-in control judge must be one of: {', '.join(CONTROL_JUDGES)}.")
+            raise ValidationError(
+                "model", f"Built-in control judge must be one of: {', '.join(CONTROL_JUDGES)}."
+            )
         return Submission(name, "", "builtin", mdl, hf_id, rev, "builtin", contact_v)
     smode = (mode or "").strip().lower()
     if smode not in SCORING_MODES:
@@ -269,7 +284,9 @@ def validate_submission(
     return Submission(name, url, proto, mdl, hf_id, rev, smode, contact_v)
 
 
-def settings_key(model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str) -> tuple[str, ...]:
+def settings_key(
+    model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str
+) -> tuple[str, ...]:
     """What makes two submissions the same: model, revision and scoring settings (case-insensitive)."""
     return (
         (hf_model_id or model).strip().lower(),
