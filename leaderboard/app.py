@@ -112,6 +112,7 @@ def _wire_page(be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: dict[str, A
         parts["tabs"],
         j.info,
     ]
+
     def page_load(request: gr.Request) -> tuple[Any, ...]:
         return _page_load(be, request)
 

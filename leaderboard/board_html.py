@@ -17,7 +17,6 @@ import pandas as pd
 
 from dhp.leaderboard.table import (
     BASELINE,
-    BASELINES,
     DEFAULT_SORT,
     KINDS,
     MISSING,
@@ -60,19 +59,22 @@ def _num_cell(v: float, lo: float, hi: float) -> str:
     return f'<td class="num">{v:.2f}</td>'
 
 
-def _judge_cell(name: str, rank: str, model: str) -> str:
-    link = f'<a class="dhp-judge" href="?judge={html.escape(name, quote=True)}" data-judge="{html.escape(name)}">{html.escape(name)}</a>'
-    if rank != BASELINE:
+def _judge_cell(name: str, rank: str) -> str:
+    link = (
+        f'<a class="dhp-judge" href="?judge={html.escape(name, quote=True)}" '
+        f'data-judge="{html.escape(name)}">{html.escape(name)}</a>'
+    )
+    if not rank.startswith(BASELINE):
         return f'<td class="judge">{link}</td>'
-    what = BASELINES.get(model.removeprefix("control: "), "control")
-    return f'<td class="judge">{link} <span class="tag">baseline: {html.escape(what)}</span></td>'
+    return f'<td class="judge">{link} <span class="tag">{html.escape(rank)}</span></td>'
 
 
 def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
     active = sort.column == key or (not sort.column and key.startswith(OVERALL))
     arrow = (" ▼" if sort.descending else " ▲") if active else ""
     aria = f' aria-sort="{"descending" if sort.descending else "ascending"}"' if active else ""
-    nxt = "asc" if active and sort.descending else "desc"
+    first = "desc" if " D_" in key or key == RANK else "asc"  # numbers best first, names A to Z
+    nxt = ("asc" if sort.descending else "desc") if active else first
     return (
         f'<th{extra} data-sort="{html.escape(key)}|{nxt}" title="{html.escape(tip)}"{aria}>'
         f'{html.escape(label)}<span class="arrow">{arrow}</span></th>'
@@ -111,19 +113,18 @@ def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judg
     dcols = d_columns(df)
     meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
     cols = {c: df[c].tolist() for c in df.columns}
-    model = cols.get("Model") or [""] * len(df)
     rows: list[str] = []
     for i in range(len(df)):
         rank = str(cols[RANK][i])
         cells = [
-            f'<td class="rank">{html.escape(rank)}</td>',
-            _judge_cell(str(cols["Judge"][i]), rank, str(model[i])),
+            f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
+            _judge_cell(str(cols["Judge"][i]), rank),
         ]
         overall = dcols[0]
         cells.append(_num_cell(cols[overall][i], *(cols[b][i] for b in interval_columns(overall))))
         cells += [f"<td>{html.escape(_meta_text(cols[m][i]))}</td>" for m in meta]
         cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
-        cls = ' class="baseline"' if rank == BASELINE else ""
+        cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     return (
         f'<div class="dhp-board-wrap"><table class="dhp-board">{_header(df, sort)}'

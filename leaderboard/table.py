@@ -280,7 +280,8 @@ def _rank_and_sort(df: pd.DataFrame, overall_c: str, sort: Sort) -> pd.DataFrame
     )
     ranks = [str(i + 1) if math.isfinite(v) else MISSING for i, v in enumerate(rest[overall_c].tolist())]
     rest = rest.assign(**{RANK: ranks})
-    base = base.assign(**{RANK: [BASELINE] * len(base)})
+    meaning = [BASELINES.get(m.removeprefix(f"{CONTROL}: "), CONTROL) for m in base["Model"]]
+    base = base.assign(**{RANK: [f"{BASELINE}: {m}" for m in meaning]})
     if sort.column and sort.column in rest.columns and sort.column != RANK:
         key = rest[sort.column]
         if key.dtype == object:

@@ -166,7 +166,7 @@ def wire_board(be: Backend, t: BoardTab) -> None:
     # Speed (500 judges): the table is plain HTML, cached per view; progress shows on the CSV button.
     outs = [t.board, t.csv, t.tasks]
     listeners = (t.weights.change, t.weighted.change, t.datasets.change, t.families.input, t.sizes.change,
-                 t.columns.change, t.search.change, t.sort.input)  # fmt: skip
+                 t.columns.change, t.search.change, t.sort.change)  # fmt: skip
     for listen in listeners:
         listen(
             lambda *v: render_board(be, *v), t.view_inputs, outs, show_progress="hidden",
@@ -258,7 +258,7 @@ def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox) -> Non
             return gr.skip(), gr.skip()
         return gr.Dropdown(value=name), gr.Tabs(selected="judge")
 
-    link.input(follow_link, link, [j.select, tabs], show_progress="hidden", show_progress_on=[j.select])
+    link.change(follow_link, link, [j.select, tabs], show_progress="hidden", show_progress_on=[j.select])
 
 
 # ------------------------------------------------------------------------------------------------

@@ -113,9 +113,9 @@ def test_baselines_are_pinned_and_sort_keeps_them_on_top() -> None:
     ]
     full = table.build_frame(rs)
     v = table.select_view(full, datasets=["summeval"])
-    assert list(v["Judge"]) == ["random", "good", "bad"] and list(v["Rank"]) == ["baseline", "1", "2"]
+    assert list(v["Judge"]) == ["random", "good", "bad"] and list(v["Rank"]) == ["baseline: chance", "1", "2"]
     up = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("summeval D_min^EW|asc"))
-    assert list(up["Judge"]) == ["random", "bad", "good"] and list(up["Rank"]) == ["baseline", "2", "1"]
+    assert list(up["Judge"]) == ["random", "bad", "good"] and list(up["Rank"]) == ["baseline: chance", "2", "1"]
     by_name = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("Judge|asc"))
     assert list(by_name["Judge"]) == ["random", "bad", "good"]
     assert table.Sort.parse("") == table.DEFAULT_SORT and table.Sort.parse("x|desc").descending
