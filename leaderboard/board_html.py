@@ -22,6 +22,7 @@ from dhp.leaderboard.table import (
     MISSING,
     OVERALL,
     RANK,
+    STABILITY,
     Sort,
     d_columns,
     interval_columns,
@@ -37,6 +38,8 @@ HEADER_HELP: dict[str, str] = {
     "± half the width of its interval (the mean of the datasets' interval bounds).",
     "D_avg": "D_avg: the level-balanced mean discernment over the dataset's perturbations "
     "(character, word and sentence level weigh the same). D = log_0.05(p): D > 1 means p < 0.05.",
+    STABILITY: "The judge was scored under several prompt sets (dhp score --prompt-set): the largest range "
+    "of D_avg^EW between prompt sets on any dataset. Small: its discernment does not hang on the wording.",
     "D_min": "D_min: the discernment of the worst-discerned perturbation. D_min^EW > 1 (every issue "
     "discerned at p < 0.05) qualifies a judge for the dataset.",
 }
@@ -91,7 +94,7 @@ def _header(df: pd.DataFrame, sort: Sort) -> str:
         _th("Judge", "Judge", HEADER_HELP["Judge"], sort, ' rowspan="2" class="judge"'),
     ]
     top.append(_th("Overall", overall, HEADER_HELP[OVERALL] + (_EW if ew else _NOEW), sort, ' rowspan="2"'))
-    top += [_th(m, m, m, sort, ' rowspan="2"') for m in meta]
+    top += [_th(m, m, HEADER_HELP.get(m, m), sort, ' rowspan="2"') for m in meta]
     datasets = list(dict.fromkeys(c.split(" D_", 1)[0] for c in dcols))
     sub: list[str] = []
     for ds in datasets:
@@ -122,7 +125,7 @@ def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judg
         ]
         overall = dcols[0]
         cells.append(_num_cell(cols[overall][i], *(cols[b][i] for b in interval_columns(overall))))
-        cells += [f"<td>{html.escape(_meta_text(cols[m][i]))}</td>" for m in meta]
+        cells += [_meta_cell(m, cols[m][i]) for m in meta]
         cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
         cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -132,10 +135,13 @@ def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judg
     )
 
 
-def _meta_text(v: object) -> str:
+def _meta_cell(col: str, v: object) -> str:
+    if col == STABILITY:
+        text = MISSING if not isinstance(v, float) or not math.isfinite(v) else f"{v:.2f}"
+        return f'<td class="num">{text}</td>'
     if isinstance(v, float):
-        return "?" if not math.isfinite(v) else f"{v:g}"
-    return str(v)
+        return f'<td class="num">{"?" if not math.isfinite(v) else f"{v:g}"}</td>'
+    return f"<td>{html.escape(str(v))}</td>"
 
 
 def empty_message(datasets: Sequence[str] | None, search: str, any_results: bool) -> str:

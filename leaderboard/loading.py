@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from dhp.leaderboard.stores import Store
-from dhp.scoring.results import Result, ResultError, parse_result
+from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError, parse_result
 
-__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "latest_results", "parse_many"]
+__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "benchmark_setting", "latest_results", "parse_many"]
 
 
 @dataclass(frozen=True)
@@ -117,14 +117,22 @@ def _newer(a: LoadedResult, b: LoadedResult) -> bool:
     return (a.result.created_at, a.path) > (b.result.created_at, b.path)
 
 
+def benchmark_setting(r: Result) -> bool:
+    """Scored as the benchmark scores: the default prompt set and no misleading cue. Results under
+    other prompt sets or with a cue feed the stability column, never the ranking."""
+    return r.scoring.prompt_set == DEFAULT_PROMPT_SET and r.scoring.cue is None
+
+
 def latest_results(results: Iterable[LoadedResult]) -> dict[str, dict[str, LoadedResult]]:
-    """judge name -> dataset name -> the newest result of that (judge, dataset).
+    """judge name -> dataset name -> the newest result of that (judge, dataset) in the benchmark setting.
 
     The one rule for "newest", used by the table and the judge page alike: the latest ``created_at``,
     and among equal timestamps (they have 1-s resolution) the greatest store path.
     """
     latest: dict[str, dict[str, LoadedResult]] = {}
     for lr in results:
+        if not benchmark_setting(lr.result):
+            continue
         per = latest.setdefault(lr.result.judge.name, {})
         cur = per.get(lr.result.dataset.name)
         if cur is None or _newer(lr, cur):

@@ -21,6 +21,7 @@ import pandas as pd
 
 from dhp.leaderboard.loading import LoadedResult, latest_results
 from dhp.scoring.results import Result, Summary
+from dhp.scoring.stability import stability
 from dhp.spec import DATASET_NAMES
 
 __all__ = [
@@ -31,12 +32,14 @@ __all__ = [
     "KINDS",
     "META_COLUMNS",
     "SIZE_BUCKETS",
+    "STABILITY",
     "Sort",
     "build_frame",
     "d_columns",
     "dataset_columns",
     "family_of",
     "params_of",
+    "prompt_spreads",
     "select_view",
     "size_bucket",
     "to_csv",
@@ -59,6 +62,8 @@ SIZE_BUCKETS: tuple[str, ...] = ("< 3B", "3-10B", "10-40B", "> 40B", "unknown")
 OVERALL = "Overall"
 RANK = "Rank"
 BASELINE = "baseline"
+#: Shown when some judge was scored under several prompt sets: how far D_avg^EW moves with the wording.
+STABILITY = "Prompt spread"
 CONTROL = "control"
 #: What each built-in control judge stands for, shown beside it on the table.
 BASELINES: Mapping[str, str] = {"random": "chance", "oracle": "ceiling", "lexical": "surface cues"}
@@ -190,6 +195,24 @@ def _d_cells(ds: str, s: Summary | None) -> dict[str, float]:
     return out
 
 
+def prompt_spreads(results: Iterable[LoadedResult]) -> dict[str, float]:
+    """judge -> the largest range of D_avg^EW over prompt sets on any dataset (``dhp stability``),
+    for the judges with results under more than one prompt set (results with a cue left out)."""
+    by_judge: dict[str, list[Result]] = {}
+    for lr in results:
+        if lr.result.scoring.cue is None:
+            by_judge.setdefault(lr.result.judge.name, []).append(lr.result)
+    out: dict[str, float] = {}
+    for judge, rs in by_judge.items():
+        if len({r.scoring.prompt_set for r in rs}) < 2:
+            continue
+        ranges = [row.spread["d_avg_ew"].range for row in stability(rs)]
+        finite = [x for x in ranges if x is not None]
+        if finite:
+            out[judge] = max(finite)
+    return out
+
+
 def build_frame(
     results: Iterable[LoadedResult],
     summaries: Mapping[str, Summary] | None = None,
@@ -200,11 +223,13 @@ def build_frame(
     ``summaries`` (path -> Summary) overrides the stored summaries, e.g. D^EW recomputed for the
     survey's weights. Datasets outside ``datasets`` that appear in results are appended.
     """
+    results = list(results)
     latest = latest_results(results)
+    spreads = prompt_spreads(results)
     all_ds = list(datasets) + sorted({d for per in latest.values() for d in per} - set(datasets))
     rows: list[dict[str, Any]] = []
     for judge, per in latest.items():
-        row = _meta_row(judge, per)
+        row = {**_meta_row(judge, per), STABILITY: spreads.get(judge, math.nan)}
         for ds in all_ds:
             hit = per.get(ds)
             row.update(
@@ -212,9 +237,9 @@ def build_frame(
             )
         rows.append(row)
     dcols = [c for ds in all_ds for w in (True, False) for c in dataset_columns(ds, w)]
-    cols = list(META_COLUMNS) + [x for c in dcols for x in (c, *interval_columns(c))]
+    cols = [*META_COLUMNS, STABILITY] + [x for c in dcols for x in (c, *interval_columns(c))]
     df = pd.DataFrame(rows, columns=cols)
-    for c in [*cols[len(META_COLUMNS) :], "Size (B)"]:
+    for c in [*cols[len(META_COLUMNS) :], "Size (B)"]:  # the stability and D columns, and the size
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     return df
 
@@ -329,13 +354,15 @@ def select_view(
     })  # fmt: skip
     df = _rank_and_sort(df, overall_c, sort)
     cols = [RANK, "Judge", overall_c, lo_c, hi_c, *[m for m in META_COLUMNS if m in meta and m != "Judge"]]
+    if full[STABILITY].notna().any():
+        cols.append(STABILITY)
     for d in chosen:
         for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
             if k in kinds:
                 cols += [c, *interval_columns(c)]
     out = df[cols].copy()
     for c in cols[2:]:
-        if c not in META_COLUMNS:
+        if c not in META_COLUMNS:  # numbers (D, intervals, stability)
             out[c] = out[c].astype("float64")
     return out.reset_index(drop=True)
 
@@ -352,4 +379,6 @@ def to_csv(df: pd.DataFrame) -> str:
             out[c] = out[c].map(_two)
     if "Size (B)" in out.columns:
         out["Size (B)"] = out["Size (B)"].map(lambda v: "" if not math.isfinite(v) else f"{v:g}")
+    if STABILITY in out.columns:
+        out[STABILITY] = out[STABILITY].map(_two)
     return str(out.to_csv(index=False, lineterminator="\n"))

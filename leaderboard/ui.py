@@ -16,6 +16,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 from matplotlib.figure import Figure
+from pandas.io.formats.style import Styler
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown
@@ -226,7 +227,7 @@ def show_judge(be: Backend, name: str | None) -> tuple[Any, ...]:
 
 def show_dataset(
     be: Backend, name: str | None, dataset: str | None
-) -> tuple[Figure | None, pd.DataFrame, str]:
+) -> tuple[Figure | None, pd.DataFrame | Styler, str]:
     lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
     if lr is None:
         return None, pd.DataFrame(), ""
