@@ -134,8 +134,9 @@ def board_tab() -> BoardTab:
                 label="Weights version", elem_id="weights-version", scale=2,
             )  # fmt: skip
         datasets, sizes, families, columns = _filters()
-        sort = gr.Textbox(value="", elem_id="board-sort", elem_classes=["dhp-hidden"], show_label=False)
-        judge_link = gr.Textbox(value="", elem_id="judge-link", elem_classes=["dhp-hidden"], show_label=False)
+        with gr.Row(elem_classes=["dhp-hidden"]):  # written by assets/board.js, never shown
+            sort = gr.Textbox(value="", elem_id="board-sort", show_label=False, container=False)
+            judge_link = gr.Textbox(value="", elem_id="judge-link", show_label=False, container=False)
         board = gr.HTML(elem_id="leaderboard-table", padding=False)
         gr.Markdown(LEGEND, elem_id="legend")
         with gr.Row():

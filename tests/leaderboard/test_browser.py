@@ -270,6 +270,18 @@ def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) 
     expect(first).to_contain_text("Random control")
     expect(first).to_contain_text("baseline: chance")
     expect(first.locator("td.rank")).to_have_text("baseline")
+    # the built-in random judge, scored on the six datasets, is never coloured as discerning
+    green = "rgb(212, 237, 218)"
+    for view in ("default", "unweighted"):
+        if view == "unweighted":
+            page.locator("#weighted input").uncheck()
+            expect(_th(page, "Overall D_avg")).to_be_visible()
+        expect(first.locator("td.num")).to_have_count(13)  # Overall and 6 x (D_avg, D_min)
+        colours = first.locator("td").evaluate_all("tds => tds.map(td => getComputedStyle(td).backgroundColor)")
+        assert green not in colours, view
+    first.locator("a.dhp-judge").click()
+    expect(page.locator("#judge-summary")).to_contain_text("✗ no")  # not qualified on any dataset
+    expect(page.locator("#judge-info")).to_contain_text("Qualified")
     page.get_by_role("tab", name="Queue").click()
     expect(page.locator("#queue-table")).to_contain_text("FINISHED")
 
