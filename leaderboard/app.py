@@ -65,7 +65,7 @@ def _page_load(be: Backend, request: gr.Request | None) -> tuple[Any, ...]:
         rep.generation,
         fams,
         problems_markdown(rep.problems),
-        gr.Dropdown(choices=be.weights_choices(), value=DEFAULT_WEIGHTS),
+        ui.weights_dropdown(be, DEFAULT_WEIGHTS),
         gr.CheckboxGroup(choices=fams, value=fams),
         *ui.render_board(be, *_default_view(fams)),
         gr.Dropdown(choices=judges, value=known),
@@ -126,7 +126,6 @@ def _wire_page(be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: dict[str, A
 def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be = backend or Backend(cfg)
     threading.Thread(target=be.report, name="dhp-warm-results", daemon=True).start()  # parse results early
-    login = ui.login_available(cfg)
     with gr.Blocks(title=cfg.title, analytics_enabled=False) as demo:
         gr.Markdown(intro_markdown())
         parts: dict[str, Any] = {
@@ -136,9 +135,9 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         }
         with gr.Tabs(elem_id="tabs") as tabs:
             parts.update(tabs=tabs, board=ui.board_tab(), judge=ui.judge_tab())
-            submit = ui.submit_tab(cfg.mode, login)
+            submit = ui.submit_tab(be)
             queue = ui.queue_tab()
-            votes, weights_df = ui.survey_tab(cfg.mode, login)
+            survey = ui.survey_tab(be)
             ui.about_tab()
         timer = gr.Timer(cfg.refresh_s)
         _wire_page(be, demo, timer, parts)
@@ -146,7 +145,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         ui.wire_judge(be, parts["judge"], tabs, parts["board"].judge_link)
         ui.wire_submit(be, submit, queue[1])
         ui.wire_queue(be, demo, timer, queue)
-        ui.wire_survey(be, demo, votes, weights_df, parts["board"].weights)
+        ui.wire_survey(be, demo, survey, parts["board"].weights)
     blocks: gr.Blocks = demo
     return blocks
 

@@ -38,6 +38,7 @@ from dhp.leaderboard.validation import (
     Mode,
     Resolver,
     ValidationError,
+    allowed_ports_from_env,
     find_duplicate,
     settings_key,
     validate_submission,
@@ -63,6 +64,15 @@ class AppConfig:
     refresh_s: float = 15.0  # how often open pages look for new results
     list_ttl_s: float = 2.0  # page loads reuse a listing of the results store this recent
     title: str = "DHP discernment leaderboard"
+    allowed_ports: frozenset[int] = field(
+        default_factory=allowed_ports_from_env
+    )  # Space mode: 443 only by default
+    survey_min_ballots: int = field(
+        default_factory=lambda: int(os.environ.get("DHP_SURVEY_MIN_BALLOTS", "5"))
+    )
+    sign_in: bool = field(
+        default_factory=lambda: bool(os.environ.get("SPACE_ID"))
+    )  # HF OAuth works on a Space only
     csv_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dhp-leaderboard-csv-")))
 
     @classmethod
@@ -128,6 +138,10 @@ class ViewChoice:
         )
 
 
+def _ballots(n: int) -> str:
+    return f"{n} ballot" if n == 1 else f"{n} ballots"
+
+
 class Backend:
     """Reads the stores (with caches) and answers the UI's questions. Thread-safe."""
 
@@ -160,11 +174,19 @@ class Backend:
             return self._survey[1], self._survey[2], bad
 
     def weights_choices(self) -> list[tuple[str, str]]:
+        """The weights versions one may choose: the survey's only once it has enough ballots."""
         version, _, _ = self.survey_state()
-        return [
-            ("as scored (default weights)", DEFAULT_WEIGHTS),
-            (f"survey votes ({version.n_ballots} ballots, {version.id})", SURVEY_WEIGHTS),
-        ]
+        choices = [("as scored (default weights)", DEFAULT_WEIGHTS)]
+        if version.n_ballots >= self.cfg.survey_min_ballots:
+            choices.append((f"survey votes ({_ballots(version.n_ballots)}, {version.id})", SURVEY_WEIGHTS))
+        return choices
+
+    def survey_status(self) -> str:
+        """How many ballots the survey has, and how many it needs before its weights can be chosen."""
+        n, need = self.survey_state()[0].n_ballots, self.cfg.survey_min_ballots
+        if n >= need:
+            return f"Survey weights: {_ballots(n)}, selectable above the table."
+        return f"Survey weights: {_ballots(n)} so far; they become selectable at {need}."
 
     def frame(self, weights: str = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, LoadReport]:
         _, full, rep = self._frame(weights)
@@ -177,6 +199,10 @@ class Backend:
         key_w = DEFAULT_WEIGHTS
         if weights == SURVEY_WEIGHTS:
             version, _, _ = self.survey_state()
+            if version.n_ballots < self.cfg.survey_min_ballots:
+                raise ValueError(
+                    f"survey weights need {self.cfg.survey_min_ballots} ballots, not {version.n_ballots}"
+                )
             key_w = version.id
         key = (rep.generation, key_w)
         with self._lock:
@@ -296,7 +322,12 @@ class Backend:
                 Existing(
                     j.name,
                     settings_key(
-                        j.model or j.name, j.hf_model_id, j.revision, j.protocol, r.result.scoring.mode
+                        min(j.endpoint_hosts, default=""),
+                        j.model or j.name,
+                        j.hf_model_id,
+                        j.revision,
+                        j.protocol,
+                        r.result.scoring.mode,
                     ),
                     f"leaderboard row {j.name!r}",
                 )
@@ -304,11 +335,22 @@ class Backend:
         return out
 
     # -- submissions ----------------------------------------------------------------------------
-    def submit(self, fields: dict[str, str | None], user: str | None) -> str:
+    def sign_in_needed(self, what: str) -> str:
+        """Why an anonymous user cannot ``what`` (Space mode): how to sign in, or that one cannot here."""
+        if self.cfg.sign_in:
+            return f"Sign in with Hugging Face (the button above) to {what}."
+        return (
+            f"This server runs in Space mode outside a Hugging Face Space, where sign-in is not available, "
+            f"so it cannot {what}. Deploy it as a Space (`dhp space init`) or run it with `--mode local`."
+        )
+
+    def submit(self, fields: dict[str, Any], user: str | None) -> str:
         """Validate and queue a submission. Returns a success message; raises ValidationError."""
         if user is None:
-            raise ValidationError("user", "Sign in with Hugging Face to submit a judge.")
-        sub = validate_submission(**fields, app_mode=self.cfg.mode, resolver=self.cfg.resolver)  # type: ignore[arg-type]
+            raise ValidationError("user", self.sign_in_needed("submit a judge"))
+        sub = validate_submission(
+            **fields, app_mode=self.cfg.mode, resolver=self.cfg.resolver, allowed_ports=self.cfg.allowed_ports
+        )
         submitter = hash_user(user)
         with self._submit_lock:
             recent = self.queue.count_recent(submitter, self.cfg.rate_window_s)
@@ -331,7 +373,7 @@ class Backend:
                 "Request": r.id,
                 "Judge": r.judge_name,
                 "Model": r.hf_model_id or r.model,
-                "Host": r.host,
+                "Host": r.public_host,
                 "Protocol": r.protocol,
                 "Mode": r.mode,
                 "State": r.state.value,
@@ -358,7 +400,7 @@ class Backend:
     # -- survey ---------------------------------------------------------------------------------
     def vote(self, task_id: str, answers: dict[str, str | None], user: str | None) -> str:
         if user is None:
-            raise ValueError("Sign in with Hugging Face to vote.")
+            raise ValueError(self.sign_in_needed("vote"))
         task = get_task(task_id)
         self.votes.cast(task, hash_user(user), answers)
         return f"Thank you: your ballot for {task.label} is stored (a new ballot replaces your earlier one)."

@@ -8,7 +8,6 @@ Gradio updates: every answer comes from :class:`dhp.leaderboard.service.Backend`
 from __future__ import annotations
 
 import html
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,14 @@ from dhp.leaderboard.about import LEGEND, about_markdown
 from dhp.leaderboard.formatting import judge_header, perturbation_frame, prompts_markdown, summary_frame
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
 from dhp.leaderboard.survey import TASKS, get_task
-from dhp.leaderboard.validation import CONTROL_JUDGES, PROTOCOLS, SCORING_MODES, Mode, ValidationError
+from dhp.leaderboard.validation import (
+    CONTROL_JUDGES,
+    PROTOCOLS,
+    SCORING_MODES,
+    Mode,
+    SubmissionErrors,
+    ValidationError,
+)
 from dhp.spec import DATASET_NAMES
 
 __all__ = [
@@ -201,7 +207,7 @@ def judge_tab() -> JudgeTab:
         )
         summary = gr.Dataframe(
             interactive=False, label="Per dataset: D with bootstrap intervals, coverage and parse failures",
-            elem_id="judge-summary", wrap=True,
+            elem_id="judge-summary", wrap=False,
         )  # fmt: skip
         dataset = gr.Dropdown(choices=[], label="Dataset", elem_id="judge-dataset")
         dist = gr.Plot(label="Response style: score distributions", elem_id="judge-dist", format="png")
@@ -268,7 +274,7 @@ def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox) -> Non
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SubmitTab:
-    fields: tuple[gr.Component, ...]  # name, url, protocol, model, hf id, revision, mode, contact
+    fields: tuple[gr.Component, ...]  # name, url, protocol, model, hf id, revision, mode, contact, show host
     button: gr.Button
     status: gr.Markdown
 
@@ -287,11 +293,21 @@ def _submit_intro(mode: Mode) -> str:
     )
 
 
-def submit_tab(mode: Mode, login: bool) -> SubmitTab:
+def _sign_in(be: Backend, what: str) -> None:
+    """Space mode: the sign-in button on a Space; elsewhere a note that sign-in (and so ``what``) is unavailable."""
+    if be.cfg.mode != "space":
+        return
+    if login_available(be.cfg):
+        gr.LoginButton()
+    else:
+        gr.Markdown(f"⚠️ {be.sign_in_needed(what)}", elem_classes=["dhp-note"])
+
+
+def submit_tab(be: Backend) -> SubmitTab:
+    mode = be.cfg.mode
     with gr.Tab("Submit", id="submit", elem_id="tab-submit"):
         gr.Markdown(_submit_intro(mode))
-        if login:
-            gr.LoginButton()
+        _sign_in(be, "take submissions")
         with gr.Row():
             name = gr.Textbox(label="Judge name", max_length=64, elem_id="s-name")
             contact = gr.Textbox(label="Contact (email or HF user)", max_length=120, elem_id="s-contact")
@@ -312,28 +328,44 @@ def submit_tab(mode: Mode, login: bool) -> SubmitTab:
                 label="HF model id (optional)", placeholder="org/model", elem_id="s-hf", max_length=96
             )
             rev = gr.Textbox(label="Revision (optional)", elem_id="s-rev", max_length=64)
+        show_host = gr.Checkbox(
+            value=False, label="Show my endpoint's host name on the public Queue tab", elem_id="s-show-host"
+        )
         button = gr.Button("Submit", variant="primary", elem_id="s-submit")
         status = gr.Markdown(elem_id="submit-status")
-    return SubmitTab((name, url, proto, model, hf, rev, smode, contact), button, status)
+    return SubmitTab((name, url, proto, model, hf, rev, smode, contact, show_host), button, status)
+
+
+def _errors_markdown(e: ValidationError) -> str:
+    errors = e.errors if isinstance(e, SubmissionErrors) else (e,)
+    if len(errors) == 1:
+        return f"❌ **Not queued.** {html.escape(errors[0].message)}"
+    return "❌ **Not queued:**\n" + "\n".join(f"* {html.escape(x.message)}" for x in errors)
 
 
 def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
-    keys = ("judge_name", "endpoint_url", "protocol", "model", "hf_model_id", "revision", "mode", "contact")
-
-    def do_submit(*args: Any) -> tuple[str, Any]:
-        *values, request, profile = args
-        fields: dict[str, str | None] = dict(zip(keys, values, strict=True))
-        try:
-            msg = be.submit(fields, user_of(request, profile, be.cfg.mode))
-        except ValidationError as e:
-            return f"❌ **Not queued.** {html.escape(e.message)}", gr.skip()
-        return f"✅ {msg}", be.queue_frame()[0]
+    keys = (
+        "judge_name",
+        "endpoint_url",
+        "protocol",
+        "model",
+        "hf_model_id",
+        "revision",
+        "mode",
+        "contact",
+        "show_host",
+    )
 
     def handler(
-        name: str, url: str, proto: str, model: str, hf: str, rev: str, mode: str, contact: str,
+        name: str, url: str, proto: str, model: str, hf: str, rev: str, mode: str, contact: str, show_host: bool,
         request: gr.Request, profile: gr.OAuthProfile | None = None,
     ) -> tuple[str, Any]:  # fmt: skip
-        return do_submit(name, url, proto, model, hf, rev, mode, contact, request, profile)
+        values = (name, url, proto, model, hf, rev, mode, contact, bool(show_host))
+        try:
+            msg = be.submit(dict(zip(keys, values, strict=True)), user_of(request, profile, be.cfg.mode))
+        except ValidationError as e:
+            return _errors_markdown(e), gr.skip()
+        return f"✅ {msg}", be.queue_frame()[0]
 
     s.button.click(handler, list(s.fields), [s.status, queue_df])
 
@@ -353,7 +385,12 @@ def wire_queue(
 
     def show_queue() -> tuple[pd.DataFrame, str]:
         frame, bad = be.queue_frame()
-        return frame, "\n".join(f"* ⚠️ `{html.escape(p)}`" for p in bad)
+        notes = [f"* ⚠️ `{html.escape(p)}`" for p in bad]
+        if frame.empty:
+            notes.insert(
+                0, "The queue is empty: no judge is waiting or running. Submit one in the Submit tab."
+            )
+        return frame, "\n".join(notes)
 
     refresh.click(show_queue, None, [df, problems])
     demo.load(show_queue, None, [df, problems])
@@ -363,17 +400,17 @@ def wire_queue(
 VoteHandler = tuple[str, gr.Button, list[gr.Radio], gr.Markdown]
 
 
-def survey_tab(mode: Mode, login: bool) -> tuple[list[VoteHandler], gr.Dataframe]:
+def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdown]:
     with gr.Tab("Survey", id="survey", elem_id="tab-survey"):
         gr.Markdown(
             "## Expert-weight survey\nFor each quality issue, choose **the metric you think is most affected**, "
             "that is, the metric that should get the lowest score because of the issue (the DHP paper's "
             "Figure 5). Vote shares become expert weights for every perturbation with that issue. "
-            + ("Sign in to vote; " if mode == "space" else "")
-            + "a new ballot from you replaces your earlier one."
+            + ("Sign in to vote. " if be.cfg.mode == "space" else "")
+            + "A new ballot from you replaces your earlier one. The survey's weights can be chosen above the "
+            f"table once there are {be.cfg.survey_min_ballots} ballots."
         )
-        if login:
-            gr.LoginButton()
+        _sign_in(be, "take votes")
         handlers: list[VoteHandler] = []
         for task in TASKS:
             with gr.Accordion(f"Task: {task.label}", open=task is TASKS[0]):
@@ -390,13 +427,19 @@ def survey_tab(mode: Mode, login: bool) -> tuple[list[VoteHandler], gr.Dataframe
                 btn = gr.Button(f"Vote ({task.label})", elem_id=f"vote-{task.id}")
                 handlers.append((task.id, btn, radios, gr.Markdown(elem_id=f"vote-status-{task.id}")))
         gr.Markdown("### Weights derived from the votes")
+        status = gr.Markdown(elem_id="survey-status")
         weights_df = gr.Dataframe(interactive=False, elem_id="survey-weights", wrap=True)
-    return handlers, weights_df
+    return handlers, weights_df, status
 
 
 def wire_survey(
-    be: Backend, demo: gr.Blocks, handlers: list[VoteHandler], weights_df: gr.Dataframe, weights: gr.Dropdown
+    be: Backend,
+    demo: gr.Blocks,
+    parts: tuple[list[VoteHandler], gr.Dataframe, gr.Markdown],
+    weights: gr.Dropdown,
 ) -> None:
+    handlers, weights_df, survey_status = parts
+
     def make_vote(task_id: str, radios: list[gr.Radio]) -> Callable[..., tuple[str, Any, Any]]:
         task = get_task(task_id)
 
@@ -408,13 +451,18 @@ def wire_survey(
                 msg = be.vote(task_id, answers, user_of(request, profile, be.cfg.mode))
             except ValueError as e:
                 return f"❌ {html.escape(str(e))}", gr.skip(), gr.skip()
-            return f"✅ {msg}", be.weights_frame(), gr.Dropdown(choices=be.weights_choices())
+            return f"✅ {msg}", be.weights_frame(), weights_dropdown(be), be.survey_status()
 
         return vote
 
     for task_id, btn, radios, status in handlers:
-        btn.click(make_vote(task_id, radios), set(radios), [status, weights_df, weights])
-    demo.load(be.weights_frame, None, weights_df)
+        btn.click(make_vote(task_id, radios), set(radios), [status, weights_df, weights, survey_status])
+    demo.load(lambda: (be.weights_frame(), be.survey_status()), None, [weights_df, survey_status])
+
+
+def weights_dropdown(be: Backend, value: str | None = None) -> Any:
+    """The weights-version choices, with the survey's ballot count as the hint."""
+    return gr.Dropdown(choices=be.weights_choices(), value=value, info=be.survey_status())
 
 
 def about_tab() -> None:
@@ -430,4 +478,4 @@ def about_tab() -> None:
 
 def login_available(cfg: AppConfig) -> bool:
     """HF OAuth works on a Space (SPACE_ID set); elsewhere Gradio's mock login needs an HF token."""
-    return cfg.mode == "space" and bool(os.environ.get("SPACE_ID"))
+    return cfg.mode == "space" and cfg.sign_in
