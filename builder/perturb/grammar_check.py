@@ -51,11 +51,11 @@ PREPOSITIONS = frozenset(
 )
 _BE_NUMBER = {"is": "sg", "was": "sg", "am": "sg", "are": "pl", "were": "pl", "has": "sg", "have": "pl",
               "does": "sg", "do": "pl"}
-_PRONOUN_CASE = {  # word -> (person/number, case)
+_PRONOUN_CASE = {  # word -> (person/number, cases it can have)
     "i": ("1sg", "subj"), "me": ("1sg", "obj"), "my": ("1sg", "poss"),
     "we": ("1pl", "subj"), "us": ("1pl", "obj"), "our": ("1pl", "poss"),
     "he": ("3sg", "subj"), "him": ("3sg", "obj"), "his": ("3sg", "poss"),
-    "she": ("3sg", "subj"), "her": ("3sg", "obj"), "its": ("3sg", "poss"), "it": ("3sg", "subj"),
+    "she": ("3sg", "subj"), "her": ("3sg", "obj poss"), "its": ("3sg", "poss"), "it": ("3sg", "subj obj"),
     "they": ("3pl", "subj"), "them": ("3pl", "obj"), "their": ("3pl", "poss"),
 }
 # word (or lemma) -> the prepositions it takes; a swap to one outside the set is a misuse
@@ -83,26 +83,38 @@ GOVERNS: dict[str, frozenset[str]] = {
         "unable": "to", "likely": "to", "going": "to", "used": "to in for by as", "married_to": "to",
     }.items()
 }
+# words followed by a to-infinitive ("continues to watch", "ready to run")
+TAKES_INFINITIVE = frozenset(
+    "continue want decide try need plan hope begin start like love hate seem appear fail refuse agree "
+    "promise learn manage expect ask tell allow able unable ready going used pretend struggle attempt "
+    "choose wish prefer intend afford offer arrange deserve tend threaten vow help order advise "
+    "encourage force urge remind invite teach enable wait likely unlikely set due about".split()
+)
 _PAST_MARKERS = re.compile(r"\b(yesterday|ago|last (?:week|month|year|night|season|time))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Context:
-    """What an edit sits in: the word before and after it and the whole original text."""
+    """What an edit sits in: the word before and after it, the next few words, the original text."""
 
     prev: str
     next: str
     text: str
+    after: tuple[str, ...] = ()  # up to three words after the edit (``next`` first)
+    before: tuple[str, ...] = ()  # up to three words before the edit (``prev`` last)
 
 
 def _is_plural_noun(word: str) -> bool:
-    tags = lexicon.word_tags(word)
-    return "NNS" in tags and "NN" not in tags
+    """A plural noun form ("efforts"): tagged NNS and not its own lemma."""
+    low = word.lower()
+    return "NNS" in lexicon.word_tags(low) and low not in lexicon.lemmas(low)
 
 
 def _is_singular_noun(word: str) -> bool:
-    tags = lexicon.word_tags(word)
-    return "NN" in tags and "NNS" not in tags
+    """A singular noun form ("effort"): tagged NN and its own lemma (lemminflect also lists
+    some base forms as NNS, e.g. "effort")."""
+    low = word.lower()
+    return "NN" in lexicon.word_tags(low) and low in lexicon.lemmas(low)
 
 
 def _subject_number(word: str) -> str:
@@ -179,15 +191,32 @@ def _is_finite(word: str) -> bool:
     return bool(tags & {"VBZ", "VBD"}) and not tags & {"NN", "NNS"}
 
 
+def _singular_noun_ahead(ctx: Context) -> bool:
+    """The next noun (after at most two adjectives) is a singular common noun."""
+    for word in ctx.after[:3] or (ctx.next,):
+        if not word[:1].islower():
+            return False
+        tags = lexicon.word_tags(word)
+        if "NN" in tags and "NNS" not in tags:
+            return True
+        if "NNS" in tags or not lexicon.lemmas(word):
+            return False
+    return False
+
+
 def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     words = _words(old)
     if len(words) > 2:
         return "", f"deleting {' '.join(old)!r} removes more than a fragment's verb or subject"
     if any(_is_finite(w) for w in words):
         return "fragment (verb removed)", ""
+    if len(words) == 1 and lexicon.word_tags(words[0]) & {"VBD", "VBZ"} and _is_subject(_subject_word(ctx)):
+        return "fragment (main verb removed)", ""
     if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
-    if words in (["a"], ["an"], ["the"]) and _is_singular_noun(ctx.next) and ctx.next.islower():
+    if words in (["a"], ["an"]) and ctx.next[:1].isalpha() and ctx.next.lower() not in ("few", "lot", "little"):
+        return "article missing", ""
+    if words == ["the"] and _singular_noun_ahead(ctx):
         return "article missing before a singular noun", ""
     return "", f"deleting {' '.join(old)!r} leaves a grammatical sentence or changes its meaning"
 
@@ -216,7 +245,7 @@ def _article(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 def _pronoun(o: str, n: str, ctx: Context) -> tuple[str, str]:
     (po, co), (pn, cn) = _PRONOUN_CASE[o], _PRONOUN_CASE[n]
-    if co != cn and not {o, n} <= {"her", "his"} and not {o, n} <= {"her", "its", "it"}:
+    if not set(co.split()) & set(cn.split()):
         return "pronoun case error", ""
     if po[0] == pn[0] and po[1:] != pn[1:]:
         return "pronoun number disagreement", ""
@@ -225,6 +254,10 @@ def _pronoun(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 def _preposition(o: str, n: str, ctx: Context) -> tuple[str, str]:
     prev = ctx.prev.lower()
+    nxt = lexicon.word_tags(ctx.next)
+    takes_infinitive = prev in TAKES_INFINITIVE or bool(lexicon.lemmas(prev) & TAKES_INFINITIVE)
+    if o == "to" and "VB" in nxt and ctx.next.islower() and (takes_infinitive or not nxt & {"NN", "NNS"}):
+        return "infinitive 'to' replaced by a preposition", ""
     keys = [prev, *sorted(lexicon.lemmas(prev))]
     for key in keys:
         allowed = GOVERNS.get(key)
@@ -244,13 +277,60 @@ def _determiner(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 
 def _new_meaning(o: str, n: str) -> bool:
-    """``n`` is also a word of its own with another lemma ("find" -> "found", "see" -> "saw")."""
-    extra = lexicon.lemmas(n) - lexicon.lemmas(o)
-    return n in extra
+    """``n`` is also a verb of its own ("find" -> "found", "see" -> "saw")."""
+    return n in lexicon.lemmas(n, "VERB") - lexicon.lemmas(o, "VERB")
+
+
+_ADVERBS = frozenset("also still just already always never even then often now only not finally".split())
+_AGREES = {
+    "i": frozenset({"am", "was", "have", "do"}),
+    "sg": frozenset({"is", "was", "has", "does"}),
+    "pl": frozenset({"are", "were", "have", "do"}),
+}
+
+
+def _subject_word(ctx: Context) -> str:
+    """The word before the edit, skipping adverbs ("He finally found" -> "He")."""
+    for word in reversed(ctx.before or (ctx.prev,)):
+        if word.lower() not in _ADVERBS and not word.lower().endswith("ly"):
+            return word
+    return ""
+
+
+def _is_subject(word: str) -> bool:
+    """Can ``word`` be the subject right before a verb (pronoun, name, noun, relative)?"""
+    low = word.lower()
+    return (
+        "subj" in _PRONOUN_CASE.get(low, ("", ""))[1]
+        or (word[:1].isupper() and low not in SUBORDINATORS | ARTICLES and "VBG" not in lexicon.word_tags(low))
+        or _is_plural_noun(low)
+        or (_is_singular_noun(low) and low not in PREPOSITIONS)
+        or low in ("who", "which", "that")
+    )
+
+
+def _after_auxiliary(ctx: Context) -> bool:
+    aux = MODALS | DO | HAVE | BE | {"to"}
+    return any(w.lower() in aux for w in ctx.before)
+
+
+def _finite_to_nonfinite(o: str, n: str, ctx: Context) -> bool:
+    """A finite verb right after its subject replaced by "be", "been", a participle or gerund."""
+    finite = bool(lexicon.word_tags(o) & {"VBD", "VBZ", "VBP"}) or o in _BE_NUMBER or o in MODALS
+    if not finite or _after_auxiliary(ctx):
+        return False
+    is_subject = _is_subject(_subject_word(ctx))
+    if o in ("is", "are", "was", "were", "am") and n in ("be", "been"):
+        return True  # a finite "be" replaced by a bare "be"/"been" with no auxiliary before it
+    tags = lexicon.word_tags(n)
+    nonfinite = n in ("be", "been", "being") or (
+        bool(tags & {"VBG", "VBN"}) and not tags & {"VBD", "VBZ", "VBP"}
+    )
+    return is_subject and nonfinite
 
 
 def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
-    prev, tags_o, tags_n = ctx.prev.lower(), lexicon.word_tags(o), lexicon.word_tags(n)
+    prev, tags_o, tags_n = _subject_word(ctx).lower(), lexicon.word_tags(o), lexicon.word_tags(n)
     if (prev == "to" or prev in MODALS or prev in DO) and "VB" in tags_o:
         if "VB" in tags_n:
             return "", f"{n!r} after {ctx.prev!r} is still a base form"
@@ -259,9 +339,12 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
         return ("", f"{n!r} after {ctx.prev!r} is still a participle") if "VBN" in tags_n else ("wrong form after 'have'", "")
     if prev in BE and tags_o & {"VBG", "VBN"}:
         return ("", f"{n!r} after {ctx.prev!r} stays grammatical") if tags_n & {"VBG", "VBN"} else ("wrong form after 'be'", "")
+    if _finite_to_nonfinite(o, n, ctx):
+        return "finite verb replaced by a non-finite form", ""
     subject, vn = _subject_number(ctx.prev), _verb_number(n)
     if o in _BE_NUMBER and n in _BE_NUMBER and _BE_NUMBER[o] != _BE_NUMBER[n]:
-        if subject and subject == _BE_NUMBER[n]:
+        key = "i" if ctx.prev.lower() == "i" else subject
+        if key and n in _AGREES[key]:
             return "", f"{n!r} still agrees with {ctx.prev!r}"
         return "subject-verb disagreement", ""
     if vn and subject and vn != subject and _tense(n) != "past":
@@ -285,7 +368,9 @@ def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 
 def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
-    lo, ln = o.lower(), n.lower()
+    lo, ln = o.lower().replace("’", "'"), n.lower().replace("’", "'")
+    if lo.endswith("n't") and ln.endswith("n't"):  # "wasn't" -> "weren't": compare the verbs
+        lo, ln = lo[:-3], ln[:-3]
     if lo == ln:
         return "", f"only the capitalisation of {o!r} changed"
     for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):

@@ -190,12 +190,13 @@ def word_zipf(word: str) -> float:
 
 
 @functools.lru_cache(maxsize=200_000)
-def lemmas(word: str) -> frozenset[str]:
-    """All lemmas lemminflect knows for ``word`` (lower-cased), empty for unknown words."""
+def lemmas(word: str, upos: str = "") -> frozenset[str]:
+    """All lemmas lemminflect knows for ``word`` (lower-cased), empty for unknown words;
+    ``upos`` ("VERB", "NOUN", ...) keeps only that part of speech."""
     import lemminflect
 
     found: dict[str, tuple[str, ...]] = lemminflect.getAllLemmas(word.lower())
-    return frozenset(lem for group in found.values() for lem in group)
+    return frozenset(lem for pos, group in found.items() for lem in group if not upos or pos == upos)
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -312,6 +313,8 @@ def _shape_type(toks: list[str]) -> EntityType:
         return EntityType.PLACE
     if len(toks) == 1:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
+    if all(is_common_word(t) for t in toks):
+        return EntityType.OTHER  # "Spring Festival", "Picture Book Reading": an event or a title
     return EntityType.PERSON
 
 
@@ -341,7 +344,7 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
         return EntityType.PLACE
     if caps and (caps[0] in first or (caps[-1] in last and (len(caps) > 1 or not is_known_place(caps[-1])))):
         return EntityType.PERSON
-    if any(is_known_place(t) for t in caps) or low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
+    if any(is_known_place(t, major_only=True) for t in caps) or low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
         return EntityType.PLACE
     return _shape_type(caps or toks)
 
@@ -385,7 +388,7 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
     words = text.split()
     if not words:
         return None
-    kinds = {_number_type(w.strip(",.")) for w in words} - {None}
+    kinds = {_number_type(t.text) for t in tokenize(text)} - {None}
     if EntityType.DATE in kinds:
         return EntityType.DATE
     if EntityType.NUMBER in kinds:
@@ -398,9 +401,10 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
 
 
 def is_lowercase_text(text: str) -> bool:
-    """True for texts written without capitals (SumPubMed): capitalisation says nothing there."""
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isupper() for c in letters) <= len(letters) // 200
+    """True for texts written without capitals (SumPubMed): most sentences start in lower case,
+    so capitalisation says nothing about names there."""
+    starts = [m.group() for m in (re.search(r"[^\W\d_]", sent) for sent in split_sentences(text)) if m]
+    return bool(starts) and sum(c.islower() for c in starts) * 2 > len(starts)
 
 
 # --------------------------------------------------------------------------- finding entities

@@ -193,9 +193,14 @@ def check_severities_differ(minor: str, major: str) -> Verdict:
 _NAME_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER})
 
 
-def _types_match(old: EntityType, new: EntityType | None) -> bool:
+_YEAR = re.compile(r"^\d{4}$")
+
+
+def _types_match(old: EntityType, new: EntityType | None, new_text: str = "") -> bool:
     if new is None:
         return False
+    if old is EntityType.DATE and new is EntityType.NUMBER and _YEAR.match(new_text.strip()):
+        return True  # a year replaced by a fictional 4-digit year ("1978" -> "3818")
     if old in _NAME_TYPES and new in _NAME_TYPES:
         return old is new or EntityType.OTHER in (old, new)
     return old is new
@@ -209,7 +214,8 @@ def _keeps_fragment(old: str, new: str) -> str:
         pre = len(_common_prefix(o, n))
         suf = len(_common_prefix(o[::-1], n[::-1]))
         for size, part in ((pre, o[:pre]), (suf, o[len(o) - suf :])):
-            if size >= 3 and size * 2 >= len(o):
+            glued = size >= 3 and not part.isascii()  # "Yûki" -> "Marwickûki"
+            if glued or (size >= 4 and size * 5 >= len(o) * 3):  # "Smith" -> "Smithers"
                 return part
     return ""
 
@@ -237,7 +243,7 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
     if re.search(r"[.!?]\s", new):
         return _fail(f"replacement {new!r} spans a sentence end")
-    if not _types_match(span.type, kind):
+    if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
@@ -276,11 +282,14 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
         return verdict
     spans = lexicon.find_entities(original)
     lower = lexicon.is_lowercase_text(original)
+    replaced: dict[str, set[str]] = {}  # one entity may occur several times, replaced alike
     for index, edits in touched.items():
-        verdict = _replacement_verdict(spans[index], _apply(spans[index], edits, perturbed), original, lower)
+        new = _apply(spans[index], edits, perturbed)
+        verdict = _replacement_verdict(spans[index], new, original, lower)
         if not verdict.ok:
             return verdict
-    return _count_ok(p, len(touched), "replaced entity")
+        replaced.setdefault(spans[index].text.casefold(), set()).add(new)
+    return _count_ok(p, len(replaced), "replaced entity")
 
 
 # --------------------------------------------------------------------------- rewriting and insertion
@@ -394,11 +403,17 @@ def check_rewrite_insert(p: Perturbation, original: str, perturbed: str) -> Verd
 # --------------------------------------------------------------------------- grammatical errors
 
 
-def _neighbours(original: str, e: Edit) -> tuple[str, str]:
-    """The word just before and just after the edit in the original ("" at the ends)."""
-    before = [t.text for t in lexicon.tokenize(original[: e.old_start])]
-    after = [t.text for t in lexicon.tokenize(original[e.old_end :])]
-    return (before[-1] if before else ""), (after[0] if after else "")
+def _context(original: str, e: Edit) -> grammar_check.Context:
+    """The words around the edit in the original ("" at the ends)."""
+    before = [t.text for t in lexicon.tokenize(original[max(0, e.old_start - 60) : e.old_start])]
+    after = [t.text for t in lexicon.tokenize(original[e.old_end : e.old_end + 60])]
+    return grammar_check.Context(
+        prev=before[-1] if before else "",
+        next=after[0] if after else "",
+        text=original,
+        after=tuple(after[:3]),
+        before=tuple(before[-3:]),
+    )
 
 
 def check_grammatical_errors(p: Perturbation, original: str, perturbed: str) -> Verdict:
@@ -407,8 +422,7 @@ def check_grammatical_errors(p: Perturbation, original: str, perturbed: str) -> 
         return _fail(f"the number mask {NUMBER_MASK} was changed")
     edits = token_edits(original, perturbed)
     for e in edits:
-        prev, nxt = _neighbours(original, e)
-        ctx = grammar_check.Context(prev=prev, next=nxt, text=original)
+        ctx = _context(original, e)
         pattern, reason = grammar_check.error_pattern([t.text for t in e.old], [t.text for t in e.new], ctx)
         if not pattern:
             return _fail(reason)

@@ -64,6 +64,9 @@ GOOD_NE = [
     (NE_MAJOR, "John Smith flew from Paris to Berlin in 2015.", "Varek Pendrell flew from Oskavia to Berlin in 2031."),
     (NE_PUBMED, "the role of il-6 in <dig> patients with sepsis .", "the role of zx-41 in <dig> patients with sepsis ."),
     (NE_STORY, "Tom was happy to see Mary again.", "Tom was happy to see Elowen Brackwater again."),
+    # one entity named twice, replaced alike in both places, is one replacement
+    (NE_MINOR, "Kevin Pietersen scored. Fans cheered Kevin Pietersen.", "Varek Holm scored. Fans cheered Varek Holm."),
+    (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
 ]
 
 
@@ -98,6 +101,7 @@ BAD_NE = [
     (NE_MINOR, "John Smith flew to Berlin.", "John Smith drove to Berlin.", ("flew",)),
     # fictional and new
     (NE_MINOR, "Officials in Leeds said no.", "Officials in Tokyo said no.", ("real place",)),
+    (NE_MINOR, "Fans cheered Smith again.", "Fans cheered Smithers again.", ("keeps",)),
     (NE_MINOR, "The 3 men met 5 women.", "The 5 men met 5 women.", ("already occurs",)),
 ]
 
@@ -119,6 +123,18 @@ GOOD_GE = [
     (GE_MINOR, "The boys lost their bags.", "The boys lost his bags."),  # noun-pronoun
     (GE_MINOR, "We gave the book to him.", "We gave the book to he."),  # pronoun case
     (GE_MINOR, "He left early because he was tired.", "He left early. Because he was tired."),  # fragment
+    (GE_MINOR, "Ted continues to watch films.", "Ted continues for watch films."),  # infinitive "to"
+    (GE_MINOR, "He stopped at the old rest stop.", "He stopped at old rest stop."),  # article missing
+    (GE_MINOR, "He wasn't aware of it.", "He weren't aware of it."),  # contraction agreement
+    (GE_MINOR, "I was very proud of it.", "I were very proud of it."),
+    (GE_MINOR, "Tim and Anna found the perfect name.", "Tim and Anna finding the perfect name."),
+    (GE_MINOR, "Rob was happy.", "Rob been happy."),
+    (GE_MINOR, "In recent years, many efforts have been made.", "In recent years, many effort have been made."),
+    (GE_MINOR, "He scored twice this season.", "He scored twice these season."),
+    (GE_MINOR, "It faded from its original colour.", "It faded from it original colour."),  # case
+    (GE_MINOR, "He has also claimed the prize.", "He has also claiming the prize."),
+    (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending."),  # main verb removed
+    (GE_MINOR, "the main host for btb is the badger .", "the main host for btb be the badger ."),
     (GE_MINOR, "The man who lives here is kind.", "The man who lives here kind."),  # verb removed
     (GE_MINOR, "Yesterday he walked to the park and sat down.", "Yesterday he walks to the park and sat down."),
     (GE_MAJOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home."),
@@ -141,6 +157,9 @@ BAD_GE = [
     (GE_MINOR, "The dog barks.", "The dogs bark.", ()),  # plural subject + verb: grammatical
     (GE_MINOR, "He gave it to her.", "She gave it to her.", ("who is meant",)),
     (GE_MINOR, "He bought an apple and a pear.", "He bought an apple and the pear.", ("stays grammatical",)),
+    (GE_MINOR, "Everyone enjoyed the buns.", "Everyone enjoyed buns.", ("deleting",)),  # plural: fine
+    (GE_MINOR, "They were pinned to the wall.", "They were pinned for the wall.", ("not known to be wrong",)),
+    (GE_MINOR, "Rescuing abducted children matters.", "Rescuing abducting children matters.", ()),
     (GE_MINOR, "He went to the big old house by the sea.", "He went to house.", ("too large",)),
     # severities
     (GE_MINOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home.",
