@@ -173,7 +173,7 @@ _SUBJECT = {"him": "he", "her": "she", "them": "they", "us": "we", "me": "I"}
 def _plural(noun_phrase: str) -> bool:
     head = _PREP.split(noun_phrase)[0].split()[-1].lower()
     noun = lemmas(head).get("NOUN")
-    return bool(noun) and head != noun[0] and inflect(noun[0], "NNS") == head
+    return noun is not None and head != noun[0] and inflect(noun[0], "NNS") == head
 
 
 def _voice(s: str, c: _Ctx) -> str | None:
