@@ -110,7 +110,8 @@ def test_entities_minor_changes_exactly_one_span() -> None:
     [
         ("He is proud of the team.", "agreement", "is", "are"),
         ("They agree with him.", "agreement", "agree", "agrees"),
-        ("She will go home tonight.", "verb_form", "go", "goes"),
+        ("She will go home tonight.", "verb_form", "go", "went"),
+        ("They want to agree.", "verb_form", "agree", "agrees"),
         ("Jimmy has learned a new trick.", "verb_form", "learned", "learn"),
         ("He said it was late.", "pronoun", "He", "Him"),
         ("They fixed their cars.", "pronoun", "their", "them"),
