@@ -251,7 +251,7 @@ def _clause(s: str) -> _Clause | str | None:
         last = prev.lower()
         if (
             tag is None
-            or re.search(r"[,;:()\"“”]", subj)
+            or re.search(r"[,;:()\"“”]|\b(?:that|who|which|whom|whose|where)\b", subj)
             or last in _ADVERBS
             or last.endswith("ly")
             or not re.match(r"^ [a-z]", rest)
