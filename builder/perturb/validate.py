@@ -236,6 +236,18 @@ def _apply(span: Span, edits: list[Edit], perturbed: str) -> str:
     return text
 
 
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z%$£€]", "", text.casefold())
+
+
+def _all_common(name: str) -> bool:
+    words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in ("of", "and", "the", "s")]
+    return bool(words) and all(lexicon.is_common_word(w) for w in words)
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -246,6 +258,10 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
+    if span.type is EntityType.OTHER and kind is EntityType.PERSON and _all_common(span.text):
+        return _fail(f"{span.text!r} (a title or event) replaced by a person's name {new!r}: type changed")
+    if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
+        return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
         return _fail(f"{new!r} keeps {part!r} of the original {span.text!r}")
     if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):

@@ -59,6 +59,7 @@ def test_token_edits_split_equal_length_replacements() -> None:
 GOOD_NE = [
     (NE_MINOR, "Police arrested John Smith in Leeds on Monday.", "Police arrested Varek Pendrell in Leeds on Monday."),
     (NE_MINOR, "The team beat Chelsea 3-1 at the weekend.", "The team beat Chelsea 5-2 at the weekend."),
+    (NE_MINOR, "The 15-year-old boy won.", "The 12-year-old boy won."),
     (NE_MINOR, "Officials in London said 40 people died.", "Officials in Valdoria said 40 people died."),
     (NE_MINOR, "He studied at Brown University for years.", "He studied at Pendrell University for years."),
     (NE_MAJOR, "John Smith flew from Paris to Berlin in 2015.", "Varek Pendrell flew from Oskavia to Berlin in 2031."),
@@ -101,7 +102,11 @@ BAD_NE = [
     (NE_MINOR, "John Smith flew to Berlin.", "John Smith drove to Berlin.", ("flew",)),
     # fictional and new
     (NE_MINOR, "Officials in Leeds said no.", "Officials in Tokyo said no.", ("real place",)),
-    (NE_MINOR, "Fans cheered Smith again.", "Fans cheered Smithers again.", ("keeps",)),
+    (NE_MINOR, "Fans cheered Pietersen again.", "Fans cheered Pietersby again.", ("keeps",)),
+    (NE_MINOR, "The 15-year-old boy won.", "The 07-ujvp-tih boy won.", ("unit",)),
+    (NE_MINOR, "They met at the Spring Festival Gala.", "They met at the Isolde Pendrell.", ("type changed",)),
+    (NE_MINOR, "Families marked Children's Day in Beijing.", "Families marked Children's Halvorsen in Beijing.",
+     ("Day",)),
     (NE_MINOR, "The 3 men met 5 women.", "The 5 men met 5 women.", ("already occurs",)),
 ]
 
