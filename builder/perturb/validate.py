@@ -388,7 +388,7 @@ def _insertions(orig: list[str], pert: list[str]) -> tuple[list[tuple[int, str]]
     for n, sent in enumerate(orig):
         if sent not in kept:
             return [], _fail(f"original sentence {n + 1} missing or changed: {sent!r}")
-    i, out = 0, []
+    i, out = 0, list[tuple[int, str]]()
     for sent in pert:
         if i < len(orig) and sent == orig[i]:
             i += 1

@@ -137,6 +137,8 @@ GOOD_GE = [
     (GE_MINOR, "In recent years, many efforts have been made.", "In recent years, many effort have been made."),
     (GE_MINOR, "He scored twice this season.", "He scored twice these season."),
     (GE_MINOR, "It faded from its original colour.", "It faded from it original colour."),  # case
+    (GE_MINOR, "The two are in a good place.", "The two is in a good place."),
+    (GE_MINOR, "Officials noted that they would act.", "Officials noted those they would act."),
     (GE_MINOR, "He has also claimed the prize.", "He has also claiming the prize."),
     (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending."),  # main verb removed
     (GE_MINOR, "the main host for btb is the badger .", "the main host for btb be the badger ."),
@@ -166,6 +168,7 @@ BAD_GE = [
     (GE_MINOR, "They were pinned to the wall.", "They were pinned for the wall.", ("not known to be wrong",)),
     (GE_MINOR, "Rescuing abducted children matters.", "Rescuing abducting children matters.", ()),
     (GE_MINOR, "He went to the big old house by the sea.", "He went to house.", ("too large",)),
+    (GE_MINOR, "It uses sophisticated modeling.", "It uses modeling.", ("deleting",)),  # an adjective, not a verb
     # severities
     (GE_MINOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home.",
      ("exactly one",)),
