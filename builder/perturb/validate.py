@@ -166,16 +166,35 @@ def check_replacement_text(p: Perturbation, original: str, perturbed: str) -> Ve
 # --------------------------------------------------------------------------- sentence level
 
 
+def _as_permutation(sentences: list[str], perturbed: str) -> list[int] | None:
+    """Order of the original ``sentences`` that spells ``perturbed`` (whitespace aside), else None.
+
+    Matching the original sentences instead of re-splitting the perturbed text keeps a sentence
+    without final punctuation ("... wide") from merging with the one moved after it."""
+    rest, left, order = _norm(perturbed), dict(enumerate(_norm(s) for s in sentences)), []
+    while rest:
+        fits = [(len(s), i) for i, s in left.items() if rest.startswith(s) and rest[len(s) : len(s) + 1] in ("", " ")]
+        if not fits:
+            return None
+        size, i = max(fits)
+        order.append(i)
+        del left[i]
+        rest = rest[size:].lstrip()
+    return order if not left else None
+
+
 def check_sentence_reorder(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """The same sentences in a different order; k=2: exactly two sentences swapped."""
-    a, b = split_sentences(original), split_sentences(perturbed)
-    if len(a) < 2:
+    sentences = split_sentences(original)
+    if len(sentences) < 2:
         return _fail("a text of one sentence cannot be reordered")
-    if Counter(a) != Counter(b):
-        return _fail("the perturbed text does not have the same sentences")
-    if a == b:
+    order = _as_permutation(sentences, perturbed)
+    if order is None:
+        return _fail("the perturbed text is not the original's sentences in another order")
+    texts = [sentences[i] for i in order]
+    if texts == sentences:
         return _fail("the sentence order did not change")
-    moved = sum(x != y for x, y in zip(a, b, strict=False))
+    moved = sum(x != y for x, y in zip(sentences, texts, strict=True))
     if p.k == 2 and moved != 2:
         return _fail(f"{moved} sentences moved, expected two swapped")
     return PASS
