@@ -380,13 +380,51 @@ def _strip_marker(source: str, para: str) -> str:
     return para
 
 
+_DANGLING = frozenset(
+    "and or but that which who whom the a an of in on at to up with within by for from as than into about so "
+    "its their his her our your my this these those".split()
+)
+_FINITE_AUX = frozenset("is are was were has have had will would can could may might must should does did".split())
+_SUBORDINATORS = frozenset("that which who whom whose when where if because while whereas as since although though".split())
+_CLEFT = re.compile(
+    r"^what (?P<subj>.+?) (?:did|does|do|has done|have done|had done|will do|would do) (?:was|is|were|are) (?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _broken_structure(source: str, para: str) -> str:
+    """A sign that moving words around broke the sentence, else "": it ends on a dangling
+    function word ("... within and."), a fronted prepositional phrase holds the main verb
+    ("across new zealand were analysed, ..."), or a "What X did was ..." cleft is malformed."""
+    words, src = _words(para), _words(source)
+    if words and words[-1] in _DANGLING and src[-1:] != words[-1:]:
+        return f"it ends on {words[-1]!r}"
+    head, sep, _ = para.partition(",")
+    head_words = _words(head)
+    fronted = bool(sep and head_words) and head_words[0] in grammar_check.PREPOSITIONS - _SUBORDINATORS
+    moved = not _norm(source).lower().startswith(_norm(head).lower())
+    if fronted and moved and set(head_words) & _FINITE_AUX:
+        return f"the fronted phrase {head.strip()!r} holds a finite verb"
+    m = _CLEFT.match(_norm(para).rstrip(".!?"))
+    if m:
+        subj, rest = _words(m["subj"]), _words(m["rest"])
+        if not subj or subj[-1] in _DANGLING:
+            return f"the cleft has no subject: {m['subj']!r}"
+        for w in rest:
+            if w in _SUBORDINATORS:
+                break
+            if w in _FINITE_AUX:
+                return f"the cleft's predicate holds another finite verb {w!r}"
+    return ""
+
+
 def paraphrase_verdict(source: str, para: str) -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?"""
     a, b = _words(source), _words(_strip_marker(source, para))
     if a == b:
         return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    changed = len(a) - sum(m.size for m in sm.get_matching_blocks())
+    changed = max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks())  # words moved or replaced
     if changed < 2 or sm.ratio() > 0.9:
         return _fail(f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}")
     src = _content_lemmas(source)
@@ -396,6 +434,8 @@ def paraphrase_verdict(source: str, para: str) -> Verdict:
     lost = [s.text for s in lexicon.find_entities(source) if s.type in _FACT_TYPES and s.text.lower() not in para.lower()]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
+    if flaw := _broken_structure(source, para):
+        return _fail(f"inserted sentence is broken ({flaw}): {para!r}")
     if flaw := _new_errors(source, para):
         return _fail(f"inserted sentence adds an error ({flaw}): {para!r}")
     return PASS

@@ -188,6 +188,14 @@ def test_grammatical_errors_bad(p: Perturbation, orig: str, pert: str, words: tu
 SRC = "The storm hit the coast on Monday. Thousands of homes lost power. Officials expect repairs to take a week."
 
 
+def test_rewrite_insert_cleft_and_fronting_good() -> None:
+    src = "Merson swallowed his criticism of Townsend at the weekend. Fans laughed."
+    cleft = "What Merson did was swallow his criticism of Townsend at the weekend."
+    _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + cleft)))
+    fronted = "At the weekend, Merson swallowed his criticism of Townsend."
+    _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + fronted)))
+
+
 def test_rewrite_insert_good() -> None:
     minor = SRC.replace(
         "lost power.", "lost power. Power was cut to thousands of houses."
@@ -224,6 +232,16 @@ BAD_RI = [
      ("missing or changed",)),
     (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses."), ("two or more",)),
     (RI_MINOR, SRC, _ins("lost power.", "The weather in Spain was sunny and warm."), ("content",)),
+    # moved clauses that break the sentence (seen in an offline build)
+    (RI_MINOR, "Glaciations had an impact on patterns within and among species. Ice melted.",
+     "Glaciations had an impact on patterns within and among species. Among species, glaciations had an impact on "
+     "patterns within and. Ice melted.", ("ends on 'and'",)),
+    (RI_MINOR, "Isolates from across New Zealand were analysed. All were cattle.",
+     "Isolates from across New Zealand were analysed. Across New Zealand were analysed, isolates from the "
+     "country. All were cattle.", ("fronted phrase",)),
+    (RI_MINOR, "Marker assisted selection is well suited to oil palm. It is slow.",
+     "Marker assisted selection is well suited to oil palm. What marker did was assist selection is well suited "
+     "to oil palm. It is slow.", ("cleft",)),
     (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses. Thousands of houses had no power."),
      ("two sentences inserted",)),
 ]
@@ -243,7 +261,11 @@ def test_reorder() -> None:
     _ok(validate(RO_MINOR, FOUR, "Three was third. Two came next. One came first. Four was last."))
     _ok(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came next."))
     _bad(validate(RO_MINOR, FOUR, "Two came next. Three was third. One came first. Four was last."), "3 sentences moved")
-    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."), "same sentences")
+    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."), "another order")
+    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first."), "another order")
+    # a last sentence without final punctuation, moved to the middle, is still the same sentence
+    unpunctuated = "One came first. Two came next. Three was third and last"
+    _ok(validate(RO_MINOR, unpunctuated, "One came first. Three was third and last Two came next."))
     _bad(validate(RO_MAJOR, "Only one sentence here.", "Here only one sentence."), "one sentence")
 
 
