@@ -410,10 +410,13 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
     return classify_name(text, context)
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)[^\w]*([^\W\d_])")
+
+
 def is_lowercase_text(text: str) -> bool:
     """True for texts written without capitals (SumPubMed): most sentences start in lower case,
-    so capitalisation says nothing about names there."""
-    starts = [m.group() for m in (re.search(r"[^\W\d_]", sent) for sent in split_sentences(text)) if m]
+    so capitalisation says nothing about names there. (Sentence starts by punctuation: cheap.)"""
+    starts = _SENTENCE_START.findall(text)
     return bool(starts) and sum(c.islower() for c in starts) * 2 > len(starts)
 
 
@@ -538,8 +541,13 @@ def find_entities(text: str) -> list[Span]:
     name; the SumPubMed mask ``<dig>`` is never an entity; in lower-cased text only numbers, dates
     and technical terms are found.
     """
+    return list(_find_entities(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _find_entities(text: str) -> tuple[Span, ...]:
     lower = is_lowercase_text(text)
     spans: list[Span] = []
     for sent, (start, end) in enumerate(sentence_spans(text)):
         spans.extend(_scan_sentence(text, start, tokenize(text[start:end]), sent, lower))
-    return spans
+    return tuple(spans)

@@ -441,31 +441,31 @@ def paraphrase_verdict(source: str, para: str) -> Verdict:
     return PASS
 
 
-def _insertions(orig: list[str], pert: list[str]) -> tuple[list[tuple[int, str]], Verdict]:
-    """Align: the original sentences in order, plus (index of the source sentence, inserted one)."""
-    kept = iter(pert)
-    for n, sent in enumerate(orig):
-        if sent not in kept:
+def _insertions(orig: list[str], perturbed: str) -> tuple[list[tuple[int, str]], Verdict]:
+    """Align: the original sentences in order, plus (index of the source sentence, inserted one).
+
+    The original sentences are found in the perturbed text in order; only the text between them
+    is split into sentences (cheaper than re-splitting the whole text, and robust to a sentence
+    without final punctuation)."""
+    text, cursor, out = _norm(perturbed), 0, list[tuple[int, str]]()
+    for n, sent in enumerate([*orig, ""]):
+        at = text.find(_norm(sent), cursor) if sent else len(text)
+        if at < 0:
             return [], _fail(f"original sentence {n + 1} missing or changed: {sent!r}")
-    i, out = 0, list[tuple[int, str]]()
-    for sent in pert:
-        if i < len(orig) and sent == orig[i]:
-            i += 1
-        elif i == 0:
-            return [], _fail(f"text before the first original sentence: {sent!r}")
-        elif out and out[-1][0] == i - 1:
-            return [], _fail(f"two sentences inserted after original sentence {i}: {sent!r}")
-        else:
-            out.append((i - 1, sent))
-    if i < len(orig):
-        return [], _fail(f"original sentence {i + 1} missing or changed: {orig[i]!r}")
+        between = split_sentences(text[cursor:at]) if text[cursor:at].strip() else []
+        if between and n == 0:
+            return [], _fail(f"text before the first original sentence: {between[0]!r}")
+        if len(between) > 1:
+            return [], _fail(f"two sentences inserted after original sentence {n}: {between[1]!r}")
+        out.extend((n - 1, b) for b in between)
+        cursor = at + len(_norm(sent))
     return out, PASS
 
 
 def check_rewrite_insert(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """Original sentences kept in order, each insertion a paraphrase right after its source."""
     orig = split_sentences(original)
-    inserted, verdict = _insertions(orig, split_sentences(perturbed))
+    inserted, verdict = _insertions(orig, perturbed)
     if not verdict.ok:
         return verdict
     for source, sent in inserted:
