@@ -159,8 +159,8 @@ def check_word_deletion(p: Perturbation, original: str, perturbed: str) -> Verdi
 
 
 def check_replacement_text(p: Perturbation, original: str, perturbed: str) -> Verdict:
-    """Other item / wrong ending: a different, non-empty text (checked by :func:`validate`)."""
-    return PASS
+    """Other item / wrong ending: a different, non-empty text (not only re-spaced)."""
+    return _fail("the perturbed text equals the original") if _norm(perturbed) == _norm(original) else PASS
 
 
 # --------------------------------------------------------------------------- sentence level
@@ -523,6 +523,6 @@ def validate(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """Does ``perturbed`` do to ``original`` what perturbation ``p`` describes?"""
     if not perturbed.strip():
         return _fail("the perturbed text is empty")
-    if _norm(perturbed) == _norm(original):
+    if perturbed == original:
         return _fail("the perturbed text equals the original")
-    return _CHECKS[p.operation](p, original, perturbed)
+    return _CHECKS[p.operation](p, original, perturbed)  # whitespace-only changes fail there, but a typo

@@ -6,7 +6,7 @@ import pytest
 
 from dhp.builder.perturb.validate import Verdict, check_severities_differ, token_edits, validate
 from dhp.spec import get_dataset
-from dhp.types import Perturbation
+from dhp.types import Operation, Perturbation
 
 
 def _p(dataset: str, pid: str) -> Perturbation:
@@ -42,9 +42,13 @@ RO_MAJOR = _p("summeval", "sent_reorder_major")
 
 
 def test_empty_or_unchanged_rows_fail_for_every_operation() -> None:
-    for p in get_dataset("summeval").perturbations:
+    every = {p.id: p for name in ("summeval", "story-cloze", "answer-equivalence", "wmt22-de-en")
+             for p in get_dataset(name).perturbations}
+    for p in every.values():
         _bad(validate(p, "A text. Another one.", "   "), "empty")
-        _bad(validate(p, "A text. Another one.", "A text.  Another one."), "equals")
+        _bad(validate(p, "A text. Another one.", "A text. Another one."), "equals")
+        if p.operation is not Operation.CHAR_TYPO:  # the typo package may only add or drop a space
+            _bad(validate(p, "A text. Another one.", "A text.  Another one."))
 
 
 def test_token_edits_split_equal_length_replacements() -> None:
@@ -294,6 +298,10 @@ def test_char_deletion() -> None:
     _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:5]))), "5 characters deleted")
     _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:10])).replace("fox", "fxo")), "in order")
     _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:11])) + "Z"), "added")
+
+
+def test_char_typo_space_only_is_a_typo() -> None:
+    _ok(validate(TYPO, TEXT, TEXT.replace("quick brown", "quick  brown")))  # typo's random_space
 
 
 def test_char_typo() -> None:
