@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,8 +165,12 @@ def build_dataset(
     out_root: Path,
     opts: BuildOptions,
     render_card: Callable[[DatasetSpec, dict[str, Any]], str] | None = None,
+    extra_files: Mapping[str, str] | None = None,
 ) -> BuildReport:
-    """Build ``out_root/<spec.name>/`` and return a report. See the module docstring."""
+    """Build ``out_root/<spec.name>/`` and return a report. See the module docstring.
+
+    ``extra_files`` (relative path -> text) are written into the folder too (a task's file and prompts).
+    """
     t0 = time.perf_counter()
     check_version(opts.version)
     seed = spec.selection.seed if opts.seed is None else opts.seed
@@ -284,6 +288,9 @@ def build_dataset(
 
             render_card = _render
         (tmp / "README.md").write_text(render_card(spec, info), encoding="utf-8")
+        for rel, text in (extra_files or {}).items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_text(text, encoding="utf-8")
         _swap_into_place(tmp, out_root / spec.name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -22,6 +22,18 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+def _task(args: argparse.Namespace) -> Any:
+    """The task of ``--task FILE`` (its source is read relative to the file), or None."""
+    if args.task is None:
+        return None
+    from dhp.builder.errors import BuildError
+    from dhp.task import load_task
+
+    if args.datasets != "all" or args.story_cloze is not None:
+        raise BuildError("--task builds the task's own dataset: drop --datasets and --story-cloze")
+    return load_task(args.task)
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.builder.build import BuildOptions, build_dataset, check_version
     from dhp.builder.errors import BuildError
@@ -30,9 +42,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.builder.sources import SourceLocator
     from dhp.builder.sources.fetch import default_cache_dir
     from dhp.spec import resolve_datasets
+    from dhp.task import build_task
 
     check_version(args.version)
-    specs = resolve_datasets(args.datasets)
+    task = _task(args)
+    specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
     sources = args.sources or os.environ.get("DHP_SOURCES") or None
     if sources is not None and not Path(sources).is_dir():
         raise BuildError(f"--sources {sources}: not a directory (expected the layout of SOURCES.md)")
@@ -50,7 +64,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
             ),
             cache,
         )
-    _err(f"dhp build: sources from {locator.describe()}; version {args.version}; output {args.out}")
+    where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
+    _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
     if perturber is None:
         _err(
             "dhp build: no --perturber given: the LLM-based rows (fictional entities, grammatical errors, "
@@ -69,7 +84,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     )
     try:
         for spec in specs:
-            r = build_dataset(spec, locator, args.out, opts)
+            r = build_task(task, args.out, opts) if task is not None else build_dataset(spec, locator, args.out, opts)
             na = sum(r.not_applicable.values())
             fewer = r.info["selection"]["fewer_than_requested"]
             gens = ", ".join(f"{g}: {n}" for g, n in r.generators.items())
@@ -132,6 +147,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
     p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    p.add_argument(
+        "--task",
+        type=Path,
+        metavar="FILE",
+        help="build your own task from a task file (see `dhp task init`); its source path is relative to the file",
+    )
     p.add_argument(
         "--version", default=DEFAULT_VERSION, help=f"semantic dataset version (default: {DEFAULT_VERSION})"
     )
