@@ -38,19 +38,39 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from dhp.types import DatasetSpec, Perturbation, Severity, SpecError
 
 __all__ = [
-    "CatalogueEntry",
+    "PROMPTS_DIR",
     "PROMPT_STYLES",
+    "TASK_FILE_NAME",
+    "CatalogueEntry",
+    "CheckReport",
+    "Guess",
     "Task",
     "TaskError",
+    "TaskFile",
+    "build_task",
     "catalogue",
+    "check_task",
+    "describe",
+    "guess_columns",
     "load_task",
     "parse_task",
     "render_prompt",
+    "spec_json",
+    "starter_yaml",
+    "task_for_scoring",
 ]
 
 PROMPT_STYLES = ("summarization", "story_completion", "question_answering", "translation", "custom")
@@ -111,9 +131,17 @@ def _base_id(pid: str) -> str:
     return _SEV_SUFFIX.sub("", pid)
 
 
-def _expand(entry: CatalogueEntry, k: Mapping[str, int] | None, severities: list[str] | None, noun: str) -> list[dict[str, Any]]:
+def _expand(
+    entry: CatalogueEntry, k: Mapping[str, int] | None, severities: list[str] | None, noun: str
+) -> list[dict[str, Any]]:
     """The perturbations (``Perturbation.to_dict`` form) of one catalogue choice, for a task's judged text."""
-    chosen = list(k) if k is not None else severities if severities is not None else [s.value for s in entry.severities]
+    chosen = (
+        list(k)
+        if k is not None
+        else severities
+        if severities is not None
+        else [s.value for s in entry.severities]
+    )
     by_sev = {p.severity.value: p for p in entry.rows}
     out: list[dict[str, Any]] = []
     for sev in chosen:
@@ -200,7 +228,9 @@ class PerturbationDecl(_Model):
         fixed = [p.severity.value for p in entry.rows if p.k is None]
         if self.k is not None and any(s in fixed for s in self.k):
             sev = next(s for s in self.k if s in fixed)
-            raise ValueError(f"{self.id} takes no k at severity {sev!r} ({by_sev_desc(entry, sev)}); use severities")
+            raise ValueError(
+                f"{self.id} takes no k at severity {sev!r} ({by_sev_desc(entry, sev)}); use severities"
+            )
         return self
 
 
@@ -214,7 +244,9 @@ class TaskFile(_Model):
     judged_label: str | None = None
     context: list[ContextDecl] = []
     select: SelectDecl
-    task: Literal["summarization", "story_completion", "question_answering", "translation", "custom"] = "custom"
+    task: Literal["summarization", "story_completion", "question_answering", "translation", "custom"] = (
+        "custom"
+    )
     metrics: list[MetricDecl] = Field(min_length=1)
     perturbations: list[PerturbationDecl] = Field(min_length=1)
     weights: Literal["equal"] | dict[str, dict[str, float]]
@@ -226,12 +258,21 @@ class TaskFile(_Model):
     @field_validator("context", mode="before")
     @classmethod
     def _context_names(cls, v: Any) -> Any:
+        v = [v] if isinstance(v, str) else v
         return [{"name": c} if isinstance(c, str) else c for c in v] if isinstance(v, list) else v
 
     @field_validator("perturbations", mode="before")
     @classmethod
     def _perturbation_ids(cls, v: Any) -> Any:
+        v = [v] if isinstance(v, str) else v
         return [{"id": p} if isinstance(p, str) else p for p in v] if isinstance(v, list) else v
+
+    @field_validator("weights", mode="before")
+    @classmethod
+    def _weights_kind(cls, v: Any) -> Any:
+        if v != "equal" and not isinstance(v, Mapping):
+            raise ValueError(f"must be 'equal' or a mapping perturbation -> metric -> weight, got {v!r}")
+        return v
 
     @field_validator("name")
     @classmethod
@@ -258,9 +299,17 @@ class TaskFile(_Model):
 
 
 def _located(e: ValidationError, where: str) -> str:
+    errs = e.errors()
+
+    def union_noise(err: Any) -> bool:  # the failed 'equal' branch of a mapping's union, beside the real error
+        tagged = any(str(x).startswith("literal[") for x in err["loc"])
+        return tagged and any(o is not err and o["loc"][:1] == err["loc"][:1] for o in errs)
+
     lines = []
-    for err in e.errors():
-        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+    for err in errs:
+        if union_noise(err):
+            continue
+        loc = ".".join(str(x) for x in err["loc"] if "[" not in str(x)) or "(top level)"
         msg = str(err["msg"]).removeprefix("Value error, ")
         lines.append(f"{where}: {loc}: {msg}")
     return "\n".join(lines)
@@ -298,12 +347,14 @@ def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
     from dhp.builder.sources.files import TableRef
 
     src = tf.source
-    ref = TableRef(file=src.path) if src.path else TableRef(hub=src.hub or "", split=src.split or "", revision=src.revision or "")
+    ref = (
+        TableRef(file=src.path)
+        if src.path
+        else TableRef(hub=src.hub or "", split=src.split or "", revision=src.revision or "")
+    )
     judged_label = tf.judged_label or _label(tf.judged)
     noun = judged_label.lower()
-    perturbations = [
-        d for p in tf.perturbations for d in _expand(catalogue()[p.id], p.k, p.severities, noun)
-    ]
+    perturbations = [d for p in tf.perturbations for d in _expand(catalogue()[p.id], p.k, p.severities, noun)]
     pids = [d["id"] for d in perturbations]
     return {
         "name": tf.name,
@@ -332,7 +383,8 @@ def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
             {"name": c.name, "label": c.label or _label(c.name), "required": c.required} for c in tf.context
         ],
         "metrics": [
-            {"name": m.name, "label": m.label or _label(m.name), "definition": m.definition} for m in tf.metrics
+            {"name": m.name, "label": m.label or _label(m.name), "definition": m.definition}
+            for m in tf.metrics
         ],
         "perturbations": perturbations,
         "weights": _weights(tf, pids, where),
@@ -408,7 +460,9 @@ class Task:
 
     spec: DatasetSpec
     prompts: Mapping[str, str]  # metric -> template text
-    prompt_sources: Mapping[str, str]  # metric -> "task file", "packaged <file>" or "rendered from the definition"
+    prompt_sources: Mapping[
+        str, str
+    ]  # metric -> "task file", "packaged <file>" or "rendered from the definition"
     text: str  # the task file as written (stored in the built folder)
     path: Path
 
@@ -448,7 +502,9 @@ def parse_task(text: str, path: Path) -> Task:
     except ValidationError as e:
         raise TaskError(_located(e, where)) from None
     try:
-        spec = DatasetSpec.from_dict(_spec_dict(tf, where), source="equal" if tf.weights == "equal" else f"task:{tf.name}")
+        spec = DatasetSpec.from_dict(
+            _spec_dict(tf, where), source="equal" if tf.weights == "equal" else f"task:{tf.name}"
+        )
     except TaskError:
         raise
     except SpecError as e:
@@ -484,7 +540,9 @@ def load_task(path: str | Path) -> Task:
     if p.is_dir():
         p = p / TASK_FILE_NAME
     if not p.is_file():
-        raise TaskError(f"{path}: no task file (give a task YAML/JSON file or a built folder holding {TASK_FILE_NAME})")
+        raise TaskError(
+            f"{path}: no task file (give a task YAML/JSON file or a built folder holding {TASK_FILE_NAME})"
+        )
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -511,8 +569,10 @@ def _card_section(task: Task) -> str:
     lines += [f"| {m.label} | {m.definition} | {task.prompt_sources[m.name]} |" for m in spec.metrics]
     lines.append("")
     if task.equal_weights:
-        lines.append("**Expert weights: equal.** The task file gives no expert weights: in D^EW every metric weighs "
-                     "1/M for every perturbation.")
+        lines.append(
+            "**Expert weights: equal.** The task file gives no expert weights: in D^EW every metric weighs "
+            "1/M for every perturbation."
+        )
     else:
         lines += ["**Expert weights** (from the task file):", ""]
         lines += [
@@ -537,7 +597,9 @@ def build_task(task: Task, out_root: Path, opts: Any) -> Any:
         return f"{body}{_card_section(task)}{cite}{rest}" if cite else rest + _card_section(task)
 
     files = {TASK_FILE_NAME: task.text, **task.prompt_files()}
-    return build_dataset(task.spec, SourceLocator(task.folder), out_root, opts, render_card=card, extra_files=files)
+    return build_dataset(
+        task.spec, SourceLocator(task.folder), out_root, opts, render_card=card, extra_files=files
+    )
 
 
 @dataclass(frozen=True)
@@ -574,8 +636,16 @@ def describe(task: Task, report: CheckReport) -> str:
         f"perturbations ({len(spec.perturbations)}, {report.n_selected * len(spec.perturbations)} pairs at most):",
     ]
     for p in spec.perturbations:
-        k = "all" if p.k is None and p.operation.value == "sentence_reorder" else "-" if p.k is None else str(p.k)
-        out.append(f"  {p.id:28} {p.level.value} {p.method.value:4} {p.severity.value:6} k={k:4} {p.description}")
+        k = (
+            "all"
+            if p.k is None and p.operation.value == "sentence_reorder"
+            else "-"
+            if p.k is None
+            else str(p.k)
+        )
+        out.append(
+            f"  {p.id:28} {p.level.value} {p.method.value:4} {p.severity.value:6} k={k:4} {p.description}"
+        )
     out.append(f"metrics ({len(spec.metrics)}):")
     out += [f"  {m.name}: {m.definition} [prompt: {task.prompt_sources[m.name]}]" for m in spec.metrics]
     if task.equal_weights:
@@ -592,12 +662,38 @@ def describe(task: Task, report: CheckReport) -> str:
 # ---------------------------------------------------------------------------------------------
 # A starter file (`dhp task init`)
 # ---------------------------------------------------------------------------------------------
-_JUDGED_NAMES = ("summary", "answer", "response", "output", "prediction", "completion", "ending", "translation",
-                 "hypothesis", "generation", "text")
-_CONTEXT_NAMES = ("article", "document", "source", "question", "context", "passage", "paragraph", "story", "input",
-                  "prompt", "reference")
-_STYLE_OF = {"summary": "summarization", "answer": "question_answering", "translation": "translation",
-             "ending": "story_completion"}
+_JUDGED_NAMES = (
+    "summary",
+    "answer",
+    "response",
+    "output",
+    "prediction",
+    "completion",
+    "ending",
+    "translation",
+    "hypothesis",
+    "generation",
+    "text",
+)
+_CONTEXT_NAMES = (
+    "article",
+    "document",
+    "source",
+    "question",
+    "context",
+    "passage",
+    "paragraph",
+    "story",
+    "input",
+    "prompt",
+    "reference",
+)
+_STYLE_OF = {
+    "summary": "summarization",
+    "answer": "question_answering",
+    "translation": "translation",
+    "ending": "story_completion",
+}
 
 
 @dataclass(frozen=True)
@@ -612,6 +708,7 @@ class Guess:
 
 def guess_columns(columns: list[str], rows: list[dict[str, str]]) -> Guess:
     """Judged and context columns by name, else by length (the shortest long-text column is judged)."""
+
     def mean_len(c: str) -> float:
         return sum(len(r[c]) for r in rows) / max(1, len(rows))
 
@@ -636,8 +733,11 @@ def starter_yaml(dest: Path, from_file: Path | None = None) -> str:
         path = Path(os.path.relpath(from_file.resolve(), dest.resolve().parent)).as_posix()
         found = f"# Columns found in {from_file.name}: {', '.join(columns)} ({len(rows)} rows)."
     else:
-        g, path, found = Guess("summary", ("article",), "summarization", 100), "data/my_texts.csv", (
-            "# Replace the path and the column names with your own.")
+        g, path, found = (
+            Guess("summary", ("article",), "summarization", 100),
+            "data/my_texts.csv",
+            ("# Replace the path and the column names with your own."),
+        )
     context = "[" + ", ".join(g.context) + "]"
     name = re.sub(r"[^a-z0-9-]+", "-", dest.stem.lower()).strip("-") or "my-task"
     if not name[0].isalpha() or name in _builtin_names():
@@ -676,18 +776,24 @@ def task_for_scoring(where: Path, data: str, prompts: Path | None, datasets: str
     ``data``; the built folder's stored task must declare the same dataset as the file.
     """
     if prompts is not None or datasets != "all":
-        raise TaskError("--task scores the task's own dataset with its stored prompts: drop --prompts and --datasets")
+        raise TaskError(
+            "--task scores the task's own dataset with its stored prompts: drop --prompts and --datasets"
+        )
     if where.is_dir():
         task = load_task(where)
         folder = where
     else:
         task = load_task(where)
         if data == "dhp":
-            raise TaskError(f"--task {where}: give --data FOLDER (where `dhp build --task` wrote {task.spec.name}/), "
-                            "or pass the built folder itself as --task")
+            raise TaskError(
+                f"--task {where}: give --data FOLDER (where `dhp build --task` wrote {task.spec.name}/), "
+                "or pass the built folder itself as --task"
+            )
         folder = Path(data) / task.spec.name
         if not (folder / TASK_FILE_NAME).is_file():
-            raise TaskError(f"{folder}: no built task folder (run `dhp build --task {where} --out {data}` first)")
+            raise TaskError(
+                f"{folder}: no built task folder (run `dhp build --task {where} --out {data}` first)"
+            )
         built = load_task(folder)
         if built.spec != task.spec or dict(built.prompts) != dict(task.prompts):
             raise TaskError(f"{folder}: built from a different version of {where}; rebuild it")

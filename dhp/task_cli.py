@@ -38,12 +38,18 @@ def register(sub: Any) -> None:
     p = sub.add_parser("task", help="your own task: write (init) and validate (check) a task file")
     tsub = p.add_subparsers(dest="task_command", metavar="SUBCOMMAND", required=True)
     i = tsub.add_parser("init", help="write a commented starter task file")
-    i.add_argument("--from", dest="from_file", type=Path, help="a CSV, JSONL or parquet file to guess columns from")
-    i.add_argument("--out", type=Path, default=Path("task.yaml"), help="where to write it (default: task.yaml)")
+    i.add_argument(
+        "--from", dest="from_file", type=Path, help="a CSV, JSONL or parquet file to guess columns from"
+    )
+    i.add_argument(
+        "--out", type=Path, default=Path("task.yaml"), help="where to write it (default: task.yaml)"
+    )
     i.add_argument("--force", action="store_true", help="overwrite an existing file")
     i.set_defaults(func=_cmd_init)
     c = tsub.add_parser("check", help="validate a task file and print what would be built")
-    c.add_argument("file", type=Path, help="the task file (YAML or JSON), or a built folder holding task.yaml")
+    c.add_argument(
+        "file", type=Path, help="the task file (YAML or JSON), or a built folder holding task.yaml"
+    )
     c.add_argument("--allow-fewer", action="store_true", help="accept fewer eligible items than N")
     c.add_argument("--json", action="store_true", help="print the dataset spec as JSON")
     c.set_defaults(func=_cmd_check)

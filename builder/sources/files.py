@@ -118,7 +118,9 @@ def _hub_rows(ref: TableRef) -> tuple[list[str], list[dict[str, str]]]:
     return columns, [{k: _text(r.get(k)) for k in columns} for r in ds.to_list()]
 
 
-def items_from_rows(spec: DatasetSpec, columns: Sequence[str], rows: Sequence[Mapping[str, str]], where: str) -> tuple[Item, ...]:
+def items_from_rows(
+    spec: DatasetSpec, columns: Sequence[str], rows: Sequence[Mapping[str, str]], where: str
+) -> tuple[Item, ...]:
     """Candidate items: judged text, context fields and ids, checked (missing columns, empty texts)."""
     needed = [spec.judged_field, *(c.name for c in spec.context_fields)]
     missing = [c for c in needed if c not in columns]
@@ -157,5 +159,7 @@ def load_table(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
     columns, rows = _hub_rows(ref)
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
     # sha256 of the rows as read (sorted-key JSON), since a Hub dataset has no single file
-    record = SourceFile(path=f"{ref.hub}:{ref.split}", origin=f"hf://datasets/{ref.hub}@{ref.revision}", sha256=digest)
+    record = SourceFile(
+        path=f"{ref.hub}:{ref.split}", origin=f"hf://datasets/{ref.hub}@{ref.revision}", sha256=digest
+    )
     return SourceData(items=items_from_rows(spec, columns, rows, ref.describe()), files=(record,))
