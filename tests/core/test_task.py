@@ -72,7 +72,10 @@ def test_the_issue_example_becomes_a_dataset_spec(tmp_path: Path) -> None:
     assert [(c.name, c.label) for c in spec.context_fields] == [("article", "Article")]
     assert spec.selection.n_items == 10 and spec.selection.min_chars == 150 and spec.selection.seed == 0
     assert spec.weights.source == "equal"
-    assert all(dict(spec.weights.for_perturbation(p)) == {"faithfulness": 0.5, "fluency": 0.5} for p in spec.perturbation_ids)
+    assert all(
+        dict(spec.weights.for_perturbation(p)) == {"faithfulness": 0.5, "fluency": 0.5}
+        for p in spec.perturbation_ids
+    )
     # it round-trips through the benchmark's own (de)serialisation
     assert DatasetSpec.from_dict(spec.to_dict(), source="equal") == spec
     assert spec.source.origin_urls == {"file": "data/summaries.csv"}
@@ -81,7 +84,9 @@ def test_the_issue_example_becomes_a_dataset_spec(tmp_path: Path) -> None:
 def test_catalogue_is_the_built_in_perturbations() -> None:
     cat = catalogue()
     assert cat["char_typo"].rows == SUMMEVAL.perturbations[2:4]
-    assert cat["word_deletion"].rows == tuple(p for p in WMT22_DE_EN.perturbations if p.id.startswith("word_deletion"))
+    assert cat["word_deletion"].rows == tuple(
+        p for p in WMT22_DE_EN.perturbations if p.id.startswith("word_deletion")
+    )
     assert all(p.operation is not Operation.WRONG_ENDING for e in cat.values() for p in e.rows)
 
 
@@ -120,18 +125,33 @@ def test_weights_mapping_by_base_or_full_id(tmp_path: Path) -> None:
     spec = _parse(tmp_path, weights=w).spec  # type: ignore[attr-defined]
     assert spec.weights.source == "task:my-summaries"
     assert dict(spec.weights.for_perturbation("char_typo_major")) == {"fluency": 1.0}
-    assert dict(spec.weights.for_perturbation("word_fictional_ne_minor")) == {"faithfulness": 0.9, "fluency": 0.1}
+    assert dict(spec.weights.for_perturbation("word_fictional_ne_minor")) == {
+        "faithfulness": 0.9,
+        "fluency": 0.1,
+    }
 
 
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [
-        ({"perturbations": ["char_typo", "char_typoo"]}, "perturbations.1: unknown perturbation 'char_typoo'; valid: "),
-        ({"perturbations": ["sent_wrong_ending"]}, "perturbations.0: unknown perturbation 'sent_wrong_ending'"),
+        (
+            {"perturbations": ["char_typo", "char_typoo"]},
+            "perturbations.1: unknown perturbation 'char_typoo'; valid: ",
+        ),
+        (
+            {"perturbations": ["sent_wrong_ending"]},
+            "perturbations.0: unknown perturbation 'sent_wrong_ending'",
+        ),
         ({"metrics": []}, "metrics: List should have at least 1 item"),
         ({"metrics": None}, "metrics: Field required"),
-        ({"perturbations": [{"id": "word_grammar", "k": {"minor": 2}}]}, "perturbations.0: word_grammar takes no k"),
-        ({"perturbations": [{"id": "sent_reorder", "k": {"major": 4}}]}, "sent_reorder takes no k at severity 'major'"),
+        (
+            {"perturbations": [{"id": "word_grammar", "k": {"minor": 2}}]},
+            "perturbations.0: word_grammar takes no k",
+        ),
+        (
+            {"perturbations": [{"id": "sent_reorder", "k": {"major": 4}}]},
+            "sent_reorder takes no k at severity 'major'",
+        ),
         ({"perturbations": [{"id": "char_typo", "k": {"single": 4}}]}, "char_typo has no severity 'single'"),
         ({"source": {"path": "data/x.xlsx"}}, "source: path must end in one of .csv, .jsonl, .parquet"),
         ({"source": {"hub": "org/name"}}, "source: a hub source needs split and revision"),
@@ -139,21 +159,41 @@ def test_weights_mapping_by_base_or_full_id(tmp_path: Path) -> None:
         ({"name": "summeval"}, "name: 'summeval' is a built-in dataset"),
         ({"name": "My Task"}, "name: String should match pattern"),
         ({"select": {"n": 0}}, "select.n: Input should be greater than 0"),
-        ({"metrics": [{"name": "fluency", "definition": ""}]}, "metrics.0.definition: String should have at least 1"),
-        ({"metrics": [{"name": "f", "definition": "x", "oops": 1}]}, "metrics.0.oops: Extra inputs are not permitted"),
+        (
+            {"metrics": [{"name": "fluency", "definition": ""}]},
+            "metrics.0.definition: String should have at least 1",
+        ),
+        (
+            {"metrics": [{"name": "f", "definition": "x", "oops": 1}]},
+            "metrics.0.oops: Extra inputs are not permitted",
+        ),
         ({"task": "poetry"}, "task: Input should be 'summarization'"),
         ({"context": ["summary"]}, "the judged column 'summary' cannot also be context"),
-        ({"weights": "unequal"}, "weights: must be 'equal' or a mapping perturbation -> metric -> weight, got 'unequal'"),
-        ({"weights": {"char_typo": {"fluency": "x"}}}, "weights.char_typo.fluency: Input should be a valid number"),
-        ({"weights": {"char_typo": {"fluency": 1.0}}}, "missing weights for perturbation 'word_fictional_ne_minor'"),
+        (
+            {"weights": "unequal"},
+            "weights: must be 'equal' or a mapping perturbation -> metric -> weight, got 'unequal'",
+        ),
+        (
+            {"weights": {"char_typo": {"fluency": "x"}}},
+            "weights.char_typo.fluency: Input should be a valid number",
+        ),
+        (
+            {"weights": {"char_typo": {"fluency": 1.0}}},
+            "missing weights for perturbation 'word_fictional_ne_minor'",
+        ),
         (
             {"weights": {p: {"fluency": 0.7} for p in ("char_typo", "word_fictional_ne", "sent_reorder")}},
             "weights must sum to 1, got 0.7",
         ),
-        ({"weights": {"char_typo": {"fluency": 1.0}, "nope": {"fluency": 1.0}}}, "weights.nope: unknown perturbation"),
+        (
+            {"weights": {"char_typo": {"fluency": 1.0}, "nope": {"fluency": 1.0}}},
+            "weights.nope: unknown perturbation",
+        ),
     ],
 )
-def test_bad_task_files_fail_with_located_lines(tmp_path: Path, changes: dict[str, object], expected: str) -> None:
+def test_bad_task_files_fail_with_located_lines(
+    tmp_path: Path, changes: dict[str, object], expected: str
+) -> None:
     msg = _error(tmp_path, **changes)
     assert expected in msg
     assert msg.startswith(str(tmp_path / "task.yaml") + ": ")
@@ -209,26 +249,38 @@ def test_prompts_own_packaged_or_rendered(tmp_path: Path) -> None:
     text = t.render("A summary.", "Article:\n\nAn article.\n\n")
     assert text.startswith("You will be given a summary written for an article.")
     assert "Faithfulness (1-5) - Only states facts supported by the article." in text
-    assert text.endswith("Summary:\n\nA summary.\n\nEvaluation Score (please don't give any feedback, just give a score ONLY) - Faithfulness:\n")
+    assert text.endswith(
+        "Summary:\n\nA summary.\n\nEvaluation Score (please don't give any feedback, just give a score ONLY) - Faithfulness:\n"
+    )
 
 
 def test_custom_style_prompt_names_the_tasks_texts(tmp_path: Path) -> None:
-    spec = _parse(tmp_path, task=None, judged_label="Reply", context=[{"name": "article", "label": "Customer Email"}]).spec  # type: ignore[attr-defined]
+    spec = _parse(
+        tmp_path, task=None, judged_label="Reply", context=[{"name": "article", "label": "Customer Email"}]
+    ).spec  # type: ignore[attr-defined]
     assert spec.task == "custom"
     text = render_prompt(spec, "fluency")
-    assert text.startswith("You will be given a reply written for a customer email. Your task is to rate the reply")
+    assert text.startswith(
+        "You will be given a reply written for a customer email. Your task is to rate the reply"
+    )
     assert "1. Read the Customer Email:" in text
 
 
 def test_a_template_without_the_text_fails_located(tmp_path: Path) -> None:
     bad = [{"name": "tone", "definition": "Neutral.", "template": "Rate ${metric_label}: ${context}"}]
-    assert "metrics.0.template: prompt my-summaries.tone.txt: must contain ${text}" in _error(tmp_path, metrics=bad)
+    assert "metrics.0.template: prompt my-summaries.tone.txt: must contain ${text}" in _error(
+        tmp_path, metrics=bad
+    )
     bad = [{"name": "tone", "definition": "Neutral.", "template": "$nope ${context} ${text}"}]
-    assert "metrics.0.template: prompt my-summaries.tone.txt: unknown variable $nope" in _error(tmp_path, metrics=bad)
+    assert "metrics.0.template: prompt my-summaries.tone.txt: unknown variable $nope" in _error(
+        tmp_path, metrics=bad
+    )
 
 
 def test_guess_columns_by_name_and_by_length() -> None:
-    rows = [{"id": "1", "document": "a long source text " * 10, "summary": "a short summary of it.", "n": "3"}]
+    rows = [
+        {"id": "1", "document": "a long source text " * 10, "summary": "a short summary of it.", "n": "3"}
+    ]
     g = guess_columns(["id", "document", "summary", "n"], rows)
     assert (g.judged, g.context, g.task, g.n) == ("summary", ("document",), "summarization", 1)
     rows = [{"q": "what is asked here, at some length?" * 3, "a": "the answer to it, shorter."}]
@@ -236,14 +288,22 @@ def test_guess_columns_by_name_and_by_length() -> None:
     assert (g.judged, g.context, g.task) == ("a", ("q",), "custom")
 
 
-def test_task_init_writes_a_starter_that_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_task_init_writes_a_starter_that_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "data"
     data.mkdir()
     with (data / "answers.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, ["id", "question", "answer"])
         w.writeheader()
         for i in range(7):
-            w.writerow({"id": f"q{i}", "question": f"What happened in year {2000 + i}?", "answer": f"Event {i} happened."})
+            w.writerow(
+                {
+                    "id": f"q{i}",
+                    "question": f"What happened in year {2000 + i}?",
+                    "answer": f"Event {i} happened.",
+                }
+            )
     dest = tmp_path / "my-answers.yaml"
     assert main(["task", "init", "--from", str(data / "answers.csv"), "--out", str(dest)]) == 0
     text = dest.read_text(encoding="utf-8")
