@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -74,6 +74,7 @@ __all__ = [
 ]
 
 PROMPT_STYLES = ("summarization", "story_completion", "question_answering", "translation", "custom")
+SevName = Literal["minor", "major", "single"]
 _SEV_SUFFIX = re.compile(r"_(minor|major)$")
 
 
@@ -132,16 +133,12 @@ def _base_id(pid: str) -> str:
 
 
 def _expand(
-    entry: CatalogueEntry, k: Mapping[str, int] | None, severities: list[str] | None, noun: str
+    entry: CatalogueEntry, k: Mapping[SevName, int] | None, severities: Sequence[SevName] | None, noun: str
 ) -> list[dict[str, Any]]:
     """The perturbations (``Perturbation.to_dict`` form) of one catalogue choice, for a task's judged text."""
-    chosen = (
-        list(k)
-        if k is not None
-        else severities
-        if severities is not None
-        else [s.value for s in entry.severities]
-    )
+    have = {s.value for s in entry.severities}
+    every: list[SevName] = [v for v in get_args(SevName) if v in have]  # catalogue order: minor, major, single
+    chosen: list[SevName] = list(k) if k is not None else list(severities) if severities is not None else every
     by_sev = {p.severity.value: p for p in entry.rows}
     out: list[dict[str, Any]] = []
     for sev in chosen:
@@ -209,8 +206,8 @@ class MetricDecl(_Model):
 
 class PerturbationDecl(_Model):
     id: str
-    k: dict[Literal["minor", "major", "single"], PositiveInt] | None = None
-    severities: list[Literal["minor", "major", "single"]] | None = Field(default=None, min_length=1)
+    k: dict[SevName, PositiveInt] | None = None
+    severities: list[SevName] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _known(self) -> PerturbationDecl:
