@@ -324,3 +324,24 @@ def test_starter_without_a_file_is_valid_yaml_of_the_schema(tmp_path: Path) -> N
     text = starter_yaml(tmp_path / "task.yaml")
     task = parse_task(text, tmp_path / "task.yaml")  # validates (the data file is only read by check/build)
     assert task.spec.name == "task" and task.spec.source.origin_urls == {"file": "data/my_texts.csv"}
+
+
+def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Your own task", 1)[1].split("\n### ", 1)[0]
+    script = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert script is not None
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run(
+        ["bash", "-e", "-c", script.group(1)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "items: 8 of N = 8" in proc.stdout and "k=8" in proc.stdout
+    results = list((tmp_path / "results" / "lexical").glob("my-answers@local-*.json"))
+    assert len(results) == 1 and (tmp_path / "report" / "report.md").is_file()
+    assert (tmp_path / "built" / "my-answers" / "task.yaml").read_bytes() == (tmp_path / "task.yaml").read_bytes()
