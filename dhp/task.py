@@ -735,28 +735,34 @@ def starter_yaml(dest: Path, from_file: Path | None = None) -> str:
             "data/my_texts.csv",
             ("# Replace the path and the column names with your own."),
         )
-    context = "[" + ", ".join(g.context) + "]"
+    context = "[" + ", ".join(json.dumps(c) for c in g.context) + "]"  # JSON strings are YAML strings
     name = re.sub(r"[^a-z0-9-]+", "-", dest.stem.lower()).strip("-") or "my-task"
     if not name[0].isalpha() or name in _builtin_names():
         name = f"my-{name}"
     styles = ", ".join(PROMPT_STYLES)
     perts = ", ".join(catalogue())
+    pairs = [
+        (f"name: {name}", "lowercase letters, digits and '-'; the dataset's folder name"),
+        (f"source: {{path: {json.dumps(path)}}}", "a .csv, .jsonl or .parquet file (relative to this file), or"),
+        ("", "{hub: org/name, split: test, revision: main}"),
+        (f"judged: {json.dumps(g.judged)}", "the column the judge scores (and the perturbations degrade)"),
+        (f"context: {context}", "columns shown to the judge beside it (may be [])"),
+        (f"select: {{n: {g.n}, seed: 0}}", "N items and a seed; optional min_chars: keep longer judged texts only"),
+        (f"task: {g.task}", f"prompt style: {styles}"),
+        ("metrics:", "what the judge rates (1-5); optional per metric: label, template"),
+    ]
+    width = max(len(k) for k, _ in pairs) + 2
+    head = "\n".join(f"{k:{width}}# {c}" for k, c in pairs)
     return f"""# DHP-bench task file: `dhp task check {dest.name}` validates it, `dhp build --task {dest.name}` builds it.
 {found}
-name: {name}                 # lowercase letters, digits and '-'; the dataset's folder name
-source: {{path: {path}}}     # a .csv, .jsonl or .parquet file (relative to this file), or
-                              # {{hub: org/name, split: test, revision: main}}
-judged: {g.judged}                   # the column the judge scores (and the perturbations degrade)
-context: {context}            # columns shown to the judge beside it (may be [])
-select: {{n: {g.n}, seed: 0}}      # N items, a seed; optional min_chars: keep longer judged texts only
-task: {g.task}            # prompt style: {styles}
-metrics:                      # what the judge rates (1-5); optional per metric: label, template
+{head}
   - {{name: fluency, definition: "Well-formed, grammatical sentences that are easy to read."}}
   - {{name: coherence, definition: "Well-structured and well-organized; builds from sentence to sentence."}}
 # From the catalogue ({perts}); each expands to its severities with the catalogue's k,
 # or choose: {{id: char_typo, k: {{minor: 5, major: 20}}}} / {{id: word_grammar, severities: [minor]}}
 perturbations: [char_typo, word_grammar, sent_reorder]
-weights: equal                # or per perturbation: {{char_typo: {{fluency: 0.8, coherence: 0.2}}, ...}}
+# weights: equal, or per perturbation: {{char_typo: {{fluency: 0.8, coherence: 0.2}}, ...}}
+weights: equal
 """
 
 

@@ -345,3 +345,14 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     results = list((tmp_path / "results" / "lexical").glob("my-answers@local-*.json"))
     assert len(results) == 1 and (tmp_path / "report" / "report.md").is_file()
     assert (tmp_path / "built" / "my-answers" / "task.yaml").read_bytes() == (tmp_path / "task.yaml").read_bytes()
+
+
+def test_init_quotes_odd_column_names(tmp_path: Path) -> None:
+    data = tmp_path / "my data: v1.jsonl"
+    rows = [{"source text": "A long source text, written at some length, " * 4, "model output": "A shorter output text here."}]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    dest = tmp_path / "odd.yaml"
+    dest.write_text(starter_yaml(dest, data), encoding="utf-8")
+    task = load_task(dest)
+    assert task.spec.judged_field == "model output" and [c.name for c in task.spec.context_fields] == ["source text"]
+    assert task.spec.source.origin_urls == {"file": "my data: v1.jsonl"}
