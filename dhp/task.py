@@ -394,7 +394,9 @@ def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 def _packaged_template(name: str) -> str | None:
     """A packaged prompt template of the default set, or None."""
-    res = resources.files("dhp.scoring").joinpath("prompts", name)
+    from dhp.scoring.prompts import PROMPT_SETS
+
+    res = resources.files("dhp.scoring").joinpath("prompts", PROMPT_SETS[0], name)
     return res.read_text(encoding="utf-8") if res.is_file() else None
 
 
@@ -772,11 +774,15 @@ def _builtin_names() -> tuple[str, ...]:
     return DATASET_NAMES
 
 
-def task_for_scoring(where: Path, data: str, prompts: Path | None, datasets: str) -> tuple[Task, str, Path]:
+def task_for_scoring(
+    where: Path, data: str, prompts: Path | None, datasets: str, prompt_set: str = "default"
+) -> tuple[Task, str, Path | None]:
     """``dhp score --task``: the task, the data root holding its folder, and its stored prompts folder.
 
     ``where`` is a built folder carrying its task file, or a task file whose built folder lies in
-    ``data``; the built folder's stored task must declare the same dataset as the file.
+    ``data``; the built folder's stored task must declare the same dataset as the file. The stored
+    prompts are the default set's; with another ``--prompt-set`` that set's templates are used
+    (``<set>/<task name>.<metric>.txt`` or ``<set>/<prompt style>.<metric>.txt``), so no folder.
     """
     if prompts is not None or datasets != "all":
         raise TaskError(
@@ -800,4 +806,4 @@ def task_for_scoring(where: Path, data: str, prompts: Path | None, datasets: str
         built = load_task(folder)
         if built.spec != task.spec or dict(built.prompts) != dict(task.prompts):
             raise TaskError(f"{folder}: built from a different version of {where}; rebuild it")
-    return task, str(folder.parent), folder / PROMPTS_DIR
+    return task, str(folder.parent), folder / PROMPTS_DIR if prompt_set == "default" else None

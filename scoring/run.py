@@ -42,7 +42,7 @@ from dhp.scoring.cache import CacheError, ResponseCache
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.pool import JudgePool, PoolStats, RetryPolicy
-from dhp.scoring.prompts import PromptTemplate, load_template, render_context
+from dhp.scoring.prompts import PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -135,6 +135,8 @@ class ScoreConfig:
     cache: Path | None = None  # default: <out>/.cache/<judge_slug>.sqlite (not for built-ins)
     use_cache: bool = True
     prompts_dir: Path | None = None
+    prompt_set: str = "default"  # a packaged prompt set's name or a folder of templates
+    cue: str | None = None  # a misleading prior rating added to every judged text
     limit: int | None = None  # score only the first N items of each dataset (trials)
     max_failure_rate: float = 0.02  # above this share of failed scores, a dataset's result is not written
     progress: bool | None = None  # None: on when stderr is a terminal
@@ -542,6 +544,8 @@ async def _score_dataset(
         prompts={}
         if templates is None
         else {m: PromptInfo(template_hash=t.hash, template=t.instruction) for m, t in templates.items()},
+        prompt_set=resolve_prompt_set(cfg.prompt_set).name,
+        cue=cfg.cue,
     )
     result = result_from_analysis(
         analysis,
@@ -562,12 +566,14 @@ async def _score_dataset(
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         dhp_version=dhp.__version__,
     )
-    return write_result(result, result_path(cfg.out, cfg.judge.name, spec.name, data.revision))
+    path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, settings.prompt_set, settings.cue)
+    return write_result(result, path)
 
 
 async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
     """The async body of :func:`score_datasets`, for callers that run their own event loop."""
     judge_slug(cfg.judge.name)  # refuse bad names before any work
+    prompt_set = resolve_prompt_set(cfg.prompt_set)
     specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
     if cfg.weights is not None:
         from dhp.weights import apply_weights, load_weights
@@ -606,7 +612,9 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
             t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
             data = _load(spec, cfg)
             templates = (
-                {m: load_template(spec, m, cfg.prompts_dir) for m in spec.metric_names} if uses_prompts else None
+                {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
+                if uses_prompts
+                else None
             )
             if mode is None:
                 probe_mode = ScoringMode.EXPECTED

@@ -414,3 +414,33 @@ def test_task_check_prints_what_would_be_built(
     assert spec["name"] == "news-summaries" and spec["weights"]["char_typo_minor"]["reason"].startswith(
         "equal weights"
     )
+
+
+def test_other_prompt_sets_use_their_own_templates(
+    built: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = built["csv"]
+    mine = tmp_path / "terse"
+    mine.mkdir()
+    for m in ("faithfulness", "fluency"):
+        (mine / f"news-summaries.{m}.txt").write_text(
+            "Terse.\n${metric_label}: ${definition}\n${context}${text_label}:\n\n${text}\n\nEvaluation Score:",
+            encoding="utf-8",
+        )
+    with FakeJudgeServer() as srv:
+        base = [
+            "score",
+            "--task",
+            str(folder),
+            "--endpoint",
+            srv.url,
+            "--judge-name",
+            "j",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+        assert main([*base, "--prompt-set", str(mine), "--n-boot", "0"]) == 0
+        assert srv.log and all(e.body["messages"][0]["content"].startswith("Terse.\n") for e in srv.log)
+        assert main([*base, "--prompt-set", "minimal", "--n-boot", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "no prompt template in set 'minimal'" in err and "metric 'faithfulness'" in err
