@@ -235,3 +235,7 @@ def _register_hub(subparsers: Any) -> None:
     p.add_argument("--datasets", default="all")
     p.add_argument("--perturbations", help="comma-separated perturbation ids (default: all)")
     p.set_defaults(func=_cmd_export)
+
+    from dhp.builder import show
+
+    show.register(subparsers, DEFAULT_OUT)
