@@ -127,7 +127,7 @@ def test_offline_severity_counts() -> None:
 
 def test_offline_not_applicable_without_entities() -> None:
     out = fictional_entities("he is happy now.", Severity.SINGLE, random.Random(0))
-    assert isinstance(out, NotApplicable) and "0 named entities" in out.reason
+    assert isinstance(out, NotApplicable) and "0 replaceable named entities" in out.reason
     assert isinstance(
         fictional_entities("Laverne eats two of them.", Severity.SINGLE, random.Random(0)), Perturbed
     )

@@ -12,7 +12,7 @@ a seeded fictional value of the same type.
 
 Spans never cross a sentence end, the ``<dig>`` mask is never an entity, and every replacement is
 checked with the lexicon to have the original's type and not to occur in the original text. Every
-occurrence of a chosen entity changes the same way, so "one entity" may change at several places.
+chosen entity changes at its first occurrence only: one entity is one changed span.
 """
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         by_type[kind].remove(surface)
         if not by_type[kind]:
             types.remove(kind)
-        occ = groups[surface]
+        occ = groups[surface][:1]  # one entity is one changed span (the validator counts spans)
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         if new is None or any(o.start < e.end and e.start < o.end for o in occ for e in edits):
             continue

@@ -7,8 +7,6 @@ Each rule lists every site where it makes a sentence ungrammatical with one smal
   "has learned" -> "has learn"), never a form that is itself a base form ("to found");
 * ``pronoun`` - a pronoun in the wrong case for its role ("He said" -> "Him said",
   "their cells" -> "them cells", "gave them" -> "gave they");
-* ``determiner`` - determiner/numeral-noun number disagreement ("these cells" -> "this cells",
-  "two goals" -> "two goal");
 * ``article`` - a/an misuse ("an apple" -> "a apple") and "a" before a plural ("a cell" -> "a cells");
 * ``preposition`` - a wrong preposition in a fixed collocation only ("according to" -> "according of");
 * ``fragment`` - the finite verb of a clause dropped ("He was very proud" -> "He very proud").
@@ -93,7 +91,7 @@ def _finite_verb(toks: list[_Tok], i: int, tag: str) -> str | None:
     if i == 0 or not t.joined or t.word[:1].isupper() or toks[i - 1].low in _NOT_SUBJECT_END:
         return None
     lemma = _verb_lemma(t.low)
-    if lemma is None or t.low == lemma or inflect(lemma, tag) != t.low:
+    if lemma is None or lemma in {"be", "have", "do"} or t.low == lemma or inflect(lemma, tag) != t.low:
         return None
     if "NOUN" in lemmas(t.low) and toks[i - 1].low not in _SUBJECTS and not toks[i - 1].word[:1].isupper():
         return None  # "the man stops" is a verb, "bus stops" may be a noun
@@ -114,18 +112,33 @@ _MODALS = frozenset(
     "will would can could should must may might shall did didn't don't doesn't won't can't couldn't "
     "wouldn't shouldn't to".split()
 )
-_SUBJUNCTIVE = frozenset({"if", "wish", "though"})
 _THIRD = frozenset({"he", "she", "it"})
 _NON_THIRD = frozenset({"i", "we", "they", "you"})
 _SUBJECTS = _THIRD | _NON_THIRD
 
 
+_SINGULAR_FORMS = frozenset({"is", "was", "has", "does", "doesn't", "isn't", "wasn't", "hasn't"})
+
+
+def _subject_agrees(prev: _Tok, verb: str) -> bool:
+    """The word before ``verb`` is its subject and agrees with it, so swapping the verb's number is wrong."""
+    if prev.word == "I":
+        return False  # "I was" / "I were": the subjunctive blurs it
+    singular = verb.replace("’", "'") in _SINGULAR_FORMS
+    if prev.low in _THIRD:
+        return singular
+    if prev.low in _NON_THIRD:
+        return not singular
+    if prev.word[:1].isupper() and prev.joined and "NOUN" not in lemmas(prev.low):
+        return singular  # a name: "Iran was" -> "Iran were"
+    num = _noun_number(prev.low)
+    return num is not None and (num == "sg") == singular
+
+
 def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for i, t in enumerate(toks):
         new = _AGREE.get(t.low.replace("’", "'"))
-        if new is None or (
-            t.low in {"was", "were"} and any(x.low in _SUBJUNCTIVE for x in toks[max(0, i - 3) : i])
-        ):
+        if new is None or not i or not _subject_agrees(toks[i - 1], t.low):
             continue
         if t.low in {"have", "has"} and i and toks[i - 1].low.replace("’", "'") in _MODALS:
             continue  # "would have" -> "would has" is a verb-form error, not agreement
@@ -142,7 +155,8 @@ def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, vbz, "agreement")  # "they take" -> "they takes"
     for i, t in enumerate(toks):
         lemma = _finite_verb(toks, i, "VBZ")
-        if lemma and toks[i - 1].low not in _SUBJECTS:
+        prev = toks[i - 1] if i else t
+        if lemma and prev.word[:1].isupper() and prev.low not in _SUBJECTS and "NOUN" not in lemmas(prev.low):
             yield _sub(t, lemma, "agreement")  # "Ted continues" -> "Ted continue"
 
 
@@ -158,20 +172,13 @@ def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         if lemma is None:
             continue
         if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be":
-            for tag in ("VBD", "VBZ"):  # "will go" -> "will went"; "to find" -> "to finds" (not "to found")
+            for tag in ("VBZ", "VBD"):  # "will go" -> "will goes"; "to find" -> "to finds" (not "to found")
                 wrong = inflect(lemma, tag)
                 if wrong and wrong != b.low and not _is_base_verb(wrong):
                     yield _sub(b, wrong, "verb_form")
                     break
         elif a.low in _PERFECT and b.low != lemma and inflect(lemma, "VBN") == b.low:
             yield _sub(b, lemma, "verb_form")  # "has gone" -> "has go", "had used" -> "had use"
-    for i, t in enumerate(toks):
-        lemma = _finite_verb(toks, i, "VBD")
-        if lemma:
-            vbn, vbg = inflect(lemma, "VBN"), inflect(lemma, "VBG")
-            wrong = vbn if vbn and vbn != t.low and not _is_base_verb(vbn) else vbg
-            if wrong:
-                yield _sub(t, wrong, "verb_form")  # "Jayne ate a meal" -> "Jayne eaten a meal"
 
 
 # -- pronoun case ---------------------------------------------------------------------------------
@@ -211,12 +218,6 @@ def _pronoun(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             yield _sub(t, _POSS_TO_OBJ[t.low], "pronoun")  # "their cells" -> "them cells"
 
 
-# -- determiner / numeral number agreement ----------------------------------------------------------
-_SING_DET = {"this": "these", "that": "those", "every": "all", "each": "all", "one": "two"}
-_PLUR_DET = {"these": "this", "those": "that", "two": "one", "three": "one", "several": "one",
-             "many": "one", "both": "each", "few": "one"}  # fmt: skip
-
-
 def _noun_number(word: str) -> str | None:
     """'sg' or 'pl' for a word with a noun reading and a distinct plural (after a determiner it is one)."""
     pos = lemmas(word)
@@ -227,18 +228,6 @@ def _noun_number(word: str) -> str | None:
     if plural is None or plural == lemma:
         return None
     return "sg" if word == lemma else ("pl" if word == plural else None)
-
-
-def _determiner(text: str, toks: list[_Tok]) -> Iterator[Edit]:
-    for a, b in _pairs(toks):
-        num = _noun_number(b.low)
-        if num == "pl" and a.low in _PLUR_DET:
-            if a.low in {"these", "those"}:
-                yield _sub(a, _PLUR_DET[a.low], "determiner")  # "these cells" -> "this cells"
-            else:
-                yield _sub(b, lemmas(b.low)["NOUN"][0], "determiner")  # "two goals" -> "two goal"
-        elif num == "sg" and a.low in {"this", "that", "every", "each"}:
-            yield _sub(a, _SING_DET[a.low], "determiner")  # "this study" -> "these study"
 
 
 _ONE_SOUND = frozenset({"one", "once"})
@@ -325,12 +314,11 @@ _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
     _agreement,
     _verb_form,
     _pronoun,
-    _determiner,
     _article,
     _preposition,
     _fragment,
 )
-ERROR_KINDS = ("agreement", "verb_form", "pronoun", "determiner", "article", "preposition", "fragment")
+ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "preposition", "fragment")
 
 
 def grammar_edits(text: str) -> list[Edit]:

@@ -9,20 +9,25 @@ followed by lexical rewrites:
 * ``phrase_move`` - a leading adverbial ("In 2016, the series will air.") moved to the end, or a final
   time phrase ("... air in 2016.") to the front;
 * ``voice`` - active <-> passive for a simple "Subject verbed the object." / "The object was verbed by X.";
+* ``there_is`` - "There are studies that suggest X." -> "Studies suggest X.";
+* ``what_cleft`` - "Tim found the name." -> "What Tim did was find the name." (also after has/will);
 * ``synonyms`` - a curated, context-safe synonym table (only lower-case words outside names, a/an fixed
-  after a swap) and number formats ("12" <-> "twelve", "%" <-> " percent").
+  after a swap).
 
-A sentence qualifies when a syntactic rewrite fits or at least two lexical rewrites do, so the
-inserted sentence always differs from its original in more than one word (never a copy behind a
-marker such as "In other words, ...").
+Rules are chained until the rewrite differs substantially from the original (two or more words
+changed, at most 90% the same by word-level difflib ratio); a sentence no rule rewrites that far is
+not a candidate. Never a copy behind a marker such as "In other words, ...".
 """
 
 from __future__ import annotations
 
+import difflib
 import random
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.offline.edits import WORD, change_count, inflect, lemmas
 from dhp.builder.textstats import split_sentences
@@ -47,11 +52,27 @@ _FUNCTION = frozenset(
 _OBJECT = {"he": "him", "she": "her", "they": "them", "we": "us", "i": "me", "it": "it", "you": "you"}
 
 
-def _decap(s: str) -> str:
+@dataclass(frozen=True)
+class _Ctx:
+    """What a rule needs to know about the whole text."""
+
+    lower: bool  # the text is written in lower case (SumPubMed)
+    names: frozenset[str]  # words the text capitalises in mid-sentence: names, never lower-cased
+
+
+def _decap(c: _Ctx, s: str) -> str:
     parts = s.split(" ", 2)
-    if not _is_common(parts[0]) or (len(parts) > 1 and parts[1][:1].isupper()):
+    if parts[0].lower() in _FUNCTION and parts[0] != "I":
+        return s[:1].lower() + s[1:]  # "The Colombia international" -> "the Colombia international"
+    if not _is_common(parts[0]) or parts[0] in c.names or (len(parts) > 1 and parts[1][:1].isupper()):
         return s  # a name ("Chelsea", "New Zealander") keeps its capital
     return s[:1].lower() + s[1:]
+
+
+def _fronted(phrase: str, rest: str, lower: bool) -> str:
+    """``phrase`` moved before ``rest``; a comma only after a long phrase ("Last month a man ...")."""
+    sep = "," if len(phrase.split()) > 4 else ""
+    return f"{_cap(phrase, lower)}{sep} {rest}"
 
 
 def _cap(s: str, lower: bool) -> str:
@@ -68,35 +89,38 @@ _REPORTED = re.compile(rf"^(?P<who>{_SPEAKER}) (?:{_SAY}) (?:that )?(?P<rest>[^\
 _REPORTED_END = re.compile(rf"^(?P<rest>.{{10,}}), (?P<who>{_SPEAKER}) (?:{_SAY})(?P<end>[.!?])$")
 
 
-def _reported(s: str, lower: bool) -> str | None:
+def _reported(s: str, c: _Ctx) -> str | None:
     m = _REPORTED.match(s) or _REPORTED_END.match(s)
     if m is None:
         return None
     who = m.group("who")
-    who = _OBJECT.get(who.lower(), _decap(who))
+    who = _OBJECT.get(who.lower(), _decap(c, who))
     rest = m.group("rest")
     end = m.groupdict().get("end") or ""
-    return f"{_cap('according to', lower)} {who}, {_decap(rest)}{end}"
+    return f"{_cap('according to', c.lower)} {who}, {_decap(c, rest)}{end}"
 
 
 _SUB = r"because|although|though|while|when|after|before|since|if|unless|until|once"
 _TRAILING_CLAUSE = re.compile(
-    rf"^(?P<main>[^,;:]{{12,}}?),? (?P<conj>{_SUB}) (?P<sub>[^,;:]{{8,}})(?P<end>[.!?])$"
+    rf"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){{12,}}?),? (?P<conj>{_SUB}) (?P<sub>(?:[^,;:]|(?<=\d),(?=\d)){{8,}})(?P<end>[.!?])$"
 )
 _LEADING_CLAUSE = re.compile(
-    rf"^(?P<conj>{_SUB}) (?P<sub>[^,;:]{{6,}}), (?P<main>[^;:]{{12,}})(?P<end>[.!?])$", re.I
+    rf"^(?P<conj>{_SUB}) (?P<sub>(?:[^,;:]|(?<=\d),(?=\d)){{6,}}), (?P<main>[^;:]{{12,}})(?P<end>[.!?])$",
+    re.I,
 )
-_BUT = re.compile(r"^(?P<a>[^,;:]{12,}), but (?P<b>[^;:]{12,})(?P<end>[.!?])$")
+_BUT = re.compile(r"^(?P<a>(?:[^,;:]|(?<=\d),(?=\d)){12,}), but (?P<b>[^;:]{12,})(?P<end>[.!?])$")
 
 
-def _clause_order(s: str, lower: bool) -> str | None:
+def _clause_order(s: str, c: _Ctx) -> str | None:
     if m := _LEADING_CLAUSE.match(s):
         conj = m.group("conj").lower()
-        return f"{_cap(m.group('main'), lower)} {conj} {m.group('sub')}{m.group('end')}"
+        return f"{_cap(m.group('main'), c.lower)} {conj} {m.group('sub')}{m.group('end')}"
     if m := _TRAILING_CLAUSE.match(s):
-        return f"{_cap(m.group('conj'), lower)} {m.group('sub')}, {_decap(m.group('main'))}{m.group('end')}"
+        return (
+            f"{_cap(m.group('conj'), c.lower)} {m.group('sub')}, {_decap(c, m.group('main'))}{m.group('end')}"
+        )
     if m := _BUT.match(s):
-        return f"{_cap('although', lower)} {_decap(m.group('a'))}, {m.group('b')}{m.group('end')}"
+        return f"{_cap('although', c.lower)} {_decap(c, m.group('a'))}, {m.group('b')}{m.group('end')}"
     return None
 
 
@@ -105,27 +129,27 @@ _ADVERBIAL = re.compile(
     r"After|Before|Since|Last|This|Earlier|Later|Recently|Finally|Eventually|Meanwhile|Nevertheless|"
     r"However|Unfortunately|Fortunately|Instead|Moreover|Furthermore|Additionally|Overall|Here|Today|"
     r"Yesterday|Now|Currently|Previously|Thus|Therefore|Consequently|Surprisingly|Interestingly)"
-    r"\b[^,;:]{0,60}), (?P<main>[^;:]{12,}?)(?P<end>[.!?])$",
+    r"\b(?:[^,;:]|(?<=\d),(?=\d)){0,60}), (?P<main>[^;:]{12,}?)(?P<end>[.!?])$",
     re.I,
 )
 _MONTH = "January|February|March|April|May|June|July|August|September|October|November|December"
 _TIME_END = re.compile(
-    rf"^(?P<main>[^,;:]{{12,}}?) (?P<when>(?:in|on|during|by|since|last|this|next|earlier|later) "
+    rf"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){{12,}}?) (?P<when>(?:in|on|during|by|since|last|this|next|earlier|later) "
     rf"(?:\d{{4}}|(?:{_MONTH})(?: \d{{1,2}})?|(?:the )?(?:morning|evening|afternoon|night|week|month|year|"
-    rf"weekend|season|summer|winter|spring|autumn|past|future)|\w+day))(?P<end>[.!?])$"
+    rf"weekend|season|summer|winter|spring|autumn|past|future)|\w+day)|(?:\w+ (?:days|weeks|months|years) ago)|yesterday|last night|this morning)(?P<end>[.!?])$"
 )
 
 
-def _phrase_move(s: str, lower: bool) -> str | None:
+def _phrase_move(s: str, c: _Ctx) -> str | None:
     if m := _ADVERBIAL.match(s):
         adv = m.group("adv")
         return (
-            f"{_cap(m.group('main'), lower)}, {_decap(adv)}{m.group('end')}"
+            f"{_cap(m.group('main'), c.lower)}, {_decap(c, adv)}{m.group('end')}"
             if " " not in adv
-            else (f"{_cap(m.group('main'), lower)} {_decap(adv)}{m.group('end')}")
+            else (f"{_cap(m.group('main'), c.lower)} {_decap(c, adv)}{m.group('end')}")
         )
     if m := _TIME_END.match(s):
-        return f"{_cap(m.group('when'), lower)}, {_decap(m.group('main'))}{m.group('end')}"
+        return _fronted(m.group("when"), _decap(c, m.group("main")) + m.group("end"), c.lower)
     return None
 
 
@@ -134,11 +158,11 @@ _NP_SUBJ = (
     r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|I|(?:[Tt]he|[Aa]n?) [a-z]+(?: [a-z]+)?"
 )
 _ACTIVE = re.compile(
-    rf"^(?P<subj>{_NP_SUBJ}) (?P<verb>[a-z]+) (?P<obj>(?:{_DET}) (?:(?! (?:in|on|at|during|for|with|after|before|from|to|into|by|when|while|because|and|but)\b)[^,;:])"
+    rf"^(?P<subj>{_NP_SUBJ}) (?P<aux>(?:has|have|had|will|would|can|could|should|must|may|might) )?(?P<verb>[a-z]+) (?P<obj>(?:{_DET}) (?:(?! (?:in|on|at|during|for|with|after|before|from|to|into|by|when|while|because|and|but)\b)(?:[^,;:]|(?<=\d),(?=\d)))"
     rf"{{2,60}}?)(?P<rest>(?: (?:in|on|at|during|for|with|after|before|from|to|into)\b[^;:]*)?)(?P<end>[.!?])$"
 )
 _PASSIVE = re.compile(
-    rf"^(?P<obj>(?:{_DET}) [^,;:]{{2,60}}?) (?P<be>was|were) (?P<verb>[a-z]+) by "
+    rf"^(?P<obj>(?:{_DET}) (?:[^,;:]|(?<=\d),(?=\d)){{2,60}}?) (?P<be>was|were) (?P<verb>[a-z]+) by "
     rf"(?P<subj>{_NP_SUBJ}|him|her|them|us|me)(?P<end>[.!?])$",
     re.I,
 )
@@ -152,23 +176,30 @@ def _plural(noun_phrase: str) -> bool:
     return bool(noun) and head != noun[0] and inflect(noun[0], "NNS") == head
 
 
-def _voice(s: str, lower: bool) -> str | None:
+def _voice(s: str, c: _Ctx) -> str | None:
     if (m := _ACTIVE.match(s)) and (lemma := lemmas(m.group("verb")).get("VERB")):
-        verb, base = m.group("verb"), lemma[0]
+        verb, base, aux = m.group("verb"), lemma[0], (m.group("aux") or "").strip()
         vbn = inflect(base, "VBN")
-        if verb != inflect(base, "VBD") or verb == base or not vbn or base in _INTRANSITIVE:
+        form = {"": inflect(base, "VBD"), "has": vbn, "have": vbn, "had": vbn}.get(aux, base)
+        if verb != form or (verb == base and not aux) or not vbn or base in _INTRANSITIVE or verb in _AUX:
             return None
         subj = m.group("subj")
-        by = _OBJECT.get(subj.lower(), _decap(subj)) if subj != "I" else "me"
-        be = "were" if _plural(m.group("obj")) else "was"
-        return f"{_cap(m.group('obj'), lower)} {be} {vbn} by {by}{m.group('rest')}{m.group('end')}"
+        by = _OBJECT.get(subj.lower(), _decap(c, subj)) if subj != "I" else "me"
+        plural = _plural(m.group("obj"))
+        if aux in {"has", "have"}:
+            be = "have been" if plural else "has been"
+        elif aux:
+            be = f"{aux} been" if aux == "had" else f"{aux} be"
+        else:
+            be = "were" if plural else "was"
+        return f"{_cap(m.group('obj'), c.lower)} {be} {vbn} by {by}{m.group('rest')}{m.group('end')}"
     if (m := _PASSIVE.match(s)) and (lemma := lemmas(m.group("verb")).get("VERB")):
         vbd = inflect(lemma[0], "VBD")
         if not vbd or inflect(lemma[0], "VBN") != m.group("verb"):
             return None
         subj = m.group("subj")
         subj = _SUBJECT.get(subj.lower(), subj)
-        return f"{_cap(subj, lower)} {vbd} {_decap(m.group('obj'))}{m.group('end')}"
+        return f"{_cap(subj, c.lower)} {vbd} {_decap(c, m.group('obj'))}{m.group('end')}"
     return None
 
 
@@ -186,27 +217,38 @@ _ADVERBS = frozenset(
 )
 
 
-def _what_cleft(s: str, lower: bool) -> str | None:
-    """'Tim found the perfect name.' -> 'What Tim did was find the perfect name.'"""
+@dataclass(frozen=True)
+class _Clause:
+    """A sentence split as subject + one finite lexical verb (past or 3rd-person present) + the rest."""
+
+    subj: str
+    lemma: str
+    tag: str  # VBD or VBZ
+    rest: str
+
+
+def _clause(s: str) -> _Clause | str | None:
+    """Split ``s`` at its first finite verb; the str "aux" when that verb is an auxiliary."""
     words = list(WORD.finditer(s))
     if len(words) < 3 or words[0].group(0).lower() in _NOT_SUBJECT_START or words[0].group(0).endswith("ly"):
         return None
     for k, m in enumerate(words[1:9], start=1):
         w = m.group(0)
         if w.lower() in _AUX:
-            return _aux_cleft(s, words, k, lower)
+            return "aux"
         lemma = lemmas(w).get("VERB")
         if not lemma or w[:1].isupper() or w == lemma[0]:
             continue
         prev = words[k - 1].group(0)
-        if "ADJ" in lemmas(w) or ("NOUN" in lemmas(w) and not (prev[:1].isupper() or prev in _OBJECT)):
+        if "ADJ" in lemmas(w) or (
+            "NOUN" in lemmas(w) and not ((prev[:1].isupper() and not _is_common(prev)) or prev in _OBJECT)
+        ):
             return None  # "frustrated" / "points" may not be the verb
         tag = "VBD" if inflect(lemma[0], "VBD") == w else "VBZ" if inflect(lemma[0], "VBZ") == w else None
         subj, rest = s[: m.start()].strip(), s[m.end() :]
-        last = words[k - 1].group(0).lower()
+        last = prev.lower()
         if (
             tag is None
-            or lemma[0] in _STATIVE
             or re.search(r"[,;:()\"“”]", subj)
             or last in _ADVERBS
             or last.endswith("ly")
@@ -214,16 +256,57 @@ def _what_cleft(s: str, lower: bool) -> str | None:
             or _coordinated(rest, tag)
         ):
             return None
-        did, was = ("did", "was") if tag == "VBD" else ("does", "is")
-        return f"{_cap('what', lower)} {_decap(subj)} {did} {was} {lemma[0]}{rest}"
+        return _Clause(subj, lemma[0], tag, rest)
     return None
+
+
+def _what_cleft(s: str, c: _Ctx) -> str | None:
+    """'Tim found the perfect name.' -> 'What Tim did was find the perfect name.'"""
+    cl = _clause(s)
+    if cl == "aux":
+        return _aux_cleft(s, list(WORD.finditer(s)), c)
+    if not isinstance(cl, _Clause) or cl.lemma in _STATIVE:
+        return None
+    did, was = ("did", "was") if cl.tag == "VBD" else ("does", "is")
+    return f"{_cap('what', c.lower)} {_decap(c, cl.subj)} {did} {was} {cl.lemma}{cl.rest}"
+
+
+_OBJ_NP = re.compile(
+    r"^ (?P<obj>(?:(?:the|a|an|his|her|their|its|this|these|those|my|our|your|some|several|many|\d[\d,.]*|"
+    r"[a-z]+'s) )?(?:[a-z][\w-]* ){0,3}[a-z][\w-]*(?: of (?:the |a |an |his |her |their )?(?:[\w-]+ ){0,2}[\w-]+)?)"
+    r"(?P<tail>(?: (?:in|on|at|during|for|with|after|before|from|into|over|under|across|through|against|as|"
+    r"because|when|while|since|until|despite|last|this|next)\b[^;:]*)?)(?P<end>[.!?])$"
+)
+_NOT_OBJECT = frozenset(
+    "to that how what if whether about up out off down on in into for with from at back away by as so "
+    "not never also all".split()
+)
+
+
+def _general_passive(s: str, c: _Ctx) -> str | None:
+    """'Recent problems have brought X into the light.' style: any subject, verb and simple object."""
+    cl = _clause(s)
+    if not isinstance(cl, _Clause) or cl.lemma in _INTRANSITIVE | _STATIVE:
+        return None
+    m = _OBJ_NP.match(cl.rest)
+    vbn = inflect(cl.lemma, "VBN")
+    if m is None or vbn is None or m.group("obj").split()[0] in _NOT_OBJECT:
+        return None
+    head = m.group("obj").split(" of ")[0].split()[-1]
+    if "NOUN" not in lemmas(head) or ("VERB" in lemmas(head) and "NOUN" not in lemmas(head)):
+        return None
+    plural = _plural(m.group("obj"))
+    be = ("were" if plural else "was") if cl.tag == "VBD" else ("are" if plural else "is")
+    by = _OBJECT.get(cl.subj.lower(), _decap(c, cl.subj)) if cl.subj != "I" else "me"
+    return f"{_cap(m.group('obj'), c.lower)} {be} {vbn} by {by}{m.group('tail')}{m.group('end')}"
 
 
 _MODAL_CLEFT = frozenset("will would can could should may might must".split())
 
 
-def _aux_cleft(s: str, words: list[re.Match[str]], k: int, lower: bool) -> str | None:
+def _aux_cleft(s: str, words: list[re.Match[str]], c: _Ctx) -> str | None:
     """'Chelsea have signed a deal.' -> 'What Chelsea have done is sign a deal.'; 'will race' likewise."""
+    k = next(i for i, w in enumerate(words) if i and w.group(0).lower() in _AUX)
     aux = words[k].group(0)
     if k + 1 >= len(words) or words[k + 1].start() != words[k].end() + 1:
         return None
@@ -235,9 +318,9 @@ def _aux_cleft(s: str, words: list[re.Match[str]], k: int, lower: bool) -> str |
     if words[k - 1].group(0).lower() in _ADVERBS or words[k - 1].group(0).endswith("ly"):
         return None
     if aux in {"has", "have"} and verb == inflect(lemma[0], "VBN") and verb != lemma[0]:
-        return f"{_cap('what', lower)} {_decap(subj)} {aux} done is {lemma[0]}{rest}"
+        return f"{_cap('what', c.lower)} {_decap(c, subj)} {aux} done is {lemma[0]}{rest}"
     if aux in _MODAL_CLEFT and verb == lemma[0]:
-        return f"{_cap('what', lower)} {_decap(subj)} {aux} do is {lemma[0]}{rest}"
+        return f"{_cap('what', c.lower)} {_decap(c, subj)} {aux} do is {lemma[0]}{rest}"
     return None
 
 
@@ -257,12 +340,13 @@ def _coordinated(rest: str, tag: str) -> bool:
 
 
 _FINAL_PP = re.compile(
-    r"^(?P<main>[^,;:]{15,}?) (?P<pp>(?:(?:in|at|on) (?:the )?(?:[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*|\d{4})|"
-    r"(?:during|after|before|since|throughout) [^,;:]{3,40}?))(?P<end>[.!?])$"
+    r"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){15,}?) (?P<pp>(?:(?:in|at|on) (?:the |a |an |this |that |last |next |each |every |their |his |her |its )?"
+    r"(?:[A-Z0-9][\w'’-]*|[a-z]+)(?: [\w'’-]+){0,6}|(?:during|after|before|since|throughout|despite|following|"
+    r"within) (?:[^,;:]|(?<=\d),(?=\d)){3,50}?))(?P<end>[.!?])$"
 )
 
 
-def _front_pp(s: str, lower: bool) -> str | None:
+def _front_pp(s: str, c: _Ctx) -> str | None:
     """'Merson apologised in a tweet on Monday.' -> 'On Monday, Merson apologised in a tweet.'"""
     m = _FINAL_PP.match(s)
     if (
@@ -271,25 +355,42 @@ def _front_pp(s: str, lower: bool) -> str | None:
         or m.group("main").split()[-1].lower() in _AUX | {"of", "been", "being"}
     ):
         return None
-    return f"{_cap(m.group('pp'), lower)}, {_decap(m.group('main'))}{m.group('end')}"
+    return _fronted(m.group("pp"), _decap(c, m.group("main")) + m.group("end"), c.lower)
 
 
 _INTRANSITIVE = frozenset(
-    "be become seem go come arrive die live sleep happen remain stay appear exist rise fall sit lie "
+    "spend take last be become seem go come arrive die live sleep happen remain stay appear exist rise fall sit lie "
     "stand walk run fly swim occur emerge grow turn get look feel sound".split()
 )
-_SYNTAX: tuple[Callable[[str, bool], str | None], ...] = (
+_THERE = re.compile(
+    r"^There (?:are|were|is|was) (?P<np>(?:[^,;:]|(?<=\d),(?=\d)){3,50}?) (?:that|who|which) (?P<rest>[a-z][^;:]+)$"
+)
+
+
+def _there_is(s: str, c: _Ctx) -> str | None:
+    """'There are studies that suggest X.' -> 'Studies suggest X.'"""
+    m = _THERE.match(s)
+    if m is None or not lemmas(m.group("rest").split()[0]).get("VERB"):
+        return None
+    np = m.group("np")
+    np = np[2:] if np.startswith("a ") and np[2:3].isupper() else np
+    return f"{_cap(np, c.lower)} {m.group('rest')}"
+
+
+_SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _reported,
     _clause_order,
     _phrase_move,
     _voice,
-    _what_cleft,
+    _general_passive,
     _front_pp,
+    _there_is,
+    _what_cleft,
 )
 
 # -- lexical rewrites -------------------------------------------------------------------------------------
 _SYNONYMS = {
-    "big": "large", "large": "big", "numerous": "many", "showed": "demonstrated", "shown": "demonstrated",
+    "big": "large", "numerous": "many", "showed": "demonstrated", "shown": "demonstrated",
     "important": "significant", "helped": "assisted", "using": "employing", "began": "started",
     "begin": "start", "buy": "purchase", "bought": "purchased", "purchased": "bought", "required": "needed",
     "whole": "entire", "entire": "whole", "often": "frequently", "frequently": "often", "quickly": "rapidly",
@@ -313,9 +414,6 @@ _SYNONYMS = {
     "extremely": "exceptionally", "despite": "in spite of", "discovered": "found", "huge": "enormous",
     "enormous": "huge", "said": "stated", "says": "states",
 }  # fmt: skip
-_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
-_PERCENT = re.compile(r"(\d)%")
-_NUMBER = re.compile(r"(?<![\w.,<£$€-])(\d{1,2})(?![\w.,%>-])")
 
 
 def _swap_words(s: str, lower_text: bool) -> tuple[str, int]:
@@ -345,35 +443,48 @@ def _article(a: str, following: str) -> str:
     return a + word[1:] if a in "Aa" else word
 
 
-def _numbers(s: str) -> tuple[str, int]:
-    s, n1 = _PERCENT.subn(r"\1 percent", s)
-    s, n2 = _NUMBER.subn(
-        lambda m: _WORDS[int(m.group(1))] if int(m.group(1)) < len(_WORDS) else m.group(1), s
-    )
-    return s, n1 + sum(1 for _ in range(n2))
+def _differs(a: str, b: str) -> bool:
+    """``b`` differs substantially from ``a``: two or more words changed and at most 90% the same."""
+    x, y = [w.lower() for w in _TOKEN.findall(a)], [w.lower() for w in _TOKEN.findall(b)]
+    sm = difflib.SequenceMatcher(None, x, y, autojunk=False)
+    changed = len(x) - sum(m.size for m in sm.get_matching_blocks())
+    return changed >= 2 and sm.ratio() <= _MAX_SIMILARITY
 
 
-def paraphrase(sentence: str, lower_text: bool) -> str | None:
-    """A meaning-preserving rewrite of ``sentence`` that differs in more than one word, or None."""
-    structural = None
+_MAX_SIMILARITY = 0.9
+_TOKEN = re.compile(r"\w+(?:['’-]\w+)*")
+
+
+def paraphrase(sentence: str, c: _Ctx) -> str | None:
+    """A meaning-preserving rewrite of ``sentence`` that differs substantially from it, or None.
+
+    Syntactic rules apply in turn (each at most once) until the rewrite differs enough; the
+    synonym table then rewrites words on top.
+    """
+    out = sentence
     for rule in _SYNTAX:
-        structural = rule(sentence, lower_text)
-        if structural:
+        if _differs(sentence, out):
             break
-    base = structural or sentence
-    lexical, n_words = _swap_words(base, lower_text)
-    lexical, n_nums = _numbers(lexical)
-    if lexical == sentence or (structural is None and n_words + n_nums < 2):
-        return None
-    return lexical
+        out = rule(out, c) or out
+    out = _swap_words(out, c.lower)[0]
+    return out if _differs(sentence, out) else None
+
+
+def _splits(sents: list[str], i: int, para: str) -> bool:
+    """The sentence splitter sees ``para`` as one sentence between its original and the next one."""
+    window = [sents[i], para, *sents[i + 1 : i + 2]]
+    return split_sentences(" ".join(window)) == window
 
 
 def rewrite_insert(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
     """Paraphrase one (minor) or two to three (major) sentences, each inserted right after its original."""
     sents = split_sentences(text)
     lo, hi = change_count(severity)
-    lower_text = sum(c.isupper() for c in text) <= 2
-    cands = [(i, p) for i, s in enumerate(sents) if (p := paraphrase(s, lower_text)) is not None]
+    names = {m.group(0) for m in re.finditer(r"(?<=[a-z,] )[A-Z][a-z]+", text)}
+    ctx = _Ctx(lexicon.is_lowercase_text(text), frozenset(names))
+    cands = [
+        (i, p) for i, s in enumerate(sents) if (p := paraphrase(s, ctx)) is not None and _splits(sents, i, p)
+    ]
     if len(cands) < lo:
         return NotApplicable(
             f"{len(cands)} of {len(sents)} sentence(s) fit a paraphrase rule (clause order, voice, reported "
