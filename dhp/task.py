@@ -591,7 +591,7 @@ def build_task(task: Task, out_root: Path, opts: Any) -> Any:
     from dhp.builder.cards import render_card
     from dhp.builder.sources import SourceLocator
 
-    def card(spec: DatasetSpec, info: dict[str, Any]) -> str:
+    def card(spec: DatasetSpec, info: Any) -> str:  # info: a dhp.builder.dataset_io.BuildInfo
         body, cite, rest = render_card(spec, info).rpartition("\n## Citation")
         return f"{body}{_card_section(task)}{cite}{rest}" if cite else rest + _card_section(task)
 

