@@ -64,6 +64,7 @@ __all__ = [
     "catalogue",
     "check_task",
     "describe",
+    "folder_spec",
     "guess_columns",
     "load_task",
     "parse_task",
@@ -807,3 +808,12 @@ def task_for_scoring(
         if built.spec != task.spec or dict(built.prompts) != dict(task.prompts):
             raise TaskError(f"{folder}: built from a different version of {where}; rebuild it")
     return task, str(folder.parent), folder / PROMPTS_DIR if prompt_set == "default" else None
+
+
+def folder_spec(folder: Path) -> DatasetSpec:
+    """The dataset spec of a built folder: its task file's when it carries one, else the built-in named after it."""
+    if (folder / TASK_FILE_NAME).is_file():
+        return load_task(folder).spec
+    from dhp.spec import get_dataset
+
+    return get_dataset(folder.name)

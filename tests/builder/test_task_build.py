@@ -479,3 +479,19 @@ def test_sentence_reorder_of_quoted_sentences(sources_dir: Path, tmp_path: Path)
         },
     )
     assert main(["build", "--task", str(task), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+
+
+def test_dhp_show_reads_a_task_folder(
+    built: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = built["parquet"]
+    data = ["--data", str(folder.parent)]
+    assert main(["show", folder.name, "char_deletion_major", *data, "-n", "2", "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        out.startswith("pubmed-abstracts / char_deletion_major: 2 random pairs")
+        and out.count("passes the validator") == 2
+    )
+    assert main(["show", folder.name, *data, "--samples", str(tmp_path / "s.html"), "-n", "1"]) == 0
+    page = (tmp_path / "s.html").read_text(encoding="utf-8")
+    assert page.count("<h2 id=") == len(load_task(folder).spec.perturbations)
