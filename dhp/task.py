@@ -776,7 +776,12 @@ def _builtin_names() -> tuple[str, ...]:
 
 
 def task_for_scoring(
-    where: Path, data: str, prompts: Path | None, datasets: str, prompt_set: str = "default"
+    where: Path,
+    data: str,
+    prompts: Path | None,
+    datasets: str,
+    prompt_set: str = "default",
+    weights: Path | None = None,
 ) -> tuple[Task, str, Path | None]:
     """``dhp score --task``: the task, the data root holding its folder, and its stored prompts folder.
 
@@ -785,9 +790,10 @@ def task_for_scoring(
     prompts are the default set's; with another ``--prompt-set`` that set's templates are used
     (``<set>/<task name>.<metric>.txt`` or ``<set>/<prompt style>.<metric>.txt``), so no folder.
     """
-    if prompts is not None or datasets != "all":
+    if prompts is not None or datasets != "all" or weights is not None:
         raise TaskError(
-            "--task scores the task's own dataset with its stored prompts: drop --prompts and --datasets"
+            "--task scores the task's own dataset with its stored prompts and weights: drop --prompts, --datasets "
+            "and --weights (set weights in the task file)"
         )
     if where.is_dir():
         task = load_task(where)

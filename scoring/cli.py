@@ -207,7 +207,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         from dhp.task import task_for_scoring
 
         task, data, prompts = task_for_scoring(
-            Path(args.task), args.data, args.prompts, args.datasets, args.prompt_set
+            Path(args.task), args.data, args.prompts, args.datasets, args.prompt_set, args.weights
         )
         specs = (task.spec,)
     cfg = ScoreConfig(

@@ -317,6 +317,8 @@ def test_score_refuses_a_task_that_does_not_match_its_build(
     assert "built from a different version" in capsys.readouterr().err
     assert main([*args, "--task", str(other)]) == 2
     assert "give --data FOLDER" in capsys.readouterr().err
+    assert main([*args, "--task", str(built["csv"]), "--weights", str(other)]) == 2
+    assert "drop --prompts, --datasets and --weights (set weights in the task file)" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------------------------
