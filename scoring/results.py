@@ -29,18 +29,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
+from dhp.naming import judge_slug, revision_slug
+from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
     CombineMethod,
     DatasetAnalysis,
@@ -50,7 +49,7 @@ from dhp.scoring.stats import (
     combine_pvalues,
     discernment,
 )
-from dhp.types import Level
+from dhp.types import Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
@@ -86,7 +85,8 @@ SCHEMA_VERSION = "1.1"
 READABLE_SCHEMA_VERSIONS = ("1.0", "1.1")
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
-ScoringMode = Literal["expected", "paper", "sample", "builtin"]
+#: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
+ModeName = Annotated[str, AfterValidator(lambda v: ScoringMode(v).value)]
 
 
 class ResultError(ValueError):
@@ -125,7 +125,7 @@ class PromptInfo(_Model):
 
 
 class ScoringSettings(_Model):
-    mode: ScoringMode
+    mode: ModeName
     repeats: int = 1
     combine_method: CombineMethod = CombineMethod.PAPER
     weights_source: str = "default"
@@ -377,33 +377,6 @@ def reweight(
 # ---------------------------------------------------------------------------------------------
 # Results layout: <out>/<judge_slug>/<dataset>@<revision_slug>.json
 # ---------------------------------------------------------------------------------------------
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9._-]", "-", text.lower())
-
-
-def judge_slug(name: str) -> str:
-    """Judge name -> folder name: lowercased, ``[^a-z0-9._-]`` -> ``-``.
-
-    Refuses names with path separators and names whose slug is empty or only dots.
-    """
-    if "/" in name or "\\" in name or os.sep in name:
-        raise ValueError(f"judge name {name!r} must not contain a path separator")
-    if any(unicodedata.category(c).startswith("C") for c in name):
-        raise ValueError(f"judge name {name!r} must not contain control or invisible formatting characters")
-    slug = _slug(name.strip())
-    if not slug or set(slug) <= {"."}:
-        raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")
-    return slug
-
-
-def revision_slug(revision: str) -> str:
-    """Dataset revision -> file-name part, e.g. ``local:0123abcd4567`` -> ``local-0123abcd4567``."""
-    slug = _slug(revision)
-    if not slug or set(slug) <= {"."}:
-        raise ValueError(f"invalid dataset revision {revision!r}")
-    return slug
-
-
 def cue_slug(cue: str) -> str:
     """A cue's part of a file name: ``cue-`` and the first 8 hex digits of its SHA-256."""
     return "cue-" + hashlib.sha256(cue.encode("utf-8")).hexdigest()[:8]
@@ -424,7 +397,7 @@ def result_path(
     """
     name = f"{dataset}@{revision_slug(revision)}"
     if prompt_set != DEFAULT_PROMPT_SET:
-        slug = _slug(prompt_set)
+        slug = naming_slug(prompt_set)
         if not slug or set(slug) <= {"."}:
             raise ValueError(f"invalid prompt set name {prompt_set!r}")
         name += f"~{slug}"
