@@ -41,6 +41,7 @@ __all__ = [
     "classify_name",
     "classify_span",
     "find_entities",
+    "has_term_shape",
     "is_common_word",
     "is_known_place",
     "is_lowercase_text",
@@ -307,6 +308,22 @@ def _title_before(context: str) -> bool:
     return bool(words) and words[-1].lower() in TITLES
 
 
+_INNER_CAPITAL = re.compile(r"[^\W\d_]*[a-z][A-Z]")  # "CoV2", "iPhone", "mRNA"
+
+
+def has_term_shape(word: str) -> bool:
+    """The shape of a technical term: letters with digits ("H1N1", "il-6", "VT40X") or an inner
+    capital after a lower-case letter ("CoV", "mRNA")."""
+    return _HAS_ALPHA.search(word) is not None and (
+        _HAS_DIGIT.search(word) is not None or _INNER_CAPITAL.match(word) is not None
+    )
+
+
+def _is_technical_name(toks: list[str]) -> bool:
+    """A name holding a term-shaped word or a biomedical word ("Sars CoV2 Virus"): no person or place."""
+    return any(has_term_shape(t) or t.lower().endswith(("virus", "viruses")) for t in toks)
+
+
 def _shape_type(toks: list[str]) -> EntityType:
     """Type of a name none of whose words is in a list: by its shape (fictional names)."""
     low = [t.lower() for t in toks]
@@ -346,6 +363,8 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
         return EntityType.ORG
     if len(toks) == 1 and 2 <= len(name) <= 6 and name.isupper() and name.isalpha():
         return EntityType.ORG
+    if _is_technical_name(toks):  # "VT40X" alone is a term; "Sars CoV2 Virus" a name of unknown type
+        return EntityType.TERM if len(toks) == 1 and has_term_shape(name) else EntityType.OTHER
     first, last = _names()
     caps = [t for t in toks if t[:1].isupper()]
     if _title_before(context) or low[0] in TITLES:

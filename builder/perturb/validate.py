@@ -209,7 +209,8 @@ def check_severities_differ(minor: str, major: str) -> Verdict:
 
 # --------------------------------------------------------------------------- fictional entities
 
-_NAME_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER})
+_PROPER_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG})
+_NAME_TYPES = _PROPER_TYPES | {EntityType.OTHER}
 
 
 _YEAR = re.compile(r"^\d{4}$")
@@ -220,9 +221,9 @@ def _types_match(old: EntityType, new: EntityType | None, new_text: str = "") ->
         return False
     if old is EntityType.DATE and new is EntityType.NUMBER and _YEAR.match(new_text.strip()):
         return True  # a year replaced by a fictional 4-digit year ("1978" -> "3818")
-    if old in _NAME_TYPES and new in _NAME_TYPES:
-        return old is new or EntityType.OTHER in (old, new)
-    return old is new
+    if old in _PROPER_TYPES:  # a fictional person/place/org may be typed by shape only ("Elowen": other)
+        return new is old or new is EntityType.OTHER
+    return old is new  # an untyped name or a term never becomes a person-, place- or org-looking name
 
 
 def _keeps_fragment(old: str, new: str) -> str:
@@ -262,11 +263,6 @@ def _letters(text: str) -> str:
     return re.sub(r"[^a-z%$£€]", "", text.casefold())
 
 
-def _all_common(name: str) -> bool:
-    words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in ("of", "and", "the", "s")]
-    return bool(words) and all(lexicon.is_common_word(w) for w in words)
-
-
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -277,8 +273,6 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
-    if span.type is EntityType.OTHER and kind is EntityType.PERSON and _all_common(span.text):
-        return _fail(f"{span.text!r} (a title or event) replaced by a person's name {new!r}: type changed")
     if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
         return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):

@@ -117,3 +117,11 @@ def test_classify_span_numbers_and_terms() -> None:
                                               ("London", False), ("Yûki", False), ("Halvorsen", False)])
 def test_is_common_word(word: str, common: bool) -> None:
     assert is_common_word(word) is common
+
+
+def test_technical_names_are_not_people_or_places() -> None:
+    assert classify_name("Sars CoV2 Virus") is EntityType.OTHER
+    assert classify_name("Zika Virus") is EntityType.OTHER
+    assert classify_name("Tamsin Marwick") is P  # the same shape without a term-like word: a person
+    found = dict(_found("There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths."))
+    assert found.get("Sars CoV2 Virus") is not P

@@ -33,6 +33,7 @@ NEWS = (
     "Paul Merson has restarted his row with Andros Townsend after the Tottenham midfielder was brought on. "
     "He said on 12 March that he is not good enough. Townsend went to London with his family."
 )
+NE_MINOR = BENCHMARK["summeval"].perturbation("word_fictional_ne_minor")
 SUMPUBMED = (
     "autophagy is a conserved cellular process that degrades and recycles cytoplasmic components via a "
     "lysosomal pathway. the phosphatidylethanolamine -conjugation of the atg <dig> protein plays an important "
@@ -95,6 +96,31 @@ def test_entities_in_lowercase_text_keep_the_number_mask() -> None:
         for change in out.settings["changes"]:
             assert change["from"] not in {"disease", "protein", "process"}  # ordinary words are not terms
         assert 2 <= len(out.settings["changes"]) <= 3
+
+
+def test_entities_never_replace_an_untyped_name() -> None:
+    text = "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths in the region."
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert "Sars CoV2 Virus" in out.text, out.text
+        assert validate(NE_MINOR, text, out.text).ok
+
+
+@pytest.mark.parametrize("term", ["454-sequencing", "bacteriocin", "SpaceX", "LinkedIn", "VT40X", "map1lc3a", "il-6"])
+def test_fictional_terms_keep_the_shape_and_are_pronounceable(term: str) -> None:
+    import re
+
+    from dhp.builder.perturb.offline.entities import _term
+
+    def shape(s: str) -> str:
+        return re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", re.sub(r"\d", "0", s)))
+
+    for seed in range(20):
+        new = _term(term, random.Random(seed))
+        assert shape(new) == shape(term), (term, new)
+        for run in re.findall(r"[a-z]{4,}", new):  # syllables: never four consonants or vowels in a row
+            assert not re.search(r"[^aeiou]{4}|[aeiou]{3}", run), (term, new)
+    assert _term("454-sequencing", random.Random(0)) != "601-ojrmluesld"
 
 
 def test_entities_minor_changes_exactly_one_span() -> None:

@@ -72,6 +72,10 @@ GOOD_NE = [
     # one entity named twice, replaced alike in both places, is one replacement
     (NE_MINOR, "Kevin Pietersen scored. Fans cheered Kevin Pietersen.", "Varek Holm scored. Fans cheered Varek Holm."),
     (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
+    # a term replaced by a term of the same shape stays a term
+    (NE_MINOR, "The VT40X engine failed.", "The KB17Z engine failed."),
+    (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
+     "There were 2,242 new infections of the Sars CoV2 Virus and 19 deaths."),
 ]
 
 
@@ -112,6 +116,12 @@ BAD_NE = [
     (NE_MINOR, "Families marked Children's Day in Beijing.", "Families marked Children's Halvorsen in Beijing.",
      ("Day",)),
     (NE_MINOR, "The 3 men met 5 women.", "The 5 men met 5 women.", ("already occurs",)),
+    # lead's review: an untyped name or a term never becomes a person-, place- or org-looking name
+    (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
+     "There were 2,242 new infections of the Tamsin Marwick and 16 deaths.", ("type changed", "person")),
+    (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
+     "There were 2,242 new infections of the Valdoria and 16 deaths.", ("type changed", "place")),
+    (NE_MINOR, "The VT40X engine failed.", "The Halvorsen engine failed.", ("type changed",)),
 ]
 
 

@@ -46,8 +46,6 @@ _PLACES = (
 _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
-_CONSONANTS = "bcdfghjklmnprstvz"
-_VOWELS = "aeiou"
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
@@ -105,28 +103,56 @@ def _date(span: str, rng: random.Random) -> str:
     return " ".join(one(p) if i == k else p for i, p in enumerate(parts))
 
 
+_ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kr",
+           "pl", "st", "tr", "th")
+_NUCLEI = ("a", "e", "i", "o", "u", "a", "e", "o", "ai", "ea", "io")
+_CODAS = ("", "", "", "n", "r", "l", "s", "m")
+
+
 def _pseudo_word(n: int, rng: random.Random) -> str:
-    return "".join(rng.choice(_CONSONANTS if i % 2 == 0 else _VOWELS) for i in range(max(2, n)))
+    """A pronounceable made-up word of ``n`` letters (at least two), syllable by syllable ("dorivan")."""
+    out = ""
+    while len(out) < max(2, n):
+        left = max(2, n) - len(out)
+        if left == 1:  # one letter more: a vowel after a consonant, else a soft consonant
+            out += rng.choice("aeio" if out[-1] not in "aeiou" else "nrls")
+            break
+        onset = rng.choice([o for o in _ONSETS if len(o) < left])
+        nucleus = rng.choice([v for v in _NUCLEI if len(v) <= left - len(onset)])
+        coda = rng.choice([c for c in _CODAS if len(c) <= left - len(onset) - len(nucleus)])
+        out += onset + nucleus + coda
+    return out
+
+
+#: the pieces of a term: a capitalised or lower-case run, a run of capitals, digits, anything else
+_TERM_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
+
+
+def _term_piece(piece: str, rng: random.Random) -> str:
+    """One piece of a term replaced by one of the same shape and case."""
+    if piece.isdigit():
+        return _same_shape_digits(piece, rng)
+    if not piece.isalpha():
+        return piece
+    if piece.isupper() and len(piece) <= 3:  # an acronym-like run: capitals, read letter by letter
+        return "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in piece)
+    if len(piece) == 1:  # one letter: a vowel for a vowel, a consonant for a consonant
+        letter = rng.choice("aeiou" if piece.lower() in "aeiou" else "bdfgklmnprstvz")
+        return letter.upper() if piece.isupper() else letter
+    new = _pseudo_word(len(piece), rng)
+    return new.upper() if piece.isupper() else new.capitalize() if piece[0].isupper() else new
 
 
 def _term(span: str, rng: random.Random) -> str:
+    """A fictional term of the same shape, in pronounceable syllables: "454-sequencing" ->
+    "617-dralivomen", "apoptosis" -> "brenotosis", "SpaceX" -> "DorivK", "H1N1" -> "K7T3"."""
     low = span.lower()
     suffix = next((s for s in sorted(lexicon._BIO_SUFFIXES, key=len, reverse=True) if low.endswith(s)), "")
-    if suffix and not re.search(r"\d", span):
+    if suffix and span.isalpha() and span.islower():
         return _pseudo_word(max(3, len(span) - len(suffix)), rng) + suffix  # "apoptosis" -> "zorevosis"
-    if span.isalpha():
-        plural = "s" if low.endswith("s") and len(low) > 4 else ""
-        return _pseudo_word(len(span) - len(plural), rng) + plural  # "micrornas" -> "dovakelus"
-    out = []
-    for c in span:  # same shape: a letter for a letter, a digit for a digit
-        if c.isdigit():
-            out.append(str(rng.randint(0, 9)))
-        elif c.isalpha():
-            new = rng.choice(_CONSONANTS + _VOWELS)
-            out.append(new.upper() if c.isupper() else new)
-        else:
-            out.append(c)
-    return "".join(out)
+    plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
+    body = span[: len(span) - len(plural)]
+    return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
 
 
 def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str]) -> str:
@@ -180,7 +206,7 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
             new = new.lower()
         if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
             continue
-        if lexicon.classify_span(new, "", lower) == span.type or span.type is EntityType.TERM:
+        if lexicon.classify_span(new, "", lower) == span.type:  # never a real word in place of a term
             return new
     return None
 
