@@ -397,16 +397,22 @@ def _number_type(word: str) -> EntityType | None:
 
 
 def _is_term(word: str, lowercase_text: bool) -> bool:
-    """A technical term: letters mixed with digits ("il-6", "H1N1"), or a rare word that looks
-    biomedical ("apoptosis"); in lower-cased text also any rare word lemminflect does not know."""
+    """A technical term: letters mixed with digits ("il-6", "H1N1") or an inner capital ("mRNA").
+    In cased text a plain lower-case word is a term only if wordfreq does not know it at all and it
+    looks biomedical ("bacteriocins"); in lower-cased text (where shape says little) also a rare word
+    that looks biomedical ("apoptosis") or that lemminflect does not know."""
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
         return not _ORDINAL.match(word) and not _DECADE.match(word.lower()) and not _MEASURE.match(word)
+    if _INNER_CAPITAL.match(word):
+        return True
     low = word.lower()
     if not low.replace("-", "").isalpha() or len(low) < 5:
         return False
     zipf = word_zipf(low)
+    if not lowercase_text:  # "teleological" is an ordinary (if rare) word, not a term
+        return zipf == 0 and low.endswith(_BIO_SUFFIXES)
     if zipf < 3.5 and low.endswith(_BIO_SUFFIXES):
         return True
     return lowercase_text and zipf < 2.5 and not lemmas(low) and not low.endswith("ly")

@@ -125,3 +125,11 @@ def test_technical_names_are_not_people_or_places() -> None:
     assert classify_name("Tamsin Marwick") is P  # the same shape without a term-like word: a person
     found = dict(_found("There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths."))
     assert found.get("Sars CoV2 Virus") is not P
+
+
+def test_terms_in_cased_text_need_a_term_shape() -> None:
+    found = dict(_found("Darwin did not see evolution as a teleological plan of apoptosis, said the CoV2 and mRNA team."))
+    assert "teleological" not in found and "apoptosis" not in found and "evolution" not in found
+    assert found.get("CoV2") is T and found.get("mRNA") is T
+    lower = dict(_found("darwin did not see apoptosis as a teleological plan ."))
+    assert lower.get("apoptosis") is T  # in lower-cased text a biomedical-looking word still is one

@@ -123,6 +123,14 @@ def test_fictional_terms_keep_the_shape_and_are_pronounceable(term: str) -> None
     assert _term("454-sequencing", random.Random(0)) != "601-ojrmluesld"
 
 
+def test_entities_in_cased_text_leave_ordinary_lowercase_words() -> None:
+    text = "Darwin did not see evolution as a teleological plan. The plan of apoptosis was 3 pages long."
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3"}, out.settings
+        assert validate(NE_MINOR, text, out.text).ok, out.text
+
+
 def test_entities_minor_changes_exactly_one_span() -> None:
     out = _perturbed(fictional_entities(NEWS, Severity.MINOR, random.Random(3)))
     assert len(out.settings["changes"]) == 1

@@ -74,6 +74,8 @@ GOOD_NE = [
     (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
     # a term replaced by a term of the same shape stays a term
     (NE_MINOR, "The VT40X engine failed.", "The KB17Z engine failed."),
+    (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
+    (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
      "There were 2,242 new infections of the Sars CoV2 Virus and 19 deaths."),
 ]
@@ -122,6 +124,11 @@ BAD_NE = [
     (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
      "There were 2,242 new infections of the Valdoria and 16 deaths.", ("type changed", "place")),
     (NE_MINOR, "The VT40X engine failed.", "The Halvorsen engine failed.", ("type changed",)),
+    # lead's review: in cased text an ordinary lower-case word is not a technical term
+    (NE_MINOR, "Darwin did not see evolution as a teleological plan.",
+     "Darwin did not see evolution as a motehuvovifo plan.", ("teleological", "not a named entity")),
+    (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
+     ("apoptosis", "not a named entity")),
 ]
 
 
