@@ -263,6 +263,12 @@ def _letters(text: str) -> str:
     return re.sub(r"[^a-z%$£€]", "", text.casefold())
 
 
+def _initial_case(text: str) -> bool | None:
+    """Is the first letter a capital ("Felis": True, "silvestris": False, "$40": None)?"""
+    first = re.search(r"[^\W\d_]", text)
+    return first.group().isupper() if first else None
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -270,6 +276,8 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
     if re.search(r"[.!?]\s", new):
         return _fail(f"replacement {new!r} spans a sentence end")
+    if _initial_case(span.text) != _initial_case(new):
+        return _fail(f"{span.text!r} replaced by {new!r}: the capitalisation changed")
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")

@@ -131,6 +131,15 @@ def test_entities_in_cased_text_leave_ordinary_lowercase_words() -> None:
         assert validate(NE_MINOR, text, out.text).ok, out.text
 
 
+def test_entities_keep_the_capitalisation() -> None:
+    text = "the wild cat (Felis silvestris) was seen near the 3G mast by Tamsin Oakley in 2019 ."
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
+        for change in out.settings["changes"]:
+            old, new = change["from"], change["to"]
+            assert old[:1].isupper() == new[:1].isupper() and old.islower() == new.islower(), change
+
+
 def test_entities_minor_changes_exactly_one_span() -> None:
     out = _perturbed(fictional_entities(NEWS, Severity.MINOR, random.Random(3)))
     assert len(out.settings["changes"]) == 1

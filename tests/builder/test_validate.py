@@ -74,6 +74,7 @@ GOOD_NE = [
     (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
     # a term replaced by a term of the same shape stays a term
     (NE_MINOR, "The VT40X engine failed.", "The KB17Z engine failed."),
+    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (Zagis silvestris) near Leeds."),
     (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
@@ -127,6 +128,10 @@ BAD_NE = [
     # lead's review: in cased text an ordinary lower-case word is not a technical term
     (NE_MINOR, "Darwin did not see evolution as a teleological plan.",
      "Darwin did not see evolution as a motehuvovifo plan.", ("teleological", "not a named entity")),
+    # lead's review: a capitalised entity is replaced by a capitalised one, a lower-case one by a lower-case one
+    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (zagis silvestris) near Leeds.",
+     ("capitalisation",)),
+    (NE_PUBMED, "the role of il-6 in <dig> patients .", "the role of Zx-41 in <dig> patients .", ("capitalisation",)),
     (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
      ("apoptosis", "not a named entity")),
 ]

@@ -202,7 +202,7 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
     lower = lexicon.is_lowercase_text(text)
     for _ in range(_TRIES):
         new = make(span.text, rng, text)
-        if lower:
+        if lower and span.text.islower():  # a capitalised entity stays capitalised ("Felis", "3G")
             new = new.lower()
         if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
             continue
