@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
+    "COMPASS_WORDS",
     "NUMBER_MASK",
     "EntityType",
     "Span",
@@ -43,6 +44,7 @@ __all__ = [
     "find_entities",
     "has_term_shape",
     "is_common_word",
+    "is_demonym",
     "is_known_place",
     "is_lowercase_text",
     "lemmas",
@@ -128,6 +130,13 @@ PLACE_SUFFIX_WORDS = frozenset(
     "forest peninsula canyon strait harbour harbor airport station bridge village town city".split()
 )
 PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el".split())
+#: "North Brabant", "South Holland": a compass word before a name makes a place
+COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
+_IRREGULAR_DEMONYMS = frozenset(
+    "french dutch swiss welsh scottish scots irish british english greek thai czech danish swedish finnish "
+    "polish turkish spanish flemish basque filipino cypriot arab arabs".split()
+)
+_DEMONYM_ENDINGS = ("an", "ans", "ian", "ians", "ese", "ish", "i", "is", "ic", "ean", "eans", "ine", "ino", "er", "ers")
 _PLACE_SHAPES = ("ville", "burg", "borough", "shire", "stan", "land", "polis", "haven", "grad", "ia")
 _NAME_CONNECTORS = frozenset("of de van von der den la le du da di del bin al el & the".split())
 _REGIONS = (
@@ -273,6 +282,26 @@ def _places() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(n for n in major if len(n) > 1), frozenset(n for n in every if len(n) > 1)
 
 
+@functools.lru_cache(maxsize=1)
+def _country_stems() -> frozenset[str]:
+    """Country and region names without up to two final letters ("german" of Germany, "ital" of Italy)."""
+    import pycountry
+
+    names = {r.lower() for r in _REGIONS} | {str(c.name).lower() for c in pycountry.countries}
+    return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
+
+
+def is_demonym(word: str) -> bool:
+    """A nationality or people adjective ("French", "German", "Canadians"): not a person's name."""
+    low = word.lower()
+    if low in _IRREGULAR_DEMONYMS:
+        return True
+    if not low.endswith(_DEMONYM_ENDINGS) or is_known_place(word, major_only=True):
+        return False
+    stems = _country_stems()
+    return any(low[:k] in stems for k in range(4, len(low)))
+
+
 def is_known_place(name: str, major_only: bool = False) -> bool:
     """True if ``name`` is a real country, US state, region or city (``major_only``: no small cities)."""
     major, every = _places()
@@ -365,6 +394,10 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
         return EntityType.ORG
     if _is_technical_name(toks):  # "VT40X" alone is a term; "Sars CoV2 Virus" a name of unknown type
         return EntityType.TERM if len(toks) == 1 and has_term_shape(name) else EntityType.OTHER
+    if len(toks) == 1 and is_demonym(name):
+        return None  # "French", "Germans": an adjective or a people, no named entity
+    if len(toks) > 1 and low[0] in COMPASS_WORDS:
+        return EntityType.PLACE  # "North Brabant"
     first, last = _names()
     caps = [t for t in toks if t[:1].isupper()]
     if _title_before(context) or low[0] in TITLES:
@@ -438,9 +471,17 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)[^\w]*([^\W\d_])")
 
 
+#: a capitalised word inside a sentence: after a word, comma or semicolon ("... by Huxley, Hooker and Darwin")
+_MID_CAPITAL = re.compile(r"[\w,;]\s+[A-Z][a-z]")
+
+
 def is_lowercase_text(text: str) -> bool:
-    """True for texts written without capitals (SumPubMed): most sentences start in lower case,
-    so capitalisation says nothing about names there. (Sentence starts by punctuation: cheap.)"""
+    """True for texts written without capitals (SumPubMed), where capitalisation says nothing
+    about names: no capitalised word inside a sentence and most sentences start in lower case.
+    An answer span cut from a paragraph ("continued to support Republican candidates") starts in
+    lower case but is cased text. (Sentence starts by punctuation: cheap.)"""
+    if _MID_CAPITAL.search(text):
+        return False
     starts = _SENTENCE_START.findall(text)
     return bool(starts) and sum(c.islower() for c in starts) * 2 > len(starts)
 
@@ -521,7 +562,7 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
 def _is_fixed_name(name: str) -> bool:
     """A multiword name whose first word may be ordinary: "New Zealand", "United Nations"."""
     low = name.lower().split()
-    return is_known_place(name) or any(w in ORG_KEYWORDS for w in low[1:])
+    return is_known_place(name) or any(w in ORG_KEYWORDS for w in low[1:]) or (len(low) > 1 and low[0] in COMPASS_WORDS)
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:

@@ -11,6 +11,8 @@ from dhp.builder.perturb.lexicon import (
     classify_span,
     find_entities,
     is_common_word,
+    is_demonym,
+    is_lowercase_text,
     sentence_spans,
     tokenize,
 )
@@ -133,3 +135,40 @@ def test_terms_in_cased_text_need_a_term_shape() -> None:
     assert found.get("CoV2") is T and found.get("mRNA") is T
     lower = dict(_found("darwin did not see apoptosis as a teleological plan ."))
     assert lower.get("apoptosis") is T  # in lower-cased text a biomedical-looking word still is one
+
+
+@pytest.mark.parametrize(
+    ("text", "lower"),
+    [
+        ("continued to support Republican presidential candidates through the 20th century, except in 1976", False),
+        ("bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance of evolution", False),
+        ("the phosphatidylethanolamine conjugation of the atg <dig> protein . in humans, six homologs .", True),
+        ("The cat sat on the mat. It was happy.", False),
+    ],
+)
+def test_lowercase_text_is_decided_from_the_whole_text(text: str, lower: bool) -> None:
+    assert is_lowercase_text(text) is lower
+
+
+def test_answer_spans_starting_in_lower_case_still_have_names() -> None:
+    found = dict(_found("continued to support Republican presidential candidates, except when Jimmy Carter ran in Georgia"))
+    assert found.get("Jimmy Carter") is P and found.get("Georgia") is PL
+
+
+@pytest.mark.parametrize("word", ["French", "German", "Germans", "Dutch", "Chinese", "Canadian", "Pakistani", "Italians"])
+def test_nationalities_are_not_people(word: str) -> None:
+    assert is_demonym(word)
+    assert classify_name(word) is None
+    assert all(t != word for t, _ in _found(f"The team met {word} officials on Monday."))
+
+
+@pytest.mark.parametrize("name", ["Mary", "Brian", "Christian", "Adrian", "Sebastian", "Susan", "Germany", "France"])
+def test_names_and_countries_are_not_nationalities(name: str) -> None:
+    assert not is_demonym(name)
+    assert classify_name(name) is not None
+
+
+def test_compass_word_and_a_name_is_a_place() -> None:
+    assert classify_name("North Brabant") is PL
+    assert classify_name("South Holland") is PL
+    assert ("North Brabant", PL) in _found("North Brabant is a province. He lives in North Brabant now.")

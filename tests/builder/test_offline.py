@@ -140,6 +140,21 @@ def test_entities_keep_the_capitalisation() -> None:
             assert old[:1].isupper() == new[:1].isupper() and old.islower() == new.islower(), change
 
 
+def test_entities_keep_the_compass_word_and_skip_nationalities() -> None:
+    text = "French officials said the plant in North Brabant closed."
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        (change,) = out.settings["changes"]
+        assert change["from"] == "North Brabant" and change["to"].startswith("North "), change
+        assert validate(NE_MINOR, text, out.text).ok, out.text
+
+
+def test_entities_in_an_answer_span_that_starts_in_lower_case() -> None:
+    text = "continued to support Republican presidential candidates, except when Jimmy Carter ran in Georgia"
+    out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(0)))
+    assert out.settings["changes"][0]["from"] in {"Jimmy Carter", "Georgia", "Republican"}
+
+
 def test_entities_minor_changes_exactly_one_span() -> None:
     out = _perturbed(fictional_entities(NEWS, Severity.MINOR, random.Random(3)))
     assert len(out.settings["changes"]) == 1

@@ -170,7 +170,7 @@ def _org(span: str, rng: random.Random) -> str:
 
 
 def _place(span: str, rng: random.Random) -> str:
-    keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS
+    keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS | lexicon.COMPASS_WORDS
     return _keep_keywords(span.split(), keep, rng, _PLACES)
 
 
