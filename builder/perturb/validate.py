@@ -373,11 +373,20 @@ def _new_errors(source: str, para: str) -> str:
     return ""
 
 
-def _strip_marker(source: str, para: str) -> str:
-    """The paraphrase without a leading discourse marker ("In other words, ...")."""
+#: discourse markers that announce a restatement; a copy behind one is still a copy
+DISCOURSE_MARKERS = frozenset({
+    "in other words", "put differently", "put another way", "to put it another way", "to put it differently",
+    "that is", "that is to say", "namely", "i.e.", "ie", "in short", "simply put", "put simply", "stated differently",
+    "said differently", "to rephrase", "to rephrase it", "in simpler terms", "in plain terms", "again", "once again",
+    "to repeat", "to reiterate", "as noted", "as mentioned", "as said", "in sum", "in summary", "to sum up",
+})
+
+
+def _strip_marker(para: str) -> str:
+    """The paraphrase without a leading discourse marker ("In other words, ..."); any other
+    phrase before a comma ("Last month, a man was arrested") is part of the sentence."""
     head, sep, rest = para.partition(",")
-    short = sep and len(head.split()) <= 4 and all(lexicon.word_zipf(w) >= 3.5 for w in _words(head))
-    if short and (not set(_words(head)) & set(_words(source)) or _words(rest)[:1] == _words(source)[:1]):
+    if sep and _norm(head).lower() in DISCOURSE_MARKERS:
         return rest.strip()
     return para
 
@@ -422,7 +431,7 @@ def _broken_structure(source: str, para: str) -> str:
 
 def paraphrase_verdict(source: str, para: str) -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?"""
-    a, b = _words(source), _words(_strip_marker(source, para))
+    a, b = _words(source), _words(_strip_marker(para))
     if a == b:
         return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)

@@ -222,6 +222,16 @@ def test_rewrite_insert_cleft_and_fronting_good() -> None:
     _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + fronted)))
 
 
+def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
+    # the generator author's report: a phrase before a comma is part of the paraphrase, not a marker
+    src = ("A man was arrested after the robbery of a jewellery shop in the centre of the old town "
+           "last month. Police said little.")
+    para = "Last month, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
+    _ok(validate(RI_MINOR, src, src.replace("month.", "month. " + para, 1)))
+    copy = "In other words, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
+    _bad(validate(RI_MINOR, src, src.replace("month.", "month. " + copy, 1)), "near copy")
+
+
 def test_rewrite_insert_good() -> None:
     minor = SRC.replace(
         "lost power.", "lost power. Power was cut to thousands of houses."
@@ -246,6 +256,8 @@ BAD_RI = [
     (RI_MINOR, SRC, _ins("lost power.", "In other words, thousands of homes lost power."), ("copies",)),
     (RI_MINOR, SRC, _ins("lost power.", "Put differently, thousands of homes lost power."), ("copies",)),
     (RI_MINOR, SRC, _ins("lost power.", "Thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, SRC, _ins("lost power.", "That is, thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Namely, thousands of homes lost power."), ("copies",)),
     (RI_MINOR, SRC, _ins("lost power.", "Thousands of houses lost power."), ("near copy",)),
     # issue 9: synonym swaps that break names and articles
     (RI_MINOR, NZ, "He moved to New Zealand in 2010. In 2010, he relocated to Novel Zealand. He liked it.",
