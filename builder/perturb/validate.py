@@ -260,7 +260,8 @@ _HAS_DIGIT = re.compile(r"\d")
 
 
 def _letters(text: str) -> str:
-    return re.sub(r"[^a-z%$£€]", "", text.casefold())
+    """The unit letters of a number ("15-year-old": "yearold"); an ordinal suffix is no unit ("2nd": "")."""
+    return re.sub(r"[^a-z%$£€]", "", re.sub(r"(?<=\d)(?:st|nd|rd|th)\b", "", text.casefold()))
 
 
 def _initial_case(text: str) -> bool | None:

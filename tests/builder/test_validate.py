@@ -74,6 +74,7 @@ GOOD_NE = [
     (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
     # a term replaced by a term of the same shape stays a term
     (NE_MINOR, "The VT40X engine failed.", "The KB17Z engine failed."),
+    (NE_MINOR, "It was the 2nd session of the year.", "It was the 9th session of the year."),  # ordinal suffix
     (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (Zagis silvestris) near Leeds."),
     (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
@@ -115,6 +116,7 @@ BAD_NE = [
     (NE_MINOR, "Officials in Leeds said no.", "Officials in Tokyo said no.", ("real place",)),
     (NE_MINOR, "Fans cheered Pietersen again.", "Fans cheered Pietersby again.", ("keeps",)),
     (NE_MINOR, "The 15-year-old boy won.", "The 07-ujvp-tih boy won.", ("unit",)),
+    (NE_MINOR, "It was the 2nd session of the year.", "It was the 9km session of the year.", ("unit",)),
     (NE_MINOR, "They met at the Spring Festival Gala.", "They met at the Isolde Pendrell.", ("type changed",)),
     (NE_MINOR, "Families marked Children's Day in Beijing.", "Families marked Children's Halvorsen in Beijing.",
      ("Day",)),
