@@ -36,7 +36,7 @@ from dhp.builder.perturb.lexicon import NUMBER_MASK, EntityType, Span, Token
 from dhp.builder.textstats import split_sentences
 from dhp.types import Operation, Perturbation, Severity
 
-__all__ = ["Edit", "Verdict", "check_severities_differ", "token_edits", "validate"]
+__all__ = ["Edit", "Verdict", "check_severities_differ", "grammar_error_verdict", "token_edits", "validate"]
 
 
 @dataclass(frozen=True)
@@ -507,13 +507,19 @@ def check_grammatical_errors(p: Perturbation, original: str, perturbed: str) -> 
     """Every edit is one small, recognised grammatical error; as many as the severity asks."""
     if original.count(NUMBER_MASK) != perturbed.count(NUMBER_MASK):
         return _fail(f"the number mask {NUMBER_MASK} was changed")
+    verdict, n = grammar_error_verdict(original, perturbed)
+    return verdict if not verdict.ok else _count_ok(p, n, "grammatical error")
+
+
+def grammar_error_verdict(original: str, perturbed: str) -> tuple[Verdict, int]:
+    """Is every edit one small, recognised grammatical error? (The verdict, and the number of edits.)"""
     edits = token_edits(original, perturbed)
     for e in edits:
         ctx = _context(original, e)
         pattern, reason = grammar_check.error_pattern([t.text for t in e.old], [t.text for t in e.new], ctx)
         if not pattern:
-            return _fail(reason)
-    return _count_ok(p, len(edits), "grammatical error")
+            return _fail(reason), len(edits)
+    return PASS, len(edits)
 
 
 # --------------------------------------------------------------------------- dispatch

@@ -184,6 +184,19 @@ def test_grammar_catalogue_examples(text: str, kind: str, old: str, new: str) ->
     assert (old, new) in edits
 
 
+def test_grammar_only_makes_errors_the_validator_recognises() -> None:
+    # seen in a build: dropping "attacked" after a sentence-initial adverb leaves no clear fragment
+    text = "bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance of a kind of evolution"
+    dropped = [e for e in grammar_edits(text) if e.kind == "fragment" and text[e.start : e.end].strip() == "attacked"]
+    assert dropped  # the catalogue proposes it ...
+    minor = BENCHMARK["answer-equivalence"].perturbation("word_grammar_minor")
+    assert not validate(minor, text, text[: dropped[0].start] + text[dropped[0].end :]).ok  # ... the validator not
+    for seed in range(30):
+        out = grammatical_errors(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "attacked" in out.text and validate(minor, text, out.text).ok, out.text
+
+
 def test_grammar_never_makes_a_valid_base_form_nor_swaps_free_prepositions() -> None:
     assert ("find", "found") not in {
         (e.new and "find", e.new) for e in grammar_edits("They wanted to find it.")

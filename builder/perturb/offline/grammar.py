@@ -34,6 +34,7 @@ from dhp.builder.perturb.offline.edits import (
     lemmas,
     pick_balanced,
 )
+from dhp.builder.perturb.validate import grammar_error_verdict
 from dhp.types import Severity
 
 __all__ = ["ERROR_KINDS", "grammar_edits", "grammatical_errors"]
@@ -343,11 +344,17 @@ def grammar_edits(text: str) -> list[Edit]:
     return [e for rule in _RULES for e in rule(text, toks) if text[e.start : e.end] != e.new]
 
 
+def _checked(text: str, edits: list[Edit]) -> list[Edit]:
+    """The edits that the validator, on its own, recognises as one grammatical error: a verb dropped
+    before an adjectival participle ("the abducted children") keeps the sentence grammatical."""
+    return [e for e in edits if grammar_error_verdict(text, apply_edits(text, [e]))[0].ok]
+
+
 def grammatical_errors(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
     """Introduce one (minor/single) or two to three (major) grammatical errors of different kinds."""
     lo, hi = change_count(severity)
     n = lo if lo == hi else rng.randint(lo, hi)
-    chosen = pick_balanced(grammar_edits(text), n, rng, gap=5)
+    chosen = pick_balanced(_checked(text, grammar_edits(text)), n, rng, gap=5)
     if len(chosen) < lo:
         return NotApplicable(
             f"{len(chosen)} grammatical error site(s) found by the catalogue; {severity.value} severity needs {lo}"
