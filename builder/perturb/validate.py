@@ -36,7 +36,15 @@ from dhp.builder.perturb.lexicon import NUMBER_MASK, EntityType, Span, Token
 from dhp.builder.textstats import split_sentences
 from dhp.types import Operation, Perturbation, Severity
 
-__all__ = ["Edit", "Verdict", "check_severities_differ", "grammar_error_verdict", "token_edits", "validate"]
+__all__ = [
+    "Edit",
+    "Verdict",
+    "check_severities_differ",
+    "grammar_error_verdict",
+    "paraphrase_verdict",
+    "token_edits",
+    "validate",
+]
 
 
 @dataclass(frozen=True)

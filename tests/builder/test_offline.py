@@ -262,6 +262,18 @@ def test_synonyms_stay_out_of_names_and_fix_articles() -> None:
     assert "a significant" in inserted
 
 
+def test_rewrite_inserts_only_paraphrases_the_validator_accepts() -> None:
+    # seen in a build: the adverbial move leaves "... they've been in." dangling
+    sent = "Wales is in the best shape they've been in since the World Cup finals of 1958 which was held in Sweden."
+    text = f"{sent} The team trained hard."
+    minor = BENCHMARK["summeval"].perturbation("sent_rewrite_insert_minor")
+    for seed in range(10):
+        out = _rewrite(text, Severity.MINOR, random.Random(seed), OFFLINE_GENERATOR)
+        if isinstance(out, Perturbed):
+            assert validate(minor, text, out.text).ok, out.text
+            assert "been in." not in out.text.replace(sent, ""), out.text
+
+
 def test_rewrite_major_needs_two_rewritable_sentences() -> None:
     out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0))
     assert isinstance(out, NotApplicable) and "paraphrase rule" in out.reason

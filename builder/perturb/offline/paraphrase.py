@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.offline.edits import WORD, change_count, inflect, lemmas
+from dhp.builder.perturb.validate import paraphrase_verdict
 from dhp.builder.textstats import split_sentences
 from dhp.types import Severity
 
@@ -517,8 +518,10 @@ def rewrite_insert(text: str, severity: Severity, rng: random.Random, generator:
     names = {m.group(0) for m in re.finditer(r"(?<=[a-z,] )[A-Z][a-z]+", text)}
     ctx = _Ctx(lexicon.is_lowercase_text(text), frozenset(names))
     cands = [
-        (i, p) for i, s in enumerate(sents) if (p := paraphrase(s, ctx)) is not None and _splits(sents, i, p)
-    ]
+        (i, p)
+        for i, s in enumerate(sents)
+        if (p := paraphrase(s, ctx)) is not None and _splits(sents, i, p) and paraphrase_verdict(s, p).ok
+    ]  # the validator's own test of one paraphrase: no near copy, content kept, no broken structure
     if len(cands) < lo:
         return NotApplicable(
             f"{len(cands)} of {len(sents)} sentence(s) fit a paraphrase rule (clause order, voice, reported "
