@@ -405,7 +405,10 @@ _DANGLING = frozenset(
     "its their his her our your my this these those".split()
 )
 _FINITE_AUX = frozenset("is are was were has have had will would can could may might must should does did".split())
-_SUBORDINATORS = frozenset("that which who whom whose when where if because while whereas as since although though".split())
+_SUBORDINATORS = frozenset(
+    "that which who whom whose when where if because while whereas as since although though after before until "
+    "till once unless".split()
+)
 _CLEFT = re.compile(
     r"^what (?P<subj>.+?) (?:did|does|do|has done|have done|had done|will do|would do) (?:was|is|were|are) (?P<rest>.+)$",
     re.IGNORECASE,

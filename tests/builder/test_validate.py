@@ -222,6 +222,10 @@ def test_rewrite_insert_cleft_and_fronting_good() -> None:
     _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + cleft)))
     fronted = "At the weekend, Merson swallowed his criticism of Townsend."
     _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + fronted)))
+    # a fronted subordinate clause holds its own finite verb ("After ... was brought on, ...")
+    src = "Paul Merson has restarted his row with Andros Townsend after the Tottenham midfielder was brought on. Fans laughed."
+    fronted = "After the Tottenham midfielder was brought on, Paul Merson has restarted his row with Andros Townsend."
+    _ok(validate(RI_MINOR, src, src.replace("on.", "on. " + fronted, 1)))
 
 
 def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
