@@ -71,12 +71,21 @@ def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
     """Apply ``k`` random typos with the `typo` package, each one changing the text.
 
     Each typo is a random :data:`TYPO_METHODS` call on `typo.StrErrer`; a call that happens to leave
-    the text unchanged (e.g. swapping two equal letters) is retried with another draw.
+    the text unchanged (e.g. swapping two equal letters) is retried with another draw. A set of
+    typos that cancel out, or change only whitespace, is drawn again.
     """
-    from typo import StrErrer
-
     if not any(c.isalnum() for c in text):
         return NotApplicable("no word characters to put typos in")
+    for _round in range(_MAX_TRIES):
+        out = _typos(text, k, rng)
+        if isinstance(out, NotApplicable) or " ".join(out.text.split()) != " ".join(text.split()):
+            return out
+    return NotApplicable("typos cancelled each other out")
+
+
+def _typos(text: str, k: int, rng: random.Random) -> Outcome:
+    from typo import StrErrer
+
     with _typo_random(rng):
         errer = StrErrer(text, seed=rng.getrandbits(32))
         applied: list[str] = []
@@ -91,8 +100,6 @@ def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
             else:
                 return NotApplicable(f"typo package could not change the text after {_MAX_TRIES} draws")
     out: str = errer.result
-    if out == text:
-        return NotApplicable("typos cancelled each other out")
     return Perturbed(out, RULE, {"k": k, "typos": applied})
 
 
@@ -151,7 +158,7 @@ def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
         for src, dst in zip(idx, perm, strict=True):
             out[dst] = sents[src]
         joined = " ".join(out)
-        if joined not in avoid:
+        if joined not in avoid and split_sentences(joined) == out:  # e.g. an unpunctuated last sentence moved
             return Perturbed(joined, RULE, {"k": "all" if k is None else k, "sentences": n})
     if k is None:
         return NotApplicable(
