@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dhp.types import PROTOCOLS, EndpointProtocol
+
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
 
 DEFAULT_OUT = Path("out") / "datasets"
@@ -179,7 +181,7 @@ def _register_build(subparsers: Any) -> None:
     p.add_argument("--story-cloze", type=Path, help="your copy of the Story Cloze spring 2016 validation CSV")
     p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
     p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
-    p.add_argument("--perturber-protocol", choices=("openai", "tgi"), default="openai")
+    p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value)
     p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
     p.add_argument("--perturber-temperature", type=float, default=0.7)
     p.add_argument("--perturber-concurrency", type=int, default=8)

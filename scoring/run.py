@@ -6,7 +6,7 @@
    each **original is scored once per (item, metric)**, not once per perturbation; the requests of
    one item and metric (original and all its perturbed versions, which share the prompt prefix)
    are issued together;
-2. sends them through one :class:`~dhp.scoring.pool.JudgePool` (cache, concurrency, retries,
+2. sends them through one :class:`~dhp.inference.pool.JudgePool` (cache, concurrency, retries,
    replicas) with a progress bar;
 3. parses every output (:mod:`dhp.scoring.parse`); unparsed outputs and failed requests are
    counted with their reasons and never become scores, so their pairs drop out of that metric's
@@ -38,11 +38,11 @@ from typing import Literal
 import numpy as np
 
 import dhp
-from dhp.scoring.cache import CacheError, ResponseCache
+from dhp.inference.cache import CacheError, ResponseCache
+from dhp.inference.pool import JudgePool, PoolStats, RetryPolicy
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
-from dhp.scoring.pool import JudgePool, PoolStats, RetryPolicy
-from dhp.scoring.prompts import PromptTemplate, load_template, render_context
+from dhp.scoring.prompts import PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -68,13 +68,12 @@ from dhp.scoring.types import (
     RawText,
     RequestFailure,
     SamplingParams,
-    ScoringMode,
     Unparsed,
 )
 from dhp.secrets import JUDGE_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
-from dhp.types import DatasetSpec
+from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, ScoringMode
 
 __all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
 
@@ -82,7 +81,6 @@ log = logging.getLogger("dhp.scoring")
 
 #: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
 API_KEY_ENV = JUDGE_KEY_VARS
-_TGI_TOP_LOGPROBS = 5  # TGI's default --max-top-n-tokens, also its limit for chat top_logprobs
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
 
@@ -134,6 +132,8 @@ class ScoreConfig:
     cache: Path | None = None  # default: <out>/.cache/<judge_slug>.sqlite (not for built-ins)
     use_cache: bool = True
     prompts_dir: Path | None = None
+    prompt_set: str = "default"  # a packaged prompt set's name or a folder of templates
+    cue: str | None = None  # a misleading prior rating added to every judged text
     limit: int | None = None  # score only the first N items of each dataset (trials)
     max_failure_rate: float = 0.02  # above this share of failed scores, a dataset's result is not written
     progress: bool | None = None  # None: on when stderr is a terminal
@@ -157,7 +157,7 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         local = LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)
         await local.load()
         return [local], j.local_path
-    from dhp.scoring.backends import discover_model, make_endpoint_judge
+    from dhp.inference.http import discover_model, make_endpoint_backend
 
     if not j.endpoints:
         raise RunError("an endpoint judge needs at least one --endpoint")
@@ -167,7 +167,14 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         found = await discover_model(j.endpoints[0], j.protocol, key, timeout=min(cfg.policy.timeout, 30.0))
         model = model or found
     judges: list[Judge] = [
-        make_endpoint_judge(url, protocol=j.protocol, model=model, api_key=key, timeout=cfg.policy.timeout)
+        make_endpoint_backend(
+            url,
+            protocol=j.protocol,
+            model=model,
+            api_key=key,
+            timeout=cfg.policy.timeout,
+            connections=cfg.concurrency,  # a replica may carry every slot while another is set aside
+        )
         for url in j.endpoints
     ]
     return judges, model
@@ -291,7 +298,7 @@ def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
 
 
 async def _send_all(
-    pool: JudgePool,
+    pool: JudgePool[JudgeRequest],
     requests: Sequence[JudgeRequest],
     mode: ScoringMode,
     progress: _Progress,
@@ -322,7 +329,7 @@ async def _send_all(
 
 
 async def _resolve_mode(
-    cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None
+    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], probe: JudgeRequest | None
 ) -> tuple[ScoringMode, dict[str, JudgeOutput], ScoreConfig]:
     """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities.
 
@@ -341,16 +348,16 @@ async def _resolve_mode(
     if (
         isinstance(out, RequestFailure)
         and out.reason in ("http-400", "http-422")
-        and probe.sampling.top_logprobs > _TGI_TOP_LOGPROBS
+        and probe.sampling.top_logprobs > TGI_MAX_TOP_N_TOKENS
     ):
         log.warning(
             "the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
             probe.sampling.top_logprobs,
             out.message[:120],
-            _TGI_TOP_LOGPROBS,
+            TGI_MAX_TOP_N_TOKENS,
         )
-        cfg = replace(cfg, top_logprobs=_TGI_TOP_LOGPROBS)
-        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=_TGI_TOP_LOGPROBS))
+        cfg = replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS)
+        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=TGI_MAX_TOP_N_TOKENS))
         out = await pool.submit(probe)
     if isinstance(out, RequestFailure):
         raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
@@ -452,7 +459,7 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
         )
         if mode is ScoringMode.EXPECTED:
             settings["top_logprobs"] = cfg.top_logprobs if j.protocol == "openai" or j.kind == "local" else min(
-                cfg.top_logprobs, 5
+                cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS
             )
         if j.kind == "endpoint":
             settings["replicas"] = n_replicas
@@ -486,7 +493,7 @@ def _load(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
 async def _score_dataset(
     data: LoadedDataset,
     cfg: ScoreConfig,
-    pool: JudgePool,
+    pool: JudgePool[JudgeRequest],
     mode: ScoringMode,
     templates: Mapping[str, PromptTemplate] | None,
     model: str | None,
@@ -541,6 +548,8 @@ async def _score_dataset(
         prompts={}
         if templates is None
         else {m: PromptInfo(template_hash=t.hash, template=t.instruction) for m, t in templates.items()},
+        prompt_set=resolve_prompt_set(cfg.prompt_set).name,
+        cue=cfg.cue,
     )
     result = result_from_analysis(
         analysis,
@@ -561,12 +570,14 @@ async def _score_dataset(
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         dhp_version=dhp.__version__,
     )
-    return write_result(result, result_path(cfg.out, cfg.judge.name, spec.name, data.revision))
+    path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, settings.prompt_set, settings.cue)
+    return write_result(result, path)
 
 
 async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
     """The async body of :func:`score_datasets`, for callers that run their own event loop."""
     judge_slug(cfg.judge.name)  # refuse bad names before any work
+    prompt_set = resolve_prompt_set(cfg.prompt_set)
     specs = list(resolve_datasets(cfg.datasets))
     if cfg.weights is not None:
         from dhp.weights import apply_weights, load_weights
@@ -605,7 +616,9 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
             t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
             data = _load(spec, cfg)
             templates = (
-                {m: load_template(spec, m, cfg.prompts_dir) for m in spec.metric_names} if uses_prompts else None
+                {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
+                if uses_prompts
+                else None
             )
             if mode is None:
                 probe_mode = ScoringMode.EXPECTED
