@@ -241,7 +241,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     if not args.perturbation:
         raise SystemExit("dhp show: give a PERTURBATION (or --samples FILE for all of them)")
-    width = args.width or shutil.get_terminal_size((100, 24)).columns
+    width = shutil.get_terminal_size((100, 24)).columns if args.width is None else args.width
     print(show(folder, args.perturbation, args.n, args.seed, _use_color(args.color), args.layout, width))
     return 0
 
@@ -259,7 +259,7 @@ def register(subparsers: Any, default_data: Path) -> None:
     p.add_argument("--layout", choices=("stacked", "side"), default="stacked", help="stacked or side by side")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="ANSI colours (auto: on a terminal unless NO_COLOR is set)")
-    p.add_argument("--width", type=int, default=0, help="line width (default: the terminal's)")
+    p.add_argument("--width", type=int, help="line width, 0 for no wrapping (default: the terminal's)")
     p.add_argument("--samples", type=Path, metavar="FILE",
                    help="write an HTML sheet of -n random pairs of every perturbation to FILE instead")
     p.set_defaults(func=_cmd_show)

@@ -342,7 +342,8 @@ def _coordinated(rest: str, tag: str) -> bool:
 _FINAL_PP = re.compile(
     r"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){15,}?) (?P<pp>(?:(?:in|at|on) (?:the |a |an |this |that |last |next |each |every |their |his |her |its )?"
     r"(?:[A-Z0-9][\w'’-]*|[a-z]+)(?: [\w'’-]+){0,6}|(?:during|after|before|since|throughout|despite|following|"
-    r"within) (?:[^,;:]|(?<=\d),(?=\d)){3,50}?))(?P<end>[.!?])$"
+    r"within|via|through|across|among|under|over|using|without|with respect to|in response to) "
+    r"(?:[^,;:]|(?<=\d),(?=\d)){3,50}?))(?P<end>[.!?])$"
 )
 
 
@@ -362,6 +363,19 @@ _INTRANSITIVE = frozenset(
     "spend take last be become seem go come arrive die live sleep happen remain stay appear exist rise fall sit lie "
     "stand walk run fly swim occur emerge grow turn get look feel sound".split()
 )
+_COPULA_REL = re.compile(
+    r"^(?P<subj>[^,;:]{3,50}?) (?P<be>is|are) (?P<np>(?:a|an) [^,;:]{3,60}?) (?:that|which) (?P<rest>[a-z][^;:]+)$"
+)
+
+
+def _apposition(s: str, c: _Ctx) -> str | None:
+    """'Autophagy is a process that degrades X.' -> 'Autophagy, a process, degrades X.'"""
+    m = _COPULA_REL.match(s)
+    if m is None or m.group("be") != "is" or not lemmas(m.group("rest").split()[0]).get("VERB"):
+        return None
+    return f"{_cap(m.group('subj'), c.lower)}, {m.group('np')}, {m.group('rest')}"
+
+
 _THERE = re.compile(
     r"^There (?:are|were|is|was) (?P<np>(?:[^,;:]|(?<=\d),(?=\d)){3,50}?) (?:that|who|which) (?P<rest>[a-z][^;:]+)$"
 )
@@ -385,6 +399,7 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _general_passive,
     _front_pp,
     _there_is,
+    _apposition,
     _what_cleft,
 )
 
@@ -473,6 +488,8 @@ def paraphrase(sentence: str, c: _Ctx) -> str | None:
 def _splits(sents: list[str], i: int, para: str) -> bool:
     """The sentence splitter sees ``para`` as one sentence between its original and the next one."""
     window = [sents[i], para, *sents[i + 1 : i + 2]]
+    if not any(re.search(r"[.!?]\S|[.!?] \S|\b[A-Z]\.$", w) for w in window):
+        return True  # nothing inside a sentence that the splitter could take for an end
     return split_sentences(" ".join(window)) == window
 
 
