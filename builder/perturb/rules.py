@@ -67,25 +67,21 @@ def _typo_random(rng: random.Random) -> Iterator[None]:
             errer.random, en_default.random = saved
 
 
+def _squash(text: str) -> str:
+    """``text`` with runs of whitespace as one space: what a reader (and the validator) compares."""
+    return " ".join(text.split())
+
+
 def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
     """Apply ``k`` random typos with the `typo` package, each one changing the text.
 
     Each typo is a random :data:`TYPO_METHODS` call on `typo.StrErrer`; a call that happens to leave
-    the text unchanged (e.g. swapping two equal letters) is retried with another draw. A set of
-    typos that cancel out, or change only whitespace, is drawn again.
+    the text unchanged (e.g. swapping two equal letters) is retried with another draw.
     """
-    if not any(c.isalnum() for c in text):
-        return NotApplicable("no word characters to put typos in")
-    for _round in range(_MAX_TRIES):
-        out = _typos(text, k, rng)
-        if isinstance(out, NotApplicable) or " ".join(out.text.split()) != " ".join(text.split()):
-            return out
-    return NotApplicable("typos cancelled each other out")
-
-
-def _typos(text: str, k: int, rng: random.Random) -> Outcome:
     from typo import StrErrer
 
+    if not any(c.isalnum() for c in text):
+        return NotApplicable("no word characters to put typos in")
     with _typo_random(rng):
         errer = StrErrer(text, seed=rng.getrandbits(32))
         applied: list[str] = []
@@ -94,12 +90,14 @@ def _typos(text: str, k: int, rng: random.Random) -> Outcome:
                 before = errer.result
                 method = rng.choice(TYPO_METHODS)
                 getattr(errer, method)()
-                if errer.result != before:
+                if _squash(errer.result) != _squash(before):  # a typo that only moves whitespace is none
                     applied.append(method)
                     break
             else:
                 return NotApplicable(f"typo package could not change the text after {_MAX_TRIES} draws")
     out: str = errer.result
+    if _squash(out) == _squash(text):
+        return NotApplicable("typos cancelled each other out")
     return Perturbed(out, RULE, {"k": k, "typos": applied})
 
 
@@ -130,7 +128,8 @@ def _single_swaps(sents: Sequence[str]) -> set[str]:
 def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
     """Shuffle ``k`` random sentences among their positions (``k=None``: all sentences).
 
-    The shuffle is redrawn until the text changes; texts with fewer than two (distinct) sentences
+    The shuffle is redrawn until the text changes and splits back into the same sentences
+    (pysbd may join two sentences after reordering, e.g. one ending in "A & E."); texts with fewer than two (distinct) sentences
     are not applicable. A full shuffle (``k=None``, major severity) is also redrawn until it is not
     a swap of two sentences, so it can never equal a ``k=2`` (minor) row of the same item; where
     every reordering is such a swap (two sentences) it is not applicable.
@@ -158,7 +157,7 @@ def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
         for src, dst in zip(idx, perm, strict=True):
             out[dst] = sents[src]
         joined = " ".join(out)
-        if joined not in avoid and split_sentences(joined) == out:  # e.g. an unpunctuated last sentence moved
+        if joined not in avoid and split_sentences(joined) == out:  # the splitter reads the same sentences
             return Perturbed(joined, RULE, {"k": "all" if k is None else k, "sentences": n})
     if k is None:
         return NotApplicable(

@@ -22,7 +22,7 @@ from dhp.builder.perturb.offline import (
     rewrite_insert,
 )
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
-from dhp.builder.perturb.offline.paraphrase import paraphrase, rewrite_insert as _rewrite
+from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.rules import sentence_reorder
 from dhp.builder.perturb.validate import validate
 from dhp.builder.textstats import split_sentences
@@ -67,13 +67,17 @@ def test_entities_keep_the_organisation_keyword_and_the_type() -> None:
 
 
 def test_entities_never_cross_a_sentence_end_nor_take_common_words() -> None:
-    text = "The match was played on Wednesday. But the former champion lost in Paris. Everyone had a great time."
+    text = (
+        "The match was played on Wednesday. But the former champion lost in Paris. Everyone had a great time."
+    )
     for seed in range(20):
         out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
         for change in out.settings["changes"]:
             assert "." not in change["from"] and change["from"] not in {"But", "Everyone", "The"}
         assert out.text.count(".") == 3 and out.text.endswith("Everyone had a great time.")
-    assert isinstance(fictional_entities("Everyone had a great time.", Severity.SINGLE, random.Random(0)), NotApplicable)
+    assert isinstance(
+        fictional_entities("Everyone had a great time.", Severity.SINGLE, random.Random(0)), NotApplicable
+    )
 
 
 def test_entities_replace_a_whole_unicode_name() -> None:
@@ -106,7 +110,8 @@ def test_entities_minor_changes_exactly_one_span() -> None:
     [
         ("He is proud of the team.", "agreement", "is", "are"),
         ("They agree with him.", "agreement", "agree", "agrees"),
-        ("She will go home tonight.", "verb_form", "go", "goes"),
+        ("She will go home tonight.", "verb_form", "go", "went"),
+        ("They want to agree.", "verb_form", "agree", "agrees"),
         ("Jimmy has learned a new trick.", "verb_form", "learned", "learn"),
         ("He said it was late.", "pronoun", "He", "Him"),
         ("They fixed their cars.", "pronoun", "their", "them"),
@@ -122,7 +127,9 @@ def test_grammar_catalogue_examples(text: str, kind: str, old: str, new: str) ->
 
 
 def test_grammar_never_makes_a_valid_base_form_nor_swaps_free_prepositions() -> None:
-    assert ("find", "found") not in {(e.new and "find", e.new) for e in grammar_edits("They wanted to find it.")}
+    assert ("find", "found") not in {
+        (e.new and "find", e.new) for e in grammar_edits("They wanted to find it.")
+    }
     assert all(e.new != "found" for e in grammar_edits("They wanted to find it."))
     assert not [e for e in grammar_edits("The cattle were fed with hay.") if e.kind == "preposition"]
 
@@ -153,10 +160,22 @@ def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
 @pytest.mark.parametrize(
     ("sentence", "expected"),
     [
-        ("Naoki Ogane says that Chelsea have made an offer.", "According to Naoki Ogane, Chelsea have made an offer."),
-        ("Kevin Mirallas scored the only goal of the game.", "The only goal of the game was scored by Kevin Mirallas."),
-        ("Torres is currently on leave while an investigation is held.", "While an investigation is held, Torres is presently on leave."),
-        ("Muto graduated from university with a degree two weeks ago.", "Two weeks ago Muto graduated from university with a degree."),
+        (
+            "Naoki Ogane says that Chelsea have made an offer.",
+            "According to Naoki Ogane, Chelsea have made an offer.",
+        ),
+        (
+            "Kevin Mirallas scored the only goal of the game.",
+            "The only goal of the game was scored by Kevin Mirallas.",
+        ),
+        (
+            "Torres is currently on leave while an investigation is held.",
+            "While an investigation is held, Torres is presently on leave.",
+        ),
+        (
+            "Muto graduated from university with a degree two weeks ago.",
+            "Two weeks ago Muto graduated from university with a degree.",
+        ),
     ],
 )
 def test_paraphrase_examples(sentence: str, expected: str) -> None:
@@ -190,7 +209,9 @@ def test_reorder_major_is_never_a_single_swap() -> None:
 
 
 # -- determinism ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("op", [Operation.FICTIONAL_ENTITIES, Operation.GRAMMATICAL_ERRORS, Operation.REWRITE_INSERT])
+@pytest.mark.parametrize(
+    "op", [Operation.FICTIONAL_ENTITIES, Operation.GRAMMATICAL_ERRORS, Operation.REWRITE_INSERT]
+)
 def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) -> None:
     random.seed(5)
     state = random.getstate()
@@ -204,9 +225,9 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 #: Measured floors of this generator (README "What the offline generator can and cannot do");
 #: (pass rate of the rows made, coverage of the items) per operation.
 FLOORS = {
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.30),
-    Operation.GRAMMATICAL_ERRORS: (0.80, 0.90),
-    Operation.REWRITE_INSERT: (0.95, 0.35),
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.25),  # coverage is bound by lexicon.find_entities
+    Operation.GRAMMATICAL_ERRORS: (0.97, 0.85),
+    Operation.REWRITE_INSERT: (0.97, 0.35),
 }
 
 

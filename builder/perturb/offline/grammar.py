@@ -154,7 +154,12 @@ def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             if vbz and vbz != b.low:
                 yield _sub(b, vbz, "agreement")  # "they take" -> "they takes"
     for i, t in enumerate(toks):
-        if i and t.joined and t.low in lemmas(t.low).get("VERB", ()) and not set(lemmas(t.low)) & {"NOUN", "ADJ"}:
+        if (
+            i
+            and t.joined
+            and t.low in lemmas(t.low).get("VERB", ())
+            and not set(lemmas(t.low)) & {"NOUN", "ADJ"}
+        ):
             vbz = inflect(t.low, "VBZ")
             if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
                 yield _sub(t, vbz, "agreement")  # "the labels ignore" -> "the labels ignores"

@@ -173,7 +173,7 @@ _SUBJECT = {"him": "he", "her": "she", "them": "they", "us": "we", "me": "I"}
 def _plural(noun_phrase: str) -> bool:
     head = _PREP.split(noun_phrase)[0].split()[-1].lower()
     noun = lemmas(head).get("NOUN")
-    return bool(noun) and head != noun[0] and inflect(noun[0], "NNS") == head
+    return noun is not None and head != noun[0] and inflect(noun[0], "NNS") == head
 
 
 def _voice(s: str, c: _Ctx) -> str | None:
@@ -184,6 +184,8 @@ def _voice(s: str, c: _Ctx) -> str | None:
         if verb != form or (verb == base and not aux) or not vbn or base in _INTRANSITIVE or verb in _AUX:
             return None
         subj = m.group("subj")
+        if any(w.lower() in _AUX or w.lower() in _MODAL_CLEFT for w in subj.split()):
+            return None  # "The chat must have made ..." is not a subject "The chat must"
         by = _OBJECT.get(subj.lower(), _decap(c, subj)) if subj != "I" else "me"
         plural = _plural(m.group("obj"))
         if aux in {"has", "have"}:
@@ -249,7 +251,7 @@ def _clause(s: str) -> _Clause | str | None:
         last = prev.lower()
         if (
             tag is None
-            or re.search(r"[,;:()\"“”]", subj)
+            or re.search(r"[,;:()\"“”]|\b(?:that|who|which|whom|whose|where)\b", subj)
             or last in _ADVERBS
             or last.endswith("ly")
             or not re.match(r"^ [a-z]", rest)
@@ -342,9 +344,23 @@ def _coordinated(rest: str, tag: str) -> bool:
 _FINAL_PP = re.compile(
     r"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){15,}?) (?P<pp>(?:(?:in|at|on) (?:the |a |an |this |that |last |next |each |every |their |his |her |its )?"
     r"(?:[A-Z0-9][\w'’-]*|[a-z]+)(?: [\w'’-]+){0,6}|(?:during|after|before|since|throughout|despite|following|"
-    r"within|via|through|across|among|under|over|using|without|with respect to|in response to) "
+    r"within|with respect to|in response to) "
     r"(?:[^,;:]|(?<=\d),(?=\d)){3,50}?))(?P<end>[.!?])$"
 )
+
+
+_IDIOMS = frozenset({"large", "least", "all", "fact", "general", "particular", "time", "hand", "addition"})
+
+
+def _noun_phrase(words: list[str]) -> bool:
+    """Words that can form the noun phrase of a prepositional phrase: no verb forms, not an idiom."""
+    if not words or words[-1].lower() in _IDIOMS:
+        return False
+    for w in words:
+        pos = set(lemmas(w.lower().strip("'’")))
+        if ("VERB" in pos and not pos & {"NOUN", "ADJ"}) or w.lower() in _AUX:
+            return False
+    return True
 
 
 def _front_pp(s: str, c: _Ctx) -> str | None:
@@ -352,6 +368,7 @@ def _front_pp(s: str, c: _Ctx) -> str | None:
     m = _FINAL_PP.match(s)
     if (
         m is None
+        or not _noun_phrase(m.group("pp").split()[1:])
         or re.search(r"\b(?:and|or|but)\b", m.group("pp"))
         or m.group("main").split()[-1].lower() in _AUX | {"of", "been", "being"}
     ):
