@@ -115,6 +115,7 @@ class ScoreConfig:
     judge: JudgeConfig
     out: Path
     datasets: str = "all"
+    specs: tuple[DatasetSpec, ...] | None = None  # datasets declared elsewhere (task files); replaces `datasets`
     data: str = "dhp"  # "dhp" (the Hub) or a folder holding <dataset-name>/ folders
     revision: str | None = None  # Hub revision of the datasets
     hub_org: str | None = None  # Hub organisation (default: each spec's org)
@@ -578,7 +579,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
     """The async body of :func:`score_datasets`, for callers that run their own event loop."""
     judge_slug(cfg.judge.name)  # refuse bad names before any work
     prompt_set = resolve_prompt_set(cfg.prompt_set)
-    specs = list(resolve_datasets(cfg.datasets))
+    specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
     if cfg.weights is not None:
         from dhp.weights import apply_weights, load_weights
 
