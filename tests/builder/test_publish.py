@@ -138,7 +138,8 @@ def test_scorer_reads_a_hub_snapshot_through_the_one_reader(
 
     spec = BENCHMARK["answer-equivalence"]
     publish_datasets([spec], built_root, org="dhp", version="v1.0.0", endpoint=hub.endpoint)
-    monkeypatch.setattr(hc, "ENDPOINT", hub.endpoint)
+    monkeypatch.setattr(hc, "ENDPOINT", hub.endpoint)  # what HF_ENDPOINT sets when huggingface_hub is imported
+    monkeypatch.setattr(hc, "HUGGINGFACE_CO_URL_TEMPLATE", hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}")
     remote = load_hub(spec, revision="v1.0.0")
     local = load_local(spec, built["answer-equivalence"].folder)
     repo = hub.state.repos["dhp/answer-equivalence"]
