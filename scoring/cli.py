@@ -57,6 +57,17 @@ def register(sub: Any) -> None:
         help="endpoint base URL; repeat for replicas of one judge (requests go to the least busy)",
     )
     who.add_argument("--local", metavar="MODEL", help="an in-process transformers model (folder or Hub id)")
+    who.add_argument(
+        "--model-id",
+        metavar="ORG/NAME",
+        help="a Hub model judged through Hugging Face Inference Providers, with your HF token (HF_TOKEN or "
+        "`hf auth login`; never written)",
+    )
+    who.add_argument(
+        "--provider",
+        default="auto",
+        help="with --model-id: 'auto' (the router chooses, default) or a provider name, e.g. novita, together",
+    )
     who.add_argument("--protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value, help="endpoint API (default: openai)")
     who.add_argument("--model", help="model name sent to the endpoint (default: the one /v1/models lists)")
     who.add_argument("--judge-name", help="the judge's name in results (required for endpoint and local judges)")
@@ -115,9 +126,13 @@ def register(sub: Any) -> None:
 def _judge_config(args: argparse.Namespace) -> Any:
     from dhp.scoring.run import JudgeConfig
 
-    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local)]
+    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local), bool(args.model_id)]
     if sum(chosen) != 1:
-        raise UserError("give exactly one of --judge (built-in), --endpoint URL (repeatable) or --local MODEL")
+        raise UserError(
+            "give exactly one of --judge (built-in), --endpoint URL (repeatable), --local MODEL or --model-id ORG/NAME"
+        )
+    if args.model_id:
+        return _hub_judge(args)
     if args.judge:
         return JudgeConfig(name=args.judge_name or args.judge, kind="builtin", builtin=args.judge)
     if not args.judge_name:
@@ -134,6 +149,27 @@ def _judge_config(args: argparse.Namespace) -> Any:
         if not url.startswith(("http://", "https://")):
             raise UserError(f"--endpoint must be an http(s) URL, got {url!r}")
     return JudgeConfig(kind="endpoint", endpoints=tuple(args.endpoint), protocol=args.protocol, model=args.model, **common)
+
+
+def _hub_judge(args: argparse.Namespace) -> Any:
+    from dhp.inference.hub import router_model, router_url
+    from dhp.scoring.run import JudgeConfig
+
+    try:
+        model = router_model(args.model_id, args.provider)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    return JudgeConfig(
+        name=args.judge_name or args.model_id.rsplit("/", 1)[-1],  # a name holds no path separator
+        kind="endpoint",
+        endpoints=(router_url(),),
+        protocol=EndpointProtocol.OPENAI.value,
+        model=model,
+        hf_model_id=args.model_id,
+        revision=args.model_revision,
+        n_params=args.n_params,
+        provider=args.provider,
+    )
 
 
 def _cmd_score(args: argparse.Namespace) -> int:

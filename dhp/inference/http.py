@@ -138,19 +138,20 @@ class _Client:
             connector=connector,
             timeout=aiohttp.ClientTimeout(total=self._timeout),
             cookie_jar=aiohttp.DummyCookieJar(),
+            headers=self._headers,  # the session's defaults: nothing to merge per request
         )
         return self._session
 
     async def get(self, url: str) -> tuple[int, bytes]:
         session = self._session or self._open()
-        async with session.get(url, headers=self._headers) as resp:
+        async with session.get(url) as resp:
             return resp.status, await resp.read()
 
     async def post(self, url: str, body: Mapping[str, Any]) -> Any:
         """POST a JSON body; the decoded JSON answer, or a classified :class:`JudgeError`."""
         session = self._session or self._open()
         try:
-            async with session.post(url, data=orjson.dumps(body), headers=self._headers) as resp:
+            async with session.post(url, data=orjson.dumps(body)) as resp:
                 raw = await resp.read()
                 if resp.status != 200:
                     raise http_error(
