@@ -87,11 +87,14 @@ _STORY_FLUENCY = Metric(
     "the quality of the ending sentence itself: no formatting problems, capitalization errors or "
     "ungrammatical constructions that make it difficult to read.",
 )
+# The paper ends "... capturing the essence of the content discussed in the paragraph"; many items
+# have no paragraph (AE's train split has none) and the judge is not shown one then, so the
+# definition is phrased without it (issue 9, part 6).
 _ANSWER_QUALITY = Metric(
     "answer_quality",
     "Answer Quality",
     "a comprehensive and accurate response to the question, capturing the essence of the content "
-    "discussed in the paragraph.",
+    "the question asks about.",
 )
 _MT_ACCURACY = Metric(
     "accuracy",

@@ -7,9 +7,12 @@ from dhp.spec import BENCHMARK, DHP_CITATION
 __all__ = ["LEGEND", "about_markdown", "intro_markdown"]
 
 LEGEND = (
-    "Cells are **green** where D > 1 (the judge discerns the degradation at p < 0.05) and **red** "
-    "where D < 1; '–' means no result. *Overall* is the mean D<sub>avg</sub> over the chosen datasets, "
-    "empty when a judge lacks one of them. Click a judge's name to open its page."
+    "**D avg**: level-balanced mean discernment on a dataset; **D min**: the worst-discerned perturbation; "
+    "D > 1 means discerned at p < 0.05. ± is half the bootstrap interval (hover a number for it); '–' means "
+    "no result. *Overall* is the mean D avg over the chosen datasets, empty when a judge lacks one of them. "
+    "Numbers are not coloured: averages are not tests; the judge page colours each perturbation's test. "
+    "**Baselines** (pinned on top): random = chance, oracle = ceiling, lexical = surface cues; read a judge "
+    "against them. Click a header to sort, a judge's name to open its page."
 )
 
 

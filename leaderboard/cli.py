@@ -11,8 +11,12 @@ __all__ = ["register"]
 
 
 def _store_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--results", default="out/results", help="results store: a folder or hf://datasets/ORG/REPO")
-    p.add_argument("--requests", default="out/requests", help="requests store: a folder or hf://datasets/ORG/REPO")
+    p.add_argument(
+        "--results", default="out/results", help="results store: a folder or hf://datasets/ORG/REPO"
+    )
+    p.add_argument(
+        "--requests", default="out/requests", help="requests store: a folder or hf://datasets/ORG/REPO"
+    )
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -52,7 +56,12 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     if args.poll <= 0:
         raise UserError("--poll must be positive")
     cfg = WorkerConfig(
-        data=data, mode=args.mode, datasets=args.datasets, n_boot=args.n_boot, seed=args.seed, timeout_s=args.timeout
+        data=data,
+        mode=args.mode,
+        datasets=args.datasets,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        timeout_s=args.timeout,
     )
     worker = Worker(open_store(args.requests), open_store(args.results), cfg)
     n = worker.drain(once=args.once, poll_s=args.poll, stale_after_s=args.requeue_after)

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from dhp.leaderboard.stores import Store
-from dhp.scoring.results import Result, ResultError, parse_result
+from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError, parse_result
 
-__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "parse_many"]
+__all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "benchmark_setting", "latest_results", "parse_many"]
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,12 @@ class ResultsIndex:
                 listing = self.store.list(".json")
             except Exception as e:  # a flaky Hub must not take the page down
                 if self._last is not None:
-                    return LoadReport(self._last.results, (*self._last.problems, f"results store: {e}"), self._generation)
-                return LoadReport((), (f"results store {self.store.name} cannot be listed: {e}",), self._generation)
+                    return LoadReport(
+                        self._last.results, (*self._last.problems, f"results store: {e}"), self._generation
+                    )
+                return LoadReport(
+                    (), (f"results store {self.store.name} cannot be listed: {e}",), self._generation
+                )
             changed = set(listing) != set(self._entries)
             fresh: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
             for path, version in listing.items():
@@ -106,3 +110,31 @@ def by_judge(results: Iterable[LoadedResult]) -> Mapping[str, list[LoadedResult]
     for r in results:
         out.setdefault(r.result.judge.name, []).append(r)
     return out
+
+
+def _newer(a: LoadedResult, b: LoadedResult) -> bool:
+    """``a`` is newer than ``b``: later ``created_at``, ties broken by the later path (deterministic)."""
+    return (a.result.created_at, a.path) > (b.result.created_at, b.path)
+
+
+def benchmark_setting(r: Result) -> bool:
+    """Scored as the benchmark scores: the default prompt set and no misleading cue. Results under
+    other prompt sets or with a cue feed the stability column, never the ranking."""
+    return r.scoring.prompt_set == DEFAULT_PROMPT_SET and r.scoring.cue is None
+
+
+def latest_results(results: Iterable[LoadedResult]) -> dict[str, dict[str, LoadedResult]]:
+    """judge name -> dataset name -> the newest result of that (judge, dataset) in the benchmark setting.
+
+    The one rule for "newest", used by the table and the judge page alike: the latest ``created_at``,
+    and among equal timestamps (they have 1-s resolution) the greatest store path.
+    """
+    latest: dict[str, dict[str, LoadedResult]] = {}
+    for lr in results:
+        if not benchmark_setting(lr.result):
+            continue
+        per = latest.setdefault(lr.result.judge.name, {})
+        cur = per.get(lr.result.dataset.name)
+        if cur is None or _newer(lr, cur):
+            per[lr.result.dataset.name] = lr
+    return latest

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib
 
@@ -30,54 +31,71 @@ _PERT_COLOR = "#c62828"
 
 
 def _val(x: float | None) -> float:
-    return 0.0 if x is None or not math.isfinite(x) else float(x)
+    """A D for plotting: NaN (no bar) when there is none, never 0."""
+    return math.nan if x is None or not math.isfinite(x) else float(x)
+
+
+def _err(cis: list[tuple[float, float] | None], centre: np.ndarray) -> np.ndarray | None:
+    """Asymmetric error bars from intervals (0 where none, or where the bar itself is missing)."""
+    if not any(ci is not None for ci in cis):
+        return None
+    ok = [ci is not None and math.isfinite(c) for ci, c in zip(cis, centre, strict=True)]
+    lo = [max(0.0, c - ci[0]) if k and ci else 0.0 for c, ci, k in zip(centre, cis, ok, strict=True)]
+    hi = [max(0.0, ci[1] - c) if k and ci else 0.0 for c, ci, k in zip(centre, cis, ok, strict=True)]
+    return np.array([lo, hi])
+
+
+def _top(values: np.ndarray, cis: list[tuple[float, float] | None]) -> float:
+    """The y-axis top: above every bar and every interval's upper end (and above D = 1)."""
+    highs = [v for v in values.tolist() if math.isfinite(v)] + [ci[1] for ci in cis if ci is not None]
+    return max([2.0, *highs]) * 1.08
+
+
+def _panel(ax: Any, res: Result) -> None:
+    ps = res.perturbations
+    x = np.arange(len(ps))
+    d = np.array([_val(p.d) for p in ps])
+    dew = np.array([_val(p.d_ew) for p in ps])
+    d_cis = [(p.d_ci.low, p.d_ci.high) if p.d_ci else None for p in ps]
+    ew_cis = [(p.d_ew_ci.low, p.d_ew_ci.high) if p.d_ew_ci else None for p in ps]
+    ax.bar(x - 0.2, d, 0.4, label="D", color=_D_COLOR, yerr=_err(d_cis, d), capsize=2, ecolor="#555")
+    ax.bar(x + 0.2, dew, 0.4, label="D^EW", color=_EW_COLOR, yerr=_err(ew_cis, dew), capsize=2, ecolor="#555")
+    ax.axhline(1.0, color="red", linewidth=1.2, linestyle="--", label="D = 1 (p = 0.05)")
+    for i, p in enumerate(ps):
+        if p.d is None and p.d_ew is None:
+            ax.text(i, 0.05, "–", ha="center", va="bottom", fontsize=9, color="#555")  # no D: not 0
+    ax.set_xticks(x, [p.id for p in ps], rotation=60, ha="right", fontsize=7)
+    s = res.summary
+    ax.set_title(
+        f"{res.dataset.name}: D_avg^EW {_fmt(s.d_avg_ew)}, D_min^EW {_fmt(s.d_min_ew)}",
+        fontsize=9,
+        loc="left",
+    )
+    ax.set_ylabel("D")
+    ax.set_ylim(0, _top(np.concatenate([d, dew]), d_cis + ew_cis))
+    ax.grid(axis="y", alpha=0.3)
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:.2f}"
 
 
 def discernment_bars(results: Sequence[Result], title: str = "") -> Figure:
-    """One panel per dataset (two per row): grouped bars of D and D^EW per perturbation."""
+    """One panel per dataset, stacked (readable on a phone): grouped bars of D and D^EW per
+    perturbation with their intervals; the y axis fits the intervals; the legend sits below the panels."""
     n = max(1, len(results))
-    ncols = 1 if n == 1 else 2
-    nrows = math.ceil(n / ncols)
-    fig = Figure(figsize=(6.2 * ncols, 3.6 * nrows), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax in axes[len(results) :]:
-        ax.set_visible(False)
+    fig = Figure(figsize=(7.0, 2.9 * n + 0.6), layout="constrained")
+    axes = fig.subplots(n, 1, squeeze=False).ravel()
     for ax, res in zip(axes, results, strict=False):
-        ids = [p.id for p in res.perturbations]
-        x = np.arange(len(ids))
-        d = np.array([_val(p.d) for p in res.perturbations])
-        dew = np.array([_val(p.d_ew) for p in res.perturbations])
-
-        def err(cis: list[tuple[float, float] | None], centre: np.ndarray) -> np.ndarray | None:
-            if not any(ci is not None for ci in cis):
-                return None
-            lo = [max(0.0, c - ci[0]) if ci else 0.0 for c, ci in zip(centre, cis, strict=True)]
-            hi = [max(0.0, ci[1] - c) if ci else 0.0 for c, ci in zip(centre, cis, strict=True)]
-            return np.array([lo, hi])
-
-        d_err = err([(p.d_ci.low, p.d_ci.high) if p.d_ci else None for p in res.perturbations], d)
-        ew_err = err([(p.d_ew_ci.low, p.d_ew_ci.high) if p.d_ew_ci else None for p in res.perturbations], dew)
-        ax.bar(x - 0.2, d, 0.4, label="D", color=_D_COLOR, yerr=d_err, capsize=2, ecolor="#555")
-        ax.bar(x + 0.2, dew, 0.4, label="D^EW", color=_EW_COLOR, yerr=ew_err, capsize=2, ecolor="#555")
-        ax.axhline(1.0, color="red", linewidth=1.2, linestyle="--", label="D = 1 (p = 0.05)")
-        ax.set_xticks(x, ids, rotation=45, ha="right", fontsize=7)
-        s = res.summary
-        ax.set_title(
-            f"{res.dataset.name}  D_avg={_val(s.d_avg):.2f}  D_avg^EW={_val(s.d_avg_ew):.2f}  "
-            f"D_min^EW={_val(s.d_min_ew):.2f}",
-            fontsize=9,
-        )
-        ax.set_ylabel("discernment D")
-        top = max(2.0, float(np.max(np.concatenate([d, dew]))) if len(ids) else 2.0)
-        ax.set_ylim(0, top * 1.15)
-        ax.grid(axis="y", alpha=0.3)
+        _panel(ax, res)
     if results:
-        axes[0].legend(fontsize=7, loc="upper right")
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
     else:
         axes[0].text(0.5, 0.5, "no results", ha="center", va="center", transform=axes[0].transAxes)
         axes[0].set_axis_off()
     if title:
-        fig.suptitle(title, fontsize=11)
+        fig.suptitle(title, fontsize=10)
     return fig
 
 
@@ -101,11 +119,16 @@ def score_distributions(result: Result) -> Figure:
         pert = np.array(
             [v for per in scores.perturbed.values() for v in per.get(m, ()) if v is not None], dtype=float
         )
-        for data, label, color, shift in ((orig, "original", _ORIG_COLOR, -0.11), (pert, "perturbed", _PERT_COLOR, 0.11)):
+        for data, label, color, shift in (
+            (orig, "original", _ORIG_COLOR, -0.11),
+            (pert, "perturbed", _PERT_COLOR, 0.11),
+        ):
             if data.size == 0:
                 continue
             h, _ = np.histogram(np.clip(data, 1, 5), bins=edges)
-            ax.bar(centres + shift, h / data.size, 0.22, color=color, label=f"{label} (mean {data.mean():.2f})")
+            ax.bar(
+                centres + shift, h / data.size, 0.22, color=color, label=f"{label} (mean {data.mean():.2f})"
+            )
         ax.set_title(m, fontsize=9)
         ax.set_xticks([1, 2, 3, 4, 5])
         ax.set_xlabel("score")

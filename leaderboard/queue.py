@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from dhp.errors import first_validation_problem
 from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import Existing, Submission, settings_key, slugify
+from dhp.leaderboard.validation import Existing, Submission, endpoint_host, settings_key
+from dhp.naming import judge_slug
 
 __all__ = [
     "InvalidTransition",
@@ -78,6 +79,7 @@ class Request(BaseModel):
     revision: str | None = None
     mode: str
     contact: str = ""
+    show_host: bool = False  # the submitter lets the public Queue tab show the endpoint host
     submitter: str = ""  # hash_user(...) of who submitted
     datasets: str = "all"
     state: State = State.PENDING
@@ -95,15 +97,19 @@ class Request(BaseModel):
 
     @property
     def host(self) -> str:
-        from urllib.parse import urlsplit
+        """The endpoint host ("" for built-in judges)."""
+        return endpoint_host(self.endpoint_url)
 
+    @property
+    def public_host(self) -> str:
+        """The host as the public Queue tab shows it: only when the submitter chose to."""
         if not self.endpoint_url:
-            return "(built-in)"
-        return urlsplit(self.endpoint_url).hostname or ""
+            return "built-in"
+        return self.host if self.show_host else "hidden"
 
     @property
     def key(self) -> tuple[str, ...]:
-        return settings_key(self.model, self.hf_model_id, self.revision, self.protocol, self.mode)
+        return settings_key(self.host, self.model, self.hf_model_id, self.revision, self.protocol, self.mode)
 
     def to_bytes(self) -> bytes:
         return (self.model_dump_json(indent=2) + "\n").encode()
@@ -125,7 +131,7 @@ def parse_request(data: bytes | str, source: str = "<request>") -> Request:
 def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str | None = None) -> Request:
     ts = now or utcnow()
     stamp = ts.replace("-", "").replace(":", "").replace("Z", "")
-    rid = f"{stamp}-{slugify(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
+    rid = f"{stamp}-{judge_slug(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
     return Request(
         id=rid,
         judge_name=sub.judge_name,
@@ -136,6 +142,7 @@ def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str
         revision=sub.revision,
         mode=sub.mode,
         contact=sub.contact,
+        show_host=sub.show_host,
         submitter=submitter,
         datasets=datasets,
         created_at=ts,

@@ -196,7 +196,11 @@ class HubStore:
 
         try:
             local = self.api.hf_hub_download(
-                self.repo_id, _check_rel(path), repo_type="dataset", revision=revision, cache_dir=self.cache_dir
+                self.repo_id,
+                _check_rel(path),
+                repo_type="dataset",
+                revision=revision,
+                cache_dir=self.cache_dir,
             )
         except EntryNotFoundError:
             raise FileNotFoundError(f"{self.name}/{path}") from None

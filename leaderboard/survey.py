@@ -96,7 +96,11 @@ def _build_tasks(datasets: Mapping[str, DatasetSpec]) -> tuple[SurveyTask, ...]:
                 datasets=tuple(s.name for s in specs),
                 metrics=tuple((m.name, m.label, m.definition) for m in metrics),
                 issues=tuple(
-                    Issue(op.value, _ISSUES.get(op, op.value).format(t=text), {k: tuple(v) for k, v in per.items()})
+                    Issue(
+                        op.value,
+                        _ISSUES.get(op, op.value).format(t=text),
+                        {k: tuple(v) for k, v in per.items()},
+                    )
                     for op, per in issues.items()
                 ),
             )
@@ -151,8 +155,12 @@ class VotesStore:
         self.store = store
 
     def cast(self, task: SurveyTask, voter: str, answers: Mapping[str, str | None]) -> Ballot:
-        ballot = Ballot(task=task.id, voter=voter, answers=validate_ballot(task, answers), created_at=utcnow())
-        self.store.write(f"{task.id}/{voter}.json", (ballot.model_dump_json(indent=2) + "\n").encode(), "vote")
+        ballot = Ballot(
+            task=task.id, voter=voter, answers=validate_ballot(task, answers), created_at=utcnow()
+        )
+        self.store.write(
+            f"{task.id}/{voter}.json", (ballot.model_dump_json(indent=2) + "\n").encode(), "vote"
+        )
         return ballot
 
     def ballots(self) -> tuple[list[Ballot], list[str]]:
@@ -169,7 +177,9 @@ class VotesStore:
         return out, bad
 
 
-def tally(ballots: Iterable[Ballot], tasks: Sequence[SurveyTask] = TASKS) -> dict[str, dict[str, dict[str, int]]]:
+def tally(
+    ballots: Iterable[Ballot], tasks: Sequence[SurveyTask] = TASKS
+) -> dict[str, dict[str, dict[str, int]]]:
     """Pure: votes per task, issue and metric (unknown tasks, issues or metrics are ignored)."""
     out: dict[str, dict[str, dict[str, int]]] = {
         t.id: {i.id: {m[0]: 0 for m in t.metrics} for i in t.issues} for t in tasks
@@ -240,7 +250,9 @@ def reweighted_summaries(results: Iterable[LoadedResult], version: WeightsVersio
     return out
 
 
-def weights_rows(counts: Tally, version: WeightsVersion, tasks: Sequence[SurveyTask] = TASKS) -> list[dict[str, str]]:
+def weights_rows(
+    counts: Tally, version: WeightsVersion, tasks: Sequence[SurveyTask] = TASKS
+) -> list[dict[str, str]]:
     """Rows for the survey tab: per task and issue, the votes and the derived and default weights."""
     rows: list[dict[str, str]] = []
     for t in tasks:

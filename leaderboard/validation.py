@@ -11,6 +11,7 @@ Nothing here does I/O except through the ``resolver`` argument (default: ``socke
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import socket
 import unicodedata
@@ -19,10 +20,12 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
+from dhp.naming import slug
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS
 
 __all__ = [
     "CONTROL_JUDGES",
+    "HTTPS_PORTS",
     "LIMITS",
     "METADATA_HOSTS",
     "PROTOCOLS",
@@ -30,11 +33,13 @@ __all__ = [
     "Mode",
     "Resolver",
     "Submission",
+    "SubmissionErrors",
     "ValidationError",
+    "allowed_ports_from_env",
     "check_endpoint_url",
+    "endpoint_host",
     "find_duplicate",
     "settings_key",
-    "slugify",
     "system_resolver",
     "validate_submission",
 ]
@@ -42,6 +47,7 @@ __all__ = [
 Mode = Literal["local", "space"]
 Resolver = Callable[[str], Sequence[str]]
 
+HTTPS_PORTS: frozenset[int] = frozenset({443})
 SCORING_MODES: tuple[str, ...] = tuple(m for m in MODE_CHOICES if m != MODE_AUTO)
 
 #: Maximum lengths of the form's fields (characters).
@@ -71,14 +77,16 @@ METADATA_HOSTS: frozenset[str] = frozenset(
 #: Metadata addresses that are not covered by the private / link-local ranges.
 _METADATA_IPS = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
 
-# no "/" or "\\": the scorer refuses path separators in judge names (dhp.scoring.results.judge_slug)
+# no "/" or "\\": dhp.naming.judge_slug refuses path separators in judge names
 _JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _CONTACT = re.compile(r"^[A-Za-z0-9@._+ -]+$")
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
-_SECRET_QUERY = re.compile(r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I)
+_SECRET_QUERY = re.compile(
+    r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I
+)
 
 
 class ValidationError(ValueError):
@@ -88,6 +96,17 @@ class ValidationError(ValueError):
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+class SubmissionErrors(ValidationError):
+    """Every problem of a submission, in form order; ``field``/``message`` are the first one's."""
+
+    def __init__(self, errors: Sequence[ValidationError]) -> None:
+        super().__init__(errors[0].field, errors[0].message)
+        self.errors = tuple(errors)
+
+    def __str__(self) -> str:
+        return " ".join(e.message for e in self.errors)
 
 
 @dataclass(frozen=True)
@@ -102,6 +121,7 @@ class Submission:
     revision: str | None
     mode: str  # expected | paper | sample (builtin: "builtin")
     contact: str
+    show_host: bool = False  # the submitter lets the Queue tab show the endpoint host (default: hidden)
 
 
 def system_resolver(host: str) -> list[str]:
@@ -110,14 +130,9 @@ def system_resolver(host: str) -> list[str]:
     return sorted({str(info[4][0]) for info in infos})
 
 
-def slugify(name: str) -> str:
-    """A file-system and URL safe form of a judge name (the scorer's ``judge_slug`` convention)."""
-    s = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
-    s = re.sub(r"[^a-z0-9._-]+", "-", s).strip("-.")
-    return s or "judge"
-
-
-def _clean(field: str, value: str | None, *, required: bool, pattern: re.Pattern[str] | None, what: str) -> str:
+def _clean(
+    field: str, value: str | None, *, required: bool, pattern: re.Pattern[str] | None, what: str
+) -> str:
     v = (value or "").strip()
     if not v:
         if required:
@@ -161,13 +176,23 @@ def _is_loopback_host(host: str) -> bool:
         return False
 
 
-def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -> str:
-    """Validate an endpoint URL for ``mode`` and return it normalised (no trailing slash).
+def allowed_ports_from_env() -> frozenset[int]:
+    """Ports a Space accepts in endpoint URLs: 443 (standard HTTPS) unless the operator sets
+    ``DHP_ALLOWED_PORTS`` (comma-separated, e.g. ``443,8443``)."""
+    raw = os.environ.get("DHP_ALLOWED_PORTS", "").strip()
+    if not raw:
+        return HTTPS_PORTS
+    try:
+        ports = frozenset(int(x) for x in raw.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"DHP_ALLOWED_PORTS must list port numbers, got {raw!r}") from None
+    if not ports or not all(1 <= p <= 65535 for p in ports):
+        raise ValueError(f"DHP_ALLOWED_PORTS must list port numbers in 1..65535, got {raw!r}")
+    return ports
 
-    Space mode: https only; the host (literal or resolved) must be public. Local mode: https to any
-    host, http to loopback hosts only. Credentials in the URL and secret-looking query parameters
-    are refused everywhere, because the URL is stored in the requests store.
-    """
+
+def _split_url(url: str) -> tuple[str, str, int | None, str]:
+    """Scheme, host, port and the URL, after the checks that hold in every mode."""
     field = "endpoint_url"
     url = _clean(field, url, required=True, pattern=None, what="Endpoint URL")
     if any(c.isspace() for c in url):
@@ -190,9 +215,65 @@ def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -
     for pair in parts.query.split("&") if parts.query else []:
         key = pair.split("=", 1)[0]
         if _SECRET_QUERY.search(key):
-            raise ValidationError(field, f"Endpoint URL must not carry secrets in its query string ({key!r}).")
+            raise ValidationError(
+                field, f"Endpoint URL must not carry secrets in its query string ({key!r})."
+            )
     if port is not None and not (1 <= port <= 65535):
         raise ValidationError(field, "Endpoint URL has an invalid port.")
+    return scheme, host, port, url
+
+
+def _check_public_host(host: str, resolver: Resolver | None) -> None:
+    """Space mode: the host, literal or resolved, must be a public address."""
+    field = "endpoint_url"
+    if host in METADATA_HOSTS or host.endswith(".internal"):
+        raise ValidationError(field, f"Endpoint host {host!r} is a cloud metadata or internal host.")
+    if host == "localhost" or host.endswith(".localhost"):
+        raise ValidationError(field, "Endpoint host must be public, not localhost.")
+    try:
+        literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        literal = None
+    if literal is not None:
+        why = _bad_address(literal)
+        if why:
+            raise ValidationError(
+                field, f"Endpoint host {host} is {why}; only public endpoints are accepted."
+            )
+        return
+    labels = host.split(".")
+    if len(labels) < 2 or not all(_HOST_LABEL.match(lb) for lb in labels):
+        raise ValidationError(field, f"Endpoint host {host!r} is not a valid public host name.")
+    try:
+        addrs = list((resolver or system_resolver)(host))
+    except (OSError, UnicodeError) as e:
+        raise ValidationError(field, f"Endpoint host {host!r} does not resolve ({e}).") from None
+    if not addrs:
+        raise ValidationError(field, f"Endpoint host {host!r} does not resolve.")
+    for a in addrs:
+        try:
+            ip = ipaddress.ip_address(a.split("%", 1)[0])
+        except ValueError:
+            raise ValidationError(field, f"Endpoint host {host!r} resolves to an invalid address.") from None
+        why = _bad_address(ip)
+        if why:
+            raise ValidationError(
+                field, f"Endpoint host {host!r} resolves to {a}, {why}; only public endpoints are accepted."
+            )
+
+
+def check_endpoint_url(
+    url: str, mode: Mode, resolver: Resolver | None = None, allowed_ports: frozenset[int] = HTTPS_PORTS
+) -> str:
+    """Validate an endpoint URL for ``mode`` and return it normalised (no trailing slash).
+
+    Space mode: https only, on an allowed port (default 443 only); the host (literal or resolved)
+    must be public. Local mode: https to any host, http to loopback hosts only. Credentials in the
+    URL and secret-looking query parameters are refused everywhere, because the URL is stored in
+    the requests store.
+    """
+    field = "endpoint_url"
+    scheme, host, port, url = _split_url(url)
     loopback = _is_loopback_host(host)
     if scheme == "http":
         if mode == "space":
@@ -200,40 +281,43 @@ def check_endpoint_url(url: str, mode: Mode, resolver: Resolver | None = None) -
         if not loopback:
             raise ValidationError(field, "Endpoint URL must use https (http is accepted only for localhost).")
     if mode == "space":
-        if host in METADATA_HOSTS or host.endswith(".internal"):
-            raise ValidationError(field, f"Endpoint host {host!r} is a cloud metadata or internal host.")
-        if host == "localhost" or host.endswith(".localhost"):
-            raise ValidationError(field, "Endpoint host must be public, not localhost.")
-        try:
-            literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host.strip("[]"))
-        except ValueError:
-            literal = None
-        if literal is not None:
-            why = _bad_address(literal)
-            if why:
-                raise ValidationError(field, f"Endpoint host {host} is {why}; only public endpoints are accepted.")
-        else:
-            labels = host.split(".")
-            if len(labels) < 2 or not all(_HOST_LABEL.match(lb) for lb in labels):
-                raise ValidationError(field, f"Endpoint host {host!r} is not a valid public host name.")
-            resolve = resolver or system_resolver
-            try:
-                addrs = list(resolve(host))
-            except (OSError, UnicodeError) as e:
-                raise ValidationError(field, f"Endpoint host {host!r} does not resolve ({e}).") from None
-            if not addrs:
-                raise ValidationError(field, f"Endpoint host {host!r} does not resolve.")
-            for a in addrs:
-                try:
-                    ip = ipaddress.ip_address(a.split("%", 1)[0])
-                except ValueError:
-                    raise ValidationError(field, f"Endpoint host {host!r} resolves to an invalid address.") from None
-                why = _bad_address(ip)
-                if why:
-                    raise ValidationError(
-                        field, f"Endpoint host {host!r} resolves to {a}, {why}; only public endpoints are accepted."
-                    )
+        _check_public_host(host, resolver)
+        if (port or 443) not in allowed_ports:
+            ok = ", ".join(str(p) for p in sorted(allowed_ports))
+            raise ValidationError(
+                field, f"Endpoint URL must use the standard HTTPS port (allowed here: {ok})."
+            )
     return url.rstrip("/")
+
+
+def endpoint_host(url: str) -> str:
+    """The host of a (validated) endpoint URL, lowercased; "" for built-in judges."""
+    return (urlsplit(url).hostname or "").lower() if url else ""
+
+
+_FORM_ORDER = (
+    "judge_name",
+    "contact",
+    "endpoint_url",
+    "protocol",
+    "model",
+    "mode",
+    "hf_model_id",
+    "revision",
+)
+
+
+def _gather(checks: Sequence[Callable[[], object]]) -> tuple[list[object], list[ValidationError]]:
+    """Run every check; the values (None where one failed) and all the errors, not only the first."""
+    values: list[object] = []
+    errors: list[ValidationError] = []
+    for check in checks:
+        try:
+            values.append(check())
+        except ValidationError as e:
+            values.append(None)
+            errors.append(e)
+    return values, errors
 
 
 def validate_submission(
@@ -248,37 +332,69 @@ def validate_submission(
     contact: str | None,
     app_mode: Mode,
     resolver: Resolver | None = None,
+    allowed_ports: frozenset[int] = HTTPS_PORTS,
+    show_host: bool = False,
 ) -> Submission:
-    """Check every field of the form; raise :class:`ValidationError` at the first problem."""
-    name = _clean("judge_name", judge_name, required=True, pattern=_JUDGE_NAME, what="Judge name")
+    """Check every field of the form; raise :class:`SubmissionErrors` listing every problem, in form order."""
+    proto = (protocol or "").strip().lower()
+    builtin = proto == "builtin"
+    allowed = (*PROTOCOLS, "builtin") if app_mode == "local" else PROTOCOLS
+    checks: dict[str, Callable[[], object]] = {
+        "judge_name": lambda: _judge_name(judge_name),
+        "contact": lambda: _clean("contact", contact, required=True, pattern=_CONTACT, what="Contact"),
+        "endpoint_url": lambda: "" if builtin else check_endpoint_url(endpoint_url or "", app_mode, resolver, allowed_ports),
+        "protocol": lambda: _one_of("protocol", proto, allowed, "Protocol"),
+        "model": lambda: _model(model, builtin),
+        "mode": lambda: "builtin" if builtin else _one_of("mode", (mode or "").strip().lower(), SCORING_MODES, "Scoring mode"),
+        "hf_model_id": lambda: _clean("hf_model_id", hf_model_id, required=False, pattern=_HF_ID, what="HF model id") or None,
+        "revision": lambda: _revision(revision, hf_model_id),
+    }  # fmt: skip
+    values, errors = _gather([checks[f] for f in _FORM_ORDER])
+    if errors:
+        raise SubmissionErrors(errors)
+    v = dict(zip(_FORM_ORDER, values, strict=True))
+    return Submission(
+        str(v["judge_name"]), str(v["endpoint_url"]), str(v["protocol"]), str(v["model"]),
+        v["hf_model_id"] or None, v["revision"] or None, str(v["mode"]), str(v["contact"]), show_host,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def _judge_name(value: str | None) -> str:
+    name = _clean("judge_name", value, required=True, pattern=_JUDGE_NAME, what="Judge name")
     if len(name) < 2:
         raise ValidationError("judge_name", "Judge name must have at least 2 characters.")
-    proto = (protocol or "").strip().lower()
-    allowed = (*PROTOCOLS, "builtin") if app_mode == "local" else PROTOCOLS
-    if proto not in allowed:
-        raise ValidationError("protocol", f"Protocol must be one of: {', '.join(allowed)}.")
-    mdl = _clean("model", model, required=True, pattern=_MODEL, what="Model name")
-    hf_id = _clean("hf_model_id", hf_model_id, required=False, pattern=_HF_ID, what="HF model id") or None
-    rev = _clean("revision", revision, required=False, pattern=_REVISION, what="Revision") or None
-    if rev and not hf_id:
+    return name
+
+
+def _one_of(field: str, value: str, allowed: Sequence[str], what: str) -> str:
+    if value not in allowed:
+        raise ValidationError(field, f"{what} must be one of: {', '.join(allowed)}.")
+    return value
+
+
+def _model(value: str | None, builtin: bool) -> str:
+    mdl = _clean("model", value, required=True, pattern=_MODEL, what="Model name")
+    if builtin and mdl not in CONTROL_JUDGES:
+        raise ValidationError("model", f"Built-in control judge must be one of: {', '.join(CONTROL_JUDGES)}.")
+    return mdl
+
+
+def _revision(value: str | None, hf_model_id: str | None) -> str | None:
+    rev = _clean("revision", value, required=False, pattern=_REVISION, what="Revision") or None
+    if rev and not (hf_model_id or "").strip():
         raise ValidationError("revision", "A revision needs an HF model id.")
     if rev and ".." in rev:
         raise ValidationError("revision", "Revision must not contain '..'.")
-    contact_v = _clean("contact", contact, required=True, pattern=_CONTACT, what="Contact")
-    if proto == "builtin":
-        if mdl not in CONTROL_JUDGES:
-            raise ValidationError("model", f"Built-in control judge must be one of: {', '.join(CONTROL_JUDGES)}.")
-        return Submission(name, "", "builtin", mdl, hf_id, rev, "builtin", contact_v)
-    smode = (mode or "").strip().lower()
-    if smode not in SCORING_MODES:
-        raise ValidationError("mode", f"Scoring mode must be one of: {', '.join(SCORING_MODES)}.")
-    url = check_endpoint_url(endpoint_url or "", app_mode, resolver)
-    return Submission(name, url, proto, mdl, hf_id, rev, smode, contact_v)
+    return rev
 
 
-def settings_key(model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str) -> tuple[str, ...]:
-    """What makes two submissions the same: model, revision and scoring settings (case-insensitive)."""
+def settings_key(
+    host: str, model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str
+) -> tuple[str, ...]:
+    """What makes two submissions the same: endpoint host, model, revision and scoring settings
+    (case-insensitive). Two servers on different hosts may both report the model name "tgi"."""
     return (
+        host.strip().lower(),
         (hf_model_id or model).strip().lower(),
         (revision or "").strip().lower(),
         protocol.strip().lower(),
@@ -297,14 +413,16 @@ class Existing:
 
 def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
     """A message pointing at the existing row or request that ``sub`` duplicates, else None."""
-    key = settings_key(sub.model, sub.hf_model_id, sub.revision, sub.protocol, sub.mode)
-    slug = slugify(sub.judge_name)
+    key = settings_key(
+        endpoint_host(sub.endpoint_url), sub.model, sub.hf_model_id, sub.revision, sub.protocol, sub.mode
+    )
+    name_key = slug(sub.judge_name.strip())
     for e in existing:
         if e.key == key:
             return (
-                f"This model, revision and scoring settings were already submitted: see {e.where}. "
-                "Change the revision or the scoring mode to submit again."
+                f"This endpoint, model, revision and scoring settings were already submitted: see {e.where}. "
+                "To score the judge again, change the scoring mode, or give its HF model id with a new revision."
             )
-        if slugify(e.judge_name) == slug:
+        if slug(e.judge_name.strip()) == name_key:
             return f"The judge name {sub.judge_name!r} is taken (see {e.where}); choose another name."
     return None

@@ -21,7 +21,14 @@ from pathlib import Path
 
 from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import Mode, Resolver, ValidationError, check_endpoint_url, slugify
+from dhp.leaderboard.validation import (
+    Mode,
+    Resolver,
+    ValidationError,
+    allowed_ports_from_env,
+    check_endpoint_url,
+)
+from dhp.naming import judge_slug
 from dhp.scoring.results import ResultError, dump_result, parse_result
 from dhp.secrets import JUDGE_KEY_VARS, scrub
 
@@ -43,6 +50,9 @@ class WorkerConfig:
     worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}")
     python: str = sys.executable
     resolver: Resolver | None = None
+    allowed_ports: frozenset[int] = field(
+        default_factory=allowed_ports_from_env
+    )  # space mode: endpoint ports
 
 
 def score_command(req: Request, cfg: WorkerConfig, out_dir: Path) -> list[str]:
@@ -95,7 +105,9 @@ class Worker:
         secrets = [os.environ.get(name, "") for name in JUDGE_KEY_VARS]
         try:
             if req.protocol != "builtin":
-                check_endpoint_url(req.endpoint_url, self.cfg.mode, self.cfg.resolver)  # DNS may have changed
+                check_endpoint_url(
+                    req.endpoint_url, self.cfg.mode, self.cfg.resolver, self.cfg.allowed_ports
+                )  # DNS may have changed
             with tempfile.TemporaryDirectory(prefix="dhp-worker-") as tmp:
                 out = Path(tmp) / "out"
                 cmd = score_command(req, self.cfg, out)
@@ -135,7 +147,7 @@ class Worker:
                 }
             )
             res = res.model_copy(update={"judge": judge})
-            staged.append((f"{slugify(req.judge_name)}/{f.name}", dump_result(res).encode()))
+            staged.append((f"{judge_slug(req.judge_name)}/{f.name}", dump_result(res).encode()))
         for path, data in staged:
             self.results.write(path, data, message=f"results of {req.judge_name}")
         return [p for p, _ in staged]

@@ -1,4 +1,6 @@
-"""``dhp score`` and ``dhp report``: thin bodies over :mod:`dhp.scoring.run` and :mod:`dhp.scoring.report`."""
+"""``dhp score``, ``dhp report``, ``dhp stability`` and ``dhp robustness``: thin bodies over
+:mod:`dhp.scoring.run`, :mod:`dhp.scoring.report`, :mod:`dhp.scoring.stability` and
+:mod:`dhp.scoring.robustness`."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.cli import UserError
+from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol
 
 
@@ -95,7 +98,22 @@ def register(sub: Any) -> None:
     how.add_argument("--samples", type=_positive_int, default=10, help="samples per score in sample mode (10)")
     how.add_argument("--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for (20)")
     how.add_argument("--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)")
-    how.add_argument("--prompts", type=Path, help="folder of prompt templates overriding the packaged ones")
+    how.add_argument("--prompts", type=Path, help="folder of prompt templates overriding the prompt set's ones")
+    how.add_argument(
+        "--prompt-set",
+        default="default",
+        metavar="NAME|FOLDER",
+        help="default (G-Eval style), minimal (definition and scale), rubric (anchored scores), or a folder "
+        "of <task>.<metric>.txt templates; results of other sets go to their own files",
+    )
+    how.add_argument(
+        "--cue",
+        nargs="?",
+        const=DEFAULT_CUE,
+        metavar="TEXT",
+        help=f"add a misleading prior rating after every judged text (default text: {DEFAULT_CUE!r}); "
+        "for dhp robustness",
+    )
     how.add_argument("--combine", choices=("paper", "wilson", "wilson-landau"), default="paper")
     how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
     how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (1000; 0 = none)")
@@ -121,6 +139,27 @@ def register(sub: Any) -> None:
     r.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
     r.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")
     r.set_defaults(func=_cmd_report)
+
+    st = sub.add_parser(
+        "stability",
+        help="compare a judge's D across prompt sets (results of dhp score --prompt-set)",
+        description="Per judge and dataset: D_avg and D_min per prompt set, their spread (max-min, sd), and "
+        "the perturbations whose D changes side of D = 1 between prompt sets. Cue results are left out.",
+    )
+    st.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
+    st.add_argument("--out", type=Path, help="write the markdown here instead of printing it")
+    st.set_defaults(func=_cmd_stability)
+
+    rb = sub.add_parser(
+        "robustness",
+        help="how a misleading cue moves a judge's scores and D (results of dhp score --cue)",
+        description="Pairs every cue result with the cue-free result of the same judge, dataset and prompt "
+        "set: mean score shift per metric (originals and perturbed texts), D_avg and D_min with and without "
+        "the cue, and the D change per perturbation.",
+    )
+    rb.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
+    rb.add_argument("--out", type=Path, help="write the markdown here instead of printing it")
+    rb.set_defaults(func=_cmd_robustness)
 
 
 def _judge_config(args: argparse.Namespace) -> Any:
@@ -185,6 +224,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
         judge_slug(judge.name)
     except ValueError as e:
         raise UserError(str(e)) from None
+    from dhp.scoring.prompts import resolve_prompt_set
+
+    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
+    if args.cue is not None and not args.cue.strip():
+        raise UserError("--cue TEXT must not be empty")
     if args.data != "dhp" and not Path(args.data).is_dir():
         raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
     cfg = ScoreConfig(
@@ -208,6 +252,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
         cache=args.cache,
         use_cache=not args.no_cache,
         prompts_dir=args.prompts,
+        prompt_set=args.prompt_set,
+        cue=None if args.cue is None else args.cue.strip(),
         limit=args.limit,
         max_failure_rate=args.max_failure_rate,
         progress=args.progress,
@@ -218,7 +264,28 @@ def _cmd_score(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from e
     for path in paths:
         print(path)
+        _say_summary(path)
     return 0
+
+
+def _say_summary(path: Path) -> None:
+    """One line per result on stderr: D_avg, D_min and how many perturbations have no D."""
+    import sys
+
+    from dhp.scoring.results import read_result
+
+    r = read_result(path)
+    s = r.summary
+
+    def f(x: float | None) -> str:
+        return "–" if x is None else f"{x:.2f}"
+
+    no_d = f"; {s.n_without_d} of {len(r.perturbations)} perturbations have no D (no usable score)" if s.n_without_d else ""
+    print(
+        f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
+        f"D_min^EW {f(s.d_min_ew)}{no_d}",
+        file=sys.stderr,
+    )
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -233,4 +300,52 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except (ResultError, FileNotFoundError) as e:
         raise UserError(str(e)) from e
     print(md)
+    return 0
+
+
+def _load_results(paths: list[Path]) -> list[Any]:
+    from dhp.scoring.report import collect_results
+    from dhp.scoring.results import ResultError
+
+    for p in paths:
+        if not p.exists():
+            raise UserError(f"{p}: no such file or folder")
+    try:
+        results = collect_results(paths)
+    except ResultError as e:
+        raise UserError(str(e)) from e
+    if not results:
+        raise UserError(f"no result files under {', '.join(str(p) for p in paths)}")
+    return results
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out is None:
+        print(text, end="")
+        return
+    from dhp.fsutil import atomic_write_text
+
+    atomic_write_text(out, text)
+    print(out)
+
+
+def _cmd_stability(args: argparse.Namespace) -> int:
+    from dhp.scoring.stability import render_stability, stability
+
+    try:
+        rows = stability(_load_results(args.results))
+    except ValueError as e:
+        raise UserError(str(e)) from e
+    _emit(render_stability(rows), args.out)
+    return 0
+
+
+def _cmd_robustness(args: argparse.Namespace) -> int:
+    from dhp.scoring.robustness import render_robustness, robustness
+
+    try:
+        pairs, unpaired = robustness(_load_results(args.results))
+    except ValueError as e:
+        raise UserError(str(e)) from e
+    _emit(render_robustness(pairs, unpaired), args.out)
     return 0

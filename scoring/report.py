@@ -20,10 +20,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from dhp.scoring.results import CIModel, Result, judge_slug, read_result, revision_slug
+from dhp.scoring.results import (
+    DEFAULT_PROMPT_SET,
+    CIModel,
+    Result,
+    cue_slug,
+    judge_slug,
+    read_result,
+    revision_slug,
+)
 from dhp.types import Level
 
-__all__ = ["collect_results", "plot_discernment", "plot_scores", "render_markdown", "write_report"]
+__all__ = ["collect_results", "plot_discernment", "plot_scores", "render_markdown", "variant", "write_report"]
 
 _LEVEL_NAMES = {Level.CHARACTER: "character", Level.WORD: "word", Level.SENTENCE: "sentence"}
 
@@ -37,7 +45,7 @@ def collect_results(paths: Sequence[Path]) -> list[Result]:
         else:
             files.append(p)
     results = [read_result(f) for f in files]
-    return sorted(results, key=lambda r: (r.dataset.name, r.judge.name, r.dataset.revision))
+    return sorted(results, key=lambda r: (r.dataset.name, r.judge.name, r.dataset.revision, variant(r)))
 
 
 def _requests(r: Result) -> str:
@@ -54,12 +62,24 @@ def _ci(ci: CIModel | None) -> str:
     return "" if ci is None else f" [{ci.low:.2f}, {ci.high:.2f}]"
 
 
-def _p(p: float) -> str:
+def _p(p: float | None) -> str:
+    if p is None:
+        return "–"
     return f"{p:.3g}" if p >= 1e-3 else f"{p:.2e}"
 
 
+def variant(r: Result) -> str:
+    """The prompt variant of a result: its prompt set, plus ``+cue`` when a misleading cue was added."""
+    return r.scoring.prompt_set + ("+cue" if r.scoring.cue is not None else "")
+
+
 def _label(r: Result, multi_rev: bool) -> str:
-    return f"{r.judge.name} ({r.dataset.revision[:18]})" if multi_rev else r.judge.name
+    name = r.judge.name if variant(r) == DEFAULT_PROMPT_SET else f"{r.judge.name} [{variant(r)}]"
+    return f"{name} ({r.dataset.revision[:18]})" if multi_rev else name
+
+
+def _qualified(q: bool | None) -> str:
+    return "–" if q is None else ("yes" if q else "no")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,6 +112,9 @@ def plot_discernment(results: Sequence[Result], path: Path) -> Path:
                 hi.append(ci.high - v if ci is not None and math.isfinite(v) else 0.0)
             ax.bar(x + (k - (len(results) - 1) / 2) * width, vals, width, label=_label(r, multi_rev),
                    yerr=[np.maximum(lo, 0), np.maximum(hi, 0)], capsize=2, error_kw={"elinewidth": 0.8})
+            for xi, v in zip(x, vals, strict=True):
+                if not math.isfinite(v):  # no D: a dash, never a bar of height 0
+                    ax.text(xi + (k - (len(results) - 1) / 2) * width, 0.05, "–", ha="center", fontsize=9)
         ax.axhline(1.0, color="crimson", linestyle="--", linewidth=1, label="D = 1 (p = 0.05)")
         ax.set_yscale("symlog", linthresh=2.0)
         ax.set_ylabel(title)
@@ -128,28 +151,99 @@ def plot_scores(result: Result, path: Path) -> Path | None:
 
 
 # ---------------------------------------------------------------------------------------------
-def render_markdown(results: Sequence[Result], images: dict[str, str]) -> str:
-    lines = ["# DHP discernment report", ""]
-    lines += [
-        "D = log_0.05(p): D > 1 means the judge discerns the perturbation at p < 0.05. D_avg weighs each "
-        "level (character, word, sentence) equally; D_min is the worst perturbation. Brackets: bootstrap "
-        "95% intervals over items. Note: with the paper's unweighted combination p = 1/Σ_j 1/p_j, a "
-        "dataset with M metrics has D ≥ log_0.05(1/M) even without any evidence; D^EW has no such floor.",
-        "",
+_INTRO = (
+    "D = log_0.05(p): D > 1 means the judge discerns the perturbation at p < 0.05. D_avg weighs each "
+    "level (character, word, sentence) equally; D_min is the worst perturbation. Brackets: bootstrap "
+    "95% intervals over items. A perturbation without any usable score (e.g. every text answered N/A) "
+    "has no D ('–') and is left out of D_avg and D_min ('no D' counts them). 'qualified': D_min^EW > 1 "
+    "(DHP v2's advice). With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
+    "evidence still gets D ≥ log_0.05(1/M) for M metrics, and a random judge is 'significant' often: "
+    "compare with the random judge's baseline (README, 'Reading D') or use --combine wilson-landau."
+)
+
+
+def _summary_lines(results: Sequence[Result]) -> list[str]:
+    lines = [
         "## Summary",
         "",
-        "| judge | dataset | revision | mode | D_avg | D_min | D_avg^EW | D_min^EW | coverage | requests |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| judge | dataset | prompts | revision | mode | D_avg | D_min | D_avg^EW | D_min^EW | no D | qualified "
+        "| coverage | requests |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name)):
+    for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
         s, c = r.summary, r.coverage
         lines.append(
-            f"| {r.judge.name} | {r.dataset.name} | `{r.dataset.revision}` | {r.scoring.mode} | "
+            f"| {r.judge.name} | {r.dataset.name} | {variant(r)} | `{r.dataset.revision}` | {r.scoring.mode} | "
             f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))} | "
             f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))} | "
+            f"{s.n_without_d} | {_qualified(s.qualified)} | "
             f"{c.coverage:.1%} | {_requests(r)} |"
         )
-    lines.append("")
+    lines += [
+        "",
+        "### Per level",
+        "",
+        "D_avg restricted to one level (the mean of its perturbations' D), without | with expert weights.",
+        "",
+        "| judge | dataset | prompts | " + " | ".join(f"{_LEVEL_NAMES[lv]} D_avg | D_avg^EW" for lv in Level) + " |",
+        "|---|---|---|" + "---|---|" * len(Level),
+    ]
+    for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
+        cells = []
+        for lv in Level:
+            ls = r.summary.by_level.get(lv)
+            cells.append("– | –" if ls is None else f"{_fmt(ls.d_avg)} | {_fmt(ls.d_avg_ew)}")
+        lines.append(f"| {r.judge.name} | {r.dataset.name} | {variant(r)} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _result_lines(r: Result, ds: str, images: dict[str, str]) -> list[str]:
+    metrics = list(r.perturbations[0].metrics) if r.perturbations else []
+    cue = f' Misleading cue: "{r.scoring.cue}".' if r.scoring.cue is not None else ""
+    lines = [
+        f"### {r.judge.name} — {ds} (`{r.dataset.revision}`, {r.dataset.n_items} items, prompts {variant(r)})",
+        "",
+        f"Judge: {r.judge.kind}/{r.judge.protocol}, model `{r.judge.model}`; mode **{r.scoring.mode}**"
+        f" ({r.scoring.repeats} output(s) per score); combination `{r.scoring.combine_method.value}`;"
+        f" weights `{r.scoring.weights_source}`; prompt set `{r.scoring.prompt_set}`.{cue}",
+        "",
+        "| perturbation | level | " + " | ".join(f"p({m})" for m in metrics) + " | metrics used | D | D^EW |",
+        "|---|---|" + "---|" * len(metrics) + "---|---|---|",
+    ]
+    for pr in r.perturbations:
+        ps = " | ".join(
+            f"{_p(pr.metrics[m].p)} (n={pr.metrics[m].n_pairs})" if m in pr.metrics else "–" for m in metrics
+        )
+        lines.append(
+            f"| {pr.id} | {pr.level.value} | {ps} | {pr.n_metrics_used} | {_fmt(pr.d)}{_ci(pr.d_ci)} "
+            f"| {_fmt(pr.d_ew)}{_ci(pr.d_ew_ci)} |"
+        )
+    c = r.coverage
+    lines += [
+        "",
+        f"Coverage: {c.parsed_scores}/{c.expected_scores} scores ({c.coverage:.1%}); "
+        f"{c.unparsed} unparsed, {c.failed} failed; {c.unparsed_outputs}/{c.outputs} outputs unparsed.",
+    ]
+    if r.summary.n_without_d:
+        lines.append(f"{r.summary.n_without_d} perturbation(s) have no D (no usable score) and are left out of D_avg and D_min.")
+    if c.unparsed_reasons:
+        lines.append("Unparsed outputs by reason: " + ", ".join(f"{k}: {v}" for k, v in c.unparsed_reasons.items()) + ".")
+    if c.failure_reasons:
+        lines.append("Failed scores by reason: " + ", ".join(f"{k}: {v}" for k, v in c.failure_reasons.items()) + ".")
+    if r.scoring.prompts:
+        lines.append("Prompts: " + ", ".join(f"{m} `{p.template_hash[:19]}`" for m, p in r.scoring.prompts.items()) + ".")
+    key = _scores_key(r)
+    if key in images:
+        lines += ["", f"![score distributions of {r.judge.name} on {ds}]({images[key]})"]
+    return [*lines, ""]
+
+
+def _scores_key(r: Result) -> str:
+    return f"s:{r.judge.name}:{r.dataset.name}:{r.dataset.revision}:{r.scoring.prompt_set}:{r.scoring.cue}"
+
+
+def render_markdown(results: Sequence[Result], images: dict[str, str]) -> str:
+    lines = ["# DHP discernment report", "", _INTRO, "", *_summary_lines(results)]
     by_ds: dict[str, list[Result]] = {}
     for r in results:
         by_ds.setdefault(r.dataset.name, []).append(r)
@@ -158,42 +252,7 @@ def render_markdown(results: Sequence[Result], images: dict[str, str]) -> str:
         if f"d:{ds}" in images:
             lines += [f"![D per perturbation on {ds}]({images[f'd:{ds}']})", ""]
         for r in rs:
-            metrics = list(r.perturbations[0].metrics) if r.perturbations else []
-            lines += [
-                f"### {r.judge.name} — {ds} (`{r.dataset.revision}`, {r.dataset.n_items} items)",
-                "",
-                f"Judge: {r.judge.kind}/{r.judge.protocol}, model `{r.judge.model}`; mode **{r.scoring.mode}**"
-                f" ({r.scoring.repeats} output(s) per score); combination `{r.scoring.combine_method.value}`;"
-                f" weights `{r.scoring.weights_source}`.",
-                "",
-                "| perturbation | level | " + " | ".join(f"p({m})" for m in metrics) + " | D | D^EW |",
-                "|---|---|" + "---|" * len(metrics) + "---|---|",
-            ]
-            for pr in r.perturbations:
-                ps = " | ".join(
-                    f"{_p(pr.metrics[m].p)} (n={pr.metrics[m].n_pairs})" if m in pr.metrics else "–" for m in metrics
-                )
-                lines.append(
-                    f"| {pr.id} | {pr.level.value} | {ps} | {_fmt(pr.d)}{_ci(pr.d_ci)} | {_fmt(pr.d_ew)}{_ci(pr.d_ew_ci)} |"
-                )
-            c = r.coverage
-            lines += [
-                "",
-                f"Coverage: {c.parsed_scores}/{c.expected_scores} scores ({c.coverage:.1%}); "
-                f"{c.unparsed} unparsed, {c.failed} failed; {c.unparsed_outputs}/{c.outputs} outputs unparsed.",
-            ]
-            if c.unparsed_reasons:
-                lines.append("Unparsed outputs by reason: " + ", ".join(f"{k}: {v}" for k, v in c.unparsed_reasons.items()) + ".")
-            if c.failure_reasons:
-                lines.append("Failed scores by reason: " + ", ".join(f"{k}: {v}" for k, v in c.failure_reasons.items()) + ".")
-            if r.scoring.prompts:
-                lines.append(
-                    "Prompts: " + ", ".join(f"{m} `{p.template_hash[:19]}`" for m, p in r.scoring.prompts.items()) + "."
-                )
-            key = f"s:{r.judge.name}:{ds}:{r.dataset.revision}"
-            if key in images:
-                lines += ["", f"![score distributions of {r.judge.name} on {ds}]({images[key]})"]
-            lines.append("")
+            lines += _result_lines(r, ds, images)
     return "\n".join(lines) + "\n"
 
 
@@ -211,9 +270,11 @@ def write_report(paths: Sequence[Path], out: Path) -> Path:
         images[f"d:{ds}"] = plot_discernment(rs, out / f"discernment_{ds}.png").name
         for r in rs:
             rev = revision_slug(r.dataset.revision)
-            p = plot_scores(r, out / f"scores_{judge_slug(r.judge.name)}_{ds}_{rev}.png")
+            tag = "" if r.scoring.prompt_set == DEFAULT_PROMPT_SET else "_" + revision_slug(r.scoring.prompt_set)
+            tag += "" if r.scoring.cue is None else "_" + cue_slug(r.scoring.cue)
+            p = plot_scores(r, out / f"scores_{judge_slug(r.judge.name)}_{ds}_{rev}{tag}.png")
             if p is not None:
-                images[f"s:{r.judge.name}:{ds}:{r.dataset.revision}"] = p.name
+                images[_scores_key(r)] = p.name
     md = out / "report.md"
     md.write_text(render_markdown(results, images), encoding="utf-8")
     return md

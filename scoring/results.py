@@ -1,19 +1,35 @@
 """The versioned result of scoring one judge on one dataset revision (JSON, validated).
 
-One :class:`Result` per (judge, dataset, dataset revision). It keeps the per-(perturbation, metric)
+One :class:`Result` per (judge, dataset, dataset revision, prompt set, cue). It keeps the per-(perturbation, metric)
 p-values and the item-level scores, so D^EW can be recomputed for new expert weights
 (:func:`reweight`) without a single new request. Parsing is pure (:func:`parse_result` takes text);
 reading and writing files stays at the edges (:func:`read_result`, :func:`write_result`).
+
+Schema 1.1 (1.0 files are still read, and upgraded on reading, see :func:`parse_result`):
+
+* missing means missing: a metric with no usable pair (``n_pairs == 0``) has ``p = null`` and is
+  left out of its perturbation's combination; ``PerturbationResult.n_metrics_used`` counts the
+  metrics that entered it; a perturbation with none has ``p``/``p_ew``/``d``/``d_ew`` null and is
+  left out of D_avg/D_min, counted in ``Summary.n_without_d``;
+* ``Summary.by_level``: ``{"C"|"W"|"S": {"d_avg", "d_avg_ew"}}`` for each level the dataset has
+  (null where that level has no D); ``Summary.qualified``: D_min^EW > 1 (DHP v2's advice), null
+  when D_min^EW is missing;
+* ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
+  and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null).
+
+Where a result lives (:func:`result_path`, the one place that decides)::
+
+    <out>/<judge_slug>/<dataset>@<revision_slug>.json                        default prompt set, no cue
+    <out>/<judge_slug>/<dataset>@<revision_slug>~<prompt_set_slug>.json      another prompt set
+    <out>/<judge_slug>/<dataset>@<revision_slug>[~<prompt_set_slug>]~cue-<sha256(cue)[:8]>.json   with a cue
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-import os
-import re
-import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,22 +38,28 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
+from dhp.naming import judge_slug, revision_slug
+from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
     CombineMethod,
     DatasetAnalysis,
     Interval,
+    PerturbationAnalysis,
+    avg_min,
     combine_pvalues,
     discernment,
-    level_balanced_weights,
 )
 from dhp.types import Level, ScoringMode
 
 __all__ = [
+    "DEFAULT_PROMPT_SET",
+    "READABLE_SCHEMA_VERSIONS",
     "SCHEMA_VERSION",
     "CIModel",
     "Coverage",
     "DatasetRef",
     "JudgeInfo",
+    "LevelSummary",
     "MetricStats",
     "PerturbationResult",
     "Result",
@@ -45,6 +67,7 @@ __all__ = [
     "ScoringSettings",
     "Summary",
     "Timing",
+    "cue_slug",
     "dump_result",
     "judge_slug",
     "parse_result",
@@ -53,10 +76,15 @@ __all__ = [
     "result_path",
     "revision_slug",
     "reweight",
+    "summarise",
     "write_result",
 ]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+#: Versions :func:`parse_result` accepts; older ones are upgraded to the current meaning on reading.
+READABLE_SCHEMA_VERSIONS = ("1.0", "1.1")
+#: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
+DEFAULT_PROMPT_SET = "default"
 #: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
 ModeName = Annotated[str, AfterValidator(lambda v: ScoringMode(v).value)]
 
@@ -106,6 +134,8 @@ class ScoringSettings(_Model):
     seed: int = 0
     confidence: float = 0.95
     prompts: Mapping[str, PromptInfo] = Field(default_factory=dict)  # metric -> template
+    prompt_set: str = DEFAULT_PROMPT_SET  # a packaged set's name or a prompt folder's name (1.1)
+    cue: str | None = None  # the misleading prior-rating text added to every judged text; None: no cue (1.1)
 
 
 class CIModel(_Model):
@@ -118,7 +148,7 @@ class CIModel(_Model):
 
 
 class MetricStats(_Model):
-    p: float  # one-sided Wilcoxon p (1.0 when no evidence)
+    p: float | None  # one-sided Wilcoxon p; None: no usable pair (n_pairs == 0); 1.0: pairs but no difference
     statistic: float
     n_pairs: int
     n_nonzero: int
@@ -128,8 +158,8 @@ class MetricStats(_Model):
 
     @field_validator("p")
     @classmethod
-    def _p_range(cls, v: float) -> float:
-        if not (0.0 <= v <= 1.0):
+    def _p_range(cls, v: float | None) -> float | None:
+        if v is not None and not (0.0 <= v <= 1.0):
             raise ValueError(f"p-value {v} outside [0, 1]")
         return v
 
@@ -138,12 +168,20 @@ class PerturbationResult(_Model):
     id: str
     level: Level
     metrics: Mapping[str, MetricStats]
-    p: float | None  # None: not computable (no metric had pairs)
-    p_ew: float | None
+    n_metrics_used: int  # metrics with a usable pair, i.e. those combined into p (1.1)
+    p: float | None  # None: not computable (no metric had a usable pair)
+    p_ew: float | None  # None also when the expert weights give every usable metric weight 0
     d: float | None
     d_ew: float | None
     d_ci: CIModel | None = None
     d_ew_ci: CIModel | None = None
+
+
+class LevelSummary(_Model):
+    """Level-restricted D_avg (the plain mean of the level's D values; None when none has a D)."""
+
+    d_avg: float | None
+    d_avg_ew: float | None
 
 
 class Summary(_Model):
@@ -152,6 +190,9 @@ class Summary(_Model):
     d_avg_ew: float | None
     d_min_ew: float | None
     ci: Mapping[str, CIModel] = Field(default_factory=dict)
+    n_without_d: int = 0  # perturbations with no D, left out of D_avg and D_min (1.1)
+    by_level: Mapping[Level, LevelSummary] = Field(default_factory=dict)  # each level the dataset has (1.1)
+    qualified: bool | None = None  # D_min^EW > 1 (DHP v2's advice); None when D_min^EW is missing (1.1)
 
 
 class Coverage(_Model):
@@ -190,7 +231,7 @@ class ItemScores(_Model):
 
 
 class Result(_Model):
-    schema_version: Literal["1.0"] = "1.0"
+    schema_version: Literal["1.0", "1.1"] = "1.1"
     dhp_version: str
     created_at: str  # ISO 8601, UTC
     judge: JudgeInfo
@@ -204,8 +245,81 @@ class Result(_Model):
 
 
 # ---------------------------------------------------------------------------------------------
-def _f(x: float) -> float | None:
+def _f(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _nan(x: float | None) -> float:
+    return math.nan if x is None else x
+
+
+def summarise(
+    perturbations: Sequence[PerturbationResult], ci: Mapping[str, CIModel] | None = None
+) -> Summary:
+    """The dataset summary of per-perturbation D values (the one place it is computed from them).
+
+    D_avg is level-balanced and D_min the minimum, both over the perturbations that have a D
+    (:func:`dhp.scoring.stats.avg_min`); the others are counted in ``n_without_d``.
+    """
+    levels = [pr.level for pr in perturbations]
+    d = np.array([_nan(pr.d) for pr in perturbations], dtype=np.float64)
+    d_ew = np.array([_nan(pr.d_ew) for pr in perturbations], dtype=np.float64)
+    (a, mn), (a_ew, mn_ew) = avg_min(d, levels), avg_min(d_ew, levels)
+    by_level: dict[Level, LevelSummary] = {}
+    for level in sorted(set(levels), key=lambda v: "CWS".index(v.value)):
+        mask = np.array([lv is level for lv in levels])
+        by_level[level] = LevelSummary(
+            d_avg=_f(float(np.nanmean(d[mask]))) if np.any(~np.isnan(d[mask])) else None,
+            d_avg_ew=_f(float(np.nanmean(d_ew[mask]))) if np.any(~np.isnan(d_ew[mask])) else None,
+        )
+    d_min_ew = _f(float(mn_ew))
+    return Summary(
+        d_avg=_f(float(a)),
+        d_min=_f(float(mn)),
+        d_avg_ew=_f(float(a_ew)),
+        d_min_ew=d_min_ew,
+        ci=dict(ci or {}),
+        n_without_d=int(np.isnan(d).sum()),
+        by_level=by_level,
+        qualified=None if d_min_ew is None else d_min_ew > 1.0,
+    )
+
+
+def _means(scores: ItemScores, pid: str, metric: str) -> tuple[float | None, float | None]:
+    """Mean original and perturbed score over the complete pairs of one (perturbation, metric)."""
+    o = np.array([np.nan if v is None else v for v in scores.original[metric]], dtype=float)
+    q = np.array([np.nan if v is None else v for v in scores.perturbed[pid][metric]], dtype=float)
+    both = ~(np.isnan(o) | np.isnan(q))
+    if not both.any():
+        return None, None
+    return _f(float(o[both].mean())), _f(float(q[both].mean()))
+
+
+def _perturbation_result(pa: PerturbationAnalysis, scores: ItemScores | None) -> PerturbationResult:
+    metrics: dict[str, MetricStats] = {}
+    for m, t in pa.tests.items():
+        mean_o, mean_p = _means(scores, pa.perturbation, m) if scores is not None else (None, None)
+        metrics[m] = MetricStats(
+            p=t.pvalue if t.n_pairs > 0 else None,
+            statistic=t.statistic,
+            n_pairs=t.n_pairs,
+            n_nonzero=t.n_nonzero,
+            test_method=t.method,
+            mean_original=mean_o,
+            mean_perturbed=mean_p,
+        )
+    return PerturbationResult(
+        id=pa.perturbation,
+        level=pa.level,
+        metrics=metrics,
+        n_metrics_used=sum(1 for t in pa.tests.values() if t.n_pairs > 0),
+        p=_f(pa.p),
+        p_ew=_f(pa.p_ew),
+        d=_f(pa.d),
+        d_ew=_f(pa.d_ew),
+        d_ci=CIModel.of(pa.d_ci),
+        d_ew_ci=CIModel.of(pa.d_ew_ci),
+    )
 
 
 def result_from_analysis(
@@ -221,55 +335,15 @@ def result_from_analysis(
     dhp_version: str,
 ) -> Result:
     """Assemble a :class:`Result` from the statistics of :func:`dhp.scoring.stats.analyse`."""
-    per = []
-    for pa in analysis.perturbations:
-        means_o: dict[str, float | None] = {}
-        means_p: dict[str, float | None] = {}
-        if scores is not None:
-            for m in pa.tests:
-                o = np.array([np.nan if v is None else v for v in scores.original[m]], dtype=float)
-                q = np.array([np.nan if v is None else v for v in scores.perturbed[pa.perturbation][m]], dtype=float)
-                both = ~(np.isnan(o) | np.isnan(q))
-                means_o[m] = _f(float(o[both].mean())) if both.any() else None
-                means_p[m] = _f(float(q[both].mean())) if both.any() else None
-        per.append(
-            PerturbationResult(
-                id=pa.perturbation,
-                level=pa.level,
-                metrics={
-                    m: MetricStats(
-                        p=t.pvalue,
-                        statistic=t.statistic,
-                        n_pairs=t.n_pairs,
-                        n_nonzero=t.n_nonzero,
-                        test_method=t.method,
-                        mean_original=means_o.get(m),
-                        mean_perturbed=means_p.get(m),
-                    )
-                    for m, t in pa.tests.items()
-                },
-                p=_f(pa.p),
-                p_ew=_f(pa.p_ew),
-                d=_f(pa.d),
-                d_ew=_f(pa.d_ew),
-                d_ci=CIModel.of(pa.d_ci),
-                d_ew_ci=CIModel.of(pa.d_ew_ci),
-            )
-        )
+    per = tuple(_perturbation_result(pa, scores) for pa in analysis.perturbations)
     return Result(
         dhp_version=dhp_version,
         created_at=created_at,
         judge=judge,
         dataset=dataset,
         scoring=scoring,
-        perturbations=tuple(per),
-        summary=Summary(
-            d_avg=_f(analysis.d_avg),
-            d_min=_f(analysis.d_min),
-            d_avg_ew=_f(analysis.d_avg_ew),
-            d_min_ew=_f(analysis.d_min_ew),
-            ci={k: CIModel(low=v.low, high=v.high) for k, v in analysis.ci.items()},
-        ),
+        perturbations=per,
+        summary=summarise(per, {k: CIModel(low=v.low, high=v.high) for k, v in analysis.ci.items()}),
         coverage=coverage,
         timing=timing,
         scores=scores,
@@ -284,87 +358,106 @@ def reweight(
     """D_avg^EW and D_min^EW (and the unweighted ones) recomputed from stored p-values.
 
     No request and no bootstrap: intervals are left out because they need the item scores.
+    Metrics without a p-value (no usable pair) stay out of the combination, as in the analysis.
     """
     meth = CombineMethod(method) if method is not None else result.scoring.combine_method
-    d_un: list[float] = []
-    d_ew: list[float] = []
-    levels: list[Level] = []
+    per: list[PerturbationResult] = []
     for pr in result.perturbations:
         metrics = list(pr.metrics)
         if pr.id not in weights:
             raise KeyError(f"no weights for perturbation {pr.id!r}")
-        pv = np.array([pr.metrics[m].p for m in metrics])
+        pv = np.array([_nan(pr.metrics[m].p) for m in metrics], dtype=np.float64)
         w = np.array([float(weights[pr.id].get(m, 0.0)) for m in metrics])
-        d_un.append(float(discernment(combine_pvalues(pv, None, meth))))
-        d_ew.append(float(discernment(combine_pvalues(pv, w, meth))))
-        levels.append(pr.level)
-
-    def agg(ds: list[float]) -> tuple[float | None, float | None]:
-        keep = [i for i, v in enumerate(ds) if math.isfinite(v)]
-        if not keep:
-            return None, None
-        lw = level_balanced_weights([levels[i] for i in keep])
-        vals = np.array([ds[i] for i in keep])
-        return float(np.dot(lw, vals)), float(vals.min())
-
-    (a, mn), (a_ew, mn_ew) = agg(d_un), agg(d_ew)
-    return Summary(d_avg=a, d_min=mn, d_avg_ew=a_ew, d_min_ew=mn_ew)
+        d = _f(float(discernment(combine_pvalues(pv, None, meth))))
+        d_ew = _f(float(discernment(combine_pvalues(pv, w, meth))))
+        per.append(pr.model_copy(update={"d": d, "d_ew": d_ew}))
+    return summarise(per)
 
 
 # ---------------------------------------------------------------------------------------------
 # Results layout: <out>/<judge_slug>/<dataset>@<revision_slug>.json
 # ---------------------------------------------------------------------------------------------
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9._-]", "-", text.lower())
+def cue_slug(cue: str) -> str:
+    """A cue's part of a file name: ``cue-`` and the first 8 hex digits of its SHA-256."""
+    return "cue-" + hashlib.sha256(cue.encode("utf-8")).hexdigest()[:8]
 
 
-def judge_slug(name: str) -> str:
-    """Judge name -> folder name: lowercased, ``[^a-z0-9._-]`` -> ``-``.
+def result_path(
+    root: str | Path,
+    judge_name: str,
+    dataset: str,
+    revision: str,
+    prompt_set: str = DEFAULT_PROMPT_SET,
+    cue: str | None = None,
+) -> Path:
+    """Where ``dhp score`` writes the result of one (judge, dataset, revision, prompt set, cue).
 
-    Refuses names with path separators and names whose slug is empty or only dots.
+    The default prompt set without a cue keeps ``<dataset>@<revision>.json``; another prompt set
+    adds ``~<prompt set>``, a cue adds ``~cue-<hash>`` (see the module docstring).
     """
-    if "/" in name or "\\" in name or os.sep in name:
-        raise ValueError(f"judge name {name!r} must not contain a path separator")
-    if any(unicodedata.category(c).startswith("C") for c in name):
-        raise ValueError(f"judge name {name!r} must not contain control or invisible formatting characters")
-    slug = _slug(name.strip())
-    if not slug or set(slug) <= {"."}:
-        raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")
-    return slug
-
-
-def revision_slug(revision: str) -> str:
-    """Dataset revision -> file-name part, e.g. ``local:0123abcd4567`` -> ``local-0123abcd4567``."""
-    slug = _slug(revision)
-    if not slug or set(slug) <= {"."}:
-        raise ValueError(f"invalid dataset revision {revision!r}")
-    return slug
-
-
-def result_path(root: str | Path, judge_name: str, dataset: str, revision: str) -> Path:
-    """Where ``dhp score`` writes the result of one (judge, dataset, revision)."""
-    return Path(root) / judge_slug(judge_name) / f"{dataset}@{revision_slug(revision)}.json"
+    name = f"{dataset}@{revision_slug(revision)}"
+    if prompt_set != DEFAULT_PROMPT_SET:
+        slug = naming_slug(prompt_set)
+        if not slug or set(slug) <= {"."}:
+            raise ValueError(f"invalid prompt set name {prompt_set!r}")
+        name += f"~{slug}"
+    if cue is not None:
+        name += f"~{cue_slug(cue)}"
+    return Path(root) / judge_slug(judge_name) / f"{name}.json"
 
 
 # ---------------------------------------------------------------------------------------------
 # Edges: text <-> Result, files
 # ---------------------------------------------------------------------------------------------
+def _upgrade_1_0(data: dict[str, Any]) -> dict[str, Any]:
+    """A 1.0 document in 1.1's meaning: a metric with no pair had p = 1 and counted; now it is
+    missing, and a perturbation with no usable metric has no p and no D. Perturbations that kept
+    some metrics keep their stored values (1.0 combined the missing ones as p = 1)."""
+    perturbations = []
+    for pr in data.get("perturbations") or []:
+        if not isinstance(pr, dict) or not isinstance(pr.get("metrics"), dict):
+            perturbations.append(pr)
+            continue
+        metrics = {
+            m: {**ms, "p": None} if isinstance(ms, dict) and ms.get("n_pairs") == 0 else ms
+            for m, ms in pr["metrics"].items()
+        }
+        used = sum(1 for ms in metrics.values() if isinstance(ms, dict) and ms.get("p") is not None)
+        upgraded = {**pr, "metrics": metrics, "n_metrics_used": used}
+        if used == 0:
+            upgraded.update(p=None, p_ew=None, d=None, d_ew=None, d_ci=None, d_ew_ci=None)
+        perturbations.append(upgraded)
+    return {**data, "perturbations": perturbations}
+
+
 def parse_result(text: str, source: str = "<string>") -> Result:
-    """Validate a result document. Raises :class:`ResultError` naming `source` and the problem."""
+    """Validate a result document. Raises :class:`ResultError` naming `source` and the problem.
+
+    A 1.0 document is upgraded to 1.1's meaning (see :func:`_upgrade_1_0`), its summary recomputed
+    from its per-perturbation D values (:func:`summarise`; stored intervals kept).
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ResultError(f"{source}: not valid JSON ({e})") from e
     if not isinstance(data, dict):
         raise ResultError(f"{source}: a result must be a JSON object")
-    if data.get("schema_version") != SCHEMA_VERSION:
+    version = data.get("schema_version")
+    if version not in READABLE_SCHEMA_VERSIONS:
         raise ResultError(
-            f"{source}: unsupported schema_version {data.get('schema_version')!r}; expected {SCHEMA_VERSION!r}"
+            f"{source}: unsupported schema_version {version!r}; expected one of {', '.join(READABLE_SCHEMA_VERSIONS)}"
         )
+    if version == "1.0":
+        data = _upgrade_1_0(data)
     try:
-        return Result.model_validate(data)
+        result = Result.model_validate(data)
     except ValidationError as e:
         raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
+    if version == "1.0":
+        result = result.model_copy(
+            update={"schema_version": SCHEMA_VERSION, "summary": summarise(result.perturbations, result.summary.ci)}
+        )
+    return result
 
 
 def dump_result(result: Result) -> str:

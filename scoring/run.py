@@ -42,7 +42,7 @@ from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, PoolStats, RetryPolicy
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
-from dhp.scoring.prompts import PromptTemplate, load_template, render_context
+from dhp.scoring.prompts import PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -134,6 +134,8 @@ class ScoreConfig:
     cache: Path | None = None  # default: <out>/.cache/<judge_slug>.sqlite (not for built-ins)
     use_cache: bool = True
     prompts_dir: Path | None = None
+    prompt_set: str = "default"  # a packaged prompt set's name or a folder of templates
+    cue: str | None = None  # a misleading prior rating added to every judged text
     limit: int | None = None  # score only the first N items of each dataset (trials)
     max_failure_rate: float = 0.02  # above this share of failed scores, a dataset's result is not written
     progress: bool | None = None  # None: on when stderr is a terminal
@@ -568,6 +570,8 @@ def _result(
         prompts={}
         if templates is None
         else {m: PromptInfo(template_hash=t.hash, template=t.instruction) for m, t in templates.items()},
+        prompt_set=resolve_prompt_set(cfg.prompt_set).name,
+        cue=cfg.cue,
     )
     return result_from_analysis(
         done.analysis,
@@ -616,7 +620,8 @@ async def _score_dataset(
         return None
     done = _analyse(plan, scored, spec, cfg)
     result = _result(run, data, plan, scored, done, templates, _timing(run, stats0, t0))
-    return write_result(result, result_path(cfg.out, cfg.judge.name, spec.name, data.revision))
+    path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, result.scoring.prompt_set, cfg.cue)
+    return write_result(result, path)
 
 
 def _specs(cfg: ScoreConfig) -> list[DatasetSpec]:
@@ -645,11 +650,16 @@ async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str |
     written: list[Path] = []
     skipped: list[str] = []
     run: _Run | None = None
+    prompt_set = resolve_prompt_set(cfg.prompt_set)
     for spec in _specs(cfg):
         t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
         data = _load(spec, cfg)
         uses_prompts = cfg.judge.kind != "builtin"
-        templates = {m: load_template(spec, m, cfg.prompts_dir) for m in spec.metric_names} if uses_prompts else None
+        templates = (
+            {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
+            if uses_prompts
+            else None
+        )
         known: dict[str, JudgeOutput] = {}
         if run is None:
             probe = _plan(data, cfg, ScoringMode.EXPECTED, templates).requests[0] if uses_prompts else None
@@ -671,7 +681,8 @@ async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str |
 async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
     """The async body of :func:`score_datasets`, for callers that run their own event loop."""
     judge_slug(cfg.judge.name)  # refuse bad names before any work
-    _specs(cfg)  # and unknown datasets or a bad weights file
+    resolve_prompt_set(cfg.prompt_set)  # an unknown prompt set,
+    _specs(cfg)  # unknown datasets or a bad weights file
     if replicas is not None:
         judges, model = list(replicas), cfg.judge.model
     else:

@@ -50,6 +50,7 @@ __all__ = [
     "MetricTest",
     "PerturbationAnalysis",
     "analyse",
+    "avg_min",
     "combine_pvalues",
     "discernment",
     "level_balanced_weights",
@@ -318,7 +319,7 @@ def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:
     return np.array([1.0 / (len(present) * per_level[x]) for x in lv], dtype=np.float64)
 
 
-def _avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
+def avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
     """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations (vectorised)."""
     ok = ~np.isnan(d)
     lv = np.array([Level(x).value for x in levels])
@@ -382,6 +383,97 @@ def _interval(samples: FloatArray, confidence: float) -> Interval | None:
     return Interval(float(lo), float(hi))
 
 
+@dataclass(frozen=True)
+class _Scores:
+    """Validated, item-aligned score vectors of one dataset."""
+
+    metrics: tuple[str, ...]
+    pids: tuple[str, ...]
+    orig: Mapping[str, FloatArray]
+    pert: Mapping[str, Mapping[str, FloatArray]]
+    n_items: int
+
+
+def _scores(original: Mapping[str, npt.ArrayLike], perturbed: Mapping[str, Mapping[str, npt.ArrayLike]]) -> _Scores:
+    metrics, pids = tuple(original), tuple(perturbed)
+    if not metrics or not pids:
+        raise ValueError("need at least one metric and one perturbation")
+    orig = {m: np.asarray(original[m], dtype=np.float64) for m in metrics}
+    shapes = {v.shape for v in orig.values()}
+    if len(shapes) != 1:
+        raise ValueError("all original score vectors must have the same length")
+    (shape,) = shapes
+    pert: dict[str, dict[str, FloatArray]] = {}
+    for pid in pids:
+        missing = [m for m in metrics if m not in perturbed[pid]]
+        if missing:
+            raise ValueError(f"perturbation {pid!r} lacks scores for metrics {missing}")
+        pert[pid] = {m: np.asarray(perturbed[pid][m], dtype=np.float64) for m in metrics}
+        for m, v in pert[pid].items():
+            if v.shape != shape:
+                raise ValueError(f"{pid}/{m}: expected {shape[0]} item-aligned scores, got {v.shape}")
+    return _Scores(metrics, pids, orig, pert, shape[0])
+
+
+def _point_tests(sc: _Scores) -> dict[str, dict[str, MetricTest]]:
+    pairs = [(pid, m) for pid in sc.pids for m in sc.metrics]
+    flat = wilcoxon_greater_tests(
+        np.stack([sc.orig[m] for _, m in pairs]), np.stack([sc.pert[pid][m] for pid, m in pairs])
+    )
+    tests: dict[str, dict[str, MetricTest]] = {pid: {} for pid in sc.pids}
+    for (pid, m), t in zip(pairs, flat, strict=True):
+        tests[pid][m] = t
+    return tests
+
+
+def _combine_rows(pmat: FloatArray, w_ew: FloatArray, method: CombineMethod) -> tuple[FloatArray, FloatArray]:
+    """Per-perturbation D and D^EW from a (..., perturbations, metrics) p-value array (NaN = missing)."""
+    d_un = discernment(combine_pvalues(pmat, None, method))
+    d_ew = np.stack(
+        [discernment(combine_pvalues(pmat[..., i, :], w_ew[i], method)) for i in range(w_ew.shape[0])], axis=-1
+    )
+    return d_un, d_ew
+
+
+@dataclass(frozen=True)
+class _Bootstrap:
+    d_ci: tuple[Interval | None, ...]
+    d_ew_ci: tuple[Interval | None, ...]
+    agg_ci: Mapping[str, Interval]
+
+
+def _bootstrap(
+    sc: _Scores, lv: Sequence[Level], w_ew: FloatArray, method: CombineMethod, n_boot: int, seed: int, confidence: float
+) -> _Bootstrap:
+    """Item-level bootstrap: one draw of item indices per replicate, shared by every test.
+
+    A metric whose resample has no complete pair is missing in that replicate (NaN), as in the
+    point estimate; a replicate where a perturbation has no usable metric gives it no D.
+    """
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, sc.n_items, size=(n_boot, sc.n_items))
+    bp = np.empty((n_boot, len(sc.pids), len(sc.metrics)))
+    for j, m in enumerate(sc.metrics):
+        xo = sc.orig[m][idx]
+        for i, pid in enumerate(sc.pids):
+            xp = sc.pert[pid][m][idx]
+            p = wilcoxon_greater_batch(xo, xp)
+            no_pair = ~(~np.isnan(xo) & ~np.isnan(xp)).any(axis=1)
+            bp[:, i, j] = np.where(no_pair, np.nan, p)
+    bd_un, bd_ew = _combine_rows(bp, w_ew, method)
+    agg: dict[str, Interval] = {}
+    named = zip(("d_avg", "d_min", "d_avg_ew", "d_min_ew"), (*avg_min(bd_un, lv), *avg_min(bd_ew, lv)), strict=True)
+    for name, arr in named:
+        iv = _interval(arr, confidence)
+        if iv is not None:
+            agg[name] = iv
+    return _Bootstrap(
+        tuple(_interval(bd_un[:, i], confidence) for i in range(len(sc.pids))),
+        tuple(_interval(bd_ew[:, i], confidence) for i in range(len(sc.pids))),
+        agg,
+    )
+
+
 def analyse(
     original: Mapping[str, npt.ArrayLike],
     perturbed: Mapping[str, Mapping[str, npt.ArrayLike]],
@@ -396,73 +488,24 @@ def analyse(
 
     ``original[metric]`` and ``perturbed[perturbation][metric]`` are item-aligned score vectors of
     equal length N (NaN = no score: unparsed, not applicable, failed). ``levels[perturbation]`` and
-    ``weights[perturbation][metric]`` come from the dataset spec. ``n_boot = 0`` skips the bootstrap;
-    otherwise items are resampled with replacement (one draw of N item indices per replicate, shared
-    by every perturbation and metric, so D_avg and D_min get intervals too), from
+    ``weights[perturbation][metric]`` come from the dataset spec. Missing means missing: a metric
+    with no complete pair is left out of its perturbation's combination, and a perturbation with no
+    such metric has p = D = NaN and is left out of D_avg and D_min. ``n_boot = 0`` skips the
+    bootstrap; otherwise items are resampled with replacement (one draw of N item indices per
+    replicate, shared by every perturbation and metric, so D_avg and D_min get intervals too), from
     ``numpy.random.default_rng(seed)``.
     """
     method = CombineMethod(method)
-    metrics = list(original)
-    pids = list(perturbed)
-    if not metrics or not pids:
-        raise ValueError("need at least one metric and one perturbation")
-    orig = {m: np.asarray(original[m], dtype=np.float64) for m in metrics}
-    n_items = {v.shape for v in orig.values()}
-    if len(n_items) != 1:
-        raise ValueError("all original score vectors must have the same length")
-    (shape,) = n_items
-    pert: dict[str, dict[str, FloatArray]] = {}
-    for pid in pids:
-        missing = [m for m in metrics if m not in perturbed[pid]]
-        if missing:
-            raise ValueError(f"perturbation {pid!r} lacks scores for metrics {missing}")
-        pert[pid] = {m: np.asarray(perturbed[pid][m], dtype=np.float64) for m in metrics}
-        for m, v in pert[pid].items():
-            if v.shape != shape:
-                raise ValueError(f"{pid}/{m}: expected {shape[0]} item-aligned scores, got {v.shape}")
-    lv = [levels[pid] for pid in pids]
-    w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in metrics] for pid in pids])
-
-    # point estimates
-    pairs = [(pid, m) for pid in pids for m in metrics]
-    flat = wilcoxon_greater_tests(
-        np.stack([orig[m] for _, m in pairs]), np.stack([pert[pid][m] for pid, m in pairs])
-    )
-    tests: dict[str, dict[str, MetricTest]] = {pid: {} for pid in pids}
-    for (pid, m), t in zip(pairs, flat, strict=True):
-        tests[pid][m] = t
-    pmat = np.array([[tests[pid][m].pvalue for m in metrics] for pid in pids])
-    p_un = np.array([combine_pvalues(pmat[i], None, method) for i in range(len(pids))])
-    p_ew = np.array([combine_pvalues(pmat[i], w_ew[i], method) for i in range(len(pids))])
+    sc = _scores(original, perturbed)
+    lv = [levels[pid] for pid in sc.pids]
+    w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in sc.metrics] for pid in sc.pids])
+    tests = _point_tests(sc)
+    pmat = np.array([[_usable_p(tests[pid][m]) for m in sc.metrics] for pid in sc.pids])
+    p_un = combine_pvalues(pmat, None, method)
+    p_ew = np.array([combine_pvalues(pmat[i], w_ew[i], method) for i in range(len(sc.pids))])
     d_un, d_ew = discernment(p_un), discernment(p_ew)
-    (d_avg, d_min), (d_avg_ew, d_min_ew) = _avg_min(d_un, lv), _avg_min(d_ew, lv)
-
-    # bootstrap
-    d_ci: list[Interval | None] = [None] * len(pids)
-    d_ew_ci: list[Interval | None] = [None] * len(pids)
-    agg_ci: dict[str, Interval] = {}
-    if n_boot > 0:
-        rng = np.random.default_rng(seed)
-        idx = rng.integers(0, shape[0], size=(n_boot, shape[0]))
-        bp = np.empty((n_boot, len(pids), len(metrics)))
-        for j, m in enumerate(metrics):
-            xo = orig[m][idx]
-            for i, pid in enumerate(pids):
-                bp[:, i, j] = wilcoxon_greater_batch(xo, pert[pid][m][idx])
-        bd_un = discernment(combine_pvalues(bp, None, method))
-        bd_ew = np.stack([discernment(combine_pvalues(bp[:, i, :], w_ew[i], method)) for i in range(len(pids))], axis=1)
-        for i in range(len(pids)):
-            d_ci[i] = _interval(bd_un[:, i], confidence)
-            d_ew_ci[i] = _interval(bd_ew[:, i], confidence)
-        for name, arr in zip(("d_avg", "d_min"), _avg_min(bd_un, lv), strict=True):
-            iv = _interval(arr, confidence)
-            if iv is not None:
-                agg_ci[name] = iv
-        for name, arr in zip(("d_avg_ew", "d_min_ew"), _avg_min(bd_ew, lv), strict=True):
-            iv = _interval(arr, confidence)
-            if iv is not None:
-                agg_ci[name] = iv
-
+    (d_avg, d_min), (d_avg_ew, d_min_ew) = avg_min(d_un, lv), avg_min(d_ew, lv)
+    boot = _bootstrap(sc, lv, w_ew, method, n_boot, seed, confidence) if n_boot > 0 else None
     per = tuple(
         PerturbationAnalysis(
             perturbation=pid,
@@ -472,10 +515,10 @@ def analyse(
             p_ew=float(p_ew[i]),
             d=float(d_un[i]),
             d_ew=float(d_ew[i]),
-            d_ci=d_ci[i],
-            d_ew_ci=d_ew_ci[i],
+            d_ci=boot.d_ci[i] if boot else None,
+            d_ew_ci=boot.d_ew_ci[i] if boot else None,
         )
-        for i, pid in enumerate(pids)
+        for i, pid in enumerate(sc.pids)
     )
     return DatasetAnalysis(
         method=method,
@@ -484,8 +527,13 @@ def analyse(
         d_min=float(d_min),
         d_avg_ew=float(d_avg_ew),
         d_min_ew=float(d_min_ew),
-        ci=agg_ci,
+        ci=dict(boot.agg_ci) if boot else {},
         n_boot=n_boot,
         seed=seed,
         confidence=confidence,
     )
+
+
+def _usable_p(t: MetricTest) -> float:
+    """A test's p-value for combining: NaN (missing) when the metric had no complete pair."""
+    return t.pvalue if t.n_pairs > 0 else math.nan

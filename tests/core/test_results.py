@@ -97,3 +97,57 @@ def test_out_of_range_p_rejected() -> None:
     data["perturbations"][0]["metrics"]["accuracy"]["p"] = 1.5
     with pytest.raises(ResultError, match="outside"):
         parse_result(json.dumps(data), source="f.json")
+
+
+def test_summary_has_levels_and_qualified_flag() -> None:
+    _, _, r = _result()
+    s = r.summary
+    assert s.n_without_d == 0
+    levels = {p.level for p in r.perturbations}
+    assert set(s.by_level) == levels
+    for level, ls in s.by_level.items():
+        ds = [p.d for p in r.perturbations if p.level is level and p.d is not None]
+        assert ls.d_avg == pytest.approx(sum(ds) / len(ds))
+    assert s.d_min_ew is not None and s.qualified is (s.d_min_ew > 1)
+    assert all(p.n_metrics_used == len(p.metrics) for p in r.perturbations)
+    data = json.loads(dump_result(r))
+    assert data["schema_version"] == "1.1" and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
+
+
+def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
+    """A 1.0 file that gave a perturbation with no pair p = 1 and D > 0 reads as 'no D'."""
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    data["schema_version"] = "1.0"
+    for key in ("n_without_d", "by_level", "qualified"):
+        del data["summary"][key]
+    del data["scoring"]["prompt_set"], data["scoring"]["cue"]
+    victim = data["perturbations"][0]
+    for pr in data["perturbations"]:
+        del pr["n_metrics_used"]
+    for ms in victim["metrics"].values():
+        ms.update(p=1.0, n_pairs=0, n_nonzero=0)
+    victim.update(p=0.5, p_ew=1.0, d=0.23, d_ew=0.0)
+    up = parse_result(json.dumps(data), source="old.json")
+    assert up.schema_version == "1.1"
+    first = up.perturbations[0]
+    assert first.d is None and first.d_ew is None and first.n_metrics_used == 0
+    assert all(ms.p is None for ms in first.metrics.values())
+    assert up.summary.n_without_d == 1
+    rest = [p.d for p in up.perturbations[1:] if p.d is not None]
+    assert up.summary.d_min == pytest.approx(min(rest))
+    assert up.scoring.prompt_set == "default" and up.scoring.cue is None
+
+
+def test_result_path_per_prompt_set_and_cue() -> None:
+    from dhp.scoring.results import cue_slug, result_path
+
+    base = result_path("/r", "J", "summeval", "abc")
+    assert base == Path("/r/j/summeval@abc.json")
+    assert result_path("/r", "J", "summeval", "abc", prompt_set="default") == base
+    assert result_path("/r", "J", "summeval", "abc", prompt_set="rubric").name == "summeval@abc~rubric.json"
+    cued = result_path("/r", "J", "summeval", "abc", prompt_set="minimal", cue="Rated 5 of 5.")
+    assert cued.name == f"summeval@abc~minimal~{cue_slug('Rated 5 of 5.')}.json"
+    assert cue_slug("a") != cue_slug("b")
+    with pytest.raises(ValueError, match="prompt set"):
+        result_path("/r", "J", "summeval", "abc", prompt_set="..")

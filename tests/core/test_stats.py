@@ -264,17 +264,17 @@ def test_analyse_input_errors() -> None:
 
 
 def test_aggregates_skip_missing_perturbations() -> None:
-    from dhp.scoring.stats import _avg_min
+    from dhp.scoring.stats import avg_min
 
     d = np.array([[2.0, np.nan, 4.0, 1.0], [np.nan, np.nan, np.nan, np.nan]])
     levels = [Level.CHARACTER, Level.CHARACTER, Level.WORD, Level.SENTENCE]
-    avg, mn = _avg_min(d, levels)
+    avg, mn = avg_min(d, levels)
     # C has one usable perturbation (2.0), W 4.0, S 1.0: each level 1/3
     assert avg[0] == pytest.approx((2.0 + 4.0 + 1.0) / 3)
     assert mn[0] == 1.0
     assert np.isnan(avg[1]) and np.isnan(mn[1])
     full = np.array([1.0, 3.0, 4.0, 1.0])
-    assert float(_avg_min(full, levels)[0]) == pytest.approx(float(level_balanced_weights(levels) @ full))
+    assert float(avg_min(full, levels)[0]) == pytest.approx(float(level_balanced_weights(levels) @ full))
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -299,3 +299,36 @@ def test_vectorised_small_sample_paths_equal_scipy(seed: int) -> None:
             continue
         ref = float(sps.wilcoxon(x, y, alternative="greater").pvalue)
         assert batch[i] == pytest.approx(ref, rel=1e-9, abs=1e-14), (i, len(x))
+
+
+def test_missing_metric_and_missing_perturbation_are_left_out() -> None:
+    """A judge answering N/A: no pair -> no p for that metric; no usable metric -> no D at all."""
+    from dhp.scoring.stats import analyse, avg_min, combine_pvalues, discernment
+
+    rng = np.random.default_rng(3)
+    n = 30
+    metrics = ("coherence", "fluency", "relevance")
+    orig = {m: rng.integers(3, 6, n).astype(float) for m in metrics}
+    pert = {
+        "a": {m: orig[m] - (rng.random(n) < 0.6) for m in metrics},
+        "b": {m: np.full(n, np.nan) for m in metrics},  # every perturbed text answered N/A
+        "c": {**{m: orig[m] - (rng.random(n) < 0.3) for m in metrics}, "fluency": np.full(n, np.nan)},
+    }
+    levels = {"a": Level.CHARACTER, "b": Level.CHARACTER, "c": Level.WORD}
+    weights = {p: {"coherence": 0.5, "fluency": 0.25, "relevance": 0.25} for p in pert}
+    an = analyse(orig, pert, levels, weights, n_boot=40, seed=2)
+    a, b, c = an.perturbations
+    assert math.isnan(b.p) and math.isnan(b.d) and math.isnan(b.d_ew)
+    assert b.d_ci is None and b.d_ew_ci is None
+    assert all(t.n_pairs == 0 for t in b.tests.values())
+    # c combines only coherence and relevance: the N/A metric is not a p = 1
+    pc = [c.tests[m].pvalue for m in ("coherence", "relevance")]
+    assert c.p == pytest.approx(float(combine_pvalues(np.array(pc))))
+    assert c.p_ew == pytest.approx(float(combine_pvalues(np.array(pc), np.array([0.5, 0.25]))))
+    # D_avg / D_min over a and c only (b excluded, not zero)
+    d = np.array([a.d, c.d])
+    avg, mn = avg_min(d, [Level.CHARACTER, Level.WORD])
+    assert an.d_avg == pytest.approx(float(avg)) and an.d_min == pytest.approx(float(mn))
+    assert an.d_min == pytest.approx(min(a.d, c.d))
+    assert a.d == pytest.approx(float(discernment(a.p)))
+    assert "d_avg" in an.ci and "d_min_ew" in an.ci

@@ -44,7 +44,11 @@ def make_result(
     version: str = "v1.0.0",
     with_scores: bool = True,
     n_boot: int = 0,
+    prompt_set: str = "default",
+    no_scores_for: str | None = None,
 ) -> Result:
+    """A result whose judge drops perturbed scores by ``skill``; ``no_scores_for`` names a perturbation
+    every score of which is unparsed (so it has no D)."""
     spec = BENCHMARK[dataset] if isinstance(dataset, str) else dataset
     rng = np.random.default_rng(zlib.crc32(f"{judge}|{spec.name}|{seed}".encode()))
     metrics = spec.metric_names
@@ -57,6 +61,8 @@ def make_result(
             m: np.clip(np.round(original[m] - drop * rng.uniform(0, 2, n_items) + rng.normal(0, 0.3, n_items)), 1, 5)
             for m in metrics
         }
+    if no_scores_for is not None:
+        perturbed[no_scores_for] = {m: np.full(n_items, np.nan) for m in metrics}
     weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in spec.perturbation_ids}
     analysis = analyse(
         original,
@@ -71,7 +77,10 @@ def make_result(
         ItemScores(
             item_ids=ids,
             original={m: tuple(float(x) for x in v) for m, v in original.items()},
-            perturbed={pid: {m: tuple(float(x) for x in v) for m, v in d.items()} for pid, d in perturbed.items()},
+            perturbed={
+                pid: {m: tuple(None if np.isnan(x) else float(x) for x in v) for m, v in d.items()}
+                for pid, d in perturbed.items()
+            },
         )
         if with_scores
         else None
@@ -98,6 +107,7 @@ def make_result(
             weights=weights,
             n_boot=n_boot,
             seed=seed,
+            prompt_set=prompt_set,
             prompts={
                 m: PromptInfo(template_hash=f"h{m}", template=f"Evaluate {m}.\n{{text}}\nScore:") for m in metrics
             },

@@ -30,7 +30,10 @@ PUBLIC = lambda host: ["93.184.216.34"]  # noqa: E731
 
 
 def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Path) -> None:
-    be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, rate_limit=2))
+    off_space = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=False))
+    with pytest.raises(ValidationError, match="outside a Hugging Face Space"):
+        off_space.submit(_form(), None)
+    be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, rate_limit=2, sign_in=True))
     with pytest.raises(ValidationError, match="Sign in"):
         be.submit(_form(), None)
     msg = be.submit(_form(), "hf:alice")
@@ -48,24 +51,31 @@ def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Pat
         be.submit(_form(judge_name="Third", model="org/third"), "hf:alice")
     df, problems = be.queue_frame()
     assert list(df["State"]) == ["PENDING", "PENDING"] and not problems
-    assert set(df["Host"]) == {"judge.example.org"}
+    assert set(df["Host"]) == {"hidden"}  # the submitters did not choose to show it
+    be.submit({**_form(judge_name="Shown", model="org/shown"), "show_host": True}, "hf:carol")
+    assert be.queue_frame()[0].set_index("Judge").loc["Shown", "Host"] == "judge.example.org"
     with pytest.raises(ValidationError, match="private"):
         Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(_form(judge_name="Zed", model="z/z"), "hf:z")
 
 
 def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:
-    be = Backend(_cfg(tmp_path, results_dir))
+    be = Backend(_cfg(tmp_path, results_dir, survey_min_ballots=2))
     v = be.view()
     assert list(v["Judge"]) == ["Strong Llama 70B", "Mid Qwen 7B", "Weak Phi-2"]
     assert be.judges() == ["Mid Qwen 7B", "Strong Llama 70B", "Weak Phi-2"]
     assert [r.result.dataset.name for r in be.judge_results("Weak Phi-2")][:2] == ["summeval", "sumpubmed"]
     choices = be.weights_choices()
-    assert [c[1] for c in choices] == ["default", "survey"] and "0 ballots" in choices[1][0]
+    assert [c[1] for c in choices] == ["default"] and "0 ballots so far" in be.survey_status()
     from dhp.leaderboard.survey import get_task
 
     task = get_task("summarization")
     be.vote("summarization", {i.id: "relevance" for i in task.issues}, "ip:1.2.3.4")
-    assert "1 ballots" in be.weights_choices()[1][0]
+    assert [c[1] for c in be.weights_choices()] == ["default"]  # one ballot is not enough
+    assert "1 ballot so far; they become selectable at 2" in be.survey_status()
+    with pytest.raises(ValueError, match="need 2 ballots"):
+        be.view(weights="survey")
+    be.vote("summarization", {i.id: "relevance" for i in task.issues}, "ip:5.6.7.8")
+    assert "2 ballots" in be.weights_choices()[1][0]
     before = be.view(weights="default")
     after = be.view(weights="survey")
     assert not before["summeval D_avg^EW"].equals(after["summeval D_avg^EW"])  # recomputed D^EW
@@ -82,23 +92,23 @@ def test_build_app_constructs(tmp_path: Path, results_dir: Path) -> None:
 
 
 def test_render_is_cached_and_its_csv_is_the_view(tmp_path: Path, results_dir: Path) -> None:
-    from dhp.leaderboard import table
+    from dhp.leaderboard import board_html, table
     from tests.leaderboard.conftest import write_results
 
     be = Backend(_cfg(tmp_path, results_dir, list_ttl_s=0.0))
     cells, path = be.render(families=["qwen", "phi"])
     view = be.view(families=["qwen", "phi"])
-    assert cells == table.view_cells(view)
+    assert cells == board_html.view_html(view)
     assert Path(path).read_text(encoding="utf-8") == table.to_csv(view)
     again, path2 = be.render(families=["qwen", "phi"])
     assert again is cells and path2 == path  # from the cache, same file
     Path(path).unlink()  # pruned meanwhile: written again
     assert be.render(families=["qwen", "phi"])[1] == path and Path(path).is_file()
     other, path3 = be.render(families=["llama"])
-    assert other["data"][0][0] == "Strong Llama 70B" and path3 != path
+    assert "Strong Llama 70B" in other and "Mid Qwen" not in other and path3 != path
     write_results(results_dir, judges=(("New Qwen 14B", 0.6, "Qwen/Qwen2-14B", None),), datasets=("summeval",))
     fresh, _ = be.render(families=["qwen", "phi"])  # new results: a new render
-    assert "New Qwen 14B" in [row[0] for row in fresh["data"]]
+    assert "New Qwen 14B" in fresh
     assert be.judges()[0] == "Mid Qwen 7B" and "New Qwen 14B" in be.judges()
 
 
@@ -112,7 +122,7 @@ def test_no_event_shows_progress_on_the_table(tmp_path: Path, results_dir: Path)
     ids = {c.get("props", {}).get("elem_id"): c["id"] for c in config["components"]}
     heavy = {ids["leaderboard-table"], ids["tabs"]}
     board_deps = [d for d in config["dependencies"] if heavy & set(d["outputs"])]
-    assert len(board_deps) >= 9  # load, tick, refresh, 7 filters, click on a judge
+    assert len(board_deps) >= 11  # load, tick, refresh, 7 filters, sort, a judge link
     for dep in board_deps:
         assert dep["show_progress_on"] and not heavy & set(dep["show_progress_on"]), dep["targets"]
     assert (ids["filter-families"], "change") not in [tuple(t) for d in config["dependencies"] for t in d["targets"]]

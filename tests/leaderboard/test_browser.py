@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,38 +83,74 @@ def page(browser: Any, site: dict[str, Any]) -> Iterator[Any]:
     ctx.close()
 
 
-def _cell(pg: Any, row: int, col: int) -> Any:
-    """The cell shown at display position (row, col), 0-based; the header is aria row 1."""
-    return pg.locator(
-        f"#leaderboard-table [role=gridcell][aria-rowindex='{row + 2}'][aria-colindex='{col + 1}']"
-    )
+SHOTS = Path(os.environ.get("DHP_SCREENSHOTS", tempfile.gettempdir())) / "dhp-leaderboard-shots"
 
 
-def test_page_loads_with_table_and_bad_file_warning(page: Any) -> None:
+def _shot(pg: Any, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def _rows(pg: Any) -> Any:
+    return pg.locator("#leaderboard-table tbody tr")
+
+
+def _judges(pg: Any) -> list[str]:
+    return [str(t) for t in pg.locator("#leaderboard-table tbody td.judge a").all_inner_texts()]
+
+
+def _th(pg: Any, key: str) -> Any:
+    return pg.locator(f"#leaderboard-table th[data-sort^='{key}|']")
+
+
+def test_page_loads_with_ranked_table_and_bad_file_warning(page: Any) -> None:
     from playwright.sync_api import expect
 
+    page.set_viewport_size({"width": 1440, "height": 900})
     table = page.locator("#leaderboard-table")
     expect(table).to_contain_text("Strong Llama 70B")
-    expect(table).to_contain_text("Weak Phi-2")
-    expect(page.locator("#leaderboard-table th[title='Overall D_avg^EW']")).to_be_visible()
     expect(page.locator("#problems")).to_contain_text("garbage.json")
-    expect(_cell(page, 0, 0)).to_have_text("Strong Llama 70B")  # sorted by overall, best first
-    # significant cells are marked green, weak ones red
-    expect(_cell(page, 0, 1)).to_have_css("background-color", "rgb(212, 237, 218)")
-    expect(_cell(page, 2, 1)).to_have_css("background-color", "rgb(248, 215, 218)")
-    page.screenshot(path="/tmp/dhp-leaderboard-main.png", full_page=True)
+    assert _judges(page) == ["Strong Llama 70B", "Mid Qwen 7B", "Weak Phi-2"]  # ranked by Overall
+    assert page.locator("#leaderboard-table tbody td.rank").all_inner_texts() == ["1", "2", "3"]
+    overall = _th(page, "Overall D_avg^EW")
+    expect(overall).to_contain_text("Overall ▼")  # the default order, with its arrow
+    assert "Mean D_avg" in (overall.get_attribute("title") or "")
+    assert "level-balanced" in (_th(page, "summeval D_avg^EW").get_attribute("title") or "")
+    assert "worst" in (_th(page, "summeval D_min^EW").get_attribute("title") or "")
+    expect(page.locator("#filter-datasets")).to_be_hidden()  # filters collapsed
+    expect(table).not_to_contain_text("Protocol")  # metadata columns off by default
+    cell = page.locator("#leaderboard-table tbody tr").first.locator("td.num").nth(1)  # SummEval D avg
+    expect(cell).to_have_text(re.compile(r"^\d+\.\d\d ±\d+\.\d\d$"))
+    box = cell.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1440 and box["y"] < 900  # first score column in view
+    colours = page.eval_on_selector_all(
+        "#leaderboard-table td", "tds => tds.map(td => getComputedStyle(td).backgroundColor)"
+    )
+    assert not {c for c in colours} & {"rgb(212, 237, 218)", "rgb(248, 215, 218)"}  # averages are not coloured
+    _shot(page, "main-1440")
 
 
-def test_sorting_with_the_column_menu(page: Any) -> None:
+def test_header_click_sorts_with_an_arrow_and_the_csv_follows(page: Any) -> None:
     from playwright.sync_api import expect
 
-    header = page.locator("#leaderboard-table th[title='Overall D_avg^EW']")
-    expect(_cell(page, 0, 0)).to_have_text("Strong Llama 70B")
-    header.hover()
-    header.locator("button[aria-label='Open cell menu']").click(force=True)
-    page.get_by_role("menuitem", name="Sort ascending").click()
-    expect(_cell(page, 0, 0)).to_have_text("Weak Phi-2")
-    expect(_cell(page, 2, 0)).to_have_text("Strong Llama 70B")
+    expect(page.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
+    _th(page, "Judge").click()  # names: A to Z first
+    expect(_th(page, "Judge")).to_contain_text("▲")
+    expect(_th(page, "Overall D_avg^EW")).not_to_contain_text("▼")
+    expect(page.locator("#leaderboard-table tbody tr").first).to_contain_text("Mid Qwen 7B")
+    _th(page, "Judge").click()  # again: the other way
+    expect(_th(page, "Judge")).to_contain_text("▼")
+    expect(page.locator("#leaderboard-table tbody tr").first).to_contain_text("Weak Phi-2")
+    _th(page, "summeval D_min^EW").click()  # numbers: best first
+    expect(_th(page, "summeval D_min^EW")).to_contain_text("▼")
+    shown = _judges(page)
+    with page.expect_download() as dl:
+        page.locator("#csv").click()
+    rows = list(csv.DictReader(io.StringIO(Path(dl.value.path()).read_text(encoding="utf-8"))))
+    assert [r["Judge"] for r in rows] == shown
+    assert "summeval D_avg^EW low" in rows[0] and "Overall D_avg^EW high" in rows[0]
 
 
 def test_filters_search_toggle_and_csv(page: Any) -> None:
@@ -120,6 +158,7 @@ def test_filters_search_toggle_and_csv(page: Any) -> None:
 
     table = page.locator("#leaderboard-table")
     expect(table).to_contain_text("Strong Llama 70B")
+    page.locator("#filters").get_by_text("Filters and columns").click()
     page.locator("#filter-families").get_by_label("llama").uncheck()
     expect(table).not_to_contain_text("Strong Llama 70B")
     expect(table).to_contain_text("Mid Qwen 7B")
@@ -132,15 +171,21 @@ def test_filters_search_toggle_and_csv(page: Any) -> None:
     page.locator("#filter-sizes").get_by_label("3-10B").check()
     expect(table).to_contain_text("Mid Qwen 7B")
 
+    # unticking and re-ticking a dataset keeps its place
+    order = page.locator("#leaderboard-table th.ds").all_inner_texts()
+    page.locator("#filter-datasets").get_by_label("summeval", exact=True).uncheck()
+    expect(_th(page, "summeval D_avg^EW")).to_have_count(0)
+    page.locator("#filter-datasets").get_by_label("summeval", exact=True).check()
+    expect(_th(page, "summeval D_avg^EW")).to_have_count(1)
+    assert page.locator("#leaderboard-table th.ds").all_inner_texts() == order
+
     page.locator("#search textarea, #search input").first.fill("qwen")
     expect(table).not_to_contain_text("Strong Llama 70B")
     expect(table).to_contain_text("Mid Qwen 7B")
-
     page.locator("#filter-datasets").get_by_label("summeval", exact=True).uncheck()
-    expect(page.locator("#leaderboard-table th[title='summeval D_avg^EW']")).to_have_count(0)
     page.locator("#weighted input").uncheck()
-    expect(page.locator("#leaderboard-table th[title='sumpubmed D_avg']")).to_be_visible()
-    expect(page.locator("#leaderboard-table th[title='Overall D_avg']")).to_be_visible()
+    expect(_th(page, "sumpubmed D_avg")).to_be_visible()
+    expect(_th(page, "Overall D_avg")).to_be_visible()
 
     with page.expect_download() as dl:
         page.locator("#csv").click()
@@ -149,6 +194,26 @@ def test_filters_search_toggle_and_csv(page: Any) -> None:
     assert [r["Judge"] for r in rows] == ["Mid Qwen 7B"]
     assert "sumpubmed D_avg" in rows[0] and "summeval D_avg" not in rows[0]
     assert "sumpubmed D_avg^EW" not in rows[0]
+    page.locator("#search textarea, #search input").first.fill("gpt-4o")
+    expect(table.locator(".dhp-empty")).to_contain_text("No judge matches “gpt-4o”")
+
+
+def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any]) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        pg = ctx.new_page()
+        pg.goto(site["url"])
+        expect(pg.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
+        scroll = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert scroll[0] <= scroll[1], scroll  # the page body does not scroll sideways; the table box does
+        overall = pg.locator("#leaderboard-table tbody tr").first.locator("td.num").first
+        box = overall.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390  # judge and Overall fit on the screen
+        _shot(pg, "main-390")
+    finally:
+        ctx.close()
 
 
 def test_submissions_invalid_then_valid(page: Any) -> None:
@@ -201,29 +266,46 @@ def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) 
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     # the open page picks the new row up through its timer, no reload
-    expect(page.locator("#leaderboard-table")).to_contain_text("Random control")
+    first = page.locator("#leaderboard-table tbody tr").first  # pinned on top, labelled as a baseline
+    expect(first).to_contain_text("Random control")
+    expect(first).to_contain_text("baseline: chance")
+    expect(first.locator("td.rank")).to_have_text("baseline")
+    # the built-in random judge, scored on the six datasets, is never coloured as discerning
+    green = "rgb(212, 237, 218)"
+    for view in ("default", "unweighted"):
+        if view == "unweighted":
+            page.locator("#weighted input").uncheck()
+            expect(_th(page, "Overall D_avg")).to_be_visible()
+        expect(first.locator("td.num")).to_have_count(13)  # Overall and 6 x (D_avg, D_min)
+        colours = first.locator("td").evaluate_all("tds => tds.map(td => getComputedStyle(td).backgroundColor)")
+        assert green not in colours, view
+    first.locator("a.dhp-judge").click()
+    expect(page.locator("#judge-summary")).to_contain_text("✗ no")  # not qualified on any dataset
+    expect(page.locator("#judge-info")).to_contain_text("Qualified")
     page.get_by_role("tab", name="Queue").click()
     expect(page.locator("#queue-table")).to_contain_text("FINISHED")
 
 
-def test_judge_page_renders_plots(page: Any) -> None:
+def test_judge_link_opens_its_page_and_the_url_follows(page: Any) -> None:
     from playwright.sync_api import expect
 
     expect(page.locator("#leaderboard-table")).to_contain_text("Mid Qwen 7B")
-    row = next(i for i in range(3) if _cell(page, i, 0).inner_text() == "Mid Qwen 7B")
-    _cell(page, row, 0).click()  # a click on a judge opens its page
+    page.locator("#leaderboard-table tbody tr").first.locator("td.num").first.click()  # a number: nothing opens
+    expect(page.get_by_role("tab", name="Leaderboard")).to_have_attribute("aria-selected", "true")
+    page.locator("#leaderboard-table a.dhp-judge", has_text="Mid Qwen 7B").click()
     expect(page.locator("#judge-info")).to_contain_text("Mid Qwen 7B")
+    expect(page).to_have_url(re.compile(r"\?judge=Mid(\+|%20)Qwen(\+|%20)7B$"))
     expect(page.locator("#judge-bars img")).to_be_visible()
     expect(page.locator("#judge-dist img")).to_be_visible()
     expect(page.locator("#judge-summary")).to_contain_text("summeval")
     expect(page.locator("#judge-perturbations")).to_contain_text("char_typo_minor")
-    page.screenshot(path="/tmp/dhp-leaderboard-judge.png", full_page=True)
+    _shot(page, "judge-1400")
 
 
 def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dict[str, Any]) -> None:
     from playwright.sync_api import expect
 
-    expect(_cell(page, 0, 0)).to_have_text("Strong Llama 70B")
+    expect(page.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
     page.get_by_role("tab", name="Judge").click()  # drawn when opened: the first judge by name
     expect(page.locator("#judge-info")).to_contain_text("Mid Qwen 7B")
     expect(page.locator("#judge-bars img")).to_be_visible()
@@ -233,6 +315,9 @@ def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dic
         linked.goto(site["url"] + "?judge=Weak%20Phi-2")
         expect(linked.locator("#judge-info")).to_contain_text("Weak Phi-2")
         expect(linked.locator("#judge-dist img")).to_be_visible()
+        linked.goto(site["url"] + "?judge=nosuch")
+        expect(linked.locator("#judge-info")).to_contain_text("Unknown judge")
+        expect(linked.locator("#judge-info")).to_contain_text("nosuch")
     finally:
         ctx.close()
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+from html.parser import HTMLParser
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from dhp.leaderboard import table
+from dhp.leaderboard import board_html, table
 from dhp.leaderboard.loading import LoadedResult, ResultsIndex, parse_many
 from dhp.leaderboard.stores import LocalStore
 from dhp.leaderboard.survey import (
@@ -79,15 +79,19 @@ def test_select_view_filters_columns_and_overall() -> None:
         _loaded("mystery", "story-cloze", skill=0.5),
     ]
     full = table.build_frame(rs)
-    v = table.select_view(full, datasets=["summeval", "story-cloze"])
-    assert list(v.columns[:2]) == ["Judge", "Overall D_avg^EW"]
+    v = table.select_view(full, datasets=["story-cloze", "summeval"])  # the benchmark's order, whatever the choice
+    assert list(v.columns[:3]) == ["Rank", "Judge", "Overall D_avg^EW"]
+    assert [c for c in table.d_columns(v)] == ["Overall D_avg^EW", "summeval D_avg^EW", "summeval D_min^EW",
+                                               "story-cloze D_avg^EW", "story-cloze D_min^EW"]  # fmt: skip
     assert list(v["Judge"]) == ["Llama 8B", "Qwen 72B", "mystery"]  # partial coverage sorts last
+    assert list(v["Rank"]) == ["1", "–", "–"]
     assert math.isnan(v.loc[1, "Overall D_avg^EW"])
     ll = v.loc[0]
     assert ll["Overall D_avg^EW"] == pytest.approx((ll["summeval D_avg^EW"] + ll["story-cloze D_avg^EW"]) / 2)
     # dataset filter drops judges without any result there
     v2 = table.select_view(full, datasets=["story-cloze"])
     assert set(v2["Judge"]) == {"Llama 8B", "mystery"}
+    assert list(v2["Rank"]) == ["1", "2"]
     # unweighted toggle, kinds and meta columns
     v3 = table.select_view(full, weighted=False, kinds=["D_min"], meta=["Model"])
     assert "summeval D_min" in v3.columns and "summeval D_avg" not in v3.columns
@@ -98,6 +102,23 @@ def test_select_view_filters_columns_and_overall() -> None:
     assert list(table.select_view(full, sizes=["unknown"])["Judge"]) == ["mystery"]
     assert set(table.select_view(full, search="llama; MYST")["Judge"]) == {"Llama 8B", "mystery"}
     assert table.select_view(full, search="zzz").empty
+    assert table.select_view(full, datasets=[]).empty
+
+
+def test_baselines_are_pinned_and_sort_keeps_them_on_top() -> None:
+    rs = [
+        _loaded("good", "summeval", skill=0.9),
+        _loaded("bad", "summeval", skill=0.05),
+        _loaded("random", "summeval", skill=0.0, protocol="builtin", model="random"),
+    ]
+    full = table.build_frame(rs)
+    v = table.select_view(full, datasets=["summeval"])
+    assert list(v["Judge"]) == ["random", "good", "bad"] and list(v["Rank"]) == ["baseline: chance", "1", "2"]
+    up = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("summeval D_min^EW|asc"))
+    assert list(up["Judge"]) == ["random", "bad", "good"] and list(up["Rank"]) == ["baseline: chance", "2", "1"]
+    by_name = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("Judge|asc"))
+    assert list(by_name["Judge"]) == ["random", "bad", "good"]
+    assert table.Sort.parse("") == table.DEFAULT_SORT and table.Sort.parse("x|desc").descending
 
 
 def test_family_and_size_heuristics() -> None:
@@ -112,44 +133,58 @@ def test_family_and_size_heuristics() -> None:
     assert [table.size_bucket(x) for x in (1, 7, 13, 70, math.nan)] == list(table.SIZE_BUCKETS)
 
 
-def test_style_marks_significant_and_weak_cells_and_csv_matches_view() -> None:
-    rs = [_loaded("good", "summeval", skill=0.9), _loaded("bad", "summeval", skill=0.0)]
-    v = table.select_view(table.build_frame(rs), datasets=["summeval"])
-    html = table.style_view(v).to_html()
-    assert "#d4edda" in html and "#f8d7da" in html
-    csv = table.to_csv(v)
-    back = pd.read_csv(io.StringIO(csv))
-    assert list(back.columns) == list(v.columns)
-    assert list(back["Judge"]) == list(v["Judge"])
-    assert back.loc[0, "summeval D_avg^EW"] == pytest.approx(round(v.loc[0, "summeval D_avg^EW"], 2))
+class _Cells(HTMLParser):
+    """The text of every body cell of an HTML table, row by row (tooltips apart)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.titles: list[str] = []
+        self._in_body = self._in_cell = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tbody":
+            self._in_body = True
+        elif self._in_body and tag == "tr":
+            self.rows.append([])
+        elif self._in_body and tag == "td":
+            self._in_cell = True
+            self.rows[-1].append("")
+            self.titles.append(dict(attrs).get("title") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_cell = self._in_cell and tag != "td"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_cell:
+            self.rows[-1][-1] += data
 
 
-def test_view_cells_show_what_the_csv_holds_and_mark_d_above_and_below_one() -> None:
-    rs = [_loaded("good", "summeval", skill=0.9), _loaded("bad", "summeval", skill=0.0), _loaded("mid", "story-cloze")]
+def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
+    rs = [_loaded("good", "summeval", skill=0.9, n_boot=30), _loaded("bad", "summeval", skill=0.0, n_boot=30),
+          _loaded("mid", "story-cloze", n_boot=30)]  # fmt: skip
     v = table.select_view(table.build_frame(rs), datasets=["summeval", "story-cloze"])
-    cells = table.view_cells(v)
-    assert cells["headers"] == list(v.columns)
-    shown, styling = cells["metadata"]["display_value"], cells["metadata"]["styling"]
-    csv_rows = list(csv.reader(io.StringIO(table.to_csv(v))))[1:]
-    dcols = {i for i, c in enumerate(v.columns) if c in table.d_columns(v)}
-    for r, row in enumerate(csv_rows):
-        for c, text in enumerate(row):
-            missing = "?" if v.columns[c] == "Size (B)" else "–" if c in dcols else ""
-            assert shown[r][c] == (text or missing)  # the screen shows the CSV's text
-            value = v.iat[r, c]
-            if c in dcols and math.isfinite(value):
-                assert cells["data"][r][c] == round(value, 2)  # sorted by the value shown
-                assert styling[r][c] == (table.MARK_ABOVE if value > 1 else table.MARK_BELOW if value < 1 else "")
-            elif c in dcols:
-                assert cells["data"][r][c] is None and styling[r][c] == ""
-            else:
-                assert styling[r][c] == ""
-    flat = [s for row in styling for s in row]
-    assert table.MARK_ABOVE in flat and table.MARK_BELOW in flat
-    assert "#d4edda" in table.MARK_ABOVE and "#f8d7da" in table.MARK_BELOW  # the colours the legend names
-    assert "–" in {s for row in shown for s in row}  # "mid" has no summeval result
-    empty = table.view_cells(v.iloc[0:0])
-    assert empty == {"headers": list(v.columns), "data": [], "metadata": None}
+    page = board_html.view_html(v)
+    assert "background" not in page and "style=" not in page  # averages are not tests: not coloured
+    parser = _Cells()
+    parser.feed(page)
+    csv_rows = list(csv.DictReader(io.StringIO(table.to_csv(v))))
+    assert len(parser.rows) == len(csv_rows) == 3
+    shown_cols = ["Rank", "Judge", *[c for c in table.d_columns(v)]]
+    for shown, row in zip(parser.rows, csv_rows, strict=True):
+        assert len(shown) == len(shown_cols)
+        for text, col in zip(shown, shown_cols, strict=True):
+            if col in ("Rank", "Judge"):
+                assert text.startswith(row[col])
+                continue
+            value, lo, hi = row[col], row[col + " low"], row[col + " high"]
+            if not value:
+                assert text == "–"
+            else:  # "2.31 ±0.40": the CSV's value, and half its interval
+                assert text.split(" ±")[0] == value
+                assert text.split(" ±")[1] == f"{(float(hi) - float(lo)) / 2:.2f}"
+    assert any("bootstrap interval [" in t for t in parser.titles)
+    assert board_html.view_html(v.iloc[0:0], empty="Nothing here.") == '<div class="dhp-empty" role="status">Nothing here.</div>'
 
 
 def test_results_index_reuses_a_recent_listing(results_dir: Path) -> None:

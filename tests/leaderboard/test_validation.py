@@ -9,11 +9,12 @@ import pytest
 from dhp.leaderboard.validation import (
     Existing,
     Submission,
+    SubmissionErrors,
     ValidationError,
+    allowed_ports_from_env,
     check_endpoint_url,
     find_duplicate,
     settings_key,
-    slugify,
     validate_submission,
 )
 
@@ -152,17 +153,50 @@ def test_builtin_judges_only_locally() -> None:
 
 def test_duplicates_point_at_the_existing_entry() -> None:
     sub = validate_submission(**form(), app_mode="space", resolver=PUBLIC)
-    same = Existing("Other name", settings_key(sub.model, sub.hf_model_id, "MAIN", "openai", "expected"), "row 'x'")
+    host = "judge.example.org"
+    same = Existing("Other name", settings_key(host, sub.model, sub.hf_model_id, "MAIN", "openai", "expected"), "row 'x'")
     msg = find_duplicate(sub, [same])
     assert msg is not None and "row 'x'" in msg
-    other_mode = Existing("Other", settings_key(sub.model, sub.hf_model_id, "main", "openai", "paper"), "row 'y'")
+    assert "revision" in msg and "HF model id" in msg  # the advice names what a revision needs
+    other_mode = Existing("Other", settings_key(host, sub.model, sub.hf_model_id, "main", "openai", "paper"), "row 'y'")
     assert find_duplicate(sub, [other_mode]) is None
+    other_host = Existing("Other", settings_key("tgi.other.org", sub.model, sub.hf_model_id, "main", "openai",
+                                                "expected"), "row 'z'")  # fmt: skip
+    assert find_duplicate(sub, [other_host]) is None  # two servers may both call their model "tgi"
     name_taken = Existing("my judge 7b", ("other",), "request 1 (PENDING)")
     msg = find_duplicate(sub, [name_taken])
     assert msg is not None and "taken" in msg and "request 1" in msg
 
 
-def test_slugify() -> None:
-    assert slugify("My Judge (7B)/v2") == "my-judge-7b-v2"
-    assert slugify("...") == "judge"
-    assert isinstance(Submission("a", "", "builtin", "random", None, None, "builtin", "c"), Submission)
+def test_all_form_errors_at_once_in_form_order() -> None:
+    with pytest.raises(SubmissionErrors) as e:
+        validate_submission(
+            judge_name="", endpoint_url="http://judge.example.org", protocol="grpc", model="", hf_model_id="",
+            revision="r1", mode="greedy", contact="", app_mode="space", resolver=PUBLIC,
+        )  # fmt: skip
+    fields = [x.field for x in e.value.errors]
+    assert fields == ["judge_name", "contact", "endpoint_url", "protocol", "model", "mode", "revision"]
+    assert e.value.field == "judge_name"
+
+
+def test_space_mode_takes_only_the_standard_https_port_unless_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValidationError, match="standard HTTPS port"):
+        check_endpoint_url("https://judge.example.org:22/v1", "space", PUBLIC)
+    assert check_endpoint_url("https://judge.example.org:443/v1", "space", PUBLIC).endswith(":443/v1")
+    monkeypatch.setenv("DHP_ALLOWED_PORTS", "443,8443")
+    ports = allowed_ports_from_env()
+    assert check_endpoint_url("https://judge.example.org:8443/v1", "space", PUBLIC, ports)
+    with pytest.raises(ValidationError, match="443, 8443"):
+        check_endpoint_url("https://judge.example.org:22/v1", "space", PUBLIC, ports)
+    assert check_endpoint_url("https://judge.example.org:22/v1", "local")  # local mode: any port
+    monkeypatch.setenv("DHP_ALLOWED_PORTS", "https")
+    with pytest.raises(ValueError, match="DHP_ALLOWED_PORTS"):
+        allowed_ports_from_env()
+
+
+def test_duplicate_names_compare_by_the_one_slug() -> None:
+    sub = Submission("GPT-4o (temp 0)", "", "builtin", "random", None, None, "builtin", "c")
+    taken = Existing("gpt-4o  temp 0-", ("other",), "row 'z'")  # same folder name: gpt-4o--temp-0-
+    msg = find_duplicate(sub, [taken])
+    assert msg is not None and "taken" in msg
+    assert find_duplicate(sub, [Existing("gpt-4o temp 0", ("other",), "row 'w'")]) is None

@@ -1,0 +1,46 @@
+"""Names turned into file and URL parts: the one slug rule of the package.
+
+A judge's results live under ``<results>/<judge_slug(name)>/``, whether ``dhp score`` wrote them or
+the leaderboard's queue worker copied them; queue request ids, duplicate checks and links use the
+same slug, so one judge never gets two folders.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+
+__all__ = ["judge_slug", "revision_slug", "slug"]
+
+_UNSAFE = re.compile(r"[^a-z0-9._-]")
+
+
+def slug(text: str) -> str:
+    """Lowercased; every character outside ``[a-z0-9._-]`` becomes ``-`` (one for one, no collapsing)."""
+    return _UNSAFE.sub("-", text.lower())
+
+
+def judge_slug(name: str) -> str:
+    """Judge name -> folder name (:func:`slug` of the stripped name), e.g. ``GPT-4o (temp 0)`` ->
+    ``gpt-4o--temp-0-``.
+
+    Refuses names with path separators, control or invisible formatting characters, and names whose
+    slug is empty or only dots.
+    """
+    if "/" in name or "\\" in name or os.sep in name:
+        raise ValueError(f"judge name {name!r} must not contain a path separator")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise ValueError(f"judge name {name!r} must not contain control or invisible formatting characters")
+    s = slug(name.strip())
+    if not s or set(s) <= {"."}:
+        raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")
+    return s
+
+
+def revision_slug(revision: str) -> str:
+    """Dataset revision -> file-name part, e.g. ``local:0123abcd4567`` -> ``local-0123abcd4567``."""
+    s = slug(revision)
+    if not s or set(s) <= {"."}:
+        raise ValueError(f"invalid dataset revision {revision!r}")
+    return s

@@ -1,0 +1,155 @@
+"""The main table as HTML: what the page shows for a view of :mod:`dhp.leaderboard.table`.
+
+Plain HTML (no per-cell component state), so 500 judges render in milliseconds. Headers carry
+plain-words tooltips and a ``data-sort`` key: a click sends it to the server (see ``assets/board.js``),
+which sorts the view and the CSV alike; the sorted column shows an arrow. Judge names are links to
+``?judge=NAME``; control judges are pinned on top and labelled as baselines. Numbers are not
+coloured: D_avg and D_min are summaries, not tests.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from dhp.leaderboard.table import (
+    BASELINE,
+    DEFAULT_SORT,
+    KINDS,
+    MISSING,
+    OVERALL,
+    RANK,
+    STABILITY,
+    Sort,
+    d_columns,
+    interval_columns,
+)
+from dhp.spec import BENCHMARK
+
+__all__ = ["HEADER_HELP", "dataset_label", "empty_message", "view_html"]
+
+HEADER_HELP: dict[str, str] = {
+    RANK: "Rank by Overall among the submitted judges (baselines are not ranked).",
+    "Judge": "The judge's name; click it to open its page.",
+    OVERALL: "Mean D_avg over the chosen benchmark datasets (empty when the judge lacks one of them). "
+    "± half the width of its interval (the mean of the datasets' interval bounds).",
+    "D_avg": "D_avg: the level-balanced mean discernment over the dataset's perturbations "
+    "(character, word and sentence level weigh the same). D = log_0.05(p): D > 1 means p < 0.05.",
+    STABILITY: "The judge was scored under several prompt sets (dhp score --prompt-set): the largest range "
+    "of D_avg^EW between prompt sets on any dataset. Small: its discernment does not hang on the wording.",
+    "D_min": "D_min: the discernment of the worst-discerned perturbation. D_min^EW > 1 (every issue "
+    "discerned at p < 0.05) qualifies a judge for the dataset.",
+}
+_EW = " With expert weights (EW): each metric's p-value weighted by how much the issue should hurt it."
+_NOEW = " Without expert weights (the paper's unweighted formula; compare with the random baseline)."
+
+
+def dataset_label(name: str) -> str:
+    spec = BENCHMARK.get(name)
+    return spec.pretty_name.removeprefix("DHP ") if spec else name
+
+
+def _num_cell(v: float, lo: float, hi: float) -> str:
+    if not math.isfinite(v):
+        return f'<td class="num missing">{MISSING}</td>'
+    if math.isfinite(lo) and math.isfinite(hi):
+        lo, hi = round(lo, 2), round(hi, 2)  # the bounds as the CSV writes them
+        tip = f"{v:.2f}, bootstrap interval [{lo:.2f}, {hi:.2f}]"
+        return f'<td class="num" title="{tip}">{v:.2f}<span class="ci"> ±{(hi - lo) / 2:.2f}</span></td>'
+    return f'<td class="num">{v:.2f}</td>'
+
+
+def _judge_cell(name: str, rank: str) -> str:
+    link = (
+        f'<a class="dhp-judge" href="?judge={html.escape(name, quote=True)}" '
+        f'data-judge="{html.escape(name)}">{html.escape(name)}</a>'
+    )
+    if not rank.startswith(BASELINE):
+        return f'<td class="judge">{link}</td>'
+    return f'<td class="judge">{link} <span class="tag">{html.escape(rank)}</span></td>'
+
+
+def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
+    active = sort.column == key or (not sort.column and key.startswith(OVERALL))
+    arrow = (" ▼" if sort.descending else " ▲") if active else ""
+    aria = f' aria-sort="{"descending" if sort.descending else "ascending"}"' if active else ""
+    first = "desc" if " D_" in key or key == RANK else "asc"  # numbers best first, names A to Z
+    nxt = ("asc" if sort.descending else "desc") if active else first
+    return (
+        f'<th{extra} data-sort="{html.escape(key)}|{nxt}" title="{html.escape(tip)}"{aria}>'
+        f'{html.escape(label)}<span class="arrow">{arrow}</span></th>'
+    )
+
+
+def _header(df: pd.DataFrame, sort: Sort) -> str:
+    dcols = [c for c in d_columns(df) if not c.startswith(OVERALL)]
+    meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
+    overall = next(c for c in df.columns if c.startswith(OVERALL) and c in d_columns(df))
+    ew = overall.endswith("^EW")
+    top = [
+        _th("Rank", RANK, HEADER_HELP[RANK], sort, ' rowspan="2"'),
+        _th("Judge", "Judge", HEADER_HELP["Judge"], sort, ' rowspan="2" class="judge"'),
+    ]
+    top.append(_th("Overall", overall, HEADER_HELP[OVERALL] + (_EW if ew else _NOEW), sort, ' rowspan="2"'))
+    top += [_th(m, m, HEADER_HELP.get(m, m), sort, ' rowspan="2"') for m in meta]
+    datasets = list(dict.fromkeys(c.split(" D_", 1)[0] for c in dcols))
+    sub: list[str] = []
+    for ds in datasets:
+        cols = [c for c in dcols if c.split(" D_", 1)[0] == ds]
+        top.append(
+            f'<th colspan="{len(cols)}" class="ds" title="{html.escape(ds)}">{html.escape(dataset_label(ds))}</th>'
+        )
+        for c in cols:
+            kind = next(k for k in KINDS if f" {k}" in c)
+            label = kind.replace("_", " ") + (" EW" if ew else "")
+            sub.append(_th(label, c, HEADER_HELP[kind] + (_EW if ew else _NOEW), sort))
+    return f"<thead><tr>{''.join(top)}</tr><tr>{''.join(sub)}</tr></thead>"
+
+
+def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judge to show.") -> str:
+    """The view as an HTML table in a horizontally scrolling box; ``empty`` is said when no row is left."""
+    if df.empty:
+        return f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>'
+    dcols = d_columns(df)
+    meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
+    cols = {c: df[c].tolist() for c in df.columns}
+    rows: list[str] = []
+    for i in range(len(df)):
+        rank = str(cols[RANK][i])
+        cells = [
+            f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
+            _judge_cell(str(cols["Judge"][i]), rank),
+        ]
+        overall = dcols[0]
+        cells.append(_num_cell(cols[overall][i], *(cols[b][i] for b in interval_columns(overall))))
+        cells += [_meta_cell(m, cols[m][i]) for m in meta]
+        cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
+        cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
+        rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    return (
+        f'<div class="dhp-board-wrap"><table class="dhp-board">{_header(df, sort)}'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _meta_cell(col: str, v: object) -> str:
+    if col == STABILITY:
+        text = MISSING if not isinstance(v, float) or not math.isfinite(v) else f"{v:.2f}"
+        return f'<td class="num">{text}</td>'
+    if isinstance(v, float):
+        return f'<td class="num">{"?" if not math.isfinite(v) else f"{v:g}"}</td>'
+    return f"<td>{html.escape(str(v))}</td>"
+
+
+def empty_message(datasets: Sequence[str] | None, search: str, any_results: bool) -> str:
+    """Why a view has no row, in words."""
+    if not any_results:
+        return "No results yet: submit a judge (Submit tab) or score one with `dhp score`."
+    if datasets is not None and not datasets:
+        return "No dataset is ticked: tick at least one under “Filters and columns”."
+    if search.strip():
+        return f"No judge matches “{search.strip()}” with the chosen filters."
+    return "No judge matches the chosen filters (datasets, family, size)."

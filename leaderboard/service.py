@@ -1,0 +1,410 @@
+"""The logic behind the leaderboard's UI, without Gradio: stores, caches, views, submissions, votes.
+
+:class:`Backend` reads the stores (cheaply, through caches) and answers every question the UI asks
+with plain values (frames, strings, file paths); it is testable without a browser and thread-safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dhp.fsutil import atomic_write_text
+from dhp.leaderboard import board_html, table
+from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
+from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
+from dhp.leaderboard.stores import Store, open_store
+from dhp.leaderboard.survey import (
+    VotesStore,
+    WeightsVersion,
+    derive_weights,
+    get_task,
+    reweighted_summaries,
+    tally,
+    weights_rows,
+)
+from dhp.leaderboard.validation import (
+    Existing,
+    Mode,
+    Resolver,
+    ValidationError,
+    allowed_ports_from_env,
+    find_duplicate,
+    settings_key,
+    validate_submission,
+)
+from dhp.scoring.results import Summary
+from dhp.spec import DATASET_NAMES
+
+__all__ = ["DEFAULT_WEIGHTS", "SURVEY_WEIGHTS", "AppConfig", "Backend", "ViewChoice"]
+
+DEFAULT_WEIGHTS = "default"
+SURVEY_WEIGHTS = "survey"
+
+
+@dataclass
+class AppConfig:
+    results: Store
+    requests: Store
+    votes: Store
+    mode: Mode = "local"
+    resolver: Resolver | None = None  # DNS resolver for SSRF checks (tests inject one)
+    rate_limit: int = 20  # submissions per user per window
+    rate_window_s: float = 3600.0
+    refresh_s: float = 15.0  # how often open pages look for new results
+    list_ttl_s: float = 2.0  # page loads reuse a listing of the results store this recent
+    title: str = "DHP discernment leaderboard"
+    allowed_ports: frozenset[int] = field(
+        default_factory=allowed_ports_from_env
+    )  # Space mode: 443 only by default
+    survey_min_ballots: int = field(
+        default_factory=lambda: int(os.environ.get("DHP_SURVEY_MIN_BALLOTS", "5"))
+    )
+    sign_in: bool = field(
+        default_factory=lambda: bool(os.environ.get("SPACE_ID"))
+    )  # HF OAuth works on a Space only
+    csv_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dhp-leaderboard-csv-")))
+
+    @classmethod
+    def local(
+        cls,
+        root: str | os.PathLike[str],
+        *,
+        results: str | None = None,
+        requests: str | None = None,
+        **kw: Any,
+    ) -> AppConfig:
+        base = Path(root)
+        return cls(
+            results=open_store(results or str(base / "results")),
+            requests=open_store(requests or str(base / "requests")),
+            votes=open_store(str(base / "votes")),
+            **kw,
+        )
+
+
+@dataclass(frozen=True)
+class ViewChoice:
+    """What the user chose to see: weights version, weighting, filters, columns, search. Hashable,
+    so it keys the render cache."""
+
+    weights: str = DEFAULT_WEIGHTS
+    weighted: bool = True
+    datasets: tuple[str, ...] | None = None
+    families: tuple[str, ...] | None = None
+    sizes: tuple[str, ...] | None = None
+    columns: tuple[str, ...] | None = None
+    search: str = ""
+    sort: str = ""  # "<column>|asc" or "<column>|desc" (a header click); "" ranks by Overall
+    tasks: bool = False  # the datasets outside the benchmark (user tasks), shown apart
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        weights: str = DEFAULT_WEIGHTS,
+        weighted: bool = True,
+        datasets: Sequence[str] | None = None,
+        families: Sequence[str] | None = None,
+        sizes: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None,
+        search: str | None = "",
+        sort: str | None = "",
+        tasks: bool = False,
+    ) -> ViewChoice:
+        def tup(x: Sequence[str] | None) -> tuple[str, ...] | None:
+            return None if x is None else tuple(x)
+
+        return cls(
+            weights,
+            weighted,
+            tup(datasets),
+            tup(families),
+            tup(sizes),
+            tup(columns),
+            search or "",
+            sort or "",
+            tasks,
+        )
+
+
+def _ballots(n: int) -> str:
+    return f"{n} ballot" if n == 1 else f"{n} ballots"
+
+
+class Backend:
+    """Reads the stores (with caches) and answers the UI's questions. Thread-safe."""
+
+    def __init__(self, cfg: AppConfig) -> None:
+        self.cfg = cfg
+        self.index = ResultsIndex(cfg.results)
+        self.queue = RequestQueue(cfg.requests)
+        self.votes = VotesStore(cfg.votes)
+        self._lock = threading.Lock()
+        self._submit_lock = threading.Lock()
+        self._frames: dict[tuple[int, str], pd.DataFrame] = {}
+        self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
+        self._rendered: OrderedDict[tuple[Any, ...], tuple[str, str, str]] = OrderedDict()
+        self._survey: tuple[tuple[str, ...], WeightsVersion, dict[str, dict[str, dict[str, int]]]] | None = (
+            None
+        )
+
+    # -- results --------------------------------------------------------------------------------
+    def report(self, max_age_s: float | None = None) -> LoadReport:
+        """The results; a listing up to ``cfg.list_ttl_s`` old (or ``max_age_s``) is reused."""
+        return self.index.load(self.cfg.list_ttl_s if max_age_s is None else max_age_s)
+
+    def survey_state(self) -> tuple[WeightsVersion, dict[str, dict[str, dict[str, int]]], list[str]]:
+        ballots, bad = self.votes.ballots()
+        key = tuple(f"{b.task}/{b.voter}/{b.created_at}" for b in ballots)
+        with self._lock:
+            if self._survey is None or self._survey[0] != key:
+                counts = tally(ballots)
+                self._survey = (key, derive_weights(counts, len(ballots)), counts)
+            return self._survey[1], self._survey[2], bad
+
+    def weights_choices(self) -> list[tuple[str, str]]:
+        """The weights versions one may choose: the survey's only once it has enough ballots."""
+        version, _, _ = self.survey_state()
+        choices = [("as scored (default weights)", DEFAULT_WEIGHTS)]
+        if version.n_ballots >= self.cfg.survey_min_ballots:
+            choices.append((f"survey votes ({_ballots(version.n_ballots)}, {version.id})", SURVEY_WEIGHTS))
+        return choices
+
+    def survey_status(self) -> str:
+        """How many ballots the survey has, and how many it needs before its weights can be chosen."""
+        n, need = self.survey_state()[0].n_ballots, self.cfg.survey_min_ballots
+        if n >= need:
+            return f"Survey weights: {_ballots(n)}, selectable above the table."
+        return f"Survey weights: {_ballots(n)} so far; they become selectable at {need}."
+
+    def frame(self, weights: str = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, LoadReport]:
+        _, full, rep = self._frame(weights)
+        return full, rep
+
+    def _frame(self, weights: str) -> tuple[tuple[int, str], pd.DataFrame, LoadReport]:
+        """The full table, its cache key (results generation, weights version) and the report."""
+        rep = self.report()
+        summaries: dict[str, Summary] | None = None
+        key_w = DEFAULT_WEIGHTS
+        if weights == SURVEY_WEIGHTS:
+            version, _, _ = self.survey_state()
+            if version.n_ballots < self.cfg.survey_min_ballots:
+                raise ValueError(
+                    f"survey weights need {self.cfg.survey_min_ballots} ballots, not {version.n_ballots}"
+                )
+            key_w = version.id
+        key = (rep.generation, key_w)
+        with self._lock:
+            cached = self._frames.get(key)
+        if cached is None:
+            if weights == SURVEY_WEIGHTS:
+                summaries = reweighted_summaries(rep.results, version)
+            cached = table.build_frame(rep.results, summaries)
+            with self._lock:
+                self._frames = {k: v for k, v in self._frames.items() if k[0] == rep.generation}
+                self._frames[key] = cached
+        return key, cached, rep
+
+    def view(self, choice: ViewChoice | None = None, **choices: Any) -> pd.DataFrame:
+        """The table for a :class:`ViewChoice` (or its fields as keywords)."""
+        c = choice or ViewChoice.of(**choices)
+        full, _ = self.frame(c.weights)
+        cols = list(table.DEFAULT_META) + list(table.KINDS) if c.columns is None else list(c.columns)
+        return table.select_view(
+            full,
+            datasets=self._datasets(full, c),
+            weighted=c.weighted,
+            kinds=[k for k in table.KINDS if k in cols],
+            meta=[col for col in table.META_COLUMNS if col in cols],
+            search=c.search,
+            families=c.families,
+            sizes=c.sizes,
+            sort=table.Sort.parse(c.sort),
+        )
+
+    @staticmethod
+    def _datasets(full: pd.DataFrame, c: ViewChoice) -> list[str]:
+        """The benchmark datasets chosen, or (``tasks``) every dataset outside the benchmark."""
+        if c.tasks:
+            return [d for d in table.present_datasets(full) if d not in DATASET_NAMES]
+        return [d for d in DATASET_NAMES if c.datasets is None or d in c.datasets]
+
+    def task_datasets(self) -> list[str]:
+        """Datasets with results that are not one of the benchmark's (user tasks)."""
+        return self._datasets(self.frame()[0], ViewChoice(tasks=True))
+
+    def render(self, choice: ViewChoice | None = None, **choices: Any) -> tuple[str, str]:
+        """A view as the page shows it (:func:`board_html.view_html`) and the path of a CSV of
+        exactly that view. Cached per results generation and choices: every page load asks for
+        the default view, and the timer re-asks for unchanged ones."""
+        c = choice or ViewChoice.of(**choices)
+        fkey, _, _ = self._frame(c.weights)
+        key = (fkey, c)
+        with self._lock:
+            hit = self._rendered.get(key)
+            if hit is not None:
+                self._rendered.move_to_end(key)
+        if hit is None:
+            df = self.view(c)
+            empty = board_html.empty_message(c.datasets, c.search, bool(self.report().results))
+            hit = (board_html.view_html(df, table.Sort.parse(c.sort), empty), *self._csv_text(df))
+            with self._lock:
+                self._rendered[key] = hit
+                self._rendered = OrderedDict((k, v) for k, v in self._rendered.items() if k[0][0] == fkey[0])
+                while len(self._rendered) > 64:
+                    self._rendered.popitem(last=False)
+        html_text, name, text = hit
+        return html_text, self._csv_file(name, text)
+
+    @staticmethod
+    def _csv_text(df: pd.DataFrame) -> tuple[str, str]:
+        text = table.to_csv(df)
+        return f"dhp-leaderboard-{hashlib.sha256(text.encode()).hexdigest()[:16]}.csv", text
+
+    def _csv_file(self, name: str, text: str) -> str:
+        """The CSV in ``cfg.csv_dir``, named by its content: written once, rewritten if pruned."""
+        path = self.cfg.csv_dir / name
+        if not path.is_file():
+            atomic_write_text(path, text)
+
+            def age(p: Path) -> float:
+                try:
+                    return p.stat().st_mtime
+                except OSError:  # pruned meanwhile by another thread
+                    return -math.inf
+
+            for old in sorted(self.cfg.csv_dir.glob("dhp-leaderboard-*.csv"), key=age)[:-50]:  # keep it small
+                if old != path:
+                    old.unlink(missing_ok=True)
+        return str(path)
+
+    def _name_lists(self) -> tuple[list[str], list[str]]:
+        full, rep = self.frame()
+        with self._lock:
+            if self._names is None or self._names[0] != rep.generation:
+                fams = sorted(set(full["Family"])) if len(full) else []
+                judges = sorted({r.result.judge.name for r in rep.results}, key=str.lower)
+                self._names = (rep.generation, fams, judges)
+            return list(self._names[1]), list(self._names[2])
+
+    def families(self) -> list[str]:
+        return self._name_lists()[0]
+
+    def judges(self) -> list[str]:
+        return self._name_lists()[1]
+
+    def judge_results(self, judge: str) -> list[LoadedResult]:
+        """The judge's newest result per dataset, in benchmark order."""
+        latest = latest_results(r for r in self.report().results if r.result.judge.name == judge).get(
+            judge, {}
+        )
+        order = {d: i for i, d in enumerate(DATASET_NAMES)}
+        return sorted(
+            latest.values(), key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name)
+        )
+
+    def existing(self) -> list[Existing]:
+        out = list(self.queue.existing())
+        for r in self.report().results:
+            j = r.result.judge
+            out.append(
+                Existing(
+                    j.name,
+                    settings_key(
+                        min(j.endpoint_hosts, default=""),
+                        j.model or j.name,
+                        j.hf_model_id,
+                        j.revision,
+                        j.protocol,
+                        r.result.scoring.mode,
+                    ),
+                    f"leaderboard row {j.name!r}",
+                )
+            )
+        return out
+
+    # -- submissions ----------------------------------------------------------------------------
+    def sign_in_needed(self, what: str) -> str:
+        """Why an anonymous user cannot ``what`` (Space mode): how to sign in, or that one cannot here."""
+        if self.cfg.sign_in:
+            return f"Sign in with Hugging Face (the button above) to {what}."
+        return (
+            f"This server runs in Space mode outside a Hugging Face Space, where sign-in is not available, "
+            f"so it cannot {what}. Deploy it as a Space (`dhp space init`) or run it with `--mode local`."
+        )
+
+    def submit(self, fields: dict[str, Any], user: str | None) -> str:
+        """Validate and queue a submission. Returns a success message; raises ValidationError."""
+        if user is None:
+            raise ValidationError("user", self.sign_in_needed("submit a judge"))
+        sub = validate_submission(
+            **fields, app_mode=self.cfg.mode, resolver=self.cfg.resolver, allowed_ports=self.cfg.allowed_ports
+        )
+        submitter = hash_user(user)
+        with self._submit_lock:
+            recent = self.queue.count_recent(submitter, self.cfg.rate_window_s)
+            if recent >= self.cfg.rate_limit:
+                window = f"{self.cfg.rate_window_s / 3600:g} h"
+                raise ValidationError(
+                    "user",
+                    f"Rate limit reached: at most {self.cfg.rate_limit} submissions per {window}. Try later.",
+                )
+            dup = find_duplicate(sub, self.existing())
+            if dup:
+                raise ValidationError("duplicate", dup)
+            req = self.queue.submit(new_request(sub, submitter))
+        return f"Queued **{sub.judge_name}** as request `{req.id}` (PENDING). Follow it in the Queue tab."
+
+    def queue_frame(self) -> tuple[pd.DataFrame, list[str]]:
+        reqs, problems = self.queue.load()
+        rows = [
+            {
+                "Request": r.id,
+                "Judge": r.judge_name,
+                "Model": r.hf_model_id or r.model,
+                "Host": r.public_host,
+                "Protocol": r.protocol,
+                "Mode": r.mode,
+                "State": r.state.value,
+                "Submitted": r.created_at,
+                "Updated": r.updated_at,
+                "Reason": r.reason or "",
+            }
+            for r in reversed(reqs)
+        ]
+        cols = [
+            "Request",
+            "Judge",
+            "Model",
+            "Host",
+            "Protocol",
+            "Mode",
+            "State",
+            "Submitted",
+            "Updated",
+            "Reason",
+        ]
+        return pd.DataFrame(rows, columns=cols), problems
+
+    # -- survey ---------------------------------------------------------------------------------
+    def vote(self, task_id: str, answers: dict[str, str | None], user: str | None) -> str:
+        if user is None:
+            raise ValueError(self.sign_in_needed("vote"))
+        task = get_task(task_id)
+        self.votes.cast(task, hash_user(user), answers)
+        return f"Thank you: your ballot for {task.label} is stored (a new ballot replaces your earlier one)."
+
+    def weights_frame(self) -> pd.DataFrame:
+        version, counts, _ = self.survey_state()
+        return pd.DataFrame(weights_rows(counts, version))

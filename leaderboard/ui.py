@@ -1,0 +1,481 @@
+"""The Gradio tabs: one function lays out each tab and one wires its events, over a :class:`Backend`.
+
+Layout functions return the tab's components (frozen dataclasses); wiring functions attach the
+handlers. No logic lives here beyond turning component values into :class:`ViewChoice` and
+Gradio updates: every answer comes from :class:`dhp.leaderboard.service.Backend`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+from matplotlib.figure import Figure
+from pandas.io.formats.style import Styler
+
+from dhp.leaderboard import plots, table
+from dhp.leaderboard.about import LEGEND, about_markdown
+from dhp.leaderboard.formatting import judge_header, perturbation_frame, prompts_markdown, summary_frame
+from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
+from dhp.leaderboard.survey import TASKS, get_task
+from dhp.leaderboard.validation import (
+    CONTROL_JUDGES,
+    PROTOCOLS,
+    SCORING_MODES,
+    Mode,
+    SubmissionErrors,
+    ValidationError,
+)
+from dhp.spec import DATASET_NAMES
+
+__all__ = [
+    "BoardTab",
+    "JudgeTab",
+    "about_tab",
+    "board_tab",
+    "judge_tab",
+    "login_available",
+    "queue_tab",
+    "render_board",
+    "submit_tab",
+    "survey_tab",
+    "user_of",
+    "wire_board",
+    "wire_judge",
+    "wire_queue",
+    "wire_submit",
+    "wire_survey",
+]
+
+META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
+COL_CHOICES = [*META_CHOICES, *table.KINDS]
+COL_DEFAULT = list(table.KINDS)  # metadata columns off by default
+#: Runs in the browser when a judge is shown: the address follows it (``?judge=NAME``).
+URL_JS = """(name) => {
+  const u = new URL(window.location.href);
+  if (name) { u.searchParams.set('judge', name); } else { u.searchParams.delete('judge'); }
+  window.history.replaceState(null, '', u.toString());
+  return name;
+}"""
+
+
+def user_of(request: gr.Request | None, profile: gr.OAuthProfile | None, mode: Mode) -> str | None:
+    """Who acts: the HF login in Space mode; locally the login, else the client's IP or session."""
+    if profile is not None:
+        return f"hf:{profile.username}"
+    if mode == "space":
+        return None
+    if request is not None:
+        client = getattr(request, "client", None)
+        host = getattr(client, "host", None)
+        if host:
+            return f"ip:{host}"
+        if request.session_hash:
+            return f"session:{request.session_hash}"
+    return "local"
+
+
+# ------------------------------------------------------------------------------------------------
+# Leaderboard
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BoardTab:
+    search: gr.Textbox
+    weighted: gr.Checkbox
+    weights: gr.Dropdown
+    datasets: gr.CheckboxGroup
+    sizes: gr.CheckboxGroup
+    families: gr.CheckboxGroup
+    columns: gr.CheckboxGroup
+    sort: gr.Textbox  # hidden: a header click writes "<column>|asc|desc" here (assets/board.js)
+    judge_link: gr.Textbox  # hidden: a click on a judge's link writes "<name>\t<nonce>" here
+    board: gr.HTML
+    tasks: gr.HTML  # results on datasets outside the benchmark, shown apart
+    csv: gr.DownloadButton
+    refresh: gr.Button
+
+    @property
+    def view_inputs(self) -> list[Any]:
+        return [self.weights, self.weighted, self.datasets, self.families, self.sizes, self.columns, self.search,
+                self.sort]  # fmt: skip
+
+
+def _filters() -> tuple[gr.CheckboxGroup, gr.CheckboxGroup, gr.CheckboxGroup, gr.CheckboxGroup]:
+    with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+        with gr.Row():
+            datasets = gr.CheckboxGroup(
+                choices=list(DATASET_NAMES),
+                value=list(DATASET_NAMES),
+                label="Datasets",
+                elem_id="filter-datasets",
+            )
+            sizes = gr.CheckboxGroup(
+                choices=list(table.SIZE_BUCKETS), value=list(table.SIZE_BUCKETS), label="Model size",
+                elem_id="filter-sizes",
+            )  # fmt: skip
+        with gr.Row():
+            families = gr.CheckboxGroup(choices=[], value=[], label="Model family", elem_id="filter-families")
+            columns = gr.CheckboxGroup(
+                choices=COL_CHOICES, value=COL_DEFAULT, label="Columns", elem_id="filter-columns"
+            )
+    return datasets, sizes, families, columns
+
+
+def board_tab() -> BoardTab:
+    with gr.Tab("Leaderboard", id="leaderboard", elem_id="tab-leaderboard"):
+        with gr.Row():
+            search = gr.Textbox(
+                label="Search judges",
+                placeholder="name or model; separate several with ;",
+                elem_id="search",
+                scale=3,
+            )
+            weighted = gr.Checkbox(value=True, label="Expert weights (D^EW)", elem_id="weighted", scale=1)
+            weights = gr.Dropdown(
+                choices=[("as scored (default weights)", DEFAULT_WEIGHTS)], value=DEFAULT_WEIGHTS,
+                label="Weights version", elem_id="weights-version", scale=2,
+            )  # fmt: skip
+        datasets, sizes, families, columns = _filters()
+        with gr.Row(elem_classes=["dhp-hidden"]):  # written by assets/board.js, never shown
+            sort = gr.Textbox(value="", elem_id="board-sort", show_label=False, container=False)
+            judge_link = gr.Textbox(value="", elem_id="judge-link", show_label=False, container=False)
+        board = gr.HTML(elem_id="leaderboard-table", padding=False)
+        gr.Markdown(LEGEND, elem_id="legend")
+        with gr.Row():
+            csv = gr.DownloadButton("Download CSV of this view", elem_id="csv", size="sm")
+            refresh = gr.Button("Refresh", size="sm", elem_id="refresh")
+        tasks = gr.HTML(elem_id="tasks-table", padding=False)
+    return BoardTab(search, weighted, weights, datasets, sizes, families, columns, sort, judge_link, board, tasks,
+                    csv, refresh)  # fmt: skip
+
+
+def render_board(be: Backend, *view: Any) -> tuple[str, str, str]:
+    """The table, the CSV of exactly that view, and the user-task section, for the view inputs."""
+    w, ew, ds, fam, sz, cols, q, sort = view
+    choice = ViewChoice.of(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q,
+                           sort=sort)  # fmt: skip
+    board, csv = be.render(choice)
+    return board, csv, tasks_html(be, choice)
+
+
+def tasks_html(be: Backend, choice: ViewChoice) -> str:
+    if not be.task_datasets():
+        return ""
+    body, _ = be.render(ViewChoice(weights=choice.weights, weighted=choice.weighted, tasks=True))
+    return "<h3>Your tasks (datasets outside the benchmark; not part of its Overall)</h3>" + body
+
+
+def wire_board(be: Backend, t: BoardTab) -> None:
+    """Filters, sort, search and toggles re-render the table (and its CSV)."""
+    # Speed (500 judges): the table is plain HTML, cached per view; progress shows on the CSV button.
+    outs = [t.board, t.csv, t.tasks]
+    listeners = (t.weights.change, t.weighted.change, t.datasets.change, t.families.input, t.sizes.change,
+                 t.columns.change, t.search.change, t.sort.change)  # fmt: skip
+    for listen in listeners:
+        listen(
+            lambda *v: render_board(be, *v), t.view_inputs, outs, show_progress="hidden",
+            trigger_mode="always_last", show_progress_on=[t.csv], queue=False,
+        )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------
+# Judge
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class JudgeTab:
+    tab: gr.Tab
+    select: gr.Dropdown
+    info: gr.Markdown
+    bars: gr.Plot
+    summary: gr.Dataframe
+    dataset: gr.Dropdown
+    dist: gr.Plot
+    perturbations: gr.Dataframe
+    prompts: gr.Markdown
+
+
+def judge_tab() -> JudgeTab:
+    with gr.Tab("Judge", id="judge", elem_id="tab-judge") as tab:
+        select = gr.Dropdown(choices=[], label="Judge", elem_id="judge-select", allow_custom_value=False)
+        info = gr.Markdown(elem_id="judge-info")
+        bars = gr.Plot(
+            label="Discernment per perturbation (paper Figure 4)", elem_id="judge-bars", format="png"
+        )
+        summary = gr.Dataframe(
+            interactive=False, label="Per dataset: D with bootstrap intervals, coverage and parse failures",
+            elem_id="judge-summary", wrap=False,
+        )  # fmt: skip
+        dataset = gr.Dropdown(choices=[], label="Dataset", elem_id="judge-dataset")
+        dist = gr.Plot(label="Response style: score distributions", elem_id="judge-dist", format="png")
+        perturbations = gr.Dataframe(
+            interactive=False, label="Per perturbation", elem_id="judge-perturbations"
+        )
+        with gr.Accordion("Prompts used", open=False):
+            prompts = gr.Markdown(elem_id="judge-prompts")
+    return JudgeTab(tab, select, info, bars, summary, dataset, dist, perturbations, prompts)
+
+
+def show_judge(be: Backend, name: str | None) -> tuple[Any, ...]:
+    lrs = be.judge_results(name) if name else []
+    results = [x.result for x in lrs]
+    fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
+    ds_names = [r.dataset.name for r in results]
+    return (
+        judge_header(results),
+        fig,
+        summary_frame(results),
+        gr.Dropdown(choices=ds_names, value=ds_names[0] if ds_names else None),
+    )
+
+
+def show_dataset(
+    be: Backend, name: str | None, dataset: str | None
+) -> tuple[Figure | None, pd.DataFrame | Styler, str]:
+    lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
+    if lr is None:
+        return None, pd.DataFrame(), ""
+    try:
+        full = be.index.full(lr.path)
+    except (OSError, ValueError) as e:  # changed or vanished since the listing: show what we have
+        full = lr.result
+        gr.Warning(f"could not re-read {lr.path}: {e}")
+    return plots.score_distributions(full), perturbation_frame(full), prompts_markdown(full)
+
+
+def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox) -> None:
+    j.select.change(lambda n: show_judge(be, n), j.select, [j.info, j.bars, j.summary, j.dataset])
+    j.select.change(None, j.select, None, js=URL_JS)  # the address follows the judge shown
+
+    def first_judge(current: str | None) -> Any:
+        """Opening the Judge tab with no judge chosen shows the first one."""
+        judges = be.judges()
+        return gr.skip() if current or not judges else gr.Dropdown(value=judges[0])
+
+    j.tab.select(first_judge, j.select, j.select, show_progress="hidden")
+    j.dataset.change(
+        lambda n, d: show_dataset(be, n, d), [j.select, j.dataset], [j.dist, j.perturbations, j.prompts]
+    )
+
+    def follow_link(value: str) -> tuple[Any, Any]:
+        name = (value or "").split("\t", 1)[0]
+        if name not in be.judges():
+            return gr.skip(), gr.skip()
+        return gr.Dropdown(value=name), gr.Tabs(selected="judge")
+
+    link.change(follow_link, link, [j.select, tabs], show_progress="hidden", show_progress_on=[j.select])
+
+
+# ------------------------------------------------------------------------------------------------
+# Submit, Queue, Survey, About
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SubmitTab:
+    fields: tuple[gr.Component, ...]  # name, url, protocol, model, hf id, revision, mode, contact, show host
+    button: gr.Button
+    status: gr.Markdown
+
+
+def _submit_intro(mode: Mode) -> str:
+    where = (
+        "The endpoint must be public and use **https**. "
+        if mode == "space"
+        else "Local mode: `http://localhost` endpoints and the built-in control judges are accepted. "
+    )
+    return (
+        "Submit an LLM judge served by an **OpenAI-compatible** (`/v1/chat/completions`) or "
+        "**Text Generation Inference** endpoint. " + where + "Never put an API key in the URL: the worker "
+        "sends the key configured by the maintainers (environment variable `DHP_JUDGE_API_KEY`) and no key "
+        "is ever stored."
+    )
+
+
+def _sign_in(be: Backend, what: str) -> None:
+    """Space mode: the sign-in button on a Space; elsewhere a note that sign-in (and so ``what``) is unavailable."""
+    if be.cfg.mode != "space":
+        return
+    if login_available(be.cfg):
+        gr.LoginButton()
+    else:
+        gr.Markdown(f"⚠️ {be.sign_in_needed(what)}", elem_classes=["dhp-note"])
+
+
+def submit_tab(be: Backend) -> SubmitTab:
+    mode = be.cfg.mode
+    with gr.Tab("Submit", id="submit", elem_id="tab-submit"):
+        gr.Markdown(_submit_intro(mode))
+        _sign_in(be, "take submissions")
+        with gr.Row():
+            name = gr.Textbox(label="Judge name", max_length=64, elem_id="s-name")
+            contact = gr.Textbox(label="Contact (email or HF user)", max_length=120, elem_id="s-contact")
+        with gr.Row():
+            url = gr.Textbox(label="Endpoint URL", placeholder="https://...", elem_id="s-url", max_length=400)
+            protocols = [*PROTOCOLS, "builtin"] if mode == "local" else list(PROTOCOLS)
+            proto = gr.Dropdown(choices=protocols, value="openai", label="Protocol", elem_id="s-protocol")
+        with gr.Row():
+            builtin = f" (builtin: {', '.join(CONTROL_JUDGES)})" if mode == "local" else ""
+            model = gr.Textbox(
+                label="Model name on the endpoint" + builtin, elem_id="s-model", max_length=200
+            )
+            smode = gr.Dropdown(
+                choices=list(SCORING_MODES), value="expected", label="Scoring mode", elem_id="s-mode"
+            )
+        with gr.Row():
+            hf = gr.Textbox(
+                label="HF model id (optional)", placeholder="org/model", elem_id="s-hf", max_length=96
+            )
+            rev = gr.Textbox(label="Revision (optional)", elem_id="s-rev", max_length=64)
+        show_host = gr.Checkbox(
+            value=False, label="Show my endpoint's host name on the public Queue tab", elem_id="s-show-host"
+        )
+        button = gr.Button("Submit", variant="primary", elem_id="s-submit")
+        status = gr.Markdown(elem_id="submit-status")
+    return SubmitTab((name, url, proto, model, hf, rev, smode, contact, show_host), button, status)
+
+
+def _errors_markdown(e: ValidationError) -> str:
+    errors = e.errors if isinstance(e, SubmissionErrors) else (e,)
+    if len(errors) == 1:
+        return f"❌ **Not queued.** {html.escape(errors[0].message)}"
+    return "❌ **Not queued:**\n" + "\n".join(f"* {html.escape(x.message)}" for x in errors)
+
+
+def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
+    keys = (
+        "judge_name",
+        "endpoint_url",
+        "protocol",
+        "model",
+        "hf_model_id",
+        "revision",
+        "mode",
+        "contact",
+        "show_host",
+    )
+
+    def handler(
+        name: str, url: str, proto: str, model: str, hf: str, rev: str, mode: str, contact: str, show_host: bool,
+        request: gr.Request, profile: gr.OAuthProfile | None = None,
+    ) -> tuple[str, Any]:  # fmt: skip
+        values = (name, url, proto, model, hf, rev, mode, contact, bool(show_host))
+        try:
+            msg = be.submit(dict(zip(keys, values, strict=True)), user_of(request, profile, be.cfg.mode))
+        except ValidationError as e:
+            return _errors_markdown(e), gr.skip()
+        return f"✅ {msg}", be.queue_frame()[0]
+
+    s.button.click(handler, list(s.fields), [s.status, queue_df])
+
+
+def queue_tab() -> tuple[gr.Button, gr.Dataframe, gr.Markdown]:
+    with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
+        refresh = gr.Button("Refresh queue", size="sm", elem_id="q-refresh")
+        df = gr.Dataframe(interactive=False, elem_id="queue-table", wrap=True)
+        problems = gr.Markdown(elem_id="queue-problems")
+    return refresh, df, problems
+
+
+def wire_queue(
+    be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: tuple[gr.Button, gr.Dataframe, gr.Markdown]
+) -> None:
+    refresh, df, problems = parts
+
+    def show_queue() -> tuple[pd.DataFrame, str]:
+        frame, bad = be.queue_frame()
+        notes = [f"* ⚠️ `{html.escape(p)}`" for p in bad]
+        if frame.empty:
+            notes.insert(
+                0, "The queue is empty: no judge is waiting or running. Submit one in the Submit tab."
+            )
+        return frame, "\n".join(notes)
+
+    refresh.click(show_queue, None, [df, problems])
+    demo.load(show_queue, None, [df, problems])
+    timer.tick(show_queue, None, [df, problems], show_progress="hidden")
+
+
+VoteHandler = tuple[str, gr.Button, list[gr.Radio], gr.Markdown]
+
+
+def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdown]:
+    with gr.Tab("Survey", id="survey", elem_id="tab-survey"):
+        gr.Markdown(
+            "## Expert-weight survey\nFor each quality issue, choose **the metric you think is most affected**, "
+            "that is, the metric that should get the lowest score because of the issue (the DHP paper's "
+            "Figure 5). Vote shares become expert weights for every perturbation with that issue. "
+            + ("Sign in to vote. " if be.cfg.mode == "space" else "")
+            + "A new ballot from you replaces your earlier one. The survey's weights can be chosen above the "
+            f"table once there are {be.cfg.survey_min_ballots} ballots."
+        )
+        _sign_in(be, "take votes")
+        handlers: list[VoteHandler] = []
+        for task in TASKS:
+            with gr.Accordion(f"Task: {task.label}", open=task is TASKS[0]):
+                defs = "\n".join(f"* **{lab}**: {d}" for _, lab, d in task.metrics)
+                gr.Markdown(f"Datasets: {', '.join(task.datasets)}\n\nMetrics:\n{defs}")
+                radios = [
+                    gr.Radio(
+                        choices=[(lab, name) for name, lab, _ in task.metrics],
+                        label=f"Quality issue {i + 1}: {issue.text}",
+                        elem_id=f"vote-{task.id}-{issue.id}",
+                    )
+                    for i, issue in enumerate(task.issues)
+                ]
+                btn = gr.Button(f"Vote ({task.label})", elem_id=f"vote-{task.id}")
+                handlers.append((task.id, btn, radios, gr.Markdown(elem_id=f"vote-status-{task.id}")))
+        gr.Markdown("### Weights derived from the votes")
+        status = gr.Markdown(elem_id="survey-status")
+        weights_df = gr.Dataframe(interactive=False, elem_id="survey-weights", wrap=True)
+    return handlers, weights_df, status
+
+
+def wire_survey(
+    be: Backend,
+    demo: gr.Blocks,
+    parts: tuple[list[VoteHandler], gr.Dataframe, gr.Markdown],
+    weights: gr.Dropdown,
+) -> None:
+    handlers, weights_df, survey_status = parts
+
+    def make_vote(task_id: str, radios: list[gr.Radio]) -> Callable[..., tuple[str, Any, Any]]:
+        task = get_task(task_id)
+
+        def vote(
+            data: dict[Any, Any], request: gr.Request, profile: gr.OAuthProfile | None = None
+        ) -> tuple[str, Any, Any]:
+            answers = {issue.id: data.get(r) for issue, r in zip(task.issues, radios, strict=True)}
+            try:
+                msg = be.vote(task_id, answers, user_of(request, profile, be.cfg.mode))
+            except ValueError as e:
+                return f"❌ {html.escape(str(e))}", gr.skip(), gr.skip()
+            return f"✅ {msg}", be.weights_frame(), weights_dropdown(be), be.survey_status()
+
+        return vote
+
+    for task_id, btn, radios, status in handlers:
+        btn.click(make_vote(task_id, radios), set(radios), [status, weights_df, weights, survey_status])
+    demo.load(lambda: (be.weights_frame(), be.survey_status()), None, [weights_df, survey_status])
+
+
+def weights_dropdown(be: Backend, value: str | None = None) -> Any:
+    """The weights-version choices, with the survey's ballot count as the hint."""
+    return gr.Dropdown(choices=be.weights_choices(), value=value, info=be.survey_status())
+
+
+def about_tab() -> None:
+    with gr.Tab("About", id="about", elem_id="tab-about"):
+        gr.Markdown(
+            about_markdown(),
+            latex_delimiters=[
+                {"left": "$$", "right": "$$", "display": True},
+                {"left": "$", "right": "$", "display": False},
+            ],
+        )
+
+
+def login_available(cfg: AppConfig) -> bool:
+    """HF OAuth works on a Space (SPACE_ID set); elsewhere Gradio's mock login needs an HF token."""
+    return cfg.mode == "space" and cfg.sign_in
