@@ -43,6 +43,11 @@ def _fraction(text: str) -> float:
 
 
 def register(sub: Any) -> None:
+    _register_score(sub)
+    _register_reports(sub)
+
+
+def _register_score(sub: Any) -> None:
     p = sub.add_parser(
         "score",
         help="score a judge on the DHP datasets and write its discernment results",
@@ -50,7 +55,14 @@ def register(sub: Any) -> None:
         "model, or a built-in control judge) on the DHP datasets. The endpoint API key is read from "
         "the environment (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line.",
     )
-    who = p.add_argument_group("judge")
+    _judge_args(p.add_argument_group("judge"))
+    _data_args(p.add_argument_group("data"))
+    _scoring_args(p.add_argument_group("scoring"))
+    _running_args(p.add_argument_group("running"))
+    p.set_defaults(func=_cmd_score)
+
+
+def _judge_args(who: Any) -> None:
     who.add_argument("--judge", choices=CONTROL_JUDGES, help="a built-in control judge (needs no endpoint)")
     who.add_argument(
         "--endpoint",
@@ -78,14 +90,17 @@ def register(sub: Any) -> None:
     who.add_argument("--model-revision", help="revision of the judge's model, recorded in results")
     who.add_argument("--n-params", type=float, help="the judge's parameter count, recorded in results")
 
-    data = p.add_argument_group("data")
+
+
+def _data_args(data: Any) -> None:
     data.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
     data.add_argument("--data", default="dhp", help="'dhp' for the Hub datasets, or a folder of <dataset>/ folders")
     data.add_argument("--revision", help="Hub revision of the datasets (with --data dhp)")
     data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
     data.add_argument("--limit", type=_positive_int, help="score only the first N items of each dataset (trials)")
 
-    how = p.add_argument_group("scoring")
+
+def _scoring_args(how: Any) -> None:
     how.add_argument(
         "--mode",
         choices=MODE_CHOICES,
@@ -114,12 +129,19 @@ def register(sub: Any) -> None:
         help=f"add a misleading prior rating after every judged text (default text: {DEFAULT_CUE!r}); "
         "for dhp robustness",
     )
-    how.add_argument("--combine", choices=("paper", "wilson", "wilson-landau"), default="paper")
+    how.add_argument(
+        "--combine",
+        choices=("paper", "wilson", "wilson-landau"),
+        default="paper",
+        help="how a perturbation's metric p-values combine: paper (default; its unweighted form lets a random "
+        "judge look significant, see README 'Reading D'), wilson, or wilson-landau (calibrated)",
+    )
     how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
     how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (1000; 0 = none)")
     how.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
 
-    run = p.add_argument_group("running")
+
+def _running_args(run: Any) -> None:
     run.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight (8)")
     run.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per request (120)")
     run.add_argument("--max-retries", type=_nonneg_int, default=6, help="retries of a failing request (6)")
@@ -133,8 +155,9 @@ def register(sub: Any) -> None:
     )
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     run.add_argument("--out", type=Path, required=True, help="results folder")
-    p.set_defaults(func=_cmd_score)
 
+
+def _register_reports(sub: Any) -> None:
     r = sub.add_parser("report", help="markdown report and plots from result files")
     r.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
     r.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")

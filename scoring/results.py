@@ -361,17 +361,27 @@ def reweight(
     Metrics without a p-value (no usable pair) stay out of the combination, as in the analysis.
     """
     meth = CombineMethod(method) if method is not None else result.scoring.combine_method
-    per: list[PerturbationResult] = []
-    for pr in result.perturbations:
-        metrics = list(pr.metrics)
-        if pr.id not in weights:
-            raise KeyError(f"no weights for perturbation {pr.id!r}")
-        pv = np.array([_nan(pr.metrics[m].p) for m in metrics], dtype=np.float64)
-        w = np.array([float(weights[pr.id].get(m, 0.0)) for m in metrics])
-        d = _f(float(discernment(combine_pvalues(pv, None, meth))))
-        d_ew = _f(float(discernment(combine_pvalues(pv, w, meth))))
-        per.append(pr.model_copy(update={"d": d, "d_ew": d_ew}))
-    return summarise(per)
+    return summarise([_recombine(pr, weights, meth) for pr in result.perturbations])
+
+
+def _recombine(
+    pr: PerturbationResult, weights: Mapping[str, Mapping[str, float]], method: CombineMethod
+) -> PerturbationResult:
+    """The perturbation with p, p^EW, D and D^EW recombined from its stored metric p-values."""
+    metrics = list(pr.metrics)
+    if pr.id not in weights:
+        raise KeyError(f"no weights for perturbation {pr.id!r}")
+    pv = np.array([_nan(pr.metrics[m].p) for m in metrics], dtype=np.float64)
+    w = np.array([float(weights[pr.id].get(m, 0.0)) for m in metrics])
+    p_un, p_ew = float(combine_pvalues(pv, None, method)), float(combine_pvalues(pv, w, method))
+    return pr.model_copy(
+        update={
+            "p": _f(p_un),
+            "p_ew": _f(p_ew),
+            "d": _f(float(discernment(p_un))),
+            "d_ew": _f(float(discernment(p_ew))),
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -411,8 +421,8 @@ def result_path(
 # ---------------------------------------------------------------------------------------------
 def _upgrade_1_0(data: dict[str, Any]) -> dict[str, Any]:
     """A 1.0 document in 1.1's meaning: a metric with no pair had p = 1 and counted; now it is
-    missing, and a perturbation with no usable metric has no p and no D. Perturbations that kept
-    some metrics keep their stored values (1.0 combined the missing ones as p = 1)."""
+    missing, and a perturbation with no usable metric has no p and no D (the others are recombined
+    after validation, :func:`_upgraded_summary`)."""
     perturbations = []
     for pr in data.get("perturbations") or []:
         if not isinstance(pr, dict) or not isinstance(pr.get("metrics"), dict):
@@ -453,11 +463,28 @@ def parse_result(text: str, source: str = "<string>") -> Result:
         result = Result.model_validate(data)
     except ValidationError as e:
         raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
-    if version == "1.0":
-        result = result.model_copy(
-            update={"schema_version": SCHEMA_VERSION, "summary": summarise(result.perturbations, result.summary.ci)}
+    if version != "1.0":
+        return result
+    try:
+        return _upgraded_summary(result)
+    except KeyError as e:
+        raise ResultError(f"{source}: cannot upgrade from 1.0: {e.args[0]}") from e
+
+
+def _upgraded_summary(result: Result) -> Result:
+    """1.0 -> 1.1 after validation: perturbations that lost a metric (no pairs) recombined without
+    it (their intervals, computed with it, dropped); the summary recomputed (its intervals kept)."""
+    per = tuple(
+        pr
+        if pr.n_metrics_used in (0, len(pr.metrics))
+        else _recombine(pr, result.scoring.weights, result.scoring.combine_method).model_copy(
+            update={"d_ci": None, "d_ew_ci": None}
         )
-    return result
+        for pr in result.perturbations
+    )
+    return result.model_copy(
+        update={"schema_version": SCHEMA_VERSION, "perturbations": per, "summary": summarise(per, result.summary.ci)}
+    )
 
 
 def dump_result(result: Result) -> str:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -128,13 +129,20 @@ def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
     for ms in victim["metrics"].values():
         ms.update(p=1.0, n_pairs=0, n_nonzero=0)
     victim.update(p=0.5, p_ew=1.0, d=0.23, d_ew=0.0)
+    half = data["perturbations"][1]  # lost one of its two metrics: 1.0 combined it as p = 1
+    half["metrics"]["fluency"].update(p=1.0, n_pairs=0, n_nonzero=0)
+    p_acc = half["metrics"]["accuracy"]["p"]
     up = parse_result(json.dumps(data), source="old.json")
+    second = up.perturbations[1]
+    assert second.n_metrics_used == 1 and second.p == pytest.approx(p_acc) and second.d_ci is None
+    assert second.d == pytest.approx(math.log(p_acc) / math.log(0.05))
     assert up.schema_version == "1.1"
     first = up.perturbations[0]
     assert first.d is None and first.d_ew is None and first.n_metrics_used == 0
     assert all(ms.p is None for ms in first.metrics.values())
     assert up.summary.n_without_d == 1
     rest = [p.d for p in up.perturbations[1:] if p.d is not None]
+    assert up.perturbations[2].d == r.perturbations[2].d  # untouched perturbations keep their values
     assert up.summary.d_min == pytest.approx(min(rest))
     assert up.scoring.prompt_set == "default" and up.scoring.cue is None
 

@@ -151,3 +151,13 @@ def test_answer_quality_does_not_mention_a_paragraph_the_judge_may_not_see() -> 
     for pset in PROMPT_SETS:
         prompt = load_template(spec, "answer_quality", prompt_set=pset).render("A", render_context(spec, {"question": "Q?"}))
         assert "paragraph" not in prompt.lower()
+
+
+def test_score_refuses_an_unknown_prompt_set_and_an_empty_cue(tmp_path: Path) -> None:
+    from tests.scoring.helpers import run_dhp
+
+    proc = run_dhp("score", "--judge", "random", "--data", str(tmp_path), "--out", str(tmp_path / "o"),
+                   "--prompt-set", "fancy")
+    assert proc.returncode == 2 and "prompt set 'fancy'" in proc.stderr
+    proc = run_dhp("score", "--judge", "random", "--data", str(tmp_path), "--out", str(tmp_path / "o"), "--cue", " ")
+    assert proc.returncode == 2 and "--cue TEXT must not be empty" in proc.stderr
