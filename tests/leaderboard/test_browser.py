@@ -248,6 +248,14 @@ def test_submissions_invalid_then_valid(page: Any) -> None:
     page.locator("#s-submit").click()  # the same again: a duplicate
     expect(page.locator("#submit-status")).to_contain_text("already submitted")
 
+    fill("#s-name", "")  # several problems: all are listed, in form order
+    fill("#s-contact", "")
+    page.locator("#s-submit").click()
+    items = page.locator("#submit-status li")
+    expect(items).to_have_count(2)
+    expect(items.nth(0)).to_contain_text("Judge name is required")
+    expect(items.nth(1)).to_contain_text("Contact is required")
+
 
 def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) -> None:
     from playwright.sync_api import expect
@@ -336,3 +344,4 @@ def test_survey_vote_updates_weights(page: Any) -> None:
     page.locator("#vote-summarization").click()
     expect(page.locator("#vote-status-summarization")).to_contain_text("ballot for Summarization is stored")
     expect(page.locator("#survey-weights")).to_contain_text("relevance: 1")
+    expect(page.locator("#survey-status")).to_contain_text("1 ballot so far; they become selectable at 5")
