@@ -1,35 +1,50 @@
-"""Build one DHP dataset folder: load the source, select N items, perturb them, write the Hub layout.
+"""Build one DHP dataset folder: load the source, select N items, perturb and validate, write the Hub layout.
 
-The output is written into a temporary sibling folder and moved into place only when complete, so
-an interrupted build never leaves a half-written dataset. Rebuilding the same version from the same
-sources produces byte-identical files: rows are in a fixed order (spec perturbation order, then
-selection order), every random choice uses a private RNG seeded from (version, dataset, item,
-perturbation, seed), parquet is written with fixed settings and no file holds a timestamp.
+The pipeline is rows -> build info -> folder write:
+
+1. :func:`make_outcomes` perturbs every (perturbation, item) and runs the validator
+   (:func:`dhp.builder.perturb.validate.validate`) on every output. A rule row that fails is a bug
+   (:class:`BuildError` naming the row); an offline-generator row that fails is left out as not
+   applicable ("failed validation: ..."); an LLM output that fails is retried with a new seed (at
+   most :data:`LLM_ATTEMPTS` outputs per item) and then left out the same way. Where the minor and
+   major sentence reorderings of an item are the same text, the major row is not applicable.
+2. :func:`collect_rows` turns outcomes into rows and not-applicable records, :func:`make_build_info`
+   into the :class:`~dhp.builder.dataset_io.BuildInfo` record (counts, pass rates, coverage).
+3. :func:`~dhp.builder.dataset_io.write_dataset` writes the folder atomically.
+
+Rebuilding the same version from the same sources produces byte-identical files: rows are in a
+fixed order (spec perturbation order, then selection order), every random choice uses a private
+RNG seeded from (version, dataset, item, perturbation, seed), parquet is written with fixed
+settings and no file holds a timestamp.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dhp.builder.dataset_io import (
-    BUILD_INFO,
-    DATA_DIR,
-    NOT_APPLICABLE,
-    dump_json,
+    BuildInfo,
+    NotApplicableRecord,
+    PerturbationInfo,
+    PerturberInfo,
+    Row,
+    SelectionInfo,
+    SourceInfo,
+    StatisticsInfo,
+    TextStatistics,
     row_columns,
-    write_parquet,
+    write_dataset,
 )
 from dhp.builder.errors import BuildError
-from dhp.builder.items import Item
+from dhp.builder.hashing import derive_seed
+from dhp.builder.items import Item, SourceData
 from dhp.builder.perturb import (
     LLM_OPERATIONS,
     NotApplicable,
@@ -43,15 +58,33 @@ from dhp.builder.perturb import (
 from dhp.builder.perturb.llm import LLMJob, LLMPerturber
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
 from dhp.builder.perturb.prompts import build_prompt
+from dhp.builder.perturb.validate import check_severities_differ, validate
 from dhp.builder.select import Selected, select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.textstats import SPLITTER, compute_stats
-from dhp.types import DatasetSpec, Perturbation
+from dhp.types import DatasetSpec, Operation, Perturbation, Severity
 
-__all__ = ["BUILDER_VERSION", "BuildOptions", "BuildReport", "build_dataset", "check_version"]
+__all__ = [
+    "BUILDER_VERSION",
+    "FAILED_VALIDATION",
+    "LLM_ATTEMPTS",
+    "BuildOptions",
+    "BuildReport",
+    "Checked",
+    "build_dataset",
+    "check_version",
+    "collect_rows",
+    "make_build_info",
+    "make_outcomes",
+]
 
-BUILDER_VERSION = "1.0.0"
+BUILDER_VERSION = "1.1.0"
+LLM_ATTEMPTS = 3  # LLM outputs the validator sees per item before the item is left out
+FAILED_VALIDATION = "failed validation: "  # prefix of the not-applicable reason of a rejected output
+SEVERITIES_SAME = "minor and major cannot differ: "
 _SEMVER = re.compile(r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$")
+
+Key = tuple[str, str]  # (perturbation id, item id)
 
 
 def check_version(version: str) -> str:
@@ -84,7 +117,27 @@ class BuildReport:
     not_applicable: dict[str, int]
     generators: dict[str, int]
     seconds: float
-    info: dict[str, Any] = field(repr=False, default_factory=dict)
+    info: BuildInfo = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The outcome of one (perturbation, item) after validation, and what the validator saw."""
+
+    outcome: Outcome
+    checked: int = 0  # generator outputs validated
+    passed: int = 0  # ... and accepted
+    failed_validation: bool = False  # left out because no output passed
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    spec: DatasetSpec
+    opts: BuildOptions
+    seed: int
+
+    def rng_parts(self, p: Perturbation, it: Item) -> tuple[str, str, str, str, int]:
+        return (self.opts.version, self.spec.name, it.id, p.id, self.seed)
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
@@ -93,50 +146,111 @@ def _progress(total: int, desc: str, enabled: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="text", disable=not enabled, leave=False)
 
 
-def _outcomes(
-    spec: DatasetSpec, sel: Selected, opts: BuildOptions, seed: int, bar: Any
-) -> dict[tuple[str, str], Outcome]:
-    """Outcome per (perturbation id, item id)."""
-    items = sel.items
-    pool = [(it.id, it.judged) for it in items]
-    results: dict[tuple[str, str], Outcome] = {}
-    jobs: list[tuple[tuple[str, str], LLMJob]] = []
-    for p in spec.perturbations:
-        for it in items:
+def _rule(ctx: _Ctx, p: Perturbation, it: Item, pool: Sequence[tuple[str, str]]) -> Checked:
+    out = apply_rule(p, it, pool, item_rng(*ctx.rng_parts(p, it)))
+    if isinstance(out, NotApplicable):
+        return Checked(out)
+    verdict = validate(p, it.original, out.text)
+    if not verdict.ok:
+        raise BuildError(
+            f"{ctx.spec.name}/{p.id}/{it.id}: the rule's output fails validation ({verdict.reason}); this is a bug "
+            "in the rule or the validator"
+        )
+    return Checked(out, 1, 1)
+
+
+def _offline(ctx: _Ctx, p: Perturbation, it: Item) -> Checked:
+    out = apply_offline(p, it, item_rng(*ctx.rng_parts(p, it)))
+    if isinstance(out, NotApplicable):
+        return Checked(out)
+    verdict = validate(p, it.original, out.text)
+    if verdict.ok:
+        return Checked(out, 1, 1)
+    return Checked(NotApplicable(FAILED_VALIDATION + verdict.reason), 1, 0, failed_validation=True)
+
+
+def _llm_job(ctx: _Ctx, p: Perturbation, it: Item, attempt: int) -> LLMJob:
+    seed = item_seed(*ctx.rng_parts(p, it))
+    if attempt > 0:  # a new seed per validation attempt, derived from the item seed
+        seed = derive_seed(seed, "validation-attempt", attempt)
+    prompt = build_prompt(ctx.spec, p, it.original)
+    return LLMJob(prompt.text, prompt.label, it.original, p.operation, seed % (2**31))
+
+
+def _llm(
+    ctx: _Ctx, perturber: LLMPerturber, todo: Sequence[tuple[Perturbation, Item]], on_done: Callable[[], None]
+) -> dict[Key, Checked]:
+    """LLM outcomes, each output validated; rejected outputs retried with a new seed (bounded)."""
+    results: dict[Key, Checked] = {}
+    seen: Counter[Key] = Counter()
+    reasons: dict[Key, str] = {}
+    pending = list(todo)
+    for attempt in range(LLM_ATTEMPTS):
+        if not pending:
+            break
+        outs = perturber.run([_llm_job(ctx, p, it, attempt) for p, it in pending], on_done if attempt == 0 else None)
+        retry = []
+        for (p, it), out in zip(pending, outs, strict=True):
             key = (p.id, it.id)
-            if p.operation in LLM_OPERATIONS:
-                if opts.perturber is not None:
-                    prompt = build_prompt(spec, p, it.judged)
-                    jobs.append(
-                        (
-                            key,
-                            LLMJob(
-                                prompt.text,
-                                prompt.label,
-                                it.judged,
-                                p.operation,
-                                item_seed(opts.version, spec.name, it.id, p.id, seed) % (2**31),
-                            ),
-                        )
-                    )
-                    continue
-                results[key] = apply_offline(p, it, item_rng(opts.version, spec.name, it.id, p.id, seed))
+            if isinstance(out, NotApplicable):  # the perturber's own checks gave up
+                results[key] = Checked(out, seen[key], 0)
+                continue
+            seen[key] += 1
+            verdict = validate(p, it.original, out.text)
+            if verdict.ok:
+                results[key] = Checked(out, seen[key], 1)
             else:
-                results[key] = apply_rule(p, it, pool, item_rng(opts.version, spec.name, it.id, p.id, seed))
-            bar.update(1)
-    if jobs and opts.perturber is not None:
-        outs = opts.perturber.run([j for _, j in jobs], on_done=lambda: bar.update(1))
-        for (key, _), out in zip(jobs, outs, strict=True):
-            results[key] = out
+                reasons[key] = verdict.reason
+                retry.append((p, it))
+        pending = retry
+    for p, it in pending:
+        key = (p.id, it.id)
+        results[key] = Checked(NotApplicable(FAILED_VALIDATION + reasons[key]), seen[key], 0, failed_validation=True)
     return results
 
 
-def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> dict[str, str]:
-    row: dict[str, str] = {"id": it.id}
+def _severities_differ(spec: DatasetSpec, items: Sequence[Item], results: dict[Key, Checked]) -> None:
+    """Where the minor and major reordering of an item are the same text, the major row is not applicable."""
+    by_sev = {p.severity: p for p in spec.perturbations if p.operation is Operation.SENTENCE_REORDER}
+    minor, major = by_sev.get(Severity.MINOR), by_sev.get(Severity.MAJOR)
+    if minor is None or major is None:
+        return
+    for it in items:
+        a, b = results[(minor.id, it.id)].outcome, results[(major.id, it.id)].outcome
+        if isinstance(a, Perturbed) and isinstance(b, Perturbed):
+            verdict = check_severities_differ(a.text, b.text)
+            if not verdict.ok:
+                results[(major.id, it.id)] = Checked(NotApplicable(SEVERITIES_SAME + verdict.reason))
+
+
+def make_outcomes(spec: DatasetSpec, sel: Selected, opts: BuildOptions, seed: int, bar: Any) -> dict[Key, Checked]:
+    """The validated outcome of every (perturbation id, item id)."""
+    ctx = _Ctx(spec, opts, seed)
+    pool = [(it.id, it.original) for it in sel.items]
+    results: dict[Key, Checked] = {}
+    llm_todo: list[tuple[Perturbation, Item]] = []
+    for p in spec.perturbations:
+        for it in sel.items:
+            if p.operation not in LLM_OPERATIONS:
+                results[(p.id, it.id)] = _rule(ctx, p, it, pool)
+            elif opts.perturber is None:
+                results[(p.id, it.id)] = _offline(ctx, p, it)
+            else:
+                llm_todo.append((p, it))
+                continue
+            bar.update(1)
+    if opts.perturber is not None and llm_todo:
+        results.update(_llm(ctx, opts.perturber, llm_todo, lambda: bar.update(1)))
+    _severities_differ(spec, sel.items, results)
+    return results
+
+
+def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> dict[str, str | None]:
+    row: dict[str, str | None] = {"id": it.id}
     for c in spec.context_fields:
-        row[c.name] = it.context.get(c.name, "")
+        row[c.name] = it.context.get(c.name)
     row.update(
-        original=it.judged,
+        original=it.original,
         perturbed=out.text,
         perturbation=p.id,
         level=p.level.value,
@@ -148,15 +262,86 @@ def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> dict[s
     return row
 
 
-def _swap_into_place(tmp: Path, target: Path) -> None:
-    old: Path | None = None
-    if target.exists():
-        old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
-        old.rmdir()
-        target.rename(old)
-    tmp.rename(target)
-    if old is not None:
-        shutil.rmtree(old)
+def _perturbation_info(p: Perturbation, n_items: int, checked: Sequence[Checked]) -> PerturbationInfo:
+    made = [c.outcome for c in checked if isinstance(c.outcome, Perturbed)]
+    return PerturbationInfo(
+        id=p.id,
+        level=p.level.value,
+        method=p.method.value,
+        operation=p.operation.value,
+        severity=p.severity.value,
+        k=p.k,
+        description=p.description,
+        rows=len(made),
+        not_applicable=len(checked) - len(made),
+        failed_validation=sum(c.failed_validation for c in checked),
+        checked=sum(c.checked for c in checked),
+        passed=sum(c.passed for c in checked),
+        n_items=n_items,
+        generators=dict(sorted(Counter(o.generator for o in made).items())),
+    )
+
+
+def collect_rows(
+    spec: DatasetSpec, items: Sequence[Item], outcomes: Mapping[Key, Checked]
+) -> tuple[dict[str, list[Row]], list[NotApplicableRecord], list[PerturbationInfo]]:
+    """Rows per perturbation, not-applicable records and per-perturbation counts, in spec and item order."""
+    rows: dict[str, list[Row]] = {}
+    na: list[NotApplicableRecord] = []
+    perts: list[PerturbationInfo] = []
+    for p in spec.perturbations:
+        these: list[Row] = []
+        for it in items:
+            out = outcomes[(p.id, it.id)].outcome
+            if isinstance(out, NotApplicable):
+                na.append(NotApplicableRecord(p.id, it.id, out.reason))
+            elif out.text == it.original:  # a guard: rules and validation already ensure this
+                raise BuildError(f"{spec.name}/{p.id}/{it.id}: the perturbed text equals the original")
+            else:
+                these.append(_row(spec, p, it, out))
+        rows[p.id] = these
+        perts.append(_perturbation_info(p, len(items), [outcomes[(p.id, it.id)] for it in items]))
+    return rows, na, perts
+
+
+def _perturber_info(opts: BuildOptions) -> PerturberInfo:
+    if opts.perturber is None:
+        return PerturberInfo("offline", OFFLINE_GENERATOR)
+    return PerturberInfo("llm", opts.perturber.generator, opts.perturber.settings.protocol)
+
+
+def make_build_info(
+    spec: DatasetSpec,
+    source: SourceData,
+    sel: Selected,
+    opts: BuildOptions,
+    seed: int,
+    perts: Sequence[PerturbationInfo],
+) -> BuildInfo:
+    """The build-info record of a build (``num_bytes`` are filled in by the writer)."""
+    stats = compute_stats(it.original for it in sel.items)
+    ps = spec.paper_stats
+    src = spec.source
+    return BuildInfo(
+        dataset=spec.name,
+        pretty_name=spec.pretty_name,
+        hub_repo=spec.hub_repo,
+        dataset_version=opts.version,
+        builder_version=BUILDER_VERSION,
+        seed=seed,
+        columns=row_columns(spec),
+        selection=SelectionInfo(spec.selection.rule, sel.n_requested, len(sel.items), sel.n_eligible, sel.n_candidates),
+        source=SourceInfo(
+            src.name, src.licence, src.redistribution.value, src.terms, src.homepage, source.partial, source.notes, source.files
+        ),
+        perturber=_perturber_info(opts),
+        statistics=StatisticsInfo(
+            SPLITTER,
+            TextStatistics(round(stats.chars, 1), round(stats.words, 1), round(stats.sentences, 2)),
+            None if ps is None else TextStatistics(ps.chars, ps.words, ps.sentences),
+        ),
+        perturbations=tuple(perts),
+    )
 
 
 def build_dataset(
@@ -164,144 +349,33 @@ def build_dataset(
     locator: SourceLocator,
     out_root: Path,
     opts: BuildOptions,
-    render_card: Callable[[DatasetSpec, dict[str, Any]], str] | None = None,
+    render_card: Callable[[DatasetSpec, BuildInfo], str] | None = None,
 ) -> BuildReport:
     """Build ``out_root/<spec.name>/`` and return a report. See the module docstring."""
+    from dhp.builder.cards import render_card as default_card
+
     t0 = time.perf_counter()
     check_version(opts.version)
     seed = spec.selection.seed if opts.seed is None else opts.seed
     source = load_source(spec, locator, opts.story_cloze_file)
     sel = select_items(spec, source, allow_fewer=opts.allow_fewer)
-    n_texts = len(sel.items) * len(spec.perturbations)
-    with _progress(n_texts, f"{spec.name}: perturb", opts.progress) as bar:
-        outcomes = _outcomes(spec, sel, opts, seed, bar)
-
-    columns = row_columns(spec)
-    per_pert: list[dict[str, Any]] = []
-    files: dict[str, list[dict[str, str]]] = {}
-    na_lines: list[str] = []
+    with _progress(len(sel.items) * len(spec.perturbations), f"{spec.name}: perturb", opts.progress) as bar:
+        outcomes = make_outcomes(spec, sel, opts, seed, bar)
+    rows, na, perts = collect_rows(spec, sel.items, outcomes)
+    info = make_build_info(spec, source, sel, opts, seed, perts)
+    card = render_card or default_card
+    folder, info = write_dataset(out_root, info, rows, na, lambda i: card(spec, i))
     generators: Counter[str] = Counter()
-    for p in spec.perturbations:
-        rows: list[dict[str, str]] = []
-        na = 0
-        gens: Counter[str] = Counter()
-        for it in sel.items:
-            out = outcomes[(p.id, it.id)]
-            if isinstance(out, NotApplicable):
-                na += 1
-                na_lines.append(
-                    json.dumps({"perturbation": p.id, "id": it.id, "reason": out.reason}, ensure_ascii=False)
-                )
-                continue
-            if out.text == it.judged:  # a guard: rules and validation already ensure this
-                raise BuildError(f"{spec.name}/{p.id}/{it.id}: the perturbed text equals the original")
-            rows.append(_row(spec, p, it, out))
-            gens[out.generator] += 1
-        generators.update(gens)
-        files[p.id] = rows
-        per_pert.append(
-            {
-                "id": p.id,
-                "level": p.level.value,
-                "method": p.method.value,
-                "operation": p.operation.value,
-                "severity": p.severity.value,
-                "k": p.k,
-                "description": p.description,
-                "rows": len(rows),
-                "not_applicable": na,
-                "generators": dict(sorted(gens.items())),
-            }
-        )
-
-    stats = compute_stats(it.judged for it in sel.items)
-    ps = spec.paper_stats
-    info: dict[str, Any] = {
-        "dataset": spec.name,
-        "pretty_name": spec.pretty_name,
-        "hub_repo": spec.hub_repo,
-        "dataset_version": opts.version,
-        "builder_version": BUILDER_VERSION,
-        "seed": seed,
-        "columns": list(columns),
-        "split": "test",
-        "selection": {
-            "rule": spec.selection.rule,
-            "n_requested": sel.n_requested,
-            "n_selected": len(sel.items),
-            "n_eligible": sel.n_eligible,
-            "n_candidates": sel.n_candidates,
-            "fewer_than_requested": sel.fewer,
-        },
-        "source": {
-            "name": spec.source.name,
-            "licence": spec.source.licence,
-            "redistribution": spec.source.redistribution.value,
-            "terms": spec.source.terms,
-            "homepage": spec.source.homepage,
-            "partial": source.partial,
-            "notes": list(source.notes),
-            "files": [{"path": f.path, "origin": f.origin, "sha256": f.sha256} for f in source.files],
-        },
-        "perturber": (
-            {
-                "kind": "llm",
-                "generator": opts.perturber.generator,
-                "url_protocol": opts.perturber.settings.protocol,
-            }
-            if opts.perturber is not None
-            else {"kind": "offline", "generator": OFFLINE_GENERATOR}
-        ),
-        "statistics": {
-            "splitter": SPLITTER,
-            "ours": {
-                "chars": round(stats.chars, 1),
-                "words": round(stats.words, 1),
-                "sentences": round(stats.sentences, 2),
-            },
-            "paper": None
-            if ps is None
-            else {"chars": ps.chars, "words": ps.words, "sentences": ps.sentences},
-        },
-        "perturbations": per_pert,
-        "n_rows": sum(len(r) for r in files.values()),
-        "n_not_applicable": len(na_lines),
-    }
-
-    out_root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_root, prefix=f".{spec.name}.tmp-"))
-    try:
-        (tmp / DATA_DIR).mkdir()
-        for p_info in per_pert:
-            rows = files[p_info["id"]]
-            p_info["num_bytes"] = (
-                write_parquet(rows, columns, tmp / DATA_DIR / f"{p_info['id']}.parquet") if rows else 0
-            )
-        (tmp / NOT_APPLICABLE).write_text("".join(ln + "\n" for ln in na_lines), encoding="utf-8")
-        (tmp / BUILD_INFO).write_text(dump_json(info), encoding="utf-8")
-        if render_card is None:
-            from dhp.builder.cards import render_card as _render
-
-            render_card = _render
-        (tmp / "README.md").write_text(render_card(spec, info), encoding="utf-8")
-        _swap_into_place(tmp, out_root / spec.name)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    for p in info.perturbations:
+        generators.update(p.generators)
     return BuildReport(
         name=spec.name,
-        folder=out_root / spec.name,
+        folder=folder,
         n_items=len(sel.items),
-        n_rows=info["n_rows"],
-        not_applicable={p["id"]: p["not_applicable"] for p in per_pert if p["not_applicable"]},
+        n_rows=info.n_rows,
+        not_applicable={p.id: p.not_applicable for p in info.perturbations if p.not_applicable},
         generators=dict(sorted(generators.items())),
         seconds=time.perf_counter() - t0,
         info=info,
     )
 
-
-def build_many(
-    specs: Sequence[DatasetSpec], locator: SourceLocator, out_root: Path, opts: BuildOptions
-) -> list[BuildReport]:
-    """Build several datasets in order."""
-    return [build_dataset(s, locator, out_root, opts) for s in specs]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import yaml
+
+from dhp.builder.dataset_io import BuildInfo
 from dhp.types import DatasetSpec, Redistribution
 
 __all__ = ["card_metadata", "render_card", "size_category"]
@@ -40,33 +43,22 @@ def size_category(n: int) -> str:
     return "100K<n<1M"
 
 
-def card_metadata(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
-    """The card's YAML header: licence, languages, task categories, size, sources, configs, pretty name."""
-    langs = ["en"] + ([_SOURCE_LANG[spec.name][0]] if spec.name in _SOURCE_LANG else [])
+def _configs(info: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The card's ``configs`` (default: all pairs; one per perturbation with rows) and their ``dataset_info``."""
+    built = [p for p in info["perturbations"] if p["rows"] > 0]
     configs: list[dict[str, Any]] = [
-        {
-            "config_name": "default",
-            "default": True,
-            "data_files": [{"split": "test", "path": "data/*.parquet"}],
-        }
+        {"config_name": "default", "default": True, "data_files": [{"split": "test", "path": "data/*.parquet"}]}
     ]
     configs += [
-        {"config_name": p["id"], "data_files": [{"split": "test", "path": f"data/{p['id']}.parquet"}]}
-        for p in info["perturbations"]
-        if p["rows"] > 0
+        {"config_name": p["id"], "data_files": [{"split": "test", "path": f"data/{p['id']}.parquet"}]} for p in built
     ]
     features = [{"name": c, "dtype": "string"} for c in info["columns"]]
+    total = sum(p["num_bytes"] for p in info["perturbations"])
     dataset_info = [
         {
             "config_name": "default",
             "features": features,
-            "splits": [
-                {
-                    "name": "test",
-                    "num_bytes": sum(p["num_bytes"] for p in info["perturbations"]),
-                    "num_examples": info["n_rows"],
-                }
-            ],
+            "splits": [{"name": "test", "num_bytes": total, "num_examples": info["n_rows"]}],
         }
     ] + [
         {
@@ -74,9 +66,16 @@ def card_metadata(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
             "features": features,
             "splits": [{"name": "test", "num_bytes": p["num_bytes"], "num_examples": p["rows"]}],
         }
-        for p in info["perturbations"]
-        if p["rows"] > 0
+        for p in built
     ]
+    return configs, dataset_info
+
+
+def card_metadata(spec: DatasetSpec, build: BuildInfo) -> dict[str, Any]:
+    """The card's YAML header: licence, languages, task categories, size, sources, configs, pretty name."""
+    info = build.to_dict()
+    langs = ["en"] + ([_SOURCE_LANG[spec.name][0]] if spec.name in _SOURCE_LANG else [])
+    configs, dataset_info = _configs(info)
     meta: dict[str, Any] = {
         "pretty_name": spec.pretty_name,
         "license": spec.source.licence,
@@ -115,6 +114,10 @@ def _generator_text(gens: dict[str, int]) -> str:
     return ", ".join(f"`{g}`" for g in gens)
 
 
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
 def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
     out = [
         "Perturbations are synthetic degradations of reference texts; discernment of them is a necessary, not a "
@@ -124,14 +127,15 @@ def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
     ]
     if info["perturber"]["kind"] == "offline":
         out.append(
-            "The word- and sentence-level 'LLM' rows of this build come from simple offline rules, not an LLM: "
-            "their errors and entities are more regular than an LLM's, and items without a rule match are "
-            "not applicable. Rebuild with `--perturber URL` for LLM-made rows."
+            "The word- and sentence-level 'LLM' rows of this build come from offline rules, not an LLM: "
+            "their errors and entities are more regular than an LLM's; outputs that fail the perturbation "
+            "validator and items without a rule match are not applicable (see the pass rates and coverage in "
+            "the perturbation table). Rebuild with `--perturber URL` for LLM-made rows."
         )
     else:
         out.append(
-            "LLM-made perturbations can contain more or other changes than asked for; outputs were validated "
-            "automatically (changed, no commentary, sane length), not by people."
+            "LLM-made perturbations can contain more or other changes than asked for; outputs were checked "
+            "by DHP-bench's automatic perturbation validator, not by people."
         )
     if info["source"]["partial"]:
         out.append("The source copy used for this build is partial; see Source Data.")
@@ -152,88 +156,109 @@ def _rel(ours: float, paper: float) -> float:
     return abs(ours - paper) / paper if paper else 0.0
 
 
-def render_card(spec: DatasetSpec, info: dict[str, Any]) -> str:
-    """The full ``README.md``: YAML metadata and the templated body."""
-    import jinja2
-    import yaml
-
-    from dhp.dataset_cards import template_text
-    from dhp.spec import DHP_CITATION
-
-    perts = []
+def _perturbation_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
     for p in info["perturbations"]:
         k_text = ("all" if p["operation"] == "sentence_reorder" else "–") if p["k"] is None else str(p["k"])
-        perts.append({**p, "k_text": k_text, "generator_text": _generator_text(p["generators"])})
+        out.append(
+            {
+                **p,
+                "k_text": k_text,
+                "generator_text": _generator_text(p["generators"]),
+                "pass_text": _pct(p["pass_rate"]),
+                "coverage_text": _pct(p["coverage"]),
+            }
+        )
+    return out
+
+
+def _statistics(info: dict[str, Any]) -> dict[str, Any]:
     stats = dict(info["statistics"])
     if stats["paper"]:
         stats["diff"] = {
             k: f"{(stats['ours'][k] - stats['paper'][k]) / stats['paper'][k] * 100:+.1f}%"
             for k in ("chars", "words", "sentences")
         }
-    gen = info["perturber"]
+    return stats
+
+
+def _generator_texts(gen: dict[str, Any]) -> tuple[str, str]:
+    """The card's one-line and one-paragraph account of what made the LLM-method rows."""
     if gen["kind"] == "offline":
-        generator_line = f"offline rules (`{gen['generator']}`), **not an LLM**"
-        generator_paragraph = (
+        return (
+            f"offline rules (`{gen['generator']}`), **not an LLM**",
             f"**No LLM was used for this build.** The LLM-based rows (method `llm`) were produced by DHP-bench's "
-            f"offline rule-based stand-in, generator `{gen['generator']}`: fictional entities replace numbers, "
-            "dates, capitalised name spans (and technical terms in lowercased text) with values from a seeded "
-            "generator of fictional names and places; grammatical errors break agreement, tense, prepositions "
-            "or articles; rewriting-and-insertion inserts a light paraphrase of a sentence after it. Each row's "
-            "`generator` column says so."
+            f"offline rule-based stand-in, generator `{gen['generator']}`: fictional entities replace named "
+            "entities and numbers with seeded fictional ones of the same type; grammatical errors come from a "
+            "catalogue of real error types (agreement, tense, prepositions, articles); rewriting-and-insertion "
+            "inserts a paraphrase of a sentence after it. Every output was checked by DHP-bench's perturbation "
+            "validator; outputs that fail it are left out (listed in `not_applicable.jsonl` with the reason). "
+            "Each row's `generator` column says so.",
         )
-    else:
-        generator_line = f"`{gen['generator']}` through an inference endpoint"
-        generator_paragraph = (
-            f"LLM-based rows were generated by `{gen['generator']}` with the paper's Auto-CoT prompt shape "
-            "(task line, Adjustment, numbered Adjustment Steps, the text, `Revised ...:`). Outputs were "
-            "validated (non-empty, changed, no preamble or commentary, length within bounds of the original) "
-            "and retried when invalid; each row's `generator_settings` holds the model, sampling settings, "
-            "seed, number of attempts and the prompt hash."
-        )
+    return (
+        f"`{gen['generator']}` through an inference endpoint",
+        f"LLM-based rows were generated by `{gen['generator']}` with the paper's Auto-CoT prompt shape "
+        "(task line, Adjustment, numbered Adjustment Steps, the text, `Revised ...:`). Outputs were "
+        "checked (non-empty, changed, no preamble or commentary, length within bounds of the original), "
+        "then by DHP-bench's perturbation validator; an output that fails is retried with a new seed, and "
+        "an item whose outputs keep failing is left out (listed in `not_applicable.jsonl` with the "
+        "validator's reason). Each row's `generator_settings` holds the model, sampling settings, seed, "
+        "number of attempts and the prompt hash.",
+    )
+
+
+def _template_vars(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
+    from dhp.spec import DHP_CITATION
+
+    perts = _perturbation_rows(info)
+    generator_line, generator_paragraph = _generator_texts(info["perturber"])
     files = info["source"]["files"]
     digest = hashlib.sha256("".join(f"{f['path']} {f['sha256']}\n" for f in files).encode()).hexdigest()
-    example = next(
-        (p["id"] for p in info["perturbations"] if p["id"].startswith("char_typo") and p["rows"]), None
-    )
+    example = next((p["id"] for p in perts if p["id"].startswith("char_typo") and p["rows"]), None)
     summary = (
         f"Original and perturbed {spec.judged_label.lower()}s from {spec.source.name} for testing LLM judges: "
-        f"{info['selection']['n_selected']} items × {len(info['perturbations'])} perturbations "
-        f"({info['n_rows']} pairs)."
+        f"{info['selection']['n_selected']} items × {len(perts)} perturbations ({info['n_rows']} pairs)."
     )
-    body = (
-        jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-        .from_string(template_text())
-        .render(
-            pretty_name=spec.pretty_name,
-            summary=summary,
-            info=info,
-            perturbations=perts,
-            sel=info["selection"],
-            source=info["source"] | {"citation": spec.source.citation},
-            task=_TASK_TEXT.get(spec.task, spec.task),
-            judged_label=spec.judged_label,
-            context_fields=spec.context_fields,
-            metrics=spec.metrics,
-            source_language=_SOURCE_LANG.get(spec.name, ("", ""))[1],
-            id_note=_ID_NOTE.get(spec.name, "item id"),
-            example_config=example or (perts[0]["id"] if perts else "default"),
-            generator_line=generator_line,
-            generator_paragraph=generator_paragraph,
-            stats=stats,
-            shown_files=files[:8],
-            hidden_files=max(0, len(files) - 8),
-            files_digest=digest,
-            limitations=_limitations(spec, info),
-            restricted=spec.source.redistribution is Redistribution.RESTRICTED,
-            dhp_citation=DHP_CITATION,
-        )
-    )
+    return {
+        "pretty_name": spec.pretty_name,
+        "summary": summary,
+        "info": info,
+        "perturbations": perts,
+        "sel": info["selection"],
+        "source": info["source"] | {"citation": spec.source.citation},
+        "task": _TASK_TEXT.get(spec.task, spec.task),
+        "judged_label": spec.judged_label,
+        "context_fields": spec.context_fields,
+        "metrics": spec.metrics,
+        "source_language": _SOURCE_LANG.get(spec.name, ("", ""))[1],
+        "id_note": _ID_NOTE.get(spec.name, "item id"),
+        "example_config": example or (perts[0]["id"] if perts else "default"),
+        "generator_line": generator_line,
+        "generator_paragraph": generator_paragraph,
+        "stats": _statistics(info),
+        "shown_files": files[:8],
+        "hidden_files": max(0, len(files) - 8),
+        "files_digest": digest,
+        "limitations": _limitations(spec, info),
+        "restricted": spec.source.redistribution is Redistribution.RESTRICTED,
+        "dhp_citation": DHP_CITATION,
+    }
 
-    class _NoAliases(yaml.SafeDumper):
-        def ignore_aliases(self, data: Any) -> bool:
-            return True
 
+class _NoAliases(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def render_card(spec: DatasetSpec, build: BuildInfo) -> str:
+    """The full ``README.md``: YAML metadata and the templated body."""
+    import jinja2
+
+    from dhp.dataset_cards import template_text
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    body = env.from_string(template_text()).render(**_template_vars(spec, build.to_dict()))
     header = yaml.dump(
-        card_metadata(spec, info), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000
+        card_metadata(spec, build), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000
     )
     return f"---\n{header}---\n\n{body}"

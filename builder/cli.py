@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dhp.types import PROTOCOLS, EndpointProtocol
+
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
 
 DEFAULT_OUT = Path("out") / "datasets"
@@ -22,13 +24,60 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+def _perturber(args: argparse.Namespace) -> Any:
+    """The LLM perturber of ``--perturber URL``, or ``None`` (the offline stand-in)."""
+    if not args.perturber:
+        return None
+    from dhp.builder.perturb.llm import LLMPerturber, LLMSettings
+    from dhp.builder.sources.fetch import default_cache_dir
+
+    cache = args.perturber_cache or default_cache_dir().parent / "perturber.sqlite"
+    return LLMPerturber(
+        LLMSettings(
+            url=args.perturber,
+            protocol=args.perturber_protocol,
+            model=args.perturber_model,
+            temperature=args.perturber_temperature,
+            concurrency=args.perturber_concurrency,
+        ),
+        cache,
+    )
+
+
+def _say_generator(args: argparse.Namespace) -> None:
+    from dhp.builder.perturb.offline import OFFLINE_GENERATOR
+
+    if not args.perturber:
+        _err(
+            "dhp build: no --perturber given: the LLM-based rows (fictional entities, grammatical errors, "
+            f"rewriting and insertion) are made by the OFFLINE RULE-BASED stand-in ({OFFLINE_GENERATOR}), "
+            "not by an LLM. Rows and cards say so."
+        )
+    else:
+        _err(f"dhp build: LLM-based rows from {args.perturber} ({args.perturber_protocol})")
+
+
+def _print_report(r: Any) -> None:
+    """One summary line per dataset, then the validator's pass rate and the coverage per perturbation."""
+    na = sum(r.not_applicable.values())
+    fewer = r.info.selection.fewer_than_requested
+    gens = ", ".join(f"{g}: {n}" for g, n in r.generators.items())
+    print(
+        f"{r.name}: {r.n_items} items{' (FEWER than N, --allow-fewer)' if fewer else ''}, {r.n_rows} pairs, "
+        f"{na} not applicable; generators {gens}; {r.seconds:.1f}s -> {r.folder}"
+    )
+    for p in r.info.perturbations:
+        rate = "   -  " if p.pass_rate is None else f"{100 * p.pass_rate:5.1f}%"
+        print(
+            f"  {p.id:<28} {p.method:<4} pass {rate} ({p.passed}/{p.checked})  "
+            f"coverage {100 * p.coverage:5.1f}% ({p.rows}/{p.n_items})"
+        )
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.builder.build import BuildOptions, build_dataset, check_version
     from dhp.builder.errors import BuildError
-    from dhp.builder.perturb.llm import LLMPerturber, LLMSettings
-    from dhp.builder.perturb.offline import OFFLINE_GENERATOR
     from dhp.builder.sources import SourceLocator
-    from dhp.builder.sources.fetch import default_cache_dir
     from dhp.spec import resolve_datasets
 
     check_version(args.version)
@@ -37,28 +86,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if sources is not None and not Path(sources).is_dir():
         raise BuildError(f"--sources {sources}: not a directory (expected the layout of SOURCES.md)")
     locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
-    perturber = None
-    if args.perturber:
-        cache = args.perturber_cache or default_cache_dir().parent / "perturber.sqlite"
-        perturber = LLMPerturber(
-            LLMSettings(
-                url=args.perturber,
-                protocol=args.perturber_protocol,
-                model=args.perturber_model,
-                temperature=args.perturber_temperature,
-                concurrency=args.perturber_concurrency,
-            ),
-            cache,
-        )
     _err(f"dhp build: sources from {locator.describe()}; version {args.version}; output {args.out}")
-    if perturber is None:
-        _err(
-            "dhp build: no --perturber given: the LLM-based rows (fictional entities, grammatical errors, "
-            f"rewriting and insertion) are made by the OFFLINE RULE-BASED stand-in ({OFFLINE_GENERATOR}), "
-            "not by an LLM. Rows and cards say so."
-        )
-    else:
-        _err(f"dhp build: LLM-based rows from {args.perturber} ({args.perturber_protocol})")
+    _say_generator(args)
+    perturber = _perturber(args)
     opts = BuildOptions(
         version=args.version,
         seed=args.seed,
@@ -69,17 +99,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
     )
     try:
         for spec in specs:
-            r = build_dataset(spec, locator, args.out, opts)
-            na = sum(r.not_applicable.values())
-            fewer = r.info["selection"]["fewer_than_requested"]
-            gens = ", ".join(f"{g}: {n}" for g, n in r.generators.items())
-            print(
-                f"{r.name}: {r.n_items} items{' (FEWER than N, --allow-fewer)' if fewer else ''}, {r.n_rows} pairs, "
-                f"{na} not applicable; generators {gens}; {r.seconds:.1f}s -> {r.folder}"
-            )
+            _print_report(build_dataset(spec, locator, args.out, opts))
     finally:
         if perturber is not None:
             perturber.close()
+    if args.samples is not None:
+        from dhp.builder.show import write_samples_html
+
+        for spec in specs:
+            out_file = args.samples if len(specs) == 1 else args.samples.with_name(
+                f"{args.samples.stem}.{spec.name}{args.samples.suffix}"
+            )
+            write_samples_html(args.out / spec.name, out_file, args.samples_n, args.samples_seed)
+            print(f"samples: {out_file}")
     return 0
 
 
@@ -124,6 +156,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``build``, ``publish``, ``download`` and ``export`` to the ``dhp`` parser."""
+    _register_build(subparsers)
+    _register_hub(subparsers)
+
+
+def _register_build(subparsers: Any) -> None:
     p = subparsers.add_parser("build", help="build the perturbed DHP datasets as Hub-layout folders")
     p.add_argument(
         "--sources",
@@ -144,14 +181,25 @@ def register(subparsers: Any) -> None:
     p.add_argument("--story-cloze", type=Path, help="your copy of the Story Cloze spring 2016 validation CSV")
     p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
     p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
-    p.add_argument("--perturber-protocol", choices=("openai", "tgi"), default="openai")
+    p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value)
     p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
     p.add_argument("--perturber-temperature", type=float, default=0.7)
     p.add_argument("--perturber-concurrency", type=int, default=8)
     p.add_argument("--perturber-cache", type=Path, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--samples",
+        type=Path,
+        metavar="FILE",
+        help="after the build, write an HTML sheet of random pairs per perturbation (differences marked) for a "
+        "human check; with several datasets, one file each (FILE's name + .<dataset>)",
+    )
+    p.add_argument("--samples-n", type=int, default=5, help="pairs per perturbation in --samples (default: 5)")
+    p.add_argument("--samples-seed", type=int, default=0, help="seed of the --samples draw (default: 0)")
     p.set_defaults(func=_cmd_build)
 
+
+def _register_hub(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "publish", help="upload built datasets to the Hub and tag them with the version"
     )
@@ -189,3 +237,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--datasets", default="all")
     p.add_argument("--perturbations", help="comma-separated perturbation ids (default: all)")
     p.set_defaults(func=_cmd_export)
+
+    from dhp.builder import show
+
+    show.register(subparsers, DEFAULT_OUT)

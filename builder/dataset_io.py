@@ -1,46 +1,71 @@
-"""Reading and writing built dataset folders (the Hub layout).
+"""The one format of a built dataset folder (the Hub layout): its records, its writer and its reader.
 
 A built dataset folder ``<out>/<name>/`` holds:
 
 * ``README.md`` - the dataset card, whose YAML ``configs:`` declare the ``default`` config (all
   pairs, ``data/*.parquet``) and one config per perturbation (``data/<perturbation>.parquet``),
   each with a single ``test`` split;
-* ``data/<perturbation>.parquet`` - the pairs, columns :func:`row_columns`;
-* ``not_applicable.jsonl`` - one line per (perturbation, item) that the perturbation could not apply
-  to, with the reason (no row is written for those);
-* ``build_info.json`` - version, builder version, seed, source checksums, counts and statistics.
+* ``data/<perturbation>.parquet`` - the pairs, all string columns :func:`row_columns`;
+* ``not_applicable.jsonl`` - one :class:`NotApplicableRecord` per (perturbation, item) that the
+  perturbation could not apply to, with the reason (no row is written for those);
+* ``build_info.json`` - the :class:`BuildInfo` record: version, builder version, seed, source
+  checksums, counts, validator pass rates, coverage and statistics.
 
-Scoring and the leaderboard read folders through :func:`read_pairs` / :func:`read_build_info`.
+The builder writes folders with :func:`write_dataset`; everything else (the scorer, export,
+publish, ``dhp show``) reads them, local or downloaded from the Hub, with :func:`read_build_info`,
+:func:`read_pairs`, :func:`read_not_applicable` and :func:`read_items`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.errors import BuildError
+from dhp.builder.errors import DataError
+from dhp.builder.items import Item, SourceFile
 from dhp.types import DatasetSpec, pair_columns
 
 __all__ = [
     "BUILD_INFO",
+    "CARD",
     "DATA_DIR",
     "NOT_APPLICABLE",
     "SPLIT",
+    "BuildInfo",
+    "DataError",
+    "DatasetRows",
+    "NotApplicableRecord",
+    "PerturbationInfo",
+    "PerturberInfo",
+    "Row",
+    "SelectionInfo",
+    "SourceInfo",
+    "StatisticsInfo",
+    "TextStatistics",
     "dump_json",
     "read_build_info",
+    "read_items",
     "read_not_applicable",
     "read_pairs",
     "row_columns",
+    "write_dataset",
     "write_parquet",
 ]
 
 DATA_DIR = "data"
 BUILD_INFO = "build_info.json"
 NOT_APPLICABLE = "not_applicable.jsonl"
+CARD = "README.md"
 SPLIT = "test"
 EXTRA_COLUMNS = ("generator_settings",)  # JSON string: k, seeds, or the LLM model and settings
+
+#: One pair row: column name -> value (``None`` only for an absent optional context field).
+Row = Mapping[str, str | None]
 
 
 def row_columns(spec: DatasetSpec) -> tuple[str, ...]:
@@ -53,8 +78,313 @@ def dump_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
-def write_parquet(rows: Sequence[Mapping[str, str]], columns: Sequence[str], path: Path) -> int:
-    """Write ``rows`` (all string columns) with fixed pyarrow settings, so rebuilds are byte-identical.
+# --------------------------------------------------------------------------------------------
+# The build-info record
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SelectionInfo:
+    """How many items the selection rule saw, let through and picked."""
+
+    rule: str
+    n_requested: int
+    n_selected: int
+    n_eligible: int
+    n_candidates: int
+
+    @property
+    def fewer_than_requested(self) -> bool:
+        return self.n_selected < self.n_requested
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "n_requested": self.n_requested,
+            "n_selected": self.n_selected,
+            "n_eligible": self.n_eligible,
+            "n_candidates": self.n_candidates,
+            "fewer_than_requested": self.fewer_than_requested,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SelectionInfo:
+        return cls(
+            str(d["rule"]), int(d["n_requested"]), int(d["n_selected"]), int(d["n_eligible"]), int(d["n_candidates"])
+        )
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """The source the items came from: terms, whether the copy is partial, and every file read."""
+
+    name: str
+    licence: str
+    redistribution: str
+    terms: str
+    homepage: str
+    partial: bool
+    notes: tuple[str, ...]
+    files: tuple[SourceFile, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "licence": self.licence,
+            "redistribution": self.redistribution,
+            "terms": self.terms,
+            "homepage": self.homepage,
+            "partial": self.partial,
+            "notes": list(self.notes),
+            "files": [{"path": f.path, "origin": f.origin, "sha256": f.sha256} for f in self.files],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SourceInfo:
+        return cls(
+            name=str(d["name"]),
+            licence=str(d["licence"]),
+            redistribution=str(d["redistribution"]),
+            terms=str(d["terms"]),
+            homepage=str(d["homepage"]),
+            partial=bool(d["partial"]),
+            notes=tuple(str(n) for n in d["notes"]),
+            files=tuple(SourceFile(str(f["path"]), str(f["origin"]), str(f["sha256"])) for f in d["files"]),
+        )
+
+
+@dataclass(frozen=True)
+class PerturberInfo:
+    """What made the LLM-method rows: ``offline`` (the rule-based stand-in) or ``llm`` (an endpoint)."""
+
+    kind: str  # "offline" | "llm"
+    generator: str
+    url_protocol: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "generator": self.generator}
+        if self.url_protocol is not None:
+            d["url_protocol"] = self.url_protocol
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> PerturberInfo:
+        proto = d.get("url_protocol")
+        return cls(str(d["kind"]), str(d["generator"]), None if proto is None else str(proto))
+
+
+@dataclass(frozen=True)
+class TextStatistics:
+    """Mean characters, words and sentences of the judged texts."""
+
+    chars: float
+    words: float
+    sentences: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"chars": self.chars, "words": self.words, "sentences": self.sentences}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> TextStatistics:
+        return cls(float(d["chars"]), float(d["words"]), float(d["sentences"]))
+
+
+@dataclass(frozen=True)
+class StatisticsInfo:
+    """This build's text statistics beside the paper's (``None`` for a dataset the paper lacks)."""
+
+    splitter: str
+    ours: TextStatistics
+    paper: TextStatistics | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "splitter": self.splitter,
+            "ours": self.ours.to_dict(),
+            "paper": None if self.paper is None else self.paper.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> StatisticsInfo:
+        paper = d.get("paper")
+        return cls(
+            str(d["splitter"]),
+            TextStatistics.from_dict(d["ours"]),
+            None if paper is None else TextStatistics.from_dict(paper),
+        )
+
+
+@dataclass(frozen=True)
+class PerturbationInfo:
+    """One perturbation of a build: its definition, rows, exclusions and validator results.
+
+    ``checked`` counts the generator outputs the validator saw (retries included) and ``passed`` the
+    ones it accepted; ``failed_validation`` counts the items left out because no output passed.
+    """
+
+    id: str
+    level: str
+    method: str
+    operation: str
+    severity: str
+    k: int | None
+    description: str
+    rows: int
+    not_applicable: int
+    failed_validation: int
+    checked: int
+    passed: int
+    n_items: int  # items selected for the dataset
+    generators: Mapping[str, int] = field(default_factory=dict)
+    num_bytes: int = 0
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Share of checked outputs the validator accepted (``None`` when nothing was checked)."""
+        return None if self.checked == 0 else self.passed / self.checked
+
+    @property
+    def coverage(self) -> float:
+        """Items with a row / items selected."""
+        return self.rows / self.n_items if self.n_items else 0.0
+
+    @property
+    def eligible_coverage(self) -> float:
+        """Items with a row / items the perturbation's rule can apply to (those not left out for another reason
+        than failed validation)."""
+        eligible = self.n_items - self.not_applicable + self.failed_validation
+        return self.rows / eligible if eligible else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "level": self.level,
+            "method": self.method,
+            "operation": self.operation,
+            "severity": self.severity,
+            "k": self.k,
+            "description": self.description,
+            "rows": self.rows,
+            "not_applicable": self.not_applicable,
+            "failed_validation": self.failed_validation,
+            "checked": self.checked,
+            "passed": self.passed,
+            "n_items": self.n_items,
+            "pass_rate": None if self.pass_rate is None else round(self.pass_rate, 4),
+            "coverage": round(self.coverage, 4),
+            "generators": dict(sorted(self.generators.items())),
+            "num_bytes": self.num_bytes,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> PerturbationInfo:
+        return cls(
+            id=str(d["id"]),
+            level=str(d["level"]),
+            method=str(d["method"]),
+            operation=str(d["operation"]),
+            severity=str(d["severity"]),
+            k=None if d.get("k") is None else int(d["k"]),
+            description=str(d["description"]),
+            rows=int(d["rows"]),
+            not_applicable=int(d["not_applicable"]),
+            failed_validation=int(d["failed_validation"]),
+            checked=int(d["checked"]),
+            passed=int(d["passed"]),
+            n_items=int(d["n_items"]),
+            generators={str(g): int(n) for g, n in d["generators"].items()},
+            num_bytes=int(d["num_bytes"]),
+        )
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    """Everything ``build_info.json`` records about one built dataset folder."""
+
+    dataset: str
+    pretty_name: str
+    hub_repo: str
+    dataset_version: str
+    builder_version: str
+    seed: int
+    columns: tuple[str, ...]
+    selection: SelectionInfo
+    source: SourceInfo
+    perturber: PerturberInfo
+    statistics: StatisticsInfo
+    perturbations: tuple[PerturbationInfo, ...]
+    split: str = SPLIT
+
+    @property
+    def n_rows(self) -> int:
+        return sum(p.rows for p in self.perturbations)
+
+    @property
+    def n_not_applicable(self) -> int:
+        return sum(p.not_applicable for p in self.perturbations)
+
+    def perturbation(self, pid: str) -> PerturbationInfo:
+        for p in self.perturbations:
+            if p.id == pid:
+                return p
+        raise DataError(f"{self.dataset}: no perturbation {pid!r}; valid: {', '.join(q.id for q in self.perturbations)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "pretty_name": self.pretty_name,
+            "hub_repo": self.hub_repo,
+            "dataset_version": self.dataset_version,
+            "builder_version": self.builder_version,
+            "seed": self.seed,
+            "columns": list(self.columns),
+            "split": self.split,
+            "selection": self.selection.to_dict(),
+            "source": self.source.to_dict(),
+            "perturber": self.perturber.to_dict(),
+            "statistics": self.statistics.to_dict(),
+            "perturbations": [p.to_dict() for p in self.perturbations],
+            "n_rows": self.n_rows,
+            "n_not_applicable": self.n_not_applicable,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], where: str = BUILD_INFO) -> BuildInfo:
+        try:
+            return cls(
+                dataset=str(d["dataset"]),
+                pretty_name=str(d["pretty_name"]),
+                hub_repo=str(d["hub_repo"]),
+                dataset_version=str(d["dataset_version"]),
+                builder_version=str(d["builder_version"]),
+                seed=int(d["seed"]),
+                columns=tuple(str(c) for c in d["columns"]),
+                split=str(d["split"]),
+                selection=SelectionInfo.from_dict(d["selection"]),
+                source=SourceInfo.from_dict(d["source"]),
+                perturber=PerturberInfo.from_dict(d["perturber"]),
+                statistics=StatisticsInfo.from_dict(d["statistics"]),
+                perturbations=tuple(PerturbationInfo.from_dict(p) for p in d["perturbations"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise DataError(f"{where}: not a build-info record of this builder ({type(e).__name__}: {e})") from e
+
+
+@dataclass(frozen=True)
+class NotApplicableRecord:
+    """A (perturbation, item) that got no row, and why."""
+
+    perturbation: str
+    id: str
+    reason: str
+
+    def to_json(self) -> str:
+        return json.dumps({"perturbation": self.perturbation, "id": self.id, "reason": self.reason}, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+def write_parquet(rows: Sequence[Row], columns: Sequence[str], path: Path) -> int:
+    """Write ``rows`` (string columns, nulls allowed) with fixed pyarrow settings, so rebuilds are byte-identical.
 
     Returns the Arrow in-memory size of the table (the Hub's ``num_bytes`` of a split).
     """
@@ -78,45 +408,167 @@ def write_parquet(rows: Sequence[Mapping[str, str]], columns: Sequence[str], pat
     return int(table.nbytes)
 
 
+def _swap_into_place(tmp: Path, target: Path) -> None:
+    old: Path | None = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+        old.rmdir()
+        target.rename(old)
+    tmp.rename(target)
+    if old is not None:
+        shutil.rmtree(old)
+
+
+def _write_files(
+    tmp: Path, info: BuildInfo, rows: Mapping[str, Sequence[Row]], not_applicable: Sequence[NotApplicableRecord]
+) -> BuildInfo:
+    (tmp / DATA_DIR).mkdir()
+    perts = []
+    for p in info.perturbations:
+        these = rows.get(p.id, ())
+        if len(these) != p.rows:
+            raise DataError(f"{info.dataset}/{p.id}: build info says {p.rows} rows, {len(these)} given")
+        size = write_parquet(these, info.columns, tmp / DATA_DIR / f"{p.id}.parquet") if these else 0
+        perts.append(replace(p, num_bytes=size))
+    done = replace(info, perturbations=tuple(perts))
+    (tmp / NOT_APPLICABLE).write_text("".join(r.to_json() + "\n" for r in not_applicable), encoding="utf-8")
+    (tmp / BUILD_INFO).write_text(dump_json(done.to_dict()), encoding="utf-8")
+    return done
+
+
+def write_dataset(
+    out_root: Path,
+    info: BuildInfo,
+    rows: Mapping[str, Sequence[Row]],
+    not_applicable: Sequence[NotApplicableRecord],
+    card: Callable[[BuildInfo], str],
+) -> tuple[Path, BuildInfo]:
+    """Write ``out_root/<info.dataset>/`` and return it with the final info (``num_bytes`` filled in).
+
+    ``rows`` maps each perturbation id to its rows (in item order). The folder is written into a
+    temporary sibling and moved into place only when complete, so an interrupted write never
+    leaves a half-written dataset; an existing folder is replaced.
+    """
+    out_root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out_root, prefix=f".{info.dataset}.tmp-"))
+    try:
+        done = _write_files(tmp, info, rows, not_applicable)
+        (tmp / CARD).write_text(card(done), encoding="utf-8")
+        _swap_into_place(tmp, out_root / info.dataset)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out_root / info.dataset, done
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
 def _folder(folder: Path) -> Path:
-    if not (folder / DATA_DIR).is_dir():
-        raise BuildError(f"{folder} is not a built DHP dataset folder (no {DATA_DIR}/ inside)")
+    for needed in (CARD, BUILD_INFO, DATA_DIR):
+        if not (folder / needed).exists():
+            raise DataError(f"{folder} is not a built DHP dataset folder (no {needed} inside)")
     return folder
 
 
-def read_pairs(folder: Path, perturbations: Iterable[str] | None = None) -> list[dict[str, str]]:
+def read_build_info(folder: Path) -> BuildInfo:
+    """The folder's ``build_info.json`` as a :class:`BuildInfo`."""
+    path = _folder(folder) / BUILD_INFO
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(raw, Mapping):
+        raise DataError(f"{path}: not a JSON object")
+    return BuildInfo.from_dict(raw, where=str(path))
+
+
+def read_pairs(folder: Path, perturbations: Iterable[str] | None = None) -> list[dict[str, str | None]]:
     """All pair rows of a built dataset folder (optionally only some perturbations), in file order.
 
-    Rows are dicts with the columns of :func:`row_columns`; files are read in the order of the
-    card's perturbation table (``build_info.json``), items in selection order.
+    Rows are dicts of the columns the folder was written with (:func:`row_columns` for the
+    builder's folders); files are read in the order of ``build_info.json``, items in selection order.
     """
     import pyarrow.parquet as pq
 
-    folder = _folder(folder)
     info = read_build_info(folder)
-    order = [p["id"] for p in info["perturbations"] if p["rows"] > 0]
+    order = [p.id for p in info.perturbations if p.rows > 0]
     wanted = order if perturbations is None else list(perturbations)
     unknown = [p for p in wanted if p not in order]
     if unknown:
-        raise BuildError(f"{folder.name}: no perturbation {unknown}; valid: {', '.join(order)}")
-    rows: list[dict[str, str]] = []
+        raise DataError(f"{folder.name}: no perturbation {unknown}; valid: {', '.join(order)}")
+    rows: list[dict[str, str | None]] = []
     for pid in wanted:
-        rows.extend(pq.read_table(folder / DATA_DIR / f"{pid}.parquet").to_pylist())
+        path = folder / DATA_DIR / f"{pid}.parquet"
+        try:
+            rows.extend(pq.read_table(path).to_pylist())
+        except (OSError, ValueError) as e:  # missing or corrupt parquet (pyarrow raises ArrowInvalid, a ValueError)
+            raise DataError(f"{path}: cannot read the pairs ({type(e).__name__}: {e})") from e
     return rows
 
 
-def read_build_info(folder: Path) -> dict[str, Any]:
-    """The folder's ``build_info.json``."""
-    path = folder / BUILD_INFO
-    if not path.is_file():
-        raise BuildError(f"{folder} is not a built DHP dataset folder (no {BUILD_INFO})")
-    info: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return info
-
-
-def read_not_applicable(folder: Path) -> list[dict[str, str]]:
+def read_not_applicable(folder: Path) -> list[NotApplicableRecord]:
     """The (perturbation, id, reason) records of items a perturbation could not apply to."""
     path = folder / NOT_APPLICABLE
     if not path.is_file():
         return []
-    return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    out = []
+    for ln in path.read_text(encoding="utf-8").splitlines():
+        if ln.strip():
+            d = json.loads(ln)
+            out.append(NotApplicableRecord(str(d["perturbation"]), str(d["id"]), str(d["reason"])))
+    return out
+
+
+@dataclass(frozen=True)
+class DatasetRows:
+    """A built folder read for scoring: its info, its items (sorted by id) and the perturbed texts."""
+
+    info: BuildInfo
+    items: tuple[Item, ...]
+    perturbed: Mapping[str, Mapping[str, str]]  # perturbation id -> item id -> perturbed text
+
+
+_REQUIRED = ("id", "original", "perturbed", "perturbation")
+
+
+def _check_columns(spec: DatasetSpec, info: BuildInfo, where: str) -> None:
+    missing = [c for c in _REQUIRED if c not in info.columns]
+    missing += [c.name for c in spec.context_fields if c.required and c.name not in info.columns]
+    if missing:
+        raise DataError(f"{where}: missing columns {missing}; found {list(info.columns)}")
+
+
+def _add_row(
+    spec: DatasetSpec, row: Row, items: dict[str, Item], perturbed: dict[str, dict[str, str]], where: str
+) -> None:
+    item_id, pid = str(row["id"]), str(row["perturbation"])
+    if pid not in spec.perturbation_ids:
+        raise DataError(f"{where}: unknown perturbation {pid!r} in row {item_id}; valid: {', '.join(spec.perturbation_ids)}")
+    original, text = row["original"], row["perturbed"]
+    if not isinstance(original, str) or not isinstance(text, str):
+        raise DataError(f"{where}: row {item_id}/{pid}: original and perturbed must be strings")
+    context = {cf.name: row.get(cf.name) for cf in spec.context_fields}
+    prev = items.setdefault(item_id, Item(item_id, original, context))
+    if prev.original != original or prev.context != context:
+        raise DataError(f"{where}: item {item_id} has different originals or contexts across rows")
+    per = perturbed.setdefault(pid, {})
+    if item_id in per:
+        raise DataError(f"{where}: duplicate row for item {item_id}, perturbation {pid}")
+    if text == original:
+        raise DataError(f"{where}: row {item_id}/{pid}: the perturbed text equals the original")
+    per[item_id] = text
+
+
+def read_items(spec: DatasetSpec, folder: Path, where: str | None = None) -> DatasetRows:
+    """Read and check a built folder (local, or a downloaded Hub snapshot) against ``spec``'s schema."""
+    where = where or f"{spec.name} ({folder})"
+    info = read_build_info(folder)
+    _check_columns(spec, info, where)
+    items: dict[str, Item] = {}
+    perturbed: dict[str, dict[str, str]] = {}
+    for row in read_pairs(folder):
+        _add_row(spec, row, items, perturbed, where)
+    if not items:
+        raise DataError(f"{where}: no rows")
+    return DatasetRows(info, tuple(items[k] for k in sorted(items)), perturbed)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dhp.cli import UserError
+from dhp.types import SpecError
 
-__all__ = ["BuildError", "PerturberError", "PublishError", "SourceError", "TooFewItemsError"]
+__all__ = ["BuildError", "DataError", "PerturberError", "PublishError", "SourceError", "TooFewItemsError"]
 
 
 class BuildError(UserError):
     """A dataset cannot be built as asked (bad option, unknown name, invalid output folder)."""
+
+
+class DataError(BuildError, SpecError):
+    """A built dataset folder (local or downloaded) that cannot be read or does not match its spec."""
 
 
 class SourceError(BuildError):

@@ -38,10 +38,10 @@ def export_datasets(
                 f"{src}: no such dataset folder; build it (dhp build) or download it (dhp download)"
             )
         info = read_build_info(src)
-        built = [p["id"] for p in info["perturbations"] if p["rows"] > 0]
+        built = [p.id for p in info.perturbations if p.rows > 0]
         wanted = built if perturbations is None else [p for p in perturbations if p in built]
         rows = read_pairs(src, wanted)
-        columns = list(info["columns"])
+        columns = list(info.columns)
         dest = out / f"{spec.name}.{fmt}"
         tmp = dest.with_name(f".{dest.name}.part")
         if fmt == "jsonl":

@@ -1,4 +1,4 @@
-"""The in-memory shapes that flow through the builder: source items and source metadata."""
+"""The in-memory shapes of a dataset item and of source metadata, shared by the builder and the scorer."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ __all__ = ["Item", "SourceData", "SourceFile"]
 
 @dataclass(frozen=True)
 class Item:
-    """One candidate item read from a source.
+    """One item: read from a source by the builder, or from a built dataset folder by the scorer.
 
-    ``judged`` is the text a judge scores (the reference), ``context`` maps each of the dataset's
-    context field names to its text (empty string when a non-required field is unavailable), and
-    ``extras`` holds source fields that some perturbations need (e.g. Story Cloze's wrong ending).
+    ``original`` is the text a judge scores (the reference; the ``original`` column), ``context``
+    maps each of the dataset's context field names to its text (``None`` when a non-required field
+    is absent, e.g. Answer Equivalence's paragraph in the partial copy), and ``extras`` holds source
+    fields that some perturbations need (e.g. Story Cloze's wrong ending; empty when read back).
     """
 
     id: str
-    judged: str
-    context: Mapping[str, str]
+    original: str
+    context: Mapping[str, str | None]
     extras: Mapping[str, str] = field(default_factory=dict)
 
 

@@ -6,6 +6,7 @@ commit, so ``load_dataset("dhp/summeval", revision="v1.0.0")`` pins it. Every fo
 before anything is uploaded: built as the requested version, complete, and, when its source's
 terms restrict redistribution, explicitly confirmed by the user. Tokens are whatever
 huggingface_hub finds (``HF_TOKEN`` or the login cache); nothing here reads or prints them.
+Without network (or under ``HF_HUB_OFFLINE=1``) both commands fail with one line naming the cause.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from dhp.builder.build import check_version
-from dhp.builder.dataset_io import BUILD_INFO, DATA_DIR, read_build_info
-from dhp.builder.errors import BuildError, PublishError
+from dhp.builder.dataset_io import read_build_info
+from dhp.builder.errors import DataError, PublishError
 from dhp.types import DatasetSpec, Redistribution
 
 __all__ = ["check_publishable", "download_datasets", "publish_datasets"]
@@ -26,19 +27,16 @@ def check_publishable(spec: DatasetSpec, folder: Path, version: str, confirm_res
     """Raise :class:`PublishError` unless ``folder`` may be published as ``version``."""
     if not folder.is_dir():
         raise PublishError(f"{folder}: no built dataset folder for {spec.name}; run dhp build first")
-    for needed in ("README.md", BUILD_INFO, DATA_DIR):
-        if not (folder / needed).exists():
-            raise PublishError(f"{folder}: incomplete dataset folder (missing {needed}); rebuild it")
     try:
         info = read_build_info(folder)
-    except BuildError as e:
-        raise PublishError(str(e)) from e
-    if info.get("dataset") != spec.name:
-        raise PublishError(f"{folder} holds dataset {info.get('dataset')!r}, not {spec.name!r}")
-    if info.get("dataset_version") != version:
+    except DataError as e:
+        raise PublishError(f"incomplete or unreadable dataset folder, rebuild it: {e}") from e
+    if info.dataset != spec.name:
+        raise PublishError(f"{folder} holds dataset {info.dataset!r}, not {spec.name!r}")
+    if info.dataset_version != version:
         raise PublishError(
-            f"{folder} was built as version {info.get('dataset_version')}, not {version}; "
-            f"rebuild with --version {version} or publish with --version {info.get('dataset_version')}"
+            f"{folder} was built as version {info.dataset_version}, not {version}; "
+            f"rebuild with --version {version} or publish with --version {info.dataset_version}"
         )
     if spec.source.redistribution is Redistribution.RESTRICTED and not confirm_restricted:
         raise PublishError(
@@ -51,6 +49,26 @@ def _api(endpoint: str | None) -> Any:
     from huggingface_hub import HfApi
 
     return HfApi(endpoint=endpoint)
+
+
+def _unreachable_errors() -> tuple[type[BaseException], ...]:
+    """What huggingface_hub raises when the Hub cannot be reached (or offline mode forbids it)."""
+    import httpx2  # the HTTP client of huggingface_hub >= 1.0
+
+    return (OSError, httpx2.TransportError)  # OSError: OfflineModeIsEnabled, LocalEntryNotFoundError, ...
+
+
+def _unreachable(repo_id: str, endpoint: str | None, e: BaseException) -> PublishError:
+    """One line: which repository, which endpoint, and why the Hub could not be reached."""
+    from huggingface_hub import constants
+
+    where = endpoint or constants.ENDPOINT
+    if constants.is_offline_mode():
+        return PublishError(f"{repo_id}: HF_HUB_OFFLINE is set, so the Hub ({where}) is not contacted; unset it")
+    cause = " ".join(str(e).split()) or type(e).__name__
+    if len(cause) > 200:
+        cause = cause[:200] + "..."
+    return PublishError(f"{repo_id}: cannot reach the Hub at {where} ({type(e).__name__}: {cause}); check the network")
 
 
 def publish_datasets(
@@ -74,21 +92,7 @@ def publish_datasets(
     for spec in specs:
         repo_id = f"{org}/{spec.name}"
         try:
-            api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
-            commit = api.upload_folder(
-                repo_id=repo_id,
-                folder_path=root / spec.name,
-                repo_type="dataset",
-                commit_message=f"{spec.pretty_name} {version}",
-                commit_description=f"Built by dhp.builder; dataset version {version}.",
-            )
-            api.create_tag(
-                repo_id,
-                tag=version,
-                tag_message=f"{spec.pretty_name} {version}",
-                revision=commit.oid,
-                repo_type="dataset",
-            )
+            commit_url = _upload_one(api, repo_id, spec, root / spec.name, version, private)
         except HfHubHTTPError as e:
             status = e.response.status_code if e.response is not None else None
             if status == 409:
@@ -96,9 +100,27 @@ def publish_datasets(
                     f"{repo_id}: version {version} is already published (tag exists); datasets are immutable per "
                     "version: build and publish a new version instead"
                 ) from e
-            raise PublishError(f"{repo_id}: publishing failed: {e}") from e
-        lines.append(f"{repo_id}@{version}: {commit.commit_url}")
+            raise PublishError(f"{repo_id}: publishing failed: {' '.join(str(e).split())}") from e
+        except _unreachable_errors() as e:
+            raise _unreachable(repo_id, endpoint, e) from e
+        lines.append(f"{repo_id}@{version}: {commit_url}")
     return lines
+
+
+def _upload_one(api: Any, repo_id: str, spec: DatasetSpec, folder: Path, version: str, private: bool) -> str:
+    """Create the repository, upload the folder, tag the commit; the commit's URL."""
+    api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+    commit = api.upload_folder(
+        repo_id=repo_id,
+        folder_path=folder,
+        repo_type="dataset",
+        commit_message=f"{spec.pretty_name} {version}",
+        commit_description=f"Built by dhp.builder; dataset version {version}.",
+    )
+    api.create_tag(
+        repo_id, tag=version, tag_message=f"{spec.pretty_name} {version}", revision=commit.oid, repo_type="dataset"
+    )
+    return str(commit.commit_url)
 
 
 def download_datasets(
@@ -120,6 +142,8 @@ def download_datasets(
         except RepositoryNotFoundError as e:
             raise PublishError(f"{repo_id}: no such dataset repository (or no access)") from e
         except HfHubHTTPError as e:
-            raise PublishError(f"{repo_id}: download failed: {e}") from e
+            raise PublishError(f"{repo_id}: download failed: {' '.join(str(e).split())}") from e
+        except _unreachable_errors() as e:
+            raise _unreachable(repo_id, endpoint, e) from e
         paths.append(Path(str(path)))
     return paths

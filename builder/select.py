@@ -30,7 +30,7 @@ class Selected:
 def eligible_items(spec: DatasetSpec, source: SourceData) -> list[Item]:
     """Candidates passing the selection rule: non-empty, longer than ``min_chars`` when set."""
     m = spec.selection.min_chars
-    return [it for it in source.items if it.judged.strip() and (m is None or len(it.judged) > m)]
+    return [it for it in source.items if it.original.strip() and (m is None or len(it.original) > m)]
 
 
 def select_items(spec: DatasetSpec, source: SourceData, allow_fewer: bool = False) -> Selected:

@@ -20,9 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "CONTROL_JUDGES",
+    "MODE_AUTO",
+    "MODE_CHOICES",
     "PAIR_COLUMNS",
+    "PROTOCOLS",
+    "TGI_MAX_TOP_N_TOKENS",
     "ContextField",
+    "ControlJudge",
     "DatasetSpec",
+    "EndpointProtocol",
     "ExpertWeights",
     "Level",
     "Method",
@@ -31,10 +38,13 @@ __all__ = [
     "PaperStats",
     "Perturbation",
     "Redistribution",
+    "Role",
+    "ScoringMode",
     "Selection",
     "Severity",
     "SourceSpec",
     "SpecError",
+    "TaskKind",
     "WeightEntry",
     "pair_columns",
 ]
@@ -89,6 +99,68 @@ class Redistribution(str, enum.Enum):
 
     ALLOWED = "allowed"
     RESTRICTED = "restricted"
+
+
+class TaskKind(str, enum.Enum):
+    """What kind of text a dataset's judge scores. ``DatasetSpec.task`` holds one of these values
+    (a plain string, so that a user's own dataset may name another kind)."""
+
+    SUMMARIZATION = "summarization"
+    STORY_COMPLETION = "story_completion"
+    QUESTION_ANSWERING = "question_answering"
+    TRANSLATION = "translation"
+    CUSTOM = "custom"
+
+
+class Role(str, enum.Enum):
+    """Which text of a pair a score belongs to. Requests carry ``Role.ORIGINAL.value`` or the
+    perturbation id of a perturbed text."""
+
+    ORIGINAL = "original"
+    PERTURBED = "perturbed"
+
+
+# --------------------------------------------------------------------------------------------
+# Judges and inference
+# --------------------------------------------------------------------------------------------
+class ScoringMode(str, enum.Enum):
+    """How a judge's outputs become one score per (text, metric). ``auto`` is a request, not a mode:
+    the runner resolves it to EXPECTED or SAMPLE (see :data:`MODE_CHOICES`)."""
+
+    EXPECTED = "expected"  # G-Eval: sum of p(s)*s over the score tokens, one request
+    PAPER = "paper"  # temperature 0, parse the text, `repeats` requests averaged (the DHP paper)
+    SAMPLE = "sample"  # `samples` requests at temperature 1, parsed and averaged (no logprobs)
+    BUILTIN = "builtin"  # a built-in control judge returns its score directly
+
+
+#: What a user may ask for with ``--mode``: ``auto`` or a mode an endpoint or local judge can run.
+MODE_AUTO = "auto"
+MODE_CHOICES: tuple[str, ...] = (MODE_AUTO, ScoringMode.EXPECTED.value, ScoringMode.PAPER.value, ScoringMode.SAMPLE.value)
+
+
+class EndpointProtocol(str, enum.Enum):
+    """The HTTP API of an inference endpoint."""
+
+    OPENAI = "openai"  # POST {base}/v1/chat/completions (TGI, vLLM, SGLang, llama.cpp, transformers serve)
+    TGI = "tgi"  # TGI's native POST {base}/generate with details / top_n_tokens
+
+
+PROTOCOLS: tuple[str, ...] = tuple(p.value for p in EndpointProtocol)
+
+#: TGI's default ``--max-top-n-tokens``, also its limit for chat ``top_logprobs``: asking for more
+#: is a validation error (HTTP 422), so the TGI protocol and the runner's fallback ask for at most this.
+TGI_MAX_TOP_N_TOKENS = 5
+
+
+class ControlJudge(str, enum.Enum):
+    """The built-in control judges (:mod:`dhp.scoring.builtin`): they need no endpoint."""
+
+    RANDOM = "random"  # negative control: uniform scores
+    ORACLE = "oracle"  # positive control: knows which text is perturbed
+    LEXICAL = "lexical"  # a bag-of-words heuristic
+
+
+CONTROL_JUDGES: tuple[str, ...] = tuple(c.value for c in ControlJudge)
 
 
 def _require(cond: bool, msg: str) -> None:
@@ -341,7 +413,7 @@ class DatasetSpec:
 
     name: str  # e.g. "summeval"; the Hub repo is f"{org}/{name}"
     pretty_name: str
-    task: str  # summarization | story_completion | question_answering | translation | custom
+    task: str  # a TaskKind value (or another name for a user's own kind of dataset)
     source: SourceSpec
     selection: Selection
     judged_field: str  # column name of the judged text in the source, e.g. "summary"
@@ -463,8 +535,8 @@ class DatasetSpec:
 # --------------------------------------------------------------------------------------------
 #: Columns of every pair row, after ``id`` and the dataset's context fields.
 PAIR_COLUMNS: tuple[str, ...] = (
-    "original",  # the judged text as selected from the source
-    "perturbed",  # the degraded text; always differs from `original`
+    Role.ORIGINAL.value,  # the judged text as selected from the source
+    Role.PERTURBED.value,  # the degraded text; always differs from `original`
     "perturbation",  # a Perturbation.id
     "level",  # Level value: C / W / S
     "method",  # Method value: rule / llm

@@ -21,8 +21,10 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from dhp.naming import slug
+from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS
 
 __all__ = [
+    "CONTROL_JUDGES",
     "HTTPS_PORTS",
     "LIMITS",
     "METADATA_HOSTS",
@@ -45,10 +47,8 @@ __all__ = [
 Mode = Literal["local", "space"]
 Resolver = Callable[[str], Sequence[str]]
 
-PROTOCOLS: tuple[str, ...] = ("openai", "tgi")
 HTTPS_PORTS: frozenset[int] = frozenset({443})
-CONTROL_JUDGES: tuple[str, ...] = ("random", "oracle", "lexical")
-SCORING_MODES: tuple[str, ...] = ("expected", "paper", "sample")
+SCORING_MODES: tuple[str, ...] = tuple(m for m in MODE_CHOICES if m != MODE_AUTO)
 
 #: Maximum lengths of the form's fields (characters).
 LIMITS: Mapping[str, int] = {

@@ -25,10 +25,11 @@ import re
 from collections.abc import Mapping
 
 from dhp.scoring.types import ORIGINAL, JudgeOutput, JudgeRequest, ScoreDistribution
+from dhp.types import CONTROL_JUDGES, ControlJudge, Severity
 
 __all__ = ["BUILTIN_JUDGES", "LexicalJudge", "OracleJudge", "RandomJudge", "lexical_score", "make_builtin"]
 
-BUILTIN_JUDGES = ("random", "oracle", "lexical")
+BUILTIN_JUDGES = CONTROL_JUDGES
 
 
 class RandomJudge:
@@ -59,7 +60,7 @@ class OracleJudge:
         _, hi = request.scale
         if request.role == ORIGINAL:
             return ScoreDistribution.point(hi)
-        return ScoreDistribution.point(hi - (2.0 if request.severity == "major" else 1.0))
+        return ScoreDistribution.point(hi - (2.0 if request.severity == Severity.MAJOR.value else 1.0))
 
     async def aclose(self) -> None:
         return None
@@ -121,10 +122,10 @@ class LexicalJudge:
 
 
 def make_builtin(name: str, seed: int = 0) -> RandomJudge | OracleJudge | LexicalJudge:
-    if name == "random":
+    if name == ControlJudge.RANDOM.value:
         return RandomJudge(seed)
-    if name == "oracle":
+    if name == ControlJudge.ORACLE.value:
         return OracleJudge()
-    if name == "lexical":
+    if name == ControlJudge.LEXICAL.value:
         return LexicalJudge()
     raise ValueError(f"unknown built-in judge {name!r}; valid: {', '.join(BUILTIN_JUDGES)}")

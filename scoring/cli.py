@@ -11,8 +11,7 @@ from typing import Any
 
 from dhp.cli import UserError
 from dhp.scoring.prompts import DEFAULT_CUE
-
-BUILTINS = ("random", "oracle", "lexical")
+from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol
 
 
 def _positive_int(text: str) -> int:
@@ -52,7 +51,7 @@ def register(sub: Any) -> None:
         "the environment (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line.",
     )
     who = p.add_argument_group("judge")
-    who.add_argument("--judge", choices=BUILTINS, help="a built-in control judge (needs no endpoint)")
+    who.add_argument("--judge", choices=CONTROL_JUDGES, help="a built-in control judge (needs no endpoint)")
     who.add_argument(
         "--endpoint",
         action="append",
@@ -61,7 +60,7 @@ def register(sub: Any) -> None:
         help="endpoint base URL; repeat for replicas of one judge (requests go to the least busy)",
     )
     who.add_argument("--local", metavar="MODEL", help="an in-process transformers model (folder or Hub id)")
-    who.add_argument("--protocol", choices=("openai", "tgi"), default="openai", help="endpoint API (default: openai)")
+    who.add_argument("--protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value, help="endpoint API (default: openai)")
     who.add_argument("--model", help="model name sent to the endpoint (default: the one /v1/models lists)")
     who.add_argument("--judge-name", help="the judge's name in results (required for endpoint and local judges)")
     who.add_argument("--hf-model-id", help="Hub id of the judge's model, recorded in results")
@@ -78,8 +77,8 @@ def register(sub: Any) -> None:
     how = p.add_argument_group("scoring")
     how.add_argument(
         "--mode",
-        choices=("auto", "expected", "paper", "sample"),
-        default="auto",
+        choices=MODE_CHOICES,
+        default=MODE_AUTO,
         help="expected: G-Eval probability-weighted score; paper: temperature 0, 5 repeats averaged; "
         "sample: N samples at temperature 1. auto (default): expected where the endpoint returns "
         "log-probabilities, else sample",
@@ -177,7 +176,7 @@ def _judge_config(args: argparse.Namespace) -> Any:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from dhp.scoring.pool import RetryPolicy
+    from dhp.inference.pool import RetryPolicy
     from dhp.scoring.results import judge_slug
     from dhp.scoring.run import RunError, ScoreConfig, score_datasets
     from dhp.scoring.stats import CombineMethod

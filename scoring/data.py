@@ -1,10 +1,10 @@
-"""Reading built DHP datasets (Hub repos or local Hub-layout folders) into items and perturbed texts.
+"""Built DHP datasets (local folders or Hub repositories) as items and perturbed texts, for scoring.
 
-A dataset folder is a `datasets` repository: README.md with YAML ``configs:`` whose default config
-holds every pair row, in parquet files. Columns follow :func:`dhp.types.pair_columns` (``id``, the
-context fields, ``original``, ``perturbed``, ``perturbation``, ``level``, ``method``, ``severity``,
-``generator``); unknown extra columns are ignored. Rows are loaded with the real
-``datasets.load_dataset`` and the default config's single split, whatever its name.
+There is one reader of the dataset-folder format, :mod:`dhp.builder.dataset_io`; this module only
+decides where the folder is. A local folder is read in place; a Hub dataset is downloaded as a
+snapshot of the commit its revision resolves to (``huggingface_hub``'s cache; nothing is fetched
+again for a revision already there) and read the same way. The dataset version is the one
+``build_info.json`` records.
 
 An item a perturbation did not apply to simply has no row for it (missing, NaN in the statistics).
 
@@ -16,30 +16,15 @@ order of their relative POSIX paths (:func:`local_revision`).
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import yaml
-
-from dhp.types import DatasetSpec, SpecError
+from dhp.builder.dataset_io import CARD, DataError, DatasetRows, read_items
+from dhp.builder.items import Item
+from dhp.types import DatasetSpec
 
 __all__ = ["DataError", "Item", "LoadedDataset", "load_hub", "load_local", "local_revision"]
-
-_REQUIRED = ("id", "original", "perturbed", "perturbation")
-
-
-class DataError(SpecError):
-    """A dataset folder or repo that cannot be read or does not match the benchmark's schema."""
-
-
-@dataclass(frozen=True)
-class Item:
-    id: str
-    original: str
-    context: Mapping[str, str | None]
 
 
 @dataclass(frozen=True)
@@ -69,119 +54,29 @@ def local_revision(folder: Path) -> str:
     return "local:" + h.hexdigest()[:12]
 
 
-def _card_version(readme: Path) -> str | None:
-    if not readme.is_file():
-        return None
-    text = readme.read_text(encoding="utf-8")
-    if not text.startswith("---"):
-        return None
-    end = text.find("\n---", 3)
-    if end < 0:
-        return None
-    try:
-        meta = yaml.safe_load(text[3:end])
-    except yaml.YAMLError as e:
-        raise DataError(f"{readme}: invalid YAML header ({e})") from e
-    if isinstance(meta, Mapping):
-        built = meta.get("dhp")  # the builder's card: dhp.dataset_version
-        if isinstance(built, Mapping) and built.get("dataset_version") is not None:
-            return str(built["dataset_version"])
-        for key in ("dhp_version", "version", "dataset_version"):
-            if meta.get(key) is not None:
-                return str(meta[key])
-    return None
-
-
-def _rows_from(ds_dict: Any, where: str) -> list[dict[str, Any]]:
-    splits = list(ds_dict.keys())
-    if len(splits) != 1:
-        raise DataError(f"{where}: the default config must have exactly one split, found {splits}")
-    ds = ds_dict[splits[0]]
-    missing = [c for c in _REQUIRED if c not in ds.column_names]
-    if missing:
-        raise DataError(f"{where}: missing columns {missing}; found {ds.column_names}")
-    rows: list[dict[str, Any]] = ds.to_list()
-    return rows
-
-
-def _build(spec: DatasetSpec, rows: list[dict[str, Any]], repo: str, revision: str, version: str | None) -> LoadedDataset:
-    where = f"{spec.name} ({repo})"
-    known = set(spec.perturbation_ids)
-    items: dict[str, Item] = {}
-    perturbed: dict[str, dict[str, str]] = {}
-    for cf in spec.context_fields:
-        if cf.required and rows and cf.name not in rows[0]:
-            raise DataError(f"{where}: missing context column {cf.name!r}")
-    for row in rows:
-        item_id = str(row["id"])
-        pid = str(row["perturbation"])
-        if pid not in known:
-            raise DataError(f"{where}: unknown perturbation {pid!r} in row {item_id}; valid: {', '.join(sorted(known))}")
-        original = row["original"]
-        text = row["perturbed"]
-        if not isinstance(original, str) or not isinstance(text, str):
-            raise DataError(f"{where}: row {item_id}/{pid}: original and perturbed must be strings")
-        context = {cf.name: (None if row.get(cf.name) is None else str(row[cf.name])) for cf in spec.context_fields}
-        prev = items.get(item_id)
-        if prev is None:
-            items[item_id] = Item(item_id, original, context)
-        elif prev.original != original or prev.context != context:
-            raise DataError(f"{where}: item {item_id} has different originals or contexts across rows")
-        per = perturbed.setdefault(pid, {})
-        if item_id in per:
-            raise DataError(f"{where}: duplicate row for item {item_id}, perturbation {pid}")
-        if text == original:
-            raise DataError(f"{where}: row {item_id}/{pid}: the perturbed text equals the original")
-        per[item_id] = text
-    if not items:
-        raise DataError(f"{where}: no rows")
-    return LoadedDataset(
-        spec=spec,
-        repo=repo,
-        revision=revision,
-        version=version,
-        items=tuple(items[k] for k in sorted(items)),
-        perturbed=perturbed,
-    )
+def _loaded(spec: DatasetSpec, rows: DatasetRows, repo: str, revision: str) -> LoadedDataset:
+    return LoadedDataset(spec, repo, revision, rows.info.dataset_version, rows.items, rows.perturbed)
 
 
 def load_local(spec: DatasetSpec, folder: Path) -> LoadedDataset:
-    """Load ``folder`` (a Hub-layout dataset folder) with ``datasets.load_dataset``."""
-    if not (folder / "README.md").is_file():
-        raise DataError(f"{folder}: not a dataset folder (no README.md); expected <data>/{spec.name}/")
-    import datasets
-
-    datasets.logging.set_verbosity_error()
-    datasets.disable_progress_bars()
+    """Load ``folder``, a built dataset folder (from ``dhp build`` or ``dhp download``)."""
+    if not (folder / CARD).is_file():
+        raise DataError(f"{folder}: not a dataset folder (no {CARD}); expected <data>/{spec.name}/")
     revision = local_revision(folder)
-    # A private Arrow cache: `datasets` keys its cache of local folders on file names and mtimes,
-    # which can hand back stale rows for a rewritten folder; the rows are read out before cleanup.
-    with tempfile.TemporaryDirectory(prefix="dhp-load-") as cache_dir:
-        try:
-            ds_dict = datasets.load_dataset(str(folder), cache_dir=cache_dir)
-        except (FileNotFoundError, ValueError, datasets.exceptions.DatasetsError) as e:  # a config to no files, bad YAML
-            raise DataError(f"{folder}: cannot load the dataset folder ({type(e).__name__}: {e})") from e
-        rows = _rows_from(ds_dict, str(folder))
-        del ds_dict
-    return _build(spec, rows, str(folder), revision, _card_version(folder / "README.md"))
+    return _loaded(spec, read_items(spec, folder), str(folder), revision)
 
 
 def load_hub(spec: DatasetSpec, revision: str | None = None, org: str | None = None) -> LoadedDataset:
     """Load ``<org>/<name>`` from the Hub, pinned to the commit its revision resolves to."""
-    import datasets
-    from huggingface_hub import HfApi, hf_hub_download
+    from huggingface_hub import HfApi, snapshot_download
     from huggingface_hub.errors import HfHubHTTPError
 
     repo = f"{org or spec.org}/{spec.name}"
     try:
-        info = HfApi().dataset_info(repo, revision=revision)
+        sha = HfApi().dataset_info(repo, revision=revision).sha
     except HfHubHTTPError as e:
         raise DataError(f"{repo}: cannot resolve revision {revision or 'main'} on the Hub ({e})") from e
-    sha = info.sha
     if not sha:
         raise DataError(f"{repo}: the Hub returned no commit sha for revision {revision or 'main'}")
-    datasets.logging.set_verbosity_error()
-    datasets.disable_progress_bars()
-    ds_dict = datasets.load_dataset(repo, revision=sha)
-    version = _card_version(Path(hf_hub_download(repo, "README.md", repo_type="dataset", revision=sha)))
-    return _build(spec, _rows_from(ds_dict, repo), repo, sha, version)
+    folder = Path(snapshot_download(repo, repo_type="dataset", revision=sha))
+    return _loaded(spec, read_items(spec, folder, where=f"{spec.name} ({repo}@{sha[:12]})"), repo, sha)

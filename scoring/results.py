@@ -31,10 +31,10 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
@@ -49,7 +49,7 @@ from dhp.scoring.stats import (
     combine_pvalues,
     discernment,
 )
-from dhp.types import Level
+from dhp.types import Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
@@ -85,7 +85,8 @@ SCHEMA_VERSION = "1.1"
 READABLE_SCHEMA_VERSIONS = ("1.0", "1.1")
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
-ScoringMode = Literal["expected", "paper", "sample", "builtin"]
+#: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
+ModeName = Annotated[str, AfterValidator(lambda v: ScoringMode(v).value)]
 
 
 class ResultError(ValueError):
@@ -124,7 +125,7 @@ class PromptInfo(_Model):
 
 
 class ScoringSettings(_Model):
-    mode: ScoringMode
+    mode: ModeName
     repeats: int = 1
     combine_method: CombineMethod = CombineMethod.PAPER
     weights_source: str = "default"

@@ -6,7 +6,7 @@
    each **original is scored once per (item, metric)**, not once per perturbation; the requests of
    one item and metric (original and all its perturbed versions, which share the prompt prefix)
    are issued together;
-2. sends them through one :class:`~dhp.scoring.pool.JudgePool` (cache, concurrency, retries,
+2. sends them through one :class:`~dhp.inference.pool.JudgePool` (cache, concurrency, retries,
    replicas) with a progress bar;
 3. parses every output (:mod:`dhp.scoring.parse`); unparsed outputs and failed requests are
    counted with their reasons and never become scores, so their pairs drop out of that metric's
@@ -38,10 +38,10 @@ from typing import Literal
 import numpy as np
 
 import dhp
-from dhp.scoring.cache import CacheError, ResponseCache
+from dhp.inference.cache import CacheError, ResponseCache
+from dhp.inference.pool import JudgePool, PoolStats, RetryPolicy
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
-from dhp.scoring.pool import JudgePool, PoolStats, RetryPolicy
 from dhp.scoring.prompts import PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
     Coverage,
@@ -68,13 +68,12 @@ from dhp.scoring.types import (
     RawText,
     RequestFailure,
     SamplingParams,
-    ScoringMode,
     Unparsed,
 )
 from dhp.secrets import JUDGE_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
-from dhp.types import DatasetSpec
+from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, ScoringMode
 
 __all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
 
@@ -82,7 +81,6 @@ log = logging.getLogger("dhp.scoring")
 
 #: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
 API_KEY_ENV = JUDGE_KEY_VARS
-_TGI_TOP_LOGPROBS = 5  # TGI's default --max-top-n-tokens, also its limit for chat top_logprobs
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
 
@@ -159,7 +157,7 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         local = LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)
         await local.load()
         return [local], j.local_path
-    from dhp.scoring.backends import discover_model, make_endpoint_judge
+    from dhp.inference.http import discover_model, make_endpoint_backend
 
     if not j.endpoints:
         raise RunError("an endpoint judge needs at least one --endpoint")
@@ -169,7 +167,14 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         found = await discover_model(j.endpoints[0], j.protocol, key, timeout=min(cfg.policy.timeout, 30.0))
         model = model or found
     judges: list[Judge] = [
-        make_endpoint_judge(url, protocol=j.protocol, model=model, api_key=key, timeout=cfg.policy.timeout)
+        make_endpoint_backend(
+            url,
+            protocol=j.protocol,
+            model=model,
+            api_key=key,
+            timeout=cfg.policy.timeout,
+            connections=cfg.concurrency,  # a replica may carry every slot while another is set aside
+        )
         for url in j.endpoints
     ]
     return judges, model
@@ -293,7 +298,7 @@ def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
 
 
 async def _send_all(
-    pool: JudgePool,
+    pool: JudgePool[JudgeRequest],
     requests: Sequence[JudgeRequest],
     mode: ScoringMode,
     progress: _Progress,
@@ -324,7 +329,7 @@ async def _send_all(
 
 
 async def _resolve_mode(
-    cfg: ScoreConfig, pool: JudgePool, probe: JudgeRequest | None
+    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], probe: JudgeRequest | None
 ) -> tuple[ScoringMode, dict[str, JudgeOutput], ScoreConfig]:
     """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities.
 
@@ -343,16 +348,16 @@ async def _resolve_mode(
     if (
         isinstance(out, RequestFailure)
         and out.reason in ("http-400", "http-422")
-        and probe.sampling.top_logprobs > _TGI_TOP_LOGPROBS
+        and probe.sampling.top_logprobs > TGI_MAX_TOP_N_TOKENS
     ):
         log.warning(
             "the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
             probe.sampling.top_logprobs,
             out.message[:120],
-            _TGI_TOP_LOGPROBS,
+            TGI_MAX_TOP_N_TOKENS,
         )
-        cfg = replace(cfg, top_logprobs=_TGI_TOP_LOGPROBS)
-        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=_TGI_TOP_LOGPROBS))
+        cfg = replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS)
+        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=TGI_MAX_TOP_N_TOKENS))
         out = await pool.submit(probe)
     if isinstance(out, RequestFailure):
         raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
@@ -454,7 +459,7 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
         )
         if mode is ScoringMode.EXPECTED:
             settings["top_logprobs"] = cfg.top_logprobs if j.protocol == "openai" or j.kind == "local" else min(
-                cfg.top_logprobs, 5
+                cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS
             )
         if j.kind == "endpoint":
             settings["replicas"] = n_replicas
@@ -488,7 +493,7 @@ def _load(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
 async def _score_dataset(
     data: LoadedDataset,
     cfg: ScoreConfig,
-    pool: JudgePool,
+    pool: JudgePool[JudgeRequest],
     mode: ScoringMode,
     templates: Mapping[str, PromptTemplate] | None,
     model: str | None,

@@ -126,6 +126,8 @@ def render_stability(rows: Sequence[StabilityRow]) -> str:
         for name in row.prompt_sets:
             cells = " | ".join(_f(row.values[a][name]) for a in AGGREGATES)
             lines.append(f"| {row.judge} | {row.dataset} | {name} | {cells} |")
+        if len(row.prompt_sets) < 2:
+            continue
         rng = " | ".join(_f(row.spread[a].range) for a in AGGREGATES)
         sd = " | ".join(_f(row.spread[a].sd) for a in AGGREGATES)
         lines.append(f"| {row.judge} | {row.dataset} | *spread (max-min)* | {rng} |")

@@ -53,7 +53,7 @@ def _k(p: Perturbation) -> int:
 
 def apply_rule(p: Perturbation, item: Item, pool: Sequence[tuple[str, str]], rng: random.Random) -> Outcome:
     """Apply the rule operation of ``p`` to ``item``; ``pool`` is (id, judged text) of all selected items."""
-    op, text = p.operation, item.judged
+    op, text = p.operation, item.original
     if op is Operation.CHAR_DELETION:
         return rules.char_deletion(text, _k(p), rng)
     if op is Operation.CHAR_TYPO:
@@ -71,4 +71,4 @@ def apply_rule(p: Perturbation, item: Item, pool: Sequence[tuple[str, str]], rng
 
 def apply_offline(p: Perturbation, item: Item, rng: random.Random) -> Outcome:
     """Apply the offline stand-in of an LLM operation."""
-    return offline_perturb(p.operation, item.judged, p.severity, rng)
+    return offline_perturb(p.operation, item.original, p.severity, rng)

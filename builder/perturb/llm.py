@@ -1,15 +1,23 @@
 """LLM-based perturbations through an inference endpoint (OpenAI-compatible chat or TGI).
 
-* Protocols: ``openai`` posts to ``{url}/v1/chat/completions``; ``tgi`` posts to ``{url}/generate``.
+Requests go through the scorer's inference layer (:mod:`dhp.inference`), so the perturber has the
+same model discovery, retry policy, cache and HTTP client as the scorer:
+
+* Protocols: ``openai`` posts to ``{url}/v1/chat/completions``; ``tgi`` posts to ``{url}/generate``
+  (:mod:`dhp.inference.http`). Without ``model``, the endpoint must name exactly one model
+  (:func:`dhp.inference.http.discover_model`); an endpoint serving several is refused.
+* Transient failures (429, 5xx, timeouts, reset connections, truncated JSON) are retried by the
+  pool (:mod:`dhp.inference.pool`): jittered exponential backoff, ``Retry-After`` honoured.
 * The API key, if any, comes only from the environment (``DHP_PERTURBER_API_KEY``, else
   ``HF_TOKEN``); it is sent as a bearer token and never stored or logged.
 * Every output is validated (:func:`validate_output`): non-empty, changed, no preamble or commentary,
   not an echo of the prompt, length within sane bounds of the original. Invalid outputs are retried
   with a new seed, up to ``max_attempts``; an item that never gets a valid output is recorded as
   not applicable, with the last reason.
-* Results (valid or exhausted) are cached in SQLite keyed by the sha256 of (model, protocol, prompt,
-  settings), so a rebuild of the same version makes no new calls. The model and settings are
-  stored with every row.
+* Every answer is cached by content address (model, protocol, prompt, sampling settings and seed)
+  in the hardened response cache (:mod:`dhp.inference.cache`: WAL, damaged entries re-asked, a
+  foreign file named and left alone), so a rebuild of the same version makes no new calls. The
+  model and settings are stored with every row.
 """
 
 from __future__ import annotations
@@ -17,30 +25,31 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from dhp.builder.errors import PerturberError
 from dhp.builder.hashing import sha256_text
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.inference.cache import CacheError, ResponseCache
+from dhp.inference.http import discover_model, host_label, make_endpoint_backend
+from dhp.inference.pool import JudgePool, RetryPolicy
+from dhp.inference.types import Generation, JudgeError, RawText, RequestFailure, SamplingParams
 from dhp.secrets import PERTURBER_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
-from dhp.types import Operation
+from dhp.types import EndpointProtocol, Operation
 
 __all__ = [
     "InvalidOutput",
     "LLMJob",
     "LLMPerturber",
     "LLMSettings",
-    "PromptCache",
     "api_key_from_env",
     "validate_output",
 ]
 
-Protocol = Literal["openai", "tgi"]
 API_KEY_VARS = PERTURBER_KEY_VARS
 
 
@@ -54,14 +63,14 @@ class LLMSettings:
     """Endpoint and sampling settings of the LLM perturber."""
 
     url: str
-    protocol: Protocol = "openai"
+    protocol: EndpointProtocol | str = EndpointProtocol.OPENAI
     model: str | None = None  # discovered from the endpoint when None
     temperature: float = 0.7
     top_p: float = 0.95
     max_attempts: int = 4
     concurrency: int = 8
     timeout_s: float = 120.0
-    http_retries: int = 3
+    http_retries: int = 3  # retries of a transient failure (the pool's policy: backoff, Retry-After)
 
 
 @dataclass(frozen=True)
@@ -137,57 +146,27 @@ def validate_output(raw: str, job: LLMJob) -> str:
     return out
 
 
-class PromptCache:
-    """SQLite cache of final perturber results keyed by a request hash."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._db = sqlite3.connect(path)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, model TEXT NOT NULL, status TEXT NOT NULL, "
-            "output TEXT, reason TEXT, attempts INTEGER NOT NULL)"
-        )
-        self._db.commit()
-
-    def get(self, key: str) -> tuple[str, str | None, str | None, int] | None:
-        """(status, output, reason, attempts) for ``key``, if cached."""
-        row = self._db.execute(
-            "SELECT status, output, reason, attempts FROM results WHERE key = ?", (key,)
-        ).fetchone()
-        return None if row is None else (str(row[0]), row[1], row[2], int(row[3]))
-
-    def put(
-        self, key: str, model: str, status: str, output: str | None, reason: str | None, attempts: int
-    ) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
-            (key, model, status, output, reason, attempts),
-        )
-        self._db.commit()
-
-    def close(self) -> None:
-        self._db.close()
-
-
 class LLMPerturber:
     """Runs :class:`LLMJob` s against an endpoint, with validation, retries and the cache."""
 
     def __init__(self, settings: LLMSettings, cache_path: Path) -> None:
         self.settings = settings
-        self.cache = PromptCache(cache_path)
+        self.protocol = EndpointProtocol(settings.protocol)
+        try:
+            self.cache = ResponseCache(cache_path)
+        except CacheError as e:
+            raise PerturberError(str(e).replace("--cache", "--perturber-cache")) from e
         self.model: str | None = settings.model
-        self.calls = 0  # HTTP generation requests made (tests assert that rebuilds make none)
-        base = settings.url.rstrip("/")
-        self._base = base[: -len("/v1")] if base.endswith("/v1") else base
+        self.calls = 0  # generation requests sent, retries included (tests assert that rebuilds make none)
 
     @property
     def generator(self) -> str:
         return f"llm:{self.model}"
 
-    def _headers(self) -> dict[str, str]:
-        key = api_key_from_env()
-        return {"Authorization": f"Bearer {key}"} if key else {}
+    @property
+    def identity(self) -> str:
+        """What the cache files the answers under (with the model): the perturber and its protocol."""
+        return f"perturber/{self.protocol.value}"
 
     def _request_settings(self, job: LLMJob, attempt: int) -> dict[str, Any]:
         return {
@@ -201,138 +180,93 @@ class LLMPerturber:
             "seed": (job.seed + attempt) % (2**31),
         }
 
+    def _request(self, job: LLMJob, attempt: int) -> Generation:
+        st = self._request_settings(job, attempt)
+        sampling = SamplingParams(
+            temperature=st["temperature"], max_tokens=st["max_tokens"], seed=st["seed"], top_p=st["top_p"]
+        )
+        return Generation(job.prompt, sampling)
+
     def cache_key(self, job: LLMJob) -> str:
         """sha256 of (model, protocol, prompt, first-attempt settings): the prompt hash of a request."""
         payload = {
             "model": self.model,
-            "protocol": self.settings.protocol,
+            "protocol": self.protocol.value,
             "prompt": job.prompt,
             "settings": self._request_settings(job, 0),
         }
         return sha256_text(json.dumps(payload, sort_keys=True, ensure_ascii=False))
 
-    async def _discover_model(self, client: Any) -> str:
-        import httpx
-
-        try:
-            if self.settings.protocol == "tgi":
-                r = await client.get(f"{self._base}/info", headers=self._headers())
-                r.raise_for_status()
-                model = r.json().get("model_id")
-            else:
-                r = await client.get(f"{self._base}/v1/models", headers=self._headers())
-                r.raise_for_status()
-                data = r.json().get("data") or []
-                model = data[0].get("id") if data else None
-        except (httpx.HTTPError, ValueError) as e:
-            raise PerturberError(
-                f"cannot discover the perturber model at {self._base} ({e}); pass --perturber-model"
-            ) from e
-        if not isinstance(model, str) or not model:
-            raise PerturberError(f"the endpoint {self._base} does not name its model; pass --perturber-model")
-        return model
-
-    async def _generate(self, client: Any, prompt: str, st: dict[str, Any]) -> str:
-        import httpx
-
-        if self.settings.protocol == "tgi":
-            url = f"{self._base}/generate"
-            body: dict[str, Any] = {
-                "inputs": prompt,
-                "parameters": {
-                    "temperature": st["temperature"],
-                    "top_p": st["top_p"],
-                    "max_new_tokens": st["max_tokens"],
-                    "seed": st["seed"],
-                    "do_sample": True,
-                    "return_full_text": False,
-                },
-            }
-        else:
-            url = f"{self._base}/v1/chat/completions"
-            body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], **st}
-        last: Exception | None = None
-        for i in range(self.settings.http_retries + 1):
-            try:
-                self.calls += 1
-                r = await client.post(url, json=body, headers=self._headers())
-                if r.status_code == 429 or r.status_code >= 500:
-                    last = PerturberError(f"{url}: HTTP {r.status_code}")
-                    await asyncio.sleep(min(8.0, 0.5 * 2**i))  # back off before retrying the endpoint
-                    continue
-                r.raise_for_status()
-                data = r.json()
-                if self.settings.protocol == "tgi":
-                    text = data[0]["generated_text"] if isinstance(data, list) else data["generated_text"]
-                else:
-                    text = data["choices"][0]["message"]["content"]
-                if not isinstance(text, str):
-                    raise PerturberError(f"{url}: the response has no text")
-                return text
-            except httpx.TransportError as e:
-                last = e
-                await asyncio.sleep(min(8.0, 0.5 * 2**i))
-            except httpx.HTTPStatusError as e:
-                raise PerturberError(f"{url}: HTTP {e.response.status_code}: {e.response.text[:200]}") from e
-            except (KeyError, IndexError, TypeError, ValueError) as e:
-                raise PerturberError(f"{url}: unexpected response shape ({e})") from e
-        raise PerturberError(f"{url}: failed after {self.settings.http_retries + 1} tries ({last})")
-
-    def _row(
-        self, job: LLMJob, key: str, status: str, output: str | None, reason: str | None, attempts: int
-    ) -> Outcome:
-        if status != "ok" or output is None:
+    def _row(self, job: LLMJob, output: str | None, reason: str, attempts: int) -> Outcome:
+        if output is None:
             return NotApplicable(f"LLM output invalid after {attempts} attempt(s): {reason}")
         st = self._request_settings(job, attempts - 1)
         settings = {
-            "protocol": self.settings.protocol,
+            "protocol": self.protocol.value,
             "model": self.model,
             "temperature": st["temperature"],
             "top_p": st["top_p"],
             "max_tokens": st["max_tokens"],
             "seed": st["seed"],
             "attempts": attempts,
-            "prompt_sha256": key,
+            "prompt_sha256": self.cache_key(job),
         }
         return Perturbed(output, self.generator, settings)
 
-    async def _one(self, client: Any, sem: asyncio.Semaphore, job: LLMJob) -> Outcome:
-        key = self.cache_key(job)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return self._row(job, key, *hit)
+    async def _one(self, pool: JudgePool[Generation], job: LLMJob) -> Outcome:
         reason = ""
-        async with sem:
-            for attempt in range(self.settings.max_attempts):
-                raw = await self._generate(client, job.prompt, self._request_settings(job, attempt))
-                try:
-                    out = validate_output(raw, job)
-                except InvalidOutput as e:
-                    reason = str(e)
-                    continue
-                self.cache.put(key, str(self.model), "ok", out, None, attempt + 1)
-                return self._row(job, key, "ok", out, None, attempt + 1)
-        self.cache.put(key, str(self.model), "invalid", None, reason, self.settings.max_attempts)
-        return self._row(job, key, "invalid", None, reason, self.settings.max_attempts)
+        for attempt in range(self.settings.max_attempts):
+            out = await pool.submit(self._request(job, attempt))
+            if isinstance(out, RequestFailure):
+                raise PerturberError(f"the perturber endpoint {self._where()} failed: {out.reason}: {out.message}")
+            if not isinstance(out, RawText):
+                raise PerturberError(f"the perturber endpoint {self._where()} returned no text")
+            try:
+                return self._row(job, validate_output(out.text, job), "", attempt + 1)
+            except InvalidOutput as e:
+                reason = str(e)
+        return self._row(job, None, reason, self.settings.max_attempts)
 
-    async def run_async(
-        self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None
-    ) -> list[Outcome]:
+    def _where(self) -> str:
+        return host_label(self.settings.url)
+
+    def _pool(self, key: str | None) -> JudgePool[Generation]:
+        s = self.settings
+        backend = make_endpoint_backend(
+            s.url, protocol=self.protocol, model=self.model, api_key=key, timeout=s.timeout_s, connections=s.concurrency
+        )
+        policy = RetryPolicy(max_retries=s.http_retries, timeout=s.timeout_s)
+        return JudgePool(
+            [backend], identity=self.identity, model=self.model, cache=self.cache, concurrency=s.concurrency, policy=policy
+        )
+
+    async def run_async(self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None) -> list[Outcome]:
         """Outcomes of ``jobs`` in order; at most ``concurrency`` requests in flight."""
-        import httpx
-
-        sem = asyncio.Semaphore(self.settings.concurrency)
-        async with httpx.AsyncClient(timeout=self.settings.timeout_s) as client:
+        key = api_key_from_env()
+        try:
             if self.model is None:
-                self.model = await self._discover_model(client)
+                self.model = await discover_model(self.settings.url, self.protocol, key, self.settings.timeout_s)
+        except JudgeError as e:
+            raise PerturberError(f"cannot discover the perturber model ({e}); pass --perturber-model") from e
+        pool = self._pool(key)
 
-            async def step(job: LLMJob) -> Outcome:
-                res = await self._one(client, sem, job)
-                if on_done is not None:
-                    on_done()
-                return res
+        async def step(job: LLMJob) -> Outcome:
+            res = await self._one(pool, job)
+            if on_done is not None:
+                on_done()
+            return res
 
-            return list(await asyncio.gather(*(step(j) for j in jobs)))
+        tasks = [asyncio.ensure_future(step(j)) for j in jobs]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except JudgeError as e:  # fatal: refused credentials, wrong route, endpoint down
+            raise PerturberError(f"the perturber endpoint {self._where()} failed: {e}") from e
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self.calls += pool.stats.sent
+            await pool.aclose()
 
     def run(self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None) -> list[Outcome]:
         """Synchronous wrapper of :meth:`run_async`."""

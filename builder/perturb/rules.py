@@ -109,11 +109,24 @@ def word_deletion(text: str, k: int, rng: random.Random) -> Outcome:
     return Perturbed(text[:a] + text[b:], RULE, {"k": k, "start_word": start})
 
 
+def _single_swaps(sents: Sequence[str]) -> set[str]:
+    """Every text that swapping exactly two sentences of ``sents`` can give (what minor severity makes)."""
+    out: set[str] = set()
+    for i in range(len(sents)):
+        for j in range(i + 1, len(sents)):
+            swapped = list(sents)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            out.add(" ".join(swapped))
+    return out
+
+
 def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
     """Shuffle ``k`` random sentences among their positions (``k=None``: all sentences).
 
     The shuffle is redrawn until the text changes; texts with fewer than two (distinct) sentences
-    are not applicable.
+    are not applicable. A full shuffle (``k=None``, major severity) is also redrawn until it is not
+    a swap of two sentences, so it can never equal a ``k=2`` (minor) row of the same item; where
+    every reordering is such a swap (two sentences) it is not applicable.
     """
     sents = split_sentences(text)
     n = len(sents)
@@ -122,6 +135,13 @@ def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
         return NotApplicable(f"{n} sentence(s); reordering needs at least {max(2, need)}")
     if len(set(sents)) < 2:
         return NotApplicable("all sentences are identical")
+    original = " ".join(sents)
+    avoid = {original} | (_single_swaps(sents) if k is None else set())
+    if k is None and n == 2:
+        return NotApplicable(
+            "2 sentences: shuffling all sentences can only swap the two, which is what the minor "
+            "severity (swap two sentences) does"
+        )
     for _ in range(_MAX_TRIES):
         idx = sorted(rng.sample(range(n), need))
         perm = idx[:]
@@ -131,8 +151,13 @@ def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
         for src, dst in zip(idx, perm, strict=True):
             out[dst] = sents[src]
         joined = " ".join(out)
-        if joined != " ".join(sents):
+        if joined not in avoid:
             return Perturbed(joined, RULE, {"k": "all" if k is None else k, "sentences": n})
+    if k is None:
+        return NotApplicable(
+            f"no shuffle of all {n} sentences found in {_MAX_TRIES} draws that is more than a swap of two "
+            "(the minor severity's change)"
+        )
     return NotApplicable(f"no reordering of {need} sentence(s) changes the text")
 
 

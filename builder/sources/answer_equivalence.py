@@ -5,7 +5,7 @@
    origin path downloads.
 2. The partial offline copy ``ae_augmented_train.jsonl`` (PEDANTS authors): only lines 4,300-13,389
    are AE's train split; it has no ``qid`` and no context paragraph, so items are de-duplicated by
-   (question, reference) and the paragraph is left empty.
+   (question, reference) and the paragraph is absent (``None``).
 
 Both yield items with ``question`` and ``paragraph`` context fields.
 """
@@ -84,10 +84,10 @@ def _published(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
             items.append(
                 Item(
                     id=qid,
-                    judged=rec["reference"].strip(),
+                    original=rec["reference"].strip(),
                     context={
                         "question": rec["question"].strip(),
-                        "paragraph": ctx.strip() if isinstance(ctx, str) else "",
+                        "paragraph": ctx.strip() if isinstance(ctx, str) and ctx.strip() else None,
                     },
                 )
             )
@@ -116,7 +116,7 @@ def _augmented(locator: SourceLocator) -> SourceData:
         seen.add(key)
         digest = sha256_text(key[0] + "\n" + key[1])[:16]
         items.append(
-            Item(id=f"ae-train-{digest}", judged=key[1], context={"question": key[0], "paragraph": ""})
+            Item(id=f"ae-train-{digest}", original=key[1], context={"question": key[0], "paragraph": None})
         )
     return SourceData(
         items=tuple(items),
@@ -124,7 +124,7 @@ def _augmented(locator: SourceLocator) -> SourceData:
         notes=(
             "Partial copy: only AE's train split (lines 4,300-13,389 of the PEDANTS authors' ae_augmented_train.jsonl); "
             "AE dev and test were not available.",
-            "This copy has no context paragraphs: the `paragraph` field is empty and judge prompts omit it.",
+            "This copy has no context paragraphs: the `paragraph` field is null and judge prompts omit it.",
             "Items are de-duplicated by (question, reference); ids are hashes of that pair (the copy has no qid).",
         ),
         partial=True,

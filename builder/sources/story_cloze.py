@@ -81,7 +81,7 @@ def load_story_cloze(spec: DatasetSpec, locator: SourceLocator, user_file: Path 
         items.append(
             Item(
                 id=row["InputStoryid"].strip(),
-                judged=right,
+                original=right,
                 context={"story": story},
                 extras={"wrong_ending": wrong},
             )

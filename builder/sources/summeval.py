@@ -133,7 +133,7 @@ def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
         items.append(
             Item(
                 id=doc_id,
-                judged=detokenize(refs[best]),
+                original=detokenize(refs[best]),
                 context={"article": detokenize(src)},
                 extras={"reference_index": str(best)},
             )

@@ -1,9 +1,17 @@
 """SumPubMed BACKGROUND sections (SOURCES.md §2).
 
-The candidate pool is pairs N = 1..600 (``abstract/abstract_N.txt`` with ``text/text_N.txt``): the
-offline copy holds exactly these, and the origin path downloads the same 1,200 files, so local and
-downloaded builds select the same items. The judged text is the abstract's BACKGROUND section, the
-context the article's BACKGROUND section (up to the next all-capitals header line).
+Where the pairs come from decides the candidate pool:
+
+* a local sources directory holds pairs N = 1..600 (``abstract/abstract_N.txt`` with
+  ``text/text_N.txt``, the copy SOURCES.md describes): all 600 are candidates;
+* the public origin holds all :data:`ORIGIN_PAIRS` pairs: a seeded sample of
+  :data:`ORIGIN_CANDIDATES` pair numbers drawn from all of them (seed: the dataset's selection
+  seed) is downloaded, so a build from the origin samples from the whole dataset without
+  downloading its ~1 GB. Pairs without a BACKGROUND section on both sides are skipped there (and
+  counted in the notes); in the local copy every pair has one, so a missing section is corruption.
+
+The judged text is the abstract's BACKGROUND section, the context the article's BACKGROUND
+section (up to the next all-capitals header line).
 """
 
 from __future__ import annotations
@@ -11,13 +19,16 @@ from __future__ import annotations
 import re
 
 from dhp.builder.errors import SourceError
+from dhp.builder.hashing import derive_rng
 from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.types import DatasetSpec
 
-__all__ = ["LAYOUT", "POOL", "background_section", "load_sumpubmed"]
+__all__ = ["LAYOUT", "LOCAL_POOL", "ORIGIN_CANDIDATES", "ORIGIN_PAIRS", "background_section", "candidate_pairs", "load_sumpubmed"]
 
-POOL = range(1, 601)
+LOCAL_POOL = range(1, 601)
+ORIGIN_PAIRS = 32_689  # pairs 1..32,689 at the pinned commit of vgupta123/sumpubmed
+ORIGIN_CANDIDATES = 150  # pairs downloaded from the origin; the selection then samples N = 100 of them
 LAYOUT = (
     "sumpubmed/abstract/abstract_N.txt and sumpubmed/text/text_N.txt for N = 1..600 "
     "(vgupta123/sumpubmed, plain UTF-8, section headers in capitals)"
@@ -44,40 +55,56 @@ def background_section(text: str) -> list[str] | None:
     return out or None
 
 
+def candidate_pairs(spec: DatasetSpec, locator: SourceLocator) -> list[int]:
+    """The pair numbers to read: the local copy's 1..600, or a seeded sample of all pairs of the origin."""
+    if locator.is_local:
+        return list(LOCAL_POOL)
+    rng = derive_rng("sumpubmed-origin", spec.selection.seed)
+    return sorted(rng.sample(range(1, ORIGIN_PAIRS + 1), ORIGIN_CANDIDATES))
+
+
+def _sections(spec: DatasetSpec, locator: SourceLocator, n: int, files: list[SourceFile]) -> list[list[str]] | None:
+    """Abstract and article BACKGROUND lines of pair ``n`` (``None``: a section is missing at the origin)."""
+    sections: list[list[str]] = []
+    for kind in ("abstract", "text"):
+        url = spec.source.origin_urls.get(kind)
+        fetched = locator.fetch(f"sumpubmed/{kind}/{kind}_{n}.txt", None if url is None else url.format(n=n), LAYOUT)
+        files.append(fetched.record)
+        try:
+            raw = fetched.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise SourceError(f"corrupt source file {fetched.path}: not UTF-8 ({e}); expected {LAYOUT}") from e
+        sec = background_section(raw)
+        if sec is None:
+            if not locator.is_local:
+                return None
+            raise SourceError(f"corrupt source file {fetched.path}: no BACKGROUND section; expected {LAYOUT}")
+        sections.append(sec)
+    return sections
+
+
 def load_sumpubmed(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
-    """One item per pair N of the pool: abstract BACKGROUND (judged) and article BACKGROUND (context)."""
-    abstract_url = spec.source.origin_urls.get("abstract")
-    text_url = spec.source.origin_urls.get("text")
+    """One item per candidate pair: abstract BACKGROUND (judged) and article BACKGROUND (context)."""
     items: list[Item] = []
     files: list[SourceFile] = []
-    for n in POOL:
-        sections: list[list[str]] = []
-        for kind, url in (("abstract", abstract_url), ("text", text_url)):
-            fetched = locator.fetch(
-                f"sumpubmed/{kind}/{kind}_{n}.txt", None if url is None else url.format(n=n), LAYOUT
-            )
-            files.append(fetched.record)
-            try:
-                raw = fetched.path.read_text(encoding="utf-8")
-            except UnicodeDecodeError as e:
-                raise SourceError(
-                    f"corrupt source file {fetched.path}: not UTF-8 ({e}); expected {LAYOUT}"
-                ) from e
-            sec = background_section(raw)
-            if sec is None:
-                raise SourceError(
-                    f"corrupt source file {fetched.path}: no BACKGROUND section; expected {LAYOUT}"
-                )
-            sections.append(sec)
+    pairs = candidate_pairs(spec, locator)
+    skipped = 0
+    for n in pairs:
+        sections = _sections(spec, locator, n, files)
+        if sections is None:
+            skipped += 1
+            continue
         abstract, article = sections
-        items.append(
-            Item(id=f"sumpubmed-{n}", judged=" ".join(abstract), context={"article": "\n".join(article)})
+        items.append(Item(id=f"sumpubmed-{n}", original=" ".join(abstract), context={"article": "\n".join(article)}))
+    if locator.is_local:
+        pool = "Candidate pool: SumPubMed pairs 1-600 of 32,689 (the local copy of SOURCES.md)."
+    else:
+        pool = (
+            f"Candidate pool: {len(pairs)} pairs drawn at random (seed {spec.selection.seed}) from all "
+            f"{ORIGIN_PAIRS:,} pairs of the origin; {skipped} of them had no BACKGROUND section and were skipped."
         )
     return SourceData(
         items=tuple(items),
         files=tuple(files),
-        notes=(
-            "Candidate pool: SumPubMed pairs 1-600 (the first 600 of 32,689; the same files offline and online).",
-            "Texts are lowercased with <cit>/<dig> placeholders, as SumPubMed ships them.",
-        ),
+        notes=(pool, "Texts are lowercased with <cit>/<dig> placeholders, as SumPubMed ships them."),
     )

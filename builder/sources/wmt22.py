@@ -167,7 +167,7 @@ def load_wmt22(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
             items.append(
                 Item(
                     id=f"{doc_id}#{g0 + 1}-{g1}",
-                    judged=" ".join(ref[a + g0 : a + g1]),
+                    original=" ".join(ref[a + g0 : a + g1]),
                     context={"source": _JOIN[src_lang].join(src[a + g0 : a + g1])},
                     extras={"segments": f"{a + g0 + 1}-{a + g1}"},
                 )

@@ -36,7 +36,7 @@ def test_rows_are_valid_pairs(built: dict[str, BuildReport], name: str) -> None:
     rows = read_pairs(folder)
     na = read_not_applicable(folder)
     info = read_build_info(folder)
-    assert len(rows) == info["n_rows"] == built[name].n_rows
+    assert len(rows) == info.n_rows == built[name].n_rows
     assert len(rows) + len(na) == built[name].n_items * len(spec.perturbations)
     by_id = {p.id: p for p in spec.perturbations}
     seen = set()
@@ -49,18 +49,19 @@ def test_rows_are_valid_pairs(built: dict[str, BuildReport], name: str) -> None:
         json.loads(r["generator_settings"])
         seen.add((r["perturbation"], r["id"]))
     for rec in na:
-        assert (rec["perturbation"], rec["id"]) not in seen and rec["reason"]
-    for p in info["perturbations"]:
-        assert p["rows"] == sum(r["perturbation"] == p["id"] for r in rows)
-        assert p["not_applicable"] == sum(x["perturbation"] == p["id"] for x in na)
+        assert (rec.perturbation, rec.id) not in seen and rec.reason
+    for p in info.perturbations:
+        assert p.rows == sum(r["perturbation"] == p.id for r in rows)
+        assert p.not_applicable == sum(x.perturbation == p.id for x in na)
+        assert p.failed_validation == sum(x.perturbation == p.id and x.reason.startswith("failed validation: ") for x in na)
 
 
 def test_rule_rows_cover_every_item(built: dict[str, BuildReport]) -> None:
     """Character-level rules and other-item rules apply to every selected item."""
     for r in built.values():
-        for p in r.info["perturbations"]:
-            if p["level"] == "C" or p["operation"] in ("other_item", "wrong_ending", "word_deletion"):
-                assert p["not_applicable"] == 0, (r.name, p["id"])
+        for p in r.info.perturbations:
+            if p.level == "C" or p.operation in ("other_item", "wrong_ending", "word_deletion"):
+                assert p.not_applicable == 0, (r.name, p.id)
 
 
 def test_char_rules_use_spec_k(built: dict[str, BuildReport]) -> None:
@@ -105,7 +106,7 @@ STAT_TOLERANCE = 0.15
     ],
 )
 def test_statistics_within_15_percent_of_paper(built: dict[str, BuildReport], name: str) -> None:
-    stats = built[name].info["statistics"]
+    stats = built[name].info.statistics.to_dict()
     for key in ("chars", "words", "sentences"):
         ours, paper = stats["ours"][key], stats["paper"][key]
         assert abs(ours - paper) / paper <= STAT_TOLERANCE, (name, key, ours, paper)

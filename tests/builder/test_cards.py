@@ -58,16 +58,17 @@ def test_card_body_sections(built: dict[str, BuildReport], name: str) -> None:
         assert section in text, section
     for p in spec.perturbations:
         assert f"| `{p.id}` |" in text
-    stats = r.info["statistics"]
-    assert f"| this build | {stats['ours']['chars']} |" in text
-    assert f"| paper | {stats['paper']['chars']} |" in text
+    stats = r.info.statistics
+    assert stats.paper is not None
+    assert f"| this build | {stats.ours.chars} |" in text
+    assert f"| paper | {stats.paper.chars} |" in text
     assert "pysbd" in text
     assert (
         spec.source.terms in text and "wang2024dhp" in text and spec.source.citation.splitlines()[0] in text
     )
     assert "**No LLM was used for this build.**" in text
-    for f in r.info["source"]["files"][:8]:
-        assert f["sha256"] in text
+    for f in r.info.source.files[:8]:
+        assert f.sha256 in text
     assert f'load_dataset("dhp/{name}"' in text
 
 

@@ -88,7 +88,7 @@ def test_dispatch_uses_k_from_spec() -> None:
         p = spec.perturbation(pid)
         assert p.k == k
         out = apply_rule(p, item, [], item_rng("v1.0.0", spec.name, "x", pid, 2024))
-        assert isinstance(out, Perturbed) and _alnum(item.judged) - _alnum(out.text) == k
+        assert isinstance(out, Perturbed) and _alnum(item.original) - _alnum(out.text) == k
 
 
 def test_item_rng_depends_on_every_part() -> None:
@@ -127,7 +127,7 @@ def test_offline_severity_counts() -> None:
 
 def test_offline_not_applicable_without_entities() -> None:
     out = fictional_entities("he is happy now.", Severity.SINGLE, random.Random(0))
-    assert isinstance(out, NotApplicable) and "0 named entities" in out.reason
+    assert isinstance(out, NotApplicable) and "0 replaceable named entities" in out.reason
     assert isinstance(
         fictional_entities("Laverne eats two of them.", Severity.SINGLE, random.Random(0)), Perturbed
     )

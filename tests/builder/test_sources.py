@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
+import re
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -35,8 +39,8 @@ def test_summeval_picks_longest_reference_and_detokenises(locator: SourceLocator
     assert pick_reference(["A . B .", "A . B . C .", "X . Y . Z ."]) == 1
     item = next(i for i in data.items if i.id.startswith("dm-test-8764fb95"))
     assert item.extras["reference_index"] == "8"
-    assert item.judged.startswith("Paul Merson, former Arsenal player")
-    assert " ." not in item.judged and " 's" not in item.context["article"]
+    assert item.original.startswith("Paul Merson, former Arsenal player")
+    assert " ." not in item.original and " 's" not in item.context["article"]
 
 
 def test_detokenize_quotes_and_clitics() -> None:
@@ -75,13 +79,13 @@ def test_story_cloze_user_file(sources_dir: Path, tmp_path: Path) -> None:
     data = load_source(BENCHMARK["story-cloze"], SourceLocator(tmp_path / "nowhere"), story_cloze_file=copy)
     assert len(data.items) == 1871
     rick = next(i for i in data.items if i.id.startswith("138d5bfb"))
-    assert rick.judged == "He is happy now." and rick.extras["wrong_ending"] == "He joined a gang."
+    assert rick.original == "He is happy now." and rick.extras["wrong_ending"] == "He joined a gang."
 
 
 def test_answer_equivalence_partial_copy(locator: SourceLocator) -> None:
     spec = BENCHMARK["answer-equivalence"]
     data = load_source(spec, locator)
-    assert data.partial and all(i.context["paragraph"] == "" for i in data.items)
+    assert data.partial and all(i.context["paragraph"] is None for i in data.items)  # absent, not ""
     with pytest.raises(TooFewItemsError) as e:
         select_items(spec, data)
     assert "only 62 eligible" in str(e.value) and "--allow-fewer" in str(e.value)
@@ -113,7 +117,7 @@ def test_wmt_de_en_grouped_within_documents(locator: SourceLocator) -> None:
     covered = sorted(n for a, b in segs for n in range(a, b + 1))
     assert covered == list(range(1, 1985))  # every line once: groups partition the test set
     assert len({i.id.split("#")[0] for i in data.items}) == 271
-    eligible = [i for i in data.items if len(i.judged) > 300]
+    eligible = [i for i in data.items if len(i.original) > 300]
     assert len(eligible) >= 100
     assert any("Grouped" in n for n in data.notes)
 
@@ -121,7 +125,7 @@ def test_wmt_de_en_grouped_within_documents(locator: SourceLocator) -> None:
 def test_wmt_zh_en_segment_level(locator: SourceLocator) -> None:
     data = load_source(get_dataset("wmt22-zh-en"), locator)
     assert len(data.items) == 1875
-    assert sum(len(i.judged) > 300 for i in data.items) == 224
+    assert sum(len(i.original) > 300 for i in data.items) == 224
     assert any("Segment level" in n for n in data.notes)
 
 
@@ -139,3 +143,66 @@ def test_selection_is_seeded_and_in_source_order(locator: SourceLocator) -> None
     assert len(a.items) == 100
     order = [int(i.id.split("-")[1]) for i in a.items]
     assert order == sorted(order)
+
+
+class _FakeSumPubMed:
+    """A fake origin of vgupta123/sumpubmed on loopback: any pair 1..ORIGIN_PAIRS, some without BACKGROUND."""
+
+    def __init__(self) -> None:
+        from dhp.builder.sources.sumpubmed import ORIGIN_PAIRS
+
+        self.hits: list[int] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                m = re.fullmatch(r"/(abstract|text)/(?:abstract|text)_(\d+)\.txt", self.path)
+                n = int(m.group(2)) if m else 0
+                if not 1 <= n <= ORIGIN_PAIRS:
+                    self.send_error(404)
+                    return
+                fake.hits.append(n)
+                head = "INTRODUCTION" if n % 13 == 0 else "BACKGROUND"  # every 13th pair lacks the section
+                body = f"{head}\npair {n} {m.group(1) if m else ''} background text about protein {n}.\nMETHODS\nx\n"
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_sumpubmed_origin_samples_from_all_pairs(tmp_path: Path) -> None:
+    from dhp.builder.sources.sumpubmed import ORIGIN_CANDIDATES, ORIGIN_PAIRS
+
+    origin = _FakeSumPubMed()
+    try:
+        base = BENCHMARK["sumpubmed"]
+        urls = {"abstract": origin.url + "/abstract/abstract_{n}.txt", "text": origin.url + "/text/text_{n}.txt"}
+        spec = dataclasses.replace(base, source=dataclasses.replace(base.source, origin_urls=urls))
+        data = load_source(spec, SourceLocator(None, cache_dir=tmp_path / "cache"))
+        again = load_source(spec, SourceLocator(None, cache_dir=tmp_path / "cache2"))
+    finally:
+        origin.close()
+    pairs = sorted(set(origin.hits))
+    assert len(pairs) == ORIGIN_CANDIDATES and len(origin.hits) == 2 * 2 * ORIGIN_CANDIDATES - 2 * sum(
+        n % 13 == 0 for n in pairs
+    )  # the second side of a pair without BACKGROUND is never fetched
+    assert max(pairs) > 600 and sum(n > 600 for n in pairs) > 0.9 * ORIGIN_CANDIDATES  # not only 1-600
+    assert max(pairs) <= ORIGIN_PAIRS
+    skipped = sum(n % 13 == 0 for n in pairs)
+    assert len(data.items) == ORIGIN_CANDIDATES - skipped and data.items == again.items  # seeded
+    assert f"{skipped} of them had no BACKGROUND" in data.notes[0] and "32,689" in data.notes[0]
+    chosen = select_items(spec, data)
+    assert len(chosen.items) == 100 and all(int(i.id.split("-")[1]) in pairs for i in chosen.items)
+    assert all(i.context["article"].startswith("pair ") for i in chosen.items)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dhp.inference.cache import CacheError, ResponseCache
 from dhp.leaderboard.validation import ValidationError, validate_submission
-from dhp.scoring.cache import CacheError, ResponseCache
 from dhp.scoring.results import judge_slug
 from dhp.scoring.types import RawText
 from tests.support.bad_inputs import CASES, run_all
@@ -23,7 +23,7 @@ def test_every_bad_input_is_refused_clearly_and_stored_data_stays_intact(tmp_pat
         assert "Traceback" not in o.message and o.message
     by_case = {o.case: o.message for o in outcomes}
     assert "not a usable SQLite database" in by_case["corrupted cache file"]
-    assert "DataFilesNotFoundError" in by_case["config pointing at no files"]
+    assert "char_typo_minor.parquet: cannot read the pairs" in by_case["build info naming a missing data file"]
     assert "control or invisible" in by_case["odd unicode judge name"]
 
 

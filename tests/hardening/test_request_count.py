@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.scoring.pool import JudgePool
+from dhp.inference.pool import JudgePool
 from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
 from dhp.scoring.types import (
     FatalJudgeError,

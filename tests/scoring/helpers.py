@@ -25,18 +25,10 @@ def run_dhp(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
 
 
 def write_pairs(root: Path, spec_name: str, rows: list[dict[str, object]], split: str = "test") -> Path:
-    """A Hub-layout dataset folder ``root/<spec_name>/`` holding exactly ``rows`` (any columns)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    import yaml
+    """A dataset folder ``root/<spec_name>/`` holding exactly ``rows`` (any columns), by the builder's writer."""
+    from tests.support.tiny_data import write_named
 
-    folder = root / spec_name
-    (folder / "data").mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), folder / "data" / "pairs.parquet")
-    configs = [{"config_name": "default", "default": True, "data_files": [{"split": split, "path": "data/*.parquet"}]}]
-    header = yaml.safe_dump({"configs": configs}, sort_keys=False)
-    (folder / "README.md").write_text(f"---\n{header}---\n\n# test data\n", encoding="utf-8")
-    return folder
+    return write_named(root, spec_name, rows, split=split)
 
 
 def pair_row(spec_name: str, item: str, pid: str, original: str, perturbed: str, **context: object) -> dict[str, object]:

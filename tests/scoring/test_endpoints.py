@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
-from dhp.scoring.pool import RetryPolicy
+from dhp.inference.pool import RetryPolicy
 from dhp.scoring.results import Result, read_result
 from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
 from dhp.scoring.types import CapabilityError, FatalJudgeError
@@ -177,14 +177,18 @@ def test_hf_token_is_the_fallback_key(ae_data: Path, tmp_path: Path) -> None:
     assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer hf_fallback"}
 
 
-def test_hub_offline_mode_is_reported_not_hidden(ae_data: Path, tmp_path: Path) -> None:
+def test_hub_offline_mode_scores_local_data_against_a_loopback_endpoint(ae_data: Path, tmp_path: Path) -> None:
+    """Air-gapped clusters set HF_HUB_OFFLINE=1: local --data and a local endpoint need no Hub."""
     with FakeJudgeServer(scripted) as srv:
         proc = run_dhp(
             "score", "--endpoint", srv.url, "--judge-name", "j", "--data", str(ae_data), "--datasets",
-            "answer-equivalence", "--out", str(tmp_path), env={"HF_HUB_OFFLINE": "1"},
+            "answer-equivalence", "--out", str(tmp_path), "--limit", "2", "--n-boot", "0",
+            env={"HF_HUB_OFFLINE": "1", "DHP_JUDGE_API_KEY": "", "HF_TOKEN": ""},
         )
-    assert proc.returncode == 2 and "unset HF_HUB_OFFLINE" in proc.stderr
-    assert not srv.log
+    assert proc.returncode == 0, proc.stderr
+    assert len(srv.log) == 2 * 10  # every text scored once (the probe's answer is reused)
+    r = read_result(Path(proc.stdout.strip()))
+    assert r.coverage.coverage == 1.0 and r.scoring.mode == "expected"
 
 
 # -- capabilities: refuse rather than lose log-probabilities -----------------------------------
@@ -221,13 +225,20 @@ def test_top_logprobs_falls_back_to_tgi_limit(ae_data: Path, tmp_path: Path) -> 
     assert r.scoring.mode == "expected" and r.judge.settings["top_logprobs"] == 5 and r.coverage.coverage == 1.0
 
 
-@pytest.mark.filterwarnings("ignore:API endpoint/model for text-generation is not served via TGI")
-def test_tgi_details_dropped_by_the_client_are_refused(ae_data: Path, tmp_path: Path) -> None:
-    # The server rejects `details`/`top_n_tokens` the way a non-TGI backend does; the client then
-    # drops them and returns bare text. Expected mode must refuse, not score without logprobs.
+def test_tgi_details_rejected_by_the_server_are_refused(ae_data: Path, tmp_path: Path) -> None:
+    # The server rejects `details`/`top_n_tokens` the way a non-TGI backend does. Expected mode
+    # must refuse after that one request, not score without log-probabilities.
     with FakeJudgeServer(scripted, always="kwargs") as srv, pytest.raises(CapabilityError, match="no token log-probabilities"):
         score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="expected"))
-    assert [bool(e.body["parameters"].get("details")) for e in srv.log[:2]] == [True, False]
+    assert [bool(e.body["parameters"].get("details")) for e in srv.log] == [True]
+
+
+def test_tgi_paper_mode_works_on_a_server_without_details(ae_data: Path, tmp_path: Path) -> None:
+    # Text-only modes ask for no details, so a /generate that is not TGI's still serves them.
+    with FakeJudgeServer(lambda p: Answer(("Score: 4",)), always="kwargs") as srv:
+        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="paper", repeats=1, limit=2)))
+    assert r.coverage.coverage == 1.0 and len(srv.log) == 2 * 10
+    assert not any(e.body["parameters"].get("details") for e in srv.log)
 
 
 def test_paper_mode_repeats_and_counts_unparsed_outputs(ae_data: Path, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
-from dhp.scoring.pool import RetryPolicy
+from dhp.inference.pool import RetryPolicy
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.scoring.report import collect_results
 from dhp.scoring.results import Result, read_result

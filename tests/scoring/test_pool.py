@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dhp.scoring.cache import ResponseCache
-from dhp.scoring.pool import JudgePool, RetryPolicy
+from dhp.inference.cache import ResponseCache
+from dhp.inference.pool import JudgePool, RetryPolicy
 from dhp.scoring.types import (
     FatalJudgeError,
     JudgeOutput,

@@ -117,11 +117,10 @@ def _missing_config(w: World) -> tuple[int, str]:
     return w.score(data=broken, judge="k")
 
 
-def _config_to_nowhere(w: World) -> tuple[int, str]:
+def _info_to_nowhere(w: World) -> tuple[int, str]:
     broken = w.root / "broken2"
     shutil.copytree(w.data, broken)
-    readme = broken / "answer-equivalence" / "README.md"
-    readme.write_text(readme.read_text().replace("data/*.parquet", "data/missing-*.parquet"))
+    (broken / "answer-equivalence" / "data" / "char_typo_minor.parquet").unlink()  # build_info.json still lists it
     return w.score(data=broken, judge="k")
 
 
@@ -174,7 +173,7 @@ CASES: tuple[tuple[str, str, Callable[[World], tuple[bool, str]]], ...] = (
     ("cli", *_cli_case("odd unicode judge name", lambda w: w.score(judge="\u202e\u200b"))),
     ("cli", *_cli_case("data folder missing", lambda w: w.score(data=w.root / "nowhere"))),
     ("cli", *_cli_case("dataset without README/config", _missing_config)),
-    ("cli", *_cli_case("config pointing at no files", _config_to_nowhere)),
+    ("cli", *_cli_case("build info naming a missing data file", _info_to_nowhere)),
     ("cli", *_cli_case("corrupted cache file", lambda w: w.score())),
     ("cli", *_cli_case("corrupted result file (report)", _corrupt_result)),
     ("store", "corrupted request file", _corrupt_request),

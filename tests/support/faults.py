@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dhp.scoring.pool import RetryPolicy
+from dhp.inference.pool import RetryPolicy
 from dhp.scoring.results import read_result
 from dhp.scoring.run import JudgeConfig, RunError, ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeError

@@ -1,10 +1,13 @@
-"""The one wrapper around every judge backend: cache, concurrency, retries, timeouts, replicas.
+"""The one wrapper around every backend: cache, concurrency, retries, timeouts, replicas.
 
-:class:`JudgePool` takes one or more replicas of a judge (backends implementing
-:class:`dhp.scoring.types.Judge`) and gives :meth:`JudgePool.submit`: request in, output or
-:class:`RequestFailure` out.
+:class:`JudgePool` takes one or more replicas of a judge or generator (backends implementing
+:class:`dhp.inference.types.Backend`) and gives :meth:`JudgePool.submit`: request in, output or
+:class:`RequestFailure` out. The scorer and the builder's LLM perturber both send through it, so
+both get the one retry policy below and the one hardened cache.
 
-* **Cache** — outputs are looked up and stored by content address (:mod:`dhp.scoring.cache`).
+* **Cache** — outputs are looked up and stored by content address (:mod:`dhp.inference.cache`);
+  a request keeps its concurrency slot until its output is committed (writes are batched per
+  event-loop iteration), so answered-but-uncached requests never exceed those in flight.
 * **One request per content address** — identical requests (same cache key: two perturbations
   that produced the same text, say) submitted while the first is in flight wait for its outcome
   instead of being sent again, so a run sends each unique prompt once (per repeat). Off
@@ -14,7 +17,7 @@
 * **Retries** — transient errors (429, 5xx, timeouts, reset connections, truncated JSON) are retried
   up to ``max_retries`` times with exponential backoff and full jitter (seeded ``random.Random``);
   a ``Retry-After`` from a server keeps requests off that replica until it has passed.
-* **Timeout** — each attempt is bounded by ``timeout`` seconds.
+* **Timeout** — each attempt is bounded by ``timeout`` seconds (``asyncio.timeout``: no extra task).
 * **Replicas** — each request goes to the replica with the fewest outstanding requests; requests
   of one prompt-prefix group (same item and metric) stay on one replica while it is not much busier
   than the least busy one, so servers with prefix caches reuse the shared prefix. A replica that
@@ -30,24 +33,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
-from dhp.scoring.cache import ResponseCache
-from dhp.scoring.types import (
+from dhp.inference.cache import ResponseCache
+from dhp.inference.types import (
+    Backend,
     FatalJudgeError,
-    Judge,
     JudgeOutput,
-    JudgeRequest,
     PermanentJudgeError,
+    Request,
     RequestFailure,
     TransientJudgeError,
 )
 
 __all__ = ["JudgePool", "PoolStats", "RetryPolicy"]
 
-log = logging.getLogger("dhp.scoring")
+log = logging.getLogger("dhp.inference")
+
+R = TypeVar("R", bound=Request)
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ class RetryPolicy:
 @dataclass(frozen=True)
 class PoolStats:
     sent: int = 0  # attempts that reached a backend (successful or not)
-    cached: int = 0  # requests answered from the cache
+    cached: int = 0  # requests answered from the cache (or by an identical request in flight)
     retries: int = 0
     failed: int = 0  # requests that ended without an output
     set_aside: int = 0  # times a replica was set aside
@@ -81,8 +88,10 @@ class PoolStats:
         )
 
 
-class _Replica:
-    def __init__(self, judge: Judge, index: int, cooldown: float) -> None:
+class _Replica(Generic[R]):
+    __slots__ = ("available_at", "consecutive_failures", "cooldown", "failures", "index", "judge", "outstanding", "sent")
+
+    def __init__(self, judge: Backend[R], index: int, cooldown: float) -> None:
         self.judge = judge
         self.index = index
         self.outstanding = 0
@@ -93,10 +102,10 @@ class _Replica:
         self.failures = 0
 
 
-class JudgePool:
+class JudgePool(Generic[R]):
     def __init__(
         self,
-        replicas: Sequence[Judge],
+        replicas: Sequence[Backend[R]],
         *,
         identity: str,
         model: str | None = None,
@@ -123,28 +132,26 @@ class JudgePool:
         self._rng = random.Random(f"backoff|{seed}")
         self._clock = clock
         self._sleep = sleep
-        self._affinity: dict[str, _Replica] = {}
+        self._affinity: dict[str, _Replica[R]] = {}
         self._slack = max(1, concurrency // (2 * len(self._replicas)))
-        self._stats = PoolStats()
+        # plain counters (no object per event); `stats` gives a frozen snapshot
+        self._sent = self._cached = self._retries = self._failed = self._set_aside = 0
         self._failed_in_a_row = 0
         self._in_flight: dict[str, asyncio.Future[JudgeOutput | RequestFailure]] = {}
 
     # -- accounting ---------------------------------------------------------------------------
     @property
     def stats(self) -> PoolStats:
-        return self._stats
-
-    def _bump(self, **delta: int) -> None:
-        self._stats = replace(self._stats, **{k: getattr(self._stats, k) + v for k, v in delta.items()})
-
-    def replica_report(self) -> list[dict[str, object]]:
-        return [
-            {"replica": r.judge.label, "sent": r.sent, "failures": r.failures, "outstanding": r.outstanding}
-            for r in self._replicas
-        ]
+        return PoolStats(self._sent, self._cached, self._retries, self._failed, self._set_aside)
 
     # -- replica choice -----------------------------------------------------------------------
-    async def _acquire(self, group: str) -> _Replica:
+    async def _acquire(self, group: str) -> _Replica[R]:
+        if len(self._replicas) == 1:  # the common case: no choice to make
+            only = self._replicas[0]
+            while only.available_at > self._clock():
+                await self._sleep(max(only.available_at - self._clock(), 0.001))
+            only.outstanding += 1
+            return only
         while True:
             now = self._clock()
             ready = [r for r in self._replicas if r.available_at <= now]
@@ -161,12 +168,8 @@ class JudgePool:
             wait = min(r.available_at for r in self._replicas) - now
             await self._sleep(max(wait, 0.001))
 
-    def _release(self, r: _Replica, ok: bool, retry_after: float | None = None, reason: str = "") -> None:
+    def _release_failed(self, r: _Replica[R], retry_after: float | None, reason: str) -> None:
         r.outstanding -= 1
-        if ok:
-            r.consecutive_failures = 0
-            r.cooldown = self.policy.set_aside_seconds
-            return
         r.failures += 1
         r.consecutive_failures += 1
         now = self._clock()
@@ -184,25 +187,31 @@ class JudgePool:
             )
             r.cooldown = min(r.cooldown * 2.0, self.policy.set_aside_max)
             r.consecutive_failures = self.policy.set_aside_after - 1  # one more failure sets it aside again
-            self._bump(set_aside=1)
+            self._set_aside += 1
+
+    def _release_ok(self, r: _Replica[R]) -> None:
+        r.outstanding -= 1
+        if r.consecutive_failures:
+            r.consecutive_failures = 0
+            r.cooldown = self.policy.set_aside_seconds
 
     def _backoff(self, attempt: int) -> float:
         return self._rng.uniform(0.0, min(self.policy.backoff_cap, self.policy.backoff_base * 2.0**attempt))
 
     # -- the one entry point ------------------------------------------------------------------
-    async def submit(self, request: JudgeRequest) -> JudgeOutput | RequestFailure:
+    async def submit(self, request: R) -> JudgeOutput | RequestFailure:
         key = request.cache_key(self.identity, self.model)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                self._bump(cached=1)
+                self._cached += 1
                 return hit
         if not self.coalesce:
             return await self._send(request, key)
         pending = self._in_flight.get(key)
         if pending is not None:  # the same request is in flight: share its outcome, send nothing
             out = await asyncio.shield(pending)
-            self._bump(cached=1)
+            self._cached += 1
             return out
         fut: asyncio.Future[JudgeOutput | RequestFailure] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = fut
@@ -221,40 +230,46 @@ class JudgePool:
         finally:
             del self._in_flight[key]
 
-    async def _send(self, request: JudgeRequest, key: str) -> JudgeOutput | RequestFailure:
+    async def _call(self, replica: _Replica[R], request: R) -> JudgeOutput:
+        if sys.version_info >= (3, 11):
+            async with asyncio.timeout(self.policy.timeout):  # a deadline, not a task of its own
+                return await replica.judge(request)
+        return await asyncio.wait_for(replica.judge(request), timeout=self.policy.timeout)  # pragma: no cover
+
+    async def _send(self, request: R, key: str) -> JudgeOutput | RequestFailure:
         attempt = 0
         while True:
             async with self._sem:
                 replica = await self._acquire(request.group)
                 replica.sent += 1
-                self._bump(sent=1)
+                self._sent += 1
                 try:
-                    out = await asyncio.wait_for(replica.judge(request), timeout=self.policy.timeout)
-                except asyncio.TimeoutError:
+                    out = await self._call(replica, request)
+                except (asyncio.TimeoutError, TimeoutError):
                     err = TransientJudgeError("timeout", f"no answer within {self.policy.timeout:g} s")
                 except TransientJudgeError as e:
                     err = e
                 except PermanentJudgeError as e:
-                    self._release(replica, ok=True)  # the request's fault, not the replica's
+                    self._release_ok(replica)  # the request's fault, not the replica's
                     return self._failure(RequestFailure(e.reason, e.message))
                 except BaseException:
-                    self._release(replica, ok=True)
+                    self._release_ok(replica)
                     raise
                 else:
-                    self._release(replica, ok=True)
+                    self._release_ok(replica)
                     self._failed_in_a_row = 0
-                    if self.cache is not None:
-                        self.cache.put(key, self.identity, self.model, out)
+                    if self.cache is not None:  # the slot is held until the output is committed
+                        await self.cache.store(key, self.identity, self.model, out)
                     return out
-                self._release(replica, ok=False, retry_after=err.retry_after, reason=err.reason)
+                self._release_failed(replica, err.retry_after, err.reason)
             attempt += 1
             if attempt > self.policy.max_retries:
                 return self._failure(RequestFailure(err.reason, err.message))
-            self._bump(retries=1)
+            self._retries += 1
             await self._sleep(self._backoff(attempt))
 
     def _failure(self, failure: RequestFailure) -> RequestFailure:
-        self._bump(failed=1)
+        self._failed += 1
         self._failed_in_a_row += 1
         if self._failed_in_a_row >= self.policy.abort_after_failed_requests:
             raise FatalJudgeError(

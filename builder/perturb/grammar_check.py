@@ -1,0 +1,407 @@
+"""Does one small edit make a sentence ungrammatical without changing what it says?
+
+The paper's grammatical-error perturbation (Table 2) names the error types: subject-verb
+disagreement, noun-pronoun disagreement, incorrect verb tense, misuse of prepositions, sentence
+fragments (and article misuse, the commonest learner error). Without a parser, an edit is accepted
+only when it matches one of these patterns *and* the context shows it is wrong:
+
+- a verb form of the same lemma after "to", a modal, "do", "have" or "be" that those cannot take,
+  or that disagrees with a pronoun or noun subject just before it, or a tense that clashes with
+  the other verbs of the text; the new form must not be a word of its own ("find" -> "found"
+  is "to found", a different verb);
+- "is/are/was/were/has/have/does/do" swapped against its subject;
+- a noun's number changed against its determiner or the verb after it;
+- "a"/"an" against the next word's sound, or before a plural noun;
+- a pronoun's case ("gave it to he") or number ("the boys lost his") changed;
+- a preposition swapped after a word that governs a known set of prepositions ("depend on",
+  "interested in") for one outside that set ("fed with" -> "fed by" stays grammatical: rejected);
+- a fragment: a finite verb or subject pronoun deleted, or a sentence split before a
+  subordinate clause ("... because he was tired." -> "... . Because he was tired.").
+
+Everything else is rejected with a reason: a validator that passes unknown edits passes garbage.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dhp.builder.perturb import lexicon
+
+__all__ = ["Context", "error_pattern"]
+
+MODALS = frozenset("can could will would shall should may might must".split())
+DO = frozenset("do does did".split())
+HAVE = frozenset("have has had having".split())
+BE = frozenset("be am is are was were been being".split())
+ARTICLES = frozenset({"a", "an", "the"})
+SG_PRON = frozenset("he she it".split())
+PL_PRON = frozenset("i you we they".split())
+SG_DET = frozenset("a an one this that each every another".split())
+PL_DET = frozenset("these those many several both few two three four five six seven eight nine ten".split())
+SUBORDINATORS = frozenset(
+    "because although though which who whom whose while whereas since if unless after before as "
+    "when where until so that".split()
+)
+PREPOSITIONS = frozenset(
+    "about above across after against along among around at before behind below beneath beside "
+    "between beyond by despite down during except for from in inside into like near of off on onto "
+    "out outside over past since through throughout to toward towards under until up upon with "
+    "within without".split()
+)
+_BE_NUMBER = {"is": "sg", "was": "sg", "am": "sg", "are": "pl", "were": "pl", "has": "sg", "have": "pl",
+              "does": "sg", "do": "pl"}
+_PRONOUN_CASE = {  # word -> (person/number, cases it can have)
+    "i": ("1sg", "subj"), "me": ("1sg", "obj"), "my": ("1sg", "poss"),
+    "we": ("1pl", "subj"), "us": ("1pl", "obj"), "our": ("1pl", "poss"),
+    "he": ("3sg", "subj"), "him": ("3sg", "obj"), "his": ("3sg", "poss"),
+    "she": ("3sg", "subj"), "her": ("3sg", "obj poss"), "its": ("3sg", "poss"), "it": ("3sg", "subj obj"),
+    "they": ("3pl", "subj"), "them": ("3pl", "obj"), "their": ("3pl", "poss"),
+}
+# word (or lemma) -> the prepositions it takes; a swap to one outside the set is a misuse
+GOVERNS: dict[str, frozenset[str]] = {
+    k: frozenset(v.split())
+    for k, v in {
+        "depend": "on upon", "rely": "on upon", "consist": "of in", "interested": "in",
+        "afraid": "of", "married": "to", "responsible": "for to", "capable": "of", "aware": "of",
+        "according": "to", "due": "to", "listen": "to", "belong": "to", "focus": "on upon",
+        "insist": "on upon", "succeed": "in", "participate": "in", "suffer": "from",
+        "accuse": "of", "approve": "of", "search": "for", "similar": "to in", "famous": "for",
+        "proud": "of", "full": "of", "keen": "on", "tired": "of from", "fond": "of",
+        "believe": "in", "cope": "with", "comply": "with", "contribute": "to", "related": "to",
+        "relating": "to", "access": "to", "addition": "to", "spite": "of", "instead": "of",
+        "because": "of", "terms": "of", "lack": "of", "consisting": "of", "composed": "of",
+        "associated": "with", "compared": "to with", "based": "on upon in at", "involved": "in with",
+        "filled": "with", "different": "from to than", "regardless": "of", "aim": "to at of for",
+        "arrive": "at in on from by", "prior": "to", "thanks": "to", "ahead": "of", "apart": "from",
+        "capital": "of", "member": "of", "interest": "in of to", "effect": "on of", "impact": "on of",
+        "increase": "in of by", "decrease": "in of by", "role": "in of", "cause": "of",
+        "approach": "to of for", "response": "to of", "exposure": "to of", "resistance": "to of",
+        "susceptibility": "to of", "expression": "of in", "level": "of in", "levels": "of in",
+        "number": "of", "amount": "of", "most": "of", "some": "of", "many": "of", "each": "of",
+        "one": "of", "all": "of", "none": "of", "part": "of in", "out": "of", "able": "to",
+        "unable": "to", "likely": "to", "going": "to", "used": "to in for by as", "married_to": "to",
+    }.items()
+}
+# words followed by a to-infinitive ("continues to watch", "ready to run")
+TAKES_INFINITIVE = frozenset(
+    "continue want decide try need plan hope begin start like love hate seem appear fail refuse agree "
+    "promise learn manage expect ask tell allow able unable ready going used pretend struggle attempt "
+    "choose wish prefer intend afford offer arrange deserve tend threaten vow help order advise "
+    "encourage force urge remind invite teach enable wait likely unlikely set due about".split()
+)
+_PAST_MARKERS = re.compile(r"\b(yesterday|ago|last (?:week|month|year|night|season|time))\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an edit sits in: the word before and after it, the next few words, the original text."""
+
+    prev: str
+    next: str
+    text: str
+    after: tuple[str, ...] = ()  # up to three words after the edit (``next`` first)
+    before: tuple[str, ...] = ()  # up to three words before the edit (``prev`` last)
+
+
+def _is_plural_noun(word: str) -> bool:
+    """A plural noun form ("efforts"): tagged NNS and not its own lemma."""
+    low = word.lower()
+    return "NNS" in lexicon.word_tags(low) and low not in lexicon.lemmas(low)
+
+
+def _is_singular_noun(word: str) -> bool:
+    """A singular noun form ("effort"): tagged NN and its own lemma (lemminflect also lists
+    some base forms as NNS, e.g. "effort")."""
+    low = word.lower()
+    return "NN" in lexicon.word_tags(low) and low in lexicon.lemmas(low)
+
+
+def _subject_number(word: str) -> str:
+    low = word.lower()
+    if low in SG_PRON:
+        return "sg"
+    if low in PL_PRON:
+        return "pl"
+    if _is_plural_noun(low):
+        return "pl"
+    if _is_singular_noun(low) or (word[:1].isupper() and not lexicon.lemmas(low)):
+        return "sg"
+    return ""
+
+
+def _verb_number(word: str) -> str:
+    low = word.lower()
+    if low in _BE_NUMBER:
+        return _BE_NUMBER[low]
+    tags = lexicon.word_tags(low)
+    if "VBZ" in tags:
+        return "sg"
+    if tags & {"VB", "VBP"} and "VBD" not in tags:
+        return "pl"
+    return ""
+
+
+def _tense(word: str, strict: bool = True) -> str:
+    """"past", "present" or "" for a finite verb form; ``strict``: "" for forms that are also nouns."""
+    low = word.lower()
+    tags = lexicon.word_tags(low)
+    if not strict:
+        tags = tags - {"NN", "NNS"}
+    if low in ("was", "were", "had", "did") or ("VBD" in tags and not tags & {"VB", "VBP", "VBZ", "NN", "NNS"}):
+        return "past"
+    if low in ("is", "are", "am", "has", "does") or ("VBZ" in tags and "NNS" not in tags):
+        return "present"
+    return ""
+
+
+def _clashing_tense(old: str, new: str, ctx: Context) -> bool:
+    """The new verb's tense differs from the other finite verbs of the text (or a past marker)."""
+    tense = _tense(new, strict=False)
+    others = [_tense(w) for w in re.findall(r"[A-Za-z]+", ctx.text)]
+    if _tense(old) in others:
+        others.remove(_tense(old))
+    past, present = others.count("past"), others.count("present")
+    if tense == "present":
+        return past > present or bool(_PAST_MARKERS.search(ctx.text))
+    if tense == "past":
+        return present > past
+    return False
+
+
+def _words(tokens: list[str]) -> list[str]:
+    return [t.lower() for t in tokens if t[:1].isalnum()]
+
+
+def _is_split_fragment(old: list[str], new: list[str], ctx: Context) -> bool:
+    """A sentence split before a subordinate clause: "..., because he" -> "... . Because he"."""
+    ends = {".", "!", "?"}
+    if _words(old) != _words(new) or not (ends & set(new)) or ends & set(old):
+        return False
+    at = max(i for i, t in enumerate(new) if t in ends)
+    after = new[at + 1].lower() if at + 1 < len(new) else ctx.next.lower()
+    return after in SUBORDINATORS or (after.endswith("ing") and "VBG" in lexicon.word_tags(after))
+
+
+def _is_finite(word: str) -> bool:
+    low = word.lower()
+    if low in MODALS or low in DO or low in ("is", "am", "are", "was", "were", "has", "have", "had"):
+        return True
+    tags = lexicon.word_tags(low)
+    return bool(tags & {"VBZ", "VBD"}) and not tags & {"NN", "NNS"}
+
+
+def _singular_noun_ahead(ctx: Context) -> bool:
+    """The next noun (after at most two adjectives) is a singular common noun."""
+    for word in ctx.after[:3] or (ctx.next,):
+        if not word[:1].islower():
+            return False
+        tags = lexicon.word_tags(word)
+        if "NN" in tags and "NNS" not in tags:
+            return True
+        if "NNS" in tags or not lexicon.lemmas(word):
+            return False
+    return False
+
+
+def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
+    words = _words(old)
+    if len(words) > 2:
+        return "", f"deleting {' '.join(old)!r} removes more than a fragment's verb or subject"
+    if any(_is_finite(w) for w in words):
+        return "fragment (verb removed)", ""
+    if len(words) == 1 and lexicon.word_tags(words[0]) & {"VBD", "VBZ"} and _is_subject(_subject_word(ctx)):
+        return "fragment (main verb removed)", ""
+    if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
+        return "fragment (subject removed)", ""
+    if words in (["a"], ["an"]) and ctx.next[:1].isalpha() and ctx.next.lower() not in ("few", "lot", "little"):
+        return "article missing", ""
+    if words == ["the"] and _singular_noun_ahead(ctx):
+        return "article missing before a singular noun", ""
+    return "", f"deleting {' '.join(old)!r} leaves a grammatical sentence or changes its meaning"
+
+
+def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
+    words = _words(new)
+    nxt = ctx.next.lower()
+    if len(words) == 1 and len(new) == 1:
+        w = words[0]
+        if w in ("a", "an") and (_is_plural_noun(nxt) or nxt in _PRONOUN_CASE):
+            return "article misuse", ""
+        if w in ("is", "are", "was", "were") and lexicon.word_tags(nxt) & {"VBZ", "VB"} and "VBG" not in lexicon.word_tags(nxt):
+            return "wrong verb form after 'be'", ""
+        if w in MODALS and lexicon.word_tags(nxt) & {"VBZ", "VBD"} and "VB" not in lexicon.word_tags(nxt):
+            return "wrong verb form after a modal", ""
+    return "", f"inserting {' '.join(new)!r} is not a recognised grammatical error"
+
+
+def _article(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    if n in ("a", "an") and ctx.next[:1].isalnum() and lexicon.an_mismatch(n, ctx.next):
+        return "a/an misuse", ""
+    if n in ("a", "an") and _is_plural_noun(ctx.next):
+        return "article before a plural noun", ""
+    return "", f"article {o!r} -> {n!r} before {ctx.next!r} stays grammatical"
+
+
+def _pronoun(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    (po, co), (pn, cn) = _PRONOUN_CASE[o], _PRONOUN_CASE[n]
+    if not set(co.split()) & set(cn.split()):
+        return "pronoun case error", ""
+    if po[0] == pn[0] and po[1:] != pn[1:]:
+        return "pronoun number disagreement", ""
+    return "", f"pronoun {o!r} -> {n!r} changes who is meant, not the grammar"
+
+
+def _preposition(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    prev = ctx.prev.lower()
+    nxt = lexicon.word_tags(ctx.next)
+    takes_infinitive = prev in TAKES_INFINITIVE or bool(lexicon.lemmas(prev) & TAKES_INFINITIVE)
+    if o == "to" and "VB" in nxt and ctx.next.islower() and (takes_infinitive or not nxt & {"NN", "NNS"}):
+        return "infinitive 'to' replaced by a preposition", ""
+    keys = [prev, *sorted(lexicon.lemmas(prev))]
+    for key in keys:
+        allowed = GOVERNS.get(key)
+        if allowed is not None and o in allowed and n not in allowed:
+            return "preposition misuse", ""
+    return "", f"preposition {o!r} -> {n!r} after {ctx.prev!r} is not known to be wrong (may stay grammatical)"
+
+
+_DET_PAIRS = {("this", "these"), ("that", "those"), ("much", "many"), ("less", "fewer")}
+
+
+def _determiner(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    plural_det = n in ("these", "those", "many", "fewer")
+    if (plural_det and _is_singular_noun(ctx.next)) or (not plural_det and _is_plural_noun(ctx.next)):
+        return "determiner-noun disagreement", ""
+    return "", f"{o!r} -> {n!r} before {ctx.next!r} stays grammatical"
+
+
+def _new_meaning(o: str, n: str) -> bool:
+    """``n`` is also a verb of its own ("find" -> "found", "see" -> "saw")."""
+    return n in lexicon.lemmas(n, "VERB") - lexicon.lemmas(o, "VERB")
+
+
+_ADVERBS = frozenset("also still just already always never even then often now only not finally".split())
+_AGREES = {
+    "i": frozenset({"am", "was", "have", "do"}),
+    "sg": frozenset({"is", "was", "has", "does"}),
+    "pl": frozenset({"are", "were", "have", "do"}),
+}
+
+
+def _subject_word(ctx: Context) -> str:
+    """The word before the edit, skipping adverbs ("He finally found" -> "He")."""
+    for word in reversed(ctx.before or (ctx.prev,)):
+        if word.lower() not in _ADVERBS and not word.lower().endswith("ly"):
+            return word
+    return ""
+
+
+def _is_subject(word: str) -> bool:
+    """Can ``word`` be the subject right before a verb (pronoun, name, noun, relative)?"""
+    low = word.lower()
+    return (
+        "subj" in _PRONOUN_CASE.get(low, ("", ""))[1]
+        or (word[:1].isupper() and low not in SUBORDINATORS | ARTICLES and "VBG" not in lexicon.word_tags(low))
+        or _is_plural_noun(low)
+        or (_is_singular_noun(low) and low not in PREPOSITIONS)
+        or low in ("who", "which", "that")
+    )
+
+
+def _after_auxiliary(ctx: Context) -> bool:
+    aux = MODALS | DO | HAVE | BE | {"to"}
+    return any(w.lower() in aux for w in ctx.before)
+
+
+def _finite_to_nonfinite(o: str, n: str, ctx: Context) -> bool:
+    """A finite verb right after its subject replaced by "be", "been", a participle or gerund."""
+    finite = bool(lexicon.word_tags(o) & {"VBD", "VBZ", "VBP"}) or o in _BE_NUMBER or o in MODALS
+    if not finite or _after_auxiliary(ctx):
+        return False
+    is_subject = _is_subject(_subject_word(ctx))
+    if o in ("is", "are", "was", "were", "am") and n in ("be", "been"):
+        return True  # a finite "be" replaced by a bare "be"/"been" with no auxiliary before it
+    tags = lexicon.word_tags(n)
+    nonfinite = n in ("be", "been", "being") or (
+        bool(tags & {"VBG", "VBN"}) and not tags & {"VBD", "VBZ", "VBP"}
+    )
+    return is_subject and nonfinite
+
+
+def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    prev, tags_o, tags_n = _subject_word(ctx).lower(), lexicon.word_tags(o), lexicon.word_tags(n)
+    if (prev == "to" or prev in MODALS or prev in DO) and "VB" in tags_o:
+        if "VB" in tags_n:
+            return "", f"{n!r} after {ctx.prev!r} is still a base form"
+        return f"wrong verb form after {prev!r}", ""
+    if prev in HAVE and "VBN" in tags_o:
+        return ("", f"{n!r} after {ctx.prev!r} is still a participle") if "VBN" in tags_n else ("wrong form after 'have'", "")
+    if prev in BE and tags_o & {"VBG", "VBN"}:
+        return ("", f"{n!r} after {ctx.prev!r} stays grammatical") if tags_n & {"VBG", "VBN"} else ("wrong form after 'be'", "")
+    if _finite_to_nonfinite(o, n, ctx):
+        return "finite verb replaced by a non-finite form", ""
+    subject, vn = _subject_number(ctx.prev), _verb_number(n)
+    if o in _BE_NUMBER and n in _BE_NUMBER and _BE_NUMBER[o] != _BE_NUMBER[n]:
+        key = "i" if ctx.prev.lower() == "i" else subject
+        if key and n in _AGREES[key]:
+            return "", f"{n!r} still agrees with {ctx.prev!r}"
+        return "subject-verb disagreement", ""
+    if vn and subject and vn != subject and _tense(n) != "past":
+        return "subject-verb disagreement", ""
+    return "", ""
+
+
+def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    nouns = {"NN", "NNS"}
+    if not lexicon.word_tags(o) & nouns or not lexicon.word_tags(n) & nouns:
+        return "", ""
+    plural = _is_plural_noun(n)
+    if not (plural or _is_singular_noun(n)) or plural == _is_plural_noun(o):
+        return "", ""
+    prev, nxt = ctx.prev.lower(), _verb_number(ctx.next)
+    if (plural and prev in SG_DET) or (not plural and prev in PL_DET):
+        return "noun-determiner disagreement", ""
+    if nxt and nxt != ("pl" if plural else "sg"):
+        return "subject-verb disagreement", ""
+    return "", f"noun {o!r} -> {n!r} changes the number but stays grammatical"
+
+
+def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
+    lo, ln = o.lower().replace("’", "'"), n.lower().replace("’", "'")
+    if lo.endswith("n't") and ln.endswith("n't"):  # "wasn't" -> "weren't": compare the verbs
+        lo, ln = lo[:-3], ln[:-3]
+    if lo == ln:
+        return "", f"only the capitalisation of {o!r} changed"
+    for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
+        if lo in group and ln in group:
+            return check(lo, ln, ctx)
+    if (lo, ln) in _DET_PAIRS or (ln, lo) in _DET_PAIRS:
+        return _determiner(lo, ln, ctx)
+    if not lexicon.lemmas(lo) & lexicon.lemmas(ln):
+        return "", f"{o!r} -> {n!r} replaces the word (meaning changed), not its form"
+    if _new_meaning(lo, ln):
+        return "", f"{n!r} is a word of its own: {o!r} -> {n!r} changes the meaning"
+    for check in (_verb_form, _noun_number):
+        pattern, reason = check(lo, ln, ctx)
+        if pattern or reason:
+            return pattern, reason
+    if _tense(ln, strict=False) and _tense(ln, strict=False) != _tense(lo, strict=False) and _clashing_tense(lo, ln, ctx):
+        return "incorrect verb tense", ""
+    return "", f"{o!r} -> {n!r} may still be grammatical here"
+
+
+def error_pattern(old: list[str], new: list[str], ctx: Context) -> tuple[str, str]:
+    """``(pattern, "")`` if the edit ``old`` -> ``new`` tokens is a recognised grammatical
+    error in its context, else ``("", reason)``."""
+    if len(_words(old)) > 2 or len(_words(new)) > 2 or len(old) > 3 or len(new) > 3:
+        return "", f"edit {' '.join(old)!r} -> {' '.join(new)!r} is too large for one grammatical error"
+    if _is_split_fragment(old, new, ctx):
+        return "fragment (split before a subordinate clause)", ""
+    if not new:
+        return _deletion(old, ctx)
+    if not old:
+        return _insertion(new, ctx)
+    if len(old) == 1 and len(new) == 1:
+        return _substitution(old[0], new[0], ctx)
+    return "", f"edit {' '.join(old)!r} -> {' '.join(new)!r} is not a recognised grammatical error"

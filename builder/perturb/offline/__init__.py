@@ -1,0 +1,68 @@
+"""Offline, rule-based stand-in for the LLM-based perturbations (used when no ``--perturber`` is given).
+
+One module per operation, all randomness from the ``random.Random`` passed in:
+
+* :mod:`.entities` - fictional entities: typed entity spans replaced by seeded fictional ones of the
+  same type;
+* :mod:`.grammar` - grammatical errors from a catalogue of real error types, inflected with
+  lemminflect;
+* :mod:`.paraphrase` - rewriting and insertion: rule-based syntactic and lexical paraphrases inserted
+  right after their original sentence.
+
+Minor / single severity makes one change; major makes two or three (an item with a single
+candidate is *not applicable* at major severity, with the reason). Every row records
+``generator = offline-rules/<OFFLINE_VERSION>``; the CLI and the card say these rows were not
+written by an LLM.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from dhp.builder.perturb.base import Outcome
+from dhp.builder.perturb.offline import entities, grammar, paraphrase
+from dhp.types import Operation, Severity
+
+__all__ = [
+    "OFFLINE_GENERATOR",
+    "OFFLINE_VERSION",
+    "fictional_entities",
+    "grammatical_errors",
+    "offline_perturb",
+    "rewrite_insert",
+]
+
+OFFLINE_VERSION = "2"
+OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
+
+
+def fictional_entities(text: str, severity: Severity, rng: random.Random) -> Outcome:
+    """Replace one (minor/single) or two to three (major) entities by fictional ones of the same type."""
+    return entities.fictional_entities(text, severity, rng, OFFLINE_GENERATOR)
+
+
+def grammatical_errors(text: str, severity: Severity, rng: random.Random) -> Outcome:
+    """Introduce one (minor/single) or two to three (major) grammatical errors."""
+    return grammar.grammatical_errors(text, severity, rng, OFFLINE_GENERATOR)
+
+
+def rewrite_insert(text: str, severity: Severity, rng: random.Random) -> Outcome:
+    """Paraphrase one (minor) or two to three (major) sentences, each inserted right after its original."""
+    return paraphrase.rewrite_insert(text, severity, rng, OFFLINE_GENERATOR)
+
+
+_OFFLINE: dict[Operation, Callable[[str, Severity, random.Random], Outcome]] = {
+    Operation.FICTIONAL_ENTITIES: fictional_entities,
+    Operation.GRAMMATICAL_ERRORS: grammatical_errors,
+    Operation.REWRITE_INSERT: rewrite_insert,
+}
+
+
+def offline_perturb(operation: Operation, text: str, severity: Severity, rng: random.Random) -> Outcome:
+    """Dispatch an LLM-row operation to its offline rule."""
+    try:
+        fn = _OFFLINE[operation]
+    except KeyError:
+        raise ValueError(f"no offline generator for operation {operation.value!r}") from None
+    return fn(text, severity, rng)

@@ -1,0 +1,226 @@
+"""Fictional entities: typed spans from :func:`dhp.builder.perturb.lexicon.find_entities`, each replaced by
+a seeded fictional value of the same type.
+
+* person -> fictional person (two words for a full name, one for a first or last name);
+* place -> fictional place, keeping a place keyword ("Hokkaido Island" -> "Valdoria Island");
+* organisation -> fictional organisation of the same kind, keeping its keyword
+  ("Brown University" -> "Halvorsen University"; an acronym -> another acronym);
+* number -> a different number of the same shape ("52-30" -> "47-18", "29th" -> "61st", "two" -> "five");
+* date -> another date (month, weekday, year, decade);
+* technical term -> a fictional term of the same shape ("map1lc3a" -> "qev7trz4o", "apoptosis" ->
+  "zorvatosis").
+
+Spans never cross a sentence end, the ``<dig>`` mask is never an entity, and every replacement is
+checked with the lexicon to have the original's type and not to occur in the original text. Every
+chosen entity changes at its first occurrence only: one entity is one changed span.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+from dhp.builder.perturb import lexicon
+from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.lexicon import EntityType, Span
+from dhp.builder.perturb.offline.edits import Edit, apply_edits, change_count
+from dhp.types import Severity
+
+__all__ = ["entity_candidates", "fictional_entities"]
+
+_FIRST = (
+    "Alvar Brisa Corvin Delphine Emrick Faelan Galiena Havel Isolde Jorvik Kestra Lorcan Mirela Nandor "
+    "Orla Peregrin Quilla Rosmer Sabine Tobiah Ulla Varek Wren Ysolde Zanthe Aldric Bryony Caspian Elowen "
+    "Fenwick Ingrid Leander Marisol Oswin Rowena Thaddeus Linnea Evander Maren Tamsin"
+).split()
+_LAST = (
+    "Ashgrove Brennick Calloway Dunmere Elsworth Fallowmere Greythorn Halvorsen Ironwood Jessup Kettering "
+    "Larkspur Marwick Northam Oakhurst Pendrell Quenby Ravensworth Stavely Thornbury Umberfield Vantrell "
+    "Whitlock Yarrow Blackwood Hollis Merriweather Penhallow Strand Wexley"
+).split()
+_PLACES = (
+    "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
+    "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania"
+).split()
+_MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
+_WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
+_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
+_CONSONANTS = "bcdfghjklmnprstvz"
+_VOWELS = "aeiou"
+_TRIES = 30
+#: lower-case words that are months only sometimes ("may" is mostly the modal verb)
+_AMBIGUOUS_DATES = frozenset({"may", "march"})
+
+
+def _same_shape_digits(s: str, rng: random.Random) -> str:
+    """Each digit replaced, a leading digit stays non-zero; letters and separators kept."""
+    out = []
+    for i, c in enumerate(s):
+        if c.isdigit():
+            lead = i == 0 or not s[i - 1].isdigit()
+            out.append(str(rng.randint(1 if lead and len(s) > 1 and s[i + 1 : i + 2].isdigit() else 0, 9)))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _number(span: str, rng: random.Random) -> str:
+    low = span.lower()
+    if low.isalpha() and low not in _NUMBER_WORDS:
+        return span  # "dozens", "hundred": no same-shape fictional value
+    if low in _NUMBER_WORDS:
+        word = rng.choice([w for w in _NUMBER_WORDS if w != low])
+        return word.capitalize() if span[:1].isupper() else word
+    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)", span, re.I):
+        return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1)
+    words = span.split(" ")
+    return " ".join(_same_shape_digits(w, rng) if re.search(r"\d", w) else w for w in words)
+
+
+def _date(span: str, rng: random.Random) -> str:
+    def one(word: str) -> str:
+        low = word.lower().strip(",.")
+        if low in lexicon.MONTHS:
+            return word.replace(word.strip(",."), rng.choice([m for m in _MONTHS if m.lower() != low]))
+        if low in lexicon.WEEKDAYS:
+            return word.replace(word.strip(",."), rng.choice([d for d in _WEEKDAYS if d.lower() != low]))
+        if m := re.fullmatch(r"(1[0-9]|20)(\d)0s", low):
+            return f"{m.group(1)}{(int(m.group(2)) + rng.randint(1, 8)) % 10}0s"
+        if re.fullmatch(r"\d{4}", low):
+            return str(int(low) + rng.choice([-1, 1]) * rng.randint(1, 30))
+        return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
+
+    parts = span.split(" ")
+    k = rng.randrange(len(parts))  # change one part of "March 27, 2015": enough to make it another date
+    for _ in range(len(parts)):
+        if one(parts[k]) != parts[k]:
+            break
+        k = (k + 1) % len(parts)
+    return " ".join(one(p) if i == k else p for i, p in enumerate(parts))
+
+
+def _pseudo_word(n: int, rng: random.Random) -> str:
+    return "".join(rng.choice(_CONSONANTS if i % 2 == 0 else _VOWELS) for i in range(max(2, n)))
+
+
+def _term(span: str, rng: random.Random) -> str:
+    low = span.lower()
+    suffix = next((s for s in sorted(lexicon._BIO_SUFFIXES, key=len, reverse=True) if low.endswith(s)), "")
+    if suffix and not re.search(r"\d", span):
+        return _pseudo_word(max(3, len(span) - len(suffix)), rng) + suffix  # "apoptosis" -> "zorevosis"
+    if span.isalpha():
+        plural = "s" if low.endswith("s") and len(low) > 4 else ""
+        return _pseudo_word(len(span) - len(plural), rng) + plural  # "micrornas" -> "dovakelus"
+    out = []
+    for c in span:  # same shape: a letter for a letter, a digit for a digit
+        if c.isdigit():
+            out.append(str(rng.randint(0, 9)))
+        elif c.isalpha():
+            new = rng.choice(_CONSONANTS + _VOWELS)
+            out.append(new.upper() if c.isupper() else new)
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str]) -> str:
+    """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University")."""
+    for i, w in enumerate(words):
+        if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
+            return " ".join([*words[:i], rng.choice(pool), *words[i + 1 :]])
+    return " ".join([rng.choice(pool), *words])
+
+
+def _org(span: str, rng: random.Random) -> str:
+    if span.isupper() and span.isalpha():
+        return "".join(rng.choice("ABCDEFGHJKLMNPRSTVWZ") for _ in span)
+    return _keep_keywords(span.split(), lexicon.ORG_KEYWORDS, rng, _LAST)
+
+
+def _place(span: str, rng: random.Random) -> str:
+    keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS
+    return _keep_keywords(span.split(), keep, rng, _PLACES)
+
+
+def _person(span: str, rng: random.Random, text: str) -> str:
+    words = span.split()
+    if len(words) >= 2:
+        titles = [w for w in words[:-1] if w.lower().strip(".") in lexicon.TITLES]
+        name = [rng.choice(_LAST)] if titles else [rng.choice(_FIRST), rng.choice(_LAST)]
+        return " ".join([*titles, *name])
+    surname = re.search(rf"[A-Z][\w'’-]+ {re.escape(span)}\b", text) is not None
+    return rng.choice(_LAST if surname else _FIRST)
+
+
+_MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
+    EntityType.PERSON: _person,
+    EntityType.PLACE: lambda s, r, t: _place(s, r),
+    EntityType.ORG: lambda s, r, t: _org(s, r),
+    EntityType.NUMBER: lambda s, r, t: _number(s, r),
+    EntityType.DATE: lambda s, r, t: _date(s, r),
+    EntityType.TERM: lambda s, r, t: _term(s, r),
+}
+
+
+def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
+    """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
+    make = _MAKERS.get(span.type)
+    if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
+        return None
+    lower = lexicon.is_lowercase_text(text)
+    for _ in range(_TRIES):
+        new = make(span.text, rng, text)
+        if lower:
+            new = new.lower()
+        if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
+            continue
+        if lexicon.classify_span(new, "", lower) == span.type or span.type is EntityType.TERM:
+            return new
+    return None
+
+
+def entity_candidates(text: str) -> dict[str, list[Span]]:
+    """Replaceable entities: surface text -> its spans (all occurrences of one entity)."""
+    groups: dict[str, list[Span]] = {}
+    for s in lexicon.find_entities(text):
+        if s.type in _MAKERS:
+            groups.setdefault(s.text, []).append(s)
+    return groups
+
+
+def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
+    """Replace one (minor/single) or two to three (major) entities by fictional ones of the same type."""
+    lo, hi = change_count(severity)
+    want = lo if lo == hi else rng.randint(lo, hi)
+    groups = entity_candidates(text)
+    by_type: dict[EntityType, list[str]] = {}
+    for surface, spans in groups.items():
+        by_type.setdefault(spans[0].type, []).append(surface)
+    edits: list[Edit] = []
+    changes: list[dict[str, str]] = []
+    types = sorted(by_type, key=lambda t: t.value)
+    while len(changes) < want and types:
+        fresh = [t for t in types if t.value not in {c["type"] for c in changes}] or types
+        kind = rng.choice(fresh)
+        surface = rng.choice(by_type[kind])
+        by_type[kind].remove(surface)
+        if not by_type[kind]:
+            types.remove(kind)
+        occ = groups[surface][:1]  # one entity is one changed span (the validator counts spans)
+        new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
+        if new is None or any(o.start < e.end and e.start < o.end for o in occ for e in edits):
+            continue
+        edits += [Edit(o.start, o.end, new, kind.value) for o in occ]
+        changes.append({"type": kind.value, "from": surface, "to": new})
+    if len(changes) < lo:
+        return NotApplicable(
+            f"{len(changes)} replaceable named entities, numbers, dates or technical terms found; "
+            f"{severity.value} severity replaces {lo}"
+        )
+    return Perturbed(apply_edits(text, edits), generator, {"changes": changes})

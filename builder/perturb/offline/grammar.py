@@ -1,0 +1,340 @@
+"""Grammatical errors: a catalogue of real error types, inflected with lemminflect's bundled lexicon.
+
+Each rule lists every site where it makes a sentence ungrammatical with one small edit:
+
+* ``agreement`` - subject-verb disagreement ("he is" -> "he are", "they take" -> "they takes");
+* ``verb_form`` - a wrong verb form after an auxiliary or "to" ("will go" -> "will went",
+  "has learned" -> "has learn"), never a form that is itself a base form ("to found");
+* ``pronoun`` - a pronoun in the wrong case for its role ("He said" -> "Him said",
+  "their cells" -> "them cells", "gave them" -> "gave they");
+* ``article`` - a/an misuse ("an apple" -> "a apple") and "a" before a plural ("a cell" -> "a cells");
+* ``preposition`` - a wrong preposition in a fixed collocation only ("according to" -> "according of");
+* ``fragment`` - the finite verb of a clause dropped ("He was very proud" -> "He very proud").
+
+The kinds are drawn with equal probability (:func:`~.edits.pick_balanced`), so no type dominates.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.offline.edits import (
+    WORD,
+    Edit,
+    apply_edits,
+    case_like,
+    change_count,
+    inflect,
+    lemmas,
+    pick_balanced,
+)
+from dhp.types import Severity
+
+__all__ = ["ERROR_KINDS", "grammar_edits", "grammatical_errors"]
+
+
+@dataclass(frozen=True)
+class _Tok:
+    start: int
+    end: int
+    word: str
+    low: str
+    #: only whitespace between the previous token and this one (same clause, no punctuation)
+    joined: bool
+    #: the first word of a sentence
+    initial: bool
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out: list[_Tok] = []
+    prev_end = 0
+    for m in WORD.finditer(text):
+        gap = text[prev_end : m.start()]
+        initial = not out or bool(re.search(r"[.!?]", gap))
+        out.append(
+            _Tok(m.start(), m.end(), m.group(0), m.group(0).lower(), bool(out) and not gap.strip(), initial)
+        )
+        prev_end = m.end()
+    return out
+
+
+def _pairs(toks: list[_Tok]) -> Iterator[tuple[_Tok, _Tok]]:
+    """Adjacent token pairs with only whitespace between them."""
+    for a, b in itertools.pairwise(toks):
+        if b.joined:
+            yield a, b
+
+
+def _verb_lemma(word: str) -> str | None:
+    v = lemmas(word).get("VERB")
+    return v[0] if v else None
+
+
+def _is_base_verb(word: str) -> bool:
+    return word in lemmas(word).get("VERB", ())
+
+
+_NOT_SUBJECT_END = frozenset(
+    "the a an this that these those to be is are was were am been being has have had having will would "
+    "can could should must may might shall did do does not never".split()
+)
+
+
+def _finite_verb(toks: list[_Tok], i: int, tag: str) -> str | None:
+    """The lemma if ``toks[i]`` is a finite verb of Penn ``tag`` (VBD/VBZ) right after a subject-like word."""
+    t = toks[i]
+    if i == 0 or not t.joined or t.word[:1].isupper() or toks[i - 1].low in _NOT_SUBJECT_END:
+        return None
+    lemma = _verb_lemma(t.low)
+    if lemma is None or lemma in {"be", "have", "do"} or t.low == lemma or inflect(lemma, tag) != t.low:
+        return None
+    if "NOUN" in lemmas(t.low) and toks[i - 1].low not in _SUBJECTS and not toks[i - 1].word[:1].isupper():
+        return None  # "the man stops" is a verb, "bus stops" may be a noun
+    return lemma
+
+
+def _sub(t: _Tok, new: str, kind: str) -> Edit:
+    return Edit(t.start, t.end, case_like(t.word, new), kind)
+
+
+# -- agreement -----------------------------------------------------------------------------------
+_AGREE = {
+    "is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has",
+    "does": "do", "doesn't": "don't", "don't": "doesn't", "isn't": "aren't", "aren't": "isn't",
+    "wasn't": "weren't", "weren't": "wasn't", "hasn't": "haven't", "haven't": "hasn't",
+}  # fmt: skip
+_MODALS = frozenset(
+    "will would can could should must may might shall did didn't don't doesn't won't can't couldn't "
+    "wouldn't shouldn't to".split()
+)
+_THIRD = frozenset({"he", "she", "it"})
+_NON_THIRD = frozenset({"i", "we", "they", "you"})
+_SUBJECTS = _THIRD | _NON_THIRD
+
+
+_SINGULAR_FORMS = frozenset({"is", "was", "has", "does", "doesn't", "isn't", "wasn't", "hasn't"})
+
+
+def _subject_agrees(prev: _Tok, verb: str) -> bool:
+    """The word before ``verb`` is its subject and agrees with it, so swapping the verb's number is wrong."""
+    if prev.word == "I":
+        return False  # "I was" / "I were": the subjunctive blurs it
+    singular = verb.replace("’", "'") in _SINGULAR_FORMS
+    if prev.low in _THIRD:
+        return singular
+    if prev.low in _NON_THIRD:
+        return not singular
+    if prev.word[:1].isupper() and prev.joined and "NOUN" not in lemmas(prev.low):
+        return singular  # a name: "Iran was" -> "Iran were"
+    num = _noun_number(prev.low)
+    return num is not None and (num == "sg") == singular
+
+
+def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    for i, t in enumerate(toks):
+        new = _AGREE.get(t.low.replace("’", "'"))
+        if new is None or not i or not _subject_agrees(toks[i - 1], t.low):
+            continue
+        if t.low in {"have", "has"} and i and toks[i - 1].low.replace("’", "'") in _MODALS:
+            continue  # "would have" -> "would has" is a verb-form error, not agreement
+        yield _sub(t, new, "agreement")
+    for a, b in _pairs(toks):
+        lemma = _verb_lemma(b.low)
+        if lemma is None or b.word[:1].isupper():
+            continue
+        if a.low in _THIRD and b.low != lemma and inflect(lemma, "VBZ") == b.low:
+            yield _sub(b, lemma, "agreement")  # "it takes" -> "it take"
+        elif a.low in _NON_THIRD and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma != "be":
+            vbz = inflect(lemma, "VBZ")
+            if vbz and vbz != b.low:
+                yield _sub(b, vbz, "agreement")  # "they take" -> "they takes"
+    for i, t in enumerate(toks):
+        lemma = _finite_verb(toks, i, "VBZ")
+        prev = toks[i - 1] if i else t
+        if lemma and prev.word[:1].isupper() and prev.low not in _SUBJECTS and "NOUN" not in lemmas(prev.low):
+            yield _sub(t, lemma, "agreement")  # "Ted continues" -> "Ted continue"
+
+
+# -- verb form after an auxiliary or "to" --------------------------------------------------------
+_PERFECT = frozenset({"has", "have", "had", "having"})
+
+
+def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    for a, b in _pairs(toks):
+        if b.word[:1].isupper() or a.low.replace("’", "'") not in _MODALS | _PERFECT:
+            continue
+        lemma = _verb_lemma(b.low)
+        if lemma is None:
+            continue
+        if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be":
+            for tag in ("VBZ", "VBD"):  # "will go" -> "will goes"; "to find" -> "to finds" (not "to found")
+                wrong = inflect(lemma, tag)
+                if wrong and wrong != b.low and not _is_base_verb(wrong):
+                    yield _sub(b, wrong, "verb_form")
+                    break
+        elif a.low in _PERFECT and b.low != lemma and inflect(lemma, "VBN") == b.low:
+            yield _sub(b, lemma, "verb_form")  # "has gone" -> "has go", "had used" -> "had use"
+
+
+# -- pronoun case ---------------------------------------------------------------------------------
+_SUBJ_TO_OBJ = {"he": "him", "she": "her", "they": "them", "we": "us", "i": "me"}
+_OBJ_TO_SUBJ = {"him": "he", "them": "they", "us": "we", "me": "I"}
+_POSS_TO_OBJ = {
+    "their": "them",
+    "his": "him",
+    "our": "us",
+    "your": "you",
+    "its": "it",
+    "her": "she",
+    "my": "mine",
+}
+_COMPARE = frozenset({"than", "as", "like", "but", "except"})
+
+
+def _pronoun(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
+        if i and toks[i - 1].low in _COMPARE:
+            continue  # "taller than he" / "than him": both are heard
+        if t.word == "I":
+            yield Edit(t.start, t.end, "Me" if t.initial else "me", "pronoun")  # "I was" -> "me was"
+        elif t.low in _SUBJ_TO_OBJ and t.low != "i":
+            yield _sub(t, _SUBJ_TO_OBJ[t.low], "pronoun")  # "He said" -> "Him said"
+        elif (
+            t.low in _OBJ_TO_SUBJ
+            and t.low != "us"
+            and not (t.low == "me" and nxt is not None and nxt.low == "and")
+        ):
+            new = _OBJ_TO_SUBJ[t.low]
+            yield Edit(
+                t.start, t.end, new if new == "I" else case_like(t.word, new), "pronoun"
+            )  # "gave them" -> "gave they"
+        elif t.low in _POSS_TO_OBJ and nxt is not None and "NOUN" in lemmas(nxt.low):
+            yield _sub(t, _POSS_TO_OBJ[t.low], "pronoun")  # "their cells" -> "them cells"
+
+
+def _noun_number(word: str) -> str | None:
+    """'sg' or 'pl' for a word with a noun reading and a distinct plural (after a determiner it is one)."""
+    pos = lemmas(word)
+    if "NOUN" not in pos or "ADJ" in pos:
+        return None
+    lemma = pos["NOUN"][0]
+    plural = inflect(lemma, "NNS")
+    if plural is None or plural == lemma:
+        return None
+    return "sg" if word == lemma else ("pl" if word == plural else None)
+
+
+_ONE_SOUND = frozenset({"one", "once"})
+
+
+# -- articles -------------------------------------------------------------------------------------
+def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    for a, b in _pairs(toks):
+        if a.low not in {"a", "an", "the"} or b.word.isupper():
+            continue
+        if a.low == "the" and _noun_number(b.low) == "pl":
+            yield _sub(a, "a", "article")  # "the lights" -> "a lights"
+            continue
+        if a.low == "the":
+            if b.low[:1] in "bcdfgjklmnpqrstvwxz" and b.low not in _ONE_SOUND:
+                yield _sub(a, "an", "article")  # "the competition" -> "an competition"
+            continue
+        yield _sub(a, "an" if a.low == "a" else "a", "article")  # "a cell" -> "an cell"
+        if a.low == "a" and _noun_number(b.low) == "sg":
+            plural = inflect(lemmas(b.low)["NOUN"][0], "NNS")
+            if plural:
+                yield _sub(b, plural, "article")  # "a cell" -> "a cells"
+
+
+# -- prepositions (fixed collocations only) --------------------------------------------------------
+_COLLOCATIONS = {
+    "according to": "of", "due to": "of", "depend on": "of", "depends on": "of", "depended on": "of",
+    "rely on": "of", "relies on": "of", "interested in": "on", "afraid of": "from",
+    "capable of": "for", "similar to": "of", "responsible for": "of", "associated with": "of",
+    "consists of": "from", "consist of": "from", "because of": "from", "instead of": "from",
+    "in spite of": "from", "able to": "of", "at least": "in", "in addition to": "of",
+    "on the other hand": "in", "proud of": "for", "aware of": "from", "focus on": "at",
+    "focused on": "at", "listen to": "at", "participate in": "at", "belongs to": "of",
+    "based on": "of", "involved in": "at", "married to": "at", "succeeded in": "at",
+    "in order to": "for", "in love": "on", "in time": "at", "on time": "in", "at night": "in",
+    "at the end": "on", "in the morning": "at", "thanks to": "of", "compared to": "of", "compared with": "of",
+    "result in": "at", "results in": "at", "resulted in": "at", "lead to": "at", "led to": "at",
+    "leads to": "at", "contribute to": "at", "contributes to": "at", "at home": "in",
+}  # fmt: skip
+_PREPS = frozenset({"to", "on", "in", "of", "for", "with", "at"})
+_COLLOCATION = re.compile(r"\b(" + "|".join(re.escape(c) for c in sorted(_COLLOCATIONS, key=len, reverse=True)) + r")\b", re.IGNORECASE)  # fmt: skip
+
+
+def _preposition(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    for m in _COLLOCATION.finditer(text):
+        phrase = m.group(0)
+        wrong = _COLLOCATIONS[phrase.lower()]
+        words = phrase.split()
+        prep_i = max(i for i, w in enumerate(words) if w.lower() in _PREPS)
+        start = m.start() + sum(len(w) + 1 for w in words[:prep_i])
+        yield Edit(start, start + len(words[prep_i]), case_like(words[prep_i], wrong), "preposition")
+
+
+# -- fragments: drop the finite verb -----------------------------------------------------------------
+_BE = frozenset({"is", "are", "was", "were", "am"})
+
+
+def _drop(text: str, first: _Tok, last: _Tok) -> Edit:
+    end = last.end
+    while end < len(text) and text[end] == " ":
+        end += 1
+    return Edit(first.start, end, "", "fragment")
+
+
+def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
+        if nxt is None or i == 0 or not t.joined:
+            continue
+        nlemma = _verb_lemma(nxt.low)
+        participle = nlemma is not None and inflect(nlemma, "VBN") == nxt.low
+        if t.low in _BE and not participle:
+            yield _drop(text, t, t)  # "He was very proud" -> "He very proud"
+        elif t.low in _PERFECT - {"having"} and participle:
+            yield _drop(text, t, nxt)  # "Jimmy has learned a trick" -> "Jimmy a trick"
+        elif t.low in _MODALS - {"to"} and nlemma == nxt.low and nxt.low not in _BE:
+            yield _drop(text, t, nxt)  # "The series will air in 2016" -> "The series in 2016"
+    for i, t in enumerate(toks):
+        if _finite_verb(toks, i, "VBD") or _finite_verb(toks, i, "VBZ"):
+            yield _drop(text, t, t)  # "Harry loved Mary" -> "Harry Mary"
+
+
+_RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
+    _agreement,
+    _verb_form,
+    _pronoun,
+    _article,
+    _preposition,
+    _fragment,
+)
+ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "preposition", "fragment")
+
+
+def grammar_edits(text: str) -> list[Edit]:
+    """Every site where one catalogued error can be made, each as one small edit."""
+    toks = _tokens(text)
+    return [e for rule in _RULES for e in rule(text, toks) if text[e.start : e.end] != e.new]
+
+
+def grammatical_errors(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
+    """Introduce one (minor/single) or two to three (major) grammatical errors of different kinds."""
+    lo, hi = change_count(severity)
+    n = lo if lo == hi else rng.randint(lo, hi)
+    chosen = pick_balanced(grammar_edits(text), n, rng, gap=5)
+    if len(chosen) < lo:
+        return NotApplicable(
+            f"{len(chosen)} grammatical error site(s) found by the catalogue; {severity.value} severity needs {lo}"
+        )
+    chosen.sort(key=lambda e: e.start)
+    return Perturbed(apply_edits(text, chosen), generator, {"changes": [e.kind for e in chosen]})

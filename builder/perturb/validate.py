@@ -1,0 +1,453 @@
+"""Is a perturbed text what its perturbation claims? One small pure check per operation.
+
+Written from the paper's Table 2 (paper v1, appendix B) and SPEC §3, not from any generator:
+
+- character deletions: exactly k alphanumeric characters removed, nothing else changed;
+- typos (``typo`` package): each of its operations (swap, missing, extra, nearby, similar,
+  skipped or random space, repeated, unichar) costs at most 2 character edits, so the
+  Levenshtein distance lies in [1, 2k];
+- word deletion: exactly k consecutive words removed;
+- fictional named entities: every changed span is an entity / number / technical term of the
+  original, inside one sentence, replaced by a new one of the same type; one entity for
+  minor/single, two or more for major;
+- grammatical errors: every edit is small, matches a known error pattern that makes the sentence
+  ungrammatical (see :mod:`dhp.builder.perturb.grammar_check`) and changes no word's meaning;
+  one error for minor/single, two or more for major;
+- rewriting and insertion: all original sentences kept in order; every inserted sentence sits
+  right after the one it paraphrases and is a real paraphrase with no new errors; one for minor,
+  two or more for major;
+- sentence reordering: the same sentences in another order; k=2 swaps exactly two;
+- other item / wrong ending: a different, non-empty text.
+
+A :class:`Verdict` carries a one-line reason when a row fails.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from dhp.builder.perturb import grammar_check, lexicon
+from dhp.builder.perturb.lexicon import NUMBER_MASK, EntityType, Span, Token
+from dhp.builder.textstats import split_sentences
+from dhp.types import Operation, Perturbation, Severity
+
+__all__ = ["Edit", "Verdict", "check_severities_differ", "token_edits", "validate"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Pass, or fail with a one-line reason."""
+
+    ok: bool
+    reason: str = ""
+
+
+PASS = Verdict(True)
+
+
+def _fail(reason: str) -> Verdict:
+    return Verdict(False, " ".join(reason.split()))
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One changed region of a token diff: old tokens (with offsets in the original) -> new ones."""
+
+    old: tuple[Token, ...]
+    new: tuple[Token, ...]
+    old_start: int  # character offsets in the original (an insertion has old_start == old_end)
+    old_end: int
+    new_start: int  # character offsets in the perturbed text
+    new_end: int
+
+    @property
+    def old_text(self) -> str:
+        return " ".join(t.text for t in self.old)
+
+    @property
+    def new_text(self) -> str:
+        return " ".join(t.text for t in self.new)
+
+
+def token_edits(original: str, perturbed: str, split_equal: bool = True) -> list[Edit]:
+    """Changed regions between the two texts' tokens (difflib). With ``split_equal``, a region
+    that replaces n tokens by n tokens is split into n one-token edits."""
+    a, b = lexicon.tokenize(original), lexicon.tokenize(perturbed)
+    sm = difflib.SequenceMatcher(None, [t.text for t in a], [t.text for t in b], autojunk=False)
+    edits: list[Edit] = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        if split_equal and i2 - i1 == j2 - j1 > 1:
+            pairs = zip(range(i1, i2), range(j1, j2), strict=False)
+            edits.extend(Edit((a[i],), (b[j],), a[i].start, a[i].end, b[j].start, b[j].end) for i, j in pairs)
+            continue
+        old = _offsets(a, i1, i2, len(original))
+        new = _offsets(b, j1, j2, len(perturbed))
+        edits.append(Edit(tuple(a[i1:i2]), tuple(b[j1:j2]), *old, *new))
+    return edits
+
+
+def _offsets(toks: list[Token], i: int, j: int, length: int) -> tuple[int, int]:
+    if j > i:
+        return toks[i].start, toks[j - 1].end
+    at = toks[i].start if i < len(toks) else length
+    return at, at
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _count_ok(p: Perturbation, n: int, what: str) -> Verdict:
+    if p.severity is Severity.MAJOR:
+        return PASS if n >= 2 else _fail(f"major needs two or more {what}, found {n}")
+    return PASS if n == 1 else _fail(f"{p.severity.value} needs exactly one {what}, found {n}")
+
+
+# --------------------------------------------------------------------------- character and word level
+
+
+def check_char_deletion(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Exactly k alphanumeric characters deleted, the rest kept in order."""
+    k = p.k or 0
+    removed = Counter(original) - Counter(perturbed)
+    if Counter(perturbed) - Counter(original):
+        return _fail("characters were added, not only deleted")
+    if not _is_subsequence(perturbed, original):
+        return _fail("the remaining characters are not the original's in order")
+    bad = sorted(c for c in removed if not c.isalnum())
+    if bad:
+        return _fail(f"non-alphanumeric characters deleted: {''.join(bad)!r}")
+    n = sum(removed.values())
+    return PASS if n == k else _fail(f"{n} characters deleted, expected k={k}")
+
+
+def _is_subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def check_char_typo(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Levenshtein distance in [1, 2k]: each `typo` operation edits at most two characters."""
+    from rapidfuzz.distance import Levenshtein
+
+    k = p.k or 0
+    dist = int(Levenshtein.distance(original, perturbed))
+    if not 1 <= dist <= 2 * k:
+        return _fail(f"edit distance {dist} outside [1, {2 * k}] for k={k} typos")
+    return PASS
+
+
+def check_word_deletion(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Exactly k consecutive words removed, every other word unchanged."""
+    k = p.k or 0
+    a, b = original.split(), perturbed.split()
+    if len(a) - len(b) != k:
+        return _fail(f"{len(a) - len(b)} words removed, expected k={k}")
+    head = 0
+    while head < len(b) and a[head] == b[head]:
+        head += 1
+    if a[head + k :] != b[head:]:
+        return _fail("the removed words are not consecutive or other words changed")
+    return PASS
+
+
+def check_replacement_text(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Other item / wrong ending: a different, non-empty text (checked by :func:`validate`)."""
+    return PASS
+
+
+# --------------------------------------------------------------------------- sentence level
+
+
+def check_sentence_reorder(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """The same sentences in a different order; k=2: exactly two sentences swapped."""
+    a, b = split_sentences(original), split_sentences(perturbed)
+    if len(a) < 2:
+        return _fail("a text of one sentence cannot be reordered")
+    if Counter(a) != Counter(b):
+        return _fail("the perturbed text does not have the same sentences")
+    if a == b:
+        return _fail("the sentence order did not change")
+    moved = sum(x != y for x, y in zip(a, b, strict=False))
+    if p.k == 2 and moved != 2:
+        return _fail(f"{moved} sentences moved, expected two swapped")
+    return PASS
+
+
+def check_severities_differ(minor: str, major: str) -> Verdict:
+    """Cross-row check: the minor and major rows of one item must not be the same text."""
+    if _norm(minor) == _norm(major):
+        return _fail("minor and major give the same text")
+    return PASS
+
+
+# --------------------------------------------------------------------------- fictional entities
+
+_NAME_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER})
+
+
+_YEAR = re.compile(r"^\d{4}$")
+
+
+def _types_match(old: EntityType, new: EntityType | None, new_text: str = "") -> bool:
+    if new is None:
+        return False
+    if old is EntityType.DATE and new is EntityType.NUMBER and _YEAR.match(new_text.strip()):
+        return True  # a year replaced by a fictional 4-digit year ("1978" -> "3818")
+    if old in _NAME_TYPES and new in _NAME_TYPES:
+        return old is new or EntityType.OTHER in (old, new)
+    return old is new
+
+
+def _keeps_fragment(old: str, new: str) -> str:
+    """A piece of an old word glued into the new one ("Yûki" -> "Marwickûki"), else ""."""
+    for o, n in zip(old.split(), new.split(), strict=False):
+        if o == n:
+            continue
+        pre = len(_common_prefix(o, n))
+        suf = len(_common_prefix(o[::-1], n[::-1]))
+        for size, part in ((pre, o[:pre]), (suf, o[len(o) - suf :])):
+            glued = size >= 3 and not part.isascii()  # "Yûki" -> "Marwickûki"
+            if glued or (size >= 4 and size * 5 >= len(o) * 3):  # "Smith" -> "Smithers"
+                return part
+    return ""
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _apply(span: Span, edits: list[Edit], perturbed: str) -> str:
+    """The entity's text with ``edits`` (all inside it) applied: the new entity."""
+    text = span.text
+    for e in sorted(edits, key=lambda e: e.old_start, reverse=True):
+        a, b = e.old_start - span.start, e.old_end - span.start
+        text = text[:a] + perturbed[e.new_start : e.new_end] + text[b:]
+    return text
+
+
+def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
+    context = original[max(0, span.start - 40) : span.start]
+    kind = lexicon.classify_span(new, context, lower)
+    if not new.strip():
+        return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
+    if re.search(r"[.!?]\s", new):
+        return _fail(f"replacement {new!r} spans a sentence end")
+    if not _types_match(span.type, kind, new):
+        got = kind.value if kind else "not an entity"
+        return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
+    if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
+        return _fail(f"{new!r} keeps {part!r} of the original {span.text!r}")
+    if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):
+        return _fail(f"{new!r} is a real place, not a fictional one")
+    if re.search(rf"(?<!\w){re.escape(new)}(?!\w)", original):
+        return _fail(f"{new!r} already occurs in the original: not a new entity")
+    return PASS
+
+
+def _entity_edits(original: str, edits: list[Edit]) -> tuple[dict[int, list[Edit]], Verdict]:
+    """Group the edits by the entity of the original they fall in; fail on any edit outside."""
+    spans = lexicon.find_entities(original)
+    sents = lexicon.sentence_spans(original)
+    touched: dict[int, list[Edit]] = {}
+    for e in edits:
+        if not e.old:
+            return {}, _fail(f"{e.new_text!r} inserted outside any entity")
+        first = lexicon.sentence_index(sents, e.old_start)
+        if first != lexicon.sentence_index(sents, e.old_end - 1):
+            return {}, _fail(f"change {e.old_text!r} -> {e.new_text!r} crosses a sentence end")
+        hits = [i for i, s in enumerate(spans) if s.start <= e.old_start and e.old_end <= s.end]
+        if not hits:
+            return {}, _fail(f"{e.old_text!r} -> {e.new_text!r}: {e.old_text!r} is not a named entity, number or term")
+        touched.setdefault(hits[0], []).append(e)
+    return touched, PASS
+
+
+def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Each changed span is one entity of the original, replaced by a new one of the same type."""
+    if original.count(NUMBER_MASK) != perturbed.count(NUMBER_MASK):
+        return _fail(f"the number mask {NUMBER_MASK} was changed")
+    touched, verdict = _entity_edits(original, token_edits(original, perturbed))
+    if not verdict.ok:
+        return verdict
+    spans = lexicon.find_entities(original)
+    lower = lexicon.is_lowercase_text(original)
+    replaced: dict[str, set[str]] = {}  # one entity may occur several times, replaced alike
+    for index, edits in touched.items():
+        new = _apply(spans[index], edits, perturbed)
+        verdict = _replacement_verdict(spans[index], new, original, lower)
+        if not verdict.ok:
+            return verdict
+        replaced.setdefault(spans[index].text.casefold(), set()).add(new)
+    return _count_ok(p, len(replaced), "replaced entity")
+
+
+# --------------------------------------------------------------------------- rewriting and insertion
+
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+_FACT_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
+
+
+_AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _content_lemmas(text: str) -> set[str]:
+    """Lemmas of the open-class words (nouns, verbs, adjectives, adverbs, names, numbers)."""
+    out: set[str] = set()
+    for w in _words(text):
+        lems = lexicon.lemmas(w) - _AUXILIARIES
+        if lems:
+            out.add(min(lems))
+        elif w.isdigit() or (not lexicon.lemmas(w) and lexicon.word_zipf(w) < 5.0):
+            out.add(w)  # numbers and names; function words ("the", "of") and auxiliaries are skipped
+    return out
+
+
+def _new_errors(source: str, para: str) -> str:
+    """A flaw the paraphrase adds that the source does not have, else ""."""
+    toks = [t.text for t in lexicon.tokenize(para)]
+    src = set(_norm(source).lower().split())
+    for art, word in itertools.pairwise(toks):
+        bigram = f"{art} {word}"
+        article = art.lower() in ("a", "an") and word[:1].isalnum()
+        if article and lexicon.an_mismatch(art, word) and bigram.lower() not in _norm(source).lower():
+            return f"article error {bigram!r}"
+    for word in _WORD.findall(para):
+        if word.lower() in src or word.lower() in _words(source):
+            continue
+        if word[:1].isupper() and toks and word != toks[0] and not lexicon.is_lowercase_text(para):
+            return f"new capitalised word {word!r}"
+        if not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
+            return f"unknown word {word!r}"
+    return ""
+
+
+def _strip_marker(source: str, para: str) -> str:
+    """The paraphrase without a leading discourse marker ("In other words, ...")."""
+    head, sep, rest = para.partition(",")
+    short = sep and len(head.split()) <= 4 and all(lexicon.word_zipf(w) >= 3.5 for w in _words(head))
+    if short and (not set(_words(head)) & set(_words(source)) or _words(rest)[:1] == _words(source)[:1]):
+        return rest.strip()
+    return para
+
+
+def paraphrase_verdict(source: str, para: str) -> Verdict:
+    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?"""
+    a, b = _words(source), _words(_strip_marker(source, para))
+    if a == b:
+        return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    changed = len(a) - sum(m.size for m in sm.get_matching_blocks())
+    if changed < 2 or sm.ratio() > 0.9:
+        return _fail(f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}")
+    src = _content_lemmas(source)
+    kept = len(src & _content_lemmas(para)) / max(1, len(src))
+    if kept < 0.5:
+        return _fail(f"inserted sentence keeps only {kept:.0%} of the original's content words: {para!r}")
+    lost = [s.text for s in lexicon.find_entities(source) if s.type in _FACT_TYPES and s.text.lower() not in para.lower()]
+    if lost:
+        return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
+    if flaw := _new_errors(source, para):
+        return _fail(f"inserted sentence adds an error ({flaw}): {para!r}")
+    return PASS
+
+
+def _insertions(orig: list[str], pert: list[str]) -> tuple[list[tuple[int, str]], Verdict]:
+    """Align: the original sentences in order, plus (index of the source sentence, inserted one)."""
+    kept = iter(pert)
+    for n, sent in enumerate(orig):
+        if sent not in kept:
+            return [], _fail(f"original sentence {n + 1} missing or changed: {sent!r}")
+    i, out = 0, []
+    for sent in pert:
+        if i < len(orig) and sent == orig[i]:
+            i += 1
+        elif i == 0:
+            return [], _fail(f"text before the first original sentence: {sent!r}")
+        elif out and out[-1][0] == i - 1:
+            return [], _fail(f"two sentences inserted after original sentence {i}: {sent!r}")
+        else:
+            out.append((i - 1, sent))
+    if i < len(orig):
+        return [], _fail(f"original sentence {i + 1} missing or changed: {orig[i]!r}")
+    return out, PASS
+
+
+def check_rewrite_insert(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Original sentences kept in order, each insertion a paraphrase right after its source."""
+    orig = split_sentences(original)
+    inserted, verdict = _insertions(orig, split_sentences(perturbed))
+    if not verdict.ok:
+        return verdict
+    for source, sent in inserted:
+        verdict = paraphrase_verdict(orig[source], sent)
+        if not verdict.ok:
+            return verdict
+    return _count_ok(p, len(inserted), "inserted sentence")
+
+
+# --------------------------------------------------------------------------- grammatical errors
+
+
+def _context(original: str, e: Edit) -> grammar_check.Context:
+    """The words around the edit in the original ("" at the ends)."""
+    before = [t.text for t in lexicon.tokenize(original[max(0, e.old_start - 60) : e.old_start])]
+    after = [t.text for t in lexicon.tokenize(original[e.old_end : e.old_end + 60])]
+    return grammar_check.Context(
+        prev=before[-1] if before else "",
+        next=after[0] if after else "",
+        text=original,
+        after=tuple(after[:3]),
+        before=tuple(before[-3:]),
+    )
+
+
+def check_grammatical_errors(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Every edit is one small, recognised grammatical error; as many as the severity asks."""
+    if original.count(NUMBER_MASK) != perturbed.count(NUMBER_MASK):
+        return _fail(f"the number mask {NUMBER_MASK} was changed")
+    edits = token_edits(original, perturbed)
+    for e in edits:
+        ctx = _context(original, e)
+        pattern, reason = grammar_check.error_pattern([t.text for t in e.old], [t.text for t in e.new], ctx)
+        if not pattern:
+            return _fail(reason)
+    return _count_ok(p, len(edits), "grammatical error")
+
+
+# --------------------------------------------------------------------------- dispatch
+
+_CHECKS: dict[Operation, Callable[[Perturbation, str, str], Verdict]] = {
+    Operation.CHAR_DELETION: check_char_deletion,
+    Operation.CHAR_TYPO: check_char_typo,
+    Operation.WORD_DELETION: check_word_deletion,
+    Operation.FICTIONAL_ENTITIES: check_fictional_entities,
+    Operation.GRAMMATICAL_ERRORS: check_grammatical_errors,
+    Operation.SENTENCE_REORDER: check_sentence_reorder,
+    Operation.REWRITE_INSERT: check_rewrite_insert,
+    Operation.OTHER_ITEM: check_replacement_text,
+    Operation.WRONG_ENDING: check_replacement_text,
+}
+
+
+def validate(p: Perturbation, original: str, perturbed: str) -> Verdict:
+    """Does ``perturbed`` do to ``original`` what perturbation ``p`` describes?"""
+    if not perturbed.strip():
+        return _fail("the perturbed text is empty")
+    if _norm(perturbed) == _norm(original):
+        return _fail("the perturbed text equals the original")
+    return _CHECKS[p.operation](p, original, perturbed)

@@ -1,0 +1,265 @@
+"""A look at the data: original and perturbed texts with their differences highlighted.
+
+``dhp show DATASET PERTURBATION`` prints a few random (seeded) pairs of a built dataset folder in the
+terminal, stacked or side by side, deletions in red and insertions in green (plain ``[-old-]`` /
+``{+new+}`` marks when the output is not a terminal or ``NO_COLOR`` is set), each with the
+validator's verdict. :func:`write_samples_html` writes the same for every perturbation as one HTML
+sheet (``<del>`` / ``<ins>``, escaped) for a human check; ``dhp build --samples FILE`` calls it.
+
+Diffs are word-level (difflib over words, spaces and punctuation), so a changed name or a moved
+sentence shows as whole words. Everything but the reading of the folder and the writing of the
+file is a pure function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import html
+import os
+import random
+import re
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "Segment",
+    "diff_words",
+    "pair_html",
+    "register",
+    "render_side_by_side",
+    "render_stacked",
+    "sample_pairs",
+    "samples_html",
+    "show",
+    "write_samples_html",
+]
+
+_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+RED, GREEN, DIM, RESET = "\x1b[1;31m", "\x1b[1;32m", "\x1b[2m", "\x1b[0m"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of text that both texts share (``same``), only the original has (``del``) or only
+    the perturbed text has (``ins``)."""
+
+    kind: Literal["same", "del", "ins"]
+    text: str
+
+
+def diff_words(original: str, perturbed: str) -> list[Segment]:
+    """Word-level diff: the original's text is the ``same`` + ``del`` segments in order, the
+    perturbed text the ``same`` + ``ins`` segments."""
+    a, b = _TOKENS.findall(original), _TOKENS.findall(perturbed)
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    out: list[Segment] = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            out.append(Segment("same", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(Segment("del", "".join(a[i1:i2])))
+        if j2 > j1:
+            out.append(Segment("ins", "".join(b[j1:j2])))
+    return out
+
+
+def _mark(seg: Segment, color: bool) -> str:
+    if seg.kind == "same":
+        return seg.text
+    if color:
+        return f"{RED if seg.kind == 'del' else GREEN}{seg.text}{RESET}"
+    return f"[-{seg.text}-]" if seg.kind == "del" else f"{{+{seg.text}+}}"
+
+
+def _side(segments: Sequence[Segment], kind: str, color: bool) -> str:
+    return "".join(_mark(s, color) for s in segments if s.kind in ("same", kind))
+
+
+def render_stacked(original: str, perturbed: str, color: bool, width: int = 0) -> str:
+    """Two blocks, original then perturbed, each with its own changes marked; ``width`` > 0 wraps
+    each block to that many visible characters."""
+    segs = diff_words(original, perturbed)
+    out = []
+    for label, kind in (("- original : ", "del"), ("+ perturbed: ", "ins")):
+        text = _side(segs, kind, color)
+        lines = _wrap_marked(text, max(20, width - len(label))) if width > 0 else [text]
+        out.append(label + ("\n" + " " * len(label)).join(lines))
+    return "\n".join(out)
+
+
+def _visible(text: str) -> int:
+    return len(_ANSI.sub("", text))
+
+
+def _wrap_marked(text: str, width: int) -> list[str]:
+    """Wrap text that may hold ANSI codes by its visible width, keeping codes open across lines."""
+    lines: list[str] = []
+    line, open_code = "", ""
+    for word in re.findall(r"\S+\s*", text):
+        if line and _visible(line) + _visible(word.rstrip()) > width:
+            lines.append(line.rstrip() + (RESET if open_code else ""))
+            line = open_code
+        line += word
+        codes = _ANSI.findall(word)
+        if codes:
+            open_code = "" if codes[-1] == RESET else codes[-1]
+    if _visible(line.strip()) or not lines:
+        lines.append(line.rstrip())
+    return lines
+
+
+def render_side_by_side(original: str, perturbed: str, color: bool, width: int = 100) -> str:
+    """Original left, perturbed right, each wrapped to half of ``width``, changes marked."""
+    segs = diff_words(original, perturbed)
+    col = max(20, (width - 3) // 2)
+    left = _wrap_marked(_side(segs, "del", color), col)
+    right = _wrap_marked(_side(segs, "ins", color), col)
+    rows = []
+    for i in range(max(len(left), len(right))):
+        lt = left[i] if i < len(left) else ""
+        rt = right[i] if i < len(right) else ""
+        rows.append(lt + " " * (col - _visible(lt)) + " | " + rt)
+    header = "original".ljust(col) + " | perturbed"
+    return "\n".join([header, "-" * min(width, 2 * col + 3), *rows])
+
+
+def sample_pairs(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> dict[str, list[Mapping[str, Any]]]:
+    """Up to ``n`` random rows per perturbation (seeded, in file order within a perturbation)."""
+    by_pid: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_pid.setdefault(str(row["perturbation"]), []).append(row)
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for pid, group in by_pid.items():
+        rng = random.Random(f"{seed}:{pid}")
+        picked = sorted(rng.sample(range(len(group)), min(n, len(group))))
+        out[pid] = [group[i] for i in picked]
+    return out
+
+
+def _verdict_text(dataset: str, pid: str, original: str, perturbed: str) -> str:
+    from dhp.builder.perturb.validate import validate
+    from dhp.spec import get_dataset
+
+    p = {q.id: q for q in get_dataset(dataset).perturbations}[pid]
+    v = validate(p, original, perturbed)
+    return "passes the validator" if v.ok else f"validator: {v.reason}"
+
+
+def pair_html(original: str, perturbed: str) -> tuple[str, str]:
+    """The two texts as HTML, escaped, with ``<del>`` / ``<ins>`` around the changed words."""
+    segs = diff_words(original, perturbed)
+
+    def side(kind: str, tag: str) -> str:
+        return "".join(
+            html.escape(s.text) if s.kind == "same" else f"<{tag}>{html.escape(s.text)}</{tag}>"
+            for s in segs
+            if s.kind in ("same", kind)
+        )
+
+    return side("del", "del"), side("ins", "ins")
+
+
+_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
+table{border-collapse:collapse;width:100%;margin-bottom:2em}td,th{border:1px solid #ccc;padding:.4em;vertical-align:top}
+th{background:#f4f4f4;text-align:left}del{background:#fdd;color:#900}ins{background:#dfd;color:#060;text-decoration:none}
+.id{font-family:monospace;font-size:.8em;color:#555}.bad{color:#b00}.ok{color:#070}"""
+
+
+def samples_html(dataset: str, samples: Mapping[str, Sequence[Mapping[str, Any]]], seed: int) -> str:
+    """A self-contained HTML sheet: per perturbation a table of sampled pairs with diffs marked."""
+    parts = [
+        "<!doctype html>",
+        f"<html lang='en'><head><meta charset='utf-8'><title>{html.escape(dataset)}: samples</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(dataset)}: sample pairs</h1>",
+        f"<p>Random pairs per perturbation (seed {seed}); <del>deleted</del> and <ins>inserted</ins> words "
+        "are marked; the last column is the validator's verdict.</p>",
+    ]
+    for pid, rows in samples.items():
+        parts.append(f"<h2 id='{html.escape(pid)}'>{html.escape(pid)} ({len(rows)} pairs)</h2>")
+        parts.append("<table><tr><th>item</th><th>original</th><th>perturbed</th><th>check</th></tr>")
+        for row in rows:
+            orig, pert = str(row["original"]), str(row["perturbed"])
+            left, right = pair_html(orig, pert)
+            verdict = _verdict_text(dataset, pid, orig, pert)
+            cls = "ok" if verdict.startswith("passes") else "bad"
+            parts.append(
+                f"<tr><td class='id'>{html.escape(str(row['id']))}</td><td>{left}</td><td>{right}</td>"
+                f"<td class='{cls}'>{html.escape(verdict)}</td></tr>"
+            )
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_samples_html(folder: Path, out_file: Path, n_per_perturbation: int = 5, seed: int = 0) -> Path:
+    """Write the HTML sample sheet of the built dataset folder ``folder`` (named after its dataset)."""
+    from dhp.builder.dataset_io import read_pairs
+
+    samples = sample_pairs(read_pairs(Path(folder)), n_per_perturbation, seed)
+    out = Path(out_file)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(samples_html(Path(folder).name, samples, seed), encoding="utf-8")
+    return out
+
+
+def show(folder: Path, perturbation: str, n: int, seed: int, color: bool, layout: str, width: int) -> str:
+    """The terminal text of ``dhp show``: ``n`` seeded random pairs of one perturbation."""
+    from dhp.builder.dataset_io import read_pairs
+
+    rows = sample_pairs(read_pairs(folder, [perturbation]), n, seed).get(perturbation, [])
+    blocks = [f"{folder.name} / {perturbation}: {len(rows)} random pairs (seed {seed})"]
+    for row in rows:
+        orig, pert = str(row["original"]), str(row["perturbed"])
+        if layout == "side":
+            body = render_side_by_side(orig, pert, color, width)
+        else:
+            body = render_stacked(orig, pert, color, width)
+        verdict = _verdict_text(folder.name, perturbation, orig, pert)
+        note = f"{DIM}{verdict}{RESET}" if color else verdict
+        blocks.append(f"\n== {row['id']}\n{body}\n   {note}")
+    return "\n".join(blocks)
+
+
+def _use_color(choice: str) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    folder = Path(args.data) / args.dataset
+    if args.samples is not None:
+        print(write_samples_html(folder, args.samples, args.n, args.seed))
+        return 0
+    if not args.perturbation:
+        raise SystemExit("dhp show: give a PERTURBATION (or --samples FILE for all of them)")
+    width = args.width or shutil.get_terminal_size((100, 24)).columns
+    print(show(folder, args.perturbation, args.n, args.seed, _use_color(args.color), args.layout, width))
+    return 0
+
+
+def register(subparsers: Any, default_data: Path) -> None:
+    """Add ``dhp show`` to the ``dhp`` parser."""
+    p = subparsers.add_parser(
+        "show", help="print random original/perturbed pairs of a built dataset with the differences highlighted"
+    )
+    p.add_argument("dataset", help="dataset name (a folder under --data)")
+    p.add_argument("perturbation", nargs="?", help="perturbation id, e.g. word_fictional_ne_minor")
+    p.add_argument("-n", type=int, default=5, help="pairs to show (per perturbation with --samples; default: 5)")
+    p.add_argument("--data", type=Path, default=default_data, help=f"built datasets folder (default: {default_data})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: 0)")
+    p.add_argument("--layout", choices=("stacked", "side"), default="stacked", help="stacked or side by side")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="ANSI colours (auto: on a terminal unless NO_COLOR is set)")
+    p.add_argument("--width", type=int, default=0, help="line width (default: the terminal's)")
+    p.add_argument("--samples", type=Path, metavar="FILE",
+                   help="write an HTML sheet of -n random pairs of every perturbation to FILE instead")
+    p.set_defaults(func=_cmd_show)

@@ -1,0 +1,12 @@
+"""The one inference layer: backends, pool and cache, shared by the scorer and the builder's perturber.
+
+* :mod:`dhp.inference.types` — sampling settings, outputs, the request and backend protocols, and
+  the errors a backend raises (transient, permanent, fatal, capability).
+* :mod:`dhp.inference.http` — OpenAI-compatible and TGI endpoints on one lean aiohttp path, and
+  the one model-discovery rule.
+* :mod:`dhp.inference.pool` — :class:`~dhp.inference.pool.JudgePool`: cache, coalescing of
+  identical requests, concurrency, the one retry policy (jittered backoff, ``Retry-After``),
+  per-attempt timeouts and replicas.
+* :mod:`dhp.inference.cache` — the hardened SQLite response cache (WAL, batched commits, damaged
+  entries are misses, a foreign file is named and left alone).
+"""

@@ -1,0 +1,119 @@
+"""Typed entity recognition: hand-written texts with the entities a reader sees in them."""
+
+from __future__ import annotations
+
+import pytest
+
+from dhp.builder.perturb.lexicon import (
+    NUMBER_MASK,
+    EntityType,
+    classify_name,
+    classify_span,
+    find_entities,
+    is_common_word,
+    sentence_spans,
+    tokenize,
+)
+
+P, PL, ORG, N, D, T = (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER,
+                     EntityType.DATE, EntityType.TERM)
+
+
+def _found(text: str) -> list[tuple[str, EntityType]]:
+    return [(s.text, s.type) for s in find_entities(text)]
+
+
+def test_spans_point_into_the_text_and_stay_in_one_sentence() -> None:
+    text = "He left on Wednesday. But the former mayor of Springfield stayed in Ohio."
+    spans = find_entities(text)
+    sents = sentence_spans(text)
+    assert len(sents) == 2
+    for s in spans:
+        assert text[s.start : s.end] == s.text
+        a, b = sents[s.sentence]
+        assert a <= s.start and s.end <= b
+    assert ("Wednesday", D) in _found(text)
+    assert not any("." in s.text for s in spans)  # never "Wednesday. But"
+
+
+@pytest.mark.parametrize("text", ["Everyone had a great time.", "Officers said nothing.", "But it rained."])
+def test_ordinary_words_at_a_sentence_start_are_not_names(text: str) -> None:
+    assert _found(text) == []
+
+
+def test_names_are_typed() -> None:
+    found = _found("Officers arrested John Smith in London on 5 March 2015 near Brown University.")
+    assert ("John Smith", P) in found
+    assert ("London", PL) in found
+    assert ("March 2015", D) in found
+    assert ("5", N) in found
+    assert ("Brown University", ORG) in found
+    assert all(t != "Officers" for t, _ in found)
+
+
+def test_organisations_by_keyword_and_people_after_titles() -> None:
+    found = _found("Zhejiang University and the Ministry of Health praised Dr. Tanaka.")
+    assert ("Zhejiang University", ORG) in found
+    assert ("Ministry of Health", ORG) in found
+    assert ("Tanaka", P) in found
+    assert all(t not in {"Dr", "Dr."} for t, _ in found)
+
+
+def test_unicode_names_are_whole_tokens() -> None:
+    assert [t.text for t in tokenize("Yûki met Zoë.")] == ["Yûki", "met", "Zoë", "."]
+    found = _found("Later, Yûki went to Tokyo.")
+    assert ("Yûki", EntityType.OTHER) in found or ("Yûki", P) in found
+
+
+def test_lowercased_text_gets_terms_and_numbers_but_not_the_mask() -> None:
+    text = f"the disease is driven by il-6 in {NUMBER_MASK} patients with apoptosis and 12 controls ."
+    found = _found(text)
+    assert ("il-6", T) in found
+    assert ("apoptosis", T) in found
+    assert ("12", N) in found
+    assert all(t != "disease" for t, _ in found)
+    assert all(NUMBER_MASK not in t for t, _ in found)
+
+
+def test_numbers_with_units_and_currency() -> None:
+    found = _found("The firm said 3.5 million people, or 20 percent, paid $40 in the 1990s.")
+    assert ("3.5 million", N) in found
+    assert ("20 percent", N) in found
+    assert ("$40", N) in found
+    assert ("1990s", D) in found
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("Varek Pendrell", P),  # unknown two-word name: a fictional person
+        ("Faelan Halvorsen", P),
+        ("Oskavia", PL),  # place-like ending
+        ("Pendleton University", ORG),
+        ("Lake Varn", PL),
+        ("Paris", PL),
+        ("Mary", P),
+        ("NASA", ORG),
+        ("UK", PL),
+    ],
+)
+def test_classify_name(name: str, kind: EntityType) -> None:
+    assert classify_name(name) is kind
+
+
+def test_classify_name_rejects_lowercase_and_uses_titles() -> None:
+    assert classify_name("disease") is None
+    assert classify_name("Varn", context="said Mr. ") is P
+
+
+def test_classify_span_numbers_and_terms() -> None:
+    assert classify_span("42") is N
+    assert classify_span("2015") is D
+    assert classify_span("il-6") is T
+    assert classify_span(NUMBER_MASK) is None
+
+
+@pytest.mark.parametrize(("word", "common"), [("Everyone", True), ("Officers", True), ("But", True),
+                                              ("London", False), ("Yûki", False), ("Halvorsen", False)])
+def test_is_common_word(word: str, common: bool) -> None:
+    assert is_common_word(word) is common

@@ -1,0 +1,86 @@
+"""The LLM perturber sends through the shared inference layer: pool retries, Retry-After, hardened cache."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from dhp.builder.errors import PerturberError
+from dhp.builder.perturb.base import Perturbed
+from dhp.builder.perturb.llm import LLMJob, LLMPerturber, LLMSettings
+from dhp.builder.perturb.prompts import build_prompt
+from dhp.spec import BENCHMARK
+from dhp.types import Operation
+from tests.scoring.fake_server import Answer, FakeJudgeServer
+
+_TEXT = re.compile(r"\n\nStory Ending:\n\n(.*)\n\nRevised ", re.DOTALL)
+
+
+def edit(prompt: str) -> Answer:
+    """A valid perturbation of the story ending inside the prompt: its last word replaced."""
+    m = _TEXT.search(prompt)
+    assert m, prompt
+    words = m.group(1).split()
+    words[-1] = "Zorvania."
+    return Answer((" ".join(words),))
+
+
+def job(text: str) -> LLMJob:
+    spec = BENCHMARK["story-cloze"]
+    p = next(p for p in spec.perturbations if p.operation is Operation.FICTIONAL_ENTITIES)
+    prompt = build_prompt(spec, p, text)
+    return LLMJob(prompt.text, prompt.label, text, Operation.FICTIONAL_ENTITIES, seed=3)
+
+
+def test_retry_after_is_honoured_through_the_shared_pool(tmp_path: Path) -> None:
+    with FakeJudgeServer(edit, faults=["429", "503"], retry_after="1") as srv:
+        perturber = LLMPerturber(LLMSettings(url=srv.url), tmp_path / "c.sqlite")
+        [res] = perturber.run([job("Tom went home.")])
+        perturber.close()
+    assert isinstance(res, Perturbed) and res.text == "Tom went Zorvania." and res.generator == "llm:fake-judge"
+    assert [e.fault for e in srv.log] == ["429", "503", None]
+    assert srv.log[1].at - srv.log[0].at >= 1.0  # the server's Retry-After: 1
+    assert perturber.calls == 3  # two retried failures, one answer
+    body = srv.log[-1].body
+    assert body["model"] == "fake-judge" and body["seed"] == 3 and body["top_p"] == 0.95
+
+
+def test_a_damaged_cache_entry_is_asked_again_and_replaced(tmp_path: Path) -> None:
+    cache = tmp_path / "c.sqlite"
+    jobs = [job("Tom went home."), job("Ann saw a cat.")]
+    with FakeJudgeServer(edit) as srv:
+        first = LLMPerturber(LLMSettings(url=srv.url), cache)
+        out = first.run(jobs)
+        first.close()
+        db = sqlite3.connect(cache)
+        db.execute("UPDATE responses SET output = ? WHERE rowid = 1", ('{"kind": "text", "te',))
+        db.commit()
+        db.close()
+        second = LLMPerturber(LLMSettings(url=srv.url), cache)
+        assert second.run(jobs) == out and second.calls == 1  # only the damaged answer is asked again
+        second.close()
+        third = LLMPerturber(LLMSettings(url=srv.url), cache)
+        assert third.run(jobs) == out and third.calls == 0  # and it was replaced
+        third.close()
+    assert len(srv.log) == 2 + 1  # generation requests the server saw over the three runs
+
+
+def test_a_foreign_cache_file_is_named_and_left_alone(tmp_path: Path) -> None:
+    cache = tmp_path / "perturber.sqlite"
+    cache.write_bytes(b"not a database at all, just some bytes " * 100)
+    before = cache.read_bytes()
+    with pytest.raises(PerturberError, match=r"perturber\.sqlite is not a usable SQLite database"):
+        LLMPerturber(LLMSettings(url="http://127.0.0.1:9"), cache)
+    assert cache.read_bytes() == before
+
+
+def test_a_failing_endpoint_is_one_clear_error_after_the_pool_retries(tmp_path: Path) -> None:
+    with FakeJudgeServer(edit, always="500") as srv:
+        perturber = LLMPerturber(LLMSettings(url=srv.url, http_retries=1, model="fake-judge"), tmp_path / "c.sqlite")
+        with pytest.raises(PerturberError, match=r"http-500"):
+            perturber.run([job("Tom went home.")])
+        perturber.close()
+    assert perturber.calls == 2 and len(srv.log) == 2

@@ -1,0 +1,156 @@
+"""`dhp show` and the --samples HTML sheet, on a real offline build of Story Cloze."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from dhp.builder.dataset_io import read_pairs
+from dhp.builder.show import (
+    diff_words,
+    pair_html,
+    render_side_by_side,
+    render_stacked,
+    sample_pairs,
+    samples_html,
+    write_samples_html,
+)
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dhp.cli", *args], capture_output=True, text=True, check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory, sources_dir: Path) -> Path:
+    out = tmp_path_factory.mktemp("show")
+    r = _dhp("build", "--datasets", "story-cloze", "--sources", str(sources_dir), "--allow-fewer",
+             "--out", str(out), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+# ----------------------------------------------------------------------------- pure functions
+
+
+def test_diff_words_rebuilds_both_texts_and_marks_whole_words() -> None:
+    a, b = "Tom met Mary in Paris.", "Tom met Varek Holm in Paris!"
+    segs = diff_words(a, b)
+    assert "".join(s.text for s in segs if s.kind != "ins") == a
+    assert "".join(s.text for s in segs if s.kind != "del") == b
+    assert [s.text for s in segs if s.kind == "del"] == ["Mary", "."]
+    assert [s.text for s in segs if s.kind == "ins"] == ["Varek Holm", "!"]
+
+
+def test_render_plain_and_coloured() -> None:
+    plain = render_stacked("He goes home.", "He go home.", color=False)
+    assert plain.splitlines() == ["- original : He [-goes-] home.", "+ perturbed: He {+go+} home."]
+    coloured = render_stacked("He goes home.", "He go home.", color=True)
+    assert "\x1b[1;31mgoes\x1b[0m" in coloured and "\x1b[1;32mgo\x1b[0m" in coloured
+    side = render_side_by_side("One. Two three four five six seven.", "One. Two three four five six eight.", False, 40)
+    lines = side.splitlines()
+    assert lines[0].startswith("original") and "| perturbed" in lines[0]
+    assert all(" | " in ln for ln in lines[2:])
+    assert "[-seven-]" in side and "{+eight+}" in side
+
+
+def test_html_escapes_and_marks() -> None:
+    left, right = pair_html("a <b>bold</b> claim & more", "a <b>brave</b> claim & more")
+    assert "<b>" not in left and "&lt;b&gt;" in left
+    assert "<del>bold</del>" in left and "<ins>brave</ins>" in right
+    assert "&amp;" in left
+
+
+def test_sample_pairs_is_seeded() -> None:
+    rows = [{"perturbation": p, "id": str(i)} for p in ("x", "y") for i in range(20)]
+    one, same, other = sample_pairs(rows, 3, 1), sample_pairs(rows, 3, 1), sample_pairs(rows, 3, 2)
+    assert one == same
+    assert [len(v) for v in one.values()] == [3, 3]
+    assert one != other
+
+
+# ----------------------------------------------------------------------------- on a real build
+
+
+def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
+    r = _dhp("show", "story-cloze", "word_fictional_ne", "-n", "3", "--data", str(data), "--color", "never",
+             "--width", "0")
+    assert r.returncode == 0, r.stderr
+    assert not ANSI.search(r.stdout)
+    blocks = r.stdout.split("\n== ")[1:]
+    assert len(blocks) == 3
+    rows = {row["id"]: row for row in read_pairs(data / "story-cloze", ["word_fictional_ne"])}
+    for block in blocks:
+        item, orig_line, pert_line = block.splitlines()[:3]
+        row = rows[item]
+        original = re.sub(r"\[-(.*?)-\]", r"\1", orig_line.removeprefix("- original : "))
+        perturbed = re.sub(r"\{\+(.*?)\+\}", r"\1", pert_line.removeprefix("+ perturbed: "))
+        assert original == row["original"] and perturbed == row["perturbed"]
+        assert "[-" in orig_line and "{+" in pert_line  # the replaced entity is marked on both sides
+    again = _dhp("show", "story-cloze", "word_fictional_ne", "-n", "3", "--data", str(data), "--color", "never")
+    assert again.stdout.split("\n== ")[1:] and again.stdout.split("\n== ")[1].split()[0] == blocks[0].split()[0]
+
+
+def test_dhp_show_colours_only_when_asked(data: Path) -> None:
+    always = _dhp("show", "story-cloze", "word_grammar", "-n", "2", "--data", str(data), "--color", "always")
+    assert always.returncode == 0 and "\x1b[1;31m" in always.stdout
+    auto = _dhp("show", "story-cloze", "word_grammar", "-n", "2", "--data", str(data), env={"NO_COLOR": "1"})
+    assert auto.returncode == 0 and not ANSI.search(auto.stdout)
+
+
+def test_dhp_show_unknown_perturbation_fails_in_one_line(data: Path) -> None:
+    r = _dhp("show", "story-cloze", "nope", "--data", str(data))
+    assert r.returncode != 0
+    assert "nope" in (r.stderr + r.stdout)
+
+
+class _Marks(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[str, int] = {}
+        self.h2: list[str] = []
+        self._in_h2 = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        self._in_h2 = tag == "h2"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_h2:
+            self.h2.append(data)
+            self._in_h2 = False
+
+
+def test_samples_html_sheet(data: Path, tmp_path: Path) -> None:
+    out = write_samples_html(data / "story-cloze", tmp_path / "s.html", n_per_perturbation=2, seed=3)
+    text = out.read_text(encoding="utf-8")
+    parser = _Marks()
+    parser.feed(text)
+    pids = {row["perturbation"] for row in read_pairs(data / "story-cloze")}
+    assert {h.split(" ")[0] for h in parser.h2} == pids
+    assert parser.tags["table"] == len(pids)
+    assert parser.tags["tr"] == len(pids) * 3  # a header and two pairs per perturbation
+    assert parser.tags.get("del", 0) >= 2 and parser.tags.get("ins", 0) >= 2
+    assert write_samples_html(data / "story-cloze", tmp_path / "t.html", 2, 3).read_text() == text
+    via_cli = _dhp("show", "story-cloze", "--samples", str(tmp_path / "u.html"), "-n", "2", "--seed", "3",
+                   "--data", str(data))
+    assert via_cli.returncode == 0, via_cli.stderr
+    assert (tmp_path / "u.html").read_text() == text
+
+
+def test_samples_html_is_pure_and_escaped() -> None:
+    rows = {"word_grammar": [{"id": "<x>", "original": "He goes <home>.", "perturbed": "He go <home>."}]}
+    page = samples_html("story-cloze", rows, 0)
+    assert "&lt;x&gt;" in page and "&lt;home&gt;" in page and "<home>" not in page
+    assert "<del>goes</del>" in page and "<ins>go</ins>" in page

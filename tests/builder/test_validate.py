@@ -1,0 +1,278 @@
+"""The perturbation validator on hand-written good and bad rows (each failure quoted in issue 9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dhp.builder.perturb.validate import Verdict, check_severities_differ, token_edits, validate
+from dhp.spec import get_dataset
+from dhp.types import Perturbation
+
+
+def _p(dataset: str, pid: str) -> Perturbation:
+    spec = get_dataset(dataset)
+    return next(p for p in spec.perturbations if p.id == pid)
+
+
+def _ok(v: Verdict) -> None:
+    assert v.ok, v.reason
+    assert v.reason == ""
+
+
+def _bad(v: Verdict, *words: str) -> None:
+    assert not v.ok
+    assert v.reason and "\n" not in v.reason
+    for w in words:
+        assert w in v.reason, v.reason
+
+
+NE_MINOR = _p("summeval", "word_fictional_ne_minor")
+NE_MAJOR = _p("summeval", "word_fictional_ne_major")
+NE_PUBMED = _p("sumpubmed", "word_fictional_ne_minor")
+NE_STORY = _p("story-cloze", "word_fictional_ne")
+GE_MINOR = _p("summeval", "word_grammar_minor")
+GE_MAJOR = _p("summeval", "word_grammar_major")
+GE_STORY = _p("story-cloze", "word_grammar")
+RI_MINOR = _p("summeval", "sent_rewrite_insert_minor")
+RI_MAJOR = _p("summeval", "sent_rewrite_insert_major")
+RO_MINOR = _p("summeval", "sent_reorder_minor")
+RO_MAJOR = _p("summeval", "sent_reorder_major")
+
+# ----------------------------------------------------------------------------- common
+
+
+def test_empty_or_unchanged_rows_fail_for_every_operation() -> None:
+    for p in get_dataset("summeval").perturbations:
+        _bad(validate(p, "A text. Another one.", "   "), "empty")
+        _bad(validate(p, "A text. Another one.", "A text.  Another one."), "equals")
+
+
+def test_token_edits_split_equal_length_replacements() -> None:
+    edits = token_edits("John Smith went home.", "Varek Pendrell went home.")
+    assert [(e.old_text, e.new_text) for e in edits] == [("John", "Varek"), ("Smith", "Pendrell")]
+    (one,) = token_edits("on Wednesday. But the former", "on Faelan Halvorsen the former")
+    assert one.old_text == "Wednesday . But" and one.new_text == "Faelan Halvorsen"
+
+
+# ----------------------------------------------------------------------------- fictional entities
+
+GOOD_NE = [
+    (NE_MINOR, "Police arrested John Smith in Leeds on Monday.", "Police arrested Varek Pendrell in Leeds on Monday."),
+    (NE_MINOR, "The team beat Chelsea 3-1 at the weekend.", "The team beat Chelsea 5-2 at the weekend."),
+    (NE_MINOR, "Officials in London said 40 people died.", "Officials in Valdoria said 40 people died."),
+    (NE_MINOR, "He studied at Brown University for years.", "He studied at Pendrell University for years."),
+    (NE_MAJOR, "John Smith flew from Paris to Berlin in 2015.", "Varek Pendrell flew from Oskavia to Berlin in 2031."),
+    (NE_PUBMED, "the role of il-6 in <dig> patients with sepsis .", "the role of zx-41 in <dig> patients with sepsis ."),
+    (NE_STORY, "Tom was happy to see Mary again.", "Tom was happy to see Elowen Brackwater again."),
+    # one entity named twice, replaced alike in both places, is one replacement
+    (NE_MINOR, "Kevin Pietersen scored. Fans cheered Kevin Pietersen.", "Varek Holm scored. Fans cheered Varek Holm."),
+    (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE)
+def test_fictional_entities_good(p: Perturbation, orig: str, pert: str) -> None:
+    _ok(validate(p, orig, pert))
+
+
+BAD_NE = [
+    # issue 9: a span across a sentence end
+    (NE_MINOR, "He was seen on Wednesday. But the former mayor left.", "He was seen on Faelan Halvorsen the former mayor left.",
+     ("sentence end",)),
+    # issue 9: ordinary words at a sentence start are not names
+    (NE_MINOR, "Everyone had a great time. The band played.", "Oskavia had a great time. The band played.",
+     ("Everyone", "not a named entity")),
+    (NE_MINOR, "Officers arrested him on Monday.", "Vantrell arrested him on Monday.", ("Officers",)),
+    # issue 9: types must stay
+    (NE_MINOR, "She studied at Brown University last year.", "She studied at Varek Pendrell last year.", ("type changed", "org")),
+    (NE_MINOR, "Zhejiang University released the study.", "Tomas Wendell released the study.", ("type changed",)),
+    (NE_STORY, "Then Sarah went to Boston.", "Then Valdoria went to Boston.", ("person", "place")),
+    (NE_STORY, "Then Sarah went home.", "Then Paris went home.", ("person",)),
+    # issue 9: a Unicode name must be replaced whole
+    (NE_STORY, "Yûki smiled at her friend.", "Marwickûki smiled at her friend.", ("ûki",)),
+    # issue 9: SumPubMed ordinary words and the number mask
+    (NE_PUBMED, "the disease affects <dig> patients .", "the sorvatlun-6 affects <dig> patients .", ("disease",)),
+    (NE_PUBMED, "the disease affects <dig> patients .", "the disease affects 42 patients .", ("<dig>",)),
+    # severities
+    (NE_MINOR, "John Smith flew from Paris to Berlin.", "Varek Pendrell flew from Oskavia to Berlin.", ("exactly one",)),
+    (NE_MAJOR, "John Smith flew from Paris to Berlin.", "Varek Pendrell flew from Paris to Berlin.", ("two or more",)),
+    # the rest of the text must not change
+    (NE_MINOR, "John Smith flew to Berlin.", "Varek Pendrell flew quickly to Berlin.", ("inserted",)),
+    (NE_MINOR, "John Smith flew to Berlin.", "John Smith drove to Berlin.", ("flew",)),
+    # fictional and new
+    (NE_MINOR, "Officials in Leeds said no.", "Officials in Tokyo said no.", ("real place",)),
+    (NE_MINOR, "Fans cheered Smith again.", "Fans cheered Smithers again.", ("keeps",)),
+    (NE_MINOR, "The 3 men met 5 women.", "The 5 men met 5 women.", ("already occurs",)),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE)
+def test_fictional_entities_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+# ----------------------------------------------------------------------------- grammatical errors
+
+GOOD_GE = [
+    (GE_MINOR, "He wants to find the keys.", "He wants to finds the keys."),  # form after "to"
+    (GE_MINOR, "They are going home now.", "They is going home now."),  # subject-verb
+    (GE_MINOR, "The dogs bark at night.", "The dogs barks at night."),
+    (GE_MINOR, "She has gone to the market.", "She has went to the market."),
+    (GE_MINOR, "He bought an apple.", "He bought a apple."),  # a/an
+    (GE_MINOR, "It depends on the weather.", "It depends of the weather."),  # preposition
+    (GE_MINOR, "The boys lost their bags.", "The boys lost his bags."),  # noun-pronoun
+    (GE_MINOR, "We gave the book to him.", "We gave the book to he."),  # pronoun case
+    (GE_MINOR, "He left early because he was tired.", "He left early. Because he was tired."),  # fragment
+    (GE_MINOR, "Ted continues to watch films.", "Ted continues for watch films."),  # infinitive "to"
+    (GE_MINOR, "He stopped at the old rest stop.", "He stopped at old rest stop."),  # article missing
+    (GE_MINOR, "He wasn't aware of it.", "He weren't aware of it."),  # contraction agreement
+    (GE_MINOR, "I was very proud of it.", "I were very proud of it."),
+    (GE_MINOR, "Tim and Anna found the perfect name.", "Tim and Anna finding the perfect name."),
+    (GE_MINOR, "Rob was happy.", "Rob been happy."),
+    (GE_MINOR, "In recent years, many efforts have been made.", "In recent years, many effort have been made."),
+    (GE_MINOR, "He scored twice this season.", "He scored twice these season."),
+    (GE_MINOR, "It faded from its original colour.", "It faded from it original colour."),  # case
+    (GE_MINOR, "He has also claimed the prize.", "He has also claiming the prize."),
+    (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending."),  # main verb removed
+    (GE_MINOR, "the main host for btb is the badger .", "the main host for btb be the badger ."),
+    (GE_MINOR, "The man who lives here is kind.", "The man who lives here kind."),  # verb removed
+    (GE_MINOR, "Yesterday he walked to the park and sat down.", "Yesterday he walks to the park and sat down."),
+    (GE_MAJOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home."),
+    (GE_STORY, "She was very happy with her new dog.", "She were very happy with her new dog."),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_GE)
+def test_grammatical_errors_good(p: Perturbation, orig: str, pert: str) -> None:
+    _ok(validate(p, orig, pert))
+
+
+BAD_GE = [
+    # issue 9: still grammatical or a new meaning
+    (GE_MINOR, "The team hopes to find a cure.", "The team hopes to found a cure.", ("found",)),
+    (GE_MINOR, "The calves were fed with milk.", "The calves were fed by milk.", ("by",)),
+    # a different word, not a grammar error
+    (GE_MINOR, "He bought a red car.", "He bought a blue car.", ("meaning",)),
+    (GE_MINOR, "He walked home.", "He walks home.", ("grammatical",)),  # tense change, no clash
+    (GE_MINOR, "The dog barks.", "The dogs bark.", ()),  # plural subject + verb: grammatical
+    (GE_MINOR, "He gave it to her.", "She gave it to her.", ("who is meant",)),
+    (GE_MINOR, "He bought an apple and a pear.", "He bought an apple and the pear.", ("stays grammatical",)),
+    (GE_MINOR, "Everyone enjoyed the buns.", "Everyone enjoyed buns.", ("deleting",)),  # plural: fine
+    (GE_MINOR, "They were pinned to the wall.", "They were pinned for the wall.", ("not known to be wrong",)),
+    (GE_MINOR, "Rescuing abducted children matters.", "Rescuing abducting children matters.", ()),
+    (GE_MINOR, "He went to the big old house by the sea.", "He went to house.", ("too large",)),
+    # severities
+    (GE_MINOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home.",
+     ("exactly one",)),
+    (GE_MAJOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They are at home.",
+     ("two or more",)),
+    (GE_MINOR, "the level of <dig> genes is high .", "the level of 5 genes are high .", ("<dig>",)),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_GE)
+def test_grammatical_errors_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+# ----------------------------------------------------------------------------- rewriting and insertion
+
+SRC = "The storm hit the coast on Monday. Thousands of homes lost power. Officials expect repairs to take a week."
+
+
+def test_rewrite_insert_good() -> None:
+    minor = SRC.replace(
+        "lost power.", "lost power. Power was cut to thousands of houses."
+    )
+    _ok(validate(RI_MINOR, SRC, minor))
+    major = minor.replace(
+        "on Monday.", "on Monday. On Monday, the coast was struck by the storm."
+    )
+    _ok(validate(RI_MAJOR, SRC, major))
+
+
+NZ = "He moved to New Zealand in 2010. He liked it."
+ROLE = "It played an important role in the war. Many agreed."
+
+
+def _ins(after: str, new: str) -> str:
+    return SRC.replace(after, f"{after} {new}")
+
+
+BAD_RI = [
+    # issue 9: a copy behind a marker is no paraphrase
+    (RI_MINOR, SRC, _ins("lost power.", "In other words, thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Put differently, thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Thousands of houses lost power."), ("near copy",)),
+    # issue 9: synonym swaps that break names and articles
+    (RI_MINOR, NZ, "He moved to New Zealand in 2010. In 2010, he relocated to Novel Zealand. He liked it.",
+     ("New Zealand",)),
+    (RI_MINOR, ROLE, "It played an important role in the war. In the conflict, it played an significant part. Many agreed.",
+     ("an significant",)),
+    # placement, originals and counts
+    (RI_MINOR, SRC, "Power was cut to thousands of houses. " + SRC, ("before the first",)),
+    (RI_MINOR, SRC, SRC.replace("Thousands of homes lost power. ", "Power was cut to thousands of houses. "),
+     ("missing or changed",)),
+    (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses."), ("two or more",)),
+    (RI_MINOR, SRC, _ins("lost power.", "The weather in Spain was sunny and warm."), ("content",)),
+    (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses. Thousands of houses had no power."),
+     ("two sentences inserted",)),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_RI)
+def test_rewrite_insert_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+# ----------------------------------------------------------------------------- reordering
+
+FOUR = "One came first. Two came next. Three was third. Four was last."
+
+
+def test_reorder() -> None:
+    _ok(validate(RO_MINOR, FOUR, "Three was third. Two came next. One came first. Four was last."))
+    _ok(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came next."))
+    _bad(validate(RO_MINOR, FOUR, "Two came next. Three was third. One came first. Four was last."), "3 sentences moved")
+    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."), "same sentences")
+    _bad(validate(RO_MAJOR, "Only one sentence here.", "Here only one sentence."), "one sentence")
+
+
+def test_severities_differ() -> None:
+    _ok(check_severities_differ("B. A. C.", "C. B. A."))
+    _bad(check_severities_differ("B. A. C.", "B. A.  C."), "same text")
+
+
+# ----------------------------------------------------------------------------- rule perturbations
+
+DEL = _p("summeval", "char_deletion_minor")  # k=10
+TYPO = _p("summeval", "char_typo_minor")  # k=10
+WDEL = _p("wmt22-de-en", "word_deletion_minor")  # k=5
+TEXT = "The quick brown fox jumps over the lazy dog, again and again, every day of the week."
+
+
+def _drop(text: str, idx: set[int]) -> str:
+    return "".join(c for i, c in enumerate(text) if i not in idx)
+
+
+def test_char_deletion() -> None:
+    alnum = [i for i, c in enumerate(TEXT) if c.isalnum()]
+    spaces = [i for i, c in enumerate(TEXT) if c == " "]
+    _ok(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:10]))))
+    _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:9]) | {spaces[0]})), "non-alphanumeric")
+    _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:5]))), "5 characters deleted")
+    _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:10])).replace("fox", "fxo")), "in order")
+    _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:11])) + "Z"), "added")
+
+
+def test_char_typo() -> None:
+    _ok(validate(TYPO, TEXT, TEXT.replace("quick", "qiuck").replace("lazy", "lazzy")))
+    _bad(validate(TYPO, TEXT, "Something else entirely, nothing like the original text at all."), "edit distance")
+
+
+def test_word_deletion() -> None:
+    words = TEXT.split()
+    _ok(validate(WDEL, TEXT, " ".join(words[:3] + words[8:])))
+    _bad(validate(WDEL, TEXT, " ".join(words[:3] + words[7:])), "4 words removed")
+    _bad(validate(WDEL, TEXT, " ".join(words[:2] + words[4:7] + words[10:])), "consecutive")
