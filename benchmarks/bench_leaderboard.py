@@ -62,7 +62,9 @@ def generate(root: Path, n_judges: int, n_items: int) -> None:
                 d_avg=(s.d_avg or 0) * k, d_min=(s.d_min or 0) * k * 0.6,
                 d_avg_ew=(s.d_avg_ew or 0) * k, d_min_ew=(s.d_min_ew or 0) * k * 0.5,
             )  # fmt: skip
-            judge = tpl.judge.model_copy(update={"name": name, "hf_model_id": f"org/{fam}-{size:g}B-Instruct"})
+            judge = tpl.judge.model_copy(
+                update={"name": name, "hf_model_id": f"org/{fam}-{size:g}B-Instruct"}
+            )
             res = tpl.model_copy(update={"judge": judge, "summary": summary})
             out = root / name / f"{ds}@v1.json"
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -94,11 +96,15 @@ def main() -> int:
     if not results.exists():
         t0 = time.perf_counter()
         generate(results, args.judges, args.items)
-        print(f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s"
+        )
     size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
     print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
 
-    cfg = AppConfig(results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"))
+    cfg = AppConfig(
+        results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes")
+    )
     be = Backend(cfg)
     t0 = time.perf_counter()
     rep = be.report()
@@ -108,6 +114,17 @@ def main() -> int:
     be.frame()
     print(f"first table build:                              {time.perf_counter() - t0:.3f} s")
 
+    bench_server(be, rep)
+
+    if args.browser:
+        bench_browser(cfg, args.loads, args.filters, args.trace)
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+def bench_server(be: Backend, rep: Any) -> None:
+    """Page load, filters and survey reweighting on the server side."""
     board_component = gr.HTML()
     fams = be.families()
 
@@ -117,7 +134,9 @@ def main() -> int:
         return board_component.postprocess(html_text)
 
     t, payload = timed(page_load, repeat=1)
-    print(f"page load (server: list, view, HTML+CSV, serialise): {t:.3f} s  ({len(payload) / 1e6:.2f} MB of HTML)")
+    print(
+        f"page load (server: list, view, HTML+CSV, serialise): {t:.3f} s  ({len(payload) / 1e6:.2f} MB of HTML)"
+    )
     t, payload = timed(page_load)
     print(f"page load (server) again, view from the cache:       {t:.3f} s")
 
@@ -135,16 +154,13 @@ def main() -> int:
     version = derive_weights(tally([]), 0)
     from dhp.leaderboard.survey import Ballot
 
-    ballots = [Ballot(task=task.id, voter=str(i), answers={x.id: "fluency" for x in task.issues}, created_at="t") for i in range(5)]
+    ballots = [
+        Ballot(task=task.id, voter=str(i), answers={x.id: "fluency" for x in task.issues}, created_at="t")
+        for i in range(5)
+    ]
     version = derive_weights(tally(ballots), len(ballots))
     t, _ = timed(lambda: reweighted_summaries(rep.results, version), repeat=1)
     print(f"survey reweighting of all results (once per vote change): {t:.2f} s")
-
-    if args.browser:
-        bench_browser(cfg, args.loads, args.filters, args.trace)
-    if not args.keep:
-        shutil.rmtree(root, ignore_errors=True)
-    return 0
 
 
 def _spread(xs: list[float]) -> str:

@@ -212,6 +212,13 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         box = overall.bounding_box()
         assert box is not None and box["x"] + box["width"] <= 390  # judge and Overall fit on the screen
         _shot(pg, "main-390")
+        pg.locator("#leaderboard-table a.dhp-judge", has_text="Weak Phi-2").click()
+        expect(pg.locator("#judge-bars img")).to_be_visible()
+        img = pg.locator("#judge-bars img").bounding_box()
+        assert img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390  # the figure fits the phone
+        scroll = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert scroll[0] <= scroll[1], scroll
+        _shot(pg, "judge-390")
     finally:
         ctx.close()
 
