@@ -97,6 +97,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # a fresh venv installs gradio, pandas, scipy, ... from the local index
 def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> None:
     """A fresh venv, the local wheel and the pinned requirements (from the local package index), then
     the folder's app.py on loopback."""
