@@ -62,8 +62,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=TIMEOUT_MS)
     exe = CHROMIUM if Path(CHROMIUM).exists() else str(shutil.which("chromium"))
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=ARGS)
