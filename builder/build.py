@@ -350,8 +350,12 @@ def build_dataset(
     out_root: Path,
     opts: BuildOptions,
     render_card: Callable[[DatasetSpec, BuildInfo], str] | None = None,
+    extra_files: Mapping[str, str] | None = None,
 ) -> BuildReport:
-    """Build ``out_root/<spec.name>/`` and return a report. See the module docstring."""
+    """Build ``out_root/<spec.name>/`` and return a report. See the module docstring.
+
+    ``extra_files`` (relative path -> text) are written into the folder too (a task's file and prompts).
+    """
     from dhp.builder.cards import render_card as default_card
 
     t0 = time.perf_counter()
@@ -364,7 +368,7 @@ def build_dataset(
     rows, na, perts = collect_rows(spec, sel.items, outcomes)
     info = make_build_info(spec, source, sel, opts, seed, perts)
     card = render_card or default_card
-    folder, info = write_dataset(out_root, info, rows, na, lambda i: card(spec, i))
+    folder, info = write_dataset(out_root, info, rows, na, lambda i: card(spec, i), extra_files)
     generators: Counter[str] = Counter()
     for p in info.perturbations:
         generators.update(p.generators)

@@ -24,6 +24,18 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+def _task(args: argparse.Namespace) -> Any:
+    """The task of ``--task FILE`` (its source is read relative to the file), or None."""
+    if args.task is None:
+        return None
+    from dhp.builder.errors import BuildError
+    from dhp.task import load_task
+
+    if args.datasets != "all" or args.story_cloze is not None:
+        raise BuildError("--task builds the task's own dataset: drop --datasets and --story-cloze")
+    return load_task(args.task)
+
+
 def _perturber(args: argparse.Namespace) -> Any:
     """The LLM perturber of ``--perturber URL``, or ``None`` (the offline stand-in)."""
     if not args.perturber:
@@ -79,14 +91,17 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.builder.errors import BuildError
     from dhp.builder.sources import SourceLocator
     from dhp.spec import resolve_datasets
+    from dhp.task import build_task
 
     check_version(args.version)
-    specs = resolve_datasets(args.datasets)
+    task = _task(args)
+    specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
     sources = args.sources or os.environ.get("DHP_SOURCES") or None
     if sources is not None and not Path(sources).is_dir():
         raise BuildError(f"--sources {sources}: not a directory (expected the layout of SOURCES.md)")
     locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
-    _err(f"dhp build: sources from {locator.describe()}; version {args.version}; output {args.out}")
+    where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
+    _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
     _say_generator(args)
     perturber = _perturber(args)
     opts = BuildOptions(
@@ -99,7 +114,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     )
     try:
         for spec in specs:
-            _print_report(build_dataset(spec, locator, args.out, opts))
+            _print_report(build_task(task, args.out, opts) if task is not None else build_dataset(spec, locator, args.out, opts))
     finally:
         if perturber is not None:
             perturber.close()
@@ -169,6 +184,12 @@ def _register_build(subparsers: Any) -> None:
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
     p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    p.add_argument(
+        "--task",
+        type=Path,
+        metavar="FILE",
+        help="build your own task from a task file (see `dhp task init`); its source path is relative to the file",
+    )
     p.add_argument(
         "--version", default=DEFAULT_VERSION, help=f"semantic dataset version (default: {DEFAULT_VERSION})"
     )

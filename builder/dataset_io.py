@@ -442,8 +442,11 @@ def write_dataset(
     rows: Mapping[str, Sequence[Row]],
     not_applicable: Sequence[NotApplicableRecord],
     card: Callable[[BuildInfo], str],
+    extra_files: Mapping[str, str] | None = None,
 ) -> tuple[Path, BuildInfo]:
     """Write ``out_root/<info.dataset>/`` and return it with the final info (``num_bytes`` filled in).
+
+    ``extra_files`` (relative path -> text) are written into the folder too (a task's file and prompts).
 
     ``rows`` maps each perturbation id to its rows (in item order). The folder is written into a
     temporary sibling and moved into place only when complete, so an interrupted write never
@@ -454,6 +457,9 @@ def write_dataset(
     try:
         done = _write_files(tmp, info, rows, not_applicable)
         (tmp / CARD).write_text(card(done), encoding="utf-8")
+        for rel, text in (extra_files or {}).items():
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_text(text, encoding="utf-8")
         _swap_into_place(tmp, out_root / info.dataset)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

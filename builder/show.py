@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from dhp.types import DatasetSpec
+
 __all__ = [
     "Segment",
     "diff_words",
@@ -143,11 +145,10 @@ def sample_pairs(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> dict[s
     return out
 
 
-def _verdict_text(dataset: str, pid: str, original: str, perturbed: str) -> str:
+def _verdict_text(spec: DatasetSpec, pid: str, original: str, perturbed: str) -> str:
     from dhp.builder.perturb.validate import validate
-    from dhp.spec import get_dataset
 
-    p = {q.id: q for q in get_dataset(dataset).perturbations}[pid]
+    p = spec.perturbation(pid)
     v = validate(p, original, perturbed)
     return "passes the validator" if v.ok else f"validator: {v.reason}"
 
@@ -172,8 +173,16 @@ th{background:#f4f4f4;text-align:left}del{background:#fdd;color:#900}ins{backgro
 .id{font-family:monospace;font-size:.8em;color:#555}.bad{color:#b00}.ok{color:#070}"""
 
 
-def samples_html(dataset: str, samples: Mapping[str, Sequence[Mapping[str, Any]]], seed: int) -> str:
-    """A self-contained HTML sheet: per perturbation a table of sampled pairs with diffs marked."""
+def samples_html(
+    dataset: str, samples: Mapping[str, Sequence[Mapping[str, Any]]], seed: int, spec: DatasetSpec | None = None
+) -> str:
+    """A self-contained HTML sheet: per perturbation a table of sampled pairs with diffs marked.
+
+    ``spec`` declares the dataset (a task's); None: the built-in dataset named ``dataset``.
+    """
+    from dhp.spec import get_dataset
+
+    spec = spec if spec is not None else get_dataset(dataset)
     parts = [
         "<!doctype html>",
         f"<html lang='en'><head><meta charset='utf-8'><title>{html.escape(dataset)}: samples</title>",
@@ -188,7 +197,7 @@ def samples_html(dataset: str, samples: Mapping[str, Sequence[Mapping[str, Any]]
         for row in rows:
             orig, pert = str(row["original"]), str(row["perturbed"])
             left, right = pair_html(orig, pert)
-            verdict = _verdict_text(dataset, pid, orig, pert)
+            verdict = _verdict_text(spec, pid, orig, pert)
             cls = "ok" if verdict.startswith("passes") else "bad"
             parts.append(
                 f"<tr><td class='id'>{html.escape(str(row['id']))}</td><td>{left}</td><td>{right}</td>"
@@ -206,14 +215,18 @@ def write_samples_html(folder: Path, out_file: Path, n_per_perturbation: int = 5
     samples = sample_pairs(read_pairs(Path(folder)), n_per_perturbation, seed)
     out = Path(out_file)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(samples_html(Path(folder).name, samples, seed), encoding="utf-8")
+    from dhp.task import folder_spec
+
+    out.write_text(samples_html(Path(folder).name, samples, seed, folder_spec(Path(folder))), encoding="utf-8")
     return out
 
 
 def show(folder: Path, perturbation: str, n: int, seed: int, color: bool, layout: str, width: int) -> str:
     """The terminal text of ``dhp show``: ``n`` seeded random pairs of one perturbation."""
     from dhp.builder.dataset_io import read_pairs
+    from dhp.task import folder_spec
 
+    spec = folder_spec(folder)
     rows = sample_pairs(read_pairs(folder, [perturbation]), n, seed).get(perturbation, [])
     blocks = [f"{folder.name} / {perturbation}: {len(rows)} random pairs (seed {seed})"]
     for row in rows:
@@ -222,7 +235,7 @@ def show(folder: Path, perturbation: str, n: int, seed: int, color: bool, layout
             body = render_side_by_side(orig, pert, color, width)
         else:
             body = render_stacked(orig, pert, color, width)
-        verdict = _verdict_text(folder.name, perturbation, orig, pert)
+        verdict = _verdict_text(spec, perturbation, orig, pert)
         note = f"{DIM}{verdict}{RESET}" if color else verdict
         blocks.append(f"\n== {row['id']}\n{body}\n   {note}")
     return "\n".join(blocks)
@@ -241,7 +254,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     if not args.perturbation:
         raise SystemExit("dhp show: give a PERTURBATION (or --samples FILE for all of them)")
-    width = args.width or shutil.get_terminal_size((100, 24)).columns
+    width = shutil.get_terminal_size((100, 24)).columns if args.width is None else args.width
     print(show(folder, args.perturbation, args.n, args.seed, _use_color(args.color), args.layout, width))
     return 0
 
@@ -259,7 +272,7 @@ def register(subparsers: Any, default_data: Path) -> None:
     p.add_argument("--layout", choices=("stacked", "side"), default="stacked", help="stacked or side by side")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="ANSI colours (auto: on a terminal unless NO_COLOR is set)")
-    p.add_argument("--width", type=int, default=0, help="line width (default: the terminal's)")
+    p.add_argument("--width", type=int, help="line width, 0 for no wrapping (default: the terminal's)")
     p.add_argument("--samples", type=Path, metavar="FILE",
                    help="write an HTML sheet of -n random pairs of every perturbation to FILE instead")
     p.set_defaults(func=_cmd_show)

@@ -24,10 +24,15 @@ def _segmenter() -> object:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` by pysbd, stripped, empty ones dropped."""
+    """Sentences of ``text`` by pysbd, stripped, empty ones dropped (memoised: pysbd is slow)."""
+    return list(_split_cached(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _split_cached(text: str) -> tuple[str, ...]:
     seg = _segmenter()
     parts: list[str] = seg.segment(text)  # type: ignore[attr-defined]
-    return [p.strip() for p in parts if p.strip()]
+    return tuple(p.strip() for p in parts if p.strip())
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from dhp.types import SpecError
 
-STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli")
+STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli", "dhp.task_cli")
 
 
 class UserError(Exception):

@@ -94,6 +94,12 @@ def _judge_args(who: Any) -> None:
 
 def _data_args(data: Any) -> None:
     data.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    data.add_argument(
+        "--task",
+        metavar="FILE_OR_FOLDER",
+        help="your own task: a built folder that carries its task.yaml, or the task file (then --data is the "
+        "folder `dhp build --task` wrote into)",
+    )
     data.add_argument("--data", default="dhp", help="'dhp' for the Hub datasets, or a folder of <dataset>/ folders")
     data.add_argument("--revision", help="Hub revision of the datasets (with --data dhp)")
     data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
@@ -254,11 +260,20 @@ def _cmd_score(args: argparse.Namespace) -> int:
         raise UserError("--cue TEXT must not be empty")
     if args.data != "dhp" and not Path(args.data).is_dir():
         raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+    specs, data, prompts = None, args.data, args.prompts
+    if args.task is not None:
+        from dhp.task import task_for_scoring
+
+        task, data, prompts = task_for_scoring(
+            Path(args.task), args.data, args.prompts, args.datasets, args.prompt_set, args.weights
+        )
+        specs = (task.spec,)
     cfg = ScoreConfig(
         judge=judge,
         out=args.out,
         datasets=args.datasets,
-        data=args.data,
+        specs=specs,
+        data=data,
         revision=args.revision,
         hub_org=args.hub_org,
         mode=args.mode,
@@ -274,7 +289,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         weights=args.weights,
         cache=args.cache,
         use_cache=not args.no_cache,
-        prompts_dir=args.prompts,
+        prompts_dir=prompts,
         prompt_set=args.prompt_set,
         cue=None if args.cue is None else args.cue.strip(),
         limit=args.limit,

@@ -117,6 +117,7 @@ class ScoreConfig:
     judge: JudgeConfig
     out: Path
     datasets: str = "all"
+    specs: tuple[DatasetSpec, ...] | None = None  # datasets declared elsewhere (task files); replaces `datasets`
     data: str = "dhp"  # "dhp" (the Hub) or a folder holding <dataset-name>/ folders
     revision: str | None = None  # Hub revision of the datasets
     hub_org: str | None = None  # Hub organisation (default: each spec's org)
@@ -625,7 +626,7 @@ async def _score_dataset(
 
 
 def _specs(cfg: ScoreConfig) -> list[DatasetSpec]:
-    specs = list(resolve_datasets(cfg.datasets))
+    specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
     if cfg.weights is None:
         return specs
     from dhp.weights import apply_weights, load_weights

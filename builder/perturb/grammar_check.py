@@ -119,9 +119,9 @@ def _is_singular_noun(word: str) -> bool:
 
 def _subject_number(word: str) -> str:
     low = word.lower()
-    if low in SG_PRON:
+    if low in SG_PRON or low == "one":
         return "sg"
-    if low in PL_PRON:
+    if low in PL_PRON or low in PL_DET or low.replace(",", "").isdigit():
         return "pl"
     if _is_plural_noun(low):
         return "pl"
@@ -184,11 +184,8 @@ def _is_split_fragment(old: list[str], new: list[str], ctx: Context) -> bool:
 
 
 def _is_finite(word: str) -> bool:
-    low = word.lower()
-    if low in MODALS or low in DO or low in ("is", "am", "are", "was", "were", "has", "have", "had"):
-        return True
-    tags = lexicon.word_tags(low)
-    return bool(tags & {"VBZ", "VBD"}) and not tags & {"NN", "NNS"}
+    """A finite verb form ("went", "says"), also when the same word can be a noun ("felt")."""
+    return bool(lexicon.word_tags(word.lower()) & {"VBZ", "VBD"})
 
 
 def _singular_noun_ahead(ctx: Context) -> bool:
@@ -204,14 +201,19 @@ def _singular_noun_ahead(ctx: Context) -> bool:
     return False
 
 
+_AUX_FINITE = MODALS | {"is", "am", "are", "was", "were", "has", "have", "had", "does", "do", "did"}
+
+
 def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     words = _words(old)
     if len(words) > 2:
         return "", f"deleting {' '.join(old)!r} removes more than a fragment's verb or subject"
-    if any(_is_finite(w) for w in words):
+    subject = _subject_word(ctx)
+    after_subject = _is_subject(subject) or subject.lower() in ("and", "but", "or")
+    if any(w in _AUX_FINITE for w in words):
+        return "fragment (auxiliary removed)", ""
+    if any(_is_finite(w) and not lexicon.lemmas(w, "ADJ") for w in words) and after_subject:
         return "fragment (verb removed)", ""
-    if len(words) == 1 and lexicon.word_tags(words[0]) & {"VBD", "VBZ"} and _is_subject(_subject_word(ctx)):
-        return "fragment (main verb removed)", ""
     if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
     if words in (["a"], ["an"]) and ctx.next[:1].isalpha() and ctx.next.lower() not in ("few", "lot", "little"):
@@ -273,6 +275,8 @@ def _determiner(o: str, n: str, ctx: Context) -> tuple[str, str]:
     plural_det = n in ("these", "those", "many", "fewer")
     if (plural_det and _is_singular_noun(ctx.next)) or (not plural_det and _is_plural_noun(ctx.next)):
         return "determiner-noun disagreement", ""
+    if "subj" in _PRONOUN_CASE.get(ctx.next.lower(), ("", ""))[1]:
+        return f"determiner {n!r} before a pronoun", ""
     return "", f"{o!r} -> {n!r} before {ctx.next!r} stays grammatical"
 
 

@@ -89,6 +89,7 @@ class Token:
 _TOKEN = re.compile(r"<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]")
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
+_MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
@@ -318,6 +319,15 @@ def _shape_type(toks: list[str]) -> EntityType:
     return EntityType.PERSON
 
 
+def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str]) -> bool:
+    """A known first name ("Mary", also "Rob"), or a known last name that is not an ordinary
+    word ("Pietersen", not "Day" or "Gala")."""
+    uncommon_last = not is_common_word(caps[-1])
+    if caps[0] in first and (len(caps) == 1 or uncommon_last or caps[-1] in last):
+        return True
+    return caps[-1] in last and uncommon_last and (len(caps) > 1 or not is_known_place(caps[-1]))
+
+
 def classify_name(name: str, context: str = "") -> EntityType | None:
     """Type of a capitalised name; ``None`` when ``name`` is not a name (no capital letter).
 
@@ -342,7 +352,7 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
         return EntityType.PERSON
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
-    if caps and (caps[0] in first or (caps[-1] in last and (len(caps) > 1 or not is_known_place(caps[-1])))):
+    if caps and _person_by_lists(caps, first, last):
         return EntityType.PERSON
     if any(is_known_place(t, major_only=True) for t in caps) or low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
         return EntityType.PLACE
@@ -358,7 +368,7 @@ def _number_type(word: str) -> EntityType | None:
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
             return EntityType.DATE
         return EntityType.NUMBER
-    if _SCORE.match(word):
+    if _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
         return EntityType.NUMBER
     if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
@@ -373,14 +383,14 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
-        return not _ORDINAL.match(word) and not _DECADE.match(word.lower())
+        return not _ORDINAL.match(word) and not _DECADE.match(word.lower()) and not _MEASURE.match(word)
     low = word.lower()
     if not low.replace("-", "").isalpha() or len(low) < 5:
         return False
     zipf = word_zipf(low)
     if zipf < 3.5 and low.endswith(_BIO_SUFFIXES):
         return True
-    return lowercase_text and zipf < 2.5 and not lemmas(low)
+    return lowercase_text and zipf < 2.5 and not lemmas(low) and not low.endswith("ly")
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -400,10 +410,13 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
     return classify_name(text, context)
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)[^\w]*([^\W\d_])")
+
+
 def is_lowercase_text(text: str) -> bool:
     """True for texts written without capitals (SumPubMed): most sentences start in lower case,
-    so capitalisation says nothing about names there."""
-    starts = [m.group() for m in (re.search(r"[^\W\d_]", sent) for sent in split_sentences(text)) if m]
+    so capitalisation says nothing about names there. (Sentence starts by punctuation: cheap.)"""
+    starts = _SENTENCE_START.findall(text)
     return bool(starts) and sum(c.islower() for c in starts) * 2 > len(starts)
 
 
@@ -457,6 +470,11 @@ def _name_end(toks: list[Token], i: int) -> int:
     return j
 
 
+def _is_first_name(word: str) -> bool:
+    """A first name that is also a less frequent ordinary word ("Rob", "Pat"), not "Will" or "May"."""
+    return word in _names()[0] and word_zipf(word) < 5.3
+
+
 def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, int]:
     """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
     while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1:
@@ -465,7 +483,7 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         return j, j  # "Dr." before a name: the title is not the name
     if at_start and i < j:
         word = toks[i].text
-        if j - i == 1 and (word == "I" or is_common_word(word)):
+        if j - i == 1 and (word == "I" or (is_common_word(word) and not _is_first_name(word))):
             return j, j
         whole = " ".join(t.text for t in toks[i:j])
         if j - i > 1 and is_common_word(word) and not _is_name_word(word) and not _is_fixed_name(whole):
@@ -506,6 +524,8 @@ def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bo
             a, b = _trim_name(toks, i, j, at_start)
             ctx = text[base : base + toks[a].start] if a < b else ""
             kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx) if a < b else None
+            if kind is EntityType.OTHER and b - a == 1 and is_common_word(toks[a].text):
+                kind = None  # a capitalised ordinary word in a title ("Children's Day"), not a name
             if kind is not None:
                 add(a, b, kind)
         else:
@@ -521,8 +541,13 @@ def find_entities(text: str) -> list[Span]:
     name; the SumPubMed mask ``<dig>`` is never an entity; in lower-cased text only numbers, dates
     and technical terms are found.
     """
+    return list(_find_entities(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _find_entities(text: str) -> tuple[Span, ...]:
     lower = is_lowercase_text(text)
     spans: list[Span] = []
     for sent, (start, end) in enumerate(sentence_spans(text)):
         spans.extend(_scan_sentence(text, start, tokenize(text[start:end]), sent, lower))
-    return spans
+    return tuple(spans)

@@ -67,6 +67,11 @@ def _typo_random(rng: random.Random) -> Iterator[None]:
             errer.random, en_default.random = saved
 
 
+def _squash(text: str) -> str:
+    """``text`` with runs of whitespace as one space: what a reader (and the validator) compares."""
+    return " ".join(text.split())
+
+
 def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
     """Apply ``k`` random typos with the `typo` package, each one changing the text.
 
@@ -85,13 +90,13 @@ def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
                 before = errer.result
                 method = rng.choice(TYPO_METHODS)
                 getattr(errer, method)()
-                if errer.result != before:
+                if _squash(errer.result) != _squash(before):  # a typo that only moves whitespace is none
                     applied.append(method)
                     break
             else:
                 return NotApplicable(f"typo package could not change the text after {_MAX_TRIES} draws")
     out: str = errer.result
-    if out == text:
+    if _squash(out) == _squash(text):
         return NotApplicable("typos cancelled each other out")
     return Perturbed(out, RULE, {"k": k, "typos": applied})
 
@@ -123,7 +128,8 @@ def _single_swaps(sents: Sequence[str]) -> set[str]:
 def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
     """Shuffle ``k`` random sentences among their positions (``k=None``: all sentences).
 
-    The shuffle is redrawn until the text changes; texts with fewer than two (distinct) sentences
+    The shuffle is redrawn until the text changes and splits back into the same sentences
+    (pysbd may join two sentences after reordering, e.g. one ending in "A & E."); texts with fewer than two (distinct) sentences
     are not applicable. A full shuffle (``k=None``, major severity) is also redrawn until it is not
     a swap of two sentences, so it can never equal a ``k=2`` (minor) row of the same item; where
     every reordering is such a swap (two sentences) it is not applicable.
@@ -151,7 +157,7 @@ def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
         for src, dst in zip(idx, perm, strict=True):
             out[dst] = sents[src]
         joined = " ".join(out)
-        if joined not in avoid:
+        if joined not in avoid and split_sentences(joined) == out:  # the splitter reads the same sentences
             return Perturbed(joined, RULE, {"k": "all" if k is None else k, "sentences": n})
     if k is None:
         return NotApplicable(

@@ -159,23 +159,42 @@ def check_word_deletion(p: Perturbation, original: str, perturbed: str) -> Verdi
 
 
 def check_replacement_text(p: Perturbation, original: str, perturbed: str) -> Verdict:
-    """Other item / wrong ending: a different, non-empty text (checked by :func:`validate`)."""
-    return PASS
+    """Other item / wrong ending: a different, non-empty text (not only re-spaced)."""
+    return _fail("the perturbed text equals the original") if _norm(perturbed) == _norm(original) else PASS
 
 
 # --------------------------------------------------------------------------- sentence level
 
 
+def _as_permutation(sentences: list[str], perturbed: str) -> list[int] | None:
+    """Order of the original ``sentences`` that spells ``perturbed`` (whitespace aside), else None.
+
+    Matching the original sentences instead of re-splitting the perturbed text keeps a sentence
+    without final punctuation ("... wide") from merging with the one moved after it."""
+    rest, left, order = _norm(perturbed), dict(enumerate(_norm(s) for s in sentences)), []
+    while rest:
+        fits = [(len(s), i) for i, s in left.items() if rest.startswith(s) and rest[len(s) : len(s) + 1] in ("", " ")]
+        if not fits:
+            return None
+        size, i = max(fits)
+        order.append(i)
+        del left[i]
+        rest = rest[size:].lstrip()
+    return order if not left else None
+
+
 def check_sentence_reorder(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """The same sentences in a different order; k=2: exactly two sentences swapped."""
-    a, b = split_sentences(original), split_sentences(perturbed)
-    if len(a) < 2:
+    sentences = split_sentences(original)
+    if len(sentences) < 2:
         return _fail("a text of one sentence cannot be reordered")
-    if Counter(a) != Counter(b):
-        return _fail("the perturbed text does not have the same sentences")
-    if a == b:
+    order = _as_permutation(sentences, perturbed)
+    if order is None:
+        return _fail("the perturbed text is not the original's sentences in another order")
+    texts = [sentences[i] for i in order]
+    if texts == sentences:
         return _fail("the sentence order did not change")
-    moved = sum(x != y for x, y in zip(a, b, strict=False))
+    moved = sum(x != y for x, y in zip(sentences, texts, strict=True))
     if p.k == 2 and moved != 2:
         return _fail(f"{moved} sentences moved, expected two swapped")
     return PASS
@@ -236,6 +255,18 @@ def _apply(span: Span, edits: list[Edit], perturbed: str) -> str:
     return text
 
 
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z%$£€]", "", text.casefold())
+
+
+def _all_common(name: str) -> bool:
+    words = [w for w in re.findall(r"[^\W\d_]+", name) if w.lower() not in ("of", "and", "the", "s")]
+    return bool(words) and all(lexicon.is_common_word(w) for w in words)
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -246,6 +277,10 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
+    if span.type is EntityType.OTHER and kind is EntityType.PERSON and _all_common(span.text):
+        return _fail(f"{span.text!r} (a title or event) replaced by a person's name {new!r}: type changed")
+    if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
+        return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
         return _fail(f"{new!r} keeps {part!r} of the original {span.text!r}")
     if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):
@@ -345,13 +380,51 @@ def _strip_marker(source: str, para: str) -> str:
     return para
 
 
+_DANGLING = frozenset(
+    "and or but that which who whom the a an of in on at to up with within by for from as than into about so "
+    "its their his her our your my this these those".split()
+)
+_FINITE_AUX = frozenset("is are was were has have had will would can could may might must should does did".split())
+_SUBORDINATORS = frozenset("that which who whom whose when where if because while whereas as since although though".split())
+_CLEFT = re.compile(
+    r"^what (?P<subj>.+?) (?:did|does|do|has done|have done|had done|will do|would do) (?:was|is|were|are) (?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _broken_structure(source: str, para: str) -> str:
+    """A sign that moving words around broke the sentence, else "": it ends on a dangling
+    function word ("... within and."), a fronted prepositional phrase holds the main verb
+    ("across new zealand were analysed, ..."), or a "What X did was ..." cleft is malformed."""
+    words, src = _words(para), _words(source)
+    if words and words[-1] in _DANGLING and src[-1:] != words[-1:]:
+        return f"it ends on {words[-1]!r}"
+    head, sep, _ = para.partition(",")
+    head_words = _words(head)
+    fronted = bool(sep and head_words) and head_words[0] in grammar_check.PREPOSITIONS - _SUBORDINATORS
+    moved = not _norm(source).lower().startswith(_norm(head).lower())
+    if fronted and moved and set(head_words) & _FINITE_AUX:
+        return f"the fronted phrase {head.strip()!r} holds a finite verb"
+    m = _CLEFT.match(_norm(para).rstrip(".!?"))
+    if m:
+        subj, rest = _words(m["subj"]), _words(m["rest"])
+        if not subj or subj[-1] in _DANGLING:
+            return f"the cleft has no subject: {m['subj']!r}"
+        for w in rest:
+            if w in _SUBORDINATORS:
+                break
+            if w in _FINITE_AUX:
+                return f"the cleft's predicate holds another finite verb {w!r}"
+    return ""
+
+
 def paraphrase_verdict(source: str, para: str) -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?"""
     a, b = _words(source), _words(_strip_marker(source, para))
     if a == b:
         return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    changed = len(a) - sum(m.size for m in sm.get_matching_blocks())
+    changed = max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks())  # words moved or replaced
     if changed < 2 or sm.ratio() > 0.9:
         return _fail(f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}")
     src = _content_lemmas(source)
@@ -361,36 +434,38 @@ def paraphrase_verdict(source: str, para: str) -> Verdict:
     lost = [s.text for s in lexicon.find_entities(source) if s.type in _FACT_TYPES and s.text.lower() not in para.lower()]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
+    if flaw := _broken_structure(source, para):
+        return _fail(f"inserted sentence is broken ({flaw}): {para!r}")
     if flaw := _new_errors(source, para):
         return _fail(f"inserted sentence adds an error ({flaw}): {para!r}")
     return PASS
 
 
-def _insertions(orig: list[str], pert: list[str]) -> tuple[list[tuple[int, str]], Verdict]:
-    """Align: the original sentences in order, plus (index of the source sentence, inserted one)."""
-    kept = iter(pert)
-    for n, sent in enumerate(orig):
-        if sent not in kept:
+def _insertions(orig: list[str], perturbed: str) -> tuple[list[tuple[int, str]], Verdict]:
+    """Align: the original sentences in order, plus (index of the source sentence, inserted one).
+
+    The original sentences are found in the perturbed text in order; only the text between them
+    is split into sentences (cheaper than re-splitting the whole text, and robust to a sentence
+    without final punctuation)."""
+    text, cursor, out = _norm(perturbed), 0, list[tuple[int, str]]()
+    for n, sent in enumerate([*orig, ""]):
+        at = text.find(_norm(sent), cursor) if sent else len(text)
+        if at < 0:
             return [], _fail(f"original sentence {n + 1} missing or changed: {sent!r}")
-    i, out = 0, []
-    for sent in pert:
-        if i < len(orig) and sent == orig[i]:
-            i += 1
-        elif i == 0:
-            return [], _fail(f"text before the first original sentence: {sent!r}")
-        elif out and out[-1][0] == i - 1:
-            return [], _fail(f"two sentences inserted after original sentence {i}: {sent!r}")
-        else:
-            out.append((i - 1, sent))
-    if i < len(orig):
-        return [], _fail(f"original sentence {i + 1} missing or changed: {orig[i]!r}")
+        between = split_sentences(text[cursor:at]) if text[cursor:at].strip() else []
+        if between and n == 0:
+            return [], _fail(f"text before the first original sentence: {between[0]!r}")
+        if len(between) > 1:
+            return [], _fail(f"two sentences inserted after original sentence {n}: {between[1]!r}")
+        out.extend((n - 1, b) for b in between)
+        cursor = at + len(_norm(sent))
     return out, PASS
 
 
 def check_rewrite_insert(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """Original sentences kept in order, each insertion a paraphrase right after its source."""
     orig = split_sentences(original)
-    inserted, verdict = _insertions(orig, split_sentences(perturbed))
+    inserted, verdict = _insertions(orig, perturbed)
     if not verdict.ok:
         return verdict
     for source, sent in inserted:
@@ -448,6 +523,6 @@ def validate(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """Does ``perturbed`` do to ``original`` what perturbation ``p`` describes?"""
     if not perturbed.strip():
         return _fail("the perturbed text is empty")
-    if _norm(perturbed) == _norm(original):
+    if perturbed == original:
         return _fail("the perturbed text equals the original")
-    return _CHECKS[p.operation](p, original, perturbed)
+    return _CHECKS[p.operation](p, original, perturbed)  # whitespace-only changes fail there, but a typo

@@ -1,37 +1,56 @@
-"""Source loaders, one per DHP dataset, all reading through a :class:`SourceLocator`."""
+"""Source loaders, one per DHP dataset, all reading through a :class:`SourceLocator`.
+
+A small registry shared by the six built-in datasets and user tasks (:mod:`dhp.task`): built-in
+datasets are looked up by name; a dataset whose source records a local ``file`` or a ``hub``
+dataset (:class:`~dhp.builder.sources.files.TableRef`) goes to the generic table loader.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from dhp.builder.errors import SourceError
 from dhp.builder.items import SourceData
 from dhp.builder.sources.answer_equivalence import load_answer_equivalence
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.builder.sources.files import TableRef, load_table
 from dhp.builder.sources.story_cloze import load_story_cloze
 from dhp.builder.sources.summeval import load_summeval
 from dhp.builder.sources.sumpubmed import load_sumpubmed
 from dhp.builder.sources.wmt22 import load_wmt22
 from dhp.types import DatasetSpec
 
-__all__ = ["SourceLocator", "load_source"]
+__all__ = ["LOADERS", "SourceLoader", "SourceLocator", "load_source", "loader_name"]
+
+#: (spec, locator, Story Cloze file) -> the candidate items of the spec's source, in source order
+SourceLoader = Callable[[DatasetSpec, SourceLocator, "Path | None"], SourceData]
+
+LOADERS: Mapping[str, SourceLoader] = {
+    "summeval": lambda spec, loc, _: load_summeval(spec, loc),
+    "sumpubmed": lambda spec, loc, _: load_sumpubmed(spec, loc),
+    "story-cloze": load_story_cloze,
+    "answer-equivalence": lambda spec, loc, _: load_answer_equivalence(spec, loc),
+    "wmt22-de-en": lambda spec, loc, _: load_wmt22(spec, loc),
+    "wmt22-zh-en": lambda spec, loc, _: load_wmt22(spec, loc),
+    "table": lambda spec, loc, _: load_table(spec, loc),
+}
+
+
+def loader_name(spec: DatasetSpec) -> str:
+    """The registry key of ``spec``'s loader: a table source first, else the dataset's name."""
+    if TableRef.of(spec) is not None:
+        return "table"
+    if spec.name in LOADERS:
+        return spec.name
+    raise SourceError(
+        f"no source loader for dataset {spec.name!r}; valid: {', '.join(k for k in LOADERS if k != 'table')}, "
+        "or a task file's source (a file or a Hub dataset)"
+    )
 
 
 def load_source(
     spec: DatasetSpec, locator: SourceLocator, story_cloze_file: Path | None = None
 ) -> SourceData:
     """All candidate items of ``spec``'s source, in source order."""
-    if spec.name == "summeval":
-        return load_summeval(spec, locator)
-    if spec.name == "sumpubmed":
-        return load_sumpubmed(spec, locator)
-    if spec.name == "story-cloze":
-        return load_story_cloze(spec, locator, story_cloze_file)
-    if spec.name == "answer-equivalence":
-        return load_answer_equivalence(spec, locator)
-    if spec.name.startswith("wmt22-"):
-        return load_wmt22(spec, locator)
-    raise SourceError(
-        f"no source loader for dataset {spec.name!r}; valid: summeval, sumpubmed, story-cloze, "
-        "answer-equivalence, wmt22-de-en, wmt22-zh-en"
-    )
+    return LOADERS[loader_name(spec)](spec, locator, story_cloze_file)

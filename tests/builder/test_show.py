@@ -1,4 +1,4 @@
-"""`dhp show` and the --samples HTML sheet, on a real offline build of Story Cloze."""
+"""`dhp show` and the --samples HTML sheet, on a real offline build of Answer Equivalence (the smallest)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from dhp.builder.show import (
 )
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+DS = "answer-equivalence"
 
 
 def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -35,7 +36,7 @@ def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory, sources_dir: Path) -> Path:
     out = tmp_path_factory.mktemp("show")
-    r = _dhp("build", "--datasets", "story-cloze", "--sources", str(sources_dir), "--allow-fewer",
+    r = _dhp("build", "--datasets", DS, "--sources", str(sources_dir), "--allow-fewer",
              "--out", str(out), "--no-progress")
     assert r.returncode == 0, r.stderr
     return out
@@ -84,33 +85,35 @@ def test_sample_pairs_is_seeded() -> None:
 
 
 def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
-    r = _dhp("show", "story-cloze", "word_fictional_ne", "-n", "3", "--data", str(data), "--color", "never",
+    r = _dhp("show", DS, "word_fictional_ne_minor", "-n", "3", "--data", str(data), "--color", "never",
              "--width", "0")
     assert r.returncode == 0, r.stderr
     assert not ANSI.search(r.stdout)
     blocks = r.stdout.split("\n== ")[1:]
     assert len(blocks) == 3
-    rows = {row["id"]: row for row in read_pairs(data / "story-cloze", ["word_fictional_ne"])}
+    rows = {row["id"]: row for row in read_pairs(data / DS, ["word_fictional_ne_minor"])}
     for block in blocks:
-        item, orig_line, pert_line = block.splitlines()[:3]
+        item, body = block.split("\n", 1)
+        orig_line, rest = body.removeprefix("- original : ").split("\n+ perturbed: ", 1)
+        pert_line = rest.rsplit("\n   ", 1)[0]  # the verdict line follows
         row = rows[item]
-        original = re.sub(r"\[-(.*?)-\]", r"\1", orig_line.removeprefix("- original : "))
-        perturbed = re.sub(r"\{\+(.*?)\+\}", r"\1", pert_line.removeprefix("+ perturbed: "))
+        original = re.sub(r"\[-(.*?)-\]", r"\1", orig_line, flags=re.DOTALL)
+        perturbed = re.sub(r"\{\+(.*?)\+\}", r"\1", pert_line, flags=re.DOTALL)
         assert original == row["original"] and perturbed == row["perturbed"]
         assert "[-" in orig_line and "{+" in pert_line  # the replaced entity is marked on both sides
-    again = _dhp("show", "story-cloze", "word_fictional_ne", "-n", "3", "--data", str(data), "--color", "never")
+    again = _dhp("show", DS, "word_fictional_ne_minor", "-n", "3", "--data", str(data), "--color", "never")
     assert again.stdout.split("\n== ")[1:] and again.stdout.split("\n== ")[1].split()[0] == blocks[0].split()[0]
 
 
 def test_dhp_show_colours_only_when_asked(data: Path) -> None:
-    always = _dhp("show", "story-cloze", "word_grammar", "-n", "2", "--data", str(data), "--color", "always")
+    always = _dhp("show", DS, "word_grammar_minor", "-n", "2", "--data", str(data), "--color", "always")
     assert always.returncode == 0 and "\x1b[1;31m" in always.stdout
-    auto = _dhp("show", "story-cloze", "word_grammar", "-n", "2", "--data", str(data), env={"NO_COLOR": "1"})
+    auto = _dhp("show", DS, "word_grammar_minor", "-n", "2", "--data", str(data), env={"NO_COLOR": "1"})
     assert auto.returncode == 0 and not ANSI.search(auto.stdout)
 
 
 def test_dhp_show_unknown_perturbation_fails_in_one_line(data: Path) -> None:
-    r = _dhp("show", "story-cloze", "nope", "--data", str(data))
+    r = _dhp("show", DS, "nope", "--data", str(data))
     assert r.returncode != 0
     assert "nope" in (r.stderr + r.stdout)
 
@@ -133,17 +136,17 @@ class _Marks(HTMLParser):
 
 
 def test_samples_html_sheet(data: Path, tmp_path: Path) -> None:
-    out = write_samples_html(data / "story-cloze", tmp_path / "s.html", n_per_perturbation=2, seed=3)
+    out = write_samples_html(data / DS, tmp_path / "s.html", n_per_perturbation=2, seed=3)
     text = out.read_text(encoding="utf-8")
     parser = _Marks()
     parser.feed(text)
-    pids = {row["perturbation"] for row in read_pairs(data / "story-cloze")}
+    pids = {row["perturbation"] for row in read_pairs(data / DS)}
     assert {h.split(" ")[0] for h in parser.h2} == pids
     assert parser.tags["table"] == len(pids)
     assert parser.tags["tr"] == len(pids) * 3  # a header and two pairs per perturbation
     assert parser.tags.get("del", 0) >= 2 and parser.tags.get("ins", 0) >= 2
-    assert write_samples_html(data / "story-cloze", tmp_path / "t.html", 2, 3).read_text() == text
-    via_cli = _dhp("show", "story-cloze", "--samples", str(tmp_path / "u.html"), "-n", "2", "--seed", "3",
+    assert write_samples_html(data / DS, tmp_path / "t.html", 2, 3).read_text() == text
+    via_cli = _dhp("show", DS, "--samples", str(tmp_path / "u.html"), "-n", "2", "--seed", "3",
                    "--data", str(data))
     assert via_cli.returncode == 0, via_cli.stderr
     assert (tmp_path / "u.html").read_text() == text

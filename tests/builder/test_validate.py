@@ -6,7 +6,7 @@ import pytest
 
 from dhp.builder.perturb.validate import Verdict, check_severities_differ, token_edits, validate
 from dhp.spec import get_dataset
-from dhp.types import Perturbation
+from dhp.types import Operation, Perturbation
 
 
 def _p(dataset: str, pid: str) -> Perturbation:
@@ -42,9 +42,13 @@ RO_MAJOR = _p("summeval", "sent_reorder_major")
 
 
 def test_empty_or_unchanged_rows_fail_for_every_operation() -> None:
-    for p in get_dataset("summeval").perturbations:
+    every = {p.id: p for name in ("summeval", "story-cloze", "answer-equivalence", "wmt22-de-en")
+             for p in get_dataset(name).perturbations}
+    for p in every.values():
         _bad(validate(p, "A text. Another one.", "   "), "empty")
-        _bad(validate(p, "A text. Another one.", "A text.  Another one."), "equals")
+        _bad(validate(p, "A text. Another one.", "A text. Another one."), "equals")
+        if p.operation is not Operation.CHAR_TYPO:  # the typo package may only add or drop a space
+            _bad(validate(p, "A text. Another one.", "A text.  Another one."))
 
 
 def test_token_edits_split_equal_length_replacements() -> None:
@@ -59,6 +63,7 @@ def test_token_edits_split_equal_length_replacements() -> None:
 GOOD_NE = [
     (NE_MINOR, "Police arrested John Smith in Leeds on Monday.", "Police arrested Varek Pendrell in Leeds on Monday."),
     (NE_MINOR, "The team beat Chelsea 3-1 at the weekend.", "The team beat Chelsea 5-2 at the weekend."),
+    (NE_MINOR, "The 15-year-old boy won.", "The 12-year-old boy won."),
     (NE_MINOR, "Officials in London said 40 people died.", "Officials in Valdoria said 40 people died."),
     (NE_MINOR, "He studied at Brown University for years.", "He studied at Pendrell University for years."),
     (NE_MAJOR, "John Smith flew from Paris to Berlin in 2015.", "Varek Pendrell flew from Oskavia to Berlin in 2031."),
@@ -101,7 +106,11 @@ BAD_NE = [
     (NE_MINOR, "John Smith flew to Berlin.", "John Smith drove to Berlin.", ("flew",)),
     # fictional and new
     (NE_MINOR, "Officials in Leeds said no.", "Officials in Tokyo said no.", ("real place",)),
-    (NE_MINOR, "Fans cheered Smith again.", "Fans cheered Smithers again.", ("keeps",)),
+    (NE_MINOR, "Fans cheered Pietersen again.", "Fans cheered Pietersby again.", ("keeps",)),
+    (NE_MINOR, "The 15-year-old boy won.", "The 07-ujvp-tih boy won.", ("unit",)),
+    (NE_MINOR, "They met at the Spring Festival Gala.", "They met at the Isolde Pendrell.", ("type changed",)),
+    (NE_MINOR, "Families marked Children's Day in Beijing.", "Families marked Children's Halvorsen in Beijing.",
+     ("Day",)),
     (NE_MINOR, "The 3 men met 5 women.", "The 5 men met 5 women.", ("already occurs",)),
 ]
 
@@ -132,6 +141,8 @@ GOOD_GE = [
     (GE_MINOR, "In recent years, many efforts have been made.", "In recent years, many effort have been made."),
     (GE_MINOR, "He scored twice this season.", "He scored twice these season."),
     (GE_MINOR, "It faded from its original colour.", "It faded from it original colour."),  # case
+    (GE_MINOR, "The two are in a good place.", "The two is in a good place."),
+    (GE_MINOR, "Officials noted that they would act.", "Officials noted those they would act."),
     (GE_MINOR, "He has also claimed the prize.", "He has also claiming the prize."),
     (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending."),  # main verb removed
     (GE_MINOR, "the main host for btb is the badger .", "the main host for btb be the badger ."),
@@ -161,6 +172,7 @@ BAD_GE = [
     (GE_MINOR, "They were pinned to the wall.", "They were pinned for the wall.", ("not known to be wrong",)),
     (GE_MINOR, "Rescuing abducted children matters.", "Rescuing abducting children matters.", ()),
     (GE_MINOR, "He went to the big old house by the sea.", "He went to house.", ("too large",)),
+    (GE_MINOR, "It uses sophisticated modeling.", "It uses modeling.", ("deleting",)),  # an adjective, not a verb
     # severities
     (GE_MINOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home.",
      ("exactly one",)),
@@ -178,6 +190,14 @@ def test_grammatical_errors_bad(p: Perturbation, orig: str, pert: str, words: tu
 # ----------------------------------------------------------------------------- rewriting and insertion
 
 SRC = "The storm hit the coast on Monday. Thousands of homes lost power. Officials expect repairs to take a week."
+
+
+def test_rewrite_insert_cleft_and_fronting_good() -> None:
+    src = "Merson swallowed his criticism of Townsend at the weekend. Fans laughed."
+    cleft = "What Merson did was swallow his criticism of Townsend at the weekend."
+    _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + cleft)))
+    fronted = "At the weekend, Merson swallowed his criticism of Townsend."
+    _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + fronted)))
 
 
 def test_rewrite_insert_good() -> None:
@@ -216,6 +236,16 @@ BAD_RI = [
      ("missing or changed",)),
     (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses."), ("two or more",)),
     (RI_MINOR, SRC, _ins("lost power.", "The weather in Spain was sunny and warm."), ("content",)),
+    # moved clauses that break the sentence (seen in an offline build)
+    (RI_MINOR, "Glaciations had an impact on patterns within and among species. Ice melted.",
+     "Glaciations had an impact on patterns within and among species. Among species, glaciations had an impact on "
+     "patterns within and. Ice melted.", ("ends on 'and'",)),
+    (RI_MINOR, "Isolates from across New Zealand were analysed. All were cattle.",
+     "Isolates from across New Zealand were analysed. Across New Zealand were analysed, isolates from the "
+     "country. All were cattle.", ("fronted phrase",)),
+    (RI_MINOR, "Marker assisted selection is well suited to oil palm. It is slow.",
+     "Marker assisted selection is well suited to oil palm. What marker did was assist selection is well suited "
+     "to oil palm. It is slow.", ("cleft",)),
     (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses. Thousands of houses had no power."),
      ("two sentences inserted",)),
 ]
@@ -235,7 +265,11 @@ def test_reorder() -> None:
     _ok(validate(RO_MINOR, FOUR, "Three was third. Two came next. One came first. Four was last."))
     _ok(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came next."))
     _bad(validate(RO_MINOR, FOUR, "Two came next. Three was third. One came first. Four was last."), "3 sentences moved")
-    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."), "same sentences")
+    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."), "another order")
+    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first."), "another order")
+    # a last sentence without final punctuation, moved to the middle, is still the same sentence
+    unpunctuated = "One came first. Two came next. Three was third and last"
+    _ok(validate(RO_MINOR, unpunctuated, "One came first. Three was third and last Two came next."))
     _bad(validate(RO_MAJOR, "Only one sentence here.", "Here only one sentence."), "one sentence")
 
 
@@ -264,6 +298,10 @@ def test_char_deletion() -> None:
     _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:5]))), "5 characters deleted")
     _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:10])).replace("fox", "fxo")), "in order")
     _bad(validate(DEL, TEXT, _drop(TEXT, set(alnum[::6][:11])) + "Z"), "added")
+
+
+def test_char_typo_space_only_is_a_typo() -> None:
+    _ok(validate(TYPO, TEXT, TEXT.replace("quick brown", "quick  brown")))  # typo's random_space
 
 
 def test_char_typo() -> None:

@@ -8,7 +8,8 @@ Each rule lists every site where it makes a sentence ungrammatical with one smal
 * ``pronoun`` - a pronoun in the wrong case for its role ("He said" -> "Him said",
   "their cells" -> "them cells", "gave them" -> "gave they");
 * ``article`` - a/an misuse ("an apple" -> "a apple") and "a" before a plural ("a cell" -> "a cells");
-* ``preposition`` - a wrong preposition in a fixed collocation only ("according to" -> "according of");
+* ``preposition`` - a wrong preposition after a word that governs its preposition ("depend on" ->
+  "depend of"; the table is :data:`~dhp.builder.perturb.grammar_check.GOVERNS`);
 * ``fragment`` - the finite verb of a clause dropped ("He was very proud" -> "He very proud").
 
 The kinds are drawn with equal probability (:func:`~.edits.pick_balanced`), so no type dominates.
@@ -104,9 +105,7 @@ def _sub(t: _Tok, new: str, kind: str) -> Edit:
 
 # -- agreement -----------------------------------------------------------------------------------
 _AGREE = {
-    "is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has",
-    "does": "do", "doesn't": "don't", "don't": "doesn't", "isn't": "aren't", "aren't": "isn't",
-    "wasn't": "weren't", "weren't": "wasn't", "hasn't": "haven't", "haven't": "hasn't",
+    "is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has", "does": "do",
 }  # fmt: skip
 _MODALS = frozenset(
     "will would can could should must may might shall did didn't don't doesn't won't can't couldn't "
@@ -117,7 +116,8 @@ _NON_THIRD = frozenset({"i", "we", "they", "you"})
 _SUBJECTS = _THIRD | _NON_THIRD
 
 
-_SINGULAR_FORMS = frozenset({"is", "was", "has", "does", "doesn't", "isn't", "wasn't", "hasn't"})
+_NO_VBZ = frozenset({"be", "may", "might", "must", "shall", "will", "can", "could", "would", "should"})
+_SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
 
 
 def _subject_agrees(prev: _Tok, verb: str) -> bool:
@@ -129,7 +129,7 @@ def _subject_agrees(prev: _Tok, verb: str) -> bool:
         return singular
     if prev.low in _NON_THIRD:
         return not singular
-    if prev.word[:1].isupper() and prev.joined and "NOUN" not in lemmas(prev.low):
+    if prev.word[:1].isupper() and "NOUN" not in lemmas(prev.low) and prev.low not in _OBJECT_START:
         return singular  # a name: "Iran was" -> "Iran were"
     num = _noun_number(prev.low)
     return num is not None and (num == "sg") == singular
@@ -149,14 +149,25 @@ def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             continue
         if a.low in _THIRD and b.low != lemma and inflect(lemma, "VBZ") == b.low:
             yield _sub(b, lemma, "agreement")  # "it takes" -> "it take"
-        elif a.low in _NON_THIRD and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma != "be":
+        elif a.low in _NON_THIRD and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma not in _NO_VBZ:
             vbz = inflect(lemma, "VBZ")
             if vbz and vbz != b.low:
                 yield _sub(b, vbz, "agreement")  # "they take" -> "they takes"
     for i, t in enumerate(toks):
+        if (
+            i
+            and t.joined
+            and t.low in lemmas(t.low).get("VERB", ())
+            and not set(lemmas(t.low)) & {"NOUN", "ADJ"}
+        ):
+            vbz = inflect(t.low, "VBZ")
+            if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
+                yield _sub(t, vbz, "agreement")  # "the labels ignore" -> "the labels ignores"
+    for i, t in enumerate(toks):
         lemma = _finite_verb(toks, i, "VBZ")
         prev = toks[i - 1] if i else t
-        if lemma and prev.word[:1].isupper() and prev.low not in _SUBJECTS and "NOUN" not in lemmas(prev.low):
+        name = prev.word[:1].isupper() and prev.low not in _SUBJECTS and "NOUN" not in lemmas(prev.low)
+        if lemma and name and "NOUN" not in lemmas(t.low) and inflect(lemma, "VBD") != lemma:
             yield _sub(t, lemma, "agreement")  # "Ted continues" -> "Ted continue"
 
 
@@ -172,9 +183,15 @@ def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         if lemma is None:
             continue
         if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be":
-            for tag in ("VBZ", "VBD"):  # "will go" -> "will goes"; "to find" -> "to finds" (not "to found")
+            tags = ("VBD", "VBZ") if "NOUN" in lemmas(b.low) else ("VBZ", "VBD")
+            for tag in tags:  # "will go" -> "will goes"; "to find" -> "to finds" (not "to found")
                 wrong = inflect(lemma, tag)
-                if wrong and wrong != b.low and not _is_base_verb(wrong):
+                if (
+                    wrong
+                    and wrong != b.low
+                    and not _is_base_verb(wrong)
+                    and not {"ADJ", "NOUN"} & set(lemmas(wrong))
+                ):
                     yield _sub(b, wrong, "verb_form")
                     break
         elif a.low in _PERFECT and b.low != lemma and inflect(lemma, "VBN") == b.low:
@@ -188,10 +205,7 @@ _POSS_TO_OBJ = {
     "their": "them",
     "his": "him",
     "our": "us",
-    "your": "you",
-    "its": "it",
     "her": "she",
-    "my": "mine",
 }
 _COMPARE = frozenset({"than", "as", "like", "but", "except"})
 
@@ -252,33 +266,24 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
-# -- prepositions (fixed collocations only) --------------------------------------------------------
-_COLLOCATIONS = {
-    "according to": "of", "due to": "of", "depend on": "of", "depends on": "of", "depended on": "of",
-    "rely on": "of", "relies on": "of", "interested in": "on", "afraid of": "from",
-    "capable of": "for", "similar to": "of", "responsible for": "of", "associated with": "of",
-    "consists of": "from", "consist of": "from", "because of": "from", "instead of": "from",
-    "in spite of": "from", "able to": "of", "at least": "in", "in addition to": "of",
-    "on the other hand": "in", "proud of": "for", "aware of": "from", "focus on": "at",
-    "focused on": "at", "listen to": "at", "participate in": "at", "belongs to": "of",
-    "based on": "of", "involved in": "at", "married to": "at", "succeeded in": "at",
-    "in order to": "for", "in love": "on", "in time": "at", "on time": "in", "at night": "in",
-    "at the end": "on", "in the morning": "at", "thanks to": "of", "compared to": "of", "compared with": "of",
-    "result in": "at", "results in": "at", "resulted in": "at", "lead to": "at", "led to": "at",
-    "leads to": "at", "contribute to": "at", "contributes to": "at", "at home": "in",
-}  # fmt: skip
-_PREPS = frozenset({"to", "on", "in", "of", "for", "with", "at"})
-_COLLOCATION = re.compile(r"\b(" + "|".join(re.escape(c) for c in sorted(_COLLOCATIONS, key=len, reverse=True)) + r")\b", re.IGNORECASE)  # fmt: skip
+# -- prepositions: only after a word that governs its preposition ("depend on" -> "depend of") --------
+#: The one table of which prepositions a word takes is :data:`dhp.builder.perturb.grammar_check.GOVERNS`;
+#: quantity words ("one of", "number of") are left out: "one in ten" is grammatical.
+_QUANTITY = frozenset("most some many each one all none number amount part out used going".split())
+_WRONG_PREPS = ("of", "on", "in", "at", "for", "from", "with", "to")
 
 
 def _preposition(text: str, toks: list[_Tok]) -> Iterator[Edit]:
-    for m in _COLLOCATION.finditer(text):
-        phrase = m.group(0)
-        wrong = _COLLOCATIONS[phrase.lower()]
-        words = phrase.split()
-        prep_i = max(i for i, w in enumerate(words) if w.lower() in _PREPS)
-        start = m.start() + sum(len(w) + 1 for w in words[:prep_i])
-        yield Edit(start, start + len(words[prep_i]), case_like(words[prep_i], wrong), "preposition")
+    from dhp.builder.perturb.grammar_check import GOVERNS
+
+    for a, b in _pairs(toks):
+        if a.low in _QUANTITY:
+            continue
+        allowed = next((GOVERNS[k] for k in (a.low, *lemmas(a.low).get("VERB", ())) if k in GOVERNS), None)
+        if allowed is None or b.low not in allowed:
+            continue
+        wrong = next(p for p in _WRONG_PREPS if p not in allowed)
+        yield _sub(b, wrong, "preposition")  # "depend on" -> "depend of"
 
 
 # -- fragments: drop the finite verb -----------------------------------------------------------------
@@ -292,6 +297,11 @@ def _drop(text: str, first: _Tok, last: _Tok) -> Edit:
     return Edit(first.start, end, "", "fragment")
 
 
+_OBJECT_START = frozenset(
+    "the a an his her their its my our your this that these those him them me us".split()
+)
+
+
 def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for i, t in enumerate(toks):
         nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
@@ -303,11 +313,17 @@ def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             yield _drop(text, t, t)  # "He was very proud" -> "He very proud"
         elif t.low in _PERFECT - {"having"} and participle:
             yield _drop(text, t, nxt)  # "Jimmy has learned a trick" -> "Jimmy a trick"
-        elif t.low in _MODALS - {"to"} and nlemma == nxt.low and nxt.low not in _BE:
+        elif t.low in _MODALS - {"to"} and "'" not in t.low and nlemma == nxt.low and nxt.low not in _BE:
             yield _drop(text, t, nxt)  # "The series will air in 2016" -> "The series in 2016"
-    for i, t in enumerate(toks):
-        if _finite_verb(toks, i, "VBD") or _finite_verb(toks, i, "VBZ"):
-            yield _drop(text, t, t)  # "Harry loved Mary" -> "Harry Mary"
+    for i, t in enumerate(toks[:-1]):
+        nxt = toks[i + 1]
+        has_object = nxt.joined and (
+            nxt.low in _OBJECT_START or nxt.word[:1].isupper() or set(lemmas(nxt.low)) == {"NOUN"}
+        )
+        if has_object and _finite_verb(toks, i, "VBD"):
+            yield _drop(
+                text, t, t
+            )  # "Harry loved Mary" -> "Harry Mary" (not "Pat felt silly" -> "Pat silly")
 
 
 _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (

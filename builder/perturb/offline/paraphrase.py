@@ -173,7 +173,7 @@ _SUBJECT = {"him": "he", "her": "she", "them": "they", "us": "we", "me": "I"}
 def _plural(noun_phrase: str) -> bool:
     head = _PREP.split(noun_phrase)[0].split()[-1].lower()
     noun = lemmas(head).get("NOUN")
-    return bool(noun) and head != noun[0] and inflect(noun[0], "NNS") == head
+    return noun is not None and head != noun[0] and inflect(noun[0], "NNS") == head
 
 
 def _voice(s: str, c: _Ctx) -> str | None:
@@ -184,6 +184,8 @@ def _voice(s: str, c: _Ctx) -> str | None:
         if verb != form or (verb == base and not aux) or not vbn or base in _INTRANSITIVE or verb in _AUX:
             return None
         subj = m.group("subj")
+        if any(w.lower() in _AUX or w.lower() in _MODAL_CLEFT for w in subj.split()):
+            return None  # "The chat must have made ..." is not a subject "The chat must"
         by = _OBJECT.get(subj.lower(), _decap(c, subj)) if subj != "I" else "me"
         plural = _plural(m.group("obj"))
         if aux in {"has", "have"}:
@@ -249,7 +251,7 @@ def _clause(s: str) -> _Clause | str | None:
         last = prev.lower()
         if (
             tag is None
-            or re.search(r"[,;:()\"“”]", subj)
+            or re.search(r"[,;:()\"“”]|\b(?:that|who|which|whom|whose|where)\b", subj)
             or last in _ADVERBS
             or last.endswith("ly")
             or not re.match(r"^ [a-z]", rest)
@@ -342,8 +344,23 @@ def _coordinated(rest: str, tag: str) -> bool:
 _FINAL_PP = re.compile(
     r"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){15,}?) (?P<pp>(?:(?:in|at|on) (?:the |a |an |this |that |last |next |each |every |their |his |her |its )?"
     r"(?:[A-Z0-9][\w'’-]*|[a-z]+)(?: [\w'’-]+){0,6}|(?:during|after|before|since|throughout|despite|following|"
-    r"within) (?:[^,;:]|(?<=\d),(?=\d)){3,50}?))(?P<end>[.!?])$"
+    r"within|with respect to|in response to) "
+    r"(?:[^,;:]|(?<=\d),(?=\d)){3,50}?))(?P<end>[.!?])$"
 )
+
+
+_IDIOMS = frozenset({"large", "least", "all", "fact", "general", "particular", "time", "hand", "addition"})
+
+
+def _noun_phrase(words: list[str]) -> bool:
+    """Words that can form the noun phrase of a prepositional phrase: no verb forms, not an idiom."""
+    if not words or words[-1].lower() in _IDIOMS:
+        return False
+    for w in words:
+        pos = set(lemmas(w.lower().strip("'’")))
+        if ("VERB" in pos and not pos & {"NOUN", "ADJ"}) or w.lower() in _AUX:
+            return False
+    return True
 
 
 def _front_pp(s: str, c: _Ctx) -> str | None:
@@ -351,6 +368,7 @@ def _front_pp(s: str, c: _Ctx) -> str | None:
     m = _FINAL_PP.match(s)
     if (
         m is None
+        or not _noun_phrase(m.group("pp").split()[1:])
         or re.search(r"\b(?:and|or|but)\b", m.group("pp"))
         or m.group("main").split()[-1].lower() in _AUX | {"of", "been", "being"}
     ):
@@ -362,6 +380,19 @@ _INTRANSITIVE = frozenset(
     "spend take last be become seem go come arrive die live sleep happen remain stay appear exist rise fall sit lie "
     "stand walk run fly swim occur emerge grow turn get look feel sound".split()
 )
+_COPULA_REL = re.compile(
+    r"^(?P<subj>[^,;:]{3,50}?) (?P<be>is|are) (?P<np>(?:a|an) [^,;:]{3,60}?) (?:that|which) (?P<rest>[a-z][^;:]+)$"
+)
+
+
+def _apposition(s: str, c: _Ctx) -> str | None:
+    """'Autophagy is a process that degrades X.' -> 'Autophagy, a process, degrades X.'"""
+    m = _COPULA_REL.match(s)
+    if m is None or m.group("be") != "is" or not lemmas(m.group("rest").split()[0]).get("VERB"):
+        return None
+    return f"{_cap(m.group('subj'), c.lower)}, {m.group('np')}, {m.group('rest')}"
+
+
 _THERE = re.compile(
     r"^There (?:are|were|is|was) (?P<np>(?:[^,;:]|(?<=\d),(?=\d)){3,50}?) (?:that|who|which) (?P<rest>[a-z][^;:]+)$"
 )
@@ -385,6 +416,7 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _general_passive,
     _front_pp,
     _there_is,
+    _apposition,
     _what_cleft,
 )
 
@@ -473,6 +505,8 @@ def paraphrase(sentence: str, c: _Ctx) -> str | None:
 def _splits(sents: list[str], i: int, para: str) -> bool:
     """The sentence splitter sees ``para`` as one sentence between its original and the next one."""
     window = [sents[i], para, *sents[i + 1 : i + 2]]
+    if not any(re.search(r"[.!?]\S|[.!?] \S|\b[A-Z]\.$", w) for w in window):
+        return True  # nothing inside a sentence that the splitter could take for an end
     return split_sentences(" ".join(window)) == window
 
 

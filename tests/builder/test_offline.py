@@ -1,0 +1,254 @@
+"""The offline stand-in for the LLM perturbations: hand-written examples per operation, every bug
+quoted in issue 9, determinism, and pass rates/coverage of the validator on a real offline build."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dhp.builder.build import BuildReport
+from dhp.builder.perturb import lexicon
+from dhp.builder.perturb.base import NotApplicable, Perturbed
+from dhp.builder.perturb.offline import (
+    OFFLINE_GENERATOR,
+    fictional_entities,
+    grammatical_errors,
+    offline_perturb,
+    rewrite_insert,
+)
+from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
+from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
+from dhp.builder.perturb.rules import sentence_reorder
+from dhp.builder.perturb.validate import validate
+from dhp.builder.textstats import split_sentences
+from dhp.spec import BENCHMARK
+from dhp.types import Method, Operation, Severity
+
+NEWS = (
+    "Paul Merson has restarted his row with Andros Townsend after the Tottenham midfielder was brought on. "
+    "He said on 12 March that he is not good enough. Townsend went to London with his family."
+)
+SUMPUBMED = (
+    "autophagy is a conserved cellular process that degrades and recycles cytoplasmic components via a "
+    "lysosomal pathway. the phosphatidylethanolamine -conjugation of the atg <dig> protein plays an important "
+    "role in the yeast autophagy process. in humans, six atg <dig> homologs, including map1lc3a, map1lc3b and "
+    "gabarapl <dig> have been reported."
+)
+
+
+def _perturbed(out: object) -> Perturbed:
+    assert isinstance(out, Perturbed), out
+    return out
+
+
+def _changed_words(a: str, b: str) -> list[tuple[str, str]]:
+    """(old, new) word pairs where two texts of the same word count differ."""
+    x, y = a.split(" "), b.split(" ")
+    assert len(x) == len(y), (a, b)
+    return [(u, v) for u, v in zip(x, y, strict=True) if u != v]
+
+
+# -- fictional entities ---------------------------------------------------------------------------------
+def test_entities_keep_the_organisation_keyword_and_the_type() -> None:
+    text = "She studied at Brown University before moving to Chicago."
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        (change,) = out.settings["changes"]
+        if change["from"] == "Brown University":
+            assert change["to"].endswith(" University") and change["to"] != "Brown University"
+        new_type = lexicon.classify_span(change["to"])
+        assert new_type is not None and new_type.value == change["type"]
+        assert change["to"].lower() not in text.lower()
+
+
+def test_entities_never_cross_a_sentence_end_nor_take_common_words() -> None:
+    text = (
+        "The match was played on Wednesday. But the former champion lost in Paris. Everyone had a great time."
+    )
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
+        for change in out.settings["changes"]:
+            assert "." not in change["from"] and change["from"] not in {"But", "Everyone", "The"}
+        assert out.text.count(".") == 3 and out.text.endswith("Everyone had a great time.")
+    assert isinstance(
+        fictional_entities("Everyone had a great time.", Severity.SINGLE, random.Random(0)), NotApplicable
+    )
+
+
+def test_entities_replace_a_whole_unicode_name() -> None:
+    text = "Yûki Tanaka won the race in Osaka."
+    for seed in range(10):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert "ûki" not in out.text or out.text.startswith("Yûki Tanaka")
+
+
+def test_entities_in_lowercase_text_keep_the_number_mask() -> None:
+    for seed in range(30):
+        out = _perturbed(fictional_entities(SUMPUBMED, Severity.MAJOR, random.Random(seed)))
+        assert out.text.count("<dig>") == SUMPUBMED.count("<dig>")
+        assert out.text == out.text.lower()
+        for change in out.settings["changes"]:
+            assert change["from"] not in {"disease", "protein", "process"}  # ordinary words are not terms
+        assert 2 <= len(out.settings["changes"]) <= 3
+
+
+def test_entities_minor_changes_exactly_one_span() -> None:
+    out = _perturbed(fictional_entities(NEWS, Severity.MINOR, random.Random(3)))
+    assert len(out.settings["changes"]) == 1
+    diff = [w for w in zip(NEWS.split(), out.text.split(), strict=False) if w[0] != w[1]]
+    assert 1 <= len(diff) <= 3  # one entity of up to three words
+
+
+# -- grammatical errors -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "kind", "old", "new"),
+    [
+        ("He is proud of the team.", "agreement", "is", "are"),
+        ("They agree with him.", "agreement", "agree", "agrees"),
+        ("She will go home tonight.", "verb_form", "go", "went"),
+        ("They want to agree.", "verb_form", "agree", "agrees"),
+        ("Jimmy has learned a new trick.", "verb_form", "learned", "learn"),
+        ("He said it was late.", "pronoun", "He", "Him"),
+        ("They fixed their cars.", "pronoun", "their", "them"),
+        ("He bought a car yesterday.", "article", "a", "an"),
+        ("He bought a car yesterday.", "article", "car", "cars"),
+        ("The plan was based on data.", "preposition", "on", "of"),
+        ("He was very proud.", "fragment", "was ", ""),
+    ],
+)
+def test_grammar_catalogue_examples(text: str, kind: str, old: str, new: str) -> None:
+    edits = {(text[e.start : e.end], e.new) for e in grammar_edits(text) if e.kind == kind}
+    assert (old, new) in edits
+
+
+def test_grammar_never_makes_a_valid_base_form_nor_swaps_free_prepositions() -> None:
+    assert ("find", "found") not in {
+        (e.new and "find", e.new) for e in grammar_edits("They wanted to find it.")
+    }
+    assert all(e.new != "found" for e in grammar_edits("They wanted to find it."))
+    assert not [e for e in grammar_edits("The cattle were fed with hay.") if e.kind == "preposition"]
+
+
+def test_grammar_kinds_are_balanced_and_counts_match_severity() -> None:
+    kinds: Counter[str] = Counter()
+    for seed in range(120):
+        minor = _perturbed(grammatical_errors(NEWS, Severity.MINOR, random.Random(seed)))
+        major = _perturbed(grammatical_errors(NEWS, Severity.MAJOR, random.Random(seed)))
+        assert len(minor.settings["changes"]) == 1 and 2 <= len(major.settings["changes"]) <= 3
+        kinds.update(minor.settings["changes"])
+    assert set(kinds) <= set(ERROR_KINDS) and len(kinds) >= 4
+    assert max(kinds.values()) / sum(kinds.values()) < 0.4  # not half prepositions
+
+
+# -- rewriting and insertion --------------------------------------------------------------------------------
+def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
+    out = _perturbed(rewrite_insert(NEWS, Severity.MINOR, random.Random(1)))
+    sents, orig = split_sentences(out.text), split_sentences(NEWS)
+    (n,) = out.settings["rewritten_sentences"]
+    assert sents[:n] == orig[:n] and sents[n + 1 :] == orig[n:]
+    inserted = sents[n]
+    for marker in ("In other words", "Put differently", "That is to say"):
+        assert not inserted.startswith(marker)
+    assert inserted.lower() != orig[n - 1].lower()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "Naoki Ogane says that Chelsea have made an offer.",
+            "According to Naoki Ogane, Chelsea have made an offer.",
+        ),
+        (
+            "Kevin Mirallas scored the only goal of the game.",
+            "The only goal of the game was scored by Kevin Mirallas.",
+        ),
+        (
+            "Torres is currently on leave while an investigation is held.",
+            "While an investigation is held, Torres is presently on leave.",
+        ),
+        (
+            "Muto graduated from university with a degree two weeks ago.",
+            "Two weeks ago Muto graduated from university with a degree.",
+        ),
+    ],
+)
+def test_paraphrase_examples(sentence: str, expected: str) -> None:
+    out = _perturbed(_rewrite(sentence + " It rained.", Severity.MINOR, random.Random(0), OFFLINE_GENERATOR))
+    assert split_sentences(out.text)[1] == expected
+
+
+def test_synonyms_stay_out_of_names_and_fix_articles() -> None:
+    text = "New Zealand played an important role in the new league, the coach said."
+    out = _perturbed(rewrite_insert(text + " It rained.", Severity.MINOR, random.Random(0)))
+    inserted = split_sentences(out.text)[1]
+    assert "Novel Zealand" not in inserted and "an significant" not in inserted
+    assert "a significant" in inserted
+
+
+def test_rewrite_major_needs_two_rewritable_sentences() -> None:
+    out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0))
+    assert isinstance(out, NotApplicable) and "paraphrase rule" in out.reason
+
+
+# -- reordering: minor and major never coincide ---------------------------------------------------------------
+def test_reorder_major_is_never_a_single_swap() -> None:
+    text = "One is here. Two is there. Three is far. Four is near."
+    sents = split_sentences(text)
+    for seed in range(40):
+        major = sentence_reorder(text, None, random.Random(seed))
+        new = split_sentences(_perturbed(major).text)
+        assert sum(a != b for a, b in zip(sents, new, strict=True)) >= 3
+    two = sentence_reorder("One is here. Two is there.", None, random.Random(0))
+    assert isinstance(two, NotApplicable) and "minor" in two.reason
+
+
+# -- determinism ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "op", [Operation.FICTIONAL_ENTITIES, Operation.GRAMMATICAL_ERRORS, Operation.REWRITE_INSERT]
+)
+def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) -> None:
+    random.seed(5)
+    state = random.getstate()
+    a = offline_perturb(op, NEWS, Severity.MAJOR, random.Random(11))
+    b = offline_perturb(op, NEWS, Severity.MAJOR, random.Random(11))
+    assert a == b and random.getstate() == state
+    assert isinstance(a, Perturbed) and a.generator == OFFLINE_GENERATOR and a.text != NEWS
+
+
+# -- the whole offline build, checked by the validator ------------------------------------------------------------
+#: Measured floors of this generator (README "What the offline generator can and cannot do");
+#: (pass rate of the rows made, coverage of the items) per operation.
+FLOORS = {
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.25),  # coverage is bound by lexicon.find_entities
+    Operation.GRAMMATICAL_ERRORS: (0.97, 0.80),
+    Operation.REWRITE_INSERT: (0.97, 0.30),
+}
+
+
+def _rows(folder: Path, pid: str) -> pd.DataFrame:
+    return pd.read_parquet(folder / "data" / f"{pid}.parquet")
+
+
+@pytest.mark.slow
+def test_offline_build_passes_the_validator(built: dict[str, BuildReport]) -> None:
+    table = []
+    for name, report in built.items():
+        spec = BENCHMARK[name]
+        n_items = json.loads((report.folder / "build_info.json").read_text())["selection"]["n_selected"]
+        for p in spec.perturbations:
+            df = _rows(report.folder, p.id)
+            ok = sum(validate(p, o, q).ok for o, q in zip(df["original"], df["perturbed"], strict=True))
+            rate, cover = ok / max(1, len(df)), len(df) / n_items
+            table.append(f"{name} {p.id} pass={rate:.3f} coverage={cover:.2f}")
+            if p.method is Method.RULE:
+                assert rate >= 0.99, table[-1]
+            else:
+                floor_pass, floor_cover = FLOORS[p.operation]
+                assert rate >= floor_pass and cover >= floor_cover, table[-1]
+    print("\n".join(table))
