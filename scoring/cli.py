@@ -240,26 +240,31 @@ def _hub_judge(args: argparse.Namespace) -> Any:
     )
 
 
+def _check_score_args(args: argparse.Namespace, judge_name: str) -> None:
+    """Refuse bad names, prompt sets, cues and data folders in one line each, before any work."""
+    from dhp.scoring.prompts import resolve_prompt_set
+    from dhp.scoring.results import judge_slug
+
+    try:
+        judge_slug(judge_name)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
+    if args.cue is not None and not args.cue.strip():
+        raise UserError("--cue TEXT must not be empty")
+    if args.data != "dhp" and not Path(args.data).is_dir():
+        raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
     from dhp.inference.pool import RetryPolicy
-    from dhp.scoring.results import judge_slug
     from dhp.scoring.run import RunError, ScoreConfig, score_datasets
     from dhp.scoring.stats import CombineMethod
     from dhp.scoring.types import JudgeError
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
     judge = _judge_config(args)
-    try:
-        judge_slug(judge.name)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    from dhp.scoring.prompts import resolve_prompt_set
-
-    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
-    if args.cue is not None and not args.cue.strip():
-        raise UserError("--cue TEXT must not be empty")
-    if args.data != "dhp" and not Path(args.data).is_dir():
-        raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+    _check_score_args(args, judge.name)
     specs, data, prompts = None, args.data, args.prompts
     if args.task is not None:
         from dhp.task import task_for_scoring
