@@ -6,8 +6,9 @@ Prints, each measured in this one run (the machine is noisy: read the ratios, no
    request, for each L: the ideal is C / L; the runner's rate is measured over its sending phase
    (first request to last answer, as the server saw them) and end to end (``score_datasets`` wall,
    dataset loading and statistics included). Target: sending-phase rate >= 0.9 x ideal.
-2. at L = 0: the runner against a bare HTTP loop (the same client, ``AsyncInferenceClient``, the
-   same prompts, a semaphore of C, no scoring logic), interleaved rounds, medians. Target >= 0.8.
+2. at L = 0: the runner (``score_datasets``: plan, send, parse, statistics) against a bare aiohttp
+   loop (``peers_driver.bare_aiohttp``: the same prompts, a semaphore of C, no scoring logic),
+   interleaved rounds, medians. Target >= 0.5 (lm-eval's rate; see ``bench_peers.py``).
 3. request counts of a six-dataset ``dhp score`` run: expected (unique prompts x repeats) vs actual
    (what the server saw), for ``--mode expected`` (all items) and ``--mode paper`` (5 repeats).
 4. peak memory (max RSS, from ``os.wait4``) of the full six-dataset ``dhp score`` CLI run. Target < 500 MB.
@@ -94,24 +95,13 @@ def run_runner(srv: ServerHandle, data: Path, out: Path) -> tuple[float, dict[st
 
 
 async def bare_loop(url: str, prompts: list[str]) -> float:
-    from huggingface_hub import AsyncInferenceClient
-
-    client = AsyncInferenceClient(base_url=url, timeout=120, headers={"authorization": None})  # type: ignore[dict-item]
-    sem = asyncio.Semaphore(C)
-
-    async def one(prompt: str) -> str:
-        async with sem:
-            r = await client.chat_completion(
-                messages=[{"role": "user", "content": prompt}], model="fake-judge", max_tokens=8,
-                temperature=0.0, logprobs=True, top_logprobs=20, stream=False,
-            )  # fmt: skip
-            return str(r.choices[0].message.content)
+    """Wall seconds of the bare aiohttp loop of ``bench_peers.py`` (a semaphore of C, no scoring logic)."""
+    from peers_driver import bare_aiohttp
 
     t0 = time.perf_counter()
-    await asyncio.gather(*(one(p) for p in prompts))
-    wall = time.perf_counter() - t0
-    await client.close()  # type: ignore[no-untyped-call]
-    return wall
+    ok = await bare_aiohttp(url, prompts, C)
+    assert ok == len(prompts), (ok, len(prompts))
+    return time.perf_counter() - t0
 
 
 def throughput(tmp: Path, latencies: list[float], rounds: int, seconds: float) -> None:
@@ -138,7 +128,7 @@ def throughput(tmp: Path, latencies: list[float], rounds: int, seconds: float) -
 
 
 def versus_bare(tmp: Path, n: int, rounds: int) -> None:
-    print(f"== 2. zero latency: runner vs bare AsyncInferenceClient loop (C={C}, same prompts) ==")
+    print(f"== 2. zero latency: runner vs a bare aiohttp loop (C={C}, same prompts) ==")
     data = tiny_summeval(tmp, n)
     prompts = prompts_of(data, ["summeval"])
     runner, bare = [], []
@@ -154,7 +144,7 @@ def versus_bare(tmp: Path, n: int, rounds: int) -> None:
                   f"({st['requests'] / wall_r:.1f} end to end), ratio {runner[-1] / bare[-1]:.3f}")
     ratio = statistics.median(runner) / statistics.median(bare)
     print(f"  median: bare {statistics.median(bare):.1f} req/s, runner {statistics.median(runner):.1f} req/s; "
-          f"ratio {ratio:.3f}  target >= 0.8: {verdict(ratio >= 0.8)}")
+          f"ratio {ratio:.3f}  target >= 0.5: {verdict(ratio >= 0.5)}")
 
 
 def build(tmp: Path, sources: Path) -> Path:

@@ -10,13 +10,13 @@ that minor and major rows of an item differ, and the time the validator took.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from dhp.builder.dataset_io import read_build_info
 from dhp.builder.perturb.validate import check_severities_differ, validate
 from dhp.spec import get_dataset
 
@@ -28,13 +28,11 @@ def _folders(root: Path) -> list[Path]:
 
 
 def _n_items(folder: Path) -> int:
-    info = json.loads((folder / "build_info.json").read_text())
-    return int(info.get("n_items") or info.get("items") or 0)
+    return read_build_info(folder).selection.n_selected
 
 
 def bench_dataset(folder: Path, failures: int) -> tuple[int, int]:
-    info = json.loads((folder / "build_info.json").read_text())
-    spec = get_dataset(str(info["dataset"]))
+    spec = get_dataset(read_build_info(folder).dataset)
     n_items = _n_items(folder)
     print(f"\n## {spec.name}  ({folder})")
     print(f"{'perturbation':30} {'method':6} {'rows':>5} {'pass':>5} {'rate':>7} {'cover':>6}  top failure")

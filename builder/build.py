@@ -307,7 +307,7 @@ def collect_rows(
 def _perturber_info(opts: BuildOptions) -> PerturberInfo:
     if opts.perturber is None:
         return PerturberInfo("offline", OFFLINE_GENERATOR)
-    return PerturberInfo("llm", opts.perturber.generator, opts.perturber.settings.protocol)
+    return PerturberInfo("llm", opts.perturber.generator, opts.perturber.protocol.value)
 
 
 def make_build_info(

@@ -26,7 +26,49 @@ def intro_markdown() -> str:
     )
 
 
+def _method_markdown() -> str:
+    return """
+## The method in brief
+
+DHP (*Discernment of Hierarchical Perturbation*, Wang et al. 2024) measures whether an LLM judge gives
+lower quality scores to a degraded text than to the original, when it sees each text **on its own**.
+Reference texts are perturbed at the character (C), word (W) and sentence (S) level, by rules or by an
+LLM, at minor and major severity. The judge scores every original and every perturbed text on each
+quality metric (1-5).
+
+For perturbation $i$ and metric $m_j$, a one-sided paired Wilcoxon signed-rank test of the original
+scores $S^0$ against the perturbed scores $S^i$ (H1: $S^0 > S^i$) gives $p^i_{m_j}$. The metrics are
+combined with a harmonic mean, optionally with expert weights (EW) that say which metric an issue
+should hurt:
+
+$$p^i = \\frac{1}{\\sum_j 1/p^i_{m_j}}, \\qquad p^{i,EW} = \\frac{1}{\\sum_j EW^i_{m_j}/p^i_{m_j}}, \\quad \\sum_j EW^i_{m_j} = 1$$
+
+$$D^i = \\log_{0.05}(p^i), \\qquad D^{i,EW} = \\log_{0.05}(p^{i,EW})$$
+
+Per dataset the leaderboard shows $D_{avg}$ (a level-balanced mean: each level C, W, S weighs the same,
+split equally among its perturbations) and $D_{min}$ (the worst perturbation), with expert weights
+(columns marked `^EW`) or without (toggle *expert weights* off). p is floored at $10^{-300}$, so
+D ≤ 230.6 stays finite. Judge pages show item-level bootstrap confidence intervals.
+
+## How to read D
+
+* **D > 1**: the judge scores the perturbed texts significantly lower (p < 0.05). D = 2
+  means p = 0.0025, D = 3 means p = 0.000125. On a judge page each perturbation's test is
+  coloured (green: discerned); averages on the main table are not, since they are not tests.
+* **D < 1**: no significant discernment of that issue. D = 0: no evidence at all (p = 1).
+* The paper's unweighted formula counts chance as discernment about 30% of the time with four
+  metrics; read unweighted numbers against the **random** baseline pinned on top of the table.
+* $D^{EW}$ much lower than $D$: the judge notices the problem but blames the wrong metric
+  (the paper's *metric misunderstanding*).
+* Only paired differences count, so a judge's **response style** (harsh, lenient, always 4) does not
+  bias D; the judge page's score-distribution plot shows that style.
+* *Overall* is the mean $D_{avg}$ over the chosen datasets.
+
+"""
+
+
 def about_markdown() -> str:
+    """The About tab: the method, how to read D, expert weights, the datasets and citations."""
     ds_rows = "\n".join(
         f"| [`{d.name}`](https://huggingface.co/datasets/{d.hub_repo}) | {d.task.replace('_', ' ')} | "
         f"[{d.source.name}]({d.source.homepage}) | {d.source.licence} | "
@@ -37,41 +79,9 @@ def about_markdown() -> str:
         f"**{d.source.name}**\n```bibtex\n{d.source.citation}\n```"
         for d in {d.source.name: d for d in BENCHMARK.values()}.values()
     )
-    return f"""
-## The method in brief
-
-DHP (*Discernment of Hierarchical Perturbation*, Wang et al. 2024) measures whether an LLM judge gives
-lower quality scores to a degraded text than to the original, when it sees each text **on its own**.
-Reference texts are perturbed at the character (C), word (W) and sentence (S) level, by rules or by an
-LLM, at minor and major severity. The judge scores every original and every perturbed text on each
-quality metric (1-5).
-
-For perturbation $i$ and metric $m_j$, a one-sided paired Wilcoxon signed-rank test of the original
-scores $S^0$ against the perturbed scores $S^i$ (H1: $S^0 > S^i$) gives $p^i_{{m_j}}$. The metrics are
-combined with a harmonic mean, optionally with expert weights (EW) that say which metric an issue
-should hurt:
-
-$$p^i = \\frac{{1}}{{\\sum_j 1/p^i_{{m_j}}}}, \\qquad p^{{i,EW}} = \\frac{{1}}{{\\sum_j EW^i_{{m_j}}/p^i_{{m_j}}}}, \\quad \\sum_j EW^i_{{m_j}} = 1$$
-
-$$D^i = \\log_{{0.05}}(p^i), \\qquad D^{{i,EW}} = \\log_{{0.05}}(p^{{i,EW}})$$
-
-Per dataset the leaderboard shows $D_{{avg}}$ (a level-balanced mean: each level C, W, S weighs the same,
-split equally among its perturbations) and $D_{{min}}$ (the worst perturbation), with expert weights
-(columns marked `^EW`) or without (toggle *expert weights* off). p is floored at $10^{{-300}}$, so
-D ≤ 230.6 stays finite. Judge pages show item-level bootstrap confidence intervals.
-
-## How to read D
-
-* **D > 1** (green): the judge scores the perturbed texts significantly lower (p < 0.05). D = 2
-  means p = 0.0025, D = 3 means p = 0.000125.
-* **D < 1** (red): no significant discernment of that issue. D = 0: no evidence at all (p = 1).
-* $D^{{EW}}$ much lower than $D$: the judge notices the problem but blames the wrong metric
-  (the paper's *metric misunderstanding*).
-* Only paired differences count, so a judge's **response style** (harsh, lenient, always 4) does not
-  bias D; the judge page's score-distribution plot shows that style.
-* *Overall* is the mean $D_{{avg}}$ over the chosen datasets.
-
-## Expert weights
+    return (
+        _method_markdown()
+        + f"""## Expert weights
 
 The paper's survey of 10 NLP experts is published only as a figure, so DHP-bench ships default
 weights with a written reason for each (`dhp spec`). The *Survey* tab runs the survey itself (the
@@ -93,3 +103,4 @@ recomputed from the p-values stored in each result, without any new request to t
 
 {citations}
 """
+    )

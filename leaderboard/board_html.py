@@ -130,7 +130,7 @@ def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judg
         cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     return (
-        f'<div class="dhp-board-wrap"><table class="dhp-board">{_header(df, sort)}'
+        f'<div class="dhp-board-wrap"><table class="dhp-board" data-rows="{len(df)}" data-first="{html.escape(str(cols["Judge"][0]))}">{_header(df, sort)}'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 

@@ -69,7 +69,64 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_space_init(args: argparse.Namespace) -> int:
+    from dhp.cli import UserError
+    from dhp.leaderboard.space import SECRETS, SpaceError, init_space
+
+    try:
+        folder = init_space(args.dir, package=args.package, wheel=args.wheel, title=args.title)
+    except SpaceError as e:
+        raise UserError(str(e)) from None
+    print(f"wrote a Space folder {folder.path}: {', '.join(folder.files)}")
+    print(f"next: dhp space push --dir {folder.path} --repo ORG/NAME --var DHP_RESULTS=hf://datasets/ORG/...; "
+          f"set the secrets {', '.join(SECRETS)} in the Space's settings")  # fmt: skip
+    return 0
+
+
+def _cmd_space_push(args: argparse.Namespace) -> int:
+    from dhp.cli import UserError
+    from dhp.leaderboard.space import SpaceError, push_space
+
+    variables: dict[str, str] = {}
+    for item in args.var or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"--var must be NAME=VALUE, got {item!r}")
+        variables[key] = value
+    try:
+        url = push_space(args.dir, args.repo, variables, private=args.private)
+    except SpaceError as e:
+        raise UserError(str(e)) from None
+    except OSError as e:  # network or Hub errors: one line
+        raise UserError(f"cannot push to the Hub: {e}") from None
+    print(f"pushed {args.dir} to {url} ({len(variables)} variable(s) set)")
+    return 0
+
+
+def _register_space(subparsers: Any) -> None:
+    sp = subparsers.add_parser("space", help="write a deployable Hugging Face Space folder, or push it")
+    ssub = sp.add_subparsers(dest="space_command", metavar="SPACE_COMMAND", required=True)
+    i = ssub.add_parser("init", help="write a Space folder: README front matter, app.py, pinned requirements")
+    i.add_argument("dir", help="the folder to write (new or empty)")
+    src = i.add_mutually_exclusive_group()
+    src.add_argument(
+        "--package", help="pip requirement for the dhp package (default: dhp-bench==<this version>)"
+    )
+    src.add_argument("--wheel", help="a dhp-bench wheel to copy into the folder and install from there")
+    i.add_argument("--title", help="the Space's title")
+    i.set_defaults(func=_cmd_space_init)
+    p = ssub.add_parser(
+        "push", help="create or update the Space through HfApi and set its variables (never secrets)"
+    )
+    p.add_argument("--repo", required=True, help="the Space, ORG/NAME")
+    p.add_argument("--dir", default="space", help="the folder written by `dhp space init` (default: space)")
+    p.add_argument("--var", action="append", metavar="NAME=VALUE", help="a Space variable (repeatable)")
+    p.add_argument("--private", action="store_true", help="create the Space private")
+    p.set_defaults(func=_cmd_space_push)
+
+
 def register(subparsers: Any) -> None:
+    _register_space(subparsers)
     p = subparsers.add_parser("leaderboard", help="serve the discernment leaderboard (Gradio) locally")
     _store_args(p)
     p.add_argument("--votes", help="survey votes store (default: votes/ beside the results folder)")

@@ -47,8 +47,8 @@ def _err(cis: list[tuple[float, float] | None], centre: np.ndarray) -> np.ndarra
 
 def _top(values: np.ndarray, cis: list[tuple[float, float] | None]) -> float:
     """The y-axis top: above every bar and every interval's upper end (and above D = 1)."""
-    highs = [v for v in values.tolist() if math.isfinite(v)] + [ci[1] for ci in cis if ci is not None]
-    return max([2.0, *highs]) * 1.08
+    highs = [float(v) for v in values.tolist() if math.isfinite(v)] + [ci[1] for ci in cis if ci is not None]
+    return float(max([2.0, *highs])) * 1.08
 
 
 def _panel(ax: Any, res: Result) -> None:

@@ -440,17 +440,17 @@ def wire_survey(
 ) -> None:
     handlers, weights_df, survey_status = parts
 
-    def make_vote(task_id: str, radios: list[gr.Radio]) -> Callable[..., tuple[str, Any, Any]]:
+    def make_vote(task_id: str, radios: list[gr.Radio]) -> Callable[..., tuple[str, Any, Any, Any]]:
         task = get_task(task_id)
 
         def vote(
             data: dict[Any, Any], request: gr.Request, profile: gr.OAuthProfile | None = None
-        ) -> tuple[str, Any, Any]:
+        ) -> tuple[str, Any, Any, Any]:
             answers = {issue.id: data.get(r) for issue, r in zip(task.issues, radios, strict=True)}
             try:
                 msg = be.vote(task_id, answers, user_of(request, profile, be.cfg.mode))
             except ValueError as e:
-                return f"❌ {html.escape(str(e))}", gr.skip(), gr.skip()
+                return f"❌ {html.escape(str(e))}", gr.skip(), gr.skip(), gr.skip()
             return f"✅ {msg}", be.weights_frame(), weights_dropdown(be), be.survey_status()
 
         return vote
@@ -462,6 +462,8 @@ def wire_survey(
 
 def weights_dropdown(be: Backend, value: str | None = None) -> Any:
     """The weights-version choices, with the survey's ballot count as the hint."""
+    if value is None:  # keep the user's choice
+        return gr.Dropdown(choices=be.weights_choices(), info=be.survey_status())
     return gr.Dropdown(choices=be.weights_choices(), value=value, info=be.survey_status())
 
 

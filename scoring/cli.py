@@ -72,6 +72,17 @@ def _judge_args(who: Any) -> None:
         help="endpoint base URL; repeat for replicas of one judge (requests go to the least busy)",
     )
     who.add_argument("--local", metavar="MODEL", help="an in-process transformers model (folder or Hub id)")
+    who.add_argument(
+        "--model-id",
+        metavar="ORG/NAME",
+        help="a Hub model judged through Hugging Face Inference Providers, with your HF token (HF_TOKEN or "
+        "`hf auth login`; never written)",
+    )
+    who.add_argument(
+        "--provider",
+        default="auto",
+        help="with --model-id: 'auto' (the router chooses, default) or a provider name, e.g. novita, together",
+    )
     who.add_argument("--protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value, help="endpoint API (default: openai)")
     who.add_argument("--model", help="model name sent to the endpoint (default: the one /v1/models lists)")
     who.add_argument("--judge-name", help="the judge's name in results (required for endpoint and local judges)")
@@ -183,9 +194,13 @@ def _register_reports(sub: Any) -> None:
 def _judge_config(args: argparse.Namespace) -> Any:
     from dhp.scoring.run import JudgeConfig
 
-    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local)]
+    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local), bool(args.model_id)]
     if sum(chosen) != 1:
-        raise UserError("give exactly one of --judge (built-in), --endpoint URL (repeatable) or --local MODEL")
+        raise UserError(
+            "give exactly one of --judge (built-in), --endpoint URL (repeatable), --local MODEL or --model-id ORG/NAME"
+        )
+    if args.model_id:
+        return _hub_judge(args)
     if args.judge:
         return JudgeConfig(name=args.judge_name or args.judge, kind="builtin", builtin=args.judge)
     if not args.judge_name:
@@ -204,26 +219,52 @@ def _judge_config(args: argparse.Namespace) -> Any:
     return JudgeConfig(kind="endpoint", endpoints=tuple(args.endpoint), protocol=args.protocol, model=args.model, **common)
 
 
+def _hub_judge(args: argparse.Namespace) -> Any:
+    from dhp.inference.hub import router_model, router_url
+    from dhp.scoring.run import JudgeConfig
+
+    try:
+        model = router_model(args.model_id, args.provider)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    return JudgeConfig(
+        name=args.judge_name or args.model_id.rsplit("/", 1)[-1],  # a name holds no path separator
+        kind="endpoint",
+        endpoints=(router_url(),),
+        protocol=EndpointProtocol.OPENAI.value,
+        model=model,
+        hf_model_id=args.model_id,
+        revision=args.model_revision,
+        n_params=args.n_params,
+        provider=args.provider,
+    )
+
+
+def _check_score_args(args: argparse.Namespace, judge_name: str) -> None:
+    """Refuse bad names, prompt sets, cues and data folders in one line each, before any work."""
+    from dhp.scoring.prompts import resolve_prompt_set
+    from dhp.scoring.results import judge_slug
+
+    try:
+        judge_slug(judge_name)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
+    if args.cue is not None and not args.cue.strip():
+        raise UserError("--cue TEXT must not be empty")
+    if args.data != "dhp" and not Path(args.data).is_dir():
+        raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
     from dhp.inference.pool import RetryPolicy
-    from dhp.scoring.results import judge_slug
     from dhp.scoring.run import RunError, ScoreConfig, score_datasets
     from dhp.scoring.stats import CombineMethod
     from dhp.scoring.types import JudgeError
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
     judge = _judge_config(args)
-    try:
-        judge_slug(judge.name)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    from dhp.scoring.prompts import resolve_prompt_set
-
-    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
-    if args.cue is not None and not args.cue.strip():
-        raise UserError("--cue TEXT must not be empty")
-    if args.data != "dhp" and not Path(args.data).is_dir():
-        raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+    _check_score_args(args, judge.name)
     specs, data, prompts = None, args.data, args.prompts
     if args.task is not None:
         from dhp.task import task_for_scoring

@@ -68,15 +68,16 @@ def load_local(spec: DatasetSpec, folder: Path) -> LoadedDataset:
 
 def load_hub(spec: DatasetSpec, revision: str | None = None, org: str | None = None) -> LoadedDataset:
     """Load ``<org>/<name>`` from the Hub, pinned to the commit its revision resolves to."""
-    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
 
+    api = HfApi()
     repo = f"{org or spec.org}/{spec.name}"
     try:
-        sha = HfApi().dataset_info(repo, revision=revision).sha
+        sha = api.dataset_info(repo, revision=revision).sha
     except HfHubHTTPError as e:
         raise DataError(f"{repo}: cannot resolve revision {revision or 'main'} on the Hub ({e})") from e
     if not sha:
         raise DataError(f"{repo}: the Hub returned no commit sha for revision {revision or 'main'}")
-    folder = Path(snapshot_download(repo, repo_type="dataset", revision=sha))
+    folder = Path(api.snapshot_download(repo, repo_type="dataset", revision=sha))
     return _loaded(spec, read_items(spec, folder, where=f"{spec.name} ({repo}@{sha[:12]})"), repo, sha)

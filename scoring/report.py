@@ -48,6 +48,12 @@ def collect_results(paths: Sequence[Path]) -> list[Result]:
     return sorted(results, key=lambda r: (r.dataset.name, r.judge.name, r.dataset.revision, variant(r)))
 
 
+def _requests(r: Result) -> str:
+    if r.judge.kind == "builtin":
+        return "none (built-in judge)"
+    return f"{r.timing.requests_sent} sent, {r.timing.requests_cached} cached"
+
+
 def _fmt(x: float | None, digits: int = 2) -> str:
     return "–" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
 
@@ -171,7 +177,7 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
             f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))} | "
             f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))} | "
             f"{s.n_without_d} | {_qualified(s.qualified)} | "
-            f"{c.coverage:.1%} | {r.timing.requests_sent} sent, {r.timing.requests_cached} cached |"
+            f"{c.coverage:.1%} | {_requests(r)} |"
         )
     lines += [
         "",

@@ -49,6 +49,7 @@ from dhp.scoring.results import (
     ItemScores,
     JudgeInfo,
     PromptInfo,
+    Result,
     ScoringSettings,
     Timing,
     judge_slug,
@@ -56,7 +57,7 @@ from dhp.scoring.results import (
     result_path,
     write_result,
 )
-from dhp.scoring.stats import CombineMethod, analyse
+from dhp.scoring.stats import CombineMethod, DatasetAnalysis, analyse
 from dhp.scoring.types import (
     ORIGINAL,
     CapabilityError,
@@ -108,6 +109,7 @@ class JudgeConfig:
     hf_model_id: str | None = None
     revision: str | None = None
     n_params: float | None = None
+    provider: str | None = None  # judged by Hub model id through Inference Providers ("auto" or a name)
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
 
     if not j.endpoints:
         raise RunError("an endpoint judge needs at least one --endpoint")
-    key = api_key_from_env()
+    key = _endpoint_key(j)
     model = j.model
     if model is None or j.protocol == "tgi":  # TGI: /info also proves the server is TGI
         found = await discover_model(j.endpoints[0], j.protocol, key, timeout=min(cfg.policy.timeout, 30.0))
@@ -179,6 +181,18 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
         for url in j.endpoints
     ]
     return judges, model
+
+
+def _endpoint_key(j: JudgeConfig) -> str | None:
+    """The endpoint's key from the environment; for a Hub model id, the user's Hugging Face token."""
+    if j.provider is None:
+        return api_key_from_env()
+    from dhp.inference.hub import hf_token
+
+    token = hf_token()
+    if not token:
+        raise RunError("--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`")
+    return token
 
 
 def _hosts(endpoints: Sequence[str]) -> tuple[str, ...]:
@@ -212,6 +226,7 @@ def _repeats(cfg: ScoreConfig, mode: ScoringMode) -> int:
 
 
 TextKey = tuple[str, str, str]  # (role, item id, metric)
+_Templates = Mapping[str, PromptTemplate] | None  # metric -> template; None for built-in judges
 
 
 @dataclass
@@ -464,6 +479,8 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
             )
         if j.kind == "endpoint":
             settings["replicas"] = n_replicas
+        if j.provider is not None:
+            settings["provider"] = j.provider
     else:
         settings["seed"] = cfg.seed
     protocol: Literal["openai", "tgi", "local", "builtin"] = (
@@ -491,33 +508,29 @@ def _load(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
     return load_local(spec, folder)
 
 
-async def _score_dataset(
-    data: LoadedDataset,
-    cfg: ScoreConfig,
-    pool: JudgePool[JudgeRequest],
-    mode: ScoringMode,
-    templates: Mapping[str, PromptTemplate] | None,
-    model: str | None,
-    n_replicas: int,
-    stats0: PoolStats,
-    t0: float,
-    known: Mapping[str, JudgeOutput],
-) -> Path | None:
-    spec = data.spec
-    plan = _plan(data, cfg, mode, templates)
-    if not plan.perturbations:
-        raise DataError(f"{spec.name}: no perturbed rows at all")
-    for pid in spec.perturbation_ids:
-        if pid not in plan.perturbations:
-            log.warning("%s: perturbation %s has no rows; it is left out of the analysis", spec.name, pid)
-    progress = _Progress(len(plan.requests), spec.name, cfg.progress)
-    try:
-        outcomes = await _send_all(pool, plan.requests, mode, progress, known)
-    finally:
-        progress.close()
-    scored = _collect(plan, outcomes, mode, spec)
-    stats: PoolStats = pool.stats.minus(stats0)
-    cov = scored.coverage
+@dataclass(frozen=True)
+class _Run:
+    """What every dataset of one run shares: the settings, the pool, the resolved mode, the judge."""
+
+    cfg: ScoreConfig
+    pool: JudgePool[JudgeRequest]
+    mode: ScoringMode
+    model: str | None
+    n_replicas: int
+
+    @property
+    def uses_prompts(self) -> bool:
+        return self.cfg.judge.kind != "builtin"
+
+
+@dataclass(frozen=True)
+class _Analysed:
+    analysis: DatasetAnalysis
+    scores: ItemScores
+    weights: dict[str, dict[str, float]]
+
+
+def _too_many_failures(spec: DatasetSpec, cov: Coverage, cfg: ScoreConfig) -> bool:
     if cov.expected_scores and cov.failed / cov.expected_scores > cfg.max_failure_rate:
         log.error(
             "%s: %d of %d scores failed (%s); no result written. Run again to retry only the failed requests.",
@@ -526,24 +539,33 @@ async def _score_dataset(
             cov.expected_scores,
             dict(cov.failure_reasons),
         )
-        return None
+        return True
+    return False
+
+
+def _analyse(plan: _Plan, scored: _Scored, spec: DatasetSpec, cfg: ScoreConfig) -> _Analysed:
     original, perturbed = _vectors(plan, scored, spec)
     levels = {p.id: p.level for p in spec.perturbations if p.id in plan.perturbations}
     weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in plan.perturbations}
-    analysis = analyse(
-        original, perturbed, levels, weights, method=cfg.combine, n_boot=cfg.n_boot, seed=cfg.seed
-    )
+    analysis = analyse(original, perturbed, levels, weights, method=cfg.combine, n_boot=cfg.n_boot, seed=cfg.seed)
     item_scores = ItemScores(
         item_ids=plan.items,
         original={m: _tuple(v) for m, v in original.items()},
         perturbed={pid: {m: _tuple(v) for m, v in per.items()} for pid, per in perturbed.items()},
     )
+    return _Analysed(analysis, item_scores, weights)
+
+
+def _result(
+    run: _Run, data: LoadedDataset, plan: _Plan, scored: _Scored, done: _Analysed, templates: _Templates, timing: Timing
+) -> Result:
+    cfg, spec = run.cfg, data.spec
     settings = ScoringSettings(
-        mode=mode.value,
-        repeats=_repeats(cfg, mode),
+        mode=run.mode.value,
+        repeats=_repeats(cfg, run.mode),
         combine_method=CombineMethod(cfg.combine),
         weights_source=spec.weights.source,
-        weights=weights,
+        weights=done.weights,
         n_boot=cfg.n_boot,
         seed=cfg.seed,
         prompts={}
@@ -552,52 +574,121 @@ async def _score_dataset(
         prompt_set=resolve_prompt_set(cfg.prompt_set).name,
         cue=cfg.cue,
     )
-    result = result_from_analysis(
-        analysis,
-        judge=_judge_info(cfg, mode, n_replicas, model),
+    return result_from_analysis(
+        done.analysis,
+        judge=_judge_info(cfg, run.mode, run.n_replicas, run.model),
         dataset=DatasetRef(
             name=spec.name, repo=data.repo, revision=data.revision, version=data.version, n_items=len(plan.items)
         ),
         scoring=settings,
-        coverage=cov,
-        timing=Timing(
-            wall_seconds=round(time.monotonic() - t0, 3),
-            requests_sent=stats.sent,
-            requests_cached=stats.cached,
-            retries=stats.retries,
-            requests_failed=stats.failed,
-        ),
-        scores=item_scores,
+        coverage=scored.coverage,
+        timing=timing,
+        scores=done.scores,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         dhp_version=dhp.__version__,
     )
-    path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, settings.prompt_set, settings.cue)
+
+
+def _timing(run: _Run, stats0: PoolStats, t0: float) -> Timing:
+    stats = run.pool.stats.minus(stats0)
+    return Timing(
+        wall_seconds=round(time.monotonic() - t0, 3),
+        requests_sent=stats.sent if run.uses_prompts else 0,  # built-in judges send nothing
+        requests_cached=stats.cached,
+        retries=stats.retries,
+        requests_failed=stats.failed,
+    )
+
+
+async def _score_dataset(
+    run: _Run, data: LoadedDataset, templates: _Templates, known: Mapping[str, JudgeOutput], t0: float, stats0: PoolStats
+) -> Path | None:
+    """plan -> send -> collect -> analyse -> result, for one dataset (None: too many failures, nothing written)."""
+    spec, cfg = data.spec, run.cfg
+    plan = _plan(data, cfg, run.mode, templates)
+    if not plan.perturbations:
+        raise DataError(f"{spec.name}: no perturbed rows at all")
+    for pid in spec.perturbation_ids:
+        if pid not in plan.perturbations:
+            log.warning("%s: perturbation %s has no rows; it is left out of the analysis", spec.name, pid)
+    progress = _Progress(len(plan.requests), spec.name, cfg.progress)
+    try:
+        outcomes = await _send_all(run.pool, plan.requests, run.mode, progress, known)
+    finally:
+        progress.close()
+    scored = _collect(plan, outcomes, run.mode, spec)
+    if _too_many_failures(spec, scored.coverage, cfg):
+        return None
+    done = _analyse(plan, scored, spec, cfg)
+    result = _result(run, data, plan, scored, done, templates, _timing(run, stats0, t0))
+    path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, result.scoring.prompt_set, cfg.cue)
     return write_result(result, path)
+
+
+def _specs(cfg: ScoreConfig) -> list[DatasetSpec]:
+    specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
+    if cfg.weights is None:
+        return specs
+    from dhp.weights import apply_weights, load_weights
+
+    reweighted = apply_weights(load_weights(cfg.weights))
+    return [reweighted.get(s.name, s) for s in specs]
+
+
+async def _open_cache(cfg: ScoreConfig, judges: Sequence[Judge]) -> ResponseCache | None:
+    if not cfg.use_cache or cfg.judge.kind == "builtin":
+        return None
+    try:
+        return ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
+    except CacheError as e:
+        for j in judges:
+            await j.aclose()
+        raise RunError(str(e)) from e
+
+
+async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int) -> list[Path]:
+    """Each dataset in turn; the first one's first request probes the endpoint (``auto`` mode)."""
+    written: list[Path] = []
+    skipped: list[str] = []
+    run: _Run | None = None
+    prompt_set = resolve_prompt_set(cfg.prompt_set)
+    for spec in _specs(cfg):
+        t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
+        data = _load(spec, cfg)
+        uses_prompts = cfg.judge.kind != "builtin"
+        templates = (
+            {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
+            if uses_prompts
+            else None
+        )
+        known: dict[str, JudgeOutput] = {}
+        if run is None:
+            probe = _plan(data, cfg, ScoringMode.EXPECTED, templates).requests[0] if uses_prompts else None
+            mode, known, cfg = await _resolve_mode(cfg, pool, probe)
+            run = _Run(cfg, pool, mode, model, n_replicas)
+        path = await _score_dataset(run, data, templates, known, t0, stats0)
+        if path is None:
+            skipped.append(spec.name)
+        else:
+            written.append(path)
+    if skipped:
+        raise RunError(
+            f"too many failed requests for {', '.join(skipped)}: no result written for them "
+            f"({len(written)} written). Run the same command again to retry only what failed."
+        )
+    return written
 
 
 async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
     """The async body of :func:`score_datasets`, for callers that run their own event loop."""
     judge_slug(cfg.judge.name)  # refuse bad names before any work
-    prompt_set = resolve_prompt_set(cfg.prompt_set)
-    specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
-    if cfg.weights is not None:
-        from dhp.weights import apply_weights, load_weights
-
-        reweighted = apply_weights(load_weights(cfg.weights))
-        specs = [reweighted.get(s.name, s) for s in specs]
+    resolve_prompt_set(cfg.prompt_set)  # an unknown prompt set,
+    _specs(cfg)  # unknown datasets or a bad weights file
     if replicas is not None:
         judges, model = list(replicas), cfg.judge.model
     else:
         judges, model = await _build_replicas(cfg)
-    uses_prompts = cfg.judge.kind != "builtin"
-    cache: ResponseCache | None = None
-    if cfg.use_cache and cfg.judge.kind != "builtin":
-        try:
-            cache = ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
-        except CacheError as e:
-            for j in judges:
-                await j.aclose()
-            raise RunError(str(e)) from e
+    cache = await _open_cache(cfg, judges)
     pool = JudgePool(
         judges,
         identity=cfg.judge.name,
@@ -606,41 +697,14 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
         concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
-        coalesce=uses_prompts,  # built-in judges' requests have no prompt: their keys do not tell them apart
+        coalesce=cfg.judge.kind != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
     )
-    written: list[Path] = []
-    skipped: list[str] = []
     try:
-        mode: ScoringMode | None = None
-        known: dict[str, JudgeOutput] = {}
-        for spec in specs:
-            t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
-            data = _load(spec, cfg)
-            templates = (
-                {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
-                if uses_prompts
-                else None
-            )
-            if mode is None:
-                probe_mode = ScoringMode.EXPECTED
-                probe = _plan(data, cfg, probe_mode, templates).requests[0] if uses_prompts else None
-                mode, known, cfg = await _resolve_mode(cfg, pool, probe)
-            path = await _score_dataset(data, cfg, pool, mode, templates, model, len(judges), stats0, t0, known)
-            known = {}
-            if path is None:
-                skipped.append(spec.name)
-            else:
-                written.append(path)
+        return await _run_all(cfg, pool, model, len(judges))
     finally:
         await pool.aclose()
         if cache is not None:
             cache.close()
-    if skipped:
-        raise RunError(
-            f"too many failed requests for {', '.join(skipped)}: no result written for them "
-            f"({len(written)} written). Run the same command again to retry only what failed."
-        )
-    return written
 
 
 def score_datasets(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:

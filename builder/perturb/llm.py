@@ -245,9 +245,11 @@ class LLMPerturber:
         key = api_key_from_env()
         try:
             if self.model is None:
-                self.model = await discover_model(self.settings.url, self.protocol, key, self.settings.timeout_s)
+                self.model = await discover_model(
+                    self.settings.url, self.protocol, key, self.settings.timeout_s, flag="--perturber-model"
+                )
         except JudgeError as e:
-            raise PerturberError(f"cannot discover the perturber model ({e}); pass --perturber-model") from e
+            raise PerturberError(f"cannot discover the perturber model: {e}") from e
         pool = self._pool(key)
 
         async def step(job: LLMJob) -> Outcome:

@@ -5,11 +5,12 @@ judge, model, prompt, sampling parameters and repeat index). Only outputs are st
 failures, so a resumed run retries exactly the requests that did not complete and repeats none
 that did.
 
-Writes are batched without weakening that guarantee: :meth:`ResponseCache.store` queues an output
-and returns once the batch holding it is committed, and the batch is committed at the end of the
-event loop's current iteration, in one transaction, with whatever else was answered in that
-iteration. The pool holds a request's concurrency slot until then, so at any moment the requests a
-server has answered but the cache does not hold are at most the requests in flight.
+Writes are batched without weakening that guarantee: :meth:`ResponseCache.store` queues an output,
+and the queue is committed at the end of the event loop's current iteration, in one transaction,
+with whatever else was answered in that iteration; each output's ``on_commit`` callback runs once
+it is committed. The pool frees a request's concurrency slot in that callback, so at any moment
+the requests a server has answered but the cache does not hold are at most the requests in flight.
+A failed commit is raised by the next call of the cache (and by :meth:`ResponseCache.close`).
 
 A file that is not a usable SQLite database is named in a :class:`CacheError` and left untouched;
 a damaged entry is a miss (logged), and the next answer replaces it. WAL mode lets several runs
@@ -22,6 +23,7 @@ import asyncio
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -65,10 +67,17 @@ class ResponseCache:
                 "or pass --cache with another file or --no-cache"
             ) from e
         self._pending: list[_Row] = []
-        self._batch: asyncio.Future[None] | None = None
+        self._on_commit: list[Callable[[], None]] = []
+        self._queued: dict[str, JudgeOutput] = {}  # outputs of `_pending`, by key
+        self._scheduled = False
+        self._failed: CacheError | None = None
         self.commits = 0  # transactions written (batches), for benchmarks
 
     def get(self, key: str) -> JudgeOutput | None:
+        self._raise_failed()
+        queued = self._queued.get(key)
+        if queued is not None:  # answered, commit pending: still an answer
+            return queued
         row = self._db.execute("SELECT output FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
@@ -83,33 +92,40 @@ class ResponseCache:
         self._pending.append((key, judge, model, output_to_json(output), time.time()))
         self.flush()
 
-    async def store(self, key: str, judge: str, model: str | None, output: JudgeOutput) -> None:
-        """Queue an output; return once the batch holding it is committed (end of this loop iteration)."""
+    def store(
+        self, key: str, judge: str, model: str | None, output: JudgeOutput, on_commit: Callable[[], None] | None = None
+    ) -> None:
+        """Queue an output for the commit at the end of this event-loop iteration; then call ``on_commit``."""
+        self._raise_failed()
         self._pending.append((key, judge, model, output_to_json(output), time.time()))
-        batch = self._batch
-        if batch is None:
-            loop = asyncio.get_running_loop()
-            batch = self._batch = loop.create_future()
-            loop.call_soon(self._commit_batch, batch)
-        await asyncio.shield(batch)
+        self._queued[key] = output
+        if on_commit is not None:
+            self._on_commit.append(on_commit)
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._commit_queued)
 
-    def _commit_batch(self, batch: asyncio.Future[None]) -> None:
-        if self._batch is batch:
-            self._batch = None
+    def _commit_queued(self) -> None:
+        self._scheduled = False
+        callbacks, self._on_commit = self._on_commit, []
         try:
             self.flush()
-        except sqlite3.Error as e:  # every waiter of this batch gets the error (disk full, locked, ...)
-            if not batch.done():
-                batch.set_exception(CacheError(f"response cache {self.path}: cannot write ({e})"))
-            return
-        if not batch.done():
-            batch.set_result(None)
+        except sqlite3.Error as e:  # raised by the next call (the loop's callbacks cannot raise to anyone)
+            self._failed = CacheError(f"response cache {self.path}: cannot write ({e})")
+        finally:
+            for cb in callbacks:
+                cb()
+
+    def _raise_failed(self) -> None:
+        if self._failed is not None:
+            raise self._failed
 
     def flush(self) -> None:
         """Commit every queued output in one transaction."""
         if not self._pending:
             return
         rows, self._pending = self._pending, []
+        self._queued = {}
         self._db.execute("BEGIN")
         try:
             self._db.executemany(_INSERT, rows)
@@ -120,18 +136,21 @@ class ResponseCache:
         self.commits += 1
 
     def __len__(self) -> int:
+        """Outputs held, queued ones committed first."""
+        self.flush()
         return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def journal_mode(self) -> str:
         return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])
 
     def close(self) -> None:
-        batch, self._batch = self._batch, None
+        callbacks, self._on_commit = self._on_commit, []
         try:
             self.flush()
+            self._raise_failed()
         finally:
-            if batch is not None and not batch.done():
-                batch.set_result(None)
+            for cb in callbacks:
+                cb()
             self._db.close()
 
     def __enter__(self) -> ResponseCache:

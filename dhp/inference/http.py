@@ -138,19 +138,20 @@ class _Client:
             connector=connector,
             timeout=aiohttp.ClientTimeout(total=self._timeout),
             cookie_jar=aiohttp.DummyCookieJar(),
+            headers=self._headers,  # the session's defaults: nothing to merge per request
         )
         return self._session
 
     async def get(self, url: str) -> tuple[int, bytes]:
         session = self._session or self._open()
-        async with session.get(url, headers=self._headers) as resp:
+        async with session.get(url) as resp:
             return resp.status, await resp.read()
 
     async def post(self, url: str, body: Mapping[str, Any]) -> Any:
         """POST a JSON body; the decoded JSON answer, or a classified :class:`JudgeError`."""
         session = self._session or self._open()
         try:
-            async with session.post(url, data=orjson.dumps(body), headers=self._headers) as resp:
+            async with session.post(url, data=orjson.dumps(body)) as resp:
                 raw = await resp.read()
                 if resp.status != 200:
                     raise http_error(
@@ -306,11 +307,11 @@ def make_endpoint_backend(
 
 
 async def discover_model(
-    base_url: str, protocol: EndpointProtocol | str, api_key: str | None, timeout: float = 30.0
+    base_url: str, protocol: EndpointProtocol | str, api_key: str | None, timeout: float = 30.0, flag: str = "--model"
 ) -> str:
     """The one model-discovery rule: the single model ``/v1/models`` lists, or TGI's ``/info`` ``model_id``.
 
-    An endpoint serving several models is refused (name one), never resolved by taking the first.
+    An endpoint serving several models (or none) is refused: name one with ``flag``, never the first taken.
     """
     proto = EndpointProtocol(protocol)
     root = server_root(base_url)
@@ -326,7 +327,7 @@ async def discover_model(
     if status == 404 and proto is EndpointProtocol.TGI:
         raise CapabilityError("not-tgi", f"{where} has no /info: not a TGI server? Use --protocol openai")
     if status != 200:
-        raise FatalJudgeError(f"http-{status}", f"cannot list the models of {where}; name the model (status {status})")
+        raise FatalJudgeError(f"http-{status}", f"cannot list the models of {where}; pass {flag} (status {status})")
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
@@ -340,5 +341,5 @@ async def discover_model(
     ids = [m.get("id") for m in data if isinstance(m, Mapping)] if isinstance(data, list) else []
     names = [i for i in ids if isinstance(i, str) and i]
     if len(names) != 1:
-        raise FatalJudgeError("model-unknown", f"{where} serves {len(names)} models {names[:5]}: name one")
+        raise FatalJudgeError("model-unknown", f"{where} serves {len(names)} models {names[:5]}: choose one with {flag}")
     return names[0]

@@ -239,34 +239,50 @@ class JudgePool(Generic[R]):
     async def _send(self, request: R, key: str) -> JudgeOutput | RequestFailure:
         attempt = 0
         while True:
-            async with self._sem:
-                replica = await self._acquire(request.group)
-                replica.sent += 1
-                self._sent += 1
-                try:
-                    out = await self._call(replica, request)
-                except (asyncio.TimeoutError, TimeoutError):
-                    err = TransientJudgeError("timeout", f"no answer within {self.policy.timeout:g} s")
-                except TransientJudgeError as e:
-                    err = e
-                except PermanentJudgeError as e:
-                    self._release_ok(replica)  # the request's fault, not the replica's
-                    return self._failure(RequestFailure(e.reason, e.message))
-                except BaseException:
-                    self._release_ok(replica)
-                    raise
-                else:
-                    self._release_ok(replica)
-                    self._failed_in_a_row = 0
-                    if self.cache is not None:  # the slot is held until the output is committed
-                        await self.cache.store(key, self.identity, self.model, out)
-                    return out
-                self._release_failed(replica, err.retry_after, err.reason)
+            await self._sem.acquire()
+            try:
+                out = await self._attempt(request)
+            except TransientJudgeError as err:
+                self._sem.release()
+                last = err
+            except PermanentJudgeError as e:  # this request cannot succeed: no retry
+                self._sem.release()
+                return self._failure(RequestFailure(e.reason, e.message))
+            except BaseException:
+                self._sem.release()
+                raise
+            else:
+                self._failed_in_a_row = 0
+                if self.cache is None:
+                    self._sem.release()
+                else:  # the slot is freed once the output is committed (end of this loop iteration)
+                    self.cache.store(key, self.identity, self.model, out, on_commit=self._sem.release)
+                return out
             attempt += 1
             if attempt > self.policy.max_retries:
-                return self._failure(RequestFailure(err.reason, err.message))
+                return self._failure(RequestFailure(last.reason, last.message))
             self._retries += 1
             await self._sleep(self._backoff(attempt))
+
+    async def _attempt(self, request: R) -> JudgeOutput:
+        """One attempt on the chosen replica; a timeout is a transient error, a permanent one a failure output."""
+        replica = await self._acquire(request.group)
+        replica.sent += 1
+        self._sent += 1
+        try:
+            out = await self._call(replica, request)
+        except (asyncio.TimeoutError, TimeoutError):
+            err = TransientJudgeError("timeout", f"no answer within {self.policy.timeout:g} s")
+        except TransientJudgeError as e:
+            err = e
+        except BaseException:
+            self._release_ok(replica)  # permanent (the request's fault), fatal or cancelled: not the replica's
+            raise
+        else:
+            self._release_ok(replica)
+            return out
+        self._release_failed(replica, err.retry_after, err.reason)
+        raise err
 
     def _failure(self, failure: RequestFailure) -> RequestFailure:
         self._failed += 1

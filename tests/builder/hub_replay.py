@@ -58,6 +58,7 @@ class Repo:
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    variables: dict[str, dict[str, Any]] = field(default_factory=dict)  # Space variables
 
     def resolve(self, rev: str) -> Commit | None:
         oid = self.branches.get(rev) or self.tags.get(rev) or (rev if rev in self.commits else None)
@@ -123,7 +124,7 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
                 return self._reply("validate_yaml", ctx)
             if self.command == "POST" and path == "/api/repos/create":
                 data = self._json("create_repo")
-                assert data["type"] == "dataset"
+                assert data["type"] in ("dataset", "space")
                 repo_id = f"{data['organization']}/{data['name']}"
                 ctx |= {"repo_id": repo_id}
                 with state.lock:
@@ -148,7 +149,13 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
             if (m := re.fullmatch(r"/cdn-lfs/([0-9a-f]{64})", path)) and self.command in ("GET", "HEAD"):
                 data = state.blobs[m.group(1)]
                 return self._reply("cdn_lfs", ctx | {"sha256": m.group(1)}, body=data)
-            m = re.fullmatch(r"/(api/)?datasets/([^/]+/[^/.]+)(\.git)?/(.*)", path)
+            if (mv := re.fullmatch(r"/api/spaces/([^/]+/[^/]+)/variables", path)) and self.command == "POST":
+                data = self._json("add_space_variable")
+                with state.lock:
+                    space = state.repos[mv.group(1)]
+                    space.variables[data["key"]] = {"value": data["value"], "description": data.get("description")}
+                    return self._reply("add_space_variable", ctx | {"variables": dict(space.variables)})
+            m = re.fullmatch(r"/(api/)?(?:datasets|spaces)/([^/]+/[^/.]+)(\.git)?/(.*)", path)
             if not m:
                 return self._reply("repo_not_found", ctx)
             repo_id, rest = m.group(2), m.group(4)

@@ -213,6 +213,8 @@ def test_cli_build_says_offline_generator(
             "--out",
             str(tmp_path),
             "--no-progress",
+            "--samples",
+            str(tmp_path / "sheet.html"),
         ]
     )
     assert rc == 0
@@ -220,3 +222,8 @@ def test_cli_build_says_offline_generator(
     assert "OFFLINE RULE-BASED stand-in" in cap.err and "not by an LLM" in cap.err
     assert "story-cloze: 100 items" in cap.out
     assert (tmp_path / "story-cloze" / "data" / "char_typo.parquet").is_file()
+    info = read_build_info(tmp_path / "story-cloze")
+    for p in info.perturbations:  # the per-perturbation pass rate and coverage lines
+        assert f"{p.passed}/{p.checked})" in cap.out and f"coverage {100 * p.coverage:5.1f}% ({p.rows}/100)" in cap.out
+    sheet = (tmp_path / "sheet.html").read_text(encoding="utf-8")
+    assert f"samples: {tmp_path / 'sheet.html'}" in cap.out and "char_typo" in sheet

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dhp.builder.build import BuildOptions, build_dataset
+from dhp.builder.build import FAILED_VALIDATION, LLM_ATTEMPTS, BuildOptions, build_dataset
 from dhp.builder.dataset_io import read_not_applicable, read_pairs
 from dhp.builder.perturb.base import NotApplicable, Perturbed
 from dhp.builder.perturb.llm import InvalidOutput, LLMJob, LLMPerturber, LLMSettings, validate_output
@@ -216,9 +216,17 @@ def test_build_with_endpoint_then_rebuild_makes_no_calls(
     first = LLMPerturber(LLMSettings(url=url), tmp_path / "cache.sqlite")
     r1 = build_dataset(spec, locator, tmp_path / "a", BuildOptions(perturber=first, progress=False))
     first.close()
-    assert first.calls == 3 * 100 * len(llm_ids)
-    rows = read_pairs(r1.folder, llm_ids)
-    assert len(rows) == 100 * len(llm_ids) and not read_not_applicable(r1.folder)
+    # Per item: 3 calls to the first valid output, then one per validation retry (new seed, same prompt).
+    checked = {pid: r1.info.perturbation(pid).checked for pid in llm_ids}
+    assert first.calls == 2 * 100 * len(llm_ids) + sum(checked.values())
+    rows = read_pairs(r1.folder, [pid for pid in llm_ids if r1.info.perturbation(pid).rows])
+    assert rows  # some items end in a name, where "Zorvania." is a valid fictional entity
+    na = [x for x in read_not_applicable(r1.folder) if x.perturbation in llm_ids]
+    assert len(rows) + len(na) == 100 * len(llm_ids)
+    assert all(x.reason.startswith(FAILED_VALIDATION) for x in na)  # "Zorvania." is rarely a valid edit
+    for pid in llm_ids:
+        p = r1.info.perturbation(pid)
+        assert p.passed == p.rows and p.checked <= 100 * LLM_ATTEMPTS and p.failed_validation == p.not_applicable
     for row in rows:
         assert row["generator"] == f"llm:{MODEL}" and row["perturbed"].endswith("Zorvania.")
         settings = json.loads(row["generator_settings"])

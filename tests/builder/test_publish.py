@@ -126,3 +126,23 @@ def test_cli_publish_and_download(
     assert "--confirm-restricted" in capsys.readouterr().err
     assert main(["download", "--out", str(tmp_path / "d"), "--version", "v1.0.0", *args]) == 0
     assert (tmp_path / "d" / "answer-equivalence" / "data" / "char_typo_major.parquet").is_file()
+
+
+def test_scorer_reads_a_hub_snapshot_through_the_one_reader(
+    built: dict[str, BuildReport], built_root: Path, hub: HubReplay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dhp score` on a Hub dataset: pinned to the tag's commit, read by dataset_io like a local folder."""
+    import huggingface_hub.constants as hc
+
+    from dhp.scoring.data import load_hub, load_local
+
+    spec = BENCHMARK["answer-equivalence"]
+    publish_datasets([spec], built_root, org="dhp", version="v1.0.0", endpoint=hub.endpoint)
+    monkeypatch.setattr(hc, "ENDPOINT", hub.endpoint)  # what HF_ENDPOINT sets when huggingface_hub is imported
+    monkeypatch.setattr(hc, "HUGGINGFACE_CO_URL_TEMPLATE", hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}")
+    remote = load_hub(spec, revision="v1.0.0")
+    local = load_local(spec, built["answer-equivalence"].folder)
+    repo = hub.state.repos["dhp/answer-equivalence"]
+    assert remote.revision == repo.tags["v1.0.0"] and remote.version == "v1.0.0"
+    assert remote.items == local.items and remote.perturbed == local.perturbed
+    assert all(it.context["paragraph"] is None for it in remote.items)  # absent, not ""

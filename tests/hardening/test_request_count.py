@@ -123,5 +123,7 @@ def test_builtin_judges_are_not_coalesced(judge: str, tmp_path: Path) -> None:
     from dhp.scoring.results import read_result
 
     r = read_result(score_datasets(cfg)[0])
-    assert r.timing.requests_cached == 0 and r.timing.requests_sent == 12 * (1 + len(AE.perturbation_ids))
+    # every text got its own output (none shared, none from a cache), and a built-in judge sends no request
+    assert r.timing.requests_cached == 0 and r.coverage.outputs == 12 * (1 + len(AE.perturbation_ids))
+    assert r.timing.requests_sent == 0
     assert (r.scores is not None and len(set(r.scores.original["answer_quality"])) > 1) or judge == "oracle"

@@ -324,3 +324,40 @@ def test_a_failing_replica_is_set_aside(ae_data: Path, tmp_path: Path) -> None:
         r = _only(score_datasets(_cfg([good.url, bad.url], tmp_path, ae_data, concurrency=4, policy=policy)))
     assert r.coverage.coverage == 1.0
     assert len(good.log) >= N * 10 and len(bad.log) <= 2 + 4  # set aside after 2 failures (+ in flight)
+
+
+# -- judges by Hub model id (Inference Providers through the HF router) ---------------------------
+def test_judge_by_hub_model_id_goes_through_the_router_with_the_hf_login(ae_data: Path, tmp_path: Path) -> None:
+    """The router's OpenAI-compatible route, replayed on loopback: ORG/NAME:PROVIDER, the stored HF token."""
+    home = tmp_path / "hf"
+    home.mkdir()
+    (home / "token").write_text("hf_storedLoginToken123")
+    with FakeJudgeServer(scripted, model="test-org/judge-7b:novita") as srv:
+        proc = run_dhp(
+            "score", "--model-id", "test-org/judge-7b", "--provider", "novita", "--data", str(ae_data),
+            "--datasets", "answer-equivalence", "--out", str(tmp_path / "o"), "--limit", "2", "--n-boot", "0",
+            env={"DHP_HF_ROUTER_URL": srv.url, "HF_HOME": str(home), "HF_TOKEN": "",
+                 "DHP_JUDGE_API_KEY": "sk-meant-for-endpoints", "HF_HUB_OFFLINE": "1"},
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer hf_storedLoginToken123"}
+    assert {e.path for e in srv.log} == {"/v1/chat/completions"} and len(srv.log) == 2 * 10
+    assert {e.body["model"] for e in srv.log} == {"test-org/judge-7b:novita"}
+    r = read_result(Path(proc.stdout.strip()))
+    assert r.judge.name == "judge-7b" and r.judge.hf_model_id == "test-org/judge-7b"
+    assert r.judge.model == "test-org/judge-7b:novita" and r.judge.settings["provider"] == "novita"
+    assert r.scoring.mode == "expected" and r.coverage.coverage == 1.0
+    for f in (tmp_path / "o").rglob("*"):
+        if f.is_file():
+            assert b"hf_storedLoginToken123" not in f.read_bytes(), f
+
+
+def test_judge_by_hub_model_id_needs_a_token_and_a_valid_id(ae_data: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "hf"
+    empty.mkdir()
+    common = ("--data", str(ae_data), "--datasets", "answer-equivalence", "--out", str(tmp_path / "o"))
+    env = {"DHP_HF_ROUTER_URL": "http://127.0.0.1:9", "HF_HOME": str(empty), "HF_TOKEN": ""}
+    proc = run_dhp("score", "--model-id", "test-org/judge-7b", *common, env=env)
+    assert proc.returncode == 2 and "needs a Hugging Face token" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_dhp("score", "--model-id", "not a model id", *common, env=env)
+    assert proc.returncode == 2 and "ORG/NAME" in proc.stderr

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from dhp.inference.cache import ResponseCache
+from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, RetryPolicy
+from dhp.inference.types import content_key
 from dhp.scoring.types import (
     FatalJudgeError,
     JudgeOutput,
@@ -197,3 +201,65 @@ def test_cache_key_covers_judge_model_prompt_sampling_and_repeat() -> None:
     # the item metadata is not part of the address: same prompt, same answer
     moved = JudgeRequest("other", "x", "y", "z", "t", {}, "prompt 0", SamplingParams(0.0, 8))
     assert moved.cache_key("j", "m") == base.cache_key("j", "m")
+
+
+def test_cache_key_is_the_json_content_address_of_earlier_versions() -> None:
+    """Keys are assembled with orjson but hash exactly json.dumps(sort_keys, ensure_ascii=False): old caches stay valid."""
+    prompts = ["plain", "", 'tab\t"q" back\\slash \x00\x01\x1f\x7f é 漢字 \u2028 \U0001f600', "lone \ud800 surrogate"]
+    samplings = [SamplingParams(0.0, 8, True, 20), SamplingParams(1.0, 32, seed=7), SamplingParams(0.7, 300, seed=3, top_p=0.95)]
+    for prompt in prompts:
+        for s in samplings:
+            for model in ("m", None, "ünï"):
+                payload = json.dumps(
+                    {"judge": 'J "x"', "model": model, "prompt": prompt, "sampling": s.to_dict(), "repeat": 2},
+                    sort_keys=True, ensure_ascii=False,
+                )  # fmt: skip
+                old = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+                assert content_key('J "x"', model, prompt, s, 2) == old
+
+
+async def test_cache_commits_in_batches_and_frees_slots_only_once_committed(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    reader = sqlite3.connect(tmp_path / "c.sqlite")
+    answered = 0
+    seen: list[int] = []
+
+    class Checked(Scripted):
+        async def __call__(self, request: JudgeRequest) -> JudgeOutput:
+            committed = reader.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            seen.append(answered - committed + self.in_flight + 1)  # slots in use, this request included
+            out = await super().__call__(request)
+            return out
+
+    j = Checked()
+    p = pool(j, cache=cache, concurrency=4)
+
+    async def one(i: int) -> JudgeOutput | RequestFailure:
+        nonlocal answered
+        out = await p.submit(req(i))
+        answered += 1
+        return out
+
+    outs = await asyncio.gather(*(one(i) for i in range(40)))
+    assert all(o == RawText("4") for o in outs) and len(j.calls) == 40
+    assert max(seen) <= 4  # answered-but-uncommitted outputs never exceed the free slots
+    assert cache.commits < 40 and len(cache) == 40  # several answers per transaction
+    reader.close()
+    cache.close()
+
+
+async def test_a_failed_commit_is_raised_by_the_next_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    p = pool(Scripted(), cache=cache)
+
+    def disk_full() -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(cache, "flush", disk_full)
+    assert await p.submit(req(1)) == RawText("4")
+    await asyncio.sleep(0)  # the commit runs at the end of the loop iteration, and fails
+    with pytest.raises(CacheError, match=r"cannot write \(database or disk is full\)"):
+        await p.submit(req(2))
+    monkeypatch.undo()
+    with pytest.raises(CacheError, match="cannot write"):  # and closing says so too
+        cache.close()

@@ -30,6 +30,7 @@ def test_report_writes_markdown_and_plots(results_dir: Path, tmp_path: Path) -> 
     md_path = Path(proc.stdout.strip())
     md = md_path.read_text()
     assert "| random | summeval |" in md and "| oracle | answer-equivalence |" in md
+    assert "none (built-in judge) |" in md and " sent, " not in md  # built-in judges send no requests
     assert "### oracle — summeval" in md and "| char_typo_minor | C |" in md
     images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
     assert len(images) == 2 + 4  # one D figure per dataset, one score figure per (judge, dataset)

@@ -1,0 +1,49 @@
+"""Judges by Hub model id, through Hugging Face Inference Providers.
+
+``dhp score --model-id ORG/NAME [--provider auto|NAME]`` sends the judge's requests to the Hugging
+Face router's OpenAI-compatible route (``POST https://router.huggingface.co/v1/chat/completions``),
+the route ``huggingface_hub``'s ``InferenceClient(provider="auto")`` uses for chat completions:
+the body's ``model`` is the Hub id, with ``:PROVIDER`` appended to pin a provider (``auto`` lets
+the router choose by availability and the user's preferences). The requests then go through the
+same lean HTTP path, pool and cache as any endpoint (:mod:`dhp.inference.http`).
+
+The token is the user's Hugging Face token: ``HF_TOKEN``, else the one ``hf auth login`` stored
+(``huggingface_hub.get_token``). It is sent only to the router, never written or logged.
+``DHP_HF_ROUTER_URL`` points the judge at another router (a proxy, or a loopback replay in tests).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["AUTO_PROVIDER", "HF_ROUTER_URL", "ROUTER_URL_ENV", "hf_token", "router_model", "router_url"]
+
+HF_ROUTER_URL = "https://router.huggingface.co"
+ROUTER_URL_ENV = "DHP_HF_ROUTER_URL"
+AUTO_PROVIDER = "auto"
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_PROVIDER = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def router_url() -> str:
+    """The router's base URL: ``DHP_HF_ROUTER_URL`` when set, else the Hugging Face router."""
+    return os.environ.get(ROUTER_URL_ENV) or HF_ROUTER_URL
+
+
+def router_model(model_id: str, provider: str = AUTO_PROVIDER) -> str:
+    """The ``model`` field the router expects: ``ORG/NAME``, or ``ORG/NAME:PROVIDER`` to pin a provider."""
+    if not _MODEL_ID.match(model_id):
+        raise ValueError(f"--model-id must be a Hub model id ORG/NAME, got {model_id!r}")
+    if provider == AUTO_PROVIDER:
+        return model_id
+    if not _PROVIDER.match(provider):
+        raise ValueError(f"--provider must be 'auto' or a provider name such as 'novita', got {provider!r}")
+    return f"{model_id}:{provider}"
+
+
+def hf_token() -> str | None:
+    """The user's Hugging Face token: ``HF_TOKEN``, else the stored login (no network access)."""
+    from huggingface_hub import get_token
+
+    return os.environ.get("HF_TOKEN") or get_token()

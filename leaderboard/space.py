@@ -1,0 +1,194 @@
+"""`dhp space init DIR` and `dhp space push --repo ORG/NAME`: a deployable Hugging Face Space.
+
+:func:`init_space` writes a complete Space folder: ``README.md`` with the Space front matter
+(``sdk: gradio``, ``app_file``, ``hf_oauth``), a thin ``app.py``, ``requirements.txt`` pinned to
+the versions installed here, and a table of the variables and secrets to set. :func:`push_space`
+creates or updates the Space through :class:`huggingface_hub.HfApi`, uploads the folder and sets
+its variables; it never uploads a secret (secret-named variables are refused, and a file holding
+the value of a secret from this environment stops the push).
+
+The queue worker runs either inside the Space, as a background process started by ``app.py``
+when ``DHP_RUN_WORKER=1`` (judges are remote endpoints, so a CPU Space suffices), or anywhere else
+with ``dhp worker``, as the operator chooses.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dhp.secrets import JUDGE_KEY_VARS
+
+__all__ = ["SECRETS", "VARIABLES", "SpaceError", "init_space", "push_space", "run_space", "start_worker"]
+
+#: Variables of the Space: name -> (default, what it is). Set with `dhp space push --var NAME=VALUE`.
+VARIABLES: Mapping[str, tuple[str, str]] = {
+    "DHP_MODE": (
+        "space",
+        "`space`: https-only public endpoints, Hugging Face sign-in for submissions and votes",
+    ),
+    "DHP_RESULTS": ("hf://datasets/ORG/dhp-results", "results store (a dataset repository)"),
+    "DHP_REQUESTS": ("hf://datasets/ORG/dhp-requests", "evaluation queue (a dataset repository)"),
+    "DHP_VOTES": ("hf://datasets/ORG/dhp-votes", "survey ballots (a dataset repository)"),
+    "DHP_SURVEY_MIN_BALLOTS": ("5", "ballots before the survey's weights can be chosen"),
+    "DHP_ALLOWED_PORTS": ("443", "endpoint ports accepted from submitters (comma-separated)"),
+    "DHP_RUN_WORKER": ("0", "`1`: run the queue worker inside the Space, in the background"),
+    "DHP_WORKER_DATA": ("data", "worker only: folder of the built datasets (`dhp download --out data`)"),
+}
+#: Secrets of the Space (set them in the Space's settings, never in files or variables).
+SECRETS: Mapping[str, str] = {
+    "HF_TOKEN": "write token for the three dataset repositories (results, requests, votes)",
+    JUDGE_KEY_VARS[0]: "worker only: the API key sent to judge endpoints",
+}
+_SECRET_NAME = re.compile(r"(?i)(token|secret|password|api[_-]?key|^hf_)")
+_PINNED = (
+    "gradio",
+    "huggingface_hub",
+    "datasets",
+    "pandas",
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "pydantic",
+    "pyarrow",
+)
+_APP = '''"""The DHP leaderboard Space (written by `dhp space init`; configure it with the Space's variables)."""
+
+from dhp.leaderboard.space import run_space
+
+run_space()
+'''
+
+
+class SpaceError(Exception):
+    """A Space folder cannot be written or pushed; the message says why (one line)."""
+
+
+@dataclass(frozen=True)
+class SpaceFolder:
+    path: Path
+    files: tuple[str, ...]
+
+
+def _front_matter(title: str) -> str:
+    return "\n".join([
+        "---", f"title: {title}", "emoji: 🔎", "colorFrom: blue", "colorTo: green", "sdk: gradio",
+        f"sdk_version: {md.version('gradio')}", "app_file: app.py", "hf_oauth: true", "pinned: false", "---", "",
+    ])  # fmt: skip
+
+
+def _readme(title: str) -> str:
+    var_rows = "\n".join(f"| `{k}` | `{v}` | {why} |" for k, (v, why) in VARIABLES.items())
+    secret_rows = "\n".join(f"| `{k}` | {why} |" for k, why in SECRETS.items())
+    return (
+        _front_matter(title)
+        + f"# {title}\n\nThe DHP discernment leaderboard (`dhp.leaderboard`). Configure it with these **variables** "
+        "(`dhp space push --var NAME=VALUE` sets them):\n\n| variable | default | what |\n|---|---|---|\n"
+        + var_rows
+        + "\n\nand these **secrets**, in the Space's settings only (never in a file or a variable):\n\n"
+        "| secret | what |\n|---|---|\n" + secret_rows + "\n\n## The queue worker\n\nSubmissions wait in "
+        "`DHP_REQUESTS` until a worker scores them. Either set `DHP_RUN_WORKER=1` (the Space starts "
+        "`dhp worker` in the background; judges are remote endpoints, so a CPU Space suffices; put the "
+        "built datasets in `DHP_WORKER_DATA`), or run `dhp worker --requests ... --results ... --data ...` "
+        "on a machine of your choice.\n"
+    )
+
+
+def _requirements(package: str) -> str:
+    extras = {"gradio": "[oauth]"}  # hf_oauth: the Space's sign-in
+    pins = [f"{name}{extras.get(name, '')}=={md.version(name)}" for name in _PINNED]
+    return "\n".join([package, *pins]) + "\n"
+
+
+def init_space(
+    folder: str | os.PathLike[str],
+    *,
+    package: str | None = None,
+    wheel: str | None = None,
+    title: str | None = None,
+) -> SpaceFolder:
+    """Write a Space folder. The package comes from ``wheel`` (copied into the folder) or ``package``
+    (a pip requirement, default ``dhp-bench==<this version>``)."""
+    out = Path(folder)
+    if out.exists() and any(out.iterdir()):
+        raise SpaceError(f"{out} exists and is not empty; choose a new folder")
+    out.mkdir(parents=True, exist_ok=True)
+    requirement = package or f"dhp-bench=={md.version('dhp-bench')}"
+    if wheel is not None:
+        src = Path(wheel)
+        if not src.is_file() or src.suffix != ".whl":
+            raise SpaceError(f"--wheel {src} is not a wheel file")
+        (out / "wheels").mkdir()
+        shutil.copy2(src, out / "wheels" / src.name)
+        requirement = f"./wheels/{src.name}"
+    files = {
+        "README.md": _readme(title or "DHP discernment leaderboard"),
+        "app.py": _APP,
+        "requirements.txt": _requirements(requirement),
+    }
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    return SpaceFolder(out, tuple(written))
+
+
+def _check_no_secrets(folder: Path, variables: Mapping[str, str]) -> None:
+    for key in variables:
+        if key in SECRETS or _SECRET_NAME.search(key):
+            raise SpaceError(f"{key} looks like a secret: set it in the Space's settings, not as a variable")
+    values = [v for k in SECRETS if (v := os.environ.get(k)) and len(v) >= 8]
+    for p in folder.rglob("*"):
+        if p.is_file() and values:
+            data = p.read_bytes()
+            if any(v.encode() in data for v in values):
+                raise SpaceError(
+                    f"{p.relative_to(folder)} contains the value of a secret; remove it before pushing"
+                )
+
+
+def push_space(
+    folder: str | os.PathLike[str], repo: str, variables: Mapping[str, str], *, private: bool = False
+) -> str:
+    """Create (or update) the Space ``repo`` from ``folder`` and set its variables. Returns its URL."""
+    from huggingface_hub import HfApi
+
+    src = Path(folder)
+    if not (src / "README.md").is_file() or not (src / "app.py").is_file():
+        raise SpaceError(f"{src} is not a Space folder (run `dhp space init {src}` first)")
+    if repo.count("/") != 1:
+        raise SpaceError(f"--repo must be ORG/NAME, got {repo!r}")
+    _check_no_secrets(src, variables)
+    api = HfApi()
+    url = api.create_repo(repo, repo_type="space", space_sdk="gradio", exist_ok=True, private=private)
+    api.upload_folder(
+        folder_path=src, repo_id=repo, repo_type="space", commit_message="dhp space push",
+        ignore_patterns=[".env", ".env.*", "*.secret", ".git/*", "__pycache__/*"],
+    )  # fmt: skip
+    for key, value in variables.items():
+        api.add_space_variable(repo, key, value, description=VARIABLES.get(key, ("", ""))[1] or None)
+    return str(url)
+
+
+def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
+    """``DHP_RUN_WORKER=1``: the queue worker as a background process of the Space."""
+    if env.get("DHP_RUN_WORKER", "0").strip().lower() not in ("1", "true", "yes"):
+        return None
+    cmd = [sys.executable, "-m", "dhp", "worker", "--mode", env.get("DHP_MODE", "space"),
+           "--requests", env["DHP_REQUESTS"], "--results", env["DHP_RESULTS"],
+           "--data", env.get("DHP_WORKER_DATA", "data")]  # fmt: skip
+    return subprocess.Popen(cmd)
+
+
+def run_space() -> None:
+    """What a Space's ``app.py`` runs: the optional background worker, then the app."""
+    from dhp.leaderboard.app import main
+
+    start_worker(os.environ)
+    main()

@@ -1,0 +1,132 @@
+"""`dhp space init` writes a Space folder that installs into a fresh venv and serves; `dhp space push`
+creates the Space on the loopback Hub replay, sets its variables and never uploads a secret."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dhp.cli import main
+from dhp.leaderboard.space import SECRETS, VARIABLES, SpaceError, init_space, push_space, start_worker
+from tests.builder.hub_replay import HubReplay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_init_writes_front_matter_thin_app_pinned_requirements(tmp_path: Path) -> None:
+    assert main(["space", "init", str(tmp_path / "sp")]) == 0
+    readme = (tmp_path / "sp" / "README.md").read_text(encoding="utf-8")
+    front = yaml.safe_load(readme.split("---")[1])
+    assert front["sdk"] == "gradio" and front["app_file"] == "app.py" and front["hf_oauth"] is True
+    app = (tmp_path / "sp" / "app.py").read_text(encoding="utf-8")
+    assert "run_space()" in app and len(app.splitlines()) < 10
+    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").split()
+    assert reqs[0].startswith("dhp-bench==") and all("==" in r for r in reqs) and "gradio[oauth]==" in reqs[1]
+    for name in [*VARIABLES, *SECRETS]:
+        assert f"`{name}`" in readme
+    assert "DHP_RUN_WORKER" in readme and "dhp worker" in readme
+    with pytest.raises(SpaceError, match="not empty"):
+        init_space(tmp_path / "sp")
+
+
+def test_worker_starts_only_when_asked(tmp_path: Path) -> None:
+    assert start_worker({"DHP_RUN_WORKER": "0"}) is None
+    env = {"DHP_RUN_WORKER": "1", "DHP_MODE": "local", "DHP_REQUESTS": str(tmp_path / "q"),
+           "DHP_RESULTS": str(tmp_path / "r"), "DHP_WORKER_DATA": str(tmp_path)}  # fmt: skip
+    proc = start_worker(env)
+    assert proc is not None
+    try:
+        proc.wait(timeout=60)  # an empty queue: the worker polls; kill after a first look
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[HubReplay]:
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_DISABLE_XET", True)  # the Xet CAS protocol is not replayable here
+    monkeypatch.setenv("HF_TOKEN", "hf_replay_token_value")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    with HubReplay() as h:
+        monkeypatch.setattr(hc, "ENDPOINT", h.endpoint)
+        monkeypatch.setenv("HF_ENDPOINT", h.endpoint)
+        yield h
+
+
+def test_push_creates_the_space_sets_variables_and_no_secret(tmp_path: Path, hub: HubReplay) -> None:
+    folder = init_space(tmp_path / "sp").path
+    push_space(folder, "org/board", {"DHP_RESULTS": "hf://datasets/org/res", "DHP_MODE": "space"})
+    space = hub.state.repos["org/board"]
+    files = space.commits[space.branches["main"]].files
+    assert {"README.md", "app.py", "requirements.txt"} <= set(files)
+    assert space.variables["DHP_RESULTS"]["value"] == "hf://datasets/org/res"
+    assert ("POST", "/api/spaces/org/board/variables") in hub.state.log
+    push_space(folder, "org/board", {"DHP_MODE": "space"})  # again: the Space is updated, not refused
+    with pytest.raises(SpaceError, match="secret"):
+        push_space(folder, "org/board", {"HF_TOKEN": "x"})
+    with pytest.raises(SpaceError, match="secret"):
+        push_space(folder, "org/board", {"MY_API_KEY": "x"})
+    (folder / "notes.txt").write_text("token hf_replay_token_value\n")
+    with pytest.raises(SpaceError, match=r"notes\.txt contains the value of a secret"):
+        push_space(folder, "org/board", {})
+    (folder / "notes.txt").unlink()
+    (folder / ".env").write_text("HF_TOKEN=hf_other\n")
+    push_space(folder, "org/board", {})
+    space = hub.state.repos["org/board"]
+    assert ".env" not in space.commits[space.branches["main"]].files  # .env files are never uploaded
+    assert all(b"hf_replay_token_value" not in d for d in space.commits[space.branches["main"]].files.values())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)  # a fresh venv installs gradio, pandas, scipy, ... from the local index
+def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> None:
+    """A fresh venv, the local wheel and the pinned requirements (from the local package index), then
+    the folder's app.py on loopback."""
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
+                    str(ROOT)], check=True, timeout=600)  # fmt: skip
+    wheel = next(dist.glob("dhp_bench-*.whl"))
+    folder = init_space(tmp_path / "sp", wheel=str(wheel)).path
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", "requirements.txt"], cwd=folder, check=True,
+                   timeout=1800)  # fmt: skip
+    port = _free_port()
+    env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "DHP_MODE": "space",
+           "DHP_STORE_ROOT": str(tmp_path / "stores")}  # fmt: skip
+    env.pop("SPACE_ID", None)
+    proc = subprocess.Popen([str(py), "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=5) as r:
+                    assert "DHP discernment leaderboard" in r.read().decode()
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+                assert time.monotonic() < deadline, "the Space did not serve within 180 s"
+                time.sleep(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
