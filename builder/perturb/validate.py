@@ -409,6 +409,8 @@ _SUBORDINATORS = frozenset(
     "that which who whom whose when where if because while whereas as since although though after before until "
     "till once unless".split()
 )
+#: "According to him, on 12 March that he is ...": a "said ... that" turned around, "that" left over
+_LEFTOVER_THAT = re.compile(r"^according to [^,]+, (?P<prep>\w+)(?: [\w'’-]+){0,4} that\b", re.IGNORECASE)
 _CLEFT = re.compile(
     r"^what (?P<subj>.+?) (?:did|does|do|has done|have done|had done|will do|would do) (?:was|is|were|are) (?P<rest>.+)$",
     re.IGNORECASE,
@@ -428,6 +430,9 @@ def _broken_structure(source: str, para: str) -> str:
     moved = not _norm(source).lower().startswith(_norm(head).lower())
     if fronted and moved and set(head_words) & _FINITE_AUX:
         return f"the fronted phrase {head.strip()!r} holds a finite verb"
+    leftover = _LEFTOVER_THAT.match(_norm(para))
+    if leftover and leftover["prep"].lower() in grammar_check.PREPOSITIONS:
+        return f"the reported clause keeps its 'that' after {leftover['prep']!r}"
     m = _CLEFT.match(_norm(para).rstrip(".!?"))
     if m:
         subj, rest = _words(m["subj"]), _words(m["rest"])

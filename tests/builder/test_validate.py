@@ -238,6 +238,12 @@ def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
     _bad(validate(RI_MINOR, src, src.replace("month.", "month. " + copy, 1)), "near copy")
 
 
+def test_rewrite_insert_reported_speech_good() -> None:
+    src = "He said that he is not good enough on the day. Fans agreed."
+    para = "According to him, he is not good enough on the day."
+    _ok(validate(RI_MINOR, src, src.replace("day.", "day. " + para, 1)))
+
+
 def test_rewrite_insert_good() -> None:
     minor = SRC.replace(
         "lost power.", "lost power. Power was cut to thousands of houses."
@@ -270,6 +276,10 @@ BAD_RI = [
      ("New Zealand",)),
     (RI_MINOR, ROLE, "It played an important role in the war. In the conflict, it played an significant part. Many agreed.",
      ("an significant",)),
+    # a "said on <date> that" turned around keeps its "that" (seen in an offline build)
+    (RI_MINOR, "He said on 12 March that he is not good enough. Fans agreed.",
+     "He said on 12 March that he is not good enough. According to him, on 12 March that he is not good enough. "
+     "Fans agreed.", ("'that'",)),
     # placement, originals and counts
     (RI_MINOR, SRC, "Power was cut to thousands of houses. " + SRC, ("before the first",)),
     (RI_MINOR, SRC, SRC.replace("Thousands of homes lost power. ", "Power was cut to thousands of houses. "),

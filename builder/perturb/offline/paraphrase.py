@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.grammar_check import PREPOSITIONS
 from dhp.builder.perturb.offline.edits import WORD, change_count, inflect, lemmas
 from dhp.builder.perturb.validate import paraphrase_verdict
 from dhp.builder.textstats import split_sentences
@@ -97,6 +98,8 @@ def _reported(s: str, c: _Ctx) -> str | None:
     who = m.group("who")
     who = _OBJECT.get(who.lower(), _decap(c, who))
     rest = m.group("rest")
+    if rest.split(" ", 1)[0].lower() in PREPOSITIONS:  # "said on 12 March that ...": no "According to"
+        return None
     end = m.groupdict().get("end") or ""
     return f"{_cap('according to', c.lower)} {who}, {_decap(c, rest)}{end}"
 
