@@ -34,6 +34,7 @@ from dhp.builder.textstats import split_sentences
 
 __all__ = [
     "COMPASS_WORDS",
+    "FICTIONAL_FIRST_NAMES",
     "NUMBER_MASK",
     "EntityType",
     "Span",
@@ -42,6 +43,7 @@ __all__ = [
     "classify_name",
     "classify_span",
     "find_entities",
+    "first_name_gender",
     "has_term_shape",
     "is_common_word",
     "is_demonym",
@@ -258,6 +260,41 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
                              ("last_names", last), ("last_romanized_names", last)):
             bucket.update(n for n in getattr(provider, attr, ()) if n.isascii() and n.isalpha())
     return frozenset(first), frozenset(last)
+
+
+#: the generator's fictional first names by gender (one source of truth for the generator and the validator)
+FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
+    "male": tuple(
+        "Alvar Corvin Emrick Faelan Havel Jorvik Lorcan Nandor Peregrin Rosmer Tobiah Varek Aldric Caspian "
+        "Fenwick Leander Oswin Thaddeus Evander".split()
+    ),
+    "female": tuple(
+        "Brisa Delphine Galiena Isolde Kestra Mirela Orla Quilla Sabine Ulla Wren Ysolde Zanthe Bryony Elowen "
+        "Ingrid Marisol Rowena Linnea Maren Tamsin".split()
+    ),
+}
+_GENDER_LOCALES = ("en_US", "en_GB", "en_IE", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "sv_SE", "da_DK")
+
+
+@functools.lru_cache(maxsize=1)
+def _gendered_first_names() -> dict[str, str]:
+    """First name -> "male" / "female" from Faker's gendered lists and the fictional lists; a name listed
+    for both genders ("Jordan", "Kelly") has none."""
+    seen: dict[str, set[str]] = {}
+    for loc in _GENDER_LOCALES:
+        provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        for gender in ("male", "female"):
+            for name in getattr(provider, f"first_names_{gender}", ()):
+                seen.setdefault(name, set()).add(gender)
+    for gender, names in FICTIONAL_FIRST_NAMES.items():
+        for name in names:
+            seen.setdefault(name, set()).add(gender)
+    return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
+
+
+def first_name_gender(word: str) -> str | None:
+    """"male" or "female" for a known gendered first name ("Jake", "Isolde"), else None."""
+    return _gendered_first_names().get(word)
 
 
 @functools.lru_cache(maxsize=1)

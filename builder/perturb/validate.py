@@ -278,6 +278,12 @@ def _initial_case(text: str) -> bool | None:
     return first.group().isupper() if first else None
 
 
+def _gender_changed(old: str, new: str) -> bool:
+    """Both names start with a known gendered first name, of different genders ("Jake" -> "Isolde")."""
+    a, b = (lexicon.first_name_gender(name.split()[0]) if name.split() else None for name in (old, new))
+    return a is not None and b is not None and a != b
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -290,6 +296,8 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
+    if span.type is EntityType.PERSON and _gender_changed(span.text, new):
+        return _fail(f"person {span.text!r} replaced by {new!r}: gender changed")
     if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
         return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):

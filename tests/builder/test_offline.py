@@ -106,6 +106,23 @@ def test_entities_never_replace_an_untyped_name() -> None:
         assert validate(NE_MINOR, text, out.text).ok
 
 
+@pytest.mark.parametrize(("text", "name", "gender"), [
+    ("Jake waited for his leg to heal. He was bored.", "Jake", "male"),
+    ("Don knew he would win the race.", "Don", "male"),
+    ("Mary Jones knew she would win the race.", "Mary Jones", "female"),
+])
+def test_entities_replace_a_first_name_by_one_of_the_same_gender(text: str, name: str, gender: str) -> None:
+    story = BENCHMARK["story-cloze"].perturbation("word_fictional_ne")
+    genders = []
+    for seed in range(20):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        changes = out.settings["changes"] if isinstance(out, Perturbed) else []
+        for change in (c for c in changes if c["from"] == name):
+            genders.append(lexicon.first_name_gender(change["to"].split()[0]))
+            assert validate(story, text, out.text).ok  # type: ignore[union-attr]
+    assert genders and set(genders) == {gender}, genders
+
+
 @pytest.mark.parametrize("term", ["454-sequencing", "bacteriocin", "SpaceX", "LinkedIn", "VT40X", "map1lc3a", "il-6"])
 def test_fictional_terms_keep_the_shape_and_are_pronounceable(term: str) -> None:
     import re

@@ -80,6 +80,11 @@ GOOD_NE = [
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
      "There were 2,242 new infections of the Sars CoV2 Virus and 19 deaths."),
+    # lead's review: a gendered first name is replaced by one of the same gender
+    (NE_STORY, "Jake waited for his leg to heal.", "Lorcan waited for his leg to heal."),
+    (NE_STORY, "Don knew he would win.", "Caspian knew he would win."),
+    (NE_STORY, "Mary knew she would win.", "Isolde knew she would win."),
+    (NE_STORY, "Casey knew they would win.", "Isolde knew they would win."),  # "Casey" has no gender
 ]
 
 
@@ -136,6 +141,10 @@ BAD_NE = [
     (NE_PUBMED, "the role of il-6 in <dig> patients .", "the role of Zx-41 in <dig> patients .", ("capitalisation",)),
     (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
      ("apoptosis", "not a named entity")),
+    # lead's review: a gendered first name never becomes one of the other gender
+    (NE_STORY, "Jake waited for his leg to heal.", "Isolde waited for his leg to heal.", ("gender changed",)),
+    (NE_STORY, "Don knew he would win.", "Sabine knew he would win.", ("gender changed",)),
+    (NE_STORY, "Tom was happy to see Mary again.", "Tom was happy to see Varek Brackwater again.", ("gender changed",)),
 ]
 
 

@@ -29,11 +29,7 @@ from dhp.types import Severity
 
 __all__ = ["entity_candidates", "fictional_entities"]
 
-_FIRST = (
-    "Alvar Brisa Corvin Delphine Emrick Faelan Galiena Havel Isolde Jorvik Kestra Lorcan Mirela Nandor "
-    "Orla Peregrin Quilla Rosmer Sabine Tobiah Ulla Varek Wren Ysolde Zanthe Aldric Bryony Caspian Elowen "
-    "Fenwick Ingrid Leander Marisol Oswin Rowena Thaddeus Linnea Evander Maren Tamsin"
-).split()
+_FIRST = [n for names in lexicon.FICTIONAL_FIRST_NAMES.values() for n in names]
 _LAST = (
     "Ashgrove Brennick Calloway Dunmere Elsworth Fallowmere Greythorn Halvorsen Ironwood Jessup Kettering "
     "Larkspur Marwick Northam Oakhurst Pendrell Quenby Ravensworth Stavely Thornbury Umberfield Vantrell "
@@ -178,10 +174,16 @@ def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
     if len(words) >= 2:
         titles = [w for w in words[:-1] if w.lower().strip(".") in lexicon.TITLES]
-        name = [rng.choice(_LAST)] if titles else [rng.choice(_FIRST), rng.choice(_LAST)]
+        name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng), rng.choice(_LAST)]
         return " ".join([*titles, *name])
     surname = re.search(rf"[A-Z][\w'’-]+ {re.escape(span)}\b", text) is not None
-    return rng.choice(_LAST if surname else _FIRST)
+    return rng.choice(_LAST) if surname else _first_name(span, rng)
+
+
+def _first_name(original: str, rng: random.Random) -> str:
+    """A fictional first name of the original's gender ("Jake" -> "Lorcan"), any one if it has none."""
+    gender = lexicon.first_name_gender(original)
+    return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
 
 
 _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
