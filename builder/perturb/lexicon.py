@@ -49,6 +49,7 @@ __all__ = [
     "is_demonym",
     "is_known_place",
     "is_lowercase_text",
+    "is_name_word",
     "lemmas",
     "sentence_index",
     "sentence_spans",
@@ -346,7 +347,8 @@ def is_known_place(name: str, major_only: bool = False) -> bool:
     return key in (major if major_only else every) or name in _PLACE_ACRONYMS
 
 
-def _is_name_word(word: str) -> bool:
+def is_name_word(word: str) -> bool:
+    """A known first or last name or a real place ("Rose", "Terry", "Leeds")."""
     first, last = _names()
     return word in first or word in last or is_known_place(word)
 
@@ -363,7 +365,7 @@ def is_common_word(word: str) -> bool:
     zipf = word_zipf(low)
     if lemmas(low) and zipf >= 3.0:
         return True
-    return zipf >= 4.5 and not _is_name_word(word.capitalize())
+    return zipf >= 4.5 and not is_name_word(word.capitalize())
 
 
 # --------------------------------------------------------------------------- typing
@@ -589,7 +591,7 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         if j - i == 1 and (word == "I" or (is_common_word(word) and not _is_first_name(word))):
             return j, j
         whole = " ".join(t.text for t in toks[i:j])
-        if j - i > 1 and is_common_word(word) and not _is_name_word(word) and not _is_fixed_name(whole):
+        if j - i > 1 and is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole):
             i += 1
     while j > i and toks[j - 1].text.lower() in _NAME_CONNECTORS:
         j -= 1

@@ -371,6 +371,26 @@ def _content_lemmas(text: str) -> set[str]:
     return out
 
 
+#: a capitalised word after a word (not a sentence end), and the word after it
+_MID_WORD = re.compile(r"(?<=[\w,;)])\s+([A-Z][a-z]+)\b(?=\s*(\S?))")
+
+
+def _capitalised_mid_sentence(source: str, para: str) -> str:
+    """An ordinary word the paraphrase capitalises mid-sentence where the source does not
+    ("... Radamel Falcao At the start ..."), else ""; names ("Terry", "Rose") keep their capital."""
+    if lexicon.is_lowercase_text(source):
+        return ""
+    kept = {word for word, _ in _MID_WORD.findall(source)}
+    for word, after in _MID_WORD.findall(para):
+        low = word.lower()
+        function = low in grammar_check.PREPOSITIONS or low in grammar_check.ARTICLES
+        in_name = after[:1].isupper()  # "New Zealand", "North Brabant": part of a longer name
+        ordinary = function or (lexicon.is_common_word(word) and not lexicon.is_name_word(word) and not in_name)
+        if ordinary and word not in kept:
+            return word
+    return ""
+
+
 def _new_errors(source: str, para: str) -> str:
     """A flaw the paraphrase adds that the source does not have, else ""."""
     toks = [t.text for t in lexicon.tokenize(para)]
@@ -380,6 +400,8 @@ def _new_errors(source: str, para: str) -> str:
         article = art.lower() in ("a", "an") and word[:1].isalnum()
         if article and lexicon.an_mismatch(art, word) and bigram.lower() not in _norm(source).lower():
             return f"article error {bigram!r}"
+    if word := _capitalised_mid_sentence(source, para):
+        return f"ordinary word {word!r} capitalised mid-sentence"
     for word in _WORD.findall(para):
         if word.lower() in src or word.lower() in _words(source):
             continue

@@ -260,6 +260,14 @@ def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
             "Torres is currently on leave while an investigation is held.",
             "While an investigation is held, Torres is presently on leave.",
         ),
+        (  # lead's review: the moved opener is lower-cased, a name is not
+            "At the start of the preceding move, John Terry brought down Radamel Falcao.",
+            "John Terry brought down Radamel Falcao at the start of the preceding move.",
+        ),
+        (
+            "At Stamford Bridge, Chelsea beat the champions of the last season.",
+            "Chelsea beat the champions of the last season at Stamford Bridge.",
+        ),
         (
             "Muto graduated from university with a degree two weeks ago.",
             "Two weeks ago Muto graduated from university with a degree.",

@@ -247,6 +247,18 @@ def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
     _bad(validate(RI_MINOR, src, src.replace("month.", "month. " + copy, 1)), "near copy")
 
 
+def test_rewrite_insert_moved_names_keep_their_capital_good() -> None:
+    src = "At the start of the preceding move, John Terry brought down Radamel Falcao. Fans booed."
+    para = "John Terry brought down Radamel Falcao at the start of the preceding move."
+    _ok(validate(RI_MINOR, src, src.replace("Falcao.", "Falcao. " + para, 1)))
+    src = "Rose scored the only goal of the game. Fans cheered."
+    para = "The only goal of the game was scored by Rose."  # a first name that is also a word
+    _ok(validate(RI_MINOR, src, src.replace("game.", "game. " + para, 1)))
+    src = "New Zealand played an important role in the new league, the coach said. Fans cheered."
+    para = "According to the coach, New Zealand played a significant part in the new league."
+    _ok(validate(RI_MINOR, src, src.replace("said.", "said. " + para, 1)))
+
+
 def test_rewrite_insert_reported_speech_good() -> None:
     src = "He said that he is not good enough on the day. Fans agreed."
     para = "According to him, he is not good enough on the day."
@@ -289,6 +301,12 @@ BAD_RI = [
     (RI_MINOR, "He said on 12 March that he is not good enough. Fans agreed.",
      "He said on 12 March that he is not good enough. According to him, on 12 March that he is not good enough. "
      "Fans agreed.", ("'that'",)),
+    # lead's review: a capitalised ordinary word moved mid-sentence is a new error
+    (RI_MINOR, "At the start of the preceding move, John Terry brought down Radamel Falcao. Fans booed.",
+     "At the start of the preceding move, John Terry brought down Radamel Falcao. John Terry brought down Radamel "
+     "Falcao At the start of the preceding move. Fans booed.", ("capitalised", "'At'")),
+    (RI_MINOR, "Last month the storm hit the coast. Fans booed.",
+     "Last month the storm hit the coast. The storm hit the coast, Last month. Fans booed.", ("'Last'",)),
     # placement, originals and counts
     (RI_MINOR, SRC, "Power was cut to thousands of houses. " + SRC, ("before the first",)),
     (RI_MINOR, SRC, SRC.replace("Thousands of homes lost power. ", "Power was cut to thousands of houses. "),

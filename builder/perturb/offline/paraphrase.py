@@ -64,8 +64,8 @@ class _Ctx:
 
 def _decap(c: _Ctx, s: str) -> str:
     parts = s.split(" ", 2)
-    if parts[0].lower() in _FUNCTION and parts[0] != "I":
-        return s[:1].lower() + s[1:]  # "The Colombia international" -> "the Colombia international"
+    if parts[0].lower() in _FUNCTION | PREPOSITIONS and parts[0] != "I":
+        return s[:1].lower() + s[1:]  # "The Colombia international" -> "the ...", "At Stamford Bridge" -> "at ..."
     if not _is_common(parts[0]) or parts[0] in c.names or (len(parts) > 1 and parts[1][:1].isupper()):
         return s  # a name ("Chelsea", "New Zealander") keeps its capital
     return s[:1].lower() + s[1:]
