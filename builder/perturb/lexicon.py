@@ -34,6 +34,7 @@ from dhp.builder.textstats import split_sentences
 
 __all__ = [
     "COMPASS_WORDS",
+    "DOCUMENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
     "NUMBER_MASK",
     "EntityType",
@@ -42,11 +43,13 @@ __all__ = [
     "an_mismatch",
     "classify_name",
     "classify_span",
+    "document_owner",
     "find_entities",
     "first_name_gender",
     "has_term_shape",
     "is_common_word",
     "is_demonym",
+    "is_document",
     "is_known_place",
     "is_lowercase_text",
     "is_name_word",
@@ -130,7 +133,14 @@ ORG_KEYWORDS = frozenset(
 PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
     "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
-    "forest peninsula canyon strait harbour harbor airport station bridge village town city".split()
+    "forest peninsula canyon strait harbour harbor airport station bridge village town city "
+    "republic kingdom emirates empire".split()
+)
+#: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
+#: its type is none of person, place, organisation
+DOCUMENT_WORDS = frozenset(
+    "constitution act treaty charter declaration convention accord accords bill code amendment protocol "
+    "manifesto statute doctrine agreement pact".split()
 )
 PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
@@ -340,6 +350,18 @@ def is_demonym(word: str) -> bool:
     return any(low[:k] in stems for k in range(4, len(low)))
 
 
+def is_document(name: str) -> bool:
+    """A multiword name headed by a document word ("Constitution of Kazakhstan", "Patriot Act")."""
+    low = name.lower().split()
+    return len(low) > 1 and (low[0] in DOCUMENT_WORDS or low[-1] in DOCUMENT_WORDS)
+
+
+def document_owner(name: str) -> str:
+    """The name after "of" in a document's name ("Kazakhstan" of "Constitution of Kazakhstan"), else ""."""
+    words = name.split()
+    return " ".join(words[words.index("of") + 1 :]) if is_document(name) and "of" in words else ""
+
+
 def is_known_place(name: str, major_only: bool = False) -> bool:
     """True if ``name`` is a real country, US state, region or city (``major_only``: no small cities)."""
     major, every = _places()
@@ -427,14 +449,16 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
     low = [t.lower().strip(".") for t in toks]
     if is_known_place(name, major_only=True):
         return EntityType.PLACE
+    if is_document(name):
+        return EntityType.OTHER  # "Constitution of Kazakhstan", "Patriot Act": a document, never a person or place
+    if all(is_demonym(t) for t in toks):
+        return None  # "French", "English American": nationality adjectives, no named entity
     if any(w in ORG_KEYWORDS for w in low[1:]) or (len(toks) > 1 and low[0] in ORG_KEYWORDS and low[1] == "of"):
         return EntityType.ORG
     if len(toks) == 1 and 2 <= len(name) <= 6 and name.isupper() and name.isalpha():
         return EntityType.ORG
     if _is_technical_name(toks):  # "VT40X" alone is a term; "Sars CoV2 Virus" a name of unknown type
         return EntityType.TERM if len(toks) == 1 and has_term_shape(name) else EntityType.OTHER
-    if len(toks) == 1 and is_demonym(name):
-        return None  # "French", "Germans": an adjective or a people, no named entity
     if len(toks) > 1 and low[0] in COMPASS_WORDS:
         return EntityType.PLACE  # "North Brabant"
     first, last = _names()
@@ -601,7 +625,11 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
 def _is_fixed_name(name: str) -> bool:
     """A multiword name whose first word may be ordinary: "New Zealand", "United Nations"."""
     low = name.lower().split()
-    return is_known_place(name) or any(w in ORG_KEYWORDS for w in low[1:]) or (len(low) > 1 and low[0] in COMPASS_WORDS)
+    return (
+        is_known_place(name)
+        or any(w in ORG_KEYWORDS for w in low[1:])
+        or (len(low) > 1 and (low[0] in COMPASS_WORDS or low[-1] in PLACE_SUFFIX_WORDS))
+    )
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:

@@ -278,6 +278,11 @@ def _initial_case(text: str) -> bool | None:
     return first.group().isupper() if first else None
 
 
+def _name_type(name: str) -> EntityType | None:
+    """A name's type, ``OTHER`` for none (a document's owner may be any name)."""
+    return lexicon.classify_name(name) or EntityType.OTHER if name else None
+
+
 def _gender_changed(old: str, new: str) -> bool:
     """Both names start with a known gendered first name, of different genders ("Jake" -> "Isolde")."""
     a, b = (lexicon.first_name_gender(name.split()[0]) if name.split() else None for name in (old, new))
@@ -296,6 +301,9 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
+    owner, new_owner = lexicon.document_owner(span.text), lexicon.document_owner(new)
+    if owner and not _types_match(_name_type(owner), _name_type(new_owner), new_owner):
+        return _fail(f"{owner!r} of the document {span.text!r} replaced by {new_owner!r}: type changed")
     if span.type is EntityType.PERSON and _gender_changed(span.text, new):
         return _fail(f"person {span.text!r} replaced by {new!r}: gender changed")
     if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):

@@ -172,3 +172,25 @@ def test_compass_word_and_a_name_is_a_place() -> None:
     assert classify_name("North Brabant") is PL
     assert classify_name("South Holland") is PL
     assert ("North Brabant", PL) in _found("North Brabant is a province. He lives in North Brabant now.")
+
+
+def test_multiword_nationalities_are_no_entity() -> None:
+    # lead's review: "mostly English American ancestry" became "mostly Lorcan Quenby ancestry"
+    assert classify_name("English American") is None
+    assert _found("The settlers were of mostly English American ancestry, he wrote.") == []
+    assert classify_name("Christian Smith") is P  # a name that merely ends like a demonym stays a person
+
+
+@pytest.mark.parametrize("text", [
+    "Egypt joined the United Arab Republic in 1958.",
+    "United Arab Republic was formed in 1958 by Egypt.",  # at a sentence start the first word stays
+])
+def test_a_state_name_is_one_place_span(text: str) -> None:
+    assert ("United Arab Republic", PL) in _found(text)
+    assert all(t != "Arab Republic" for t, _ in _found(text))
+
+
+def test_documents_are_not_people_or_places() -> None:
+    assert classify_name("Constitution of Kazakhstan") is EntityType.OTHER
+    assert classify_name("Treaty of Rome") is EntityType.OTHER
+    assert ("Constitution of Kazakhstan", EntityType.OTHER) in _found("Power is set out in the Constitution of Kazakhstan.")

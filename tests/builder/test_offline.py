@@ -106,6 +106,17 @@ def test_entities_never_replace_an_untyped_name() -> None:
         assert validate(NE_MINOR, text, out.text).ok
 
 
+def test_entities_keep_nationalities_documents_and_whole_state_names() -> None:
+    text = ("The settlers were of mostly English American ancestry. Power is set out in the Constitution of "
+            "Kazakhstan. Egypt joined the United Arab Republic in 1958.")
+    major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
+        assert "English American ancestry" in out.text and "the Constitution of " in out.text, out.text
+        assert "the United " in out.text or "Arab Republic" in out.text, out.text  # never split, always a place
+        assert validate(major, text, out.text).ok, out.text
+
+
 @pytest.mark.parametrize(("text", "name", "gender"), [
     ("Jake waited for his leg to heal. He was bored.", "Jake", "male"),
     ("Don knew he would win the race.", "Don", "male"),

@@ -80,6 +80,9 @@ GOOD_NE = [
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
      "There were 2,242 new infections of the Sars CoV2 Virus and 19 deaths."),
+    (NE_MINOR, "Egypt joined the United Arab Republic in 1958.", "Egypt joined the Valdoria Arab Republic in 1958."),
+    (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
+     "Power is set out in the Constitution of Valdoria, he wrote."),  # a fictional place's constitution
     # lead's review: a gendered first name is replaced by one of the same gender
     (NE_STORY, "Jake waited for his leg to heal.", "Lorcan waited for his leg to heal."),
     (NE_STORY, "Don knew he would win.", "Caspian knew he would win."),
@@ -141,6 +144,15 @@ BAD_NE = [
     (NE_PUBMED, "the role of il-6 in <dig> patients .", "the role of Zx-41 in <dig> patients .", ("capitalisation",)),
     (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
      ("apoptosis", "not a named entity")),
+    # lead's review: nationality adjectives are no entity; a state or a document never becomes a person or a place
+    (NE_MINOR, "The settlers were of mostly English American ancestry, he wrote.",
+     "The settlers were of mostly Lorcan Quenby ancestry, he wrote.", ("not a named entity",)),
+    (NE_MINOR, "Egypt joined the United Arab Republic in 1958.", "Egypt joined the Mirela Ravensworth in 1958.",
+     ("type changed",)),
+    (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
+     "Power is set out in the Corvania of Kazakhstan, he wrote.", ("type changed",)),
+    (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
+     "Power is set out in the Constitution of Lorcan Quenby, he wrote.", ("type changed",)),
     # lead's review: a gendered first name never becomes one of the other gender
     (NE_STORY, "Jake waited for his leg to heal.", "Isolde waited for his leg to heal.", ("gender changed",)),
     (NE_STORY, "Don knew he would win.", "Sabine knew he would win.", ("gender changed",)),

@@ -186,6 +186,12 @@ def _first_name(original: str, rng: random.Random) -> str:
     return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
 
 
+def _document(span: str, rng: random.Random) -> str:
+    """A document of a fictional place ("Constitution of Kazakhstan" -> "Constitution of Valdoria")."""
+    keep = lexicon.DOCUMENT_WORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.COMPASS_WORDS
+    return _keep_keywords(span.split(), keep, rng, _PLACES)
+
+
 _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
     EntityType.PERSON: _person,
     EntityType.PLACE: lambda s, r, t: _place(s, r),
@@ -199,6 +205,8 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
     make = _MAKERS.get(span.type)
+    if span.type is EntityType.OTHER and lexicon.is_document(span.text):
+        make = lambda s, r, t: _document(s, r)  # noqa: E731
     if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
         return None
     lower = lexicon.is_lowercase_text(text)
@@ -217,7 +225,7 @@ def entity_candidates(text: str) -> dict[str, list[Span]]:
     """Replaceable entities: surface text -> its spans (all occurrences of one entity)."""
     groups: dict[str, list[Span]] = {}
     for s in lexicon.find_entities(text):
-        if s.type in _MAKERS:
+        if s.type in _MAKERS or (s.type is EntityType.OTHER and lexicon.is_document(s.text)):
             groups.setdefault(s.text, []).append(s)
     return groups
 
