@@ -278,9 +278,9 @@ def _initial_case(text: str) -> bool | None:
     return first.group().isupper() if first else None
 
 
-def _name_type(name: str) -> EntityType | None:
+def _name_type(name: str) -> EntityType:
     """A name's type, ``OTHER`` for none (a document's owner may be any name)."""
-    return lexicon.classify_name(name) or EntityType.OTHER if name else None
+    return lexicon.classify_name(name) or EntityType.OTHER
 
 
 def _gender_changed(old: str, new: str) -> bool:
@@ -388,8 +388,9 @@ def _capitalised_mid_sentence(source: str, para: str) -> str:
     ("... Radamel Falcao At the start ..."), else ""; names ("Terry", "Rose") keep their capital."""
     if lexicon.is_lowercase_text(source):
         return ""
-    kept = {word for word, _ in _MID_WORD.findall(source)}
-    for word, after in _MID_WORD.findall(para):
+    kept = {m.group(1) for m in _MID_WORD.finditer(source)}
+    for m in _MID_WORD.finditer(para):
+        word, after = m.group(1), m.group(2)
         low = word.lower()
         function = low in grammar_check.PREPOSITIONS or low in grammar_check.ARTICLES
         in_name = after[:1].isupper()  # "New Zealand", "North Brabant": part of a longer name
