@@ -35,6 +35,7 @@ from dhp.builder.textstats import split_sentences
 __all__ = [
     "COMPASS_WORDS",
     "DOCUMENT_WORDS",
+    "EVENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
     "NUMBER_MASK",
     "EntityType",
@@ -142,6 +143,8 @@ DOCUMENT_WORDS = frozenset(
     "constitution act treaty charter declaration convention accord accords bill code amendment protocol "
     "manifesto statute doctrine agreement pact".split()
 )
+#: a name ending in one of these is an event ("Libyan Civil War", "Egyptian Revolution"), never a person
+EVENT_WORDS = frozenset("war wars revolution rebellion uprising crisis massacre insurgency".split())
 PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
 COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
@@ -467,6 +470,8 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
         return EntityType.PERSON
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
+    if len(toks) > 1 and (low[-1] in EVENT_WORDS or any(is_demonym(t) for t in caps)):
+        return EntityType.OTHER  # an event or a nationality-led name ("Libyan Civil War"): never a person
     if caps and _person_by_lists(caps, first, last):
         return EntityType.PERSON
     if any(is_known_place(t, major_only=True) for t in caps) or low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:

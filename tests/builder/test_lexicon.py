@@ -194,3 +194,8 @@ def test_documents_are_not_people_or_places() -> None:
     assert classify_name("Constitution of Kazakhstan") is EntityType.OTHER
     assert classify_name("Treaty of Rome") is EntityType.OTHER
     assert ("Constitution of Kazakhstan", EntityType.OTHER) in _found("Power is set out in the Constitution of Kazakhstan.")
+
+
+@pytest.mark.parametrize("name", ["Libyan Civil War", "Egyptian Revolution", "English Channel"])
+def test_events_and_nationality_led_names_are_not_people(name: str) -> None:
+    assert classify_name(name) is EntityType.OTHER

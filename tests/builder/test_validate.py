@@ -83,6 +83,7 @@ GOOD_NE = [
     (NE_MINOR, "Egypt joined the United Arab Republic in 1958.", "Egypt joined the Valdoria Arab Republic in 1958."),
     (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
      "Power is set out in the Constitution of Valdoria, he wrote."),  # a fictional place's constitution
+    (NE_MINOR, "Rebels fought in the Libyan Civil War in 2011.", "Rebels fought in the Valdorian Civil War in 2011."),
     # lead's review: a gendered first name is replaced by one of the same gender
     (NE_STORY, "Jake waited for his leg to heal.", "Lorcan waited for his leg to heal."),
     (NE_STORY, "Don knew he would win.", "Caspian knew he would win."),
@@ -153,6 +154,8 @@ BAD_NE = [
      "Power is set out in the Corvania of Kazakhstan, he wrote.", ("type changed",)),
     (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
      "Power is set out in the Constitution of Lorcan Quenby, he wrote.", ("type changed",)),
+    (NE_MINOR, "Rebels fought in the Libyan Civil War in 2011.", "Rebels fought in the Ulla Quenby in 2011.",
+     ("type changed",)),  # an event never becomes a person (seen in an offline build)
     # lead's review: a gendered first name never becomes one of the other gender
     (NE_STORY, "Jake waited for his leg to heal.", "Isolde waited for his leg to heal.", ("gender changed",)),
     (NE_STORY, "Don knew he would win.", "Sabine knew he would win.", ("gender changed",)),

@@ -186,6 +186,21 @@ def _first_name(original: str, rng: random.Random) -> str:
     return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
 
 
+def _is_event(span: str) -> bool:
+    """A nationality-led event name ("Libyan Civil War"), whose people can be made fictional."""
+    words = span.split()
+    return len(words) > 1 and words[-1].lower() in lexicon.EVENT_WORDS and any(lexicon.is_demonym(w) for w in words)
+
+
+def _event(span: str, rng: random.Random) -> str:
+    """An event of a fictional people ("Libyan Civil War" -> "Valdorian Civil War")."""
+    words = span.split()
+    i = next((k for k, w in enumerate(words) if lexicon.is_demonym(w)), 0)
+    place = rng.choice(_PLACES)
+    words[i] = place + ("n" if place.endswith("a") else "ian")
+    return " ".join(words)
+
+
 def _document(span: str, rng: random.Random) -> str:
     """A document of a fictional place ("Constitution of Kazakhstan" -> "Constitution of Valdoria")."""
     keep = lexicon.DOCUMENT_WORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.COMPASS_WORDS
@@ -207,6 +222,8 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
     make = _MAKERS.get(span.type)
     if span.type is EntityType.OTHER and lexicon.is_document(span.text):
         make = lambda s, r, t: _document(s, r)  # noqa: E731
+    elif span.type is EntityType.OTHER and _is_event(span.text):
+        make = lambda s, r, t: _event(s, r)  # noqa: E731
     if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
         return None
     lower = lexicon.is_lowercase_text(text)
@@ -225,7 +242,7 @@ def entity_candidates(text: str) -> dict[str, list[Span]]:
     """Replaceable entities: surface text -> its spans (all occurrences of one entity)."""
     groups: dict[str, list[Span]] = {}
     for s in lexicon.find_entities(text):
-        if s.type in _MAKERS or (s.type is EntityType.OTHER and lexicon.is_document(s.text)):
+        if s.type in _MAKERS or (s.type is EntityType.OTHER and (lexicon.is_document(s.text) or _is_event(s.text))):
             groups.setdefault(s.text, []).append(s)
     return groups
 
