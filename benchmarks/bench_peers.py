@@ -24,12 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -37,7 +41,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_scoring import prompts_of, tiny_summeval  # noqa: E402
 
-from tests.support.loopback import spawned_server  # noqa: E402
+from tests.support.loopback import ServerHandle, spawned_server  # noqa: E402
 
 C = 64
 N_PROMPTS = 2028
@@ -71,57 +75,119 @@ def peer_versions(py: Path) -> str:
     return out.stdout.strip() or out.stderr.strip()[-200:]
 
 
-def run_client(py: Path, client: str, url: str, prompts: Path) -> tuple[float, float] | None:
-    """(requests per second, client CPU microseconds per request) of one run, or None (failed: said why)."""
+@dataclass(frozen=True)
+class Run:
+    """One client's run: rates on the server's clock and the client's, CPU per request, import time."""
+
+    rate: float  # answered / (last answer out - first request in), as the server saw them
+    wall_rate: float  # requests / the client's set-up-to-close wall time (imports excluded)
+    cpu_us: float  # the client's CPU (user + system) per request, set-up to close
+    import_s: float
+    partial: bool = False  # stopped at --peer-timeout: the rate is of what was answered by then
+
+
+def _drained(srv: ServerHandle, deadline_s: float = 30.0) -> dict[str, Any]:
+    """The server's counters once every request it accepted has been answered (or the deadline passed)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        st = srv.stats()
+        if st["inflight"] == 0 or time.monotonic() > end:
+            return st
+        time.sleep(0.05)
+
+
+def _server_rate(st: dict[str, Any]) -> float | None:
+    span = (st["last_at"] or 0.0) - (st["first_at"] or 0.0)
+    return st["answered"] / span if st["answered"] and span > 0 else None
+
+
+def run_client(py: Path, client: str, srv: ServerHandle, prompts: Path, cap_s: float) -> Run | None:
+    """One run of one client in a fresh process, at most ``cap_s`` seconds; None when it failed (said why)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("HF_HUB_OFFLINE", None)  # huggingface_hub's client refuses every URL under it
-    proc = subprocess.run(
-        [str(py), str(DRIVER), client, url, str(prompts), str(C)], capture_output=True, text=True, env=env, cwd=REPO
-    )
+    srv.stats(reset=True)
+    cmd = [str(py), str(DRIVER), client, srv.url, str(prompts), str(C)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, timeout=cap_s)
+    except subprocess.TimeoutExpired:
+        st = _drained(srv)
+        rate = _server_rate(st)
+        print(
+            f"    {client}: stopped at --peer-timeout {cap_s:g} s with {st['answered']} of {N_PROMPTS} answered"
+        )
+        return None if rate is None else Run(rate, math.nan, math.nan, math.nan, partial=True)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
+    rate = _server_rate(_drained(srv))
+    if proc.returncode != 0 or not lines or rate is None:
         print(f"    {client}: FAILED (exit {proc.returncode}) {(proc.stderr or proc.stdout)[-600:]}")
         return None
     doc = json.loads(lines[-1])
     n = float(doc["n"])
-    return n / float(doc["seconds"]), 1e6 * float(doc["cpu"]) / n
+    return Run(rate, n / float(doc["seconds"]), 1e6 * float(doc["cpu"]) / n, float(doc["import_s"]))
 
 
-def measure(latency: float, clients: list[str], pythons: dict[str, Path], prompts: Path, rounds: int) -> None:
+def _row(c: str, runs: list[Run], bare: Run | None, ideal: float | None) -> str:
+    rate = statistics.median(r.rate for r in runs)
+    full = [r for r in runs if not r.partial]
+    mark = "*" if len(full) < len(runs) else " "
+    row = f"  {CLIENTS[c][0]:<50} {rate:>7.0f}{mark} " + (
+        f"{rate / bare.rate:>6.3f}" if bare else f"{'-':>6}"
+    )
+    if ideal:
+        row += f" {rate / ideal:>6.3f}"
+    if not full:
+        return row + f" {'(stopped at --peer-timeout)':>34}"
+    wall, cpu = statistics.median(r.wall_rate for r in full), statistics.median(r.cpu_us for r in full)
+    imp = statistics.median(r.import_s for r in full)
+    return (
+        row
+        + f" {wall:>8.0f} {imp:>7.2f} {cpu:>8.0f} "
+        + (f"{cpu / bare.cpu_us:>6.2f}" if bare else f"{'-':>6}")
+    )
+
+
+def _median_run(runs: list[Run]) -> Run | None:
+    """The field-wise median of complete runs (None when there is none)."""
+    full = [r for r in runs if not r.partial]
+    if not full:
+        return None
+    med = statistics.median
+    return Run(med(r.rate for r in full), med(r.wall_rate for r in full), med(r.cpu_us for r in full),
+               med(r.import_s for r in full))  # fmt: skip
+
+
+def measure(
+    latency: float, clients: list[str], pythons: dict[str, Path], prompts: Path, rounds: int, cap: float
+) -> None:
     ideal = C / latency if latency > 0 else None
     head = f"L = {latency:g} s (ideal C/L = {ideal:.0f}/s)" if ideal else "L = 0 (client-bound)"
     print(f"== {head}: {N_PROMPTS} requests, C = {C}, {rounds} interleaved rounds ==", flush=True)
-    rates: dict[str, list[float]] = {c: [] for c in clients}
-    cpus: dict[str, list[float]] = {c: [] for c in clients}
+    runs: dict[str, list[Run]] = {c: [] for c in clients}
     with spawned_server(latency) as srv:
         for r in range(rounds):
             for client in clients:
-                got = run_client(pythons[client], client, srv.url, prompts)
+                got = run_client(pythons[client], client, srv, prompts, cap)
                 if got is not None:
-                    rates[client].append(got[0])
-                    cpus[client].append(got[1])
-            print(f"  round {r + 1}: " + ", ".join(f"{c} {rates[c][-1]:.0f}/s" for c in clients if rates[c]), flush=True)
-    med = {c: statistics.median(v) for c, v in rates.items() if v}
-    cpu = {c: statistics.median(v) for c, v in cpus.items() if v}
-    bare = med.get("aiohttp")
-    head = f"  {'client':<52} {'req/s':>8} {'x bare':>7}" + (f" {'x C/L':>6}" if ideal else "")
-    print(head + f" {'CPU us/req':>10} {'x bare':>7}")
+                    runs[client].append(got)
+            print(
+                f"  round {r + 1}: " + ", ".join(f"{c} {runs[c][-1].rate:.0f}/s" for c in clients if runs[c]),
+                flush=True,
+            )
+    bare = _median_run(runs.get("aiohttp") or [])
+    print(f"  {'client':<50} {'req/s':>8} {'x bare':>6}" + (f" {'x C/L':>6}" if ideal else "")
+          + f" {'wall/s':>8} {'import':>7} {'CPU us':>8} {'x bare':>6}")  # fmt: skip
     for c in clients:
-        if c not in med:
-            print(f"  {CLIENTS[c][0]:<52} {'failed':>8}")
-            continue
-        row = f"  {CLIENTS[c][0]:<52} {med[c]:>8.0f} " + (f"{med[c] / bare:>7.3f}" if bare else f"{'-':>7}")
+        print(_row(c, runs[c], bare, ideal) if runs[c] else f"  {CLIENTS[c][0]:<50} {'failed':>8}")
+    if runs.get("dhp"):
+        dhp = statistics.median(r.rate for r in runs["dhp"])
         if ideal:
-            row += f" {med[c] / ideal:>6.3f}"
-        row += f" {cpu[c]:>10.0f} " + (f"{cpu[c] / cpu['aiohttp']:>7.2f}" if "aiohttp" in cpu else f"{'-':>7}")
-        print(row)
-    if "dhp" in med:
-        if ideal:
-            ok = med["dhp"] / ideal >= 0.95
-            print(f"  target dhp >= 0.95 x C/L: {med['dhp'] / ideal:.3f} {'PASS' if ok else 'MISS'}")
+            print(
+                f"  target dhp >= 0.95 x C/L: {dhp / ideal:.3f} {'PASS' if dhp / ideal >= 0.95 else 'MISS'}"
+            )
         elif bare:
-            ok = med["dhp"] / bare >= 0.5
-            print(f"  target dhp >= 0.5 x bare aiohttp: {med['dhp'] / bare:.3f} {'PASS' if ok else 'MISS'}")
+            print(
+                f"  target dhp >= 0.5 x bare aiohttp: {dhp / bare.rate:.3f} {'PASS' if dhp / bare.rate >= 0.5 else 'MISS'}"
+            )
 
 
 def main() -> int:
@@ -130,7 +196,15 @@ def main() -> int:
     ap.add_argument("--venv", type=Path, default=REPO / ".bench-venv", help="the peers' virtual environment")
     ap.add_argument("--latency", default="0.2,0", help="comma-separated server latencies L in seconds")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (the median is reported)")
-    ap.add_argument("--clients", default=",".join(CLIENTS), help=f"comma-separated subset of {','.join(CLIENTS)}")
+    ap.add_argument(
+        "--peer-timeout",
+        type=float,
+        default=120.0,
+        help="seconds one client run may take; a slower one is stopped and its rate is of what it got answered",
+    )
+    ap.add_argument(
+        "--clients", default=",".join(CLIENTS), help=f"comma-separated subset of {','.join(CLIENTS)}"
+    )
     args = ap.parse_args()
     if args.install:
         install(args.venv)
@@ -154,7 +228,7 @@ def main() -> int:
         prompts_file = Path(tmp) / "prompts.json"
         prompts_file.write_text(json.dumps(prompts))
         for lat in (float(x) for x in args.latency.split(",")):
-            measure(lat, clients, pythons, prompts_file, args.rounds)
+            measure(lat, clients, pythons, prompts_file, args.rounds, args.peer_timeout)
     return 0
 
 

@@ -4,9 +4,14 @@ Run by ``bench_peers.py`` in a process of its own, with the interpreter that has
 the project's virtual environment for ``dhp`` and ``aiohttp``, the peers' environment
 (``bench_peers.py --install``) for ``lmeval``, ``inspect``, ``openai`` and ``hub``. Every client
 sends the same requests: one user message, ``max_tokens`` 8, temperature 0, ``logprobs`` with
-``top_logprobs`` 20, at most C in flight. The clock runs from the first request to the last
-answer (imports and set-up excluded; Inspect's evaluation set-up and logging included), and so
-does the process's CPU time (user + system), which a loaded machine disturbs less than wall time.
+``top_logprobs`` 20, at most C in flight.
+
+Boundaries, the same for every client: the client's modules are imported first (``IMPORTS``;
+timed apart as ``import_s``); then the clock and the process's CPU time (user + system, which a
+loaded machine disturbs less than wall time) run from the client's set-up to its close
+(``seconds``, ``cpu``: Inspect's evaluation set-up and logging included). ``bench_peers.py`` takes
+the rate from the server's side (first request in to last answer out), which no client's set-up
+or teardown touches.
 
 Usage: ``python peers_driver.py CLIENT URL PROMPTS_JSON CONCURRENCY``.
 """
@@ -14,6 +19,7 @@ Usage: ``python peers_driver.py CLIENT URL PROMPTS_JSON CONCURRENCY``.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import resource
@@ -65,10 +71,16 @@ async def dhp(url: str, prompts: list[str], c: int) -> int:
     from dhp.inference.pool import JudgePool
     from dhp.inference.types import Generation, RawText, SamplingParams
 
-    sampling = SamplingParams(temperature=0.0, max_tokens=MAX_TOKENS, logprobs=True, top_logprobs=TOP_LOGPROBS)
+    sampling = SamplingParams(
+        temperature=0.0, max_tokens=MAX_TOKENS, logprobs=True, top_logprobs=TOP_LOGPROBS
+    )
     with tempfile.TemporaryDirectory() as tmp, ResponseCache(Path(tmp) / "cache.sqlite") as cache:
         pool = JudgePool(
-            [OpenAIChat(url, MODEL, None, connections=c)], identity="bench", model=MODEL, cache=cache, concurrency=c
+            [OpenAIChat(url, MODEL, None, connections=c)],
+            identity="bench",
+            model=MODEL,
+            cache=cache,
+            concurrency=c,
         )
         outs = await asyncio.gather(*(pool.submit(Generation(p, sampling)) for p in prompts))
         await pool.aclose()
@@ -120,9 +132,17 @@ def lmeval(url: str, prompts: list[str], c: int) -> int:
         base_url=url + "/v1/chat/completions", model=MODEL, num_concurrent=c, max_retries=3,
         tokenized_requests=False, tokenizer_backend=None,
     )  # fmt: skip
-    gen = {"max_gen_toks": MAX_TOKENS, "temperature": 0, "until": [], "logprobs": True, "top_logprobs": TOP_LOGPROBS}
+    gen = {
+        "max_gen_toks": MAX_TOKENS,
+        "temperature": 0,
+        "until": [],
+        "logprobs": True,
+        "top_logprobs": TOP_LOGPROBS,
+    }
     reqs = [
-        Instance("generate_until", {}, (JsonChatStr(json.dumps([{"role": "user", "content": p}])), dict(gen)), i)
+        Instance(
+            "generate_until", {}, (JsonChatStr(json.dumps([{"role": "user", "content": p}])), dict(gen)), i
+        )
         for i, p in enumerate(prompts)
     ]
     outs = lm.generate_until(reqs, disable_tqdm=True)
@@ -145,9 +165,22 @@ def inspect(url: str, prompts: list[str], c: int) -> int:
             log_dir=tmp, display="none", max_samples=c,
         )  # fmt: skip
         samples = log.samples or []
-        return sum(bool(s.output.completion) for s in samples) if samples else len(prompts) * (log.status == "success")
+        return (
+            sum(bool(s.output.completion) for s in samples)
+            if samples
+            else len(prompts) * (log.status == "success")
+        )
 
 
+#: what each client imports before the clock starts (its functions' own imports are then no-ops)
+IMPORTS: dict[str, tuple[str, ...]] = {
+    "aiohttp": ("aiohttp",),
+    "dhp": ("dhp.inference.cache", "dhp.inference.http", "dhp.inference.pool", "dhp.inference.types"),
+    "openai": ("openai",),
+    "hub": ("huggingface_hub",),
+    "lmeval": ("lm_eval.api.instance", "lm_eval.models.api_models", "lm_eval.models.openai_completions"),
+    "inspect": ("inspect_ai", "inspect_ai.dataset", "inspect_ai.solver"),
+}
 ASYNC: dict[str, Callable[[str, list[str], int], Any]] = {
     "aiohttp": bare_aiohttp, "dhp": dhp, "openai": openai_sdk, "hub": hub,
 }  # fmt: skip
@@ -158,12 +191,28 @@ def main(argv: list[str]) -> int:
     client, url, prompts_file, conc = argv
     prompts: list[str] = json.loads(Path(prompts_file).read_text())
     c = int(conc)
+    t_import = time.perf_counter()
+    for module in IMPORTS[client]:
+        importlib.import_module(module)
+    import_s = time.perf_counter() - t_import
     r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     ok = asyncio.run(ASYNC[client](url, prompts, c)) if client in ASYNC else SYNC[client](url, prompts, c)
     seconds = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)  # this process's CPU (threads included)
-    print(json.dumps({"client": client, "n": len(prompts), "ok": ok, "seconds": seconds, "cpu": cpu}), flush=True)
+    print(
+        json.dumps(
+            {
+                "client": client,
+                "n": len(prompts),
+                "ok": ok,
+                "seconds": seconds,
+                "cpu": cpu,
+                "import_s": import_s,
+            }
+        ),
+        flush=True,
+    )
     return 0 if ok == len(prompts) else 1
 
 
