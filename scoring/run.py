@@ -7,7 +7,9 @@
    one item and metric (original and all its perturbed versions, which share the prompt prefix)
    are issued together;
 2. sends them through one :class:`~dhp.inference.pool.JudgePool` (cache, concurrency, retries,
-   replicas) with a progress bar;
+   replicas) with a progress bar. Datasets overlap so that the endpoint never idles between two:
+   the next one is loaded and planned in a worker thread while the previous one is sent, and its
+   requests join the queue once at most ``concurrency`` of the previous one's are left;
 3. parses every output (:mod:`dhp.scoring.parse`); unparsed outputs and failed requests are
    counted with their reasons and never become scores, so their pairs drop out of that metric's
    test;
@@ -16,9 +18,12 @@
 
 Scoring modes: ``expected`` (G-Eval probability-weighted score, one request), ``paper`` (temperature
 0, parsed, ``repeats`` requests averaged), ``sample`` (``samples`` requests at temperature 1, parsed
-and averaged; for endpoints without log-probabilities). ``auto`` probes the endpoint once and picks
-``expected`` when it returns log-probabilities, else ``sample``; an explicit ``expected`` on an
-endpoint without them is refused (:class:`CapabilityError`) rather than silently degraded.
+and averaged; for endpoints without log-probabilities). ``auto`` and ``expected`` send the first
+``concurrency`` requests at once in ``expected``'s form and let the first answer settle the
+endpoint's capabilities (the probe idles no slot): log-probabilities -> ``expected``; none ->
+``sample`` under ``auto``, refused under ``expected`` (:class:`CapabilityError`) rather than silently
+degraded; ``top_logprobs`` refused -> TGI's limit of 5. In the last two cases the dataset is
+planned again in that form once the wave's outcomes are in; every request sent stays counted.
 """
 
 from __future__ import annotations
@@ -29,20 +34,20 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
-from dhp.inference.pool import JudgePool, PoolStats, RetryPolicy
+from dhp.inference.pool import JudgePool, RetryPolicy, Tally
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
-from dhp.scoring.prompts import PromptTemplate, load_template, render_context, resolve_prompt_set
+from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -249,7 +254,7 @@ def _plan(
     items = data.items[: cfg.limit] if cfg.limit else data.items
     pids = tuple(p for p in spec.perturbation_ids if data.perturbed.get(p))
     severity = {p.id: p.severity.value for p in spec.perturbations}
-    reps = _repeats(cfg, mode)
+    samplings = [_sampling(cfg, mode, r) for r in range(_repeats(cfg, mode))]  # one object per repeat
     requests: list[JudgeRequest] = []
     keys: list[TextKey] = []
     for item in items:
@@ -260,7 +265,7 @@ def _plan(
             for role, text in texts:
                 prompt = templates[metric.name].render(text, context_block) if templates is not None else ""
                 keys.append((role, item.id, metric.name))
-                for r in range(reps):
+                for r, sampling in enumerate(samplings):
                     requests.append(
                         JudgeRequest(
                             dataset=spec.name,
@@ -270,7 +275,7 @@ def _plan(
                             text=text,
                             context=item.context,
                             prompt=prompt,
-                            sampling=_sampling(cfg, mode, r),
+                            sampling=sampling,
                             repeat=r,
                             severity=None if role == ORIGINAL else severity[role],
                             scale=(metric.scale_min, metric.scale_max),
@@ -284,23 +289,25 @@ def _plan(
 # Sending
 # ---------------------------------------------------------------------------------------------
 class _Progress:
-    def __init__(self, total: int, desc: str, enabled: bool | None) -> None:
+    """One dataset's progress bar; its failed and cached counts are the dataset's share of the pool's."""
+
+    def __init__(self, total: int, desc: str, enabled: bool | None, tally: Tally) -> None:
         from tqdm import tqdm
 
         disable = (not sys.stderr.isatty()) if enabled is None else not enabled
         self._bar = tqdm(total=total, desc=desc, unit="req", disable=disable, dynamic_ncols=True, smoothing=0.1)
-        self._failed = 0
-        self._cached = 0
+        self._tally = tally
 
-    def done(self, failed: bool, cached: bool) -> None:
-        self._failed += failed
-        self._cached += cached
-        self._bar.update(1)
-        if failed or self._bar.n % 25 == 0:
-            self._bar.set_postfix(failed=self._failed, cached=self._cached, refresh=False)
+    def done(self, failed: bool) -> None:
+        bar = self._bar
+        if bar.disable:
+            return
+        bar.update(1)
+        if failed or bar.n % 50 == 0:
+            bar.set_postfix(failed=self._tally.failed, cached=self._tally.cached, refresh=False)
 
     def close(self) -> None:
-        self._bar.set_postfix(failed=self._failed, cached=self._cached, refresh=False)
+        self._bar.set_postfix(failed=self._tally.failed, cached=self._tally.cached, refresh=False)
         self._bar.close()
 
 
@@ -313,77 +320,160 @@ def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
         )
 
 
-async def _send_all(
-    pool: JudgePool[JudgeRequest],
-    requests: Sequence[JudgeRequest],
-    mode: ScoringMode,
-    progress: _Progress,
-    known: Mapping[str, JudgeOutput],
-) -> list[JudgeOutput | RequestFailure]:
-    """Send every request (``known`` outputs, keyed by cache key, are reused without a request)."""
+_Outcome = JudgeOutput | RequestFailure
+_Wave = Sequence["asyncio.Future[_Outcome]"]
 
-    async def one(req: JudgeRequest) -> JudgeOutput | RequestFailure:
-        reused = known.get(req.cache_key(pool.identity, pool.model)) if known else None
-        if reused is not None:
-            progress.done(False, True)
-            return reused
-        before = pool.stats.cached
-        out = await pool.submit(req)
+
+@dataclass(frozen=True)
+class _Prepared:
+    """One dataset loaded, its templates read and (once the run's mode is known) its requests planned."""
+
+    data: LoadedDataset
+    templates: _Templates
+    plan: _Plan | None
+    t0: float  # when its preparation began (its wall time runs from there to its result)
+
+
+@dataclass
+class _Sending:
+    """One dataset's requests on their way; ``tally`` is its share of the pool's counts."""
+
+    prepared: _Prepared
+    plan: _Plan
+    tally: Tally
+    progress: _Progress
+    tasks: list[asyncio.Future[_Outcome]]
+    nearly_done: asyncio.Event  # at most `concurrency` requests left (or it ended): the next dataset may start
+
+
+def _prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: _Run | None) -> _Prepared:
+    """Load, read templates and plan (a worker thread runs this while the previous dataset is sent)."""
+    t0 = time.monotonic()
+    data = _load(spec, cfg)
+    templates = (
+        {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
+        if cfg.judge.kind != "builtin"
+        else None
+    )
+    return _Prepared(data, templates, None if run is None else _planned(run, data, templates), t0)
+
+
+def _planned(run: _Run, data: LoadedDataset, templates: _Templates) -> _Plan:
+    spec = data.spec
+    plan = _plan(data, run.cfg, run.mode, templates)
+    if not plan.perturbations:
+        raise DataError(f"{spec.name}: no perturbed rows at all")
+    for pid in spec.perturbation_ids:
+        if pid not in plan.perturbations:
+            log.warning("%s: perturbation %s has no rows; it is left out of the analysis", spec.name, pid)
+    return plan
+
+
+def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = ()) -> _Sending:
+    """Hand every request of one dataset to the pool (``wave``: its first requests, already on their way)."""
+    pool, mode = run.pool, run.mode
+    progress = _Progress(len(plan.requests), prep.data.spec.name, run.cfg.progress, tally)
+    nearly_done = asyncio.Event()
+    left = len(plan.requests)
+
+    async def one(i: int, req: JudgeRequest) -> _Outcome:
+        nonlocal left
+        out = await (wave[i] if i < len(wave) else pool.submit(req, tally))
         if not isinstance(out, RequestFailure):
             _check_capability(out, mode, pool.identity)
-        progress.done(isinstance(out, RequestFailure), pool.stats.cached > before)
+        progress.done(isinstance(out, RequestFailure))
+        left -= 1
+        if left <= pool.concurrency:
+            nearly_done.set()
         return out
 
-    tasks = [asyncio.ensure_future(one(r)) for r in requests]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+    if left <= pool.concurrency:
+        nearly_done.set()
+    tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(plan.requests)]
+    return _Sending(prep, plan, tally, progress, tasks, nearly_done)
 
 
-async def _resolve_mode(
-    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], probe: JudgeRequest | None
-) -> tuple[ScoringMode, dict[str, JudgeOutput], ScoreConfig]:
-    """Built-in -> builtin; local -> expected unless asked; endpoint: probe once for log-probabilities.
+async def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    pending = [t for t in tasks if not t.done()]
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
 
-    Returns the mode, the probe's output (keyed by cache key) for the run to reuse, and the config
-    the run uses: an endpoint that refuses ``top_logprobs`` above TGI's limit of 5 (a 400 or 422 on
-    the probe) is probed again with 5, and the run then asks for 5.
+
+def _fixed_mode(cfg: ScoreConfig) -> ScoringMode | None:
+    """The mode when no request has to settle it: built-in, an explicit text mode, or a local model."""
+    if cfg.judge.kind == "builtin":
+        return ScoringMode.BUILTIN
+    if cfg.mode not in ("auto", "expected"):
+        return ScoringMode(cfg.mode)
+    return ScoringMode.EXPECTED if cfg.judge.kind == "local" else None
+
+
+_Verdict = Literal["keep", "sample", "fewer-top-logprobs"]
+
+
+async def _settle(cfg: ScoreConfig, wave: _Wave, label: str) -> _Verdict:
+    """What the first outcome of the wave (sent in ``expected``'s form) says of the endpoint.
+
+    ``keep``: it returned log-probabilities. ``sample``: it returned none (``auto``; ``expected``
+    is refused). ``fewer-top-logprobs``: it refused ``top_logprobs`` above TGI's limit (400/422).
+    Other failures wait for another outcome; a wave of failures only stops the run (``probe-failed``).
+    A fatal error or a refusal cancels the wave.
     """
-    kind = cfg.judge.kind
-    if kind == "builtin":
-        return ScoringMode.BUILTIN, {}, cfg
-    if cfg.mode != "auto" and cfg.mode != "expected":
-        return ScoringMode(cfg.mode), {}, cfg
-    if kind == "local" or probe is None:
-        return ScoringMode.EXPECTED, {}, cfg
-    out = await pool.submit(probe)
-    if (
-        isinstance(out, RequestFailure)
-        and out.reason in ("http-400", "http-422")
-        and probe.sampling.top_logprobs > TGI_MAX_TOP_N_TOKENS
-    ):
-        log.warning(
-            "the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
-            probe.sampling.top_logprobs,
-            out.message[:120],
-            TGI_MAX_TOP_N_TOKENS,
-        )
-        cfg = replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS)
-        probe = replace(probe, sampling=replace(probe.sampling, top_logprobs=TGI_MAX_TOP_N_TOKENS))
-        out = await pool.submit(probe)
-    if isinstance(out, RequestFailure):
-        raise FatalJudgeError("probe-failed", f"the first request to the judge failed ({out.reason}: {out.message})")
-    has_logprobs = not (isinstance(out, RawText) and out.tokens is None)
-    if has_logprobs:
-        return ScoringMode.EXPECTED, {probe.cache_key(pool.identity, pool.model): out}, cfg
-    if cfg.mode == "expected":
-        _check_capability(out, ScoringMode.EXPECTED, pool.identity)
-    log.warning("endpoint returned no log-probabilities: scoring with --mode sample (%d samples)", cfg.samples)
-    return ScoringMode.SAMPLE, {}, cfg
+    order = {t: i for i, t in enumerate(wave)}
+    pending: set[asyncio.Future[_Outcome]] = set(wave)
+    first_failure: RequestFailure | None = None
+    try:
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for t in sorted(done, key=order.__getitem__):  # those answered together: in plan order
+                out = t.result()  # a fatal or capability error propagates
+                if not isinstance(out, RequestFailure):
+                    if isinstance(out, RawText) and out.tokens is None:
+                        if cfg.mode == "expected":
+                            _check_capability(out, ScoringMode.EXPECTED, label)
+                        log.warning("endpoint returned no log-probabilities: scoring with --mode sample (%d samples)", cfg.samples)
+                        return "sample"
+                    return "keep"
+                if out.reason in ("http-400", "http-422") and cfg.top_logprobs > TGI_MAX_TOP_N_TOKENS:
+                    log.warning("the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
+                                cfg.top_logprobs, out.message[:120], TGI_MAX_TOP_N_TOKENS)  # fmt: skip
+                    return "fewer-top-logprobs"
+                first_failure = first_failure or out
+    except BaseException:
+        await _cancel(wave)
+        raise
+    assert first_failure is not None
+    msg = f"the first requests to the judge failed ({first_failure.reason}: {first_failure.message})"
+    raise FatalJudgeError("probe-failed", msg)
+
+
+async def _first(
+    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int, prep: _Prepared, tally: Tally
+) -> tuple[_Run, _Sending]:
+    """Start the first dataset; for an endpoint in ``auto``/``expected`` mode its first answer settles the mode.
+
+    The probe idles no slot: the first ``concurrency`` requests go out at once in the form
+    ``expected`` needs, and the first answer settles the endpoint's capabilities. Then the wave's
+    requests are the run's own (nothing is sent twice), or, where the endpoint needs another form
+    (no log-probabilities: ``sample``; ``top_logprobs`` refused: TGI's limit), the wave's outcomes
+    are awaited (each answered or counted as failed, in the dataset's tally, never sent again in the
+    same form) and the dataset is planned again in the form the endpoint takes.
+    """
+    mode = _fixed_mode(cfg)
+    run = _Run(cfg, pool, mode or ScoringMode.EXPECTED, model, n_replicas)
+    plan = _planned(run, prep.data, prep.templates)
+    if mode is not None:
+        return run, _start(run, prep, plan, tally)
+    wave = [asyncio.ensure_future(pool.submit(r, tally)) for r in plan.requests[: pool.concurrency]]
+    verdict = await _settle(cfg, wave, pool.identity)
+    if verdict == "keep":
+        return run, _start(run, prep, plan, tally, wave)
+    await asyncio.gather(*wave)  # each ends answered (and cached) or counted as failed, in this dataset's tally
+    if verdict == "fewer-top-logprobs":
+        return await _first(replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS), pool, model, n_replicas, prep, tally)
+    run = replace(run, mode=ScoringMode.SAMPLE)
+    return run, _start(run, prep, _planned(run, prep.data, prep.templates), tally)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,38 +679,35 @@ def _result(
     )
 
 
-def _timing(run: _Run, stats0: PoolStats, t0: float) -> Timing:
-    stats = run.pool.stats.minus(stats0)
-    return Timing(
-        wall_seconds=round(time.monotonic() - t0, 3),
-        requests_sent=stats.sent if run.uses_prompts else 0,  # built-in judges send nothing
-        requests_cached=stats.cached,
-        retries=stats.retries,
-        requests_failed=stats.failed,
-    )
-
-
-async def _score_dataset(
-    run: _Run, data: LoadedDataset, templates: _Templates, known: Mapping[str, JudgeOutput], t0: float, stats0: PoolStats
-) -> Path | None:
-    """plan -> send -> collect -> analyse -> result, for one dataset (None: too many failures, nothing written)."""
-    spec, cfg = data.spec, run.cfg
-    plan = _plan(data, cfg, run.mode, templates)
-    if not plan.perturbations:
-        raise DataError(f"{spec.name}: no perturbed rows at all")
-    for pid in spec.perturbation_ids:
-        if pid not in plan.perturbations:
-            log.warning("%s: perturbation %s has no rows; it is left out of the analysis", spec.name, pid)
-    progress = _Progress(len(plan.requests), spec.name, cfg.progress)
+async def _finish(run: _Run, s: _Sending) -> Path | None:
+    """Wait for one dataset's outcomes; then collect, analyse and write its result in a worker thread."""
     try:
-        outcomes = await _send_all(run.pool, plan.requests, run.mode, progress, known)
+        outcomes = list(await asyncio.gather(*s.tasks))
+    except BaseException:
+        await _cancel(s.tasks)
+        raise
     finally:
-        progress.close()
+        s.progress.close()
+        s.nearly_done.set()
+    return await asyncio.to_thread(_conclude, run, s, outcomes)
+
+
+def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Outcome]) -> Path | None:
+    """collect -> analyse -> result, for one dataset (None: too many failures, nothing written)."""
+    data, cfg, plan = s.prepared.data, run.cfg, s.plan
+    spec = data.spec
     scored = _collect(plan, outcomes, run.mode, spec)
     if _too_many_failures(spec, scored.coverage, cfg):
         return None
     done = _analyse(plan, scored, spec, cfg)
-    result = _result(run, data, plan, scored, done, templates, _timing(run, stats0, t0))
+    timing = Timing(
+        wall_seconds=round(time.monotonic() - s.prepared.t0, 3),
+        requests_sent=s.tally.sent if run.uses_prompts else 0,  # built-in judges send nothing
+        requests_cached=s.tally.cached,
+        retries=s.tally.retries,
+        requests_failed=s.tally.failed,
+    )
+    result = _result(run, data, plan, scored, done, s.prepared.templates, timing)
     path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, result.scoring.prompt_set, cfg.cue)
     return write_result(result, path)
 
@@ -646,31 +733,43 @@ async def _open_cache(cfg: ScoreConfig, judges: Sequence[Judge]) -> ResponseCach
         raise RunError(str(e)) from e
 
 
+async def _turn(sending: _Sending, finishing: Sequence[asyncio.Future[Path | None]]) -> None:
+    """Until at most ``concurrency`` of this dataset's requests are left; a dataset that failed stops the run."""
+    await sending.nearly_done.wait()
+    for f in finishing:
+        if f.done():
+            f.result()
+
+
 async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int) -> list[Path]:
-    """Each dataset in turn; the first one's first request probes the endpoint (``auto`` mode)."""
-    written: list[Path] = []
-    skipped: list[str] = []
-    run: _Run | None = None
+    """The datasets in turn, overlapped so that the endpoint never waits between two of them.
+
+    The first dataset's first answer settles the mode (:func:`_first`). Each next dataset is loaded
+    and planned in a worker thread while the previous one is sent, and its requests join the pool's
+    queue once at most ``concurrency`` of the previous one's are left; a dataset's result is
+    analysed and written in a worker thread once its last answer is in. Results are in spec order.
+    """
     prompt_set = resolve_prompt_set(cfg.prompt_set)
-    for spec in _specs(cfg):
-        t0, stats0 = time.monotonic(), pool.stats  # the probe counts with the first dataset
-        data = _load(spec, cfg)
-        uses_prompts = cfg.judge.kind != "builtin"
-        templates = (
-            {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
-            if uses_prompts
-            else None
-        )
-        known: dict[str, JudgeOutput] = {}
-        if run is None:
-            probe = _plan(data, cfg, ScoringMode.EXPECTED, templates).requests[0] if uses_prompts else None
-            mode, known, cfg = await _resolve_mode(cfg, pool, probe)
-            run = _Run(cfg, pool, mode, model, n_replicas)
-        path = await _score_dataset(run, data, templates, known, t0, stats0)
-        if path is None:
-            skipped.append(spec.name)
-        else:
-            written.append(path)
+    specs = _specs(cfg)
+    finishing: list[asyncio.Future[Path | None]] = []
+    preparing: asyncio.Future[_Prepared] | None = None
+    try:
+        prep = await asyncio.to_thread(_prepare, specs[0], cfg, prompt_set, None)
+        run, sending = await _first(cfg, pool, model, n_replicas, prep, Tally())
+        for spec in specs[1:]:
+            finishing.append(asyncio.ensure_future(_finish(run, sending)))
+            preparing = asyncio.ensure_future(asyncio.to_thread(_prepare, spec, run.cfg, prompt_set, run))
+            await _turn(sending, finishing)
+            prep = await preparing
+            assert prep.plan is not None
+            sending = _start(run, prep, prep.plan, Tally())
+        finishing.append(asyncio.ensure_future(_finish(run, sending)))
+        paths = await asyncio.gather(*finishing)
+    except BaseException:
+        await _cancel([*finishing, *([preparing] if preparing is not None else [])])
+        raise
+    written = [p for p in paths if p is not None]
+    skipped = [s.name for s, p in zip(specs, paths, strict=True) if p is None]
     if skipped:
         raise RunError(
             f"too many failed requests for {', '.join(skipped)}: no result written for them "

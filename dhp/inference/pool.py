@@ -17,6 +17,8 @@ both get the one retry policy below and the one hardened cache.
 * **Retries** — transient errors (429, 5xx, timeouts, reset connections, truncated JSON) are retried
   up to ``max_retries`` times with exponential backoff and full jitter (seeded ``random.Random``);
   a ``Retry-After`` from a server keeps requests off that replica until it has passed.
+* **Accounting** — :attr:`JudgePool.stats` counts every request; :meth:`JudgePool.submit` also
+  counts into the caller's :class:`Tally` (one dataset's share while datasets overlap).
 * **Timeout** — each attempt is bounded by ``timeout`` seconds (``asyncio.timeout``: no extra task).
 * **Replicas** — each request goes to the replica with the fewest outstanding requests; requests
   of one prompt-prefix group (same item and metric) stay on one replica while it is not much busier
@@ -25,7 +27,9 @@ both get the one retry policy below and the one hardened cache.
   as long as another replica is there to take its load (a lone replica just backs off).
 * **Errors** — :class:`PermanentJudgeError` fails one request without retry;
   :class:`FatalJudgeError` and :class:`CapabilityError` stop the run (they propagate), and so does
-  a long run of requests failing one after another (the endpoint is down: stop, resume later).
+  a long run of requests failing one after another with transient errors after all their retries
+  (the endpoint is down: stop, resume later). A permanent error is the endpoint's answer about
+  one request: it does not count towards that run (it ends it).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from dhp.inference.types import (
     TransientJudgeError,
 )
 
-__all__ = ["JudgePool", "PoolStats", "RetryPolicy"]
+__all__ = ["JudgePool", "PoolStats", "RetryPolicy", "Tally"]
 
 log = logging.getLogger("dhp.inference")
 
@@ -86,6 +90,26 @@ class PoolStats:
             failed=self.failed - other.failed,
             set_aside=self.set_aside - other.set_aside,
         )
+
+
+class Tally:
+    """Counters of one share of a pool's requests (one dataset of a run), kept beside the pool's own.
+
+    Several shares may be in flight at once (a run sends the next dataset's requests while the
+    last ones of the previous dataset are answered), so a share's counts cannot be taken as
+    differences of the pool's totals: :meth:`JudgePool.submit` counts into the tally it is given.
+    """
+
+    __slots__ = ("cached", "failed", "retries", "sent")
+
+    def __init__(self) -> None:
+        self.sent = self.cached = self.retries = self.failed = 0
+
+    def snapshot(self) -> PoolStats:
+        return PoolStats(self.sent, self.cached, self.retries, self.failed)
+
+
+_NOBODY = Tally()  # the share of requests submitted without a tally (counted in the pool's totals only)
 
 
 class _Replica(Generic[R]):
@@ -135,14 +159,16 @@ class JudgePool(Generic[R]):
         self._affinity: dict[str, _Replica[R]] = {}
         self._slack = max(1, concurrency // (2 * len(self._replicas)))
         # plain counters (no object per event); `stats` gives a frozen snapshot
-        self._sent = self._cached = self._retries = self._failed = self._set_aside = 0
+        self._total = Tally()
+        self._set_aside = 0
         self._failed_in_a_row = 0
         self._in_flight: dict[str, asyncio.Future[JudgeOutput | RequestFailure]] = {}
 
     # -- accounting ---------------------------------------------------------------------------
     @property
     def stats(self) -> PoolStats:
-        return PoolStats(self._sent, self._cached, self._retries, self._failed, self._set_aside)
+        t = self._total
+        return PoolStats(t.sent, t.cached, t.retries, t.failed, self._set_aside)
 
     # -- replica choice -----------------------------------------------------------------------
     async def _acquire(self, group: str) -> _Replica[R]:
@@ -199,24 +225,30 @@ class JudgePool(Generic[R]):
         return self._rng.uniform(0.0, min(self.policy.backoff_cap, self.policy.backoff_base * 2.0**attempt))
 
     # -- the one entry point ------------------------------------------------------------------
-    async def submit(self, request: R) -> JudgeOutput | RequestFailure:
+    async def submit(self, request: R, tally: Tally = _NOBODY) -> JudgeOutput | RequestFailure:
+        """The request's output (from the cache, an identical request in flight, or a backend) or its failure.
+
+        Counted in :attr:`stats` and, when given, in ``tally`` (the caller's share of the requests).
+        """
         key = request.cache_key(self.identity, self.model)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                self._cached += 1
+                self._total.cached += 1
+                tally.cached += 1
                 return hit
         if not self.coalesce:
-            return await self._send(request, key)
+            return await self._send(request, key, tally)
         pending = self._in_flight.get(key)
         if pending is not None:  # the same request is in flight: share its outcome, send nothing
             out = await asyncio.shield(pending)
-            self._cached += 1
+            self._total.cached += 1
+            tally.cached += 1
             return out
         fut: asyncio.Future[JudgeOutput | RequestFailure] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = fut
         try:
-            out = await self._send(request, key)
+            out = await self._send(request, key, tally)
         except asyncio.CancelledError:
             fut.cancel()
             raise
@@ -236,18 +268,19 @@ class JudgePool(Generic[R]):
                 return await replica.judge(request)
         return await asyncio.wait_for(replica.judge(request), timeout=self.policy.timeout)  # pragma: no cover
 
-    async def _send(self, request: R, key: str) -> JudgeOutput | RequestFailure:
+    async def _send(self, request: R, key: str, tally: Tally) -> JudgeOutput | RequestFailure:
         attempt = 0
         while True:
             await self._sem.acquire()
             try:
-                out = await self._attempt(request)
+                out = await self._attempt(request, tally)
             except TransientJudgeError as err:
                 self._sem.release()
                 last = err
             except PermanentJudgeError as e:  # this request cannot succeed: no retry
                 self._sem.release()
-                return self._failure(RequestFailure(e.reason, e.message))
+                self._failed_in_a_row = 0  # the endpoint answered: it is up, whatever it thought of the request
+                return self._failure(RequestFailure(e.reason, e.message), tally)
             except BaseException:
                 self._sem.release()
                 raise
@@ -260,15 +293,17 @@ class JudgePool(Generic[R]):
                 return out
             attempt += 1
             if attempt > self.policy.max_retries:
-                return self._failure(RequestFailure(last.reason, last.message))
-            self._retries += 1
+                return self._given_up(RequestFailure(last.reason, last.message), tally)
+            self._total.retries += 1
+            tally.retries += 1
             await self._sleep(self._backoff(attempt))
 
-    async def _attempt(self, request: R) -> JudgeOutput:
+    async def _attempt(self, request: R, tally: Tally) -> JudgeOutput:
         """One attempt on the chosen replica; a timeout is a transient error, a permanent one a failure output."""
         replica = await self._acquire(request.group)
         replica.sent += 1
-        self._sent += 1
+        self._total.sent += 1
+        tally.sent += 1
         try:
             out = await self._call(replica, request)
         except (asyncio.TimeoutError, TimeoutError):
@@ -284,8 +319,14 @@ class JudgePool(Generic[R]):
         self._release_failed(replica, err.retry_after, err.reason)
         raise err
 
-    def _failure(self, failure: RequestFailure) -> RequestFailure:
-        self._failed += 1
+    def _failure(self, failure: RequestFailure, tally: Tally) -> RequestFailure:
+        self._total.failed += 1
+        tally.failed += 1
+        return failure
+
+    def _given_up(self, failure: RequestFailure, tally: Tally) -> RequestFailure:
+        """A request whose transient errors outlasted its retries: a long run of them means the endpoint is down."""
+        self._failure(failure, tally)
         self._failed_in_a_row += 1
         if self._failed_in_a_row >= self.policy.abort_after_failed_requests:
             raise FatalJudgeError(

@@ -195,18 +195,21 @@ def test_hub_offline_mode_scores_local_data_against_a_loopback_endpoint(ae_data:
 def test_expected_mode_refused_when_logprobs_are_silently_ignored(ae_data: Path, tmp_path: Path) -> None:
     with FakeJudgeServer(scripted, logprobs=False) as srv:
         with pytest.raises(CapabilityError, match="no token log-probabilities"):
-            score_datasets(_cfg(srv.url, tmp_path, ae_data, mode="expected"))
-        assert len(srv.log) == 1  # refused after the probe, before the run
+            score_datasets(_cfg(srv.url, tmp_path, ae_data, mode="expected", concurrency=8))
+        # refused at the first answer: the first wave (one request per slot) went out, nothing after it
+        assert 1 <= len(srv.log) <= 8 and all(e.body["logprobs"] for e in srv.log)
     assert not list(tmp_path.rglob("*.json"))
 
 
 def test_auto_mode_falls_back_to_sampling(ae_data: Path, tmp_path: Path) -> None:
     with FakeJudgeServer(scripted, logprobs=False) as srv:
-        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, samples=3, limit=4)))
+        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, samples=3, limit=4, concurrency=8)))
     assert r.scoring.mode == "sample" and r.scoring.repeats == 3
     assert r.judge.settings["temperature"] == 1.0
-    sampled = [e.body for e in srv.log[1:]]
-    assert len(sampled) == 4 * 10 * 3
+    wave = [e.body for e in srv.log if e.body.get("logprobs")]  # expected's form, until the first answer
+    sampled = [e.body for e in srv.log if not e.body.get("logprobs")]
+    assert 1 <= len(wave) <= 8 and srv.log[0].body.get("logprobs")
+    assert len(sampled) == 4 * 10 * 3 and r.timing.requests_sent == len(srv.log)  # the wave counted too
     assert {b["temperature"] for b in sampled} == {1.0} and {b["seed"] for b in sampled} == {0, 1, 2}
     assert "logprobs" not in sampled[0]
     assert r.scores is not None and r.scores.original["answer_quality"][0] == 4.0  # text "4", parsed
@@ -219,18 +222,20 @@ def test_tgi_protocol_refuses_a_non_tgi_server(ae_data: Path, tmp_path: Path) ->
 
 def test_top_logprobs_falls_back_to_tgi_limit(ae_data: Path, tmp_path: Path) -> None:
     with FakeJudgeServer(scripted, max_top_logprobs=5) as srv:
-        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, limit=3)))
-    assert [e.body["top_logprobs"] for e in srv.log[:2]] == [20, 5]
-    assert {e.body["top_logprobs"] for e in srv.log[1:]} == {5}
+        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, limit=3, concurrency=8)))
+    asked = [e.body["top_logprobs"] for e in srv.log]
+    refused = asked.index(5)  # the first wave asked for 20 and was refused; then 5, each text once
+    assert 1 <= refused <= 8 and set(asked[:refused]) == {20} and asked[refused:] == [5] * (3 * 10)
     assert r.scoring.mode == "expected" and r.judge.settings["top_logprobs"] == 5 and r.coverage.coverage == 1.0
+    assert r.timing.requests_sent == len(asked) and r.timing.requests_failed == r.coverage.failed + refused
 
 
 def test_tgi_details_rejected_by_the_server_are_refused(ae_data: Path, tmp_path: Path) -> None:
     # The server rejects `details`/`top_n_tokens` the way a non-TGI backend does. Expected mode
-    # must refuse after that one request, not score without log-probabilities.
+    # must refuse at the first refusal, not score without log-probabilities.
     with FakeJudgeServer(scripted, always="kwargs") as srv, pytest.raises(CapabilityError, match="no token log-probabilities"):
-        score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="expected"))
-    assert [bool(e.body["parameters"].get("details")) for e in srv.log] == [True]
+        score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="expected", concurrency=8))
+    assert 1 <= len(srv.log) <= 8 and all(e.body["parameters"].get("details") for e in srv.log)  # the first wave
 
 
 def test_tgi_paper_mode_works_on_a_server_without_details(ae_data: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dhp.inference.cache import CacheError, ResponseCache
-from dhp.inference.pool import JudgePool, RetryPolicy
+from dhp.inference.pool import JudgePool, RetryPolicy, Tally
 from dhp.inference.types import content_key
 from dhp.scoring.types import (
     FatalJudgeError,
@@ -131,11 +131,33 @@ async def test_permanent_error_is_not_retried_and_fatal_propagates() -> None:
 
 
 async def test_a_long_run_of_failures_stops_the_run() -> None:
-    p = pool(Scripted(errors=[PermanentJudgeError("http-400")] * 10), abort_after_failed_requests=3)
+    p = pool(Scripted(errors=[TransientJudgeError("http-500")] * 10), abort_after_failed_requests=3, max_retries=0)
     assert isinstance(await p.submit(req(1)), RequestFailure)
     assert isinstance(await p.submit(req(2)), RequestFailure)
     with pytest.raises(FatalJudgeError, match="3 requests in a row failed"):
         await p.submit(req(3))
+    assert p.stats.failed == 3
+
+
+async def test_refused_requests_are_failures_but_never_mean_the_endpoint_is_down() -> None:
+    """A 400 is the endpoint's answer about one request (the capability wave may meet many at once)."""
+    p = pool(Scripted(errors=[PermanentJudgeError("http-400")] * 10), abort_after_failed_requests=3, max_retries=0)
+    outs = [await p.submit(req(i)) for i in range(10)]
+    assert outs == [RequestFailure("http-400")] * 10 and p.stats.failed == 10
+    # ... and they end a run of transient failures: two 500s, a 400, two 500s do not stop a run at 3
+    errors: list[Exception] = [TransientJudgeError("http-500")] * 2 + [PermanentJudgeError("http-400")]
+    p2 = pool(Scripted(errors=errors * 2), abort_after_failed_requests=3, max_retries=0)
+    outs2 = [await p2.submit(req(i)) for i in range(6)]
+    assert [o.reason for o in outs2 if isinstance(o, RequestFailure)] == ["http-500", "http-500", "http-400"] * 2
+
+
+async def test_a_tally_counts_its_share_beside_the_pool_totals() -> None:
+    p = pool(Scripted(errors=[TransientJudgeError("http-503"), PermanentJudgeError("http-400")]), concurrency=4)
+    a, b = Tally(), Tally()
+    await asyncio.gather(p.submit(req(1), a), p.submit(req(2), b), p.submit(req(3), b), p.submit(req(4)))
+    assert (a.sent + b.sent, a.retries + b.retries, a.failed + b.failed) == (4, 1, 1)  # req(4): no tally
+    assert p.stats.sent == 5 and p.stats.retries == 1 and p.stats.failed == 1
+    assert b.snapshot().sent == b.sent and a.sent >= 1
 
 
 async def test_least_outstanding_spreads_groups_and_keeps_a_group_together() -> None:

@@ -96,7 +96,7 @@ def test_transformers_serve_garbage_is_counted_not_scored(serve_url: str, tiny_m
     assert cov.parsed_scores + cov.unparsed == cov.expected_scores
     assert cov.outputs == 2 * cov.expected_scores
     assert cov.unparsed_outputs == sum(cov.unparsed_reasons.values()) > 0  # garbage, with reasons
-    assert r.timing.requests_sent == cov.outputs + 1  # + the capability probe
+    assert r.timing.requests_sent == cov.outputs + 8  # + the first wave (--concurrency 8), which settled the mode
     for pr in r.perturbations:
         assert pr.metrics["answer_quality"].n_pairs <= 3
         assert pr.d is None or math.isfinite(pr.d)
