@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from dhp.types import Level
 
@@ -124,6 +123,8 @@ def wilcoxon_greater(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> Metri
     n_nonzero = int(np.count_nonzero(d))
     if n_nonzero == 0:
         return MetricTest(1.0, 0.0, int(d.size), 0, "no-evidence")
+    from scipy import stats as sps  # here, not at the top: `dhp score` sends before scipy is loaded
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)  # scipy's small-sample notes
         res = sps.wilcoxon(x, y, alternative="greater")
@@ -189,6 +190,8 @@ def _batch(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> _Batch:
     var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (r_plus - mean) / np.sqrt(var)
+    from scipy import stats as sps
+
     p = np.where(n == 0, 1.0, sps.norm.sf(z))
     return _Batch(x, y, d, complete, valid, ranks, complete.sum(axis=1), n, r_plus, tie, p)
 
@@ -297,6 +300,8 @@ def combine_pvalues(
             else:
                 n_present = present.sum(axis=-1)
                 loc = np.log(np.maximum(n_present, 1)) + _LANDAU_OFFSET
+                from scipy import stats as sps
+
                 out = sps.landau.sf(1.0 / hmp, loc=loc, scale=math.pi / 2)
     out = np.where(wsum > 0, np.minimum(out, 1.0), np.nan)
     return np.asarray(out, dtype=np.float64)
