@@ -171,13 +171,14 @@ class JudgePool(Generic[R]):
         return PoolStats(t.sent, t.cached, t.retries, t.failed, self._set_aside)
 
     # -- replica choice -----------------------------------------------------------------------
-    async def _acquire(self, group: str) -> _Replica[R]:
-        if len(self._replicas) == 1:  # the common case: no choice to make
+    async def _acquire(self, request: R) -> _Replica[R]:
+        if len(self._replicas) == 1:  # the common case: no choice to make (and no group to name)
             only = self._replicas[0]
             while only.available_at > self._clock():
                 await self._sleep(max(only.available_at - self._clock(), 0.001))
             only.outstanding += 1
             return only
+        group = request.group
         while True:
             now = self._clock()
             ready = [r for r in self._replicas if r.available_at <= now]
@@ -300,7 +301,7 @@ class JudgePool(Generic[R]):
 
     async def _attempt(self, request: R, tally: Tally) -> JudgeOutput:
         """One attempt on the chosen replica; a timeout is a transient error, a permanent one a failure output."""
-        replica = await self._acquire(request.group)
+        replica = await self._acquire(request)
         replica.sent += 1
         self._total.sent += 1
         tally.sent += 1
