@@ -8,7 +8,8 @@ Prints, each measured in this one run (the machine is noisy: read the ratios, no
    a fixed, non-blocking latency L per request, interleaved rounds, medians. Both rates are taken
    on the server's clock (first request in to last answer out: the same boundary for both; imports
    and loading before, statistics after the last answer excluded); the runner's end-to-end rate
-   (``score_datasets`` wall) is printed beside. Targets: runner >= 0.95 x C/L at L = 0.2, and
+   (``score_datasets`` wall) and both CPU times per request (this process's, all threads: loading,
+   planning, parsing and statistics included for the runner) are printed beside. Targets: runner >= 0.95 x C/L at L = 0.2, and
    >= 0.5 x the bare loop at L = 0 (lm-eval's rate; see ``bench_peers.py``).
 2. request counts of a six-dataset ``dhp score`` run: expected (unique prompts x repeats) vs actual
    (what the server saw), for ``--mode expected`` (all items) and ``--mode paper`` (5 repeats).
@@ -27,6 +28,7 @@ import argparse
 import asyncio
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -90,6 +92,12 @@ def server_rate(st: dict[str, Any]) -> float:
     return float(st["answered"]) / (st["last_at"] - st["first_at"])
 
 
+def cpu_seconds() -> float:
+    """This process's CPU time (user + system, all threads): the fake server's is not in it."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def run_runner(srv: ServerHandle, data: Path, names: list[str], out: Path) -> tuple[float, dict[str, Any]]:
     """One in-process ``score_datasets`` run (1000 bootstrap replicates, no cache); its wall time and the server's counters."""
     srv.stats(reset=True)
@@ -118,18 +126,24 @@ def throughput(data: Path, names: list[str], latencies: list[float], rounds: int
     n = len(set(prompts))
     print(f"== 1. throughput: {len(names)} dataset(s), {n} requests, C = {C}, runner beside a bare aiohttp loop ==")
     for lat in latencies:
-        runner, bare, ends = [], [], []
+        runner, bare, ends, cpu_r, cpu_b = [], [], [], [], []
         with spawned_server(lat) as srv:
             for r in range(rounds):
+                c0 = cpu_seconds()
                 bare.append(server_rate(run_bare(srv, prompts)))
+                c1 = cpu_seconds()
                 wall, st = run_runner(srv, data, names, out)
+                cpu_b.append(1e6 * (c1 - c0) / n)
+                cpu_r.append(1e6 * (cpu_seconds() - c1) / n)
                 assert st["answered"] == n, (st["answered"], n)
                 runner.append(server_rate(st))
                 ends.append(n / wall)
-                print(f"  L={lat:g}s round {r + 1}: bare {bare[-1]:.0f}/s, runner {runner[-1]:.0f}/s "
-                      f"(end to end {ends[-1]:.0f}/s, max in flight {st['max_inflight']})", flush=True)  # fmt: skip
+                print(f"  L={lat:g}s round {r + 1}: bare {bare[-1]:.0f}/s ({cpu_b[-1]:.0f} CPU us/req), runner "
+                      f"{runner[-1]:.0f}/s ({cpu_r[-1]:.0f} CPU us/req; end to end {ends[-1]:.0f}/s, max in flight "
+                      f"{st['max_inflight']})", flush=True)  # fmt: skip
         med_r, med_b = statistics.median(runner), statistics.median(bare)
         line = f"  L={lat:g}s median: runner {med_r:.0f}/s, bare {med_b:.0f}/s, runner/bare {med_r / med_b:.3f}"
+        line += f"; CPU us/req runner {statistics.median(cpu_r):.0f}, bare {statistics.median(cpu_b):.0f}"
         if lat > 0:
             ideal = C / lat
             cap = n / (math.ceil(n / C) * lat) / ideal  # a finite run ends with a partial round

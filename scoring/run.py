@@ -342,7 +342,7 @@ class _Sending:
     plan: _Plan
     tally: Tally
     progress: _Progress
-    tasks: list[asyncio.Future[_Outcome]]
+    tasks: Sequence[asyncio.Future[_Outcome]]
     nearly_done: asyncio.Event  # at most `concurrency` requests left (or it ended): the next dataset may start
 
 
@@ -751,6 +751,8 @@ async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str |
     """
     prompt_set = resolve_prompt_set(cfg.prompt_set)
     specs = _specs(cfg)
+    if not specs:
+        return []
     finishing: list[asyncio.Future[Path | None]] = []
     preparing: asyncio.Future[_Prepared] | None = None
     try:
