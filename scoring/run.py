@@ -321,6 +321,7 @@ def _check_capability(out: JudgeOutput, mode: ScoringMode, label: str) -> None:
 
 
 _Outcome = JudgeOutput | RequestFailure
+_Scoring = ParsedScore | Unparsed | RequestFailure  # an outcome once parsed (outputs are parsed on arrival)
 _Wave = Sequence["asyncio.Future[_Outcome]"]
 
 
@@ -342,7 +343,7 @@ class _Sending:
     plan: _Plan
     tally: Tally
     progress: _Progress
-    tasks: Sequence[asyncio.Future[_Outcome]]
+    tasks: Sequence[asyncio.Future[_Scoring]]
     nearly_done: asyncio.Event  # at most `concurrency` requests left (or it ended): the next dataset may start
 
 
@@ -376,16 +377,18 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
     nearly_done = asyncio.Event()
     left = len(plan.requests)
 
-    async def one(i: int, req: JudgeRequest) -> _Outcome:
+    async def one(i: int, req: JudgeRequest) -> _Scoring:
         nonlocal left
         out = await (wave[i] if i < len(wave) else pool.submit(req, tally))
+        failed = isinstance(out, RequestFailure)
         if not isinstance(out, RequestFailure):
             _check_capability(out, mode, pool.identity)
-        progress.done(isinstance(out, RequestFailure))
+        progress.done(failed)
         left -= 1
         if left <= pool.concurrency:
             nearly_done.set()
-        return out
+        # parsed now, so a dataset holds small scores, not every output's log-probabilities
+        return out if isinstance(out, RequestFailure) else score_output(out, mode, req.scale, req.metric_label)
 
     if left <= pool.concurrency:
         nearly_done.set()
@@ -485,12 +488,11 @@ class _Scored:
     coverage: Coverage
 
 
-def _collect(plan: _Plan, outcomes: Sequence[JudgeOutput | RequestFailure], mode: ScoringMode, spec: DatasetSpec) -> _Scored:
-    by_key: dict[TextKey, list[JudgeOutput | RequestFailure]] = {}
+def _collect(plan: _Plan, outcomes: Sequence[_Scoring]) -> _Scored:
+    """Scores per text and the coverage, from each request's parsed output or failure."""
+    by_key: dict[TextKey, list[_Scoring]] = {}
     for req, out in zip(plan.requests, outcomes, strict=True):
         by_key.setdefault((req.role, req.item_id, req.metric), []).append(out)
-    labels = {m.name: m.label for m in spec.metrics}
-    scales = {m.name: (m.scale_min, m.scale_max) for m in spec.metrics}
     scores: dict[TextKey, float] = {}
     unparsed_reasons: Counter[str] = Counter()
     failure_reasons: Counter[str] = Counter()
@@ -504,7 +506,7 @@ def _collect(plan: _Plan, outcomes: Sequence[JudgeOutput | RequestFailure], mode
             if isinstance(o, RequestFailure):
                 continue
             n_outputs += 1
-            s = score_output(o, mode, scales[key[2]], labels[key[2]])
+            s = o
             if isinstance(s, Unparsed):
                 n_unparsed_outputs += 1
                 unparsed_reasons[s.reason] += 1
@@ -679,8 +681,11 @@ def _result(
     )
 
 
-async def _finish(run: _Run, s: _Sending) -> Path | None:
-    """Wait for one dataset's outcomes; then collect, analyse and write its result in a worker thread."""
+async def _finish(run: _Run, s: _Sending, analyst: asyncio.Lock) -> Path | None:
+    """Wait for one dataset's outcomes; then collect, analyse and write its result in a worker thread.
+
+    ``analyst`` lets one dataset be analysed at a time (bounded memory when datasets end together).
+    """
     try:
         outcomes = list(await asyncio.gather(*s.tasks))
     except BaseException:
@@ -689,14 +694,15 @@ async def _finish(run: _Run, s: _Sending) -> Path | None:
     finally:
         s.progress.close()
         s.nearly_done.set()
-    return await asyncio.to_thread(_conclude, run, s, outcomes)
+    async with analyst:
+        return await asyncio.to_thread(_conclude, run, s, outcomes)
 
 
-def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Outcome]) -> Path | None:
+def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | None:
     """collect -> analyse -> result, for one dataset (None: too many failures, nothing written)."""
     data, cfg, plan = s.prepared.data, run.cfg, s.plan
     spec = data.spec
-    scored = _collect(plan, outcomes, run.mode, spec)
+    scored = _collect(plan, outcomes)
     if _too_many_failures(spec, scored.coverage, cfg):
         return None
     done = _analyse(plan, scored, spec, cfg)
@@ -755,17 +761,18 @@ async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str |
         return []
     finishing: list[asyncio.Future[Path | None]] = []
     preparing: asyncio.Future[_Prepared] | None = None
+    analyst = asyncio.Lock()
     try:
         prep = await asyncio.to_thread(_prepare, specs[0], cfg, prompt_set, None)
         run, sending = await _first(cfg, pool, model, n_replicas, prep, Tally())
         for spec in specs[1:]:
-            finishing.append(asyncio.ensure_future(_finish(run, sending)))
+            finishing.append(asyncio.ensure_future(_finish(run, sending, analyst)))
             preparing = asyncio.ensure_future(asyncio.to_thread(_prepare, spec, run.cfg, prompt_set, run))
             await _turn(sending, finishing)
             prep = await preparing
             assert prep.plan is not None
             sending = _start(run, prep, prep.plan, Tally())
-        finishing.append(asyncio.ensure_future(_finish(run, sending)))
+        finishing.append(asyncio.ensure_future(_finish(run, sending, analyst)))
         paths = await asyncio.gather(*finishing)
     except BaseException:
         await _cancel([*finishing, *([preparing] if preparing is not None else [])])
