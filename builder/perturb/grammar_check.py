@@ -371,17 +371,25 @@ def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
     return "", f"noun {o!r} -> {n!r} changes the number but stays grammatical"
 
 
+def _closed_class(lo: str, ln: str, ctx: Context) -> tuple[str, str] | None:
+    """The verdict on a swap inside one closed class (articles, pronouns, prepositions, determiner
+    pairs), or None when the two words are not of one such class."""
+    for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
+        if lo in group and ln in group:
+            return check(lo, ln, ctx)
+    if (lo, ln) in _DET_PAIRS or (ln, lo) in _DET_PAIRS:
+        return _determiner(lo, ln, ctx)
+    return None
+
+
 def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
     lo, ln = o.lower().replace("’", "'"), n.lower().replace("’", "'")
     if lo.endswith("n't") and ln.endswith("n't"):  # "wasn't" -> "weren't": compare the verbs
         lo, ln = lo[:-3], ln[:-3]
     if lo == ln:
         return "", f"only the capitalisation of {o!r} changed"
-    for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
-        if lo in group and ln in group:
-            return check(lo, ln, ctx)
-    if (lo, ln) in _DET_PAIRS or (ln, lo) in _DET_PAIRS:
-        return _determiner(lo, ln, ctx)
+    if (closed := _closed_class(lo, ln, ctx)) is not None:
+        return closed
     if not lexicon.lemmas(lo) & lexicon.lemmas(ln):
         return "", f"{o!r} -> {n!r} replaces the word (meaning changed), not its form"
     if _new_meaning(lo, ln):

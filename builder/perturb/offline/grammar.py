@@ -137,39 +137,54 @@ def _subject_agrees(prev: _Tok, verb: str) -> bool:
 
 
 def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """Subject-verb disagreement at every site one of the four patterns below finds."""
+    for rule in (_be_agreement, _pronoun_agreement, _plural_noun_agreement, _name_agreement):
+        yield from rule(toks)
+
+
+def _be_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"he is" -> "he are", "the tests were" -> "the tests was"."""
     for i, t in enumerate(toks):
         new = _AGREE.get(t.low.replace("’", "'"))
         if new is None or not i or not _subject_agrees(toks[i - 1], t.low):
             continue
-        if t.low in {"have", "has"} and i and toks[i - 1].low.replace("’", "'") in _MODALS:
+        if t.low in {"have", "has"} and toks[i - 1].low.replace("’", "'") in _MODALS:
             continue  # "would have" -> "would has" is a verb-form error, not agreement
         yield _sub(t, new, "agreement")
+
+
+def _pronoun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"it takes" -> "it take", "they take" -> "they takes"."""
     for a, b in _pairs(toks):
         lemma = _verb_lemma(b.low)
         if lemma is None or b.word[:1].isupper():
             continue
         if a.low in _THIRD and b.low != lemma and inflect(lemma, "VBZ") == b.low:
-            yield _sub(b, lemma, "agreement")  # "it takes" -> "it take"
+            yield _sub(b, lemma, "agreement")
         elif a.low in _NON_THIRD and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma not in _NO_VBZ:
             vbz = inflect(lemma, "VBZ")
             if vbz and vbz != b.low:
-                yield _sub(b, vbz, "agreement")  # "they take" -> "they takes"
+                yield _sub(b, vbz, "agreement")
+
+
+def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"the labels ignore" -> "the labels ignores"."""
     for i, t in enumerate(toks):
-        if (
-            i
-            and t.joined
-            and t.low in lemmas(t.low).get("VERB", ())
-            and not set(lemmas(t.low)) & {"NOUN", "ADJ"}
-        ):
-            vbz = inflect(t.low, "VBZ")
-            if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
-                yield _sub(t, vbz, "agreement")  # "the labels ignore" -> "the labels ignores"
+        if not (i and t.joined and t.low in lemmas(t.low).get("VERB", ())) or set(lemmas(t.low)) & {"NOUN", "ADJ"}:
+            continue
+        vbz = inflect(t.low, "VBZ")
+        if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
+            yield _sub(t, vbz, "agreement")
+
+
+def _name_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"Ted continues" -> "Ted continue"."""
     for i, t in enumerate(toks):
         lemma = _finite_verb(toks, i, "VBZ")
         prev = toks[i - 1] if i else t
         name = prev.word[:1].isupper() and prev.low not in _SUBJECTS and "NOUN" not in lemmas(prev.low)
         if lemma and name and "NOUN" not in lemmas(t.low) and inflect(lemma, "VBD") != lemma:
-            yield _sub(t, lemma, "agreement")  # "Ted continues" -> "Ted continue"
+            yield _sub(t, lemma, "agreement")
 
 
 # -- verb form after an auxiliary or "to" --------------------------------------------------------
