@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
 
-__all__ = ["Context", "error_pattern"]
+__all__ = ["CONTRACTIONS", "Context", "error_pattern"]
 
 MODALS = frozenset("can could will would shall should may might must".split())
 DO = frozenset("do does did".split())
@@ -91,6 +91,17 @@ TAKES_INFINITIVE = frozenset(
     "encourage force urge remind invite teach enable wait likely unlikely set due about".split()
 )
 _PAST_MARKERS = re.compile(r"\b(yesterday|ago|last (?:week|month|year|night|season|time))\b", re.IGNORECASE)
+
+
+#: contractions and their full forms ("didn't" -> "did not"); "it's"/"he's" are left out ("is" or "has")
+CONTRACTIONS = {
+    "didn't": "did not", "don't": "do not", "doesn't": "does not", "isn't": "is not", "aren't": "are not",
+    "wasn't": "was not", "weren't": "were not", "can't": "cannot", "won't": "will not", "couldn't": "could not",
+    "wouldn't": "would not", "shouldn't": "should not", "haven't": "have not", "hasn't": "has not",
+    "hadn't": "had not", "i'm": "I am", "they're": "they are", "we're": "we are", "you're": "you are",
+    "i've": "I have", "we've": "we have", "they've": "they have", "you've": "you have", "i'll": "I will",
+    "we'll": "we will", "they'll": "they will", "you'll": "you will", "let's": "let us",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -230,6 +241,8 @@ def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
         w = words[0]
         if w in ("a", "an") and (_is_plural_noun(nxt) or nxt in _PRONOUN_CASE):
             return "article misuse", ""
+        if w in ("a", "an") and ctx.next[:1].isalpha() and lexicon.an_mismatch(w, ctx.next):
+            return "a/an misuse", ""  # "fox, an badger": wrong whatever the article's role
         if w in ("is", "are", "was", "were") and lexicon.word_tags(nxt) & {"VBZ", "VB"} and "VBG" not in lexicon.word_tags(nxt):
             return "wrong verb form after 'be'", ""
         if w in MODALS and lexicon.word_tags(nxt) & {"VBZ", "VBD"} and "VB" not in lexicon.word_tags(nxt):

@@ -42,6 +42,7 @@ __all__ = [
     "check_severities_differ",
     "grammar_error_verdict",
     "paraphrase_verdict",
+    "rewrite_distance",
     "token_edits",
     "validate",
 ]
@@ -414,8 +415,9 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
         return f"ordinary word {word!r} capitalised mid-sentence"
     if flaw := _new_form_error(source, para):
         return flaw
+    known = src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}  # "Pearson's": "pearson"
     for word in _WORD.findall(para):
-        if word.lower() in src or word.lower() in _words(source) or word == "I":
+        if word.lower() in known or word == "I":
             continue
         if word[:1].isupper() and toks and word != toks[0] and not lexicon.is_lowercase_text(para):
             return f"new capitalised word {word!r}"
@@ -520,15 +522,26 @@ def _broken_structure(source: str, para: str) -> str:
     return ""
 
 
+def _full_words(text: str) -> list[str]:
+    """The words with contractions written out: "didn't" and "did not" are the same wording."""
+    return [x.lower() for w in _words(text) for x in grammar_check.CONTRACTIONS.get(w.replace("’", "'"), w).split()]
+
+
+def rewrite_distance(source: str, para: str) -> tuple[int, float]:
+    """How far a rewrite is from its source: the words moved, replaced or added (of the longer
+    sentence, not matched in order) and difflib's similarity ratio of the two word sequences."""
+    a, b = _full_words(source), _full_words(para)
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks()), sm.ratio()
+
+
 def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
     ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
-    a, b = _words(source), _words(_strip_marker(para))
-    if a == b:
+    if _words(source) == _words(_strip_marker(para)):
         return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    changed = max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks())  # words moved or replaced
-    if changed < 2 or sm.ratio() > 0.9:
+    changed, ratio = rewrite_distance(source, _strip_marker(para))
+    if changed < 2 or ratio > 0.9:
         return _fail(f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}")
     src = _content_lemmas(source)
     kept = len(src & _content_lemmas(para)) / max(1, len(src))

@@ -331,8 +331,12 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("we analysed the expression of these genes in rice.", True, "the expression of these genes in rice was analysed."),
         ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
          "the aim of this study was to detect potential yeast derivatives that may be used to prevent infection."),
-        ("'I didn't know it was against the law,' the victim said.", False,
-         "'I did not know it was against the law,' the victim stated."),
+        ("Siler's family and friends have called the billboard 'disrespectful'.", False,
+         "The family and friends of Siler have called the billboard 'disrespectful'."),
+        ("there has been a dearth of genetic and genomic resources for the crop.", True,
+         "there has been a dearth of genomic and genetic resources for the crop."),
+        ("gbp-1 is a gtpase which is actively secreted by endothelial cells.", True,
+         "gbp-1 is a gtpase actively secreted by endothelial cells."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
          "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
@@ -362,6 +366,13 @@ def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: 
     out = paraphrase(sentence, _Ctx(lower, frozenset()))
     assert out is None or not out.lower().startswith(("in a 0-0", "during", "wealthy", "an instant", "though")), out
     assert out is None or ("statement expressing thankfulness was" not in out and "for incident has" not in out), out
+
+
+def test_a_written_out_contraction_is_no_rewrite() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
+
+    # "didn't" -> "did not" is the same wording; "said" -> "stated" alone is one word: no paraphrase
+    assert paraphrase("'I didn't know it was against the law,' the victim said.", _Ctx(False, frozenset())) is None
 
 
 def test_wording_tables_keep_grammar() -> None:

@@ -352,6 +352,8 @@ BAD_RI_FORM = [
     (RI_MINOR, SRC, _ins("lost power.", "Power was cut to thousands of houses"), ("final stop",)),
     (RI_MINOR, SRC, _ins("lost power.", "power was cut to thousands of houses."), ("lower case",)),
     (RI_MINOR, SRC, _ins("lost power.", "In other words thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, "They didn't lose power. It rained.", "They didn't lose power. They did not lose power. It rained.",
+     ("near copy",)),  # a contraction written out is the same wording
 ]
 
 

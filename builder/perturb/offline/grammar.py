@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.grammar_check import PREPOSITIONS
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -172,6 +173,8 @@ def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
     for i, t in enumerate(toks):
         if not (i and t.joined and t.low in lemmas(t.low).get("VERB", ())) or set(lemmas(t.low)) & {"NOUN", "ADJ"}:
             continue
+        if t.word[:1].isupper():  # "Voting Rights Act": a name
+            continue
         vbz = inflect(t.low, "VBZ")
         if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
             yield _sub(t, vbz, "agreement")
@@ -282,6 +285,38 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
+_DETERMINERS = frozenset(
+    "the a an this that these those his her its their my our your some any no each every another".split()
+)
+
+
+_NOT_BARE = frozenset(
+    "both all either neither none such one ones lot kind sort and or but nor which who what whom whose that "
+    "this these those it its they them there here then so".split()
+)
+_OPENS_PHRASE = frozenset(
+    "and or of in on at to for with from by about into between among against like".split()
+)
+
+
+def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """An article of the wrong sound before a bare noun ("fox, badger" -> "fox, an badger"): for lists
+    and short noun phrases, which have no verb to disagree with."""
+    for i, t in enumerate(toks):
+        prev = toks[i - 1] if i else None
+        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS
+        pos = set(lemmas(t.low))
+        noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)
+        if t.word[:1].isupper() or not t.low.isalpha() or not noun or closed:
+            continue
+        if prev is not None and t.joined and prev.low not in _OPENS_PHRASE:
+            continue  # "iberian lynx": only where a noun phrase starts (after a comma, "and", a preposition)
+        article = "a" if t.low[:1] in "aeiou" else "an"
+        if t.low.startswith(("uni", "use", "usu", "one", "eu", "hour", "honest", "hon")):
+            continue  # the sound is not the letter's
+        yield Edit(t.start, t.start, f"{article} ", "article")
+
+
 # -- prepositions: only after a word that governs its preposition ("depend on" -> "depend of") --------
 #: The one table of which prepositions a word takes is :data:`dhp.builder.perturb.grammar_check.GOVERNS`;
 #: quantity words ("one of", "number of") are left out: "one in ten" is grammatical.
@@ -347,6 +382,7 @@ _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
     _verb_form,
     _pronoun,
     _article,
+    _article_insert,
     _preposition,
     _fragment,
 )

@@ -21,7 +21,7 @@ not a candidate. Never a copy behind a marker such as "In other words, ...".
 
 from __future__ import annotations
 
-import difflib
+import functools
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -32,8 +32,8 @@ from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.grammar_check import PREPOSITIONS
 from dhp.builder.perturb.lexicon import word_tags
 from dhp.builder.perturb.offline import wording
-from dhp.builder.perturb.offline.edits import WORD, change_count, inflect, lemmas
-from dhp.builder.perturb.validate import paraphrase_verdict
+from dhp.builder.perturb.offline.edits import WORD, change_count, compiled, inflect, lemmas
+from dhp.builder.perturb.validate import paraphrase_verdict, rewrite_distance
 from dhp.builder.textstats import split_sentences
 from dhp.types import Severity
 
@@ -130,7 +130,7 @@ def _clean_main(main: str) -> bool:
 
 def _ends_in_abbreviation(s: str) -> bool:
     """The final stop may belong to an abbreviation ("... avium spp."): moving words after it would drop it."""
-    last = re.findall(r"[A-Za-z]+", s[-12:])
+    last = compiled(r"[A-Za-z]+").findall(s[-12:])
     return bool(last) and len(last[-1]) <= 4 and not lemmas(last[-1].lower()) and last[-1].lower() not in _FUNCTION
 
 
@@ -147,7 +147,7 @@ def _clause_order(s: str, c: _Ctx) -> str | None:
         conj = m.group("conj").lower()
         return f"{_cap(m.group('main'), c.lower)} {conj} {m.group('sub')}{m.group('end')}"
     m = _TRAILING_CLAUSE.match(s)
-    if m and not re.search(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b", m.group("main")):
+    if m and _clean_main(m.group("main")) and not compiled(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b").search(m.group("main")):
         return (
             f"{_cap(m.group('conj'), c.lower)} {m.group('sub')}, {_decap(c, m.group('main'))}{m.group('end')}"
         )
@@ -274,7 +274,7 @@ def _tail_ok(tail: str) -> bool:
 def _own_possessive(subj: str, obj: str) -> bool:
     """A pronoun subject whose object holds a possessive ("He earned his break"): the passive would put
     the pronoun after the possessive that refers to it ("His break was earned by him")."""
-    return subj.lower() in _OBJECT and bool(re.search(r"\b(?:his|her|its|their|our|my|your)\b", obj, re.I))
+    return subj.lower() in _OBJECT and bool(compiled(r"\b(?:his|her|its|their|our|my|your)\b", re.I).search(obj))
 
 
 _STATIVE = frozenset(
@@ -327,10 +327,10 @@ def _clause(s: str) -> _Clause | str | None:
             return None  # "previous researches tackled": "researches" is the noun, not the verb
         if (
             tag is None
-            or re.search(r"[,;:()\"“”]|\b(?:that|who|which|whom|whose|where)\b", subj)
+            or compiled(r"[,;:()\"“”]|\b(?:that|who|which|whom|whose|where)\b").search(subj)
             or last in _ADVERBS
             or last.endswith("ly")
-            or not re.match(r"^ [a-z]", rest)
+            or not compiled(r"^ [a-z]").match(rest)
             or _coordinated(rest, tag)
         ):
             return None
@@ -369,7 +369,7 @@ def _object_split(rest: str, lower: bool) -> tuple[str, str, str] | None:
     """``rest`` (after the verb) as (object noun phrase, tail, final stop): the shortest object
     whose remainder is a time or named place (or nothing). Inside the object only prepositions that
     bind to a noun ("the burden of X") are allowed; in lower-case (scientific) text also "in", "on", ..."""
-    m = re.match(r"^ (?P<body>.+?)(?P<end>[.!?])$", rest)
+    m = compiled(r"^ (?P<body>.+?)(?P<end>[.!?])$").match(rest)
     if m is None:
         return None
     words, inner = m.group("body").split(" "), _INNER_PREPS_LOWER if lower else _INNER_PREPS
@@ -385,19 +385,19 @@ def _object_split(rest: str, lower: bool) -> tuple[str, str, str] | None:
 def _general_passive(s: str, c: _Ctx) -> str | None:
     """'Recent problems have brought X into the light.' style: any subject, verb and simple object."""
     cl = _clause(s)
-    if not isinstance(cl, _Clause) or cl.lemma in _INTRANSITIVE | _STATIVE or re.search(r"[,;:()\"“”]", cl.rest):
+    if not isinstance(cl, _Clause) or cl.lemma in _INTRANSITIVE | _STATIVE or compiled(r"[,;:()\"“”]").search(cl.rest):
         return None
     split = _object_split(cl.rest, c.lower)
     vbn = inflect(cl.lemma, "VBN")
     if split is None or vbn is None or split[0].split()[0] in _NOT_OBJECT or _coordinated_verbs(cl.rest):
         return None
     obj, tail, end = split
-    if not re.match(rf"(?:{_DET}|some|several|many|\d|[a-z]+'s )", obj) or _own_possessive(cl.subj, obj):
+    if not compiled(rf"(?:{_DET}|some|several|many|\d|[a-z]+'s )").match(obj) or _own_possessive(cl.subj, obj):
         return None  # "booked place in the semi-finals": no determiner, maybe no object
-    head = re.split(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) ", obj)[0]
+    head = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) ").split(obj)[0]
     if "NOUN" not in lemmas(head.split()[-1].lower()):
         return None
-    plural = _plural(obj) or bool(re.search(r"\band\b", obj.split(" of ")[0]))
+    plural = _plural(obj) or bool(compiled(r"\band\b").search(obj.split(" of ")[0]))
     be = ("were" if plural else "was") if cl.tag == "VBD" else ("are" if plural else "is")
     if cl.subj.lower() == "we":
         return f"{_cap(obj, c.lower)} {be} {vbn}{tail}{end}"  # "we analysed the data" -> "the data were analysed"
@@ -417,7 +417,7 @@ def _aux_cleft(s: str, words: list[re.Match[str]], c: _Ctx) -> str | None:
     verb = words[k + 1].group(0)
     lemma = lemmas(verb).get("VERB")
     subj, rest = s[: words[k].start()].strip(), s[words[k + 1].end() :]
-    if not lemma or lemma[0] in _STATIVE or re.search(r"[,;:()\"“”]", subj) or not re.match(r"^ [a-z]", rest):
+    if not lemma or lemma[0] in _STATIVE or compiled(r"[,;:()\"“”]").search(subj) or not compiled(r"^ [a-z]").match(rest):
         return None
     if words[k - 1].group(0).lower() in _ADVERBS or words[k - 1].group(0).endswith("ly"):
         return None
@@ -436,7 +436,7 @@ _AUX = frozenset(
 
 def _coordinated(rest: str, tag: str) -> bool:
     """A second finite verb of the same form after "and"/"or" ("swims ... and waits")."""
-    for m in re.finditer(r"\b(?:and|or|but) ([a-z]+)", rest):
+    for m in compiled(r"\b(?:and|or|but) ([a-z]+)").finditer(rest):
         lemma = lemmas(m.group(1)).get("VERB")
         if lemma and inflect(lemma[0], tag) == m.group(1):
             return True
@@ -482,7 +482,7 @@ def _time_or_place(pp: str, lower: bool) -> bool:
     """A final phrase that says when or at which named place (fronting it keeps what it modifies):
     "on Saturday", "in the 29th minute", "at Goodison Park", "after the match"."""
     prep, _, np = pp.partition(" ")
-    np = re.sub(r"^(?:the|a|an|this|that|last|next|each|every|their|his|her|its) ", "", np)
+    np = compiled(r"^(?:the|a|an|this|that|last|next|each|every|their|his|her|its) ").sub("", np)
     if prep in ("during", "after", "before", "since", "throughout") and not lower:
         return True  # in (lower-case) abstracts "during cell death" mostly belongs to a noun
     return bool(_TIME_NOUN.search(np)) or np[:1].isupper()
@@ -496,7 +496,7 @@ def _front_pp(s: str, c: _Ctx) -> str | None:
         or not _time_or_place(m.group("pp"), c.lower)
         or _verb_only(m.group("main").split()[-1])
         or not _noun_phrase(m.group("pp").split()[1:])
-        or re.search(r"\b(?:and|or|but)\b", m.group("pp"))
+        or compiled(r"\b(?:and|or|but)\b").search(m.group("pp"))
         or m.group("main").split()[-1].lower() in _AUX | {"of", "been", "being"}
         or not _clean_main(m.group("main"))
         or _coordinated_verbs(m.group("main"))
@@ -508,7 +508,7 @@ def _front_pp(s: str, c: _Ctx) -> str | None:
 def _coordinated_verbs(main: str) -> bool:
     """Two verb phrases joined by "and"/"or" ("is held on bail and will appear in court"): a moved
     phrase would seem to belong to both."""
-    for m in re.finditer(r"\b(?:and|or|but) (\w+)", main):
+    for m in compiled(r"\b(?:and|or|but) (\w+)").finditer(main):
         w = m.group(1).lower()
         if w in _AUX or (lemmas(w).get("VERB") and "NOUN" not in lemmas(w)):
             return True
@@ -656,7 +656,7 @@ def _gerund_subject(s: str, c: _Ctx) -> str | None:
     if m is None or len(m.group("rest").split()) > 14 or not _is_base(m.group("verb")):
         return None
     ing = inflect(m.group("verb"), "VBG")
-    if ing is None or re.search(r"\b(?:and|or) to\b", m.group("rest")):
+    if ing is None or compiled(r"\b(?:and|or) to\b").search(m.group("rest")):
         return None
     lead = m.group("lead")
     gerund = f"{lead}{ing}" if lead else _cap(ing, c.lower)
@@ -665,6 +665,90 @@ def _gerund_subject(s: str, c: _Ctx) -> str | None:
 
 def _is_base(word: str) -> bool:
     return word in lemmas(word).get("VERB", ())
+
+
+_REDUCIBLE = compiled(
+    r"\b(?:which|that|who) (?:is|are|was|were) (?P<adv>[a-z]+ly )?(?P<vbn>[a-z]+)(?= (?:by|in|on|at|to|from|with|for|as|during|after)\b)"
+)
+
+
+def _reduce_relative(s: str, c: _Ctx) -> str | None:
+    """'a gtpase which is secreted by cells' -> 'a gtpase secreted by cells' (a passive relative clause
+    reduced to its participle)."""
+    for m in _REDUCIBLE.finditer(s):
+        lemma = _verb_lemma_of(m.group("vbn"))
+        if lemma and inflect(lemma, "VBN") == m.group("vbn") and m.group("vbn") != lemma:
+            return f"{s[: m.start()]}{m.group('adv') or ''}{m.group('vbn')}{s[m.end() :]}"
+    return None
+
+
+_POSSESSIVE = compiled(r"(?<![\w'’])(?P<owner>[A-Z][a-z]+(?: [A-Z][a-z]+){0,2})['’]s (?P<rest>[a-z].*)$")
+_TIME_NAMES = compiled(rf"^(?:{_MONTH}|\w+day|Christmas|Easter|Today|Yesterday|Tomorrow)$")
+
+
+def _possessed(rest: str) -> str:
+    """The noun phrase a possessive owns: up to three lower-case words ending in a noun that the next
+    word does not continue ("former side" in "former side drew ..."), else ""."""
+    words = rest.split(" ")
+    for k in range(min(3, len(words)), 0, -1):
+        head, last = words[:k], words[k - 1]
+        after = words[k] if k < len(words) else ""
+        if any(w in _FUNCTION or w in PREPOSITIONS or not w.isalpha() or _verb_only(w) for w in head[:-1]):
+            continue
+        bare = last.rstrip(",.!?")
+        if bare != last and "NOUN" in lemmas(bare):
+            return " ".join([*head[:-1], bare])
+        if bare == last and "NOUN" in lemmas(last) and set(lemmas(after.lower())) != {"NOUN"} and after.islower():
+            return " ".join(head)
+    return ""
+
+
+def _of_possessive(s: str, c: _Ctx) -> str | None:
+    """"Nigel Pearson's side" -> "the side of Nigel Pearson" (a name's possession, the head a plain noun)."""
+    for m in _POSSESSIVE.finditer(s):
+        owner = m.group("owner")
+        if _TIME_NAMES.match(owner.split()[-1]):
+            continue  # "Sunday's big match" does not become "the big match of Sunday"
+        head = _possessed(m.group("rest"))
+        if not head or head.split()[-1] in _FUNCTION:
+            continue
+        the = "The" if m.start() == 0 and not c.lower else "the"
+        rest = m.group("rest")[len(head) :]
+        return f"{s[: m.start()]}{the} {head} of {owner}{rest}"
+    return None
+
+
+_PAIR = compiled(r"(?<!\bbetween )(?<![\w-])(?P<a>[a-z]{3,}) and (?P<b>[a-z]{3,})\b(?= (?P<next>[a-z]+))?")
+
+
+def _pair_kind(word: str) -> str:
+    """"adj", "sg" or "pl" for a word with one clear part of speech, else ""."""
+    pos = set(lemmas(word))
+    if pos == {"ADJ"} or (not pos and word.endswith(("ic", "al", "ous", "ive", "ary", "ible", "able"))):
+        return "adj"  # "genomic", "abiotic": not in the lexicon, adjectives by their ending
+    if pos == {"NOUN"}:
+        return _noun_number_of(word)
+    return ""
+
+
+def _swap_pair(s: str, c: _Ctx) -> str | None:
+    """'genetic and genomic resources' -> 'genomic and genetic resources'; 'growth and development' likewise."""
+    for m in _PAIR.finditer(s):
+        a, b = m.group("a"), m.group("b")
+        kind = _pair_kind(a)
+        if not kind or kind != _pair_kind(b) or a in _FUNCTION or b in _FUNCTION or a == b:
+            continue
+        if kind == "adj" and not (m.group("next") and "NOUN" in lemmas(m.group("next"))):
+            continue  # "the room was warm and quiet" is fine too, but keep to adjectives before a noun
+        return f"{s[: m.start()]}{b} and {a}{s[m.end() :]}"
+    return None
+
+
+def _noun_number_of(word: str) -> str:
+    noun = lemmas(word).get("NOUN")
+    if not noun:
+        return ""
+    return "sg" if word == noun[0] else "pl" if inflect(noun[0], "NNS") == word else ""
 
 
 _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
@@ -679,6 +763,9 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _front_pp,
     _there_is,
     _apposition,
+    _reduce_relative,
+    _of_possessive,
+    _swap_pair,
     _what_cleft,
 )
 
@@ -688,15 +775,13 @@ def _lexical(s: str) -> str:
 
 
 def _differs(a: str, b: str) -> bool:
-    """``b`` differs substantially from ``a``: two or more words changed and at most 90% the same."""
-    x, y = [w.lower() for w in _TOKEN.findall(a)], [w.lower() for w in _TOKEN.findall(b)]
-    sm = difflib.SequenceMatcher(None, x, y, autojunk=False)
-    changed = len(x) - sum(m.size for m in sm.get_matching_blocks())
-    return changed >= 2 and sm.ratio() <= _MAX_SIMILARITY
+    """``b`` differs substantially from ``a`` by the validator's own measure: two or more words
+    changed and at most 90% the same."""
+    changed, ratio = rewrite_distance(a, b)
+    return changed >= 2 and ratio <= _MAX_SIMILARITY
 
 
 _MAX_SIMILARITY = 0.9
-_TOKEN = re.compile(r"\w+(?:['’-]\w+)*")
 
 
 def _chains(sentence: str, c: _Ctx) -> Iterator[str]:
@@ -716,9 +801,10 @@ def _chains(sentence: str, c: _Ctx) -> Iterator[str]:
 
 def _tidy(s: str) -> str:
     """Single spaces, none before the final stop ("the badger ." moved inside a sentence)."""
-    return re.sub(r" (?=[.!?]$)", "", " ".join(s.split()))
+    return compiled(r" (?=[.!?]$)").sub("", " ".join(s.split()))
 
 
+@functools.lru_cache(maxsize=4096)
 def paraphrase(sentence: str, c: _Ctx) -> str | None:
     """A meaning-preserving rewrite of ``sentence`` that differs substantially from it and that the
     validator accepts as a paraphrase, or None."""
@@ -731,7 +817,7 @@ def paraphrase(sentence: str, c: _Ctx) -> str | None:
 def _splits(sents: list[str], i: int, para: str) -> bool:
     """The sentence splitter sees ``para`` as one sentence between its original and the next one."""
     window = [sents[i], para, *sents[i + 1 : i + 2]]
-    if not any(re.search(r"[.!?]\S|[.!?] \S|\b[A-Z]\.$", w) for w in window):
+    if not any(compiled(r"[.!?]\S|[.!?] \S|\b[A-Z]\.$").search(w) for w in window):
         return True  # nothing inside a sentence that the splitter could take for an end
     return split_sentences(" ".join(window)) == window
 
@@ -740,7 +826,7 @@ def rewrite_insert(text: str, severity: Severity, rng: random.Random, generator:
     """Paraphrase one (minor) or two to three (major) sentences, each inserted right after its original."""
     sents = split_sentences(text)
     lo, hi = change_count(severity)
-    names = {m.group(0) for m in re.finditer(r"(?<=[a-z,] )[A-Z][a-z]+", text)}
+    names = {m.group(0) for m in compiled(r"(?<=[a-z,] )[A-Z][a-z]+").finditer(text)}
     ctx = _Ctx(lexicon.is_lowercase_text(text), frozenset(names), text)
     cands = [(i, p) for i, s in enumerate(sents) if (p := paraphrase(s, ctx)) is not None and _splits(sents, i, p)]
     if len(cands) < lo:

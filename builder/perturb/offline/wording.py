@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import re
 
-from dhp.builder.perturb.offline.edits import WORD
+from dhp.builder.perturb.grammar_check import CONTRACTIONS
+from dhp.builder.perturb.offline.edits import WORD, compiled
 
 __all__ = ["contractions", "phrases", "synonyms"]
 
@@ -53,13 +54,18 @@ SYNONYMS = {
     "ultimately": "eventually", "initially": "at first", "usually": "typically", "typically": "usually",
     "different": "distinct", "analysis": "examination", "known": "recognized", "available": "accessible",
 "ability": "capacity", "problem": "issue", "problems": "issues",
-    "boss": "manager", "used": "employed", "uses": "employs", "believe": "think", "found": "discovered",
+    "boss": "manager", "manager": "boss", "victory": "win", "expected": "anticipated", "expects": "anticipates",
+    "believes": "thinks", "needed": "required", "allowed": "permitted", "allow": "permit", "whereas": "while",
+    "performed": "carried out", "perform": "carry out", "conducted": "carried out", "affect": "influence",
+    "affects": "influences", "affected": "influenced", "regulates": "controls", "regulated": "controlled",
+    "produce": "generate", "produces": "generates", "produced": "generated", "thereby": "thus",
+    "used": "employed", "uses": "employs", "believe": "think", "found": "discovered",
     "elevated": "raised", "utilized": "used", "utilised": "used", "utilize": "use", "utilise": "use",
 }  # fmt: skip
 #: a synonym swap that would break before this next word ("because of" -> "since of")
 _NOT_BEFORE = {
     "because": "of", "identify": "as", "identified": "as", "detected": "as", "thus": "far", "used": "to",
-    "believe": "in", "known": "as", "different": "from",
+    "believe": "in", "believes": "in", "known": "as", "different": "from", "manager": "of",
 }  # fmt: skip
 
 #: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
@@ -124,14 +130,6 @@ def phrases(s: str) -> tuple[str, int]:
     return combined.sub(swap, s), n
 
 
-_CONTRACTIONS = {
-    "didn't": "did not", "don't": "do not", "doesn't": "does not", "isn't": "is not", "aren't": "are not",
-    "wasn't": "was not", "weren't": "were not", "can't": "cannot", "won't": "will not", "couldn't": "could not",
-    "wouldn't": "would not", "shouldn't": "should not", "haven't": "have not", "hasn't": "has not",
-    "hadn't": "had not", "i'm": "I am", "they're": "they are", "we're": "we are", "you're": "you are",
-    "i've": "I have", "we've": "we have", "they've": "they have", "you've": "you have", "i'll": "I will",
-    "we'll": "we will", "they'll": "they will", "you'll": "you will", "let's": "let us",
-}  # fmt: skip
 _CONTRACTION = re.compile(r"\b([A-Za-z]+)(['’])(t|m|re|ve|ll|s)\b")
 
 
@@ -142,7 +140,7 @@ def contractions(s: str) -> tuple[str, int]:
     def expand(m: re.Match[str]) -> str:
         nonlocal n
         word = m.group(0).replace("’", "'")
-        full = _CONTRACTIONS.get(word.lower())
+        full = CONTRACTIONS.get(word.lower())
         if full is None:
             return m.group(0)
         n += 1
@@ -197,7 +195,7 @@ def synonyms(s: str) -> tuple[str, int]:
 def _fix_article(before: str, word: str) -> str:
     """``before`` with a final "a "/"an " made to fit ``word`` (only the article before a swapped word:
     "pheophorbide a oxygenase" is a name)."""
-    return re.sub(r"\b([Aa])n? $", lambda a: _article(a.group(1), word[:1]), before)
+    return compiled(r"\b([Aa])n? $").sub(lambda a: _article(a.group(1), word[:1]), before)
 
 
 def _article(a: str, following: str) -> str:
