@@ -335,8 +335,8 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
          "The family and friends of Siler have called the billboard 'disrespectful'."),
         ("there has been a dearth of genetic and genomic resources for the crop.", True,
          "there has been a dearth of genomic and genetic resources for the crop."),
-        ("gbp-1 is a gtpase which is actively secreted by endothelial cells.", True,
-         "gbp-1 is a gtpase actively secreted by endothelial cells."),
+        ("the protein which is secreted by endothelial cells binds gtp.", True,
+         "the protein secreted by endothelial cells binds gtp."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
          "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
