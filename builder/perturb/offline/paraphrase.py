@@ -69,7 +69,12 @@ def _decap(c: _Ctx, s: str) -> str:
     parts = s.split(" ", 2)
     if parts[0].lower() in _FUNCTION | PREPOSITIONS and parts[0] != "I":
         return s[:1].lower() + s[1:]  # "The Colombia international" -> "the ...", "At Stamford Bridge" -> "at ..."
-    if not _is_common(parts[0]) or parts[0] in c.names or (len(parts) > 1 and parts[1][:1].isupper()):
+    if (
+        not _is_common(parts[0])
+        or parts[0] in c.names
+        or (len(parts) > 1 and parts[1][:1].isupper())
+        or (not c.lower and lexicon.is_name_word(parts[0]))
+    ):
         return s  # a name ("Chelsea", "New Zealander") keeps its capital
     return s[:1].lower() + s[1:]
 
@@ -147,6 +152,8 @@ def _clause_order(s: str, c: _Ctx) -> str | None:
         conj = m.group("conj").lower()
         return f"{_cap(m.group('main'), c.lower)} {conj} {m.group('sub')}{m.group('end')}"
     m = _TRAILING_CLAUSE.match(s)
+    if m and m.group("main").split()[-1].lower() in _ADVERBS | {"even", "just", "right", "long", "soon", "so"}:
+        return None  # "... even though ...": the conjunction is longer than the match
     if m and _clean_main(m.group("main")) and not compiled(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b").search(m.group("main")):
         return (
             f"{_cap(m.group('conj'), c.lower)} {m.group('sub')}, {_decap(c, m.group('main'))}{m.group('end')}"
@@ -280,7 +287,8 @@ def _own_possessive(subj: str, obj: str) -> bool:
 _STATIVE = frozenset(
     "be have do seem appear become remain belong contain consist include know mean need want like love "
     "cost own matter lack deserve exist say tell think believe feel hope wish suggest show indicate "
-    "involve require depend".split()
+    "involve require depend derive originate stem result arise comprise correspond relate differ vary range "
+    "respond".split()
 )
 _NOT_SUBJECT_START = frozenset(
     "when if while because although though after before since until once as in on at for with by from to "
@@ -698,7 +706,8 @@ def _possessed(rest: str) -> str:
         bare = last.rstrip(",.!?")
         if bare != last and "NOUN" in lemmas(bare):
             return " ".join([*head[:-1], bare])
-        if bare == last and "NOUN" in lemmas(last) and set(lemmas(after.lower())) != {"NOUN"} and after.islower():
+        ends = set(lemmas(after.lower())) != {"NOUN"} and after.islower() and after not in PREPOSITIONS
+        if bare == last and "NOUN" in lemmas(last) and ends:  # "history of UFO discussions": no
             return " ".join(head)
     return ""
 
@@ -736,12 +745,24 @@ def _swap_pair(s: str, c: _Ctx) -> str | None:
     for m in _PAIR.finditer(s):
         a, b = m.group("a"), m.group("b")
         kind = _pair_kind(a)
-        if not kind or kind != _pair_kind(b) or a in _FUNCTION or b in _FUNCTION or a == b:
+        closed = {a, b} & (_FUNCTION | PREPOSITIONS | _CLAUSE_WORDS | _SUBORDINATORS)
+        if not kind or kind != _pair_kind(b) or closed or a == b:
             continue
+        before = s[: m.start()].split()[-1:] or [""]
+        if before[0].endswith("ly") or (kind != "adj" and _compound(before[0], m.group("next") or "")):
+            continue  # "increasingly large and important", "gene expression regulation and genome stability"
         if kind == "adj" and not (m.group("next") and "NOUN" in lemmas(m.group("next"))):
             continue  # "the room was warm and quiet" is fine too, but keep to adjectives before a noun
         return f"{s[: m.start()]}{b} and {a}{s[m.end() :]}"
     return None
+
+
+_SUBORDINATORS = frozenset("whether if because although though while since unless until once".split())
+
+
+def _compound(before: str, after: str) -> bool:
+    """A noun right before or after the pair: the pair may sit inside a compound noun."""
+    return any(w.isalpha() and "NOUN" in lemmas(w.lower()) for w in (before, after))
 
 
 def _noun_number_of(word: str) -> str:
@@ -770,8 +791,8 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
 )
 
 def _lexical(s: str) -> str:
-    """Contractions written out, then the phrase table, then the synonym table."""
-    return wording.synonyms(wording.phrases(wording.contractions(s)[0])[0])[0]
+    """Contractions written out, then the synonym table, then the phrase table (whose output is final)."""
+    return wording.phrases(wording.synonyms(wording.contractions(s)[0])[0])[0]
 
 
 def _differs(a: str, b: str) -> bool:

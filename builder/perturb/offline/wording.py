@@ -21,7 +21,7 @@ __all__ = ["contractions", "phrases", "synonyms"]
 #: ambiguity: "start", "attempt", "decline" are left out; no past form mapped to one that is not also a
 #: participle: "started" -> "began" is left out)
 SYNONYMS = {
-    "big": "large", "numerous": "many", "showed": "demonstrated", "shown": "demonstrated",
+    "big": "large", "showed": "demonstrated", "shown": "demonstrated",
     "important": "significant", "using": "employing", "began": "started",
     "begin": "start", "buy": "purchase", "bought": "purchased", "purchased": "bought", "required": "needed",
     "whole": "entire", "entire": "whole", "often": "frequently", "frequently": "often", "quickly": "rapidly",
@@ -59,7 +59,7 @@ SYNONYMS = {
     "performed": "carried out", "perform": "carry out", "conducted": "carried out", "affect": "influence",
     "affects": "influences", "affected": "influenced", "regulates": "controls", "regulated": "controlled",
     "produce": "generate", "produces": "generates", "produced": "generated", "thereby": "thus",
-    "used": "employed", "uses": "employs", "believe": "think", "found": "discovered",
+    "used": "employed", "uses": "employs", "believe": "think",
     "elevated": "raised", "utilized": "used", "utilised": "used", "utilize": "use", "utilise": "use",
 }  # fmt: skip
 #: a synonym swap that would break before this next word ("because of" -> "since of")
