@@ -304,7 +304,7 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     and short noun phrases, which have no verb to disagree with."""
     for i, t in enumerate(toks):
         prev = toks[i - 1] if i else None
-        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS
+        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS or t.low in _DETERMINERS or t.low in _POSS_TO_OBJ
         pos = set(lemmas(t.low))
         noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)
         if t.word[:1].isupper() or not t.low.isalpha() or not noun or closed:
