@@ -298,7 +298,9 @@ def _new_meaning(o: str, n: str) -> bool:
     return n in lexicon.lemmas(n, "VERB") - lexicon.lemmas(o, "VERB")
 
 
-_ADVERBS = frozenset("also still just already always never even then often now only not finally".split())
+_ADVERBS = frozenset(
+    "also still just already always never even then often now only not finally thereby thus therefore".split()
+)
 _AGREES = {
     "i": frozenset({"am", "was", "have", "do"}),
     "sg": frozenset({"is", "was", "has", "does"}),
@@ -358,7 +360,7 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
         return ("", f"{n!r} after {ctx.prev!r} stays grammatical") if tags_n & {"VBG", "VBN"} else ("wrong form after 'be'", "")
     if _finite_to_nonfinite(o, n, ctx):
         return "finite verb replaced by a non-finite form", ""
-    subject, vn = _subject_number(ctx.prev), _verb_number(n)
+    subject, vn = _subject_number(_subject_word(ctx)), _verb_number(n)  # "labels thereby ignores": "labels"
     if o in _BE_NUMBER and n in _BE_NUMBER and _BE_NUMBER[o] != _BE_NUMBER[n]:
         key = "i" if ctx.prev.lower() == "i" else subject
         if key and n in _AGREES[key]:

@@ -7,7 +7,9 @@ Each rule lists every site where it makes a sentence ungrammatical with one smal
   "has learned" -> "has learn"), never a form that is itself a base form ("to found");
 * ``pronoun`` - a pronoun in the wrong case for its role ("He said" -> "Him said",
   "their cells" -> "them cells", "gave them" -> "gave they");
-* ``article`` - a/an misuse ("an apple" -> "a apple") and "a" before a plural ("a cell" -> "a cells");
+* ``article`` - a/an misuse ("an apple" -> "a apple"), "a" before a plural ("a cell" -> "a cells") and an
+  article of the wrong sound before a bare noun in a list or short answer ("fox, an badger");
+* ``determiner`` - a demonstrative of the wrong number ("these labels" -> "this labels");
 * ``preposition`` - a wrong preposition after a word that governs its preposition ("depend on" ->
   "depend of"; the table is :data:`~dhp.builder.perturb.grammar_check.GOVERNS`);
 * ``fragment`` - the finite verb of a clause dropped ("He was very proud" -> "He very proud").
@@ -168,6 +170,10 @@ def _pronoun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, vbz, "agreement")
 
 
+#: adverbs that may stand between a subject and its verb
+_BETWEEN = frozenset("also still often never always thereby thus therefore then".split())
+
+
 def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
     """"the labels ignore" -> "the labels ignores"."""
     for i, t in enumerate(toks):
@@ -175,8 +181,11 @@ def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
             continue
         if t.word[:1].isupper():  # "Voting Rights Act": a name
             continue
+        subject = toks[i - 1]
+        if i > 1 and subject.joined and (subject.low.endswith("ly") or subject.low in _BETWEEN):
+            subject = toks[i - 2]  # "the labels thereby ignore"
         vbz = inflect(t.low, "VBZ")
-        if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
+        if vbz and t.low not in _NO_VBZ and _noun_number(subject.low) == "pl":
             yield _sub(t, vbz, "agreement")
 
 
@@ -317,6 +326,22 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         yield Edit(t.start, t.start, f"{article} ", "article")
 
 
+_DET_NUMBER = {"this": "these", "these": "this", "those": "that"}
+
+
+def _determiner(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """A demonstrative of the wrong number before its noun ("these labels" -> "this labels",
+    "this study" -> "these study"); "that" is left alone (it may be a conjunction)."""
+    for a, b in _pairs(toks):
+        new = _DET_NUMBER.get(a.low)
+        number = _noun_number(b.low)
+        if new is None or number is None or b.word[:1].isupper():
+            continue
+        if (number == "pl") == (new in ("these", "those")):
+            continue  # the swap would agree ("this study" -> "these studies" is not made here)
+        yield _sub(a, new, "determiner")
+
+
 # -- prepositions: only after a word that governs its preposition ("depend on" -> "depend of") --------
 #: The one table of which prepositions a word takes is :data:`dhp.builder.perturb.grammar_check.GOVERNS`;
 #: quantity words ("one of", "number of") are left out: "one in ten" is grammatical.
@@ -383,10 +408,11 @@ _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
     _pronoun,
     _article,
     _article_insert,
+    _determiner,
     _preposition,
     _fragment,
 )
-ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "preposition", "fragment")
+ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "determiner", "preposition", "fragment")
 
 
 def grammar_edits(text: str) -> list[Edit]:
