@@ -91,10 +91,14 @@ def _cap(s: str, lower: bool) -> str:
 
 # -- syntactic rewrites --------------------------------------------------------------------------------
 _SAY = (
-    r"said|says|told reporters|added|explained|noted|claimed|argued|stated|believes|believed|thinks|"
+    r"said|says|say|told reporters|added|explained|noted|claimed|claims|argued|argues|stated|believes|believed|thinks|"
+    r"insists|maintains|"
     r"reported|reports|announced|suggested|suggests|admitted|admits|insisted|revealed|warned|confirmed"
 )
-_SPEAKER = r"(?:[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Tt]he \w+(?: \w+)?)"
+_SPEAKER = (
+    r"(?:[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Tt]he (?:[A-Z][\w'’.-]* ){0,4}\w+(?: \w+)?|"
+    r"[Pp]olice|[Oo]fficials|[Ee]xperts|[Rr]esearchers|[Ss]cientists|[Ww]itnesses|[Ss]ources)"
+)
 _REPORTED = re.compile(rf"^(?P<who>{_SPEAKER}) (?:{_SAY}) (?:that )?(?P<rest>[^\"“].{{10,}})$")
 _REPORTED_END = re.compile(rf"^(?P<rest>.{{10,}}), (?P<who>{_SPEAKER}) (?:{_SAY})(?P<end>[.!?])$")
 
@@ -338,7 +342,7 @@ def _clause(s: str) -> _Clause | str | None:
             or compiled(r"[,;:()\"“”]|\b(?:that|who|which|whom|whose|where)\b").search(subj)
             or last in _ADVERBS
             or last.endswith("ly")
-            or not compiled(r"^ [a-z]").match(rest)
+            or not compiled(r"^ [a-z0-9$£€]").match(rest)
             or _coordinated(rest, tag)
         ):
             return None
@@ -425,7 +429,7 @@ def _aux_cleft(s: str, words: list[re.Match[str]], c: _Ctx) -> str | None:
     verb = words[k + 1].group(0)
     lemma = lemmas(verb).get("VERB")
     subj, rest = s[: words[k].start()].strip(), s[words[k + 1].end() :]
-    if not lemma or lemma[0] in _STATIVE or compiled(r"[,;:()\"“”]").search(subj) or not compiled(r"^ [a-z]").match(rest):
+    if not lemma or lemma[0] in _STATIVE or compiled(r"[,;:()\"“”]").search(subj) or not compiled(r"^ [a-z0-9$£€]").match(rest):
         return None
     if words[k - 1].group(0).lower() in _ADVERBS or words[k - 1].group(0).endswith("ly"):
         return None

@@ -21,7 +21,7 @@ __all__ = ["contractions", "phrases", "synonyms"]
 #: ambiguity: "start", "attempt", "decline" are left out; no past form mapped to one that is not also a
 #: participle: "started" -> "began" is left out)
 SYNONYMS = {
-    "big": "large", "showed": "demonstrated", "shown": "demonstrated",
+    "big": "large",
     "important": "significant", "using": "employing", "began": "started",
     "begin": "start", "buy": "purchase", "bought": "purchased", "purchased": "bought", "required": "needed",
     "whole": "entire", "entire": "whole", "often": "frequently", "frequently": "often", "quickly": "rapidly",
