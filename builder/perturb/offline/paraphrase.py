@@ -74,9 +74,14 @@ def _decap(c: _Ctx, s: str) -> str:
         or parts[0] in c.names
         or (len(parts) > 1 and parts[1][:1].isupper())
         or (not c.lower and lexicon.is_name_word(parts[0]))
-    ):
+        or (len(parts) > 1 and not c.lower and _noun_only(parts[0]) and "NOUN" in lemmas(parts[1].lower().strip(",.")))
+    ):  # "Dragon spacecraft", "Miles agency": the first word may be part of a name
         return s  # a name ("Chelsea", "New Zealander") keeps its capital
     return s[:1].lower() + s[1:]
+
+
+def _noun_only(word: str) -> bool:
+    return set(lemmas(word.lower())) == {"NOUN"}
 
 
 def _fronted(phrase: str, rest: str, lower: bool) -> str:
@@ -112,8 +117,19 @@ def _reported(s: str, c: _Ctx) -> str | None:
     rest = m.group("rest")
     if rest.split(" ", 1)[0].lower() in PREPOSITIONS:  # "said on 12 March that ...": no "According to"
         return None
+    if not _has_finite(rest):
+        return None  # "The Dutchman revealed his 'love' for the club": an object, not a reported clause
     end = m.groupdict().get("end") or ""
     return f"{_cap('according to', c.lower)} {who}, {_decap(c, rest)}{end}"
+
+
+def _has_finite(text: str) -> bool:
+    """``text`` holds a finite verb (an auxiliary, or a past or present form that is no noun)."""
+    for w in WORD.findall(text.lower()):
+        tags = word_tags(w)
+        if w in _AUX or (tags & {"VBD", "VBZ", "VBP"} and not tags & {"NN", "NNS"}):
+            return True
+    return False
 
 
 _SUB = r"because|although|though|while|when|after|before|since|if|unless|until|once"
@@ -211,7 +227,12 @@ def _phrase_move(s: str, c: _Ctx) -> str | None:
         )
     m = _TIME_END.match(s)
     late = {"earlier", "later", "early", "late", "since", "until"}
-    if m and m.group("main").split()[-1].lower() not in late and not _coordinated_verbs(m.group("main")):
+    if (
+        m
+        and m.group("main").split()[-1].lower() not in late
+        and not _coordinated_verbs(m.group("main"))
+        and _clean_main(m.group("main"))
+    ):
         return _fronted(m.group("when"), _decap(c, m.group("main")) + m.group("end"), c.lower)
     return None
 
@@ -251,6 +272,8 @@ def _voice(s: str, c: _Ctx) -> str | None:
             return None  # "The chat must have made ..." is not a subject "The chat must"
         if _own_possessive(subj, m.group("obj")) or not _tail_ok(m.group("rest")) or _coordinated_verbs(s):
             return None
+        if _has_finite(m.group("obj")):
+            return None  # "have circulated that X will be replaced": a clause, not an object
         by = _OBJECT.get(subj.lower(), _decap(c, subj)) if subj != "I" else "me"
         plural = _plural(m.group("obj"))
         if aux in {"has", "have"}:
@@ -292,7 +315,7 @@ _STATIVE = frozenset(
     "be have do seem appear become remain belong contain consist include know mean need want like love "
     "cost own matter lack deserve exist say tell think believe feel hope wish suggest show indicate "
     "involve require depend derive originate stem result arise comprise correspond relate differ vary range "
-    "respond".split()
+    "respond happen occur emerge".split()
 )
 _NOT_SUBJECT_START = frozenset(
     "when if while because although though after before since until once as in on at for with by from to "
@@ -409,7 +432,8 @@ def _general_passive(s: str, c: _Ctx) -> str | None:
     head = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) ").split(obj)[0]
     if "NOUN" not in lemmas(head.split()[-1].lower()):
         return None
-    plural = _plural(obj) or bool(compiled(r"\band\b").search(obj.split(" of ")[0]))
+    first = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at) ").split(obj)[0]
+    plural = _plural(obj) or " and " in f" {first} "  # "X and Y were", not "love for X and Y were"
     be = ("were" if plural else "was") if cl.tag == "VBD" else ("are" if plural else "is")
     if cl.subj.lower() == "we":
         return f"{_cap(obj, c.lower)} {be} {vbn}{tail}{end}"  # "we analysed the data" -> "the data were analysed"
@@ -506,6 +530,7 @@ def _front_pp(s: str, c: _Ctx) -> str | None:
     if (
         m is None
         or not _time_or_place(m.group("pp"), c.lower)
+        or any(w.lower() in PREPOSITIONS - {"of"} for w in m.group("pp").split()[1:])
         or _verb_only(m.group("main").split()[-1])
         or not _noun_phrase(m.group("pp").split()[1:])
         or compiled(r"\b(?:and|or|but)\b").search(m.group("pp"))
