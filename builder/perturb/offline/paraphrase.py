@@ -315,7 +315,7 @@ _STATIVE = frozenset(
     "be have do seem appear become remain belong contain consist include know mean need want like love "
     "cost own matter lack deserve exist say tell think believe feel hope wish suggest show indicate "
     "involve require depend derive originate stem result arise comprise correspond relate differ vary range "
-    "respond happen occur emerge".split()
+    "respond happen occur emerge aim circulate".split()
 )
 _NOT_SUBJECT_START = frozenset(
     "when if while because although though after before since until once as in on at for with by from to "

@@ -52,7 +52,7 @@ SYNONYMS = {
     "particularly": "especially", "especially": "particularly", "probably": "likely",
     "completely": "entirely", "entirely": "completely", "totally": "completely", "eventually": "ultimately",
     "ultimately": "eventually", "initially": "at first", "usually": "typically", "typically": "usually",
-    "different": "distinct", "analysis": "examination", "known": "recognized", "available": "accessible",
+    "different": "distinct", "analysis": "examination", "available": "accessible",
 "ability": "capacity", "problem": "issue", "problems": "issues",
     "boss": "manager", "manager": "boss", "victory": "win", "expected": "anticipated", "expects": "anticipates",
     "believes": "thinks", "needed": "required", "allowed": "permitted", "allow": "permit", "whereas": "while",
@@ -65,7 +65,7 @@ SYNONYMS = {
 #: a synonym swap that would break before this next word ("because of" -> "since of")
 _NOT_BEFORE = {
     "because": "of", "identify": "as", "identified": "as", "detected": "as", "thus": "far", "used": "to",
-    "believe": "in", "believes": "in", "known": "as", "different": "from", "manager": "of",
+    "believe": "in", "believes": "in", "different": "from", "manager": "of",
 }  # fmt: skip
 
 #: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
