@@ -32,12 +32,14 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -49,7 +51,7 @@ from dhp.scoring.stats import (
     combine_pvalues,
     discernment,
 )
-from dhp.types import Level, ScoringMode
+from dhp.types import EndpointProtocol, Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
@@ -109,6 +111,42 @@ class JudgeInfo(_Model):
     n_params: float | None = None  # parameters, when known
     endpoint_hosts: tuple[str, ...] = ()
     settings: Mapping[str, Any] = Field(default_factory=dict)  # temperature, top_logprobs, max_tokens, ...
+
+    @classmethod
+    def of(cls, judge: Judge, *, model: str | None, settings: Mapping[str, Any]) -> JudgeInfo:
+        """The complete record of ``judge`` as scored (``model``: the name its requests carried): the
+        one place a :data:`dhp.judge.Judge` becomes results metadata. A Hub judge is recorded as the
+        OpenAI-compatible endpoint it was reached through, with its model id and ``settings.provider``."""
+        hosts = tuple(_host(url) for url in endpoints(judge))
+        if isinstance(judge, BuiltinJudge):
+            return cls(name=judge.name, kind="builtin", protocol="builtin", model=judge.control.value, settings=settings)
+        if isinstance(judge, LocalJudge):
+            kind: Literal["endpoint", "local"] = "local"
+            protocol: Literal["openai", "tgi", "local"] = "local"
+        else:
+            kind, protocol = "endpoint", EndpointProtocol.OPENAI.value
+        if isinstance(judge, EndpointJudge):
+            protocol = judge.protocol.value
+        if isinstance(judge, HubJudge):
+            settings = {**settings, "provider": judge.provider}
+        return cls(
+            name=judge.name,
+            kind=kind,
+            protocol=protocol,
+            model=model,
+            hf_model_id=judge.hf_model_id,
+            revision=judge.revision,
+            n_params=judge.n_params,
+            endpoint_hosts=hosts,
+            settings=settings,
+        )
+
+
+def _host(url: str) -> str:
+    """``host`` or ``host:port`` of an endpoint URL: results never hold a full URL."""
+    parts = urlsplit(url)
+    host = parts.hostname or url
+    return f"{host}:{parts.port}" if parts.port else host
 
 
 class DatasetRef(_Model):
