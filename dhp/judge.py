@@ -43,6 +43,7 @@ __all__ = [
     "LocalJudge",
     "dump_judge",
     "endpoints",
+    "host_of",
     "judge_dict",
     "parse_judge",
     "read_judge",
@@ -207,3 +208,11 @@ def request_model(judge: Judge) -> str | None:
     if isinstance(judge, HubJudge):
         return judge.router_model
     return judge.model
+
+
+def host_of(url: str) -> str:
+    """``host`` or ``host:port`` of an endpoint URL, lowercased: what results, duplicate checks and
+    the Queue tab show of an endpoint (never the full URL)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or url).lower()
+    return f"{host}:{parts.port}" if parts.port else host

@@ -32,14 +32,13 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, host_of
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -117,7 +116,7 @@ class JudgeInfo(_Model):
         """The complete record of ``judge`` as scored (``model``: the name its requests carried): the
         one place a :data:`dhp.judge.Judge` becomes results metadata. A Hub judge is recorded as the
         OpenAI-compatible endpoint it was reached through, with its model id and ``settings.provider``."""
-        hosts = tuple(_host(url) for url in endpoints(judge))
+        hosts = tuple(host_of(url) for url in endpoints(judge))
         if isinstance(judge, BuiltinJudge):
             return cls(name=judge.name, kind="builtin", protocol="builtin", model=judge.control.value, settings=settings)
         if isinstance(judge, LocalJudge):
@@ -140,13 +139,6 @@ class JudgeInfo(_Model):
             endpoint_hosts=hosts,
             settings=settings,
         )
-
-
-def _host(url: str) -> str:
-    """``host`` or ``host:port`` of an endpoint URL: results never hold a full URL."""
-    parts = urlsplit(url)
-    host = parts.hostname or url
-    return f"{host}:{parts.port}" if parts.port else host
 
 
 class DatasetRef(_Model):

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from dhp.judge import EndpointJudge
 from dhp.leaderboard.queue import (
     InvalidTransition,
     RequestQueue,
@@ -23,7 +24,7 @@ from dhp.leaderboard.validation import Submission
 
 
 def _sub(name: str = "judge A", model: str = "org/model") -> Submission:
-    return Submission(name, "https://judge.example.org/v1", "openai", model, None, None, "expected", "me@x.org")
+    return Submission(EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model=model), "expected", "me@x.org")
 
 
 # ------------------------------------------------------------------------------------------- local

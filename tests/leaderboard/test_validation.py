@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge
 from dhp.leaderboard.validation import (
     Existing,
     Submission,
@@ -17,6 +18,7 @@ from dhp.leaderboard.validation import (
     settings_key,
     validate_submission,
 )
+from dhp.types import ControlJudge, EndpointProtocol
 
 
 def resolver(table: dict[str, Sequence[str]]):  # type: ignore[no-untyped-def]
@@ -48,8 +50,8 @@ def form(**over: str) -> dict[str, str]:
 
 def test_valid_space_submission_is_normalised() -> None:
     sub = validate_submission(**form(endpoint_url="https://judge.example.org/v1/"), app_mode="space", resolver=PUBLIC)
-    assert sub.endpoint_url == "https://judge.example.org/v1"
-    assert sub.protocol == "openai" and sub.mode == "expected"
+    assert isinstance(sub.judge, EndpointJudge) and sub.judge.endpoints == ("https://judge.example.org/v1",)
+    assert sub.judge.protocol is EndpointProtocol.OPENAI and sub.mode == "expected"
 
 
 @pytest.mark.parametrize(
@@ -144,7 +146,7 @@ def test_revision_needs_model_id() -> None:
 
 def test_builtin_judges_only_locally() -> None:
     sub = validate_submission(**form(protocol="builtin", model="random", endpoint_url=""), app_mode="local")
-    assert sub.protocol == "builtin" and sub.mode == "builtin" and sub.endpoint_url == ""
+    assert sub.judge == BuiltinJudge(name="My judge 7B", control=ControlJudge.RANDOM) and sub.mode == "builtin"
     with pytest.raises(ValidationError, match="Protocol"):
         validate_submission(**form(protocol="builtin", model="random"), app_mode="space", resolver=PUBLIC)
     with pytest.raises(ValidationError, match="control judge"):
@@ -154,14 +156,14 @@ def test_builtin_judges_only_locally() -> None:
 def test_duplicates_point_at_the_existing_entry() -> None:
     sub = validate_submission(**form(), app_mode="space", resolver=PUBLIC)
     host = "judge.example.org"
-    same = Existing("Other name", settings_key(host, sub.model, sub.hf_model_id, "MAIN", "openai", "expected"), "row 'x'")
+    hf = sub.judge.hf_model_id
+    same = Existing("Other name", settings_key(host, "m", hf, "MAIN", "openai", "expected"), "row 'x'")
     msg = find_duplicate(sub, [same])
     assert msg is not None and "row 'x'" in msg
     assert "revision" in msg and "HF model id" in msg  # the advice names what a revision needs
-    other_mode = Existing("Other", settings_key(host, sub.model, sub.hf_model_id, "main", "openai", "paper"), "row 'y'")
+    other_mode = Existing("Other", settings_key(host, "m", hf, "main", "openai", "paper"), "row 'y'")
     assert find_duplicate(sub, [other_mode]) is None
-    other_host = Existing("Other", settings_key("tgi.other.org", sub.model, sub.hf_model_id, "main", "openai",
-                                                "expected"), "row 'z'")  # fmt: skip
+    other_host = Existing("Other", settings_key("tgi.other.org", "m", hf, "main", "openai", "expected"), "row 'z'")
     assert find_duplicate(sub, [other_host]) is None  # two servers may both call their model "tgi"
     name_taken = Existing("my judge 7b", ("other",), "request 1 (PENDING)")
     msg = find_duplicate(sub, [name_taken])
@@ -195,7 +197,7 @@ def test_space_mode_takes_only_the_standard_https_port_unless_allowed(monkeypatc
 
 
 def test_duplicate_names_compare_by_the_one_slug() -> None:
-    sub = Submission("GPT-4o (temp 0)", "", "builtin", "random", None, None, "builtin", "c")
+    sub = Submission(BuiltinJudge(name="GPT-4o (temp 0)", control=ControlJudge.RANDOM), "builtin", "c")
     taken = Existing("gpt-4o  temp 0-", ("other",), "row 'z'")  # same folder name: gpt-4o--temp-0-
     msg = find_duplicate(sub, [taken])
     assert msg is not None and "taken" in msg

@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 
+from dhp.judge import BuiltinJudge, EndpointJudge
 from dhp.leaderboard.loading import ResultsIndex
 from dhp.leaderboard.queue import RequestQueue, State, new_request
 from dhp.leaderboard.stores import LocalStore
 from dhp.leaderboard.validation import Submission
 from dhp.leaderboard.worker import API_KEY_ENV, Worker, WorkerConfig, score_command, scrub
 from dhp.spec import BENCHMARK
+from dhp.types import ControlJudge
 from tests.support.tiny_data import write_tiny_dataset
 
 
@@ -27,17 +29,20 @@ def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _endpoint(name: str = "ep judge") -> Submission:
-    return Submission(name, "https://judge.example.org/v1", "openai", "org/m", "org/m", "abc123", "expected", "c")
+    judge = EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model="org/m", hf_model_id="org/m",
+                          revision="abc123")  # fmt: skip
+    return Submission(judge, "expected", "c")
 
 
-def test_score_command_has_no_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_score_command_passes_the_judge_whole_and_no_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(API_KEY_ENV, "sk-very-secret-key")
     req = new_request(_endpoint(), "u")
-    cmd = score_command(req, WorkerConfig(data=tmp_path, n_boot=10), tmp_path / "out")
+    cmd = score_command(req, WorkerConfig(data=tmp_path, n_boot=10), tmp_path / "judge.json", tmp_path / "out")
     assert "sk-very-secret-key" not in " ".join(cmd)
-    assert cmd[:4] == [sys.executable, "-m", "dhp", "score"]
-    assert cmd[cmd.index("--endpoint") + 1] == "https://judge.example.org/v1"
-    assert cmd[cmd.index("--model-revision") + 1] == "abc123"
+    assert cmd[:6] == [sys.executable, "-m", "dhp", "score", "--judge-file", str(tmp_path / "judge.json")]
+    for flag in ("--endpoint", "--judge", "--judge-name", "--model", "--protocol", "--hf-model-id", "--model-revision"):
+        assert flag not in cmd  # the judge is not re-spelled as arguments
+    assert cmd[cmd.index("--mode") + 1] == "expected"
     assert cmd[cmd.index("--n-boot") + 1] == "10"
 
 
@@ -87,7 +92,7 @@ def test_space_worker_rechecks_the_endpoint(tmp_path: Path) -> None:
 def test_worker_runs_a_control_judge_end_to_end(tmp_path: Path, tiny_data: Path) -> None:
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
     q = RequestQueue(requests)
-    sub = Submission("Random control", "", "builtin", "random", None, None, "builtin", "ci")
+    sub = Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "ci")
     q.submit(new_request(sub, "u"))
     cmd = [sys.executable, "-m", "dhp", "worker", "--once", "--data", str(tiny_data),
            "--requests", str(tmp_path / "requests"), "--results", str(tmp_path / "results"),
