@@ -54,8 +54,9 @@ def _register_score(sub: Any) -> None:
     p = sub.add_parser(
         "score",
         help="score a judge on the DHP datasets and write its discernment results",
-        description="Score a judge (an OpenAI-compatible or TGI endpoint, an in-process transformers "
-        "model, or a built-in control judge) on the DHP datasets. The endpoint API key is read from "
+        description="Score a judge (an OpenAI-compatible or TGI endpoint, a Hub model id through Inference "
+        "Providers, an in-process transformers model, a built-in control judge, or one of these as a judge file) "
+        "on the DHP datasets. The endpoint API key is read from "
         "the environment (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line.",
     )
     _judge_args(p.add_argument_group("judge"))
