@@ -35,6 +35,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -638,10 +639,11 @@ def _result(
     )
 
 
-async def _finish(run: _Run, s: _Sending, analyst: asyncio.Lock) -> Path | None:
-    """Wait for one dataset's outcomes; then collect, analyse and write its result in a worker thread.
+async def _finish(run: _Run, s: _Sending, worker: ThreadPoolExecutor) -> Path | None:
+    """Wait for one dataset's outcomes; then collect, analyse and write its result in the run's worker thread.
 
-    ``analyst`` lets one dataset be analysed at a time (bounded memory when datasets end together).
+    One worker thread does all of a run's loading and analysis, one job at a time: bounded memory
+    when datasets end together, and one malloc arena rather than one per thread.
     """
     try:
         outcomes = list(await asyncio.gather(*s.tasks))
@@ -651,8 +653,7 @@ async def _finish(run: _Run, s: _Sending, analyst: asyncio.Lock) -> Path | None:
     finally:
         s.progress.close()
         s.nearly_done.set()
-    async with analyst:
-        return await asyncio.to_thread(_conclude, run, s, outcomes)
+    return await asyncio.get_running_loop().run_in_executor(worker, _conclude, run, s, outcomes)
 
 
 def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | None:
@@ -708,9 +709,9 @@ async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str |
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
     The first dataset's first answer settles the mode (:func:`_first`). Each next dataset is loaded
-    and planned in a worker thread while the previous one is sent, and its requests join the pool's
-    queue once at most ``concurrency`` of the previous one's are left; a dataset's result is
-    analysed and written in a worker thread once its last answer is in. Results are in spec order.
+    and planned in the run's worker thread while the previous one is sent, and its requests join the
+    pool's queue once at most ``concurrency`` of the previous one's are left; a dataset's result is
+    analysed and written in the same worker thread once its last answer is in. Results are in spec order.
     """
     prompt_set = resolve_prompt_set(cfg.prompt_set)
     specs = _specs(cfg)
@@ -718,22 +719,25 @@ async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str |
         return []
     finishing: list[asyncio.Future[Path | None]] = []
     preparing: asyncio.Future[_Prepared] | None = None
-    analyst = asyncio.Lock()
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dhp-score")
+    loop = asyncio.get_running_loop()
     try:
-        prep = await asyncio.to_thread(_prepare, specs[0], cfg, prompt_set, None)
+        prep = await loop.run_in_executor(worker, _prepare, specs[0], cfg, prompt_set, None)
         run, sending = await _first(cfg, pool, model, n_replicas, prep, Tally())
         for spec in specs[1:]:
-            finishing.append(asyncio.ensure_future(_finish(run, sending, analyst)))
-            preparing = asyncio.ensure_future(asyncio.to_thread(_prepare, spec, run.cfg, prompt_set, run))
+            finishing.append(asyncio.ensure_future(_finish(run, sending, worker)))
+            preparing = loop.run_in_executor(worker, _prepare, spec, run.cfg, prompt_set, run)
             await _turn(sending, finishing)
             prep = await preparing
             assert prep.plan is not None
             sending = _start(run, prep, prep.plan, Tally())
-        finishing.append(asyncio.ensure_future(_finish(run, sending, analyst)))
+        finishing.append(asyncio.ensure_future(_finish(run, sending, worker)))
         paths = await asyncio.gather(*finishing)
     except BaseException:
         await _cancel([*finishing, *([preparing] if preparing is not None else [])])
         raise
+    finally:
+        worker.shutdown(wait=False, cancel_futures=True)  # a job already running ends on its own
     written = [p for p in paths if p is not None]
     skipped = [s.name for s, p in zip(specs, paths, strict=True) if p is None]
     if skipped:
