@@ -35,13 +35,11 @@ _LAST = (
     "Larkspur Marwick Northam Oakhurst Pendrell Quenby Ravensworth Stavely Thornbury Umberfield Vantrell "
     "Whitlock Yarrow Blackwood Hollis Merriweather Penhallow Strand Wexley"
 ).split()
-_PLACES = (
-    "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
-    "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania"
-).split()
+_PLACES = list(lexicon.FICTIONAL_PLACES)
 _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
+_ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
@@ -66,11 +64,12 @@ def _ordinal(n: int) -> str:
 
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
-    if low.isalpha() and low not in _NUMBER_WORDS:
+    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS):  # "two" -> "five", "third" -> "seventh"
+        if low in pool:
+            word = rng.choice([w for w in pool if w != low])
+            return word.capitalize() if span[:1].isupper() else word
+    if low.isalpha():
         return span  # "dozens", "hundred": no same-shape fictional value
-    if low in _NUMBER_WORDS:
-        word = rng.choice([w for w in _NUMBER_WORDS if w != low])
-        return word.capitalize() if span[:1].isupper() else word
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)", span, re.I):
         return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1)
     words = span.split(" ")
@@ -120,6 +119,16 @@ def _pseudo_word(n: int, rng: random.Random) -> str:
     return out
 
 
+def _made_up(n: int, rng: random.Random) -> str:
+    """A pseudo-word of ``n`` letters that is no real word (wordfreq does not know it)."""
+    word = _pseudo_word(n, rng)
+    for _ in range(_TRIES):
+        if lexicon.word_zipf(word) == 0:
+            break
+        word = _pseudo_word(n, rng)
+    return word
+
+
 #: the pieces of a term: a capitalised or lower-case run, a run of capitals, digits, anything else
 _TERM_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
 
@@ -139,11 +148,15 @@ def _term_piece(piece: str, rng: random.Random) -> str:
     return new.upper() if piece.isupper() else new.capitalize() if piece[0].isupper() else new
 
 
+#: the learned suffixes a fictional term keeps, longest first ("heterosexuality" -> "dravoseality")
+_SUFFIXES = sorted({*lexicon._BIO_SUFFIXES, *lexicon._TERM_SUFFIXES}, key=len, reverse=True)
+
+
 def _term(span: str, rng: random.Random) -> str:
     """A fictional term of the same shape, in pronounceable syllables: "454-sequencing" ->
     "617-dralivomen", "apoptosis" -> "brenotosis", "SpaceX" -> "DorivK", "H1N1" -> "K7T3"."""
     low = span.lower()
-    suffix = next((s for s in sorted(lexicon._BIO_SUFFIXES, key=len, reverse=True) if low.endswith(s)), "")
+    suffix = next((s for s in _SUFFIXES if low.endswith(s)), "")
     if suffix and span.isalpha() and span.islower():
         return _pseudo_word(max(3, len(span) - len(suffix)), rng) + suffix  # "apoptosis" -> "zorevosis"
     plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
@@ -186,6 +199,53 @@ def _first_name(original: str, rng: random.Random) -> str:
     return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
 
 
+def _demonym(rng: random.Random) -> str:
+    """The people of a fictional place ("Valdorian", "Oskavian")."""
+    place = rng.choice(_PLACES)
+    return place + "n" if place.endswith("a") else place.removesuffix("e") + "ian"
+
+
+def _nationality(span: str, rng: random.Random) -> str:
+    """A fictional nationality for the first word ("French" -> "Valdorian", "Canadians" -> "Tarnholmians",
+    "African American" -> "Valdorian American")."""
+    words = span.split()
+    plural = "s" if words[0].endswith("s") and not words[0].endswith(("ss", "ese")) else ""
+    return " ".join([_demonym(rng) + plural, *words[1:]])
+
+
+def _acronym(span: str, rng: random.Random) -> str:
+    """Capitals of the same number, consonants only so that it reads as no word ("SPD" -> "KTV")."""
+    return "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in span)
+
+
+def _url(span: str, rng: random.Random) -> str:
+    """A web address of the same shape: scheme, "www.", the top-level domain and the path kept, every
+    other part of the host made up ("www.bosch-pt.com/warranty" -> "www.dreva-kt.com/warranty")."""
+    m = re.match(r"((?:https?://)?(?:www\.)?)([^/]+?)(\.[a-z]+)(/.*)?$", span)
+    if m is None:
+        return span
+    host = re.sub(r"[a-z]+", lambda w: _pseudo_word(len(w.group()), rng), m.group(2))
+    return m.group(1) + host + m.group(3) + (m.group(4) or "")
+
+
+_NAME_KEEP = lexicon.EVENT_WORDS | lexicon.ORG_KEYWORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.DOCUMENT_WORDS
+
+
+def _other_name(span: str, rng: random.Random) -> str:
+    """A name of unknown type: its first uncommon word (else its first word) made up, of about the same
+    length, event and other keywords kept ("Gaddafi" -> "Dravelo", "Spring Festival" -> "Korvan Festival",
+    "Chindits" -> "Meravins")."""
+    words = span.split()
+    names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
+    if not names:
+        return span
+    k = next((k for k in names if not lexicon.is_common_word(words[k])), names[0])
+    word = words[k]
+    plural = "s" if word.endswith("s") and len(word) > 4 and not word.endswith("ss") else ""
+    new = _made_up(max(4, len(word) - len(plural)), rng).capitalize() + plural
+    return " ".join([*words[:k], new, *words[k + 1 :]])
+
+
 def _is_event(span: str) -> bool:
     """A nationality-led event name ("Libyan Civil War"), whose people can be made fictional."""
     words = span.split()
@@ -196,8 +256,7 @@ def _event(span: str, rng: random.Random) -> str:
     """An event of a fictional people ("Libyan Civil War" -> "Valdorian Civil War")."""
     words = span.split()
     i = next((k for k, w in enumerate(words) if lexicon.is_demonym(w)), 0)
-    place = rng.choice(_PLACES)
-    words[i] = place + ("n" if place.endswith("a") else "ian")
+    words[i] = _demonym(rng)
     return " ".join(words)
 
 
@@ -214,16 +273,15 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
     EntityType.NUMBER: lambda s, r, t: _number(s, r),
     EntityType.DATE: lambda s, r, t: _date(s, r),
     EntityType.TERM: lambda s, r, t: _term(s, r),
+    EntityType.NATIONALITY: lambda s, r, t: _nationality(s, r),
+    EntityType.ACRONYM: lambda s, r, t: _acronym(s, r),
+    EntityType.URL: lambda s, r, t: _url(s, r),
 }
 
 
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
-    make = _MAKERS.get(span.type)
-    if span.type is EntityType.OTHER and lexicon.is_document(span.text):
-        make = lambda s, r, t: _document(s, r)  # noqa: E731
-    elif span.type is EntityType.OTHER and _is_event(span.text):
-        make = lambda s, r, t: _event(s, r)  # noqa: E731
+    make = _MAKERS.get(span.type) or _other_maker(span.text)
     if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
         return None
     lower = lexicon.is_lowercase_text(text)
@@ -238,11 +296,25 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
     return None
 
 
+def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
+    """How to make a fictional name of unknown type: a document of a fictional place, an event of a
+    fictional people, any other name made up; none for a technical name ("Sars CoV2 Virus"), whose
+    made-up twin the lexicon could not type."""
+    words = name.split()
+    if lexicon.is_document(name):
+        return lambda s, r, t: _document(s, r)
+    if _is_event(name):
+        return lambda s, r, t: _event(s, r)
+    if any(lexicon.has_term_shape(w) or w.lower().endswith(("virus", "viruses")) for w in words):
+        return None
+    return lambda s, r, t: _other_name(s, r)
+
+
 def entity_candidates(text: str) -> dict[str, list[Span]]:
     """Replaceable entities: surface text -> its spans (all occurrences of one entity)."""
     groups: dict[str, list[Span]] = {}
     for s in lexicon.find_entities(text):
-        if s.type in _MAKERS or (s.type is EntityType.OTHER and (lexicon.is_document(s.text) or _is_event(s.text))):
+        if s.type in _MAKERS or (s.type is EntityType.OTHER and _other_maker(s.text) is not None):
             groups.setdefault(s.text, []).append(s)
     return groups
 
