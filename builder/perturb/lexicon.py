@@ -153,20 +153,20 @@ PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
     "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
     "forest peninsula canyon strait harbour harbor airport station bridge village town city "
-    "republic kingdom emirates empire".split()
+    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall".split()
 )
 #: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
 #: its type is none of person, place, organisation
 DOCUMENT_WORDS = frozenset(
     "constitution act treaty charter declaration convention accord accords bill code amendment protocol "
-    "manifesto statute doctrine agreement pact".split()
+    "manifesto statute doctrine agreement pact acts amendments treaties".split()
 )
 #: a name ending in one of these is an event ("Libyan Civil War", "Egyptian Revolution"), never a person
 EVENT_WORDS = frozenset(
     "war wars revolution rebellion uprising crisis massacre insurgency festival day games cup olympics award "
     "awards prize championship championships conference summit expo fair marathon week race".split()
 )
-PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el".split())
+PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el puerto porto rio".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
 COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
 _IRREGULAR_DEMONYMS = frozenset(
@@ -425,7 +425,7 @@ def is_common_word(word: str) -> bool:
     zipf = word_zipf(low)
     if lemmas(low) and zipf >= 3.0:
         return True
-    return zipf >= 4.5 and not is_name_word(word.capitalize())
+    return zipf >= 5.5 or (zipf >= 4.5 and not is_name_word(word.capitalize()))
 
 
 # --------------------------------------------------------------------------- typing
@@ -461,7 +461,12 @@ def _shape_type(toks: list[str]) -> EntityType:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
     if is_common_word(toks[0]) and toks[-1] not in _names()[1]:
         return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streamline Moderne": an event, a style, a title
+    if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks):
+        return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL": no person's name
     return EntityType.PERSON
+
+
+_TITLE_CASE = re.compile(r"^[^\W\d_][^\W\d_A-Z]+(?:[-'’][^\W\d_][^\W\d_A-Z]*)*$")
 
 
 def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str]) -> bool:
@@ -469,6 +474,9 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     word ("Pietersen", not "Day" or "Gala"). A first name that is also an ordinary word ("Art")
     needs a known last name after it ("Art Garfunkel", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
+    low = caps[0].lower()
+    if len(caps) == 1 and (low in _SEASONS or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
+        return False  # "Spring", "Miles": a season, a plural noun
     if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
         return True
     return caps[-1] in last and uncommon_last and (len(caps) > 1 or not is_known_place(caps[-1]))
@@ -520,10 +528,15 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     return None
 
 
+_OFFICE_HEADS = frozenset("secretary head chief doctor master bachelor".split())
+#: capitalised season words: a season, never a person's name alone ("in Spring of 2013")
+_SEASONS = frozenset("spring summer autumn winter fall".split())
+
+
 def is_office(name: str) -> bool:
     """A title of an office ("Minister of Justice", "Secretary of State"): no named entity."""
     low = name.lower().split()
-    return len(low) > 2 and low[0] in TITLES | {"secretary", "head", "chief"} and low[1] == "of"
+    return len(low) > 2 and low[0] in TITLES | _OFFICE_HEADS and low[1] == "of"
 
 
 def classify_name(name: str, context: str = "") -> EntityType | None:
@@ -587,12 +600,14 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     known = lemmas(low)
     if low.endswith("ly") or (known and not (lemmas(low, "NOUN") or lemmas(low, "ADJ"))):
         return False
+    if known and low not in known and not lemmas(low, "NOUN"):
+        return False  # an inflected adjective ("meatiest", "fiercer")
     if zipf == 0:
         return len(low) >= 6 and not known
     if low.endswith(_BIO_SUFFIXES) and zipf < (3.5 if lowercase_text else 3.0):
         return True
     if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
-        return zipf < (3.9 if lowercase_text or low.endswith(_STRONG_TERM_SUFFIXES) else 3.0)
+        return zipf < (3.9 if low.endswith(_STRONG_TERM_SUFFIXES) else 3.3 if lowercase_text else 3.0)
     return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
 
 
@@ -639,8 +654,12 @@ _OPENERS = frozenset({'"', "“", "‘", "'", "(", "[", ":", "-", "–", "—"})
 _CURRENCY = frozenset("$£€¥")
 
 
+_CONTRACTION = re.compile(r"\w+['’](?:t|ll|re|ve|d|m)$", re.IGNORECASE)
+
+
 def _is_cap_word(tok: str) -> bool:
-    return tok[:1].isupper() and _HAS_ALPHA.search(tok) is not None
+    """A capitalised word; never a contraction ("Don’t", "I’ll") nor an anonymisation placeholder ("PRS_ORG")."""
+    return tok[:1].isupper() and _HAS_ALPHA.search(tok) is not None and "_" not in tok and not _CONTRACTION.match(tok)
 
 
 def _date_end(toks: list[Token], i: int) -> int:
@@ -690,7 +709,8 @@ def _is_first_name(word: str) -> bool:
 
 def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, int]:
     """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
-    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1:
+    keyword = toks[j - 1].text.lower() in ORG_KEYWORDS | EVENT_WORDS | PLACE_SUFFIX_WORDS  # "Premier League"
+    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword:
         i += 1
     if j - i == 1 and toks[i].text.lower() in TITLES and j < len(toks) and toks[j].text == ".":
         return j, j  # "Dr." before a name: the title is not the name
@@ -699,7 +719,8 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         if j - i == 1 and (word == "I" or (is_common_word(word) and not _is_first_name(word))):
             return j, j
         whole = " ".join(t.text for t in toks[i:j])
-        if j - i > 1 and is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole):
+        function_word = word_zipf(word) >= 5.5 and not lemmas(word)  # "For Zhejiang University"
+        if j - i > 1 and (function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))):
             i += 1
     while i < j and toks[i].text.lower() in _NAME_CONNECTORS:
         i += 1  # "During the Spring Festival": "During" dropped, then "the"

@@ -85,6 +85,8 @@ def _date(span: str, rng: random.Random) -> str:
             return word.replace(word.strip(",."), rng.choice([d for d in _WEEKDAYS if d.lower() != low]))
         if m := re.fullmatch(r"(1[0-9]|20)(\d)0s", low):
             return f"{m.group(1)}{(int(m.group(2)) + rng.randint(1, 8)) % 10}0s"
+        if re.fullmatch(r"\d{1,2}", low):  # a day of the month ("May 19"): another valid day
+            return str(rng.choice([d for d in range(1, 29) if d != int(low)]))
         if re.fullmatch(r"\d{4}", low):
             return str(int(low) + rng.choice([-1, 1]) * rng.randint(1, 30))
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
@@ -158,7 +160,10 @@ def _term(span: str, rng: random.Random) -> str:
     low = span.lower()
     suffix = next((s for s in _SUFFIXES if low.endswith(s)), "")
     if suffix and span.isalpha() and span.islower():
-        return _pseudo_word(max(3, len(span) - len(suffix)), rng) + suffix  # "apoptosis" -> "zorevosis"
+        body = _pseudo_word(max(3, len(span) - len(suffix)), rng)
+        if body[-1] in "aeiou" and suffix[0] in "aeiou":  # no vowel clash: "nadanvupai" + "ity"
+            body = body[:-1] + rng.choice("lnrst")
+        return body + suffix  # "apoptosis" -> "zorevosis"
     plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
     body = span[: len(span) - len(plural)]
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
@@ -189,7 +194,8 @@ def _person(span: str, rng: random.Random, text: str) -> str:
         titles = [w for w in words[:-1] if w.lower().strip(".") in lexicon.TITLES]
         name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng), rng.choice(_LAST)]
         return " ".join([*titles, *name])
-    surname = re.search(rf"[A-Z][\w'’-]+ {re.escape(span)}\b", text) is not None
+    before = re.search(rf"([A-Z][\w'’-]+) {re.escape(span)}\b", text)
+    surname = before is not None and not lexicon.is_common_word(before.group(1))  # "Tom Smith", not "So Ned"
     return rng.choice(_LAST) if surname else _first_name(span, rng)
 
 
@@ -235,6 +241,8 @@ def _other_name(span: str, rng: random.Random) -> str:
     """A name of unknown type: its first uncommon word (else its first word) made up, of about the same
     length, event and other keywords kept ("Gaddafi" -> "Dravelo", "Spring Festival" -> "Korvan Festival",
     "Chindits" -> "Meravins")."""
+    if (m := re.fullmatch(r"(.+ of )(.+)", span)) and lexicon.is_known_place(m.group(2)):
+        return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia" -> "Crown Prince of Valdoria"
     words = span.split()
     names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
     if not names:
@@ -319,6 +327,12 @@ def entity_candidates(text: str) -> dict[str, list[Span]]:
     return groups
 
 
+def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
+    """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
+    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2}
+    return any(words & set(c["from"].split()) for c in changes)
+
+
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
     """Replace one (minor/single) or two to three (major) entities by fictional ones of the same type."""
     lo, hi = change_count(severity)
@@ -337,6 +351,8 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         by_type[kind].remove(surface)
         if not by_type[kind]:
             types.remove(kind)
+        if _shares_a_name(surface, changes):
+            continue  # "Ozil" after "Mesut Ozil": one person, never two fictional names
         occ = groups[surface][:1]  # one entity is one changed span (the validator counts spans)
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         if new is None or any(o.start < e.end and e.start < o.end for o in occ for e in edits):
@@ -345,7 +361,8 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         changes.append({"type": kind.value, "from": surface, "to": new})
     if len(changes) < lo:
         return NotApplicable(
-            f"{len(changes)} replaceable named entities, numbers, dates or technical terms found; "
-            f"{severity.value} severity replaces {lo}"
+            f"{len(changes)} replaceable named entities found (names of people, places, organisations, events or "
+            f"nationalities, numbers, dates, technical terms, acronyms, web addresses); {severity.value} severity "
+            f"replaces {lo}"
         )
     return Perturbed(apply_edits(text, edits), generator, {"changes": changes})
