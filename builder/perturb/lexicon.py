@@ -201,7 +201,7 @@ FICTIONAL_PLACES: tuple[str, ...] = tuple(
 #: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
 _TERM_SUFFIXES = (
     "osis", "itis", "ysis", "emia", "ology", "ological", "ologic", "ical", "ic", "ity", "ism", "ine", "ial",
-    "ular", "ase", "ases", "cyte", "cytes", "genic", "oid", "oids",
+    "ular", "ase", "ases", "cyte", "cytes", "genic", "oid", "oids", "ome", "omes",
 )
 
 
@@ -455,7 +455,7 @@ def _is_technical_name(toks: list[str]) -> bool:
 def _shape_type(toks: list[str]) -> EntityType:
     """Type of a name none of whose words is in a list: by its shape (fictional names)."""
     low = [t.lower() for t in toks]
-    if low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
+    if len(toks) > 1 and (low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS):
         return EntityType.PLACE
     if len(toks) == 1:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
@@ -583,7 +583,7 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
-    if not low.replace("-", "").isalpha() or len(low) < 5:
+    if not low.replace("-", "").isalpha() or len(low) < (3 if lowercase_text else 5):
         return False
     return _is_rare_term(low, lowercase_text)
 
@@ -606,8 +606,10 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
         return len(low) >= 6 and not known
     if low.endswith(_BIO_SUFFIXES) and zipf < (3.5 if lowercase_text else 3.0):
         return True
+    if lowercase_text and len(low) <= 5 and not known and zipf < 3.5:
+        return True  # a lower-cased acronym ("siv", "cdws", "pcr")
     if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
-        return zipf < (3.9 if low.endswith(_STRONG_TERM_SUFFIXES) else 3.3 if lowercase_text else 3.0)
+        return zipf < (3.9 if low.endswith(_STRONG_TERM_SUFFIXES) else 3.6 if lowercase_text else 3.3)
     return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
 
 

@@ -174,7 +174,9 @@ def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, p
     for i, w in enumerate(words):
         if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
             return " ".join([*words[:i], rng.choice(pool), *words[i + 1 :]])
-    return " ".join([rng.choice(pool), *words])
+    if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
+        return " ".join([rng.choice(pool), *words[1:]])
+    return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
 
 
 def _org(span: str, rng: random.Random) -> str:
