@@ -164,7 +164,8 @@ DOCUMENT_WORDS = frozenset(
 #: a name ending in one of these is an event ("Libyan Civil War", "Egyptian Revolution"), never a person
 EVENT_WORDS = frozenset(
     "war wars revolution rebellion uprising crisis massacre insurgency festival day games cup olympics award "
-    "awards prize championship championships conference summit expo fair marathon week race".split()
+    "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
+    "concert exhibition tournament carnival".split()
 )
 PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el puerto porto rio".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
@@ -472,7 +473,7 @@ _TITLE_CASE = re.compile(r"^[^\W\d_][^\W\d_A-Z]+(?:[-'’][^\W\d_][^\W\d_A-Z]*)*
 def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str]) -> bool:
     """A known first name ("Mary", also "Rob"), or a known last name that is not an ordinary
     word ("Pietersen", not "Day" or "Gala"). A first name that is also an ordinary word ("Art")
-    needs a known last name after it ("Art Garfunkel", not "Art Deco")."""
+    needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
     low = caps[0].lower()
     if len(caps) == 1 and (low in _SEASONS or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
