@@ -147,7 +147,8 @@ ORG_KEYWORDS = frozenset(
     "news post journal herald telegraph guardian hospital clinic church museum centre center "
     "laboratory laboratories labs service services systems technologies motors studios records "
     "partners industries enterprises team united administration cabinet publishing publishers media "
-    "entertainment pictures broadcasting communications pharmaceuticals electronics insurance airline".split()
+    "entertainment pictures broadcasting communications pharmaceuticals electronics insurance airline restaurant "
+    "hotel cafe bakery brewery".split()
 )
 PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
@@ -755,8 +756,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     ctx = text[base : base + toks[a].start]
     kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx)
     word = toks[a].text
-    if kind is EntityType.OTHER and b - a == 1 and is_common_word(word):
-        return None  # a capitalised ordinary word in a title ("Children's Day"), not a name
+    if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
+        return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
         if shouting or (not ctx.strip(" \"'“‘([") and is_common_word(word)):

@@ -186,6 +186,8 @@ def _org(span: str, rng: random.Random) -> str:
 
 
 def _place(span: str, rng: random.Random) -> str:
+    if " " in span and lexicon.is_known_place(span):  # "Saudi Arabia", "New Zealand": a fictional country
+        return rng.choice(_PLACES)
     keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS | lexicon.COMPASS_WORDS
     return _keep_keywords(span.split(), keep, rng, _PLACES)
 
@@ -243,8 +245,9 @@ def _other_name(span: str, rng: random.Random) -> str:
     """A name of unknown type: its first uncommon word (else its first word) made up, of about the same
     length, event and other keywords kept ("Gaddafi" -> "Dravelo", "Spring Festival" -> "Korvan Festival",
     "Chindits" -> "Meravins")."""
-    if (m := re.fullmatch(r"(.+ of )(.+)", span)) and lexicon.is_known_place(m.group(2)):
-        return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia" -> "Crown Prince of Valdoria"
+    m = re.fullmatch(r"(.+ of )(.+)", span)
+    if m and (lexicon.is_known_place(m.group(2)) or re.fullmatch(r"[A-Z][a-z]+", m.group(2))):
+        return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
     words = span.split()
     names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
     if not names:
