@@ -148,7 +148,7 @@ ORG_KEYWORDS = frozenset(
     "laboratory laboratories labs service services systems technologies motors studios records "
     "partners industries enterprises team united administration cabinet publishing publishers media "
     "entertainment pictures broadcasting communications pharmaceuticals electronics insurance airline restaurant "
-    "hotel cafe bakery brewery".split()
+    "hotel cafe bakery brewery reporter magazine tribune gazette review radio".split()
 )
 PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
@@ -522,6 +522,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
         return EntityType.PLACE
     if len(toks) > 1 and (low[-1] in EVENT_WORDS or any(is_demonym(t) for t in caps)):
         return EntityType.OTHER  # an event or a nationality-led name ("Libyan Civil War"): never a person
+    if len(toks) > 2 and any(w in {"the", "and", "for"} for w in low[1:-1]):
+        return EntityType.OTHER  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
     first, last = _names()
     if caps and _person_by_lists(caps, first, last):
         return EntityType.PERSON
@@ -760,8 +762,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
-        if shouting or (not ctx.strip(" \"'“‘([") and is_common_word(word)):
-            return None  # "BREAKING NEWS", "EDIT: wow"
+        if shouting or (lemmas(word) and word_zipf(word) >= 3.5):
+            return None  # "BREAKING NEWS", "EDIT: wow", "VOLUME": a word in capitals
     return kind
 
 

@@ -46,12 +46,14 @@ _AMBIGUOUS_DATES = frozenset({"may", "march"})
 
 
 def _same_shape_digits(s: str, rng: random.Random) -> str:
-    """Each digit replaced, a leading digit stays non-zero; letters and separators kept."""
+    """Each digit replaced, a leading digit stays non-zero ("7,000" -> "3,418", never "0,203"); letters and
+    separators kept."""
     out = []
     for i, c in enumerate(s):
         if c.isdigit():
-            lead = i == 0 or not s[i - 1].isdigit()
-            out.append(str(rng.randint(1 if lead and len(s) > 1 and s[i + 1 : i + 2].isdigit() else 0, 9)))
+            lead = i == 0 or not (s[i - 1].isdigit() or (s[i - 1] in ",." and i > 1 and s[i - 2].isdigit()))
+            more = re.match(r"[\d,.]*\d", s[i + 1 :]) is not None
+            out.append(str(rng.randint(1 if lead and more else 0, 9)))
         else:
             out.append(c)
     return "".join(out)
@@ -194,13 +196,20 @@ def _place(span: str, rng: random.Random) -> str:
 
 def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
-    if len(words) >= 2:
-        titles = [w for w in words[:-1] if w.lower().strip(".") in lexicon.TITLES]
+    if len(words) >= 2:  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
+        lead = next(k for k, w in enumerate([*words[:-1], ""]) if not _is_title_word(w))
+        titles = words[:lead]
         name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng), rng.choice(_LAST)]
         return " ".join([*titles, *name])
     before = re.search(rf"([A-Z][\w'’-]+) {re.escape(span)}\b", text)
     surname = before is not None and not lexicon.is_common_word(before.group(1))  # "Tom Smith", not "So Ned"
     return rng.choice(_LAST) if surname else _first_name(span, rng)
+
+
+def _is_title_word(word: str) -> bool:
+    """A title ("Dr", "General") or an ordinary word before a name ("Secretary"), never a first name ("Will")."""
+    low = word.lower().strip(".")
+    return bool(word) and (low in lexicon.TITLES or (lexicon.is_common_word(word) and not lexicon.is_name_word(word)))
 
 
 def _first_name(original: str, rng: random.Random) -> str:
