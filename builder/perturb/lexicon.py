@@ -203,7 +203,7 @@ FICTIONAL_PLACES: tuple[str, ...] = tuple(
 #: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
 _TERM_SUFFIXES = (
     "osis", "itis", "ysis", "emia", "ology", "ological", "ologic", "ical", "ic", "ity", "ism", "ine", "ial",
-    "ular", "ase", "ases", "cyte", "cytes", "genic", "oid", "oids", "ome", "omes",
+    "ular", "ase", "ases", "cyte", "cytes", "genic", "oid", "oids", "ome", "omes", "ation", "ations",
 )
 
 

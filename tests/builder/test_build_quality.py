@@ -10,6 +10,7 @@ the build left out) give the generator's pass rate and the coverage per perturba
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,38 @@ def test_pass_rates(offline_build: dict[str, BuildReport], name: str) -> None:
         if p.pass_rate is None or p.pass_rate < floor:
             low.append(f"{p.id}: {p.passed}/{p.checked}")
     assert not low, f"{name}: pass rate below the bar: {low}"
+
+
+def _low_coverage(r: BuildReport, name: str, keep: Callable[[str], bool]) -> list[str]:
+    """Perturbations kept by ``keep`` whose coverage is under the bar, with their not-applicable reasons."""
+    na = read_not_applicable(r.folder)
+    low = []
+    for p in r.info.perturbations:
+        if not keep(p.id):
+            continue
+        cov = p.eligible_coverage if name == "answer-equivalence" else p.coverage
+        if cov < COVERAGE:
+            reasons = sorted({x.reason.split(":")[0] for x in na if x.perturbation == p.id})[:3]
+            low.append(f"{p.id}: {p.rows}/{p.n_items} ({reasons})")
+    return low
+
+
+#: fictional entities reach the bar where the texts name enough things; Story Cloze endings often name
+#: nobody ("I aced my exam."), Answer Equivalence answers and WMT's forum posts are often prose without
+#: a name (measured 2026-11-23, h-entities: see the README's offline table)
+_ENTITIES_SHORT = pytest.mark.xfail(
+    strict=False,
+    reason="fictional-entity coverage is bound by the texts: items that name nothing are not applicable",
+)
+_ENTITY_DATASETS = [
+    pytest.param(name, marks=() if name in {"summeval", "sumpubmed"} else _ENTITIES_SHORT) for name in DATASET_NAMES
+]
+
+
+@pytest.mark.parametrize("name", _ENTITY_DATASETS)
+def test_fictional_entity_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
+    low = _low_coverage(offline_build[name], name, lambda pid: pid.startswith("word_fictional_ne"))
+    assert not low, f"{name}: fictional-entity coverage below {COVERAGE:.0%}: {low}"
 
 
 @_BAR_NOT_MET
