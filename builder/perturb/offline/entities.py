@@ -156,16 +156,26 @@ def _term_piece(piece: str, rng: random.Random) -> str:
 _SUFFIXES = sorted({*lexicon._BIO_SUFFIXES, *lexicon._TERM_SUFFIXES}, key=len, reverse=True)
 
 
+def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
+    """A pseudo-word of ``n`` letters that joins ``suffix`` smoothly: a consonant before a vowel-initial
+    suffix and a vowel before a consonant-initial one ("zorev" + "osis", "kilo" + "logical")."""
+    body = _pseudo_word(n, rng)
+    for _ in range(_TRIES):
+        if (body[-1] in "aeiou") != (suffix[0] in "aeiou"):
+            break
+        body = _pseudo_word(n, rng)
+    return body + suffix
+
+
 def _term(span: str, rng: random.Random) -> str:
     """A fictional term of the same shape, in pronounceable syllables: "454-sequencing" ->
     "617-dralivomen", "apoptosis" -> "brenotosis", "SpaceX" -> "DorivK", "H1N1" -> "K7T3"."""
     low = span.lower()
     suffix = next((s for s in _SUFFIXES if low.endswith(s)), "")
     if suffix and span.isalpha() and span.islower():
-        body = _pseudo_word(max(3, len(span) - len(suffix)), rng)
-        if body[-1] in "aeiou" and suffix[0] in "aeiou":  # no vowel clash: "nadanvupai" + "ity"
-            body = body[:-1] + rng.choice("lnrst")
-        return body + suffix  # "apoptosis" -> "zorevosis"
+        return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
+    if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
+        return "".join(rng.choice("bcdfghklmnprstvz") for _ in span)  # a lower-cased acronym: "qpcr" -> "tkbf"
     plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
     body = span[: len(span) - len(plural)]
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
