@@ -109,7 +109,10 @@ class Token:
 _URL = (r"(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w/.%=?&-]*[\w/])?"
         r"|[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b(?:/[\w/.%=?&-]*[\w/])?")
 _URL_SHAPE = re.compile(_URL)
-_TOKEN = re.compile(_URL + r"|<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]")
+_MAY_HAVE_URL = re.compile(r"www\.|https?://|\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b")
+_WORDS = r"|<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]"
+_TOKEN = re.compile(_WORDS[1:])
+_TOKEN_OR_URL = re.compile(_URL + _WORDS)  # slower: only for texts that may hold a web address
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
 _MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
@@ -209,7 +212,8 @@ _TERM_SUFFIXES = (
 
 def tokenize(text: str) -> list[Token]:
     """Words (Unicode-aware: "Yûki" is one token), ``<dig>`` masks and punctuation, with offsets."""
-    return [Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    pattern = _TOKEN_OR_URL if _MAY_HAVE_URL.search(text) else _TOKEN
+    return [Token(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -601,6 +605,8 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     to every list ("zorvatosis", a fictional term). Adverbs and verbs never are; how rare depends on
     the text: lower-cased (SumPubMed) text is all technical prose."""
     zipf = word_zipf(low)
+    if zipf >= 3.9 or low.endswith("ly"):
+        return False  # a frequent word (most words: no lemma look-up)
     known = lemmas(low)
     if low.endswith("ly") or (known and not (lemmas(low, "NOUN") or lemmas(low, "ADJ"))):
         return False
