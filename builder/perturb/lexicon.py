@@ -117,6 +117,7 @@ _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
 _MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)  # "16million"
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -378,7 +379,8 @@ def _country_stems(real_only: bool = False) -> frozenset[str]:
     import pycountry
 
     regions = _REGIONS if real_only else (*_REGIONS, *FICTIONAL_PLACES)
-    names = {r.lower() for r in regions} | {str(c.name).lower() for c in pycountry.countries}
+    countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
+    names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, Islamic ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
 
 
@@ -465,8 +467,8 @@ def _shape_type(toks: list[str]) -> EntityType:
         return EntityType.PLACE
     if len(toks) == 1:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
-    if is_common_word(toks[0]) and toks[-1] not in _names()[1]:
-        return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streamline Moderne": an event, a style, a title
+    if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
+        return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
     if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks):
         return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL": no person's name
     return EntityType.PERSON
@@ -520,8 +522,11 @@ def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None
 def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | None:
     """The type a name has by titles, place words, events and the name and place lists."""
     caps = [t for t in toks if t[:1].isupper()]
-    if _title_before(context) or low[0] in TITLES:
-        return EntityType.PERSON
+    named = toks[1:] if low[0] in TITLES and len(toks) > 1 else toks
+    if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
+        return EntityType.PERSON  # "Dr. Varn", never "General Plan"
+    if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and re.search(r"\b(?:in|at|from|near|to)\s*$", context):
+        return EntityType.PLACE  # "in Cleveland": a place, though also a first name
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
     if len(toks) > 1 and (low[-1] in EVENT_WORDS or any(is_demonym(t) for t in caps)):
@@ -572,7 +577,7 @@ def _number_type(word: str) -> EntityType | None:
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
             return EntityType.DATE
         return EntityType.NUMBER
-    if _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
+    if _GLUED_SCALE.match(word) or _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
         return EntityType.NUMBER
     if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
@@ -587,7 +592,7 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
-        return not _ORDINAL.match(word) and not _DECADE.match(word.lower()) and not _MEASURE.match(word)
+        return not (_ORDINAL.match(word) or _DECADE.match(word.lower()) or _MEASURE.match(word) or _GLUED_SCALE.match(word))
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
@@ -764,6 +769,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     ctx = text[base : base + toks[a].start]
     kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx)
     word = toks[a].text
+    if (b - a == 1 and len(word) < 2) or (b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())):
+        return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
     if kind is EntityType.ACRONYM:

@@ -239,6 +239,14 @@ def test_new_kinds_of_entities_are_found(text: str, expected: tuple[str, EntityT
         ("Will Smith", P),  # an ordinary first word with a known last name is still a person
     ],
 )
+def test_second_build_review_examples() -> None:
+    found = dict(_found("It was condemned by both the Iranian and Pakistani governments."))
+    assert found == {"Iranian": NAT, "Pakistani": NAT}  # "Iran, Islamic Republic of" still has a people
+    assert dict(_found("He paid 16million for it.")) == {"16million": N}
+    assert dict(_found("On a Saturday afternoon in Cleveland, people met.")).get("Cleveland") is PL
+    assert dict(_found("The Streetlight Coalition agreed.")).get("Streetlight Coalition") is OTHER
+
+
 def test_typing_defects_are_fixed(name: str, kind: EntityType) -> None:
     assert classify_name(name) is kind
 
@@ -256,6 +264,8 @@ def test_typing_defects_are_fixed(name: str, kind: EntityType) -> None:
         ("Arsenal face Liverpool in the Premier League on Saturday.", "League"),
         ("The police found the perpetrator and locked her up.", "perpetrator"),  # rare but no term
         ("It was the meatiest part of the bird.", "meatiest"),  # an inflected adjective
+        ("The General Plan was issued.", "Plan"),  # a title before an ordinary word makes no person
+        ("See POWER LEVEL and D for it.", "D"),  # a single letter, a run of capitals
     ],
 )
 def test_not_entities_or_not_pieces(text: str, absent: str) -> None:
