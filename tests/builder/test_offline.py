@@ -212,6 +212,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
         ("It came third in the race.", "third", "|".join(sorted(lexicon.ORDINAL_WORDS))),
         ("It considers heterosexuality separately.", "heterosexuality", r"[a-z]+ity"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
+        ("The composition of NEKTON Bio helps birds.", "NEKTON Bio", r"[A-Z]{6} Bio"),  # a brand keeps its capitals
         ("During the Spring Festival, shops close.", "Spring Festival", r"[A-Z][a-z]+ Festival"),
         ("The Crown Prince of Saudi Arabia arrived.", "Crown Prince of Saudi Arabia", r"Crown Prince of [A-Z][a-z]+"),
         ("The deal was signed on May 19 in the city.", "May 19", r"[A-Z][a-z]+ 19|May (?:[1-9]|1\d|2[0-8])"),

@@ -274,7 +274,8 @@ def _other_name(span: str, rng: random.Random) -> str:
     k = next((k for k in names if not lexicon.is_common_word(words[k])), names[0])
     word = words[k]
     plural = "s" if word.endswith("s") and len(word) > 4 and not word.endswith("ss") else ""
-    new = _made_up(max(4, len(word) - len(plural)), rng).capitalize() + plural
+    new = _made_up(max(4, len(word) - len(plural)), rng)
+    new = (new.upper() if word.isupper() else new.capitalize()) + plural  # "NEKTON Bio" -> "DRAVOL Bio"
     return " ".join([*words[:k], new, *words[k + 1 :]])
 
 
