@@ -399,6 +399,8 @@ def is_demonym(word: str, real_only: bool = False) -> bool:
 def is_document(name: str) -> bool:
     """A multiword name headed by a document word ("Constitution of Kazakhstan", "Patriot Act")."""
     low = name.lower().split()
+    if any(w not in _NAME_CONNECTORS and word_zipf(w) >= 6 for w in low):
+        return False  # "As Bill": a function word and a name, no document
     return len(low) > 1 and (low[0] in DOCUMENT_WORDS or low[-1] in DOCUMENT_WORDS)
 
 
@@ -736,7 +738,8 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         if j - i == 1 and (word == "I" or (is_common_word(word) and not _is_first_name(word))):
             return j, j
         whole = " ".join(t.text for t in toks[i:j])
-        function_word = word_zipf(word) >= 5.5 and not lemmas(word)  # "For Zhejiang University"
+        frequent = word_zipf(word) >= 5.5  # "For Zhejiang University", "As Bill", never "New Zealand"
+        function_word = frequent and (not lemmas(word) or not _is_fixed_name(whole))
         if j - i > 1 and (function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))):
             i += 1
     while i < j and toks[i].text.lower() in _NAME_CONNECTORS:

@@ -266,6 +266,7 @@ def test_typing_defects_are_fixed(name: str, kind: EntityType) -> None:
         ("It was the meatiest part of the bird.", "meatiest"),  # an inflected adjective
         ("The General Plan was issued.", "Plan"),  # a title before an ordinary word makes no person
         ("See POWER LEVEL and D for it.", "D"),  # a single letter, a run of capitals
+        ("As Bill walked in, the lights went out.", "As Bill"),  # "As" is no part of the name
     ],
 )
 def test_not_entities_or_not_pieces(text: str, absent: str) -> None:
