@@ -289,8 +289,12 @@ def _gender_changed(old: str, new: str) -> bool:
     return a is not None and b is not None and a != b
 
 
-def _form_verdict(span: Span, new: str) -> Verdict:
-    """The replacement is a non-empty span inside one sentence with the original's initial case."""
+def _form_verdict(span: Span, new: str, before: str) -> Verdict:
+    """The replacement is a non-empty span inside one sentence with the original's initial case, and an
+    "a"/"an" right before it still agrees ("an organism" -> "an mugolism" does not)."""
+    article = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
+    if article and not lexicon.an_mismatch(article.group(1), span.text) and lexicon.an_mismatch(article.group(1), new):
+        return _fail(f"{article.group(1)!r} before {span.text!r} no longer agrees with {new!r}")
     if not new.strip():
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
     if re.search(r"[.!?]\s", new):
@@ -337,7 +341,7 @@ def _fictional_people(name: str) -> bool:
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
-    for verdict in (_form_verdict(span, new), _kind_verdict(span, new, kind), _fictional_verdict(span, new, kind, original)):
+    for verdict in (_form_verdict(span, new, context), _kind_verdict(span, new, kind), _fictional_verdict(span, new, kind, original)):
         if not verdict.ok:
             return verdict
     return PASS

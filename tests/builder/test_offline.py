@@ -230,6 +230,16 @@ def test_entities_of_the_new_kinds_keep_kind_and_shape(text: str, old: str, shap
     assert len(made) > 3  # seeded, not fixed
 
 
+def test_entities_replace_every_occurrence_alike_and_keep_the_article() -> None:
+    text = "Gaddafi was popular at school. Friends of Gaddafi got jobs. we saw an organism ."
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        (change,) = out.settings["changes"]
+        assert out.text.count(change["to"]) == text.count(change["from"]) and change["from"] not in out.text
+        assert not re.search(r"\ban [^aeiou\s]", out.text), out.text
+        assert validate(NE_MINOR, text, out.text).ok, out.text
+
+
 def test_entities_never_give_one_person_two_fictional_names() -> None:
     text = "Mesut Ozil scored twice for Arsenal. Ozil later thanked the fans in London."
     major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")

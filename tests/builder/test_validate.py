@@ -105,6 +105,7 @@ GOOD_NE = [
     (NE_MINOR, "Gaddafi was popular at school.", "Dravelo was popular at school."),  # a name of unknown type
     (NE_MINOR, "During the Spring Festival, shops close.", "During the Korvan Festival, shops close."),  # an event
     (NE_MINOR, "He reviewed it on Studycheck and liked it.", "He reviewed it on Pembrosa and liked it."),  # a brand
+    (NE_PUBMED, "we studied an organism in the lab .", "we studied an ogolism in the lab ."),  # "an" still agrees
 ]
 
 
@@ -191,6 +192,7 @@ BAD_NE = [
     (NE_MINOR, "Don’t go there, he said.", "Stoso go there, he said.", ("not a named entity",)),
     (NE_MINOR, "#PRS_ORG# needs to pick it up.", "#Kenveza# needs to pick it up.", ("not a named entity",)),
     (NE_MINOR, "The police found the perpetrator.", "The police found the dravinator.", ("not a named entity",)),
+    (NE_PUBMED, "we studied an organism in the lab .", "we studied an mugolism in the lab .", ("no longer agrees",)),
 ]
 
 

@@ -12,7 +12,8 @@ a seeded fictional value of the same type.
 
 Spans never cross a sentence end, the ``<dig>`` mask is never an entity, and every replacement is
 checked with the lexicon to have the original's type and not to occur in the original text. Every
-chosen entity changes at its first occurrence only: one entity is one changed span.
+chosen entity changes at all its occurrences, alike (the validator counts it once), and an article
+before it keeps agreeing ("an organism" never becomes "an mugolism").
 """
 
 from __future__ import annotations
@@ -312,6 +313,13 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
 }
 
 
+def _article_breaks(before: str, old: str, new: str) -> bool:
+    """"a"/"an" right before the entity agrees with the old text but not with the new ("an organism" ->
+    "an mugolism")."""
+    m = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
+    return m is not None and not lexicon.an_mismatch(m.group(1), old) and lexicon.an_mismatch(m.group(1), new)
+
+
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
     make = _MAKERS.get(span.type) or _other_maker(span.text)
@@ -323,6 +331,8 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
         if lower and span.text.islower():  # a capitalised entity stays capitalised ("Felis", "3G")
             new = new.lower()
         if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
+            continue
+        if _article_breaks(text[: span.start], span.text, new):
             continue
         if lexicon.classify_span(new, "", lower) == span.type:  # never a real word in place of a term
             return new
@@ -378,9 +388,13 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             types.remove(kind)
         if _shares_a_name(surface, changes):
             continue  # "Ozil" after "Mesut Ozil": one person, never two fictional names
-        occ = groups[surface][:1]  # one entity is one changed span (the validator counts spans)
+        occ = groups[surface]  # every occurrence, alike: the text never names the real and the fictional one
+        if len({o.type for o in occ}) > 1:
+            continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         if new is None or any(o.start < e.end and e.start < o.end for o in occ for e in edits):
+            continue
+        if any(_article_breaks(text[: o.start], o.text, new) for o in occ):
             continue
         edits += [Edit(o.start, o.end, new, kind.value) for o in occ]
         changes.append({"type": kind.value, "from": surface, "to": new})
