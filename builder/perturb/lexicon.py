@@ -540,6 +540,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
         return EntityType.PERSON
     if any(is_known_place(t, major_only=True) for t in caps):
         return EntityType.PLACE
+    if len(caps) == 1 and is_known_place(caps[0]) and not is_common_word(caps[0]):
+        return EntityType.PLACE  # "Liverpool", "Southampton": a city, and no one's name
     return None
 
 

@@ -244,6 +244,7 @@ def test_second_build_review_examples() -> None:
         # typing defects seen in the Answer Equivalence build
         ("Art Deco", OTHER), ("Streamline Moderne", OTHER), ("West Publishing", ORG), ("AIDS", ACR),
         ("Buckingham Palace", PL), ("Yankee Stadium", PL), ("Huawei R&D", OTHER), ("Spring Festival Gala", OTHER),
+        ("Liverpool", PL), ("Southampton", PL),  # cities under 500,000 people, no one's name
         ("Will Smith", P),  # an ordinary first word with a known last name is still a person
     ],
 )
