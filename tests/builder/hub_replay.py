@@ -159,10 +159,11 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
             if not m:
                 return self._reply("repo_not_found", ctx)
             repo_id, rest = m.group(2), m.group(4)
-            repo = state.repos.get(repo_id)
+            found = state.repos.get(repo_id)
             ctx |= {"repo_id": repo_id, "org": repo_id.split("/")[0]}
-            if repo is None:
+            if found is None:
                 return self._reply("repo_not_found", ctx)
+            repo = found
             ctx["repo_object_id"] = repo.object_id
             if m.group(3) and rest == "info/lfs/objects/batch":
                 assert self.headers["Accept"] == RECORDING["lfs_batch"]["request"]["headers"]["Accept"]
@@ -183,7 +184,7 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
                 data = self._json("preupload")
                 head = repo.resolve(mm.group(1))
                 assert head is not None
-                files = []
+                modes = []  # the preupload answer's entries
                 for f in data["files"]:
                     sample = base64.b64decode(f["sample"])
                     binary = b"\0" in sample or f["path"].endswith(".parquet") or f["size"] > 10 * 1024 * 1024
@@ -191,13 +192,13 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
                     oid = None
                     if old is not None:
                         oid = hashlib.sha256(old).hexdigest() if f["path"] in head.lfs else git_blob_oid(old)
-                    files.append(
+                    modes.append(
                         fill(
                             RECORDING["preupload_file"],
                             {"path": f["path"], "upload_mode": "lfs" if binary else "regular", "oid": oid},
                         )
                     )
-                return self._reply("preupload", ctx | {"files": files, "head": head.oid})
+                return self._reply("preupload", ctx | {"files": modes, "head": head.oid})
             if (mm := re.fullmatch(r"commit/(.+)", rest)) and self.command == "POST":
                 assert self.headers["Content-Type"] == "application/x-ndjson"
                 lines = [json.loads(ln) for ln in self._body().splitlines() if ln.strip()]
@@ -230,10 +231,10 @@ def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
                     digest = hashlib.sha1(parent.oid.encode())
                     for p in sorted(files):
                         digest.update(p.encode() + b"\0" + hashlib.sha256(files[p]).digest())
-                    commit = Commit(digest.hexdigest(), files, lfs)
-                    repo.commits[commit.oid] = commit
-                    repo.branches[branch] = commit.oid
-                return self._reply("commit", ctx | {"commit": commit.oid})
+                    new = Commit(digest.hexdigest(), files, lfs)
+                    repo.commits[new.oid] = new
+                    repo.branches[branch] = new.oid
+                return self._reply("commit", ctx | {"commit": new.oid})
             if (mm := re.fullmatch(r"tag/(.+)", rest)) and self.command == "POST":
                 data = self._json("tag")
                 target = repo.resolve(mm.group(1))
