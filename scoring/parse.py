@@ -90,12 +90,10 @@ def _checked(v: float, lo: int, hi: int, raw: str, detail: str) -> ParsedScore |
 def parse_score(text: str, scale: tuple[int, int] = (1, 5), label: str = "") -> ParsedScore | Unparsed:
     """Read one score on ``scale`` from a judge's text answer (see the module docstring)."""
     s = _MARKDOWN.sub("", text).strip()
-    found = _nothing_to_read(s, text)
+    found: ParsedScore | Unparsed | None = _nothing_to_read(s, text)
     if found is None:
         found = _labelled_or_fraction(s, scale, label, text)
-    if found is None:
-        found = _positional(s, scale, text)
-    return found
+    return _positional(s, scale, text) if found is None else found
 
 
 def _nothing_to_read(s: str, raw: str) -> Unparsed | None:
