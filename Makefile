@@ -41,7 +41,7 @@ test: setup browser
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: setup
-	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks
+	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks scripts
 
 typecheck: setup
 	$(BIN)/python scripts/typecheck.py
