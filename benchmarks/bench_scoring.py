@@ -37,9 +37,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
+from dhp.judge import EndpointJudge  # noqa: E402
 from dhp.scoring.data import load_local  # noqa: E402
 from dhp.scoring.prompts import load_template, render_context  # noqa: E402
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets  # noqa: E402
+from dhp.scoring.run import ScoreConfig, score_datasets  # noqa: E402
 from dhp.spec import BENCHMARK, get_dataset  # noqa: E402
 from tests.support.loopback import ServerHandle, spawned_server  # noqa: E402
 from tests.support.tiny_data import write_tiny_dataset  # noqa: E402
@@ -86,7 +87,7 @@ def prompts_of(data: Path, names: list[str], limit: int | None = None) -> list[s
 def run_runner(srv: ServerHandle, data: Path, out: Path) -> tuple[float, dict[str, float]]:
     srv.stats(reset=True)
     cfg = ScoreConfig(
-        judge=JudgeConfig(name="bench", kind="endpoint", endpoints=(srv.url,), model="fake-judge"),
+        judge=EndpointJudge(name="bench", endpoints=(srv.url,), model="fake-judge"),
         out=out, datasets="summeval", data=str(data), n_boot=0, concurrency=C, use_cache=False, progress=False,
     )  # fmt: skip
     t0 = time.perf_counter()

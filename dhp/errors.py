@@ -11,4 +11,4 @@ def first_validation_problem(e: ValidationError) -> str:
     """``"at judge.kind: Input should be ..."`` for the first error pydantic found."""
     first = e.errors()[0]
     loc = ".".join(str(x) for x in first["loc"]) or "(root)"
-    return f"at {loc}: {first['msg']}"
+    return f"at {loc}: {str(first['msg']).removeprefix('Value error, ')}"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
-__all__ = ["JUDGE_KEY_VARS", "PERTURBER_KEY_VARS", "api_key_from_env", "scrub"]
+__all__ = ["JUDGE_KEY_VARS", "PERTURBER_KEY_VARS", "api_key_from_env", "scrub", "secret_in_url"]
 
 #: Where `dhp score` and the leaderboard worker look for the judge endpoint's key, in order.
 JUDGE_KEY_VARS = ("DHP_JUDGE_API_KEY", "HF_TOKEN")
@@ -19,6 +20,23 @@ _SECRET_PATTERNS = (
     re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"),
     re.compile(r"(?i)\b(api[_-]?key|token|authorization|password|secret)(\s*[=:]\s*|\"\s*:\s*\")[^\s\"',]+"),
 )
+
+_SECRET_QUERY = re.compile(
+    r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I
+)
+
+
+def secret_in_url(url: str) -> str | None:
+    """What in ``url`` would put a secret where URLs are stored: ``"credentials"`` (user:password@),
+    ``"query parameter 'NAME'"`` (a key-, token- or signature-like name), or None."""
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "credentials"
+    for pair in parts.query.split("&") if parts.query else []:
+        key = pair.split("=", 1)[0]
+        if _SECRET_QUERY.search(key):
+            return f"query parameter {key!r}"
+    return None
 
 
 def api_key_from_env(names: Sequence[str]) -> str | None:

@@ -7,8 +7,9 @@ One JSON file per request, ``<id>.json``. States::
     RUNNING (stale, worker died) --requeue--> PENDING
 
 Every transition is a compare-and-swap on the file's bytes, so two workers never run the same
-request: both may read PENDING, only one swap succeeds. Requests hold no secret: the endpoint URL
-is validated to carry no credentials and the API key lives only in the worker's environment.
+request: both may read PENDING, only one swap succeeds. Requests hold no secret: the judge record
+(:mod:`dhp.judge`) refuses URLs with credentials, and API keys and the HF token live only in the
+worker's environment.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import hashlib
 import secrets
 from collections.abc import Mapping
 from enum import Enum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from dhp.errors import first_validation_problem
+from dhp.judge import EndpointJudge, HubJudge, Judge, endpoints, host_of
 from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import Existing, Submission, endpoint_host, settings_key
+from dhp.leaderboard.validation import Existing, Submission, judge_key
 from dhp.naming import judge_slug
 
 __all__ = [
@@ -52,6 +55,10 @@ _ALLOWED: Mapping[State, frozenset[State]] = {
 }
 
 
+#: The judge fields of request files written before :mod:`dhp.judge` (upgraded on reading).
+_FLAT_FIELDS = ("judge_name", "endpoint_url", "protocol", "model", "hf_model_id", "revision")
+
+
 class InvalidTransition(RuntimeError):
     """A state change the state machine does not allow (e.g. FINISHED -> RUNNING)."""
 
@@ -66,18 +73,15 @@ def hash_user(user: str) -> str:
 
 
 class Request(BaseModel):
-    """One queued evaluation of a judge."""
+    """One queued evaluation of a judge: the judge (:data:`dhp.judge.Judge`, handed whole to the
+    scorer) and how to score it. Files written before the judge had one description (flat
+    ``judge_name`` / ``endpoint_url`` / ``protocol`` / ``model`` / ... fields) are upgraded on reading."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    judge_name: str
-    endpoint_url: str = ""
-    protocol: str
-    model: str
-    hf_model_id: str | None = None
-    revision: str | None = None
-    mode: str
+    judge: Judge
+    mode: str  # a ScoringMode value: expected | paper | sample, or builtin for a built-in judge
     contact: str = ""
     show_host: bool = False  # the submitter lets the public Queue tab show the endpoint host
     submitter: str = ""  # hash_user(...) of who submitted
@@ -91,25 +95,47 @@ class Request(BaseModel):
     reason: str | None = None  # why it FAILED (scrubbed stderr tail)
     results: tuple[str, ...] = Field(default_factory=tuple)  # results-store paths written
 
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """A request file of the flat layout -> the judge record (the same judge, described once)."""
+        if not isinstance(data, dict) or "judge" in data or "judge_name" not in data:
+            return data
+        old = dict(data)
+        flat = {k: old.pop(k, None) for k in _FLAT_FIELDS}
+        if flat["protocol"] == "builtin":
+            judge: dict[str, Any] = {"kind": "builtin", "name": flat["judge_name"], "control": flat["model"]}
+        else:
+            judge = {"kind": "endpoint", "name": flat["judge_name"], "endpoints": [flat["endpoint_url"]],
+                     "protocol": flat["protocol"], "model": flat["model"], "hf_model_id": flat["hf_model_id"],
+                     "revision": flat["revision"]}  # fmt: skip
+        return {**old, "judge": judge}
+
+    @property
+    def judge_name(self) -> str:
+        return self.judge.name
+
     @property
     def path(self) -> str:
         return f"{self.id}.json"
 
     @property
     def host(self) -> str:
-        """The endpoint host ("" for built-in judges)."""
-        return endpoint_host(self.endpoint_url)
+        """Where the judge is reached: the endpoint host, "Inference Providers (<provider>)", or "built-in"."""
+        if isinstance(self.judge, HubJudge):
+            return f"Inference Providers ({self.judge.provider})"
+        return min((host_of(u) for u in endpoints(self.judge)), default="built-in")
 
     @property
     def public_host(self) -> str:
-        """The host as the public Queue tab shows it: only when the submitter chose to."""
-        if not self.endpoint_url:
-            return "built-in"
+        """The host as the public Queue tab shows it: an endpoint's only when the submitter chose to."""
+        if not isinstance(self.judge, EndpointJudge):
+            return self.host
         return self.host if self.show_host else "hidden"
 
     @property
     def key(self) -> tuple[str, ...]:
-        return settings_key(self.host, self.model, self.hf_model_id, self.revision, self.protocol, self.mode)
+        return judge_key(self.judge, self.mode)
 
     def to_bytes(self) -> bytes:
         return (self.model_dump_json(indent=2) + "\n").encode()
@@ -134,12 +160,7 @@ def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str
     rid = f"{stamp}-{judge_slug(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
     return Request(
         id=rid,
-        judge_name=sub.judge_name,
-        endpoint_url=sub.endpoint_url,
-        protocol=sub.protocol,
-        model=sub.model,
-        hf_model_id=sub.hf_model_id,
-        revision=sub.revision,
+        judge=sub.judge,
         mode=sub.mode,
         contact=sub.contact,
         show_host=sub.show_host,

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.fsutil import atomic_write_text
+from dhp.judge import EndpointJudge, request_model
 from dhp.leaderboard import board_html, table
 from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
@@ -40,7 +41,7 @@ from dhp.leaderboard.validation import (
     ValidationError,
     allowed_ports_from_env,
     find_duplicate,
-    settings_key,
+    result_key,
     validate_submission,
 )
 from dhp.scoring.results import Summary
@@ -318,20 +319,7 @@ class Backend:
         out = list(self.queue.existing())
         for r in self.report().results:
             j = r.result.judge
-            out.append(
-                Existing(
-                    j.name,
-                    settings_key(
-                        min(j.endpoint_hosts, default=""),
-                        j.model or j.name,
-                        j.hf_model_id,
-                        j.revision,
-                        j.protocol,
-                        r.result.scoring.mode,
-                    ),
-                    f"leaderboard row {j.name!r}",
-                )
-            )
+            out.append(Existing(j.name, result_key(j, r.result.scoring.mode), f"leaderboard row {j.name!r}"))
         return out
 
     # -- submissions ----------------------------------------------------------------------------
@@ -371,10 +359,10 @@ class Backend:
         rows = [
             {
                 "Request": r.id,
-                "Judge": r.judge_name,
-                "Model": r.hf_model_id or r.model,
+                "Judge": r.judge.name,
+                "Model": r.judge.hf_model_id or request_model(r.judge) or "",
                 "Host": r.public_host,
-                "Protocol": r.protocol,
+                "Protocol": r.judge.protocol.value if isinstance(r.judge, EndpointJudge) else r.judge.kind,
                 "Mode": r.mode,
                 "State": r.state.value,
                 "Submitted": r.created_at,

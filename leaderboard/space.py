@@ -44,8 +44,9 @@ VARIABLES: Mapping[str, tuple[str, str]] = {
 }
 #: Secrets of the Space (set them in the Space's settings, never in files or variables).
 SECRETS: Mapping[str, str] = {
-    "HF_TOKEN": "write token for the three dataset repositories (results, requests, votes)",
-    JUDGE_KEY_VARS[0]: "worker only: the API key sent to judge endpoints",
+    "HF_TOKEN": "write token for the three dataset repositories (results, requests, votes); the worker also "
+    "scores judges submitted by Hub model id with it (Inference Providers), and never sends it to an endpoint",
+    JUDGE_KEY_VARS[0]: "worker only: the API key sent to submitted judge endpoints",
 }
 _SECRET_NAME = re.compile(r"(?i)(token|secret|password|api[_-]?key|^hf_)")
 _PINNED = (

@@ -274,7 +274,7 @@ def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox) -> Non
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SubmitTab:
-    fields: tuple[gr.Component, ...]  # name, url, protocol, model, hf id, revision, mode, contact, show host
+    fields: tuple[gr.Component, ...]  # name, url, protocol, model, hf id, provider, revision, mode, contact, show host
     button: gr.Button
     status: gr.Markdown
 
@@ -287,9 +287,11 @@ def _submit_intro(mode: Mode) -> str:
     )
     return (
         "Submit an LLM judge served by an **OpenAI-compatible** (`/v1/chat/completions`) or "
-        "**Text Generation Inference** endpoint. " + where + "Never put an API key in the URL: the worker "
-        "sends the key configured by the maintainers (environment variable `DHP_JUDGE_API_KEY`) and no key "
-        "is ever stored."
+        "**Text Generation Inference** endpoint, or a **Hub model id** scored through Hugging Face "
+        "Inference Providers: leave the endpoint URL and model name empty, give the HF model id and, "
+        "optionally, a provider. " + where + "Never put an API key in the URL: the worker sends the key "
+        "configured by the maintainers (environment variable `DHP_JUDGE_API_KEY`, or their HF token for "
+        "Hub model ids) and no key is ever stored."
     )
 
 
@@ -312,7 +314,12 @@ def submit_tab(be: Backend) -> SubmitTab:
             name = gr.Textbox(label="Judge name", max_length=64, elem_id="s-name")
             contact = gr.Textbox(label="Contact (email or HF user)", max_length=120, elem_id="s-contact")
         with gr.Row():
-            url = gr.Textbox(label="Endpoint URL", placeholder="https://...", elem_id="s-url", max_length=400)
+            url = gr.Textbox(
+                label="Endpoint URL (empty: the HF model id through Inference Providers)",
+                placeholder="https://...",
+                elem_id="s-url",
+                max_length=400,
+            )
             protocols = [*PROTOCOLS, "builtin"] if mode == "local" else list(PROTOCOLS)
             proto = gr.Dropdown(choices=protocols, value="openai", label="Protocol", elem_id="s-protocol")
         with gr.Row():
@@ -325,7 +332,13 @@ def submit_tab(be: Backend) -> SubmitTab:
             )
         with gr.Row():
             hf = gr.Textbox(
-                label="HF model id (optional)", placeholder="org/model", elem_id="s-hf", max_length=96
+                label="HF model id (optional with an endpoint)", placeholder="org/model", elem_id="s-hf", max_length=96
+            )
+            provider = gr.Textbox(
+                value="auto",
+                label="Inference provider (Hub model id only; auto: the router chooses)",
+                elem_id="s-provider",
+                max_length=40,
             )
             rev = gr.Textbox(label="Revision (optional)", elem_id="s-rev", max_length=64)
         show_host = gr.Checkbox(
@@ -333,7 +346,7 @@ def submit_tab(be: Backend) -> SubmitTab:
         )
         button = gr.Button("Submit", variant="primary", elem_id="s-submit")
         status = gr.Markdown(elem_id="submit-status")
-    return SubmitTab((name, url, proto, model, hf, rev, smode, contact, show_host), button, status)
+    return SubmitTab((name, url, proto, model, hf, provider, rev, smode, contact, show_host), button, status)
 
 
 def _errors_markdown(e: ValidationError) -> str:
@@ -350,6 +363,7 @@ def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
         "protocol",
         "model",
         "hf_model_id",
+        "provider",
         "revision",
         "mode",
         "contact",
@@ -357,10 +371,10 @@ def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
     )
 
     def handler(
-        name: str, url: str, proto: str, model: str, hf: str, rev: str, mode: str, contact: str, show_host: bool,
-        request: gr.Request, profile: gr.OAuthProfile | None = None,
+        name: str, url: str, proto: str, model: str, hf: str, provider: str, rev: str, mode: str, contact: str,
+        show_host: bool, request: gr.Request, profile: gr.OAuthProfile | None = None,
     ) -> tuple[str, Any]:  # fmt: skip
-        values = (name, url, proto, model, hf, rev, mode, contact, bool(show_host))
+        values = (name, url, proto, model, hf, provider, rev, mode, contact, bool(show_host))
         try:
             msg = be.submit(dict(zip(keys, values, strict=True)), user_of(request, profile, be.cfg.mode))
         except ValidationError as e:

@@ -20,8 +20,21 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
+from dhp.inference.hub import AUTO_PROVIDER, router_model
+from dhp.judge import (
+    EndpointJudge,
+    HubJudge,
+    Judge,
+    JudgeSpecError,
+    endpoints,
+    host_of,
+    parse_judge,
+    request_model,
+)
 from dhp.naming import slug
-from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS
+from dhp.scoring.results import JudgeInfo
+from dhp.secrets import secret_in_url
+from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
 
 __all__ = [
     "CONTROL_JUDGES",
@@ -37,8 +50,9 @@ __all__ = [
     "ValidationError",
     "allowed_ports_from_env",
     "check_endpoint_url",
-    "endpoint_host",
     "find_duplicate",
+    "judge_key",
+    "result_key",
     "settings_key",
     "system_resolver",
     "validate_submission",
@@ -56,6 +70,7 @@ LIMITS: Mapping[str, int] = {
     "endpoint_url": 400,
     "model": 200,
     "hf_model_id": 96,
+    "provider": 40,
     "revision": 64,
     "contact": 120,
 }
@@ -84,9 +99,6 @@ _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _CONTACT = re.compile(r"^[A-Za-z0-9@._+ -]+$")
 _HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
-_SECRET_QUERY = re.compile(
-    r"(^|[_-])(key|token|secret|password|passwd|auth|sig|signature|api-?key)($|[_-])", re.I
-)
 
 
 class ValidationError(ValueError):
@@ -111,17 +123,16 @@ class SubmissionErrors(ValidationError):
 
 @dataclass(frozen=True)
 class Submission:
-    """A validated submission (what the form produces, normalised)."""
+    """A validated submission: the judge (:data:`dhp.judge.Judge`) and how to score it."""
 
-    judge_name: str
-    endpoint_url: str  # "" for built-in control judges
-    protocol: str  # openai | tgi | builtin
-    model: str  # model name on the endpoint, or the control judge's name
-    hf_model_id: str | None
-    revision: str | None
-    mode: str  # expected | paper | sample (builtin: "builtin")
+    judge: Judge
+    mode: str  # expected | paper | sample; a built-in judge: "builtin" (ScoringMode.BUILTIN)
     contact: str
     show_host: bool = False  # the submitter lets the Queue tab show the endpoint host (default: hidden)
+
+    @property
+    def judge_name(self) -> str:
+        return self.judge.name
 
 
 def system_resolver(host: str) -> list[str]:
@@ -206,18 +217,15 @@ def _split_url(url: str) -> tuple[str, str, int | None, str]:
     host = (parts.hostname or "").lower().rstrip(".")
     if scheme not in ("http", "https") or not host:
         raise ValidationError(field, "Endpoint URL must look like https://host/... .")
-    if parts.username is not None or parts.password is not None:
+    problem = secret_in_url(url)
+    if problem == "credentials":
         raise ValidationError(
             field, "Endpoint URL must not contain credentials; the worker supplies the API key itself."
         )
     if parts.fragment:
         raise ValidationError(field, "Endpoint URL must not contain a #fragment.")
-    for pair in parts.query.split("&") if parts.query else []:
-        key = pair.split("=", 1)[0]
-        if _SECRET_QUERY.search(key):
-            raise ValidationError(
-                field, f"Endpoint URL must not carry secrets in its query string ({key!r})."
-            )
+    if problem:
+        raise ValidationError(field, f"Endpoint URL must not carry secrets in its query string ({problem}).")
     if port is not None and not (1 <= port <= 65535):
         raise ValidationError(field, "Endpoint URL has an invalid port.")
     return scheme, host, port, url
@@ -296,11 +304,6 @@ def check_endpoint_url(
     return url.rstrip("/")
 
 
-def endpoint_host(url: str) -> str:
-    """The host of a (validated) endpoint URL, lowercased; "" for built-in judges."""
-    return (urlsplit(url).hostname or "").lower() if url else ""
-
-
 _FORM_ORDER = (
     "judge_name",
     "contact",
@@ -309,6 +312,7 @@ _FORM_ORDER = (
     "model",
     "mode",
     "hf_model_id",
+    "provider",
     "revision",
 )
 
@@ -326,6 +330,19 @@ def _gather(checks: Sequence[Callable[[], object]]) -> tuple[list[object], list[
     return values, errors
 
 
+Route = Literal["builtin", "endpoint", "hub"]
+
+
+def _route(protocol: str, endpoint_url: str | None, hf_model_id: str | None) -> Route:
+    """Which kind of judge the form describes: a built-in (protocol "builtin"), a Hub model id (no
+    endpoint URL, an HF model id: scored through Inference Providers), else an endpoint."""
+    if protocol == "builtin":
+        return "builtin"
+    if not (endpoint_url or "").strip() and (hf_model_id or "").strip():
+        return "hub"
+    return "endpoint"
+
+
 def validate_submission(
     *,
     judge_name: str | None,
@@ -337,32 +354,52 @@ def validate_submission(
     mode: str | None,
     contact: str | None,
     app_mode: Mode,
+    provider: str | None = None,
     resolver: Resolver | None = None,
     allowed_ports: frozenset[int] = HTTPS_PORTS,
     show_host: bool = False,
 ) -> Submission:
-    """Check every field of the form; raise :class:`SubmissionErrors` listing every problem, in form order."""
+    """Check every field of the form; raise :class:`SubmissionErrors` listing every problem, in form order.
+
+    An endpoint URL gives an endpoint judge; an empty URL with an HF model id gives a Hub judge
+    (scored through Inference Providers, ``provider`` "auto" unless named); protocol "builtin"
+    (local mode only) gives a built-in control judge."""
     proto = (protocol or "").strip().lower()
-    builtin = proto == "builtin"
+    route = _route(proto, endpoint_url, hf_model_id)
     allowed = (*PROTOCOLS, "builtin") if app_mode == "local" else PROTOCOLS
     checks: dict[str, Callable[[], object]] = {
         "judge_name": lambda: _judge_name(judge_name),
         "contact": lambda: _clean("contact", contact, required=True, pattern=_CONTACT, what="Contact"),
-        "endpoint_url": lambda: "" if builtin else check_endpoint_url(endpoint_url or "", app_mode, resolver, allowed_ports),
-        "protocol": lambda: _one_of("protocol", proto, allowed, "Protocol"),
-        "model": lambda: _model(model, builtin),
-        "mode": lambda: "builtin" if builtin else _one_of("mode", (mode or "").strip().lower(), SCORING_MODES, "Scoring mode"),
+        "endpoint_url": lambda: check_endpoint_url(endpoint_url or "", app_mode, resolver, allowed_ports) if route == "endpoint" else "",
+        "protocol": lambda: _protocol(proto, allowed, route),
+        "model": lambda: _model(model, route),
+        "mode": lambda: ScoringMode.BUILTIN.value if route == "builtin" else _one_of("mode", (mode or "").strip().lower(), SCORING_MODES, "Scoring mode"),
         "hf_model_id": lambda: _clean("hf_model_id", hf_model_id, required=False, pattern=_HF_ID, what="HF model id") or None,
+        "provider": lambda: _provider(provider, route),
         "revision": lambda: _revision(revision, hf_model_id),
     }  # fmt: skip
     values, errors = _gather([checks[f] for f in _FORM_ORDER])
     if errors:
         raise SubmissionErrors(errors)
     v = dict(zip(_FORM_ORDER, values, strict=True))
-    return Submission(
-        str(v["judge_name"]), str(v["endpoint_url"]), str(v["protocol"]), str(v["model"]),
-        v["hf_model_id"] or None, v["revision"] or None, str(v["mode"]), str(v["contact"]), show_host,  # type: ignore[arg-type]
-    )  # fmt: skip
+    return Submission(_judge_of(route, v), str(v["mode"]), str(v["contact"]), show_host)
+
+
+def _judge_of(route: Route, v: Mapping[str, object]) -> Judge:
+    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.judge`)."""
+    name, rev = str(v["judge_name"]), v["revision"] or None
+    data: dict[str, object]
+    if route == "builtin":
+        data = {"kind": "builtin", "name": name, "control": v["model"]}
+    elif route == "hub":
+        data = {"kind": "hub", "name": name, "model_id": v["hf_model_id"], "provider": v["provider"], "revision": rev}
+    else:
+        data = {"kind": "endpoint", "name": name, "endpoints": [v["endpoint_url"]], "protocol": v["protocol"],
+                "model": v["model"], "hf_model_id": v["hf_model_id"], "revision": rev}  # fmt: skip
+    try:
+        return parse_judge(data, source="submission")
+    except JudgeSpecError as e:
+        raise SubmissionErrors([ValidationError("judge", str(e))]) from None
 
 
 def _judge_name(value: str | None) -> str:
@@ -378,11 +415,45 @@ def _one_of(field: str, value: str, allowed: Sequence[str], what: str) -> str:
     return value
 
 
-def _model(value: str | None, builtin: bool) -> str:
+def _protocol(value: str, allowed: Sequence[str], route: Route) -> str:
+    proto = _one_of("protocol", value, allowed, "Protocol")
+    if route == "hub" and proto != EndpointProtocol.OPENAI.value:
+        raise ValidationError(
+            "protocol", "A Hub model id is scored through the router's OpenAI-compatible route: choose protocol openai."
+        )
+    return proto
+
+
+def _model(value: str | None, route: Route) -> str:
+    if route == "hub":
+        if (value or "").strip():
+            raise ValidationError(
+                "model", "Leave the model name empty for a Hub model id (the router is sent the HF model id)."
+            )
+        return ""
     mdl = _clean("model", value, required=True, pattern=_MODEL, what="Model name")
-    if builtin and mdl not in CONTROL_JUDGES:
+    if route == "builtin" and mdl not in CONTROL_JUDGES:
         raise ValidationError("model", f"Built-in control judge must be one of: {', '.join(CONTROL_JUDGES)}.")
     return mdl
+
+
+def _provider(value: str | None, route: Route) -> str:
+    prov = (value or "").strip().lower() or AUTO_PROVIDER
+    if route != "hub":
+        if prov != AUTO_PROVIDER:
+            raise ValidationError(
+                "provider", "A provider applies only to a Hub model id (leave the endpoint URL empty to use one)."
+            )
+        return prov
+    try:
+        if len(prov) > LIMITS["provider"]:
+            raise ValueError(f"at most {LIMITS['provider']} characters")
+        router_model("org/name", prov)  # the router's rule for provider names
+    except ValueError:
+        raise ValidationError(
+            "provider", f"Provider must be 'auto' or a provider name such as 'novita', not {prov[:40]!r}."
+        ) from None
+    return prov
 
 
 def _revision(value: str | None, hf_model_id: str | None) -> str | None:
@@ -395,17 +466,37 @@ def _revision(value: str | None, hf_model_id: str | None) -> str | None:
 
 
 def settings_key(
-    host: str, model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str
+    where: str, model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str
 ) -> tuple[str, ...]:
-    """What makes two submissions the same: endpoint host, model, revision and scoring settings
-    (case-insensitive). Two servers on different hosts may both report the model name "tgi"."""
+    """What makes two submissions the same: where the judge is reached (endpoint host, or
+    ``hub:<provider>``), model, revision and scoring settings (case-insensitive). Two servers on
+    different hosts may both report the model name "tgi"."""
     return (
-        host.strip().lower(),
+        where.strip().lower(),
         (hf_model_id or model).strip().lower(),
         (revision or "").strip().lower(),
         protocol.strip().lower(),
         mode.strip().lower(),
     )
+
+
+def judge_key(judge: Judge, mode: str) -> tuple[str, ...]:
+    """The duplicate-check key of a queued judge (agrees with :func:`result_key` of its results)."""
+    if isinstance(judge, HubJudge):
+        return settings_key(f"hub:{judge.provider}", judge.model_id, None, judge.revision, "hub", mode)
+    model = request_model(judge) or ""
+    where = min((host_of(u) for u in endpoints(judge)), default="")
+    protocol = judge.protocol.value if isinstance(judge, EndpointJudge) else judge.kind
+    return settings_key(where, model, judge.hf_model_id, judge.revision, protocol, mode)
+
+
+def result_key(info: JudgeInfo, mode: str) -> tuple[str, ...]:
+    """The duplicate-check key of a judge on the leaderboard, from its results' judge record."""
+    provider = info.settings.get("provider")
+    if provider is not None:  # a Hub judge (JudgeInfo.of records it so)
+        return settings_key(f"hub:{provider}", info.hf_model_id or "", None, info.revision, "hub", mode)
+    where = min(info.endpoint_hosts, default="")
+    return settings_key(where, info.model or info.name, info.hf_model_id, info.revision, info.protocol, mode)
 
 
 @dataclass(frozen=True)
@@ -419,15 +510,14 @@ class Existing:
 
 def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
     """A message pointing at the existing row or request that ``sub`` duplicates, else None."""
-    key = settings_key(
-        endpoint_host(sub.endpoint_url), sub.model, sub.hf_model_id, sub.revision, sub.protocol, sub.mode
-    )
+    key = judge_key(sub.judge, sub.mode)
     name_key = slug(sub.judge_name.strip())
     for e in existing:
         if e.key == key:
             return (
-                f"This endpoint, model, revision and scoring settings were already submitted: see {e.where}. "
-                "To score the judge again, change the scoring mode, or give its HF model id with a new revision."
+                f"This endpoint or Hub model, model, revision and scoring settings were already submitted: see "
+                f"{e.where}. To score the judge again, change the scoring mode, or give its HF model id with a new "
+                "revision."
             )
         if slug(e.judge_name.strip()) == name_key:
             return f"The judge name {sub.judge_name!r} is taken (see {e.where}); choose another name."

@@ -1,9 +1,12 @@
 """The queue worker: claims PENDING requests and runs ``dhp score`` on each, in a subprocess.
 
-A subprocess isolates crashes and memory; its stderr tail (with secrets scrubbed) becomes the
-failure reason shown in the Queue tab. The endpoint API key reaches the scorer only through the
-``DHP_JUDGE_API_KEY`` environment variable of the worker, never through arguments or files.
-Results are validated with ``parse_result`` before they are copied into the results store.
+The request's judge (:mod:`dhp.judge`) goes to the scorer whole, as a judge file in the worker's
+temporary folder (``dhp score --judge-file``); the scorer writes the results' judge record from it,
+so the worker only validates results (``parse_result``) and stores them as written. A subprocess
+isolates crashes and memory; its stderr tail (with secrets scrubbed) becomes the failure reason
+shown in the Queue tab. Secrets reach the scorer only through the worker's environment, never
+through arguments or files: an endpoint judge gets ``DHP_JUDGE_API_KEY``, a judge by Hub model id
+the operator's ``HF_TOKEN`` (:func:`scorer_env`).
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, write_judge
 from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import (
@@ -29,14 +33,15 @@ from dhp.leaderboard.validation import (
     check_endpoint_url,
 )
 from dhp.naming import judge_slug
-from dhp.scoring.results import ResultError, dump_result, parse_result
+from dhp.scoring.results import ResultError, parse_result
 from dhp.secrets import JUDGE_KEY_VARS, scrub
 
-__all__ = ["API_KEY_ENV", "Worker", "WorkerConfig", "score_command", "scrub"]
+__all__ = ["API_KEY_ENV", "HF_TOKEN_ENV", "Worker", "WorkerConfig", "score_command", "scorer_env", "scrub"]
 
 log = logging.getLogger(__name__)
 
-API_KEY_ENV = JUDGE_KEY_VARS[0]
+API_KEY_ENV = JUDGE_KEY_VARS[0]  # an endpoint judge's key
+HF_TOKEN_ENV = JUDGE_KEY_VARS[1]  # the operator's HF token, for judges by Hub model id
 
 
 @dataclass
@@ -55,23 +60,12 @@ class WorkerConfig:
     )  # space mode: endpoint ports
 
 
-def score_command(req: Request, cfg: WorkerConfig, out_dir: Path) -> list[str]:
-    """The ``dhp score`` argument vector for a request (no secret in it)."""
-    cmd = [cfg.python, "-m", "dhp", "score"]
-    if req.protocol == "builtin":
-        cmd += ["--judge", req.model]
-    else:
-        cmd += [
-            "--endpoint", req.endpoint_url,
-            "--protocol", req.protocol,
-            "--model", req.model,
-            "--judge-name", req.judge_name,
-            "--mode", req.mode,
-        ]  # fmt: skip
-        if req.hf_model_id:
-            cmd += ["--hf-model-id", req.hf_model_id]
-        if req.revision:
-            cmd += ["--model-revision", req.revision]
+def score_command(req: Request, cfg: WorkerConfig, judge_file: Path, out_dir: Path) -> list[str]:
+    """The ``dhp score`` argument vector for a request: the judge travels whole in ``judge_file``
+    (:func:`dhp.judge.write_judge`, no secret in it); the rest are scoring settings."""
+    cmd = [cfg.python, "-m", "dhp", "score", "--judge-file", str(judge_file)]
+    if not isinstance(req.judge, BuiltinJudge):  # a built-in judge has one mode, its own
+        cmd += ["--mode", req.mode]
     cmd += ["--data", str(cfg.data), "--datasets", cfg.datasets or req.datasets, "--out", str(out_dir)]
     cmd += ["--no-progress"]
     if cfg.seed is not None:
@@ -79,6 +73,18 @@ def score_command(req: Request, cfg: WorkerConfig, out_dir: Path) -> list[str]:
     if cfg.n_boot is not None:
         cmd += ["--n-boot", str(cfg.n_boot)]
     return cmd
+
+
+def scorer_env(judge: Judge, environ: Mapping[str, str]) -> dict[str, str]:
+    """The scorer's environment: each kind of judge gets only its own secret. An endpoint judge gets
+    ``DHP_JUDGE_API_KEY`` (never the operator's HF token: a submitted endpoint is anyone's server), a
+    Hub judge the operator's ``HF_TOKEN`` (sent only to the router), a built-in judge neither."""
+    env = dict(environ)
+    keep = {EndpointJudge: API_KEY_ENV, HubJudge: HF_TOKEN_ENV}.get(type(judge))
+    for name in JUDGE_KEY_VARS:
+        if name != keep:
+            env.pop(name, None)
+    return env
 
 
 class Worker:
@@ -94,36 +100,20 @@ class Worker:
         self.cfg = cfg
         self.runner = runner
 
-    def _env(self, req: Request) -> dict[str, str]:
-        env = dict(os.environ)
-        if req.protocol == "builtin":
-            env.pop(API_KEY_ENV, None)
-        return env
-
     def run_one(self, req: Request) -> Request:
         """Run a claimed (RUNNING) request to FINISHED or FAILED; never raises for scoring errors."""
         secrets = [os.environ.get(name, "") for name in JUDGE_KEY_VARS]
         try:
-            if req.protocol != "builtin":
-                check_endpoint_url(
-                    req.endpoint_url, self.cfg.mode, self.cfg.resolver, self.cfg.allowed_ports
-                )  # DNS may have changed
+            if isinstance(req.judge, EndpointJudge):
+                for url in req.judge.endpoints:  # DNS may have changed
+                    check_endpoint_url(url, self.cfg.mode, self.cfg.resolver, self.cfg.allowed_ports)
             with tempfile.TemporaryDirectory(prefix="dhp-worker-") as tmp:
                 out = Path(tmp) / "out"
-                cmd = score_command(req, self.cfg, out)
-                log.info("running %s", " ".join(cmd[:6]))
-                try:
-                    proc = self.runner(
-                        cmd, capture_output=True, text=True, env=self._env(req), timeout=self.cfg.timeout_s
-                    )
-                except subprocess.TimeoutExpired:
-                    return self.queue.fail(req, f"scoring timed out after {self.cfg.timeout_s:g} s")
-                if proc.returncode != 0:
-                    tail = (proc.stderr or proc.stdout or "").strip()[-1500:]
-                    return self.queue.fail(
-                        req, scrub(f"dhp score exited with status {proc.returncode}: {tail}", secrets)
-                    )
-                written = self._publish(req, out)
+                judge_file = Path(tmp) / "judge.json"
+                write_judge(judge_file, req.judge)
+                written = self._score(req, self._command(req, judge_file, out), out, secrets)
+            if isinstance(written, Request):
+                return written
             if not written:
                 return self.queue.fail(req, "dhp score finished but wrote no result file")
             return self.queue.finish(req, tuple(written))
@@ -132,24 +122,37 @@ class Worker:
         except (ResultError, OSError, ValueError) as e:
             return self.queue.fail(req, scrub(f"{type(e).__name__}: {e}", secrets))
 
+    def _command(self, req: Request, judge_file: Path, out: Path) -> list[str]:
+        cmd = score_command(req, self.cfg, judge_file, out)
+        log.info("running %s", " ".join(cmd[:6]))
+        return cmd
+
+    def _score(self, req: Request, cmd: list[str], out: Path, secrets: list[str]) -> list[str] | Request:
+        """Run the scorer; the results it wrote (stored), or the request marked FAILED."""
+        env = scorer_env(req.judge, os.environ)
+        try:
+            proc = self.runner(cmd, capture_output=True, text=True, env=env, timeout=self.cfg.timeout_s)
+        except subprocess.TimeoutExpired:
+            return self.queue.fail(req, f"scoring timed out after {self.cfg.timeout_s:g} s")
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout or "").strip()[-1500:]
+            return self.queue.fail(req, scrub(f"dhp score exited with status {proc.returncode}: {tail}", secrets))
+        return self._publish(req, out)
+
     def _publish(self, req: Request, out: Path) -> list[str]:
-        """Validate every result the scorer wrote, stamp the request's judge metadata, store it."""
+        """Validate every result the scorer wrote and store it as written: the scorer had the whole
+        judge, so its record must already be the request's (a result of another judge is refused)."""
         staged: list[tuple[str, bytes]] = []
         for f in sorted(out.rglob("*.json")):
             if any(part.startswith(".") for part in f.relative_to(out).parts):
                 continue  # the scorer's cache and temporary files
-            res = parse_result(f.read_text(encoding="utf-8"), source=f.name)
-            judge = res.judge.model_copy(
-                update={
-                    "name": req.judge_name,
-                    "hf_model_id": res.judge.hf_model_id or req.hf_model_id,
-                    "revision": res.judge.revision or req.revision,
-                }
-            )
-            res = res.model_copy(update={"judge": judge})
-            staged.append((f"{judge_slug(req.judge_name)}/{f.name}", dump_result(res).encode()))
+            data = f.read_bytes()
+            res = parse_result(data.decode("utf-8"), source=f.name)
+            if res.judge.name != req.judge.name or res.judge.hf_model_id != req.judge.hf_model_id:
+                raise ResultError(f"{f.name}: the result is of judge {res.judge.name!r}, not the request's")
+            staged.append((f"{judge_slug(req.judge.name)}/{f.name}", data))
         for path, data in staged:
-            self.results.write(path, data, message=f"results of {req.judge_name}")
+            self.results.write(path, data, message=f"results of {req.judge.name}")
         return [p for p, _ in staged]
 
     def drain(self, once: bool = True, poll_s: float = 30.0, stale_after_s: float | None = None) -> int:

@@ -7,11 +7,14 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dhp.cli import DATASETS_HELP, UserError
 from dhp.scoring.prompts import DEFAULT_CUE
-from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol
+from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
+
+if TYPE_CHECKING:
+    from dhp.judge import Judge
 
 
 def _positive_int(text: str) -> int:
@@ -51,8 +54,9 @@ def _register_score(sub: Any) -> None:
     p = sub.add_parser(
         "score",
         help="score a judge on the DHP datasets and write its discernment results",
-        description="Score a judge (an OpenAI-compatible or TGI endpoint, an in-process transformers "
-        "model, or a built-in control judge) on the DHP datasets. The endpoint API key is read from "
+        description="Score a judge (an OpenAI-compatible or TGI endpoint, a Hub model id through Inference "
+        "Providers, an in-process transformers model, a built-in control judge, or one of these as a judge file) "
+        "on the DHP datasets. The endpoint API key is read from "
         "the environment (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line.",
     )
     _judge_args(p.add_argument_group("judge"))
@@ -89,6 +93,13 @@ def _judge_args(who: Any) -> None:
     who.add_argument("--hf-model-id", help="Hub id of the judge's model, recorded in results")
     who.add_argument("--model-revision", help="revision of the judge's model, recorded in results")
     who.add_argument("--n-params", type=float, help="the judge's parameter count, recorded in results")
+    who.add_argument(
+        "--judge-file",
+        type=Path,
+        metavar="FILE",
+        help="the whole judge as JSON (kind builtin, endpoint, hub or local; see dhp.judge), as the "
+        "leaderboard worker passes it; holds no key",
+    )
 
 
 
@@ -191,53 +202,48 @@ def _register_reports(sub: Any) -> None:
     rb.set_defaults(func=_cmd_robustness)
 
 
-def _judge_config(args: argparse.Namespace) -> Any:
-    from dhp.scoring.run import JudgeConfig
+#: Judge flags whose values a judge file holds itself.
+_FILE_HOLDS = ("model", "judge_name", "hf_model_id", "model_revision", "n_params")
 
-    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local), bool(args.model_id)]
+
+def _judge_config(args: argparse.Namespace) -> Judge:
+    """The judge the flags describe (one :data:`dhp.judge.Judge`, as a judge file holds it)."""
+    from dhp.judge import JudgeSpecError, read_judge
+
+    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local), bool(args.model_id), args.judge_file is not None]
     if sum(chosen) != 1:
         raise UserError(
-            "give exactly one of --judge (built-in), --endpoint URL (repeatable), --local MODEL or --model-id ORG/NAME"
+            "give exactly one of --judge (built-in), --endpoint URL (repeatable), --local MODEL, --model-id ORG/NAME "
+            "or --judge-file FILE"
         )
-    if args.model_id:
-        return _hub_judge(args)
+    try:
+        if args.judge_file is not None:
+            given = [f"--{k.replace('_', '-')}" for k in _FILE_HOLDS if getattr(args, k) is not None]
+            if given:
+                raise UserError(f"--judge-file holds the whole judge; do not combine it with {', '.join(given)}")
+            return read_judge(args.judge_file)
+        return _judge_from_flags(args)
+    except JudgeSpecError as e:
+        raise UserError(str(e)) from None
+
+
+def _judge_from_flags(args: argparse.Namespace) -> Judge:
+    from dhp.judge import BuiltinJudge, parse_judge
+
     if args.judge:
-        return JudgeConfig(name=args.judge_name or args.judge, kind="builtin", builtin=args.judge)
+        return BuiltinJudge(name=args.judge_name or args.judge, control=ControlJudge(args.judge))
+    common = {"revision": args.model_revision, "n_params": args.n_params}
+    if args.model_id:
+        hub = {"kind": "hub", "name": args.judge_name or args.model_id.rsplit("/", 1)[-1], "model_id": args.model_id,
+               "provider": args.provider, **common}  # fmt: skip
+        return parse_judge(hub, source="--model-id")  # a name holds no path separator: NAME of ORG/NAME
     if not args.judge_name:
         raise UserError("--judge-name is required for endpoint and local judges")
-    common = {
-        "name": args.judge_name,
-        "hf_model_id": args.hf_model_id,
-        "revision": args.model_revision,
-        "n_params": args.n_params,
-    }
+    common.update(name=args.judge_name, hf_model_id=args.hf_model_id)
     if args.local:
-        return JudgeConfig(kind="local", local_path=args.local, **common)
-    for url in args.endpoint:
-        if not url.startswith(("http://", "https://")):
-            raise UserError(f"--endpoint must be an http(s) URL, got {url!r}")
-    return JudgeConfig(kind="endpoint", endpoints=tuple(args.endpoint), protocol=args.protocol, model=args.model, **common)
-
-
-def _hub_judge(args: argparse.Namespace) -> Any:
-    from dhp.inference.hub import router_model, router_url
-    from dhp.scoring.run import JudgeConfig
-
-    try:
-        model = router_model(args.model_id, args.provider)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    return JudgeConfig(
-        name=args.judge_name or args.model_id.rsplit("/", 1)[-1],  # a name holds no path separator
-        kind="endpoint",
-        endpoints=(router_url(),),
-        protocol=EndpointProtocol.OPENAI.value,
-        model=model,
-        hf_model_id=args.model_id,
-        revision=args.model_revision,
-        n_params=args.n_params,
-        provider=args.provider,
-    )
+        return parse_judge({"kind": "local", "model": args.local, **common}, source="--local")
+    ep = {"kind": "endpoint", "endpoints": args.endpoint, "protocol": args.protocol, "model": args.model, **common}
+    return parse_judge(ep, source="--endpoint")
 
 
 def _check_score_args(args: argparse.Namespace, judge_name: str) -> None:

@@ -38,6 +38,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, host_of
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -49,7 +50,7 @@ from dhp.scoring.stats import (
     combine_pvalues,
     discernment,
 )
-from dhp.types import Level, ScoringMode
+from dhp.types import EndpointProtocol, Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
@@ -109,6 +110,35 @@ class JudgeInfo(_Model):
     n_params: float | None = None  # parameters, when known
     endpoint_hosts: tuple[str, ...] = ()
     settings: Mapping[str, Any] = Field(default_factory=dict)  # temperature, top_logprobs, max_tokens, ...
+
+    @classmethod
+    def of(cls, judge: Judge, *, model: str | None, settings: Mapping[str, Any]) -> JudgeInfo:
+        """The complete record of ``judge`` as scored (``model``: the name its requests carried): the
+        one place a :data:`dhp.judge.Judge` becomes results metadata. A Hub judge is recorded as the
+        OpenAI-compatible endpoint it was reached through, with its model id and ``settings.provider``."""
+        hosts = tuple(host_of(url) for url in endpoints(judge))
+        if isinstance(judge, BuiltinJudge):
+            return cls(name=judge.name, kind="builtin", protocol="builtin", model=judge.control.value, settings=settings)
+        if isinstance(judge, LocalJudge):
+            kind: Literal["endpoint", "local"] = "local"
+            protocol: Literal["openai", "tgi", "local"] = "local"
+        else:
+            kind, protocol = "endpoint", EndpointProtocol.OPENAI.value
+        if isinstance(judge, EndpointJudge):
+            protocol = judge.protocol.value
+        if isinstance(judge, HubJudge):
+            settings = {**settings, "provider": judge.provider}
+        return cls(
+            name=judge.name,
+            kind=kind,
+            protocol=protocol,
+            model=model,
+            hf_model_id=judge.hf_model_id,
+            revision=judge.revision,
+            n_params=judge.n_params,
+            endpoint_hosts=hosts,
+            settings=settings,
+        )
 
 
 class DatasetRef(_Model):

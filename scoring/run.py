@@ -40,6 +40,9 @@ import numpy as np
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, PoolStats, RetryPolicy
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, LocalJudge, request_model
+from dhp.judge import Judge as JudgeSpec
+from dhp.judge import endpoints as judge_endpoints
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.prompts import PromptTemplate, load_template, render_context, resolve_prompt_set
@@ -74,9 +77,9 @@ from dhp.scoring.types import (
 from dhp.secrets import JUDGE_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
-from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, ScoringMode
+from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 
-__all__ = ["API_KEY_ENV", "JudgeConfig", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
+__all__ = ["API_KEY_ENV", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
 
 log = logging.getLogger("dhp.scoring")
 
@@ -96,25 +99,8 @@ def api_key_from_env() -> str | None:
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
-    """Which judge: a built-in control, one or more endpoint replicas, or an in-process model."""
-
-    name: str
-    kind: Literal["builtin", "endpoint", "local"]
-    builtin: str | None = None
-    endpoints: tuple[str, ...] = ()
-    protocol: Literal["openai", "tgi"] = "openai"
-    model: str | None = None  # model name sent to the endpoint (discovered from /v1/models if None)
-    local_path: str | None = None  # a transformers model folder or Hub id (kind == "local")
-    hf_model_id: str | None = None
-    revision: str | None = None
-    n_params: float | None = None
-    provider: str | None = None  # judged by Hub model id through Inference Providers ("auto" or a name)
-
-
-@dataclass(frozen=True)
 class ScoreConfig:
-    judge: JudgeConfig
+    judge: JudgeSpec  # which judge (dhp.judge): built-in, endpoint replicas, Hub model id or in-process
     out: Path
     datasets: str = "all"
     specs: tuple[DatasetSpec, ...] | None = None  # datasets declared elsewhere (task files); replaces `datasets`
@@ -148,44 +134,42 @@ class ScoreConfig:
 async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
     """The judge's replicas and the model name that goes into cache keys and results."""
     j = cfg.judge
-    if j.kind == "builtin":
+    if isinstance(j, BuiltinJudge):
         from dhp.scoring.builtin import make_builtin
 
-        return [make_builtin(j.builtin or j.name, seed=cfg.seed)], j.builtin
-    if j.kind == "local":
-        from dhp.scoring.local import LocalJudge
+        return [make_builtin(j.control.value, seed=cfg.seed)], j.control.value
+    if isinstance(j, LocalJudge):
+        from dhp.scoring.local import LocalJudge as LocalModel
 
-        if not j.local_path:
-            raise RunError("a local judge needs a model path")
-        local = LocalJudge(j.local_path, revision=j.revision, seed=cfg.seed)
+        local = LocalModel(j.model, revision=j.revision, seed=cfg.seed)
         await local.load()
-        return [local], j.local_path
+        return [local], j.model
     from dhp.inference.http import discover_model, make_endpoint_backend
 
-    if not j.endpoints:
-        raise RunError("an endpoint judge needs at least one --endpoint")
     key = _endpoint_key(j)
-    model = j.model
-    if model is None or j.protocol == "tgi":  # TGI: /info also proves the server is TGI
-        found = await discover_model(j.endpoints[0], j.protocol, key, timeout=min(cfg.policy.timeout, 30.0))
+    protocol = j.protocol if isinstance(j, EndpointJudge) else EndpointProtocol.OPENAI
+    urls = judge_endpoints(j)
+    model = request_model(j)
+    if model is None or protocol is EndpointProtocol.TGI:  # TGI: /info also proves the server is TGI
+        found = await discover_model(urls[0], protocol.value, key, timeout=min(cfg.policy.timeout, 30.0))
         model = model or found
     judges: list[Judge] = [
         make_endpoint_backend(
             url,
-            protocol=j.protocol,
+            protocol=protocol.value,
             model=model,
             api_key=key,
             timeout=cfg.policy.timeout,
             connections=cfg.concurrency,  # a replica may carry every slot while another is set aside
         )
-        for url in j.endpoints
+        for url in urls
     ]
     return judges, model
 
 
-def _endpoint_key(j: JudgeConfig) -> str | None:
+def _endpoint_key(j: EndpointJudge | HubJudge) -> str | None:
     """The endpoint's key from the environment; for a Hub model id, the user's Hugging Face token."""
-    if j.provider is None:
+    if isinstance(j, EndpointJudge):
         return api_key_from_env()
     from dhp.inference.hub import hf_token
 
@@ -193,17 +177,6 @@ def _endpoint_key(j: JudgeConfig) -> str | None:
     if not token:
         raise RunError("--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`")
     return token
-
-
-def _hosts(endpoints: Sequence[str]) -> tuple[str, ...]:
-    from urllib.parse import urlsplit
-
-    out = []
-    for url in endpoints:
-        parts = urlsplit(url)
-        host = parts.hostname or url
-        out.append(f"{host}:{parts.port}" if parts.port else host)
-    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,39 +437,23 @@ def _tuple(v: np.ndarray) -> tuple[float | None, ...]:
 def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str | None) -> JudgeInfo:
     j = cfg.judge
     settings: dict[str, object] = {"mode": mode.value}
-    if j.kind != "builtin":
-        s0 = _sampling(cfg, mode, 0)
-        settings.update(
-            temperature=s0.temperature,
-            max_tokens=s0.max_tokens,
-            repeats=_repeats(cfg, mode),
-            timeout_s=cfg.policy.timeout,
-            max_retries=cfg.policy.max_retries,
-        )
-        if mode is ScoringMode.EXPECTED:
-            settings["top_logprobs"] = cfg.top_logprobs if j.protocol == "openai" or j.kind == "local" else min(
-                cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS
-            )
-        if j.kind == "endpoint":
-            settings["replicas"] = n_replicas
-        if j.provider is not None:
-            settings["provider"] = j.provider
-    else:
+    if isinstance(j, BuiltinJudge):
         settings["seed"] = cfg.seed
-    protocol: Literal["openai", "tgi", "local", "builtin"] = (
-        "builtin" if j.kind == "builtin" else "local" if j.kind == "local" else j.protocol
+        return JudgeInfo.of(j, model=model, settings=settings)
+    s0 = _sampling(cfg, mode, 0)
+    settings.update(
+        temperature=s0.temperature,
+        max_tokens=s0.max_tokens,
+        repeats=_repeats(cfg, mode),
+        timeout_s=cfg.policy.timeout,
+        max_retries=cfg.policy.max_retries,
     )
-    return JudgeInfo(
-        name=j.name,
-        kind=j.kind,
-        protocol=protocol,
-        model=model,
-        hf_model_id=j.hf_model_id,
-        revision=j.revision,
-        n_params=j.n_params,
-        endpoint_hosts=_hosts(j.endpoints) if j.kind == "endpoint" else (),
-        settings=settings,
-    )
+    if mode is ScoringMode.EXPECTED:
+        tgi = isinstance(j, EndpointJudge) and j.protocol is EndpointProtocol.TGI
+        settings["top_logprobs"] = min(cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS) if tgi else cfg.top_logprobs
+    if isinstance(j, EndpointJudge | HubJudge):
+        settings["replicas"] = n_replicas
+    return JudgeInfo.of(j, model=model, settings=settings)
 
 
 def _load(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
@@ -685,7 +642,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
     resolve_prompt_set(cfg.prompt_set)  # an unknown prompt set,
     _specs(cfg)  # unknown datasets or a bad weights file
     if replicas is not None:
-        judges, model = list(replicas), cfg.judge.model
+        judges, model = list(replicas), request_model(cfg.judge)
     else:
         judges, model = await _build_replicas(cfg)
     cache = await _open_cache(cfg, judges)

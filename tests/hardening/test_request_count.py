@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from dhp.inference.pool import JudgePool
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.judge import BuiltinJudge, EndpointJudge
+from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import (
     FatalJudgeError,
     JudgeOutput,
@@ -18,6 +19,7 @@ from dhp.scoring.types import (
     SamplingParams,
 )
 from dhp.spec import get_dataset
+from dhp.types import ControlJudge
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
 from tests.scoring.helpers import pair_row, write_pairs
 
@@ -93,7 +95,7 @@ def test_duplicate_texts_cost_one_request_each(tmp_path: Path) -> None:
     write_pairs(tmp_path / "data", "answer-equivalence", rows)
     with FakeJudgeServer(hashed_answer) as srv:
         cfg = ScoreConfig(
-            judge=JudgeConfig(name="dup", kind="endpoint", endpoints=(srv.url,)),
+            judge=EndpointJudge(name="dup", endpoints=(srv.url,)),
             out=tmp_path / "out", datasets="answer-equivalence", data=str(tmp_path / "data"), n_boot=0,
             concurrency=16, progress=False,
         )  # fmt: skip
@@ -117,7 +119,7 @@ def test_builtin_judges_are_not_coalesced(judge: str, tmp_path: Path) -> None:
     ]
     write_pairs(tmp_path / "data", "answer-equivalence", rows)
     cfg = ScoreConfig(
-        judge=JudgeConfig(name=judge, kind="builtin", builtin=judge), out=tmp_path / "out",
+        judge=BuiltinJudge(name=judge, control=ControlJudge(judge)), out=tmp_path / "out",
         datasets="answer-equivalence", data=str(tmp_path / "data"), n_boot=0, progress=False,
     )  # fmt: skip
     from dhp.scoring.results import read_result

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from dhp.judge import HubJudge
 from dhp.leaderboard.app import AppConfig, Backend, build_app
 from dhp.leaderboard.stores import LocalStore
 from dhp.leaderboard.validation import ValidationError
@@ -56,6 +57,19 @@ def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Pat
     assert be.queue_frame()[0].set_index("Judge").loc["Shown", "Host"] == "judge.example.org"
     with pytest.raises(ValidationError, match="private"):
         Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(_form(judge_name="Zed", model="z/z"), "hf:z")
+
+
+def test_a_hub_model_id_is_queued_and_shown_with_its_provider(tmp_path: Path, results_dir: Path) -> None:
+    be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=True))
+    hub = _form(judge_name="Hub judge", endpoint_url="", model="", hf_model_id="org/hub-7b", provider="novita")
+    assert "PENDING" in be.submit(hub, "hf:alice")
+    row = be.queue_frame()[0].set_index("Judge").loc["Hub judge"]
+    assert (row["Model"], row["Host"], row["Protocol"]) == ("org/hub-7b", "Inference Providers (novita)", "hub")
+    with pytest.raises(ValidationError, match="already submitted"):
+        be.submit({**hub, "judge_name": "Same again"}, "hf:bob")
+    assert "PENDING" in be.submit({**hub, "judge_name": "Auto routed", "provider": "auto"}, "hf:bob")
+    (req,) = [r for r in be.queue.load()[0] if r.judge.name == "Hub judge"]
+    assert req.judge == HubJudge(name="Hub judge", model_id="org/hub-7b", provider="novita")
 
 
 def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:

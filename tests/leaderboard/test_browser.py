@@ -268,14 +268,17 @@ def test_submissions_invalid_then_valid(page: Any) -> None:
 def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) -> None:
     from playwright.sync_api import expect
 
+    from dhp.judge import BuiltinJudge
     from dhp.leaderboard.queue import RequestQueue, new_request
     from dhp.leaderboard.stores import LocalStore
     from dhp.leaderboard.validation import Submission
+    from dhp.types import ControlJudge
 
     root: Path = site["root"]
     q = RequestQueue(LocalStore(root / "requests"))
     if not any(r.judge_name == "Random control" for r in q.load()[0]):  # when run alone
-        q.submit(new_request(Submission("Random control", "", "builtin", "random", None, None, "builtin", "t"), "t"))
+        judge = BuiltinJudge(name="Random control", control=ControlJudge.RANDOM)
+        q.submit(new_request(Submission(judge, "builtin", "t"), "t"))
     expect(page.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
     cmd = [sys.executable, "-m", "dhp", "worker", "--once", "--data", str(site["data"]),
            "--requests", str(root / "requests"), "--results", str(root / "results"), "--n-boot", "20"]  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import threading
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dhp.judge import BuiltinJudge, EndpointJudge
 from dhp.leaderboard.queue import (
     InvalidTransition,
     RequestQueue,
@@ -20,10 +22,11 @@ from dhp.leaderboard.queue import (
 )
 from dhp.leaderboard.stores import HubStore, LocalStore, StoreError
 from dhp.leaderboard.validation import Submission
+from dhp.types import ControlJudge, EndpointProtocol
 
 
 def _sub(name: str = "judge A", model: str = "org/model") -> Submission:
-    return Submission(name, "https://judge.example.org/v1", "openai", model, None, None, "expected", "me@x.org")
+    return Submission(EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model=model), "expected", "me@x.org")
 
 
 # ------------------------------------------------------------------------------------------- local
@@ -161,6 +164,39 @@ def test_request_files_hold_no_secret(tmp_path: Path) -> None:
     r = q.submit(new_request(_sub(), hash_user("alice@example.org")))
     text = (tmp_path / r.path).read_text()
     assert "alice" not in text and "key" not in text.lower()
+
+
+#: Request files as the queue wrote them before the judge had one record (flat judge fields).
+OLD_ENDPOINT = {
+    "id": "20250101T000000-old-ep-aaaaaa", "judge_name": "Old endpoint judge", "endpoint_url": "https://judge.example.org/v1",
+    "protocol": "tgi", "model": "tgi", "hf_model_id": "org/old", "revision": "r1", "mode": "paper", "contact": "c",
+    "show_host": True, "submitter": "abc", "datasets": "all", "state": "PENDING", "created_at": "2025-01-01T00:00:00Z",
+    "updated_at": "2025-01-01T00:00:00Z", "worker": None, "started_at": None, "finished_at": None, "reason": None,
+    "results": [],
+}  # fmt: skip
+OLD_BUILTIN = {
+    **OLD_ENDPOINT, "id": "20250101T000001-old-builtin-bbbbbb", "judge_name": "Old random", "endpoint_url": "",
+    "protocol": "builtin", "model": "random", "hf_model_id": None, "revision": None, "mode": "builtin",
+}  # fmt: skip
+
+
+def test_request_files_of_the_flat_layout_still_load_and_upgrade(tmp_path: Path) -> None:
+    s = LocalStore(tmp_path)
+    for doc in (OLD_ENDPOINT, OLD_BUILTIN, {**OLD_BUILTIN, "id": "bad", "model": "psychic"}):
+        s.write(f"{doc['id']}.json", json.dumps(doc, indent=2).encode())
+    q = RequestQueue(s)
+    (ep, bi), problems = q.load()
+    assert len(problems) == 1 and "bad.json" in problems[0] and "control" in problems[0]
+    assert ep.judge == EndpointJudge(name="Old endpoint judge", endpoints=("https://judge.example.org/v1",),
+                                     protocol=EndpointProtocol.TGI, model="tgi", hf_model_id="org/old", revision="r1")  # fmt: skip
+    assert ep.mode == "paper" and ep.public_host == "judge.example.org" and ep.submitter == "abc"
+    assert bi.judge == BuiltinJudge(name="Old random", control=ControlJudge.RANDOM) and bi.public_host == "built-in"
+    fresh = new_request(Submission(ep.judge, "paper", "c"), "u")
+    assert fresh.key == ep.key  # duplicates of old requests are still found
+    claimed = q.claim_next("w")
+    assert claimed is not None and claimed.id == ep.id and claimed.judge == ep.judge
+    rewritten = json.loads(s.read(ep.path))  # a transition writes the new layout
+    assert rewritten["judge"]["kind"] == "endpoint" and "endpoint_url" not in rewritten
 
 
 # --------------------------------------------------------------------------------------------- hub

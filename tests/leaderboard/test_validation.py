@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge
 from dhp.leaderboard.validation import (
     Existing,
     Submission,
@@ -15,9 +16,13 @@ from dhp.leaderboard.validation import (
     allowed_ports_from_env,
     check_endpoint_url,
     find_duplicate,
+    judge_key,
+    result_key,
     settings_key,
     validate_submission,
 )
+from dhp.scoring.results import JudgeInfo
+from dhp.types import ControlJudge, EndpointProtocol
 
 
 def resolver(table: dict[str, Sequence[str]]):  # type: ignore[no-untyped-def]
@@ -49,8 +54,8 @@ def form(**over: str) -> dict[str, Any]:  # Any: spread as validate_submission's
 
 def test_valid_space_submission_is_normalised() -> None:
     sub = validate_submission(**form(endpoint_url="https://judge.example.org/v1/"), app_mode="space", resolver=PUBLIC)
-    assert sub.endpoint_url == "https://judge.example.org/v1"
-    assert sub.protocol == "openai" and sub.mode == "expected"
+    assert isinstance(sub.judge, EndpointJudge) and sub.judge.endpoints == ("https://judge.example.org/v1",)
+    assert sub.judge.protocol is EndpointProtocol.OPENAI and sub.mode == "expected"
 
 
 @pytest.mark.parametrize(
@@ -145,7 +150,7 @@ def test_revision_needs_model_id() -> None:
 
 def test_builtin_judges_only_locally() -> None:
     sub = validate_submission(**form(protocol="builtin", model="random", endpoint_url=""), app_mode="local")
-    assert sub.protocol == "builtin" and sub.mode == "builtin" and sub.endpoint_url == ""
+    assert sub.judge == BuiltinJudge(name="My judge 7B", control=ControlJudge.RANDOM) and sub.mode == "builtin"
     with pytest.raises(ValidationError, match="Protocol"):
         validate_submission(**form(protocol="builtin", model="random"), app_mode="space", resolver=PUBLIC)
     with pytest.raises(ValidationError, match="control judge"):
@@ -155,14 +160,14 @@ def test_builtin_judges_only_locally() -> None:
 def test_duplicates_point_at_the_existing_entry() -> None:
     sub = validate_submission(**form(), app_mode="space", resolver=PUBLIC)
     host = "judge.example.org"
-    same = Existing("Other name", settings_key(host, sub.model, sub.hf_model_id, "MAIN", "openai", "expected"), "row 'x'")
+    hf = sub.judge.hf_model_id
+    same = Existing("Other name", settings_key(host, "m", hf, "MAIN", "openai", "expected"), "row 'x'")
     msg = find_duplicate(sub, [same])
     assert msg is not None and "row 'x'" in msg
     assert "revision" in msg and "HF model id" in msg  # the advice names what a revision needs
-    other_mode = Existing("Other", settings_key(host, sub.model, sub.hf_model_id, "main", "openai", "paper"), "row 'y'")
+    other_mode = Existing("Other", settings_key(host, "m", hf, "main", "openai", "paper"), "row 'y'")
     assert find_duplicate(sub, [other_mode]) is None
-    other_host = Existing("Other", settings_key("tgi.other.org", sub.model, sub.hf_model_id, "main", "openai",
-                                                "expected"), "row 'z'")  # fmt: skip
+    other_host = Existing("Other", settings_key("tgi.other.org", "m", hf, "main", "openai", "expected"), "row 'z'")
     assert find_duplicate(sub, [other_host]) is None  # two servers may both call their model "tgi"
     name_taken = Existing("my judge 7b", ("other",), "request 1 (PENDING)")
     msg = find_duplicate(sub, [name_taken])
@@ -196,8 +201,51 @@ def test_space_mode_takes_only_the_standard_https_port_unless_allowed(monkeypatc
 
 
 def test_duplicate_names_compare_by_the_one_slug() -> None:
-    sub = Submission("GPT-4o (temp 0)", "", "builtin", "random", None, None, "builtin", "c")
+    sub = Submission(BuiltinJudge(name="GPT-4o (temp 0)", control=ControlJudge.RANDOM), "builtin", "c")
     taken = Existing("gpt-4o  temp 0-", ("other",), "row 'z'")  # same folder name: gpt-4o--temp-0-
     msg = find_duplicate(sub, [taken])
     assert msg is not None and "taken" in msg
     assert find_duplicate(sub, [Existing("gpt-4o temp 0", ("other",), "row 'w'")]) is None
+
+
+# -- a Hub model id instead of an endpoint URL (#14) -------------------------------------------------
+def test_a_hub_model_id_without_an_endpoint_url_is_a_hub_judge_in_both_modes() -> None:
+    for app_mode in ("space", "local"):
+        sub = validate_submission(**form(endpoint_url="", model="", revision=""), app_mode=app_mode)  # type: ignore[arg-type]
+        assert sub.judge == HubJudge(name="My judge 7B", model_id="meta-llama/Llama-3.1-8B-Instruct", provider="auto")
+    sub = validate_submission(**form(endpoint_url="", model="", provider="Novita"), app_mode="space")
+    assert isinstance(sub.judge, HubJudge) and sub.judge.provider == "novita" and sub.judge.revision == "main"
+
+
+def test_hub_submission_errors_come_all_at_once_in_form_order() -> None:
+    with pytest.raises(SubmissionErrors) as e:
+        validate_submission(**form(endpoint_url="", protocol="tgi", model="x/y", mode="greedy", provider="no such!"),
+                            app_mode="space")  # fmt: skip
+    assert [x.field for x in e.value.errors] == ["protocol", "model", "mode", "provider"]
+    msgs = [x.message for x in e.value.errors]
+    assert "OpenAI-compatible route" in msgs[0] and "Leave the model name empty" in msgs[1] and "'novita'" in msgs[3]
+
+
+def test_a_provider_needs_a_hub_model_id_and_an_endpoint_still_needs_its_url() -> None:
+    with pytest.raises(SubmissionErrors) as e:
+        validate_submission(**form(provider="novita"), app_mode="space", resolver=PUBLIC)
+    assert [x.field for x in e.value.errors] == ["provider"]
+    with pytest.raises(SubmissionErrors) as e:
+        validate_submission(**form(endpoint_url="", hf_model_id="", revision=""), app_mode="space")
+    assert [x.field for x in e.value.errors] == ["endpoint_url"] and "required" in e.value.message
+
+
+def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its_results() -> None:
+    novita = validate_submission(**form(endpoint_url="", model="", provider="novita"), app_mode="space")
+    auto = validate_submission(**form(judge_name="Auto one", endpoint_url="", model=""), app_mode="space")
+    assert judge_key(novita.judge, "expected") != judge_key(auto.judge, "expected")
+    on_board = JudgeInfo.of(novita.judge, model="meta-llama/Llama-3.1-8B-Instruct:novita", settings={"mode": "expected"})
+    row = Existing(on_board.name, result_key(on_board, "expected"), "leaderboard row 'My judge 7B'")
+    again = validate_submission(**form(judge_name="Renamed", endpoint_url="", model="", provider="novita"), app_mode="space")
+    msg = find_duplicate(again, [row])
+    assert msg is not None and "already submitted" in msg
+    assert find_duplicate(auto, [row]) is None  # another provider is another judge
+    ep = validate_submission(**form(judge_name="At an endpoint"), app_mode="space", resolver=PUBLIC)  # same model id
+    assert find_duplicate(ep, [row]) is None
+    ep_board = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
+    assert result_key(ep_board, "expected") == judge_key(ep.judge, "expected")

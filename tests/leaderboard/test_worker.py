@@ -1,4 +1,5 @@
-"""The queue worker: a real `dhp score --judge random` run, failures with scrubbed reasons."""
+"""The queue worker: real `dhp score` runs (a control judge, a loopback endpoint, a Hub model id through a
+loopback replay of the HF router) with the judge handed over whole, failures with scrubbed reasons."""
 
 from __future__ import annotations
 
@@ -9,12 +10,25 @@ from typing import Any
 
 import pytest
 
+from dhp.inference.hub import ROUTER_URL_ENV
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, dump_judge, read_judge
 from dhp.leaderboard.loading import ResultsIndex
-from dhp.leaderboard.queue import RequestQueue, State, new_request
+from dhp.leaderboard.queue import Request, RequestQueue, State, hash_user, new_request
 from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.validation import Submission
-from dhp.leaderboard.worker import API_KEY_ENV, Worker, WorkerConfig, score_command, scrub
+from dhp.leaderboard.validation import Submission, validate_submission
+from dhp.leaderboard.worker import (
+    API_KEY_ENV,
+    HF_TOKEN_ENV,
+    Worker,
+    WorkerConfig,
+    score_command,
+    scorer_env,
+    scrub,
+)
+from dhp.scoring.results import parse_result
 from dhp.spec import BENCHMARK
+from dhp.types import ControlJudge
+from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
 from tests.support.tiny_data import write_tiny_dataset
 
 
@@ -27,17 +41,20 @@ def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _endpoint(name: str = "ep judge") -> Submission:
-    return Submission(name, "https://judge.example.org/v1", "openai", "org/m", "org/m", "abc123", "expected", "c")
+    judge = EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model="org/m", hf_model_id="org/m",
+                          revision="abc123")  # fmt: skip
+    return Submission(judge, "expected", "c")
 
 
-def test_score_command_has_no_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_score_command_passes_the_judge_whole_and_no_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(API_KEY_ENV, "sk-very-secret-key")
     req = new_request(_endpoint(), "u")
-    cmd = score_command(req, WorkerConfig(data=tmp_path, n_boot=10), tmp_path / "out")
+    cmd = score_command(req, WorkerConfig(data=tmp_path, n_boot=10), tmp_path / "judge.json", tmp_path / "out")
     assert "sk-very-secret-key" not in " ".join(cmd)
-    assert cmd[:4] == [sys.executable, "-m", "dhp", "score"]
-    assert cmd[cmd.index("--endpoint") + 1] == "https://judge.example.org/v1"
-    assert cmd[cmd.index("--model-revision") + 1] == "abc123"
+    assert cmd[:6] == [sys.executable, "-m", "dhp", "score", "--judge-file", str(tmp_path / "judge.json")]
+    for flag in ("--endpoint", "--judge", "--judge-name", "--model", "--protocol", "--hf-model-id", "--model-revision"):
+        assert flag not in cmd  # the judge is not re-spelled as arguments
+    assert cmd[cmd.index("--mode") + 1] == "expected"
     assert cmd[cmd.index("--n-boot") + 1] == "10"
 
 
@@ -87,7 +104,7 @@ def test_space_worker_rechecks_the_endpoint(tmp_path: Path) -> None:
 def test_worker_runs_a_control_judge_end_to_end(tmp_path: Path, tiny_data: Path) -> None:
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
     q = RequestQueue(requests)
-    sub = Submission("Random control", "", "builtin", "random", None, None, "builtin", "ci")
+    sub = Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "ci")
     q.submit(new_request(sub, "u"))
     cmd = [sys.executable, "-m", "dhp", "worker", "--once", "--data", str(tiny_data),
            "--requests", str(tmp_path / "requests"), "--results", str(tmp_path / "results"),
@@ -101,3 +118,124 @@ def test_worker_runs_a_control_judge_end_to_end(tmp_path: Path, tiny_data: Path)
     assert not rep.problems
     assert {r.result.judge.name for r in rep.results} == {"Random control"}
     assert {r.result.dataset.name for r in rep.results} == {"summeval", "story-cloze"}
+
+
+# -- the judge travels whole: queue -> worker -> `dhp score --judge-file` -> results ---------------
+class _Spy:
+    """Runs the real scorer subprocess and keeps what it was handed and what it wrote."""
+
+    def __init__(self) -> None:
+        self.judges: list[Judge] = []
+        self.written: dict[str, bytes] = {}
+        self.cmd: list[str] = []
+
+    def __call__(self, cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        self.cmd = cmd
+        self.judges.append(read_judge(Path(cmd[cmd.index("--judge-file") + 1])))
+        proc = subprocess.run(cmd, **kw)
+        out = Path(cmd[cmd.index("--out") + 1])
+        self.written = {f.name: f.read_bytes() for f in out.rglob("*.json") if not f.name.startswith(".")}
+        return proc
+
+
+def _run_worker(tmp_path: Path, data: Path, sub: Submission) -> tuple[Request, _Spy, LocalStore]:
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    q = RequestQueue(requests)
+    q.submit(new_request(sub, hash_user("alice")))
+    spy = _Spy()
+    cfg = WorkerConfig(data=data, mode="local", datasets="answer-equivalence", n_boot=0, seed=3)
+    assert Worker(requests, results, cfg, runner=spy).drain(once=True) == 1
+    (req,), _ = q.load()
+    return req, spy, results
+
+
+def test_the_worker_hands_the_judge_whole_and_stores_results_unpatched(
+    tmp_path: Path, tiny_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(API_KEY_ENV, "sk-endpointKey123")
+    monkeypatch.setenv(HF_TOKEN_ENV, "hf_operatorToken456")  # never sent to a submitted endpoint
+    with FakeJudgeServer(hashed_answer, model="org/m") as srv:
+        judge = EndpointJudge(name="Loopback judge (7B)", endpoints=(srv.url + "/",), model="org/m",
+                              hf_model_id="org/m", revision="abc123", n_params=7e9)  # fmt: skip
+        req, spy, results = _run_worker(tmp_path, tiny_data, Submission(judge, "expected", "c"))
+    assert req.state is State.FINISHED, req.reason
+    assert spy.judges == [judge]  # exactly the submitted judge, as one record
+    assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer sk-endpointKey123"}
+    (path,) = req.results
+    assert path == f"loopback-judge--7b-/{next(iter(spy.written))}"
+    assert results.read(path) == next(iter(spy.written.values()))  # stored byte for byte as the scorer wrote it
+    j = parse_result(results.read(path).decode(), source=path).judge
+    assert (j.name, j.kind, j.protocol, j.model) == ("Loopback judge (7B)", "endpoint", "openai", "org/m")
+    assert (j.hf_model_id, j.revision, j.n_params, j.endpoint_hosts) == ("org/m", "abc123", 7e9, (f"127.0.0.1:{srv.port}",))
+    assert j.settings["mode"] == "expected"
+    stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert b"sk-endpointKey123" not in stored and b"hf_operatorToken456" not in stored
+
+
+def test_a_hub_model_id_submission_is_scored_through_the_router_with_the_operators_token(
+    tmp_path: Path, tiny_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Form -> queue -> worker -> results for a Hub model id, against the loopback replay of the HF router."""
+    monkeypatch.setenv(API_KEY_ENV, "sk-meantForEndpoints1")  # not the router's
+    monkeypatch.setenv(HF_TOKEN_ENV, "hf_operatorToken456")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    sub = validate_submission(
+        judge_name="Judge 7B via novita", endpoint_url="", protocol="openai", model="", hf_model_id="test-org/judge-7b",
+        provider="novita", revision="", mode="expected", contact="me@example.org", app_mode="local",
+    )  # fmt: skip
+    assert sub.judge == HubJudge(name="Judge 7B via novita", model_id="test-org/judge-7b", provider="novita")
+    with FakeJudgeServer(hashed_answer, model="test-org/judge-7b:novita") as srv:
+        monkeypatch.setenv(ROUTER_URL_ENV, srv.url)
+        req, spy, results = _run_worker(tmp_path, tiny_data, sub)
+    assert req.state is State.FINISHED, req.reason
+    assert spy.judges == [sub.judge] and "--mode" in spy.cmd
+    assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer hf_operatorToken456"}
+    assert {e.path for e in srv.log} == {"/v1/chat/completions"}
+    assert {e.body["model"] for e in srv.log} == {"test-org/judge-7b:novita"}
+    (path,) = req.results
+    j = parse_result(results.read(path).decode(), source=path).judge
+    assert (j.name, j.hf_model_id, j.model, j.settings["provider"]) == (
+        "Judge 7B via novita", "test-org/judge-7b", "test-org/judge-7b:novita", "novita"
+    )
+    stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+    assert b"hf_operatorToken456" not in stored and b"sk-meantForEndpoints1" not in stored
+
+
+def test_a_hub_judge_without_a_token_fails_with_a_one_line_reason(
+    tmp_path: Path, tiny_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(API_KEY_ENV, "sk-meantForEndpoints1")  # an endpoint key is no HF token
+    monkeypatch.delenv(HF_TOKEN_ENV, raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "no-login"))
+    monkeypatch.setenv(ROUTER_URL_ENV, "http://127.0.0.1:9")
+    sub = Submission(HubJudge(name="Hub judge", model_id="test-org/judge-7b"), "expected", "c")
+    req, _, _ = _run_worker(tmp_path, tiny_data, sub)
+    assert req.state is State.FAILED and "needs a Hugging Face token" in (req.reason or "")
+    assert "Traceback" not in (req.reason or "") and "sk-meantForEndpoints1" not in (req.reason or "")
+
+
+def test_each_kind_of_judge_gets_only_its_own_secret() -> None:
+    env = {API_KEY_ENV: "sk-x", HF_TOKEN_ENV: "hf_y", "PATH": "/bin"}
+    ep = EndpointJudge(name="ep", endpoints=("https://judge.example.org/v1",))
+    assert scorer_env(ep, env) == {API_KEY_ENV: "sk-x", "PATH": "/bin"}
+    assert scorer_env(HubJudge(name="hub", model_id="o/m"), env) == {HF_TOKEN_ENV: "hf_y", "PATH": "/bin"}
+    assert scorer_env(BuiltinJudge(name="r", control=ControlJudge.RANDOM), env) == {"PATH": "/bin"}
+
+
+def test_a_result_of_another_judge_is_refused_not_patched(tmp_path: Path, tiny_data: Path) -> None:
+    """The scorer is trusted to write the request's judge; a result naming another is a failure."""
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    q = RequestQueue(requests)
+    q.submit(new_request(Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "c"), "u"))
+
+    def runner(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        i = cmd.index("--judge-file") + 1
+        other = BuiltinJudge(name="Someone else", control=ControlJudge.RANDOM)
+        Path(cmd[i]).write_text(dump_judge(other))
+        return subprocess.run(cmd, **kw)
+
+    cfg = WorkerConfig(data=tiny_data, datasets="story-cloze", n_boot=0)
+    Worker(requests, results, cfg, runner=runner).drain(once=True)
+    (req,), _ = q.load()
+    assert req.state is State.FAILED and "'Someone else', not the request's" in (req.reason or "")
+    assert not results.list(".json")

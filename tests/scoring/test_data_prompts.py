@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from dhp.judge import BuiltinJudge
 from dhp.scoring.data import DataError, load_local, local_revision
 from dhp.scoring.prompts import PromptError, load_template, render_context
 from dhp.scoring.results import judge_slug, read_result, result_path, revision_slug
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.spec import BENCHMARK, get_dataset
+from dhp.types import ControlJudge
 from tests.scoring.helpers import pair_row, write_pairs
 
 AE = get_dataset("answer-equivalence")
@@ -38,7 +40,7 @@ def test_local_revision_hashes_parquet_bytes_in_path_order(tmp_path: Path) -> No
 
 def test_missing_rows_are_missing_scores(tmp_path: Path) -> None:
     write_pairs(tmp_path / "data", "answer-equivalence", _rows(skip=("char_typo_minor", 2)))
-    cfg = ScoreConfig(judge=JudgeConfig(name="oracle", kind="builtin", builtin="oracle"), out=tmp_path / "o",
+    cfg = ScoreConfig(judge=BuiltinJudge(name="oracle", control=ControlJudge.ORACLE), out=tmp_path / "o",
                       datasets="answer-equivalence", data=str(tmp_path / "data"), n_boot=0)
     (path,) = score_datasets(cfg)
     r = read_result(path)

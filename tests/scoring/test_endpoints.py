@@ -12,8 +12,9 @@ import pytest
 from scipy import stats as sps
 
 from dhp.inference.pool import RetryPolicy
+from dhp.judge import EndpointJudge
 from dhp.scoring.results import Result, read_result
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import CapabilityError, FatalJudgeError
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
@@ -63,8 +64,8 @@ def scripted(prompt: str) -> Answer:
 
 def _cfg(url: str | list[str], out: Path, data: Path, **kw: object) -> ScoreConfig:
     urls = (url,) if isinstance(url, str) else tuple(url)
-    judge = JudgeConfig(name=str(kw.pop("name", "Scripted Judge")), kind="endpoint", endpoints=urls,
-                        protocol=kw.pop("protocol", "openai"))  # type: ignore[arg-type]
+    judge = EndpointJudge(name=str(kw.pop("name", "Scripted Judge")), endpoints=urls,
+                          protocol=kw.pop("protocol", "openai"))  # type: ignore[arg-type]
     base = ScoreConfig(judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST)
     return replace(base, **kw)  # type: ignore[arg-type]
 
@@ -294,7 +295,7 @@ def test_too_many_failures_write_no_result_and_a_rerun_resumes(ae_data: Path, tm
     cfg = _cfg("http://placeholder", tmp_path, ae_data, concurrency=1, policy=replace(FAST, max_retries=0))
     with FakeJudgeServer(scripted, fail_after=57) as srv:
         with pytest.raises(FatalJudgeError, match="in a row failed"):
-            score_datasets(replace(cfg, judge=replace(cfg.judge, endpoints=(srv.url,))))
+            score_datasets(replace(cfg, judge=cfg.judge.model_copy(update={"endpoints": (srv.url,)})))
         answered_first = {e.body["messages"][0]["content"] for e in srv.log if e.fault is None}
     assert len(answered_first) == 57 and not list(tmp_path.rglob("*.json"))
     cache = next(tmp_path.rglob("*.sqlite"))
@@ -303,7 +304,7 @@ def test_too_many_failures_write_no_result_and_a_rerun_resumes(ae_data: Path, tm
     assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 57
     db.close()
     with FakeJudgeServer(scripted) as srv2:
-        r = _only(score_datasets(replace(cfg, judge=replace(cfg.judge, endpoints=(srv2.url,)))))
+        r = _only(score_datasets(replace(cfg, judge=cfg.judge.model_copy(update={"endpoints": (srv2.url,)}))))
         second = [e.body["messages"][0]["content"] for e in srv2.log]
     assert len(second) == N * 10 - 57 and not set(second) & answered_first  # not a single repeat
     assert r.coverage.coverage == 1.0 and r.timing.requests_cached == 57

@@ -19,11 +19,12 @@ import pytest
 from scipy import stats as sps
 
 from dhp.inference.pool import RetryPolicy
+from dhp.judge import EndpointJudge
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.scoring.report import collect_results
 from dhp.scoring.results import Result, read_result
 from dhp.scoring.robustness import robustness
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.stability import stability
 from dhp.spec import get_dataset
 from dhp.types import Level
@@ -78,7 +79,7 @@ def na_for_typos(prompt: str) -> Answer:
 
 
 def _score_run(url: str, out: Path, data: Path, name: str, **kw: object) -> Result:
-    judge = JudgeConfig(name=name, kind="endpoint", endpoints=(url,))
+    judge = EndpointJudge(name=name, endpoints=(url,))
     cfg = ScoreConfig(judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST)
     (path,) = score_datasets(replace(cfg, **kw))  # type: ignore[arg-type]
     return read_result(path)

@@ -16,10 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from dhp.judge import EndpointJudge
 from dhp.scoring.local import LocalJudge
 from dhp.scoring.parse import token_score
 from dhp.scoring.results import read_result
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeRequest, SamplingParams, ScoreDistribution
 from tests.scoring.helpers import run_dhp
 from tests.scoring.tiny_model import build_tiny_model
@@ -111,7 +112,7 @@ def test_transformers_serve_expected_mode_is_refused(serve_url: str, tiny_model:
 
 def test_transformers_serve_paper_mode(serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path) -> None:
     cfg = ScoreConfig(
-        judge=JudgeConfig(name="tiny-serve", kind="endpoint", endpoints=(serve_url,), model=str(tiny_model)),
+        judge=EndpointJudge(name="tiny-serve", endpoints=(serve_url,), model=str(tiny_model)),
         out=tmp_path, datasets="answer-equivalence", data=str(tiny_root), mode="paper", repeats=2, limit=2,
         max_tokens=3, n_boot=0,
     )

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from dhp.judge import BuiltinJudge
 from dhp.scoring.report import collect_results
-from dhp.scoring.run import JudgeConfig, ScoreConfig, score_datasets
+from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.types import ControlJudge
 from tests.scoring.helpers import run_dhp
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -18,7 +20,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def results_dir(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("res")
     for judge in ("random", "oracle"):
-        cfg = ScoreConfig(judge=JudgeConfig(name=judge, kind="builtin", builtin=judge), out=out,
+        cfg = ScoreConfig(judge=BuiltinJudge(name=judge, control=ControlJudge(judge)), out=out,
                           datasets="summeval,answer-equivalence", data=str(tiny_root), n_boot=50)
         score_datasets(cfg)
     return out

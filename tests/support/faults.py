@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from dhp.inference.pool import RetryPolicy
+from dhp.judge import EndpointJudge
 from dhp.scoring.results import read_result
-from dhp.scoring.run import JudgeConfig, RunError, ScoreConfig, score_datasets
+from dhp.scoring.run import RunError, ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeError
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer, hashed_answer, judged_text
@@ -102,8 +103,8 @@ def write_data(root: Path) -> Path:
 def run_case(case: Case, data: Path, out: Path) -> Outcome:
     with FakeJudgeServer(case.script, **case.server) as srv:
         cfg = ScoreConfig(
-            judge=JudgeConfig(name=f"faults {case.name}".replace("+", "").replace(",", ""), kind="endpoint",
-                              endpoints=(srv.url,)),
+            judge=EndpointJudge(name=f"faults {case.name}".replace("+", "").replace(",", ""),
+                                endpoints=(srv.url,)),
             out=out, datasets=DATASET, data=str(data), n_boot=0, concurrency=4, policy=POLICY, progress=False,
             max_failure_rate=0.0,
         )  # fmt: skip
