@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
 
-__all__ = ["Context", "error_pattern"]
+__all__ = ["CONTRACTIONS", "Context", "error_pattern"]
 
 MODALS = frozenset("can could will would shall should may might must".split())
 DO = frozenset("do does did".split())
@@ -91,6 +91,17 @@ TAKES_INFINITIVE = frozenset(
     "encourage force urge remind invite teach enable wait likely unlikely set due about".split()
 )
 _PAST_MARKERS = re.compile(r"\b(yesterday|ago|last (?:week|month|year|night|season|time))\b", re.IGNORECASE)
+
+
+#: contractions and their full forms ("didn't" -> "did not"); "it's"/"he's" are left out ("is" or "has")
+CONTRACTIONS = {
+    "didn't": "did not", "don't": "do not", "doesn't": "does not", "isn't": "is not", "aren't": "are not",
+    "wasn't": "was not", "weren't": "were not", "can't": "cannot", "won't": "will not", "couldn't": "could not",
+    "wouldn't": "would not", "shouldn't": "should not", "haven't": "have not", "hasn't": "has not",
+    "hadn't": "had not", "i'm": "I am", "they're": "they are", "we're": "we are", "you're": "you are",
+    "i've": "I have", "we've": "we have", "they've": "they have", "you've": "you have", "i'll": "I will",
+    "we'll": "we will", "they'll": "they will", "you'll": "you will", "let's": "let us",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -230,6 +241,8 @@ def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
         w = words[0]
         if w in ("a", "an") and (_is_plural_noun(nxt) or nxt in _PRONOUN_CASE):
             return "article misuse", ""
+        if w in ("a", "an") and ctx.next[:1].isalpha() and lexicon.an_mismatch(w, ctx.next):
+            return "a/an misuse", ""  # "fox, an badger": wrong whatever the article's role
         if w in ("is", "are", "was", "were") and lexicon.word_tags(nxt) & {"VBZ", "VB"} and "VBG" not in lexicon.word_tags(nxt):
             return "wrong verb form after 'be'", ""
         if w in MODALS and lexicon.word_tags(nxt) & {"VBZ", "VBD"} and "VB" not in lexicon.word_tags(nxt):
@@ -285,7 +298,9 @@ def _new_meaning(o: str, n: str) -> bool:
     return n in lexicon.lemmas(n, "VERB") - lexicon.lemmas(o, "VERB")
 
 
-_ADVERBS = frozenset("also still just already always never even then often now only not finally".split())
+_ADVERBS = frozenset(
+    "also still just already always never even then often now only not finally thereby thus therefore".split()
+)
 _AGREES = {
     "i": frozenset({"am", "was", "have", "do"}),
     "sg": frozenset({"is", "was", "has", "does"}),
@@ -345,7 +360,7 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
         return ("", f"{n!r} after {ctx.prev!r} stays grammatical") if tags_n & {"VBG", "VBN"} else ("wrong form after 'be'", "")
     if _finite_to_nonfinite(o, n, ctx):
         return "finite verb replaced by a non-finite form", ""
-    subject, vn = _subject_number(ctx.prev), _verb_number(n)
+    subject, vn = _subject_number(_subject_word(ctx)), _verb_number(n)  # "labels thereby ignores": "labels"
     if o in _BE_NUMBER and n in _BE_NUMBER and _BE_NUMBER[o] != _BE_NUMBER[n]:
         key = "i" if ctx.prev.lower() == "i" else subject
         if key and n in _AGREES[key]:
@@ -371,17 +386,25 @@ def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
     return "", f"noun {o!r} -> {n!r} changes the number but stays grammatical"
 
 
+def _closed_class(lo: str, ln: str, ctx: Context) -> tuple[str, str] | None:
+    """The verdict on a swap inside one closed class (articles, pronouns, prepositions, determiner
+    pairs), or None when the two words are not of one such class."""
+    for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
+        if lo in group and ln in group:
+            return check(lo, ln, ctx)
+    if (lo, ln) in _DET_PAIRS or (ln, lo) in _DET_PAIRS:
+        return _determiner(lo, ln, ctx)
+    return None
+
+
 def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
     lo, ln = o.lower().replace("’", "'"), n.lower().replace("’", "'")
     if lo.endswith("n't") and ln.endswith("n't"):  # "wasn't" -> "weren't": compare the verbs
         lo, ln = lo[:-3], ln[:-3]
     if lo == ln:
         return "", f"only the capitalisation of {o!r} changed"
-    for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
-        if lo in group and ln in group:
-            return check(lo, ln, ctx)
-    if (lo, ln) in _DET_PAIRS or (ln, lo) in _DET_PAIRS:
-        return _determiner(lo, ln, ctx)
+    if (closed := _closed_class(lo, ln, ctx)) is not None:
+        return closed
     if not lexicon.lemmas(lo) & lexicon.lemmas(ln):
         return "", f"{o!r} -> {n!r} replaces the word (meaning changed), not its form"
     if _new_meaning(lo, ln):

@@ -162,7 +162,8 @@ def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
     if k is None:
         return NotApplicable(
             f"no shuffle of all {n} sentences found in {_MAX_TRIES} draws that is more than a swap of two "
-            "(the minor severity's change)"
+            "(the minor severity's change) and that the sentence splitter reads back as the same sentences "
+            "(e.g. a last sentence without a final stop cannot move)"
         )
     return NotApplicable(f"no reordering of {need} sentence(s) changes the text")
 

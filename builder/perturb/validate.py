@@ -42,6 +42,7 @@ __all__ = [
     "check_severities_differ",
     "grammar_error_verdict",
     "paraphrase_verdict",
+    "rewrite_distance",
     "token_edits",
     "validate",
 ]
@@ -383,12 +384,13 @@ def _content_lemmas(text: str) -> set[str]:
 _MID_WORD = re.compile(r"(?<=[\w,;)])\s+([A-Z][a-z]+)\b(?=\s*(\S?))")
 
 
-def _capitalised_mid_sentence(source: str, para: str) -> str:
-    """An ordinary word the paraphrase capitalises mid-sentence where the source does not
-    ("... Radamel Falcao At the start ..."), else ""; names ("Terry", "Rose") keep their capital."""
+def _capitalised_mid_sentence(source: str, para: str, text: str) -> str:
+    """An ordinary word the paraphrase capitalises mid-sentence where the text does not
+    ("... Radamel Falcao At the start ..."), else ""; names ("Terry", "Rose", and any word the
+    whole ``text`` capitalises mid-sentence, "United" after "Manchester United") keep their capital."""
     if lexicon.is_lowercase_text(source):
         return ""
-    kept = {m.group(1) for m in _MID_WORD.finditer(source)}
+    kept = {m.group(1) for m in _MID_WORD.finditer(text or source)}
     for m in _MID_WORD.finditer(para):
         word, after = m.group(1), m.group(2)
         low = word.lower()
@@ -400,7 +402,7 @@ def _capitalised_mid_sentence(source: str, para: str) -> str:
     return ""
 
 
-def _new_errors(source: str, para: str) -> str:
+def _new_errors(source: str, para: str, text: str = "") -> str:
     """A flaw the paraphrase adds that the source does not have, else ""."""
     toks = [t.text for t in lexicon.tokenize(para)]
     src = set(_norm(source).lower().split())
@@ -409,15 +411,43 @@ def _new_errors(source: str, para: str) -> str:
         article = art.lower() in ("a", "an") and word[:1].isalnum()
         if article and lexicon.an_mismatch(art, word) and bigram.lower() not in _norm(source).lower():
             return f"article error {bigram!r}"
-    if word := _capitalised_mid_sentence(source, para):
+    if word := _capitalised_mid_sentence(source, para, text):
         return f"ordinary word {word!r} capitalised mid-sentence"
+    if flaw := _new_form_error(source, para):
+        return flaw
+    known = src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}  # "Pearson's": "pearson"
     for word in _WORD.findall(para):
-        if word.lower() in src or word.lower() in _words(source):
+        if word.lower() in known or word == "I":
             continue
         if word[:1].isupper() and toks and word != toks[0] and not lexicon.is_lowercase_text(para):
             return f"new capitalised word {word!r}"
         if not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
             return f"unknown word {word!r}"
+    return ""
+
+
+#: surface flaws a rewrite can introduce: a doubled word, punctuation with nothing before it, two marks in a row
+_FORM_FLAWS = (
+    ("doubled word", re.compile(r"\b(\w+) \1\b", re.IGNORECASE)),
+    ("punctuation after a space", re.compile(r"(?<=\w) [,;:!?]")),
+    ("two punctuation marks in a row", re.compile(r"[,;:][,.;:!?]|\.[,;:]")),
+    ("punctuation at the start", re.compile(r"^\W*[,.;:!?]")),
+)
+
+
+def _new_form_error(source: str, para: str) -> str:
+    """A surface flaw the paraphrase has more often than its source ("the the", "word ,", ",."),
+    an unbalanced bracket, a lost final stop, or a lower-case start where the source has a capital."""
+    for what, pattern in _FORM_FLAWS:
+        if len(pattern.findall(para)) > len(pattern.findall(source)):
+            return f"{what} {pattern.search(para)[0]!r}"  # type: ignore[index]
+    for left, right in ("()", "[]"):
+        if para.count(left) - para.count(right) != source.count(left) - source.count(right):
+            return f"unbalanced {left}{right}"
+    if re.search(r"[.!?][\"'”’)]*$", source.strip()) and not re.search(r"[.!?][\"'”’)]*$", para.strip()):
+        return "the final stop is lost"
+    if source[:1].isupper() and para[:1].islower():
+        return "it starts in lower case"
     return ""
 
 
@@ -433,9 +463,10 @@ DISCOURSE_MARKERS = frozenset({
 def _strip_marker(para: str) -> str:
     """The paraphrase without a leading discourse marker ("In other words, ..."); any other
     phrase before a comma ("Last month, a man was arrested") is part of the sentence."""
-    head, sep, rest = para.partition(",")
-    if sep and _norm(head).lower() in DISCOURSE_MARKERS:
-        return rest.strip()
+    low = _norm(para).lower()
+    for marker in sorted(DISCOURSE_MARKERS, key=len, reverse=True):
+        if low.startswith(marker) and low[len(marker) : len(marker) + 1] in (",", ":", " ", "-", "—"):
+            return _norm(para)[len(marker) :].lstrip(",:-— ")
     return para
 
 
@@ -456,6 +487,12 @@ _CLEFT = re.compile(
 )
 
 
+def _partition_comma(text: str) -> tuple[str, str, str]:
+    """``str.partition(",")`` at the first comma that is no thousands separator ("$500,000")."""
+    m = re.search(r",(?!\d{3}\b)", text)
+    return (text[: m.start()], ",", text[m.end() :]) if m else (text, "", "")
+
+
 def _broken_structure(source: str, para: str) -> str:
     """A sign that moving words around broke the sentence, else "": it ends on a dangling
     function word ("... within and."), a fronted prepositional phrase holds the main verb
@@ -463,7 +500,7 @@ def _broken_structure(source: str, para: str) -> str:
     words, src = _words(para), _words(source)
     if words and words[-1] in _DANGLING and src[-1:] != words[-1:]:
         return f"it ends on {words[-1]!r}"
-    head, sep, _ = para.partition(",")
+    head, sep, _ = _partition_comma(para)
     head_words = _words(head)
     fronted = bool(sep and head_words) and head_words[0] in grammar_check.PREPOSITIONS - _SUBORDINATORS
     moved = not _norm(source).lower().startswith(_norm(head).lower())
@@ -485,14 +522,26 @@ def _broken_structure(source: str, para: str) -> str:
     return ""
 
 
-def paraphrase_verdict(source: str, para: str) -> Verdict:
-    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?"""
-    a, b = _words(source), _words(_strip_marker(para))
-    if a == b:
-        return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
+def _full_words(text: str) -> list[str]:
+    """The words with contractions written out: "didn't" and "did not" are the same wording."""
+    return [x.lower() for w in _words(text) for x in grammar_check.CONTRACTIONS.get(w.replace("’", "'"), w).split()]
+
+
+def rewrite_distance(source: str, para: str) -> tuple[int, float]:
+    """How far a rewrite is from its source: the words moved, replaced or added (of the longer
+    sentence, not matched in order) and difflib's similarity ratio of the two word sequences."""
+    a, b = _full_words(source), _full_words(para)
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    changed = max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks())  # words moved or replaced
-    if changed < 2 or sm.ratio() > 0.9:
+    return max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks()), sm.ratio()
+
+
+def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
+    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
+    ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
+    if _words(source) == _words(_strip_marker(para)):
+        return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
+    changed, ratio = rewrite_distance(source, _strip_marker(para))
+    if changed < 2 or ratio > 0.9:
         return _fail(f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}")
     src = _content_lemmas(source)
     kept = len(src & _content_lemmas(para)) / max(1, len(src))
@@ -503,7 +552,7 @@ def paraphrase_verdict(source: str, para: str) -> Verdict:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
     if flaw := _broken_structure(source, para):
         return _fail(f"inserted sentence is broken ({flaw}): {para!r}")
-    if flaw := _new_errors(source, para):
+    if flaw := _new_errors(source, para, text):
         return _fail(f"inserted sentence adds an error ({flaw}): {para!r}")
     return PASS
 
@@ -536,7 +585,7 @@ def check_rewrite_insert(p: Perturbation, original: str, perturbed: str) -> Verd
     if not verdict.ok:
         return verdict
     for source, sent in inserted:
-        verdict = paraphrase_verdict(orig[source], sent)
+        verdict = paraphrase_verdict(orig[source], sent, original)
         if not verdict.ok:
             return verdict
     return _count_ok(p, len(inserted), "inserted sentence")

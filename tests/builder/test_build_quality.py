@@ -19,6 +19,7 @@ from dhp.builder.dataset_io import read_not_applicable, read_pairs
 from dhp.builder.perturb.validate import validate
 from dhp.builder.sources import SourceLocator
 from dhp.spec import BENCHMARK, DATASET_NAMES
+from dhp.types import Operation
 
 LLM_PASS_RATE = 0.98
 COVERAGE = 0.95
@@ -49,31 +50,34 @@ _BAR_NOT_MET = pytest.mark.xfail(
     "measured coverage 35-100% (fictional entities and rewriting and insertion lowest; Answer Equivalence meets it); "
     "remove this mark when bench_build.py shows the bar met",
 )
+#: operations whose offline rows meet the coverage bar on every dataset: enforced strictly
+ENFORCED = frozenset({Operation.GRAMMATICAL_ERRORS})
 
 
-@pytest.mark.parametrize("name", DATASET_NAMES)
-def test_pass_rates(offline_build: dict[str, BuildReport], name: str) -> None:
-    info = offline_build[name].info
-    low = []
-    for p in info.perturbations:
-        assert p.checked >= p.rows and p.passed == p.rows, p  # every row was checked once and passed
-        floor = LLM_PASS_RATE if p.method == "llm" else 1.0
-        if p.pass_rate is None or p.pass_rate < floor:
-            low.append(f"{p.id}: {p.passed}/{p.checked}")
-    assert not low, f"{name}: pass rate below the bar: {low}"
-
-
-@_BAR_NOT_MET
-@pytest.mark.parametrize("name", DATASET_NAMES)
-def test_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
-    r = offline_build[name]
+def _low_coverage(r: BuildReport, name: str, enforced: bool) -> list[str]:
+    """The perturbations of ``r`` (of the enforced operations, or of the others) below the bar."""
     na = read_not_applicable(r.folder)
     low = []
     for p in r.info.perturbations:
+        if (BENCHMARK[name].perturbation(p.id).operation in ENFORCED) != enforced:
+            continue
         failed = sum(x.perturbation == p.id and x.reason.startswith(FAILED_VALIDATION) for x in na)
         assert failed == p.failed_validation
         cov = p.eligible_coverage if name == "answer-equivalence" else p.coverage
         if cov < COVERAGE:
             reasons = sorted({x.reason.split(":")[0] for x in na if x.perturbation == p.id})[:3]
             low.append(f"{p.id}: {p.rows}/{p.n_items} ({reasons})")
+    return low
+
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_coverage_enforced(offline_build: dict[str, BuildReport], name: str) -> None:
+    low = _low_coverage(offline_build[name], name, enforced=True)
+    assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"
+
+
+@_BAR_NOT_MET
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
+    low = _low_coverage(offline_build[name], name, enforced=False)
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"

@@ -317,6 +317,77 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
     assert said is None or not said.startswith("According to"), said
 
 
+@pytest.mark.parametrize(
+    ("sentence", "lower", "expected"),
+    [
+        ("The attack has been condemned by both the Iranian and Pakistani governments.", False,
+         "Both the Iranian and Pakistani governments have condemned the attack."),
+        ("the persistence of bovine tb in various countries is enhanced by the existence of wildlife hosts.", True,
+         "the existence of wildlife hosts enhances the persistence of bovine tb in various countries."),
+        ("hc-toxin, a cyclic tetrapeptide, is an important virulence determinant for the fungus.", True,
+         "a cyclic tetrapeptide, hc-toxin is a significant virulence determinant for the fungus."),
+        ("therefore, it is essential to analyze mechanisms responsible for chromatin packing.", True,
+         "thus, analyzing mechanisms responsible for chromatin packing is essential."),
+        ("we analysed the expression of these genes in rice.", True, "the expression of these genes in rice was analysed."),
+        ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
+         "the aim of this study was to detect potential yeast derivatives that may be used to prevent infection."),
+        ("Siler's family and friends have called the billboard 'disrespectful'.", False,
+         "The family and friends of Siler have called the billboard 'disrespectful'."),
+        ("there has been a dearth of genetic and genomic resources for the crop.", True,
+         "there has been a dearth of genomic and genetic resources for the crop."),
+        ("the protein which is secreted by endothelial cells binds gtp.", True,
+         "the protein secreted by endothelial cells binds gtp."),
+        # "a" inside a name is no article: only the article before a swapped word is fixed
+        ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
+         "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
+    ],
+)  # fmt: skip
+def test_paraphrase_rules(sentence: str, lower: bool, expected: str) -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
+
+    assert paraphrase(sentence, _Ctx(lower, frozenset())) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "lower"),
+    [
+        ("A recent soccer match between Doncaster and Fleetwood resulted in a 0-0 draw.", False),  # "resulted in"
+        ("previous studies have demonstrated the function of pao during cell death.", True),  # "function ... during"
+        ("Rich, 31, says potential partner would be showered with gifts.", False),  # a name, not "wealthy"
+        ("Scott released a statement expressing thankfulness at the fact that no one was harmed.", False),
+        ("Sanchez has made an instant impact and has scored 19 goals for the Gunners.", False),  # two verbs
+        ("Neither have been disciplined by Reds boss Brendan Rodgers for incident.", False),  # "by X for Y"
+        ("the performance has been benchmarked using abstract algorithms, but not using standard ones.", True),
+    ],
+)
+def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: bool) -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
+
+    out = paraphrase(sentence, _Ctx(lower, frozenset()))
+    assert out is None or not out.lower().startswith(("in a 0-0", "during", "wealthy", "an instant", "though")), out
+    assert out is None or ("statement expressing thankfulness was" not in out and "for incident has" not in out), out
+
+
+def test_a_written_out_contraction_is_no_rewrite() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
+
+    # "didn't" -> "did not" is the same wording; "said" -> "stated" alone is one word: no paraphrase
+    assert paraphrase("'I didn't know it was against the law,' the victim said.", _Ctx(False, frozenset())) is None
+
+
+def test_wording_tables_keep_grammar() -> None:
+    from dhp.builder.perturb.offline.wording import contractions, phrases, synonyms
+
+    assert synonyms("He stayed because of the rain.")[0] == "He stayed because of the rain."  # no "since of"
+    assert synonyms("Big Ben is big.")[0] == "Big Ben is large."  # a name keeps its words
+    assert synonyms("It was an important day.")[0] == "It was a significant day."
+    assert phrases("In this study, we found such as X, and in the present study Y.")[0] == (
+        "In the present study, we found including X, and in this study Y."
+    )  # one pass: a rewrite is never rewritten back
+    assert phrases("It was due to rain, more than ever.")[0] == "It was due to rain, more than ever."
+    assert contractions("I didn't go, they're here.")[0] == "I did not go, they are here."
+
+
 def test_rewrite_major_needs_two_rewritable_sentences() -> None:
     out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0))
     assert isinstance(out, NotApplicable) and "paraphrase rule" in out.reason
@@ -353,8 +424,8 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 #: (pass rate of the rows made, coverage of the items) per operation.
 FLOORS = {
     Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
-    Operation.GRAMMATICAL_ERRORS: (0.97, 0.85),
-    Operation.REWRITE_INSERT: (0.97, 0.35),
+    Operation.GRAMMATICAL_ERRORS: (0.97, 0.95),
+    Operation.REWRITE_INSERT: (0.97, 0.35),  # bound by the paraphrase rules (measured 36% SumPubMed major)
 }
 
 

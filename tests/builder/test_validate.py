@@ -343,6 +343,56 @@ BAD_RI = [
 ]
 
 
+# new errors a rewrite can bring in (hand-written, from the paper: "no new errors")
+BAD_RI_FORM = [
+    (RI_MINOR, SRC, _ins("lost power.", "Power was cut to to thousands of houses."), ("doubled word",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Power was cut , to thousands of houses."), ("punctuation after a space",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Power was cut to thousands of houses,."), ("two punctuation marks",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Power was cut (to thousands of houses."), ("unbalanced",)),
+    (RI_MINOR, SRC, _ins("lost power.", "Power was cut to thousands of houses"), ("final stop",)),
+    (RI_MINOR, SRC, _ins("lost power.", "power was cut to thousands of houses."), ("lower case",)),
+    (RI_MINOR, SRC, _ins("lost power.", "In other words thousands of homes lost power."), ("copies",)),
+    (RI_MINOR, "They didn't lose power. It rained.", "They didn't lose power. They did not lose power. It rained.",
+     ("near copy",)),  # a contraction written out is the same wording
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_RI_FORM)
+def test_rewrite_insert_new_form_errors_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_rewrite_insert_names_from_the_whole_text_good() -> None:
+    # "United" is capitalised mid-sentence elsewhere in the text ("Manchester United"): a name, not a word
+    src = "United gets the first victory in Sunday's big match. Manchester United won 2-1."
+    para = "In Sunday's big match, United gets the first victory."
+    _ok(validate(RI_MINOR, src, src.replace("match.", "match. " + para, 1)))
+    # alone, the sentence cannot tell: "United" moved mid-sentence reads as an ordinary word
+    alone = "United gets the first victory in Sunday's big match. They won 2-1."
+    _bad(validate(RI_MINOR, alone, alone.replace("match.", "match. " + para, 1)), "'United'")
+
+
+def test_rewrite_insert_thousands_comma_is_no_clause_end_good() -> None:
+    src = "He is being held on a $500,000 bail in Paris. Police said little."
+    para = "In Paris, he is being held on a $500,000 bail."
+    _ok(validate(RI_MINOR, src, src.replace("Paris.", "Paris. " + para, 1)))
+
+
+def test_rewrite_insert_new_rules_good() -> None:
+    cases = [
+        ("The persistence of tb is enhanced by the existence of wildlife hosts.",
+         "The existence of wildlife hosts enhances the persistence of tb."),
+        ("Hc-toxin, a cyclic tetrapeptide, is an important virulence factor for the fungus.",
+         "A cyclic tetrapeptide, hc-toxin is a significant virulence factor for the fungus."),
+        ("It is essential to analyse these mechanisms in detail.", "Analysing these mechanisms in detail is essential."),
+        ("He didn't know it was against the law, the victim said.",
+         "According to the victim, he did not know it was against the law."),
+    ]  # fmt: skip
+    for src, para in cases:
+        text = f"{src} It rained."
+        _ok(validate(RI_MINOR, text, text.replace(src, f"{src} {para}", 1)))
+
+
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_RI)
 def test_rewrite_insert_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
     _bad(validate(p, orig, pert), *words)

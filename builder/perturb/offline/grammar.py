@@ -7,7 +7,9 @@ Each rule lists every site where it makes a sentence ungrammatical with one smal
   "has learned" -> "has learn"), never a form that is itself a base form ("to found");
 * ``pronoun`` - a pronoun in the wrong case for its role ("He said" -> "Him said",
   "their cells" -> "them cells", "gave them" -> "gave they");
-* ``article`` - a/an misuse ("an apple" -> "a apple") and "a" before a plural ("a cell" -> "a cells");
+* ``article`` - a/an misuse ("an apple" -> "a apple"), "a" before a plural ("a cell" -> "a cells") and an
+  article of the wrong sound before a bare noun in a list or short answer ("fox, an badger");
+* ``determiner`` - a demonstrative of the wrong number ("these labels" -> "this labels");
 * ``preposition`` - a wrong preposition after a word that governs its preposition ("depend on" ->
   "depend of"; the table is :data:`~dhp.builder.perturb.grammar_check.GOVERNS`);
 * ``fragment`` - the finite verb of a clause dropped ("He was very proud" -> "He very proud").
@@ -24,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.grammar_check import PREPOSITIONS
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -137,39 +140,63 @@ def _subject_agrees(prev: _Tok, verb: str) -> bool:
 
 
 def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """Subject-verb disagreement at every site one of the four patterns below finds."""
+    for rule in (_be_agreement, _pronoun_agreement, _plural_noun_agreement, _name_agreement):
+        yield from rule(toks)
+
+
+def _be_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"he is" -> "he are", "the tests were" -> "the tests was"."""
     for i, t in enumerate(toks):
         new = _AGREE.get(t.low.replace("’", "'"))
         if new is None or not i or not _subject_agrees(toks[i - 1], t.low):
             continue
-        if t.low in {"have", "has"} and i and toks[i - 1].low.replace("’", "'") in _MODALS:
+        if t.low in {"have", "has"} and toks[i - 1].low.replace("’", "'") in _MODALS:
             continue  # "would have" -> "would has" is a verb-form error, not agreement
         yield _sub(t, new, "agreement")
+
+
+def _pronoun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"it takes" -> "it take", "they take" -> "they takes"."""
     for a, b in _pairs(toks):
         lemma = _verb_lemma(b.low)
         if lemma is None or b.word[:1].isupper():
             continue
         if a.low in _THIRD and b.low != lemma and inflect(lemma, "VBZ") == b.low:
-            yield _sub(b, lemma, "agreement")  # "it takes" -> "it take"
+            yield _sub(b, lemma, "agreement")
         elif a.low in _NON_THIRD and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma not in _NO_VBZ:
             vbz = inflect(lemma, "VBZ")
             if vbz and vbz != b.low:
-                yield _sub(b, vbz, "agreement")  # "they take" -> "they takes"
+                yield _sub(b, vbz, "agreement")
+
+
+#: adverbs that may stand between a subject and its verb
+_BETWEEN = frozenset("also still often never always thereby thus therefore then".split())
+
+
+def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"the labels ignore" -> "the labels ignores"."""
     for i, t in enumerate(toks):
-        if (
-            i
-            and t.joined
-            and t.low in lemmas(t.low).get("VERB", ())
-            and not set(lemmas(t.low)) & {"NOUN", "ADJ"}
-        ):
-            vbz = inflect(t.low, "VBZ")
-            if vbz and t.low not in _NO_VBZ and _noun_number(toks[i - 1].low) == "pl":
-                yield _sub(t, vbz, "agreement")  # "the labels ignore" -> "the labels ignores"
+        if not (i and t.joined and t.low in lemmas(t.low).get("VERB", ())) or set(lemmas(t.low)) & {"NOUN", "ADJ"}:
+            continue
+        if t.word[:1].isupper():  # "Voting Rights Act": a name
+            continue
+        subject = toks[i - 1]
+        if i > 1 and subject.joined and (subject.low.endswith("ly") or subject.low in _BETWEEN):
+            subject = toks[i - 2]  # "the labels thereby ignore"
+        vbz = inflect(t.low, "VBZ")
+        if vbz and t.low not in _NO_VBZ and _noun_number(subject.low) == "pl":
+            yield _sub(t, vbz, "agreement")
+
+
+def _name_agreement(toks: list[_Tok]) -> Iterator[Edit]:
+    """"Ted continues" -> "Ted continue"."""
     for i, t in enumerate(toks):
         lemma = _finite_verb(toks, i, "VBZ")
         prev = toks[i - 1] if i else t
         name = prev.word[:1].isupper() and prev.low not in _SUBJECTS and "NOUN" not in lemmas(prev.low)
         if lemma and name and "NOUN" not in lemmas(t.low) and inflect(lemma, "VBD") != lemma:
-            yield _sub(t, lemma, "agreement")  # "Ted continues" -> "Ted continue"
+            yield _sub(t, lemma, "agreement")
 
 
 # -- verb form after an auxiliary or "to" --------------------------------------------------------
@@ -267,6 +294,54 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
+_DETERMINERS = frozenset(
+    "the a an this that these those his her its their my our your some any no each every another".split()
+)
+
+
+_NOT_BARE = frozenset(
+    "both all either neither none such one ones lot kind sort and or but nor which who what whom whose that "
+    "this these those it its they them there here then so".split()
+)
+_OPENS_PHRASE = frozenset(
+    "and or of in on at to for with from by about into between among against like".split()
+)
+
+
+def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """An article of the wrong sound before a bare noun ("fox, badger" -> "fox, an badger"): for lists
+    and short noun phrases, which have no verb to disagree with."""
+    for i, t in enumerate(toks):
+        prev = toks[i - 1] if i else None
+        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS or t.low in _DETERMINERS or t.low in _POSS_TO_OBJ
+        pos = set(lemmas(t.low))
+        noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)
+        if t.word[:1].isupper() or not t.low.isalpha() or not noun or closed:
+            continue
+        if prev is not None and t.joined and prev.low not in _OPENS_PHRASE:
+            continue  # "iberian lynx": only where a noun phrase starts (after a comma, "and", a preposition)
+        article = "a" if t.low[:1] in "aeiou" else "an"
+        if t.low.startswith(("uni", "use", "usu", "one", "eu", "hour", "honest", "hon")):
+            continue  # the sound is not the letter's
+        yield Edit(t.start, t.start, f"{article} ", "article")
+
+
+_DET_NUMBER = {"this": "these", "these": "this", "those": "that"}
+
+
+def _determiner(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """A demonstrative of the wrong number before its noun ("these labels" -> "this labels",
+    "this study" -> "these study"); "that" is left alone (it may be a conjunction)."""
+    for a, b in _pairs(toks):
+        new = _DET_NUMBER.get(a.low)
+        number = _noun_number(b.low)
+        if new is None or number is None or b.word[:1].isupper():
+            continue
+        if (number == "pl") == (new in ("these", "those")):
+            continue  # the swap would agree ("this study" -> "these studies" is not made here)
+        yield _sub(a, new, "determiner")
+
+
 # -- prepositions: only after a word that governs its preposition ("depend on" -> "depend of") --------
 #: The one table of which prepositions a word takes is :data:`dhp.builder.perturb.grammar_check.GOVERNS`;
 #: quantity words ("one of", "number of") are left out: "one in ten" is grammatical.
@@ -332,10 +407,12 @@ _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
     _verb_form,
     _pronoun,
     _article,
+    _article_insert,
+    _determiner,
     _preposition,
     _fragment,
 )
-ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "preposition", "fragment")
+ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "determiner", "preposition", "fragment")
 
 
 def grammar_edits(text: str) -> list[Edit]:

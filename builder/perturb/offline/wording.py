@@ -1,0 +1,205 @@
+"""Lexical rewrites for paraphrases: a curated synonym table, multi-word phrase swaps, contractions.
+
+Every entry keeps the meaning in the contexts it can match: a word-sense that could change
+("major" in "major histocompatibility", "new" in "new zealand") is left out of the tables, and a
+phrase swap whose grammar depends on its context carries a guard (a number after "more than",
+no "be" before "due to"). Only lower-case text outside names is rewritten; "a"/"an" are fixed
+after a swap.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from dhp.builder.perturb.grammar_check import CONTRACTIONS
+from dhp.builder.perturb.offline.edits import WORD, compiled
+
+__all__ = ["contractions", "phrases", "synonyms"]
+
+#: word -> synonym; one sense in every context the word is seen in news and abstracts (no noun/verb
+#: ambiguity: "start", "attempt", "decline" are left out; no past form mapped to one that is not also a
+#: participle: "started" -> "began" is left out)
+SYNONYMS = {
+    "big": "large",
+    "important": "significant", "using": "employing", "began": "started",
+    "begin": "start", "buy": "purchase", "bought": "purchased", "purchased": "bought", "required": "needed",
+    "whole": "entire", "entire": "whole", "often": "frequently", "frequently": "often", "quickly": "rapidly",
+    "rapidly": "quickly", "however": "nevertheless", "also": "additionally", "reduce": "decrease",
+    "reduced": "decreased", "reduces": "decreases", "obtained": "acquired", "obtain": "acquire",
+    "suggest": "indicate", "suggests": "indicates", "suggested": "indicated", "indicate": "suggest",
+    "indicates": "suggests", "indicated": "suggested", "investigate": "examine", "investigated": "examined",
+    "examined": "investigated", "examine": "investigate", "method": "approach", "methods": "approaches",
+    "identify": "detect", "identified": "detected", "detected": "identified", "several": "a number of",
+    "previous": "earlier", "previously": "earlier", "currently": "presently", "although": "though",
+    "because": "since", "therefore": "thus", "thus": "therefore", "moreover": "furthermore",
+    "furthermore": "moreover", "additionally": "moreover", "mainly": "chiefly", "mostly": "largely",
+    "largely": "mostly", "nearly": "almost", "almost": "nearly", "begins": "starts", "assess": "evaluate",
+    "assessed": "evaluated", "evaluated": "assessed", "evaluate": "assess", "crucial": "vital",
+    "vital": "essential", "allows": "enables", "enable": "allow", "enables": "allows",
+    "provide": "offer", "provides": "offers", "glad": "happy", "afraid": "scared", "scared": "afraid",
+    "children": "kids", "kids": "children", "confirmed": "verified", "verified": "confirmed",
+    "revealed": "disclosed", "stated": "declared", "announced": "declared", "believed": "thought",
+    "extremely": "exceptionally", "despite": "in spite of", "discovered": "found", "huge": "enormous",
+    "enormous": "huge", "said": "stated", "says": "states", "approximately": "roughly",
+    "commonly": "frequently", "widely": "broadly", "demonstrate": "show", "demonstrates": "shows",
+    "determine": "establish", "achieve": "attain", "achieved": "attained", "assist": "help",
+    "sufficient": "enough", "difficult": "hard", "arrested": "detained", "ended": "finished",
+    "quick": "fast", "smart": "clever", "clever": "smart", "rich": "wealthy",
+    "wealthy": "rich", "famous": "well-known", "shocked": "stunned", "stunned": "shocked",
+    "terrified": "frightened", "frightened": "terrified", "sad": "unhappy", "perhaps": "maybe",
+    "maybe": "perhaps", "afterwards": "later", "immediately": "instantly", "suddenly": "all of a sudden",
+    "particularly": "especially", "especially": "particularly", "probably": "likely",
+    "completely": "entirely", "entirely": "completely", "totally": "completely", "eventually": "ultimately",
+    "ultimately": "eventually", "initially": "at first", "usually": "typically", "typically": "usually",
+    "different": "distinct", "analysis": "examination", "available": "accessible",
+"ability": "capacity", "problem": "issue", "problems": "issues",
+    "boss": "manager", "manager": "boss", "victory": "win", "expected": "anticipated", "expects": "anticipates",
+    "believes": "thinks", "needed": "required", "allowed": "permitted", "allow": "permit", "whereas": "while",
+    "performed": "carried out", "perform": "carry out", "conducted": "carried out", "affect": "influence",
+    "affects": "influences", "affected": "influenced", "regulates": "controls", "regulated": "controlled",
+    "produce": "generate", "produces": "generates", "produced": "generated", "thereby": "thus",
+    "used": "employed", "uses": "employs", "believe": "think",
+    "elevated": "raised", "utilized": "used", "utilised": "used", "utilize": "use", "utilise": "use",
+}  # fmt: skip
+#: a synonym swap that would break before this next word ("because of" -> "since of")
+_NOT_BEFORE = {
+    "because": "of", "identify": "as", "identified": "as", "detected": "as", "thus": "far", "used": "to",
+    "believe": "in", "believes": "in", "different": "from", "manager": "of",
+}  # fmt: skip
+
+#: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
+_PHRASES = (
+    (r"in order to", "so as to"), (r"a variety of", "various"), (r"such as", "including"),
+    (r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )due to", "because of"),
+    (r"(?<!\bup )to date(?=[,.;:]| there| no| on| in)", "so far"), (r"remains (unknown|unclear)", r"is still \1"),
+    (r"remain (unknown|unclear)", r"are still \1"), (r"is still (unknown|unclear)", r"remains \1"),
+    (r"are still (unknown|unclear)", r"remain \1"), (r"(?:is|are) able to", "can"),
+    (r"in addition,", "additionally,"), (r"more than(?= \d)", "over"), (r"in the present study", "in this study"),
+    (r"in this study", "in the present study"), (r"prior to", "before"), (r"in the absence of", "without"),
+    (r"associated with", "linked to"), (r"in particular", "particularly"), (r"for example", "for instance"),
+    (r"for instance", "for example"), (r"as a result", "consequently"), (r"in contrast", "by contrast"),
+    (r"the majority of", "most of"), (r"a large number of", "many"), (r"a lot of(?= [a-z]+s\b)", "many"),
+    (r"at the moment", "currently"), (r"at the same time", "simultaneously"),
+    (r"take part in", "participate in"), (r"took part in", "participated in"),
+    (r"in recent years", "lately"), (r"(is|are) thought to", r"\1 believed to"),
+    (r"(has|have) been shown to", r"\1 been demonstrated to"), (r"whether or not", "whether"),
+    (r"(?<=, )but(?= [a-z])", "yet"), (r"(?<!how )(?<!so )(?<!too )(?<!as )many(?= [a-z]+s\b)", "numerous"),
+    (r"because of", "owing to"), (r"in the past", "previously"), (r"at present", "currently"),
+    (r"in general", "generally"), (r"(has|have) the ability to", "can"), (r"not well understood", "poorly understood"),
+    (r"(is|are) unknown", r"\1 not known"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
+    (r"in response to", "in reaction to"), (r"a range of", "various"), (r"so far", "to date"),
+    (r"(?<=[a-z] )linked to", "associated with"), (r"known as", "called"),
+    (r"(plays?) an? (important|key|crucial|critical|major|central|vital) role in", None),
+    (r"(this|the present|our) (study|work|paper|research|analysis) (aimed|aims) to", None),
+)  # fmt: skip
+
+
+def _role(m: re.Match[str]) -> str:
+    return f"{'are' if m.group(1) == 'play' else 'is'} {m.group(2)} in"  # "plays a key role in" -> "is key in"
+
+
+def _aim(m: re.Match[str]) -> str:
+    return f"the aim of {m.group(1)} {m.group(2)} {'was' if m.group(3) == 'aimed' else 'is'} to"
+
+
+_CALLBACKS = {len(_PHRASES) - 2: _role, len(_PHRASES) - 1: _aim}
+
+
+@functools.lru_cache(maxsize=1)
+def _phrase_pattern() -> tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]:
+    parts = tuple(re.compile(rf"\b{old}\b", re.I) for old, _ in _PHRASES)
+    return re.compile("|".join(f"(?P<p{i}>{p.pattern})" for i, p in enumerate(parts)), re.I), parts
+
+
+def phrases(s: str) -> tuple[str, int]:
+    """``s`` with the phrase table applied in one pass (a rewrite is never rewritten), and the count."""
+    combined, parts = _phrase_pattern()
+    n = 0
+
+    def swap(m: re.Match[str]) -> str:
+        nonlocal n
+        i = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
+        old = m.group(0)
+        sub = parts[i].match(s, m.start())
+        if sub is None or sub.end() != m.end():
+            return old
+        n += 1
+        new = _CALLBACKS[i](sub) if i in _CALLBACKS else sub.expand(str(_PHRASES[i][1]))
+        return new[:1].upper() + new[1:] if old[:1].isupper() else new
+
+    return combined.sub(swap, s), n
+
+
+_CONTRACTION = re.compile(r"\b([A-Za-z]+)(['’])(t|m|re|ve|ll|s)\b")
+
+
+def contractions(s: str) -> tuple[str, int]:
+    """Contractions written out ("didn't" -> "did not"); "it's" only where it is "it is"."""
+    n = 0
+
+    def expand(m: re.Match[str]) -> str:
+        nonlocal n
+        word = m.group(0).replace("’", "'")
+        full = CONTRACTIONS.get(word.lower())
+        if full is None:
+            return m.group(0)
+        n += 1
+        if word[:1].isupper() and not full.startswith("I "):
+            return full[:1].upper() + full[1:]
+        return full
+
+    return _CONTRACTION.sub(expand, s), n
+
+
+def _inside_name(toks: list[re.Match[str]], i: int) -> bool:
+    """The word is capitalised mid-sentence, starts a name ("Big Ben") or sits inside one ("Bank of England")."""
+    word = toks[i].group(0)
+    after = i + 1 < len(toks) and toks[i + 1].group(0)[:1].isupper()
+    if word[:1].isupper():
+        return bool(i) or after
+    return i > 1 and toks[i - 1].group(0)[:1].isupper() and after
+
+
+def _opener(word: str) -> bool:
+    """A capitalised sentence opener the table may swap: an adverb or connective, never a word that
+    may be a name ("Rich, 31, says ..." keeps "Rich")."""
+    return word.lower().endswith("ly") or word.lower() in _CONNECTIVES
+
+
+_CONNECTIVES = frozenset(
+    "however therefore thus moreover furthermore although because despite perhaps maybe often afterwards".split()
+)
+
+
+def synonyms(s: str) -> tuple[str, int]:
+    """``s`` with every table word outside a name swapped for its synonym; a/an fixed; the count."""
+    out: list[str] = []
+    n = last = 0
+    toks = list(WORD.finditer(s))
+    for i, m in enumerate(toks):
+        w = m.group(0)
+        if i == 0 and not _opener(w):
+            continue  # "methods homology-based cloning ...": a heading or a name may open the sentence
+        new = SYNONYMS.get(w.lower() if i == 0 else w)
+        nxt = toks[i + 1].group(0).lower() if i + 1 < len(toks) else ""
+        if new is None or _inside_name(toks, i) or _NOT_BEFORE.get(w.lower()) == nxt:
+            continue
+        before = _fix_article(s[last : m.start()], new)
+        out.append(before + (new[:1].upper() + new[1:] if w[:1].isupper() else new))
+        last = m.end()
+        n += 1
+    out.append(s[last:])
+    return "".join(out), n
+
+
+def _fix_article(before: str, word: str) -> str:
+    """``before`` with a final "a "/"an " made to fit ``word`` (only the article before a swapped word:
+    "pheophorbide a oxygenase" is a name)."""
+    return compiled(r"\b([Aa])n? $").sub(lambda a: _article(a.group(1), word[:1]), before)
+
+
+def _article(a: str, following: str) -> str:
+    """The article "a"/"an" (case of ``a`` kept) for a word starting with ``following``."""
+    word = "an " if following.lower() in "aeio" else "a "
+    return a + word[1:]
