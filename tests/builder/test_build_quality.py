@@ -10,6 +10,7 @@ the build left out) give the generator's pass rate and the coverage per perturba
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from dhp.builder.dataset_io import read_not_applicable, read_pairs
 from dhp.builder.perturb.validate import validate
 from dhp.builder.sources import SourceLocator
 from dhp.spec import BENCHMARK, DATASET_NAMES
-from dhp.types import Operation
+from dhp.types import Operation, Perturbation
 
 LLM_PASS_RATE = 0.98
 COVERAGE = 0.95
@@ -54,12 +55,24 @@ _BAR_NOT_MET = pytest.mark.xfail(
 ENFORCED = frozenset({Operation.GRAMMATICAL_ERRORS})
 
 
-def _low_coverage(r: BuildReport, name: str, enforced: bool) -> list[str]:
-    """The perturbations of ``r`` (of the enforced operations, or of the others) below the bar."""
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_pass_rates(offline_build: dict[str, BuildReport], name: str) -> None:
+    info = offline_build[name].info
+    low = []
+    for p in info.perturbations:
+        assert p.checked >= p.rows and p.passed == p.rows, p  # every row was checked once and passed
+        floor = LLM_PASS_RATE if p.method == "llm" else 1.0
+        if p.pass_rate is None or p.pass_rate < floor:
+            low.append(f"{p.id}: {p.passed}/{p.checked}")
+    assert not low, f"{name}: pass rate below the bar: {low}"
+
+
+def _low_coverage(r: BuildReport, name: str, keep: Callable[[Perturbation], bool]) -> list[str]:
+    """The perturbations of ``r`` that ``keep`` selects and that are below the bar."""
     na = read_not_applicable(r.folder)
     low = []
     for p in r.info.perturbations:
-        if (BENCHMARK[name].perturbation(p.id).operation in ENFORCED) != enforced:
+        if not keep(BENCHMARK[name].perturbation(p.id)):
             continue
         failed = sum(x.perturbation == p.id and x.reason.startswith(FAILED_VALIDATION) for x in na)
         assert failed == p.failed_validation
@@ -72,12 +85,31 @@ def _low_coverage(r: BuildReport, name: str, enforced: bool) -> list[str]:
 
 @pytest.mark.parametrize("name", DATASET_NAMES)
 def test_coverage_enforced(offline_build: dict[str, BuildReport], name: str) -> None:
-    low = _low_coverage(offline_build[name], name, enforced=True)
+    low = _low_coverage(offline_build[name], name, lambda p: p.operation in ENFORCED)
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"
+
+
+#: fictional entities reach the bar where the texts name enough things; Story Cloze endings often name
+#: nobody ("I aced my exam."), WMT's forum posts are often prose without a name (measured 2026-11-23,
+#: h-entities: see the README's offline table); Answer Equivalence counts its eligible items
+_ENTITIES_SHORT = pytest.mark.xfail(
+    strict=False,
+    reason="fictional-entity coverage is bound by the texts: items that name nothing are not applicable",
+)
+_ENTITIES_MET = frozenset({"summeval", "sumpubmed", "answer-equivalence"})
+_ENTITY_DATASETS = [
+    pytest.param(name, marks=() if name in _ENTITIES_MET else _ENTITIES_SHORT) for name in DATASET_NAMES
+]
+
+
+@pytest.mark.parametrize("name", _ENTITY_DATASETS)
+def test_fictional_entity_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
+    low = _low_coverage(offline_build[name], name, lambda p: p.operation is Operation.FICTIONAL_ENTITIES)
+    assert not low, f"{name}: fictional-entity coverage below {COVERAGE:.0%}: {low}"
 
 
 @_BAR_NOT_MET
 @pytest.mark.parametrize("name", DATASET_NAMES)
 def test_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
-    low = _low_coverage(offline_build[name], name, enforced=False)
+    low = _low_coverage(offline_build[name], name, lambda p: p.operation not in ENFORCED)
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"

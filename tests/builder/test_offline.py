@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -112,7 +113,9 @@ def test_entities_keep_nationalities_documents_and_whole_state_names() -> None:
     major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
     for seed in range(20):
         out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
-        assert "English American ancestry" in out.text and "the Constitution of " in out.text, out.text
+        assert "the Constitution of " in out.text, out.text
+        # a nationality is kept or replaced whole by a fictional people ("Valdorian American ancestry")
+        assert re.search(r"mostly (English|[A-Z][a-z]+(?:ian|n)) American ancestry", out.text), out.text
         assert "the United " in out.text or "Arab Republic" in out.text, out.text  # never split, always a place
         assert validate(major, text, out.text).ok, out.text
 
@@ -155,7 +158,8 @@ def test_entities_in_cased_text_leave_ordinary_lowercase_words() -> None:
     text = "Darwin did not see evolution as a teleological plan. The plan of apoptosis was 3 pages long."
     for seed in range(20):
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3"}, out.settings
+        # learned terms ("teleological", "apoptosis") are technical terms; "evolution", "plan", "pages" are not
+        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3", "teleological", "apoptosis"}, out.settings
         assert validate(NE_MINOR, text, out.text).ok, out.text
 
 
@@ -168,13 +172,20 @@ def test_entities_keep_the_capitalisation() -> None:
             assert old[:1].isupper() == new[:1].isupper() and old.islower() == new.islower(), change
 
 
-def test_entities_keep_the_compass_word_and_skip_nationalities() -> None:
+def test_entities_keep_the_compass_word_and_make_nationalities_fictional() -> None:
     text = "French officials said the plant in North Brabant closed."
+    seen = set()
     for seed in range(20):
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
         (change,) = out.settings["changes"]
-        assert change["from"] == "North Brabant" and change["to"].startswith("North "), change
+        seen.add(change["type"])
+        if change["type"] == "place":
+            assert change["from"] == "North Brabant" and change["to"].startswith("North "), change
+        else:  # a fictional people, never a real one or a person's name
+            assert change["type"] == "nationality" and change["from"] == "French", change
+            assert lexicon.is_demonym(change["to"]) and not lexicon.is_demonym(change["to"], real_only=True), change
         assert validate(NE_MINOR, text, out.text).ok, out.text
+    assert seen == {"place", "nationality"}
 
 
 def test_entities_in_an_answer_span_that_starts_in_lower_case() -> None:
@@ -188,6 +199,62 @@ def test_entities_minor_changes_exactly_one_span() -> None:
     assert len(out.settings["changes"]) == 1
     diff = [w for w in zip(NEWS.split(), out.text.split(), strict=False) if w[0] != w[1]]
     assert 1 <= len(diff) <= 3  # one entity of up to three words
+
+
+@pytest.mark.parametrize(
+    ("text", "old", "shape"),
+    [
+        # issue 9 round 2: each new kind is replaced by a fictional one of the same kind and shape
+        ("The SPD would agree, he said.", "SPD", r"[B-Z]{3}"),  # acronym: as many capitals, no word
+        ("Register at www.bosch-pt.com/warranty today.", "www.bosch-pt.com/warranty", r"www\.[a-z]{5}-[a-z]{2}\.com/warranty"),
+        ("French officials met today.", "French", r"[A-Z][a-z]+(?:ian|n)"),  # a fictional people
+        ("It is related to being African American today.", "African American", r"[A-Z][a-z]+(?:ian|n) American"),
+        ("It came third in the race.", "third", "|".join(sorted(lexicon.ORDINAL_WORDS))),
+        ("It considers heterosexuality separately.", "heterosexuality", r"[a-z]+ity"),  # the suffix stays
+        ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
+        ("The composition of NEKTON Bio helps birds.", "NEKTON Bio", r"[A-Z]{6} Bio"),  # a brand keeps its capitals
+        ("During the Spring Festival, shops close.", "Spring Festival", r"[A-Z][a-z]+ Festival"),
+        ("The Crown Prince of Saudi Arabia arrived.", "Crown Prince of Saudi Arabia", r"Crown Prince of [A-Z][a-z]+"),
+        ("The deal was signed on May 19 in the city.", "May 19", r"[A-Z][a-z]+ 19|May (?:[1-9]|1\d|2[0-8])"),
+    ],
+)
+def test_entities_of_the_new_kinds_keep_kind_and_shape(text: str, old: str, shape: str) -> None:
+    made = set()
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        (change,) = out.settings["changes"]
+        assert change["from"] == old, change
+        assert re.fullmatch(shape, change["to"]), change
+        assert validate(NE_MINOR, text, out.text).ok, (out.text, validate(NE_MINOR, text, out.text).reason)
+        made.add(change["to"])
+    assert len(made) > 3  # seeded, not fixed
+
+
+def test_entities_replace_every_occurrence_alike_and_keep_the_article() -> None:
+    text = "Gaddafi was popular at school. Friends of Gaddafi got jobs. we saw an organism ."
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        (change,) = out.settings["changes"]
+        assert out.text.count(change["to"]) == text.count(change["from"]) and change["from"] not in out.text
+        assert not re.search(r"\ban [^aeiou\s]", out.text), out.text
+        assert validate(NE_MINOR, text, out.text).ok, out.text
+
+
+def test_entities_never_give_one_person_two_fictional_names() -> None:
+    text = "Mesut Ozil scored twice for Arsenal. Ozil later thanked the fans in London."
+    major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
+    for seed in range(20):
+        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
+        froms = {c["from"] for c in out.settings["changes"]}
+        assert not {"Mesut Ozil", "Ozil"} <= froms, froms
+        assert validate(major, text, out.text).ok, out.text
+
+
+def test_entities_leave_contractions_placeholders_and_offices() -> None:
+    text = "Don’t worry, #PRS_ORG# will call. The Minister of Justice said the SPD agrees."
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert out.settings["changes"][0]["from"] == "SPD", out.settings
 
 
 # -- grammatical errors -----------------------------------------------------------------------------------

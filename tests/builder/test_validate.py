@@ -89,6 +89,23 @@ GOOD_NE = [
     (NE_STORY, "Don knew he would win.", "Caspian knew he would win."),
     (NE_STORY, "Mary knew she would win.", "Isolde knew she would win."),
     (NE_STORY, "Casey knew they would win.", "Isolde knew they would win."),  # "Casey" has no gender
+    # issue 9 round 2: the new kinds, each replaced by a fictional one of its kind
+    (NE_MINOR, "The SPD would agree, he said.", "The KTV would agree, he said."),  # acronym -> acronym
+    (NE_MINOR, "Register at www.bosch-pt.com/warranty today.", "Register at www.drevo-kt.com/warranty today."),
+    (NE_MINOR, "Ratings are on letterboxd.com as well.", "Ratings are on trorzussta.com as well."),  # domain
+    (NE_MINOR, "French officials met on Tuesday.", "Valdorian officials met on Tuesday."),  # nationality
+    (NE_MINOR, "It is related to being African American today.", "It is related to being Oskavian American today."),
+    (NE_MINOR, "It came third in the race.", "It came seventh in the race."),  # ordinal word -> ordinal word
+    (NE_MINOR, "Only two people left early.", "Only five people left early."),  # number word -> number word
+    (NE_MINOR, "It considers homosexuality and heterosexuality separately.",
+     "It considers homosexuality and dravoseality separately."),  # a learned term -> a fictional one
+    (NE_MINOR, "A bantam breed shows molting early.", "A bantam breed shows dravion early."),
+    (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said."),
+    (NE_PUBMED, "the main wildlife host for siv is the chimpanzee .", "the main wildlife host for kel is the chimpanzee ."),
+    (NE_MINOR, "Gaddafi was popular at school.", "Dravelo was popular at school."),  # a name of unknown type
+    (NE_MINOR, "During the Spring Festival, shops close.", "During the Korvan Festival, shops close."),  # an event
+    (NE_MINOR, "He reviewed it on Studycheck and liked it.", "He reviewed it on Pembrosa and liked it."),  # a brand
+    (NE_PUBMED, "we studied an organism in the lab .", "we studied an ogolism in the lab ."),  # "an" still agrees
 ]
 
 
@@ -138,16 +155,16 @@ BAD_NE = [
     (NE_MINOR, "The VT40X engine failed.", "The Halvorsen engine failed.", ("type changed",)),
     # lead's review: in cased text an ordinary lower-case word is not a technical term
     (NE_MINOR, "Darwin did not see evolution as a teleological plan.",
-     "Darwin did not see evolution as a motehuvovifo plan.", ("teleological", "not a named entity")),
+     "Darwin did not see dravolution as a teleological plan.", ("evolution", "not a named entity")),
     # lead's review: a capitalised entity is replaced by a capitalised one, a lower-case one by a lower-case one
     (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (zagis silvestris) near Leeds.",
      ("capitalisation",)),
     (NE_PUBMED, "the role of il-6 in <dig> patients .", "the role of Zx-41 in <dig> patients .", ("capitalisation",)),
-    (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
-     ("apoptosis", "not a named entity")),
+    (NE_MINOR, "Bacteria make cells harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
+     ("cells", "not a named entity")),
     # lead's review: nationality adjectives are no entity; a state or a document never becomes a person or a place
     (NE_MINOR, "The settlers were of mostly English American ancestry, he wrote.",
-     "The settlers were of mostly Lorcan Quenby ancestry, he wrote.", ("not a named entity",)),
+     "The settlers were of mostly Lorcan Quenby ancestry, he wrote.", ("nationality", "type changed")),
     (NE_MINOR, "Egypt joined the United Arab Republic in 1958.", "Egypt joined the Mirela Ravensworth in 1958.",
      ("type changed",)),
     (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
@@ -160,6 +177,22 @@ BAD_NE = [
     (NE_STORY, "Jake waited for his leg to heal.", "Isolde waited for his leg to heal.", ("gender changed",)),
     (NE_STORY, "Don knew he would win.", "Sabine knew he would win.", ("gender changed",)),
     (NE_STORY, "Tom was happy to see Mary again.", "Tom was happy to see Varek Brackwater again.", ("gender changed",)),
+    # issue 9 round 2: the new kinds keep their kind, and stay fictional
+    (NE_MINOR, "The SPD would agree, he said.", "The Varek Pendrell would agree, he said.", ("acronym", "type changed")),
+    (NE_MINOR, "The SPD would agree, he said.", "The party would agree, he said.", ("capitalisation",)),
+    (NE_MINOR, "Register at www.bosch-pt.com/warranty today.", "Register at valdoria today.", ("url", "type changed")),
+    (NE_MINOR, "French officials met on Tuesday.", "German officials met on Tuesday.", ("real nationality",)),
+    (NE_MINOR, "French officials met on Tuesday.", "Valdoria officials met on Tuesday.", ("type changed",)),
+    (NE_MINOR, "It came third in the race.", "It came thornbury in the race.", ("number", "type changed")),
+    (NE_MINOR, "It considers homosexuality and heterosexuality separately.",
+     "It considers homosexuality and happiness separately.", ("term", "type changed")),
+    (NE_MINOR, "Gaddafi was popular at school.", "Varek Pendrell was popular at school.", ("other", "type changed")),
+    (NE_MINOR, "During the Spring Festival, shops close.", "During the Isolde Pendrell, shops close.", ("type changed",)),
+    (NE_MINOR, "The Minister of Justice said so.", "The Minister of Valdoria said so.", ("not a named entity",)),
+    (NE_MINOR, "Don’t go there, he said.", "Stoso go there, he said.", ("not a named entity",)),
+    (NE_MINOR, "#PRS_ORG# needs to pick it up.", "#Kenveza# needs to pick it up.", ("not a named entity",)),
+    (NE_MINOR, "The police found the perpetrator.", "The police found the dravinator.", ("not a named entity",)),
+    (NE_PUBMED, "we studied an organism in the lab .", "we studied an mugolism in the lab .", ("no longer agrees",)),
 ]
 
 

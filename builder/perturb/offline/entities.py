@@ -12,7 +12,8 @@ a seeded fictional value of the same type.
 
 Spans never cross a sentence end, the ``<dig>`` mask is never an entity, and every replacement is
 checked with the lexicon to have the original's type and not to occur in the original text. Every
-chosen entity changes at its first occurrence only: one entity is one changed span.
+chosen entity changes at all its occurrences, alike (the validator counts it once), and an article
+before it keeps agreeing ("an organism" never becomes "an mugolism").
 """
 
 from __future__ import annotations
@@ -35,25 +36,25 @@ _LAST = (
     "Larkspur Marwick Northam Oakhurst Pendrell Quenby Ravensworth Stavely Thornbury Umberfield Vantrell "
     "Whitlock Yarrow Blackwood Hollis Merriweather Penhallow Strand Wexley"
 ).split()
-_PLACES = (
-    "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
-    "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania"
-).split()
+_PLACES = list(lexicon.FICTIONAL_PLACES)
 _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
+_ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
 
 
 def _same_shape_digits(s: str, rng: random.Random) -> str:
-    """Each digit replaced, a leading digit stays non-zero; letters and separators kept."""
+    """Each digit replaced, a leading digit stays non-zero ("7,000" -> "3,418", never "0,203"); letters and
+    separators kept."""
     out = []
     for i, c in enumerate(s):
         if c.isdigit():
-            lead = i == 0 or not s[i - 1].isdigit()
-            out.append(str(rng.randint(1 if lead and len(s) > 1 and s[i + 1 : i + 2].isdigit() else 0, 9)))
+            lead = i == 0 or not (s[i - 1].isdigit() or (s[i - 1] in ",." and i > 1 and s[i - 2].isdigit()))
+            more = re.match(r"[\d,.]*\d", s[i + 1 :]) is not None
+            out.append(str(rng.randint(1 if lead and more else 0, 9)))
         else:
             out.append(c)
     return "".join(out)
@@ -66,11 +67,12 @@ def _ordinal(n: int) -> str:
 
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
-    if low.isalpha() and low not in _NUMBER_WORDS:
+    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS):  # "two" -> "five", "third" -> "seventh"
+        if low in pool:
+            word = rng.choice([w for w in pool if w != low])
+            return word.capitalize() if span[:1].isupper() else word
+    if low.isalpha():
         return span  # "dozens", "hundred": no same-shape fictional value
-    if low in _NUMBER_WORDS:
-        word = rng.choice([w for w in _NUMBER_WORDS if w != low])
-        return word.capitalize() if span[:1].isupper() else word
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)", span, re.I):
         return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1)
     words = span.split(" ")
@@ -86,6 +88,8 @@ def _date(span: str, rng: random.Random) -> str:
             return word.replace(word.strip(",."), rng.choice([d for d in _WEEKDAYS if d.lower() != low]))
         if m := re.fullmatch(r"(1[0-9]|20)(\d)0s", low):
             return f"{m.group(1)}{(int(m.group(2)) + rng.randint(1, 8)) % 10}0s"
+        if re.fullmatch(r"\d{1,2}", low):  # a day of the month ("May 19"): another valid day
+            return str(rng.choice([d for d in range(1, 29) if d != int(low)]))
         if re.fullmatch(r"\d{4}", low):
             return str(int(low) + rng.choice([-1, 1]) * rng.randint(1, 30))
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
@@ -120,6 +124,16 @@ def _pseudo_word(n: int, rng: random.Random) -> str:
     return out
 
 
+def _made_up(n: int, rng: random.Random) -> str:
+    """A pseudo-word of ``n`` letters that is no real word (wordfreq does not know it)."""
+    word = _pseudo_word(n, rng)
+    for _ in range(_TRIES):
+        if lexicon.word_zipf(word) == 0:
+            break
+        word = _pseudo_word(n, rng)
+    return word
+
+
 #: the pieces of a term: a capitalised or lower-case run, a run of capitals, digits, anything else
 _TERM_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
 
@@ -139,13 +153,30 @@ def _term_piece(piece: str, rng: random.Random) -> str:
     return new.upper() if piece.isupper() else new.capitalize() if piece[0].isupper() else new
 
 
+#: the learned suffixes a fictional term keeps, longest first ("heterosexuality" -> "dravoseality")
+_SUFFIXES = sorted({*lexicon._BIO_SUFFIXES, *lexicon._TERM_SUFFIXES}, key=len, reverse=True)
+
+
+def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
+    """A pseudo-word of ``n`` letters that joins ``suffix`` smoothly: a consonant before a vowel-initial
+    suffix and a vowel before a consonant-initial one ("zorev" + "osis", "kilo" + "logical")."""
+    body = _pseudo_word(n, rng)
+    for _ in range(_TRIES):
+        if (body[-1] in "aeiou") != (suffix[0] in "aeiou"):
+            break
+        body = _pseudo_word(n, rng)
+    return body + suffix
+
+
 def _term(span: str, rng: random.Random) -> str:
     """A fictional term of the same shape, in pronounceable syllables: "454-sequencing" ->
     "617-dralivomen", "apoptosis" -> "brenotosis", "SpaceX" -> "DorivK", "H1N1" -> "K7T3"."""
     low = span.lower()
-    suffix = next((s for s in sorted(lexicon._BIO_SUFFIXES, key=len, reverse=True) if low.endswith(s)), "")
+    suffix = next((s for s in _SUFFIXES if low.endswith(s)), "")
     if suffix and span.isalpha() and span.islower():
-        return _pseudo_word(max(3, len(span) - len(suffix)), rng) + suffix  # "apoptosis" -> "zorevosis"
+        return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
+    if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
+        return "".join(rng.choice("bcdfghklmnprstvz") for _ in span)  # a lower-cased acronym: "qpcr" -> "tkbf"
     plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
     body = span[: len(span) - len(plural)]
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
@@ -156,7 +187,9 @@ def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, p
     for i, w in enumerate(words):
         if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
             return " ".join([*words[:i], rng.choice(pool), *words[i + 1 :]])
-    return " ".join([rng.choice(pool), *words])
+    if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
+        return " ".join([rng.choice(pool), *words[1:]])
+    return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
 
 
 def _org(span: str, rng: random.Random) -> str:
@@ -166,24 +199,85 @@ def _org(span: str, rng: random.Random) -> str:
 
 
 def _place(span: str, rng: random.Random) -> str:
+    if " " in span and lexicon.is_known_place(span):  # "Saudi Arabia", "New Zealand": a fictional country
+        return rng.choice(_PLACES)
     keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS | lexicon.COMPASS_WORDS
     return _keep_keywords(span.split(), keep, rng, _PLACES)
 
 
 def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
-    if len(words) >= 2:
-        titles = [w for w in words[:-1] if w.lower().strip(".") in lexicon.TITLES]
+    if len(words) >= 2:  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
+        lead = next(k for k, w in enumerate([*words[:-1], ""]) if not _is_title_word(w))
+        titles = words[:lead]
         name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng), rng.choice(_LAST)]
         return " ".join([*titles, *name])
-    surname = re.search(rf"[A-Z][\w'’-]+ {re.escape(span)}\b", text) is not None
+    before = re.search(rf"([A-Z][\w'’-]+) {re.escape(span)}\b", text)
+    surname = before is not None and not lexicon.is_common_word(before.group(1))  # "Tom Smith", not "So Ned"
     return rng.choice(_LAST) if surname else _first_name(span, rng)
+
+
+def _is_title_word(word: str) -> bool:
+    """A title ("Dr", "General") or an ordinary word before a name ("Secretary"), never a first name ("Will")."""
+    low = word.lower().strip(".")
+    return bool(word) and (low in lexicon.TITLES or (lexicon.is_common_word(word) and not lexicon.is_name_word(word)))
 
 
 def _first_name(original: str, rng: random.Random) -> str:
     """A fictional first name of the original's gender ("Jake" -> "Lorcan"), any one if it has none."""
     gender = lexicon.first_name_gender(original)
     return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
+
+
+def _demonym(rng: random.Random) -> str:
+    """The people of a fictional place ("Valdorian", "Oskavian")."""
+    place = rng.choice(_PLACES)
+    return place + "n" if place.endswith("a") else place.removesuffix("e") + "ian"
+
+
+def _nationality(span: str, rng: random.Random) -> str:
+    """A fictional nationality for the first word ("French" -> "Valdorian", "Canadians" -> "Tarnholmians",
+    "African American" -> "Valdorian American")."""
+    words = span.split()
+    plural = "s" if words[0].endswith("s") and not words[0].endswith(("ss", "ese")) else ""
+    return " ".join([_demonym(rng) + plural, *words[1:]])
+
+
+def _acronym(span: str, rng: random.Random) -> str:
+    """Capitals of the same number, consonants only so that it reads as no word ("SPD" -> "KTV")."""
+    return "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in span)
+
+
+def _url(span: str, rng: random.Random) -> str:
+    """A web address of the same shape: scheme, "www.", the top-level domain and the path kept, every
+    other part of the host made up ("www.bosch-pt.com/warranty" -> "www.dreva-kt.com/warranty")."""
+    m = re.match(r"((?:https?://)?(?:www\.)?)([^/]+?)(\.[a-z]+)(/.*)?$", span)
+    if m is None:
+        return span
+    host = re.sub(r"[a-z]+", lambda w: _pseudo_word(len(w.group()), rng), m.group(2))
+    return m.group(1) + host + m.group(3) + (m.group(4) or "")
+
+
+_NAME_KEEP = lexicon.EVENT_WORDS | lexicon.ORG_KEYWORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.DOCUMENT_WORDS
+
+
+def _other_name(span: str, rng: random.Random) -> str:
+    """A name of unknown type: its first uncommon word (else its first word) made up, of about the same
+    length, event and other keywords kept ("Gaddafi" -> "Dravelo", "Spring Festival" -> "Korvan Festival",
+    "Chindits" -> "Meravins")."""
+    m = re.fullmatch(r"(.+ of )(.+)", span)
+    if m and (lexicon.is_known_place(m.group(2)) or re.fullmatch(r"[A-Z][a-z]+", m.group(2))):
+        return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
+    words = span.split()
+    names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
+    if not names:
+        return span
+    k = next((k for k in names if not lexicon.is_common_word(words[k])), names[0])
+    word = words[k]
+    plural = "s" if word.endswith("s") and len(word) > 4 and not word.endswith("ss") else ""
+    new = _made_up(max(4, len(word) - len(plural)), rng)
+    new = (new.upper() if word.isupper() else new.capitalize()) + plural  # "NEKTON Bio" -> "DRAVOL Bio"
+    return " ".join([*words[:k], new, *words[k + 1 :]])
 
 
 def _is_event(span: str) -> bool:
@@ -196,8 +290,7 @@ def _event(span: str, rng: random.Random) -> str:
     """An event of a fictional people ("Libyan Civil War" -> "Valdorian Civil War")."""
     words = span.split()
     i = next((k for k, w in enumerate(words) if lexicon.is_demonym(w)), 0)
-    place = rng.choice(_PLACES)
-    words[i] = place + ("n" if place.endswith("a") else "ian")
+    words[i] = _demonym(rng)
     return " ".join(words)
 
 
@@ -214,16 +307,22 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
     EntityType.NUMBER: lambda s, r, t: _number(s, r),
     EntityType.DATE: lambda s, r, t: _date(s, r),
     EntityType.TERM: lambda s, r, t: _term(s, r),
+    EntityType.NATIONALITY: lambda s, r, t: _nationality(s, r),
+    EntityType.ACRONYM: lambda s, r, t: _acronym(s, r),
+    EntityType.URL: lambda s, r, t: _url(s, r),
 }
+
+
+def _article_breaks(before: str, old: str, new: str) -> bool:
+    """"a"/"an" right before the entity agrees with the old text but not with the new ("an organism" ->
+    "an mugolism")."""
+    m = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
+    return m is not None and not lexicon.an_mismatch(m.group(1), old) and lexicon.an_mismatch(m.group(1), new)
 
 
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
-    make = _MAKERS.get(span.type)
-    if span.type is EntityType.OTHER and lexicon.is_document(span.text):
-        make = lambda s, r, t: _document(s, r)  # noqa: E731
-    elif span.type is EntityType.OTHER and _is_event(span.text):
-        make = lambda s, r, t: _event(s, r)  # noqa: E731
+    make = _MAKERS.get(span.type) or _other_maker(span.text)
     if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
         return None
     lower = lexicon.is_lowercase_text(text)
@@ -233,18 +332,40 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
             new = new.lower()
         if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
             continue
+        if _article_breaks(text[: span.start], span.text, new):
+            continue
         if lexicon.classify_span(new, "", lower) == span.type:  # never a real word in place of a term
             return new
     return None
+
+
+def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
+    """How to make a fictional name of unknown type: a document of a fictional place, an event of a
+    fictional people, any other name made up; none for a technical name ("Sars CoV2 Virus"), whose
+    made-up twin the lexicon could not type."""
+    words = name.split()
+    if lexicon.is_document(name):
+        return lambda s, r, t: _document(s, r)
+    if _is_event(name):
+        return lambda s, r, t: _event(s, r)
+    if any(lexicon.has_term_shape(w) or w.lower().endswith(("virus", "viruses")) for w in words):
+        return None
+    return lambda s, r, t: _other_name(s, r)
 
 
 def entity_candidates(text: str) -> dict[str, list[Span]]:
     """Replaceable entities: surface text -> its spans (all occurrences of one entity)."""
     groups: dict[str, list[Span]] = {}
     for s in lexicon.find_entities(text):
-        if s.type in _MAKERS or (s.type is EntityType.OTHER and (lexicon.is_document(s.text) or _is_event(s.text))):
+        if s.type in _MAKERS or (s.type is EntityType.OTHER and _other_maker(s.text) is not None):
             groups.setdefault(s.text, []).append(s)
     return groups
+
+
+def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
+    """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
+    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2}
+    return any(words & set(c["from"].split()) for c in changes)
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
@@ -265,15 +386,22 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         by_type[kind].remove(surface)
         if not by_type[kind]:
             types.remove(kind)
-        occ = groups[surface][:1]  # one entity is one changed span (the validator counts spans)
+        if _shares_a_name(surface, changes):
+            continue  # "Ozil" after "Mesut Ozil": one person, never two fictional names
+        occ = groups[surface]  # every occurrence, alike: the text never names the real and the fictional one
+        if len({o.type for o in occ}) > 1:
+            continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         if new is None or any(o.start < e.end and e.start < o.end for o in occ for e in edits):
+            continue
+        if any(_article_breaks(text[: o.start], o.text, new) for o in occ):
             continue
         edits += [Edit(o.start, o.end, new, kind.value) for o in occ]
         changes.append({"type": kind.value, "from": surface, "to": new})
     if len(changes) < lo:
         return NotApplicable(
-            f"{len(changes)} replaceable named entities, numbers, dates or technical terms found; "
-            f"{severity.value} severity replaces {lo}"
+            f"{len(changes)} replaceable named entities found (names of people, places, organisations, events or "
+            f"nationalities, numbers, dates, technical terms, acronyms, web addresses); {severity.value} severity "
+            f"replaces {lo}"
         )
     return Perturbed(apply_edits(text, edits), generator, {"changes": changes})
