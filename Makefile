@@ -15,12 +15,18 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# The editable install follows source edits by itself; it is redone only when pyproject.toml changes
+# (new dependency or package), recorded by the stamp file.
+STAMP := $(VENV)/.dhp-installed
+setup: $(STAMP)
+
 # torch: the CPU wheel shipped on this kind of machine when present, else the registry's.
-setup: $(BIN)/python
+$(STAMP): pyproject.toml | $(BIN)/python
 	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
 	  $(BIN)/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
 	fi
 	$(BIN)/pip install -q -e '.[dev,local]'
+	touch $@
 
 # Debian's chromium for the browser tests (Playwright drives it through executable_path).
 browser:
@@ -35,7 +41,7 @@ test: setup browser
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: setup
-	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks
+	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks scripts
 
 typecheck: setup
 	$(BIN)/python scripts/typecheck.py

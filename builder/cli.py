@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dhp.cli import DATASETS_HELP
 from dhp.types import PROTOCOLS, EndpointProtocol
 
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
@@ -183,7 +184,7 @@ def _register_build(subparsers: Any) -> None:
         "from the public origins)",
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
-    p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument(
         "--task",
         type=Path,
@@ -202,10 +203,13 @@ def _register_build(subparsers: Any) -> None:
     p.add_argument("--story-cloze", type=Path, help="your copy of the Story Cloze spring 2016 validation CSV")
     p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
     p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
-    p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value)
+    p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value,
+                   help="the API the --perturber endpoint speaks (default: %(default)s)")  # fmt: skip
     p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
-    p.add_argument("--perturber-temperature", type=float, default=0.7)
-    p.add_argument("--perturber-concurrency", type=int, default=8)
+    p.add_argument("--perturber-temperature", type=float, default=0.7,
+                   help="sampling temperature of the LLM perturbations (default: %(default)s)")  # fmt: skip
+    p.add_argument("--perturber-concurrency", type=int, default=8,
+                   help="requests in flight to the --perturber endpoint (default: %(default)s)")  # fmt: skip
     p.add_argument("--perturber-cache", type=Path, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
@@ -229,7 +233,7 @@ def _register_hub(subparsers: Any) -> None:
     p.add_argument(
         "--version", default=DEFAULT_VERSION, help="the version the folders were built as; becomes the tag"
     )
-    p.add_argument("--datasets", default="all")
+    p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument(
         "--confirm-restricted",
         action="store_true",
@@ -242,20 +246,22 @@ def _register_hub(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "download", help="download the datasets' Hub repositories at a version, for offline use"
     )
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True, help="folder to download into (one folder per dataset)")
     p.add_argument("--version", default=DEFAULT_VERSION, help="tag or revision (default: %(default)s)")
-    p.add_argument("--org", default="dhp")
-    p.add_argument("--datasets", default="all")
+    p.add_argument("--org", default="dhp", help="Hub organisation or user (default: %(default)s)")
+    p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument("--endpoint", help="Hub endpoint (default: $HF_ENDPOINT or huggingface.co)")
     p.set_defaults(func=_cmd_download)
 
     p = subparsers.add_parser(
         "export", help="export built or downloaded datasets as jsonl, csv or parquet files"
     )
-    p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT, help="datasets folder")
-    p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")
-    p.add_argument("--datasets", default="all")
+    p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT,
+                   help="folder holding the built or downloaded dataset folders (default: %(default)s)")  # fmt: skip
+    p.add_argument("--out", type=Path, required=True, help="folder for the files, one <dataset>.<format> each")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl",
+                   help="file format (default: %(default)s)")  # fmt: skip
+    p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument("--perturbations", help="comma-separated perturbation ids (default: all)")
     p.set_defaults(func=_cmd_export)
 

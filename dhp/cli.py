@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dhp.types import SpecError
 
 STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli", "dhp.task_cli")
+DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
 
 
 class UserError(Exception):
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     p = sub.add_parser("spec", help="print the benchmark: datasets, metrics, perturbations, weights")
-    p.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument("--weights", help="expert-weights file (JSON or YAML) to show instead of the defaults")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=_cmd_spec)
@@ -54,7 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         mod.register(sub)
+    _describe(parser)
     return parser
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """Give each subcommand without a description its one-line help as one (shown by `dhp X --help`)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                line = helps.get(name)
+                if sub.description is None and line:
+                    sub.description = f"{line[:1].upper()}{line[1:]}."
+                _describe(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

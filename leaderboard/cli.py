@@ -130,8 +130,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("leaderboard", help="serve the discernment leaderboard (Gradio) locally")
     _store_args(p)
     p.add_argument("--votes", help="survey votes store (default: votes/ beside the results folder)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--port", type=int, default=7860, help="port to listen on (default: %(default)s)")
     p.add_argument("--mode", choices=("local", "space"), default="local",
                    help="space: https-only public endpoints, HF login for submissions and votes")  # fmt: skip
     p.add_argument("--refresh", type=float, default=15.0, help="seconds between checks for new results")
@@ -145,7 +145,7 @@ def register(subparsers: Any) -> None:
     w.add_argument("--mode", choices=("local", "space"), default="local", help="endpoint checks at run time")
     w.add_argument("--datasets", help="override the datasets of every request (all, or a list)")
     w.add_argument("--n-boot", type=int, dest="n_boot", help="bootstrap replicates passed to dhp score")
-    w.add_argument("--seed", type=int)
+    w.add_argument("--seed", type=int, help="seed passed to dhp score (default: dhp score's)")
     w.add_argument("--timeout", type=float, default=6 * 3600.0, help="seconds before a scoring run is failed")
     w.add_argument("--requeue-after", type=float, dest="requeue_after",
                    help="requeue RUNNING requests older than this many seconds (their worker died)")  # fmt: skip

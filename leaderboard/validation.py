@@ -252,6 +252,12 @@ def _check_public_host(host: str, resolver: Resolver | None) -> None:
     labels = host.split(".")
     if len(labels) < 2 or not all(_HOST_LABEL.match(lb) for lb in labels):
         raise ValidationError(field, f"Endpoint host {host!r} is not a valid public host name.")
+    _check_resolved(host, resolver)
+
+
+def _check_resolved(host: str, resolver: Resolver | None) -> None:
+    """Space mode: a host name must resolve, and only to public addresses."""
+    field = "endpoint_url"
     try:
         addrs = list((resolver or system_resolver)(host))
     except (OSError, UnicodeError) as e:

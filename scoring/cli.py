@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dhp.cli import UserError
+from dhp.cli import DATASETS_HELP, UserError
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
 
@@ -104,7 +104,7 @@ def _judge_args(who: Any) -> None:
 
 
 def _data_args(data: Any) -> None:
-    data.add_argument("--datasets", default="all", help="all, or a comma-separated list of dataset names")
+    data.add_argument("--datasets", default="all", help=DATASETS_HELP)
     data.add_argument(
         "--task",
         metavar="FILE_OR_FOLDER",

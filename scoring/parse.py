@@ -89,17 +89,27 @@ def _checked(v: float, lo: int, hi: int, raw: str, detail: str) -> ParsedScore |
 
 def parse_score(text: str, scale: tuple[int, int] = (1, 5), label: str = "") -> ParsedScore | Unparsed:
     """Read one score on ``scale`` from a judge's text answer (see the module docstring)."""
-    lo, hi = scale
-    raw = text
     s = _MARKDOWN.sub("", text).strip()
+    found: ParsedScore | Unparsed | None = _nothing_to_read(s, text)
+    if found is None:
+        found = _labelled_or_fraction(s, scale, label, text)
+    return _positional(s, scale, text) if found is None else found
+
+
+def _nothing_to_read(s: str, raw: str) -> Unparsed | None:
+    """An empty answer, ``N/A``, or one without any digit (a refusal or prose); None: read on."""
     if not s:
         return Unparsed("empty", raw)
     if _NA.match(s):
         return Unparsed("not-applicable", raw)
-    has_number = re.search(r"\d", s) is not None
-    if not has_number:
+    if re.search(r"\d", s) is None:
         return Unparsed("refusal" if _REFUSAL.search(s) else "no-score", raw)
+    return None
 
+
+def _labelled_or_fraction(s: str, scale: tuple[int, int], label: str, raw: str) -> ParsedScore | Unparsed | None:
+    """Steps 1 and 2: a labelled score before any fraction, else a leading range (ambiguous), else a fraction."""
+    lo, hi = scale
     # 1. a labelled score ("Score: 4", "Coherence - 4", "I would rate it 4")
     words = _LABELLED_WORDS + (f"|{re.escape(label.lower())}" if label else "")
     labelled = re.search(
@@ -114,14 +124,17 @@ def parse_score(text: str, scale: tuple[int, int] = (1, 5), label: str = "") -> 
         return _checked(float(labelled.group(1)), lo, hi, raw, "labelled")
     if _RANGE.match(s):
         return Unparsed("ambiguous", raw)
-
     # 2. a fraction on the scale ("4/5", "4 out of 5")
-    if frac is not None:
-        denom = int(frac.group(2))
-        if denom != hi:
-            return Unparsed("wrong-scale", raw)
-        return _checked(float(frac.group(1)), lo, hi, raw, "fraction")
+    if frac is None:
+        return None
+    if int(frac.group(2)) != hi:
+        return Unparsed("wrong-scale", raw)
+    return _checked(float(frac.group(1)), lo, hi, raw, "fraction")
 
+
+def _positional(s: str, scale: tuple[int, int], raw: str) -> ParsedScore | Unparsed:
+    """Steps 3 to 5: the whole answer, a leading number, or the one distinct number anywhere."""
+    lo, hi = scale
     # 3. the whole answer is a number ("4", "4.", "4.5")
     whole = re.fullmatch(r"\W*" + _NUM + r"\W*", s)
     if whole is not None:

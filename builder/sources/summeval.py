@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from dhp.builder.errors import SourceError
@@ -71,35 +72,56 @@ def detokenize(text: str) -> str:
     """
     toks = text.split()
     out: list[str] = []
+    state = _Quotes()
     glue_next = False  # the previous token attaches to the right
-    single_open = False
-    double_open = False
     for i, tok in enumerate(toks):
-        left = tok in _ATTACH_LEFT
-        right = tok in _ATTACH_RIGHT
-        if tok == "``":
-            tok, double_open = '"', True
-        elif tok == "''":
-            tok, double_open = '"', False
-        elif tok == '"':
-            left, right, double_open = double_open, not double_open, not double_open
-        elif tok in ("'", "’"):
-            nxt = toks[i + 1] if i + 1 < len(toks) else ""
-            if nxt in _CONTRACTION_TAILS:  # "collector ’ s" -> "collector’s"
-                left, right = True, True
-            elif single_open:
-                left, single_open = True, False
-            elif out and out[-1].endswith("s"):
-                left = True  # plural possessive: "Postmates '"
-            else:
-                right, single_open = True, True
-        elif tok[:1] in "'’" and len(tok) > 1 and tok not in _ATTACH_LEFT and tok[1].isalnum():
-            single_open = True  # an opening quote already attached: "'honour"
+        tok, left, right = state.place(tok, toks[i + 1] if i + 1 < len(toks) else "", out[-1] if out else "")
         if out and not left and not glue_next:
             out.append(" ")
         out.append(tok)
         glue_next = right
     return "".join(out)
+
+
+@dataclass
+class _Quotes:
+    """Which quotes are open while :func:`detokenize` walks the tokens."""
+
+    single_open: bool = False
+    double_open: bool = False
+
+    def place(self, tok: str, nxt: str, prev: str) -> tuple[str, bool, bool]:
+        """The token as written, and whether it attaches to the left / to the right."""
+        left, right = tok in _ATTACH_LEFT, tok in _ATTACH_RIGHT
+        if tok in ("``", "''", '"'):
+            return self._double(tok)
+        if tok in ("'", "’"):
+            left, right = self._single(nxt, prev)
+        elif tok[:1] in "'’" and len(tok) > 1 and tok not in _ATTACH_LEFT and tok[1].isalnum():
+            self.single_open = True  # an opening quote already attached: "'honour"
+        return tok, left, right
+
+    def _double(self, tok: str) -> tuple[str, bool, bool]:
+        if tok == "``":
+            self.double_open = True
+            return '"', False, True
+        if tok == "''":
+            self.double_open = False
+            return '"', True, False
+        closing = self.double_open  # a plain '"' closes an open quote, else opens one
+        self.double_open = not closing
+        return '"', closing, not closing
+
+    def _single(self, nxt: str, prev: str) -> tuple[bool, bool]:
+        if nxt in _CONTRACTION_TAILS:  # "collector ’ s" -> "collector’s"
+            return True, True
+        if self.single_open:
+            self.single_open = False
+            return True, False
+        if prev.endswith("s"):
+            return True, False  # plural possessive: "Postmates '"
+        self.single_open = True
+        return False, True
 
 
 def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:

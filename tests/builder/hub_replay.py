@@ -12,10 +12,11 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 RECORDING = json.loads((Path(__file__).parent / "hub_recording.json").read_text(encoding="utf-8"))
@@ -74,245 +75,280 @@ class HubState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
-    class H(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class _Hub(BaseHTTPRequestHandler):
+    """Serves the recorded exchanges over ``state``; routes are the tables below the class."""
 
-        def log_message(self, *args: Any) -> None:
-            return
+    protocol_version = "HTTP/1.1"
+    state: ClassVar[HubState]
 
-        @property
-        def endpoint(self) -> str:
-            return f"http://{self.headers['Host']}"
+    def log_message(self, *args: Any) -> None:
+        return
 
-        def _reply(self, name: str, ctx: dict[str, Any], body: bytes | None = None) -> None:
-            resp = RECORDING[name]["response"]
-            payload = body
-            if "json" in resp:
-                payload = json.dumps(fill(resp["json"], ctx)).encode()
-            headers = fill(resp.get("headers", {}), ctx)
-            self.send_response(resp["status"])
-            for k, v in headers.items():
-                if k != "Content-Length":
-                    self.send_header(k, str(v))
-            n = len(payload or b"")
-            if self.command == "HEAD" and body is not None:
-                n = len(body)
-            self.send_header(
-                "Content-Length", str(headers.get("Content-Length", n) if resp["status"] == 302 else n)
+    @property
+    def endpoint(self) -> str:
+        return f"http://{self.headers['Host']}"
+
+    def _reply(self, name: str, ctx: dict[str, Any], body: bytes | None = None) -> None:
+        resp = RECORDING[name]["response"]
+        payload = body
+        if "json" in resp:
+            payload = json.dumps(fill(resp["json"], ctx)).encode()
+        headers = fill(resp.get("headers", {}), ctx)
+        self.send_response(resp["status"])
+        for k, v in headers.items():
+            if k != "Content-Length":
+                self.send_header(k, str(v))
+        n = len(payload or b"")
+        if self.command == "HEAD" and body is not None:
+            n = len(body)
+        self.send_header("Content-Length", str(headers.get("Content-Length", n) if resp["status"] == 302 else n))
+        self.end_headers()
+        if payload and self.command != "HEAD":
+            self.wfile.write(payload)
+
+    def _body(self) -> bytes:
+        return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+
+    def _json(self, name: str) -> Any:
+        data = json.loads(self._body())
+        for key in RECORDING[name]["request"].get("json_keys", []):
+            assert key in data, (name, key, data)
+        return data
+
+    def _route(self) -> None:
+        path = unquote(urlsplit(self.path).path)
+        with self.state.lock:
+            self.state.log.append((self.command, path))
+        ctx: dict[str, Any] = {"endpoint": self.endpoint, "cdn": self.state.cdn}
+        for methods, pattern, top_handler in _TOP_ROUTES:
+            if self.command in methods and (m := re.fullmatch(pattern, path)):
+                return top_handler(self, m, ctx)
+        m = re.fullmatch(r"/(api/)?(?:datasets|spaces)/([^/]+/[^/.]+)(\.git)?/(.*)", path)
+        if not m:
+            return self._reply("repo_not_found", ctx)
+        repo_id, rest = m.group(2), m.group(4)
+        repo = self.state.repos.get(repo_id)
+        ctx |= {"repo_id": repo_id, "org": repo_id.split("/")[0]}
+        if repo is None:
+            return self._reply("repo_not_found", ctx)
+        ctx["repo_object_id"] = repo.object_id
+        for verbs, git_only, pattern, repo_handler in _REPO_ROUTES:
+            allowed = (verbs is None or self.command in verbs) and (m.group(3) or not git_only)
+            if allowed and (mm := re.fullmatch(pattern, rest)):
+                return repo_handler(self, repo, mm, ctx)
+        return self._reply("entry_not_found", ctx)
+
+    do_GET = do_POST = do_PUT = do_HEAD = _route
+
+    # -- routes outside a repository ------------------------------------------------------------
+
+    def _validate_yaml(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        self._json("validate_yaml")
+        self._reply("validate_yaml", ctx)
+
+    def _create_repo(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self._json("create_repo")
+        assert data["type"] in ("dataset", "space")
+        repo_id = f"{data['organization']}/{data['name']}"
+        ctx |= {"repo_id": repo_id}
+        with self.state.lock:
+            if repo_id in self.state.repos:
+                return self._reply("create_repo_conflict", ctx)
+            repo = Repo(repo_id, hashlib.sha1(repo_id.encode()).hexdigest()[:24])
+            init = Commit(
+                hashlib.sha1(f"init {repo_id}".encode()).hexdigest(),
+                {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"},
+                set(),
             )
-            self.end_headers()
-            if payload and self.command != "HEAD":
-                self.wfile.write(payload)
+            repo.commits[init.oid] = init
+            repo.branches["main"] = init.oid
+            self.state.repos[repo_id] = repo
+        return self._reply("create_repo", ctx | {"repo_object_id": repo.object_id})
 
-        def _body(self) -> bytes:
-            return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+    def _lfs_upload(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self._body()
+        assert hashlib.sha256(data).hexdigest() == m.group(1), "uploaded bytes do not match the oid"
+        with self.state.lock:
+            self.state.blobs[m.group(1)] = data
+        self._reply("lfs_upload", ctx)
 
-        def _json(self, name: str) -> Any:
-            data = json.loads(self._body())
-            for key in RECORDING[name]["request"].get("json_keys", []):
-                assert key in data, (name, key, data)
-            return data
+    def _cdn_lfs(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self.state.blobs[m.group(1)]
+        self._reply("cdn_lfs", ctx | {"sha256": m.group(1)}, body=data)
 
-        def _route(self) -> None:
-            path = unquote(urlsplit(self.path).path)
-            with state.lock:
-                state.log.append((self.command, path))
-            ctx: dict[str, Any] = {"endpoint": self.endpoint, "cdn": state.cdn}
-            if self.command == "POST" and path == "/api/validate-yaml":
-                self._json("validate_yaml")
-                return self._reply("validate_yaml", ctx)
-            if self.command == "POST" and path == "/api/repos/create":
-                data = self._json("create_repo")
-                assert data["type"] in ("dataset", "space")
-                repo_id = f"{data['organization']}/{data['name']}"
-                ctx |= {"repo_id": repo_id}
-                with state.lock:
-                    if repo_id in state.repos:
-                        return self._reply("create_repo_conflict", ctx)
-                    repo = Repo(repo_id, hashlib.sha1(repo_id.encode()).hexdigest()[:24])
-                    init = Commit(
-                        hashlib.sha1(f"init {repo_id}".encode()).hexdigest(),
-                        {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"},
-                        set(),
-                    )
-                    repo.commits[init.oid] = init
-                    repo.branches["main"] = init.oid
-                    state.repos[repo_id] = repo
-                return self._reply("create_repo", ctx | {"repo_object_id": repo.object_id})
-            if self.command == "PUT" and (m := re.fullmatch(r"/lfs-upload/([0-9a-f]{64})", path)):
-                data = self._body()
-                assert hashlib.sha256(data).hexdigest() == m.group(1), "uploaded bytes do not match the oid"
-                with state.lock:
-                    state.blobs[m.group(1)] = data
-                return self._reply("lfs_upload", ctx)
-            if (m := re.fullmatch(r"/cdn-lfs/([0-9a-f]{64})", path)) and self.command in ("GET", "HEAD"):
-                data = state.blobs[m.group(1)]
-                return self._reply("cdn_lfs", ctx | {"sha256": m.group(1)}, body=data)
-            if (mv := re.fullmatch(r"/api/spaces/([^/]+/[^/]+)/variables", path)) and self.command == "POST":
-                data = self._json("add_space_variable")
-                with state.lock:
-                    space = state.repos[mv.group(1)]
-                    space.variables[data["key"]] = {"value": data["value"], "description": data.get("description")}
-                    return self._reply("add_space_variable", ctx | {"variables": dict(space.variables)})
-            m = re.fullmatch(r"/(api/)?(?:datasets|spaces)/([^/]+/[^/.]+)(\.git)?/(.*)", path)
-            if not m:
-                return self._reply("repo_not_found", ctx)
-            repo_id, rest = m.group(2), m.group(4)
-            repo = state.repos.get(repo_id)
-            ctx |= {"repo_id": repo_id, "org": repo_id.split("/")[0]}
-            if repo is None:
-                return self._reply("repo_not_found", ctx)
-            ctx["repo_object_id"] = repo.object_id
-            if m.group(3) and rest == "info/lfs/objects/batch":
-                assert self.headers["Accept"] == RECORDING["lfs_batch"]["request"]["headers"]["Accept"]
-                data = self._json("lfs_batch")
-                assert data["operation"] == "upload" and "basic" in data["transfers"]
-                objs = []
-                for o in data["objects"]:
-                    tmpl = (
-                        "lfs_batch_object_present" if o["oid"] in state.blobs else "lfs_batch_object_upload"
-                    )
-                    objs.append(fill(RECORDING[tmpl], ctx | {"oid": o["oid"], "size": o["size"]}))
-                return self._reply("lfs_batch", ctx | {"objects": objs})
-            if m.group(3) and rest == "info/lfs/objects/verify":
-                data = self._json("lfs_verify")
-                assert data["oid"] in state.blobs and len(state.blobs[data["oid"]]) == data["size"]
-                return self._reply("lfs_verify", ctx)
-            if (mm := re.fullmatch(r"preupload/(.+)", rest)) and self.command == "POST":
-                data = self._json("preupload")
-                head = repo.resolve(mm.group(1))
-                assert head is not None
-                files = []
-                for f in data["files"]:
-                    sample = base64.b64decode(f["sample"])
-                    binary = b"\0" in sample or f["path"].endswith(".parquet") or f["size"] > 10 * 1024 * 1024
-                    old = head.files.get(f["path"])
-                    oid = None
-                    if old is not None:
-                        oid = hashlib.sha256(old).hexdigest() if f["path"] in head.lfs else git_blob_oid(old)
-                    files.append(
-                        fill(
-                            RECORDING["preupload_file"],
-                            {"path": f["path"], "upload_mode": "lfs" if binary else "regular", "oid": oid},
-                        )
-                    )
-                return self._reply("preupload", ctx | {"files": files, "head": head.oid})
-            if (mm := re.fullmatch(r"commit/(.+)", rest)) and self.command == "POST":
-                assert self.headers["Content-Type"] == "application/x-ndjson"
-                lines = [json.loads(ln) for ln in self._body().splitlines() if ln.strip()]
-                assert lines[0]["key"] == "header" and lines[0]["value"]["summary"]
-                branch = mm.group(1)
-                with state.lock:
-                    parent = repo.resolve(branch)
-                    assert parent is not None
-                    files, lfs = dict(parent.files), set(parent.lfs)
-                    for ln in lines[1:]:
-                        v = ln["value"]
-                        if ln["key"] == "file":
-                            assert v["encoding"] == "base64"
-                            files[v["path"]] = base64.b64decode(v["content"])
-                            lfs.discard(v["path"])
-                        elif ln["key"] == "lfsFile":
-                            assert v["algo"] == "sha256" and v["oid"] in state.blobs, (
-                                "commit references a blob never uploaded"
-                            )
-                            files[v["path"]] = state.blobs[v["oid"]]
-                            lfs.add(v["path"])
-                        elif ln["key"] in ("deletedFile", "deletedFolder"):
-                            files = {
-                                p: c
-                                for p, c in files.items()
-                                if p != v["path"] and not p.startswith(v["path"].rstrip("/") + "/")
-                            }
-                        else:
-                            raise AssertionError(f"unknown commit line {ln['key']}")
-                    digest = hashlib.sha1(parent.oid.encode())
-                    for p in sorted(files):
-                        digest.update(p.encode() + b"\0" + hashlib.sha256(files[p]).digest())
-                    commit = Commit(digest.hexdigest(), files, lfs)
-                    repo.commits[commit.oid] = commit
-                    repo.branches[branch] = commit.oid
-                return self._reply("commit", ctx | {"commit": commit.oid})
-            if (mm := re.fullmatch(r"tag/(.+)", rest)) and self.command == "POST":
-                data = self._json("tag")
-                target = repo.resolve(mm.group(1))
-                if target is None:
-                    return self._reply("revision_not_found", ctx | {"revision": mm.group(1)})
-                with state.lock:
-                    if data["tag"] in repo.tags:
-                        return self._reply("tag_conflict", ctx | {"tag": data["tag"]})
-                    repo.tags[data["tag"]] = target.oid
-                return self._reply("tag", ctx)
-            if (mm := re.fullmatch(r"(revision|tree)/([^/]+)(/.*)?", rest)) and self.command == "GET":
-                commit = repo.resolve(mm.group(2))
-                if commit is None:
-                    return self._reply("revision_not_found", ctx | {"revision": mm.group(2)})
-                ctx["commit"] = commit.oid
-                if mm.group(1) == "revision":
-                    siblings = [{"rfilename": p} for p in sorted(commit.files)]
-                    return self._reply(
-                        "repo_info",
-                        ctx | {"siblings": siblings, "used_storage": sum(map(len, commit.files.values()))},
-                    )
-                entries, dirs = [], set()
-                for p in sorted(commit.files):
-                    parts = p.split("/")
-                    for i in range(1, len(parts)):
-                        d = "/".join(parts[:i])
-                        if d not in dirs:
-                            dirs.add(d)
-                            entries.append(
-                                fill(
-                                    RECORDING["tree_directory"],
-                                    {"path": d, "tree_oid": hashlib.sha1(d.encode()).hexdigest()},
-                                )
-                            )
-                    data = commit.files[p]
-                    if p in commit.lfs:
-                        sha = hashlib.sha256(data).hexdigest()
-                        ptr = lfs_pointer(sha, len(data))
-                        entries.append(
-                            fill(
-                                RECORDING["tree_lfs_file"],
-                                {
-                                    "path": p,
-                                    "size": len(data),
-                                    "sha256": sha,
-                                    "blob_oid": git_blob_oid(ptr),
-                                    "pointer_size": len(ptr),
-                                },
-                            )
-                        )
-                    else:
-                        entries.append(
-                            fill(
-                                RECORDING["tree_file"],
-                                {"path": p, "size": len(data), "blob_oid": git_blob_oid(data)},
-                            )
-                        )
-                return self._reply("tree", ctx | {"entries": entries})
-            if (mm := re.fullmatch(r"resolve/([^/]+)/(.+)", rest)) and self.command in ("GET", "HEAD"):
-                commit = repo.resolve(mm.group(1))
-                if commit is None:
-                    return self._reply("revision_not_found", ctx | {"revision": mm.group(1)})
-                p = mm.group(2)
-                if p not in commit.files:
-                    return self._reply("entry_not_found", ctx)
-                data = commit.files[p]
-                ctx |= {"commit": commit.oid, "size": len(data)}
-                if p in commit.lfs:
-                    sha = hashlib.sha256(data).hexdigest()
-                    return self._reply(
-                        "resolve_lfs",
-                        ctx | {"sha256": sha, "blob_oid": git_blob_oid(lfs_pointer(sha, len(data)))},
-                    )
-                return self._reply("resolve_regular", ctx | {"blob_oid": git_blob_oid(data)}, body=data)
+    def _space_variable(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self._json("add_space_variable")
+        with self.state.lock:
+            space = self.state.repos[m.group(1)]
+            space.variables[data["key"]] = {"value": data["value"], "description": data.get("description")}
+            self._reply("add_space_variable", ctx | {"variables": dict(space.variables)})
+
+    # -- routes inside a repository -------------------------------------------------------------
+
+    def _lfs_batch(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        assert self.headers["Accept"] == RECORDING["lfs_batch"]["request"]["headers"]["Accept"]
+        data = self._json("lfs_batch")
+        assert data["operation"] == "upload" and "basic" in data["transfers"]
+        objs = []
+        for o in data["objects"]:
+            tmpl = "lfs_batch_object_present" if o["oid"] in self.state.blobs else "lfs_batch_object_upload"
+            objs.append(fill(RECORDING[tmpl], ctx | {"oid": o["oid"], "size": o["size"]}))
+        self._reply("lfs_batch", ctx | {"objects": objs})
+
+    def _lfs_verify(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self._json("lfs_verify")
+        assert data["oid"] in self.state.blobs and len(self.state.blobs[data["oid"]]) == data["size"]
+        self._reply("lfs_verify", ctx)
+
+    def _preupload(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self._json("preupload")
+        head = repo.resolve(m.group(1))
+        assert head is not None
+        modes = []  # the preupload answer's entries
+        for f in data["files"]:
+            sample = base64.b64decode(f["sample"])
+            binary = b"\0" in sample or f["path"].endswith(".parquet") or f["size"] > 10 * 1024 * 1024
+            old = head.files.get(f["path"])
+            oid = None
+            if old is not None:
+                oid = hashlib.sha256(old).hexdigest() if f["path"] in head.lfs else git_blob_oid(old)
+            modes.append(
+                fill(RECORDING["preupload_file"], {"path": f["path"], "upload_mode": "lfs" if binary else "regular", "oid": oid})
+            )
+        self._reply("preupload", ctx | {"files": modes, "head": head.oid})
+
+    def _commit(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        assert self.headers["Content-Type"] == "application/x-ndjson"
+        lines = [json.loads(ln) for ln in self._body().splitlines() if ln.strip()]
+        assert lines[0]["key"] == "header" and lines[0]["value"]["summary"]
+        branch = m.group(1)
+        with self.state.lock:
+            parent = repo.resolve(branch)
+            assert parent is not None
+            files, lfs = dict(parent.files), set(parent.lfs)
+            for ln in lines[1:]:
+                self._apply(ln, files, lfs)
+            digest = hashlib.sha1(parent.oid.encode())
+            for p in sorted(files):
+                digest.update(p.encode() + b"\0" + hashlib.sha256(files[p]).digest())
+            new = Commit(digest.hexdigest(), files, lfs)
+            repo.commits[new.oid] = new
+            repo.branches[branch] = new.oid
+        self._reply("commit", ctx | {"commit": new.oid})
+
+    def _apply(self, ln: dict[str, Any], files: dict[str, bytes], lfs: set[str]) -> None:
+        """One commit line onto the new tree (``files`` and ``lfs`` change in place)."""
+        v = ln["value"]
+        if ln["key"] == "file":
+            assert v["encoding"] == "base64"
+            files[v["path"]] = base64.b64decode(v["content"])
+            lfs.discard(v["path"])
+        elif ln["key"] == "lfsFile":
+            assert v["algo"] == "sha256" and v["oid"] in self.state.blobs, "commit references a blob never uploaded"
+            files[v["path"]] = self.state.blobs[v["oid"]]
+            lfs.add(v["path"])
+        elif ln["key"] in ("deletedFile", "deletedFolder"):
+            gone = [p for p in files if p == v["path"] or p.startswith(v["path"].rstrip("/") + "/")]
+            for p in gone:
+                del files[p]
+        else:
+            raise AssertionError(f"unknown commit line {ln['key']}")
+
+    def _tag(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        data = self._json("tag")
+        target = repo.resolve(m.group(1))
+        if target is None:
+            return self._reply("revision_not_found", ctx | {"revision": m.group(1)})
+        with self.state.lock:
+            if data["tag"] in repo.tags:
+                return self._reply("tag_conflict", ctx | {"tag": data["tag"]})
+            repo.tags[data["tag"]] = target.oid
+        return self._reply("tag", ctx)
+
+    def _revision_or_tree(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        commit = repo.resolve(m.group(2))
+        if commit is None:
+            return self._reply("revision_not_found", ctx | {"revision": m.group(2)})
+        ctx["commit"] = commit.oid
+        if m.group(1) == "revision":
+            siblings = [{"rfilename": p} for p in sorted(commit.files)]
+            return self._reply(
+                "repo_info", ctx | {"siblings": siblings, "used_storage": sum(map(len, commit.files.values()))}
+            )
+        return self._reply("tree", ctx | {"entries": _tree_entries(commit)})
+
+    def _resolve(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        commit = repo.resolve(m.group(1))
+        if commit is None:
+            return self._reply("revision_not_found", ctx | {"revision": m.group(1)})
+        p = m.group(2)
+        if p not in commit.files:
             return self._reply("entry_not_found", ctx)
+        data = commit.files[p]
+        ctx |= {"commit": commit.oid, "size": len(data)}
+        if p in commit.lfs:
+            sha = hashlib.sha256(data).hexdigest()
+            return self._reply(
+                "resolve_lfs", ctx | {"sha256": sha, "blob_oid": git_blob_oid(lfs_pointer(sha, len(data)))}
+            )
+        return self._reply("resolve_regular", ctx | {"blob_oid": git_blob_oid(data)}, body=data)
 
-        do_GET = do_POST = do_PUT = do_HEAD = _route
 
-    return H
+def _tree_entries(commit: Commit) -> list[Any]:
+    """The recorded tree listing of a commit: every folder once, then each file (LFS as its pointer)."""
+    entries: list[Any] = []
+    dirs: set[str] = set()
+    for p in sorted(commit.files):
+        parts = p.split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            if d not in dirs:
+                dirs.add(d)
+                entries.append(
+                    fill(RECORDING["tree_directory"], {"path": d, "tree_oid": hashlib.sha1(d.encode()).hexdigest()})
+                )
+        data = commit.files[p]
+        if p in commit.lfs:
+            sha = hashlib.sha256(data).hexdigest()
+            ptr = lfs_pointer(sha, len(data))
+            entries.append(
+                fill(
+                    RECORDING["tree_lfs_file"],
+                    {"path": p, "size": len(data), "sha256": sha, "blob_oid": git_blob_oid(ptr), "pointer_size": len(ptr)},
+                )
+            )
+        else:
+            entries.append(
+                fill(RECORDING["tree_file"], {"path": p, "size": len(data), "blob_oid": git_blob_oid(data)})
+            )
+    return entries
+
+
+_TopHandler = Callable[[_Hub, re.Match[str], dict[str, Any]], None]
+_RepoHandler = Callable[[_Hub, Repo, re.Match[str], dict[str, Any]], None]
+
+#: (methods, path) -> handler, tried in order before the repository routes.
+_TOP_ROUTES: tuple[tuple[tuple[str, ...], str, _TopHandler], ...] = (
+    (("POST",), r"/api/validate-yaml", _Hub._validate_yaml),
+    (("POST",), r"/api/repos/create", _Hub._create_repo),
+    (("PUT",), r"/lfs-upload/([0-9a-f]{64})", _Hub._lfs_upload),
+    (("GET", "HEAD"), r"/cdn-lfs/([0-9a-f]{64})", _Hub._cdn_lfs),
+    (("POST",), r"/api/spaces/([^/]+/[^/]+)/variables", _Hub._space_variable),
+)
+#: (methods or any, only under `<repo>.git/`, path inside the repository) -> handler, in order.
+_REPO_ROUTES: tuple[tuple[tuple[str, ...] | None, bool, str, _RepoHandler], ...] = (
+    (None, True, r"info/lfs/objects/batch", _Hub._lfs_batch),
+    (None, True, r"info/lfs/objects/verify", _Hub._lfs_verify),
+    (("POST",), False, r"preupload/(.+)", _Hub._preupload),
+    (("POST",), False, r"commit/(.+)", _Hub._commit),
+    (("POST",), False, r"tag/(.+)", _Hub._tag),
+    (("GET",), False, r"(revision|tree)/([^/]+)(/.*)?", _Hub._revision_or_tree),
+    (("GET", "HEAD"), False, r"resolve/([^/]+)/(.+)", _Hub._resolve),
+)
+
+
+def _handler(state: HubState) -> type[BaseHTTPRequestHandler]:
+    return type("H", (_Hub,), {"state": state})
 
 
 class HubReplay:

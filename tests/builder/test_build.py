@@ -42,18 +42,20 @@ def test_rows_are_valid_pairs(built: dict[str, BuildReport], name: str) -> None:
     seen = set()
     for r in rows:
         assert list(r) == list(row_columns(spec))
-        assert r["perturbed"] != r["original"] and r["perturbed"].strip()
-        p = by_id[r["perturbation"]]
+        perturbed, pid, settings = r["perturbed"], r["perturbation"], r["generator_settings"]
+        assert perturbed is not None and pid is not None and settings is not None
+        assert perturbed != r["original"] and perturbed.strip()
+        p = by_id[pid]
         assert (r["level"], r["method"], r["severity"]) == (p.level.value, p.method.value, p.severity.value)
         assert r["generator"] == ("rule" if p.method is Method.RULE else OFFLINE_GENERATOR)
-        json.loads(r["generator_settings"])
+        json.loads(settings)
         seen.add((r["perturbation"], r["id"]))
     for rec in na:
         assert (rec.perturbation, rec.id) not in seen and rec.reason
-    for p in info.perturbations:
-        assert p.rows == sum(r["perturbation"] == p.id for r in rows)
-        assert p.not_applicable == sum(x.perturbation == p.id for x in na)
-        assert p.failed_validation == sum(x.perturbation == p.id and x.reason.startswith("failed validation: ") for x in na)
+    for pi in info.perturbations:
+        assert pi.rows == sum(r["perturbation"] == pi.id for r in rows)
+        assert pi.not_applicable == sum(x.perturbation == pi.id for x in na)
+        assert pi.failed_validation == sum(x.perturbation == pi.id and x.reason.startswith("failed validation: ") for x in na)
 
 
 def test_rule_rows_cover_every_item(built: dict[str, BuildReport]) -> None:
@@ -71,17 +73,18 @@ def test_char_rules_use_spec_k(built: dict[str, BuildReport]) -> None:
             if p.operation.value != "char_deletion":
                 continue
             for row in read_pairs(r.folder, [p.id]):
-                assert (
-                    sum(c.isalnum() for c in row["original"]) - sum(c.isalnum() for c in row["perturbed"])
-                    == p.k
-                )
+                original, perturbed = row["original"], row["perturbed"]
+                assert original is not None and perturbed is not None
+                assert sum(c.isalnum() for c in original) - sum(c.isalnum() for c in perturbed) == p.k
 
 
 def test_story_cloze_wrong_ending_and_context(built: dict[str, BuildReport]) -> None:
     rows = read_pairs(built["story-cloze"].folder, ["sent_wrong_ending", "sent_random_ending"])
     originals = {r["original"] for r in rows}
     for r in rows:
-        assert len(r["story"]) > 2 * len(r["original"])
+        story, original = r["story"], r["original"]
+        assert story is not None and original is not None
+        assert len(story) > 2 * len(original)
         if r["perturbation"] == "sent_random_ending":
             assert r["perturbed"] in originals
 

@@ -30,10 +30,10 @@ def test_card_metadata_is_complete(built: dict[str, BuildReport], name: str) -> 
     assert data.pretty_name == spec.pretty_name
     assert data.license == spec.source.licence
     assert data.task_categories and data.size_categories and data.source_datasets and data.language
-    configs = {c["config_name"] for c in data.configs}
+    configs = {c["config_name"] for c in data["configs"]}  # extra metadata keys: item access is typed
     assert configs == {"default", *spec.perturbation_ids}
     n_rows = built[name].n_rows
-    default_info = next(d for d in data.dataset_info if d["config_name"] == "default")
+    default_info = next(d for d in data["dataset_info"] if d["config_name"] == "default")
     assert default_info["splits"][0]["num_examples"] == n_rows
     meta = _meta(folder)
     assert meta["dhp"]["dataset_version"] == "v1.0.0"  # type: ignore[index]

@@ -228,8 +228,10 @@ def test_build_with_endpoint_then_rebuild_makes_no_calls(
         p = r1.info.perturbation(pid)
         assert p.passed == p.rows and p.checked <= 100 * LLM_ATTEMPTS and p.failed_validation == p.not_applicable
     for row in rows:
-        assert row["generator"] == f"llm:{MODEL}" and row["perturbed"].endswith("Zorvania.")
-        settings = json.loads(row["generator_settings"])
+        perturbed, raw_settings = row["perturbed"], row["generator_settings"]
+        assert perturbed is not None and raw_settings is not None
+        assert row["generator"] == f"llm:{MODEL}" and perturbed.endswith("Zorvania.")
+        settings = json.loads(raw_settings)
         assert (
             settings["model"] == MODEL and settings["attempts"] == 3 and len(settings["prompt_sha256"]) == 64
         )

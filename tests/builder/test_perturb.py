@@ -94,9 +94,14 @@ def test_dispatch_uses_k_from_spec() -> None:
 def test_item_rng_depends_on_every_part() -> None:
     base = ("v1.0.0", "summeval", "id1", "char_typo_minor", 2024)
     draws = {item_rng(*base).random()}
-    for i, alt in enumerate(("v1.1.0", "sumpubmed", "id2", "char_typo_major", 2025)):
-        parts = list(base)
-        parts[i] = alt
+    variants = [  # each part changed alone
+        ("v1.1.0", *base[1:]),
+        (*base[:1], "sumpubmed", *base[2:]),
+        (*base[:2], "id2", *base[3:]),
+        (*base[:3], "char_typo_major", *base[4:]),
+        (*base[:4], 2025),
+    ]
+    for parts in variants:
         draws.add(item_rng(*parts).random())
     assert len(draws) == 6
     assert item_rng(*base).random() == item_rng(*base).random()

@@ -8,6 +8,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,18 +37,18 @@ def _items(sources_dir: Path, spec: Any, n: int) -> list[Item]:
     return list(load_source(spec, SourceLocator(sources_dir)).items[:n])
 
 
-def _write_csv(path: Path, rows: list[dict[str, str]]) -> None:
+def _write_csv(path: Path, rows: Sequence[Mapping[str, str | None]]) -> None:
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, list(rows[0]))
         w.writeheader()
         w.writerows(rows)
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, str]]) -> None:
+def _write_jsonl(path: Path, rows: Sequence[Mapping[str, str | None]]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
-def _write_parquet(path: Path, rows: list[dict[str, str]]) -> None:
+def _write_parquet(path: Path, rows: Sequence[Mapping[str, str | None]]) -> None:
     pq.write_table(pa.Table.from_pylist(rows), path)
 
 
@@ -209,9 +210,12 @@ def test_built_folders_are_normal_datasets_folders(built: dict[str, Path], workd
 
 def test_jsonl_items_are_numbered_rows_and_k_is_the_tasks(built: dict[str, Path]) -> None:
     rows = read_pairs(built["jsonl"], ["char_deletion_major"])
-    assert all(r["id"].startswith("row-") for r in rows)
-    assert all(json.loads(r["generator_settings"]).get("k") == 25 for r in rows)
-    assert all(len(r["original"]) - len(r["perturbed"]) == 25 for r in rows)
+    for r in rows:
+        item_id, settings, original, perturbed = r["id"], r["generator_settings"], r["original"], r["perturbed"]
+        assert item_id is not None and settings is not None and original is not None and perturbed is not None
+        assert item_id.startswith("row-")
+        assert json.loads(settings).get("k") == 25
+        assert len(original) - len(perturbed) == 25
 
 
 def test_rebuilds_are_byte_identical(
@@ -269,7 +273,8 @@ def test_a_loopback_judge_scores_a_task(
     built: dict[str, Path], workdir: dict[str, Path], tmp_path: Path
 ) -> None:
     folder = built["csv"]
-    originals = {r["original"].strip() for r in read_pairs(folder)}
+    originals = {(r["original"] or "").strip() for r in read_pairs(folder)}
+    assert "" not in originals  # every row has its original
 
     def script(prompt: str) -> Answer:  # a judge that sees every degradation
         good = judged_text(prompt).strip() in originals

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.scoring.results import read_result
+from dhp.scoring.results import Result, read_result
 from dhp.spec import DATASET_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def test_demo_script_builds_scores_and_reports(tmp_path: Path, sources_dir: Path
         assert (out / "datasets" / name / "README.md").is_file()
     results = sorted((out / "results").glob("*/*.json"))
     assert len(results) == 3 * len(DATASET_NAMES)
-    by_judge = {}
+    by_judge: dict[str, list[Result]] = {}
     for f in results:
         r = read_result(f)
         by_judge.setdefault(r.judge.name, []).append(r)

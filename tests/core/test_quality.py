@@ -25,7 +25,7 @@ def _tool(name: str) -> str:
 
 def test_ruff_clean() -> None:
     r = subprocess.run(
-        [_tool("ruff"), "check", "dhp", "builder", "scoring", "leaderboard", "tests", "benchmarks"],
+        [_tool("ruff"), "check", "dhp", "builder", "scoring", "leaderboard", "tests", "benchmarks", "scripts"],
         cwd=REPO,
         capture_output=True,
         text=True,

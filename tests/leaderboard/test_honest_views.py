@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
+from matplotlib.patches import Rectangle
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.formatting import MARK_ABOVE, calibrated_d, perturbation_frame, summary_frame
@@ -21,7 +22,7 @@ from tests.leaderboard.factory import make_result
 
 def test_a_perturbation_without_d_is_shown_missing_never_zero() -> None:
     r = make_result("NA judge", "summeval", skill=0.8, n_items=20, no_scores_for="char_typo_minor")
-    df = perturbation_frame(r).data
+    df = perturbation_frame(r).data  # type: ignore[attr-defined]  # Styler.data: real, absent from pandas-stubs
     row = df.set_index("Perturbation").loc["char_typo_minor"]
     assert row["D (paper)"] == row["D^EW"] == row["D calibrated"] == "–"
     assert summary_frame([r]).loc[0, "No D"] == 1
@@ -29,7 +30,8 @@ def test_a_perturbation_without_d_is_shown_missing_never_zero() -> None:
     ax = fig.axes[0]
     i = [p.id for p in r.perturbations].index("char_typo_minor")
     n = len(r.perturbations)
-    heights = [b.get_height() for b in ax.patches]
+    heights = [b.get_height() for b in ax.patches if isinstance(b, Rectangle)]
+    assert len(heights) == len(ax.patches)  # every patch is a bar
     assert math.isnan(heights[i]) and math.isnan(heights[n + i])  # no bar, not a bar of 0
     assert "–" in [t.get_text() for t in ax.texts]
 
@@ -39,8 +41,8 @@ def test_only_tests_are_coloured_and_the_unweighted_one_is_calibrated() -> None:
     for seed in range(6):
         r = make_result("random", "summeval", skill=0.0, n_items=30, seed=seed)
         st = perturbation_frame(r)
-        styles = st._compute().ctx  # (row, col) -> [(prop, value)]
-        cols = list(st.data.columns)
+        styles = st._compute().ctx  # type: ignore[attr-defined]  # private: (row, col) -> [(prop, value)]
+        cols = list(st.data.columns)  # type: ignore[attr-defined]  # Styler.data: real, absent from pandas-stubs
         for k, p in enumerate(r.perturbations):
             cal = calibrated_d(p)
             marked = ("background-color", MARK_ABOVE.split(": ")[1]) in styles.get((k, cols.index("D calibrated")), [])
@@ -57,6 +59,7 @@ def test_summary_has_qualified_and_per_level() -> None:
     df = summary_frame([good, rand])
     assert list(df["Qualified"]) == ["✓ yes", "✗ no"]
     levels = df.loc[0, "Per level (EW)"]
+    assert isinstance(levels, str)
     assert levels.startswith("C ") and " · W " in levels and " · S " in levels
 
 
@@ -77,8 +80,10 @@ def test_prompt_stability_column_and_ranking_on_the_default_set(tmp_path: Path) 
     v = be.view(datasets=["summeval"]).set_index("Judge")
     assert v.loc["J", "summeval D_avg^EW"] == pytest.approx(default.summary.d_avg_ew)  # the default set ranks
     expected = stability([default, minimal])[0].spread["d_avg_ew"].range
+    assert expected is not None
     assert v.loc["J", table.STABILITY] == pytest.approx(expected) and expected > 0.5
-    assert math.isnan(v.loc["K", table.STABILITY])
+    missing = v.loc["K", table.STABILITY]
+    assert isinstance(missing, float) and math.isnan(missing)
     page, _ = be.render(datasets=["summeval"])
     assert "Prompt spread" in page and f"{expected:.2f}" in page
     only_default = _backend(tmp_path / "b", [("k/summeval@r.json", other)])

@@ -68,7 +68,8 @@ def test_build_frame_one_row_per_judge_newest_result() -> None:
     assert a["summeval D_avg^EW"] == pytest.approx(rs[1].result.summary.d_avg_ew)
     assert a["Date"] == "2025-02-01"
     assert df.set_index("Judge").loc["B", "Family"] == "control"
-    assert math.isnan(df.set_index("Judge").loc["B", "story-cloze D_avg^EW"])
+    missing = df.set_index("Judge").loc["B", "story-cloze D_avg^EW"]
+    assert isinstance(missing, float) and math.isnan(missing)
 
 
 def test_select_view_filters_columns_and_overall() -> None:
@@ -85,7 +86,8 @@ def test_select_view_filters_columns_and_overall() -> None:
                                                "story-cloze D_avg^EW", "story-cloze D_min^EW"]  # fmt: skip
     assert list(v["Judge"]) == ["Llama 8B", "Qwen 72B", "mystery"]  # partial coverage sorts last
     assert list(v["Rank"]) == ["1", "–", "–"]
-    assert math.isnan(v.loc[1, "Overall D_avg^EW"])
+    missing = v.loc[1, "Overall D_avg^EW"]
+    assert isinstance(missing, float) and math.isnan(missing)
     ll = v.loc[0]
     assert ll["Overall D_avg^EW"] == pytest.approx((ll["summeval D_avg^EW"] + ll["story-cloze D_avg^EW"]) / 2)
     # dataset filter drops judges without any result there

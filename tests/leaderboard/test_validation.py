@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,7 @@ def resolver(table: dict[str, Sequence[str]]):  # type: ignore[no-untyped-def]
 PUBLIC = resolver({"judge.example.org": ["93.184.216.34"], "api.example.com": ["2606:2800:220:1::1"]})
 
 
-def form(**over: str) -> dict[str, str]:
+def form(**over: str) -> dict[str, Any]:  # Any: spread as validate_submission's keywords
     base = {
         "judge_name": "My judge 7B",
         "endpoint_url": "https://judge.example.org/v1",

@@ -27,6 +27,7 @@ from dhp.scoring.robustness import robustness
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.stability import stability
 from dhp.spec import get_dataset
+from dhp.types import Level
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
 from tests.scoring.helpers import pair_row, run_dhp, write_pairs
 
@@ -103,7 +104,7 @@ def test_na_for_one_perturbation_gives_no_D_through_score_and_report(data: Path,
     assert all(p.d == pytest.approx(D_DISCERN) for p in others)
     s = r.summary
     assert s.n_without_d == 1 and s.d_min == pytest.approx(D_DISCERN) and s.d_avg == pytest.approx(D_DISCERN)
-    assert s.qualified is True and s.by_level["C"].d_avg == pytest.approx(D_DISCERN)
+    assert s.qualified is True and s.by_level[Level.CHARACTER].d_avg == pytest.approx(D_DISCERN)
     assert r.coverage.unparsed == N
     rep = run_dhp("report", str(out), "--out", str(tmp_path / "rep"))
     assert rep.returncode == 0, rep.stderr

@@ -74,7 +74,7 @@ class Scripted:
         return None
 
 
-def pool(*replicas: Scripted, clock: FakeClock | None = None, **kw: object) -> JudgePool:
+def pool(*replicas: Scripted, clock: FakeClock | None = None, **kw: object) -> JudgePool[JudgeRequest]:
     clock = clock or FakeClock()
     policy = RetryPolicy(**{k: v for k, v in kw.items() if k in RetryPolicy.__dataclass_fields__})  # type: ignore[arg-type]
     rest = {k: v for k, v in kw.items() if k not in RetryPolicy.__dataclass_fields__}

@@ -145,16 +145,19 @@ async def test_local_judge_gives_exact_score_probabilities(tiny_model: Path) -> 
     assert isinstance(out, ScoreDistribution)
     assert [s for s, _ in out.probs] == [1.0, 2.0, 3.0, 4.0, 5.0]
     # recompute by hand: softmax of the last position, summed over the tokens of each score
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoTokenizer, BatchEncoding
 
     tok = AutoTokenizer.from_pretrained(tiny_model)
     model = AutoModelForCausalLM.from_pretrained(tiny_model)
     enc = tok.apply_chat_template([{"role": "user", "content": req.prompt}], add_generation_prompt=True,
                                   return_dict=True, return_tensors="pt")
+    assert isinstance(enc, BatchEncoding)
     with torch.no_grad():
         p = torch.softmax(model(**enc).logits[0, -1].float(), -1)
+    texts = [t for t in (tok.decode([i]) for i in range(len(tok))) if isinstance(t, str)]
+    assert len(texts) == len(tok)  # one text per token id
     for score, prob in out.probs:
-        ids = [i for i in range(len(tok)) if token_score(tok.decode([i])) == score]
+        ids = [i for i, t in enumerate(texts) if token_score(t) == score]
         assert len(ids) == 2  # "4" and " 4": both count
         assert prob == pytest.approx(float(p[ids].sum()), rel=1e-5)
     await judge.aclose()

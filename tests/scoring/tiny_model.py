@@ -41,7 +41,7 @@ def build_tiny_model(folder: Path, seed: int = 0) -> Path:
         vocab_size=512, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
     )
     tok.train_from_iterator(_CORPUS * 20, trainer)
-    fast = PreTrainedTokenizerFast(
+    fast = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]  # transformers' __init__ is unannotated
         tokenizer_object=tok, bos_token="<|bos|>", eos_token="<|end|>", pad_token="<|pad|>"
     )
     fast.chat_template = CHAT_TEMPLATE
@@ -62,7 +62,7 @@ def build_tiny_model(folder: Path, seed: int = 0) -> Path:
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config)
-    model.generation_config = GenerationConfig(
+    model.generation_config = GenerationConfig(  # type: ignore[no-untyped-call]  # unannotated __init__
         bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id, do_sample=False
     )
     model.save_pretrained(folder)

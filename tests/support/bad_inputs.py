@@ -15,6 +15,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dhp.cli import main as dhp_main
 from dhp.leaderboard.queue import RequestQueue, new_request
@@ -58,7 +59,7 @@ def _resolver(host: str) -> list[str]:
     return table[host]
 
 
-def _form(**over: str) -> dict[str, str]:
+def _form(**over: str) -> dict[str, Any]:  # Any: spread as validate_submission's keywords
     base = {
         "judge_name": "My judge", "endpoint_url": "https://judge.example.org/v1", "protocol": "openai",
         "model": "org/model", "hf_model_id": "org/model", "revision": "main", "mode": "expected",
