@@ -90,7 +90,7 @@ def prompts_of(data: Path, names: list[str], limit: int | None = None) -> list[s
 
 def server_rate(st: dict[str, Any]) -> float:
     """Requests answered per second on the server's clock: first request in to last answer out."""
-    return float(st["answered"]) / (st["last_at"] - st["first_at"])
+    return float(st["answered"]) / (float(st["last_at"]) - float(st["first_at"]))
 
 
 def cpu_seconds() -> float:
