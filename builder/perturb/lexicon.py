@@ -447,6 +447,11 @@ def _title_before(context: str) -> bool:
 
 
 _INNER_CAPITAL = re.compile(r"[^\W\d_]*[a-z][A-Z]")  # "CoV2", "iPhone", "mRNA"
+# Unit symbols look like terms ("kHz", "mAh") but name a measure, never an entity.
+_UNIT_SYMBOLS = frozenset(
+    "kHz MHz GHz THz Hz kWh MWh GWh kW MW GW mW mAh Ah mV kV kB KB MB GB TB PB Mbps Gbps kbps dB dBA "
+    "mL ml dL kPa MPa hPa mmHg kcal kJ MeV keV GeV nm µm mm cm km mg kg µg ng pH".split()
+)
 
 
 def has_term_shape(word: str) -> bool:
@@ -597,6 +602,8 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
         return False
     if _HAS_DIGIT.search(word):
         return not (_ORDINAL.match(word) or _DECADE.match(word.lower()) or _MEASURE.match(word) or _GLUED_SCALE.match(word))
+    if word in _UNIT_SYMBOLS:
+        return False
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
@@ -617,6 +624,8 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     if zipf >= 3.9 or low.endswith("ly"):
         return False  # a frequent word (most words: no lemma look-up)
     known = lemmas(low)
+    # a plural is as rare as its singular ("designations" 3.0, "designation" 3.8: no term)
+    zipf = max([zipf, *(word_zipf(lemma) for lemma in lemmas(low, "NOUN") if lemma != low)])
     if low.endswith("ly") or (known and not (lemmas(low, "NOUN") or lemmas(low, "ADJ"))):
         return False
     if known and low not in known and not lemmas(low, "NOUN"):
@@ -785,6 +794,13 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     return kind
 
 
+def _ordinary_elsewhere(text: str, word: str) -> bool:
+    """A sentence-initial capitalised word that the text also uses in lower case ("Gun was secured
+    ... the gun has not been found") is an ordinary word there, not a name."""
+    low = word.lower()
+    return low != word and re.search(rf"(?<!\w){re.escape(low)}(?!\w)", text) is not None
+
+
 def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int) -> tuple[int, Span | None]:
     """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
     title keeps its first word ("Cool Maker Loves Family")."""
@@ -793,7 +809,7 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
     a, b = _trim_name(toks, i, j, at_start)
     kind = _name_kind(text, base, toks, (a, b))
-    if kind is None:
+    if kind is None or (at_start and b - a == 1 and _ordinary_elsewhere(text, toks[a].text)):
         return j, None
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)

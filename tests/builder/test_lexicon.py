@@ -274,3 +274,11 @@ def test_not_entities_or_not_pieces(text: str, absent: str) -> None:
     assert all(t != absent for t, _ in _found(text)), _found(text)
     if absent == "Rights Act":
         assert ("Civil Rights Act", OTHER) in _found(text)
+
+
+def test_lead_review_units_and_plurals_of_ordinary_words_are_not_terms() -> None:
+    # seen in the merged offline build: "16 bit/31250 kHz" -> "bNo", "type designations" -> "samrarations"
+    found = dict(_found("Each channel is rendered with 16 bit/31250 kHz and all type designations are listed."))
+    assert "kHz" not in found and "designations" not in found
+    assert dict(_found("A 5000 mAh battery.")).get("mAh") is None
+    assert dict(_found("They considers homosexuality and heterosexuality separately.")).get("heterosexuality") is T

@@ -250,6 +250,25 @@ def test_entities_never_give_one_person_two_fictional_names() -> None:
         assert validate(major, text, out.text).ok, out.text
 
 
+def test_entities_after_a_title_get_a_surname_and_ordinary_words_stay() -> None:
+    # lead review of the merged build: "Mr Gordon" -> "Mr Evander", "Mr Katter" -> "Mr Sabine";
+    # "Gun was 'secured properly'" -> "Orla" although the text says "the gun" later
+    text = "Mr Gordon was forced to quit Labor. Mr Katter accused the Government."
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        for change in out.settings["changes"]:
+            if change["from"] in ("Gordon", "Katter"):
+                assert change["to"] in lexicon_last_names(), change
+    gun = "Rifle was stolen from a car in Salt Lake City. Gun was secured in a case. The gun has not been found."
+    assert "Gun" not in {s.text for s in lexicon.find_entities(gun)}
+
+
+def lexicon_last_names() -> frozenset[str]:
+    from dhp.builder.perturb.offline import entities
+
+    return frozenset(entities._LAST)
+
+
 def test_entities_leave_contractions_placeholders_and_offices() -> None:
     text = "Don’t worry, #PRS_ORG# will call. The Minister of Justice said the SPD agrees."
     for seed in range(12):

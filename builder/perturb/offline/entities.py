@@ -212,8 +212,10 @@ def _person(span: str, rng: random.Random, text: str) -> str:
         titles = words[:lead]
         name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng), rng.choice(_LAST)]
         return " ".join([*titles, *name])
-    before = re.search(rf"([A-Z][\w'’-]+) {re.escape(span)}\b", text)
-    surname = before is not None and not lexicon.is_common_word(before.group(1))  # "Tom Smith", not "So Ned"
+    before = re.search(rf"([A-Z][\w'’-]+)(\.?) {re.escape(span)}\b", text)
+    # "Tom Smith", "Mr Gordon" and "Dr. Katz" end in a surname; "So Ned" and "Smith. Ned" do not
+    title = before is not None and before.group(1).lower() in lexicon.TITLES
+    surname = before is not None and (title or (not before.group(2) and not lexicon.is_common_word(before.group(1))))
     return rng.choice(_LAST) if surname else _first_name(span, rng)
 
 
