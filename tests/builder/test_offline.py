@@ -536,3 +536,21 @@ def test_offline_build_passes_the_validator(built: dict[str, BuildReport]) -> No
                 floor_pass, floor_cover = FLOORS[p.operation]
                 assert rate >= floor_pass and cover >= floor_cover, table[-1]
     print("\n".join(table))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # lead review of the merged build: headline passives read as acts of the subject
+        "Speed camera discovered pointing at house in Handsworth, Birmingham.",
+        "Fixed cameras switched off across the West Midlands in Spring of 2013.",
+        # and a pseudo-cleft of a stative verb
+        "Sky Sports pundits agreed that play should have been stopped.",
+    ],
+)
+def test_no_what_cleft_of_a_headline_passive_or_a_stative_verb(sentence: str) -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, _what_cleft
+
+    ctx = _Ctx(False, frozenset({"Handsworth", "Birmingham", "West", "Midlands", "Sky", "Sports"}))
+    assert _what_cleft(sentence, ctx) is None
+    assert _what_cleft("Sky Sports pundits analysed the game.", ctx) == "What Sky Sports pundits did was analyse the game."

@@ -315,7 +315,7 @@ _STATIVE = frozenset(
     "be have do seem appear become remain belong contain consist include know mean need want like love "
     "cost own matter lack deserve exist say tell think believe feel hope wish suggest show indicate "
     "involve require depend derive originate stem result arise comprise correspond relate differ vary range "
-    "respond happen occur emerge aim circulate".split()
+    "respond happen occur emerge aim circulate agree disagree understand prefer doubt".split()
 )
 _NOT_SUBJECT_START = frozenset(
     "when if while because although though after before since until once as in on at for with by from to "
@@ -378,10 +378,28 @@ def _what_cleft(s: str, c: _Ctx) -> str | None:
     cl = _clause(s)
     if cl == "aux":
         return _aux_cleft(s, list(WORD.finditer(s)), c)
-    if not isinstance(cl, _Clause) or cl.lemma in _STATIVE:
+    if not isinstance(cl, _Clause) or cl.lemma in _STATIVE or _headline_passive(cl, c):
         return None
     did, was = {"VBD": ("did", "was"), "VBZ": ("does", "is"), "VBP": ("do", "is")}[cl.tag]
     return f"{_cap('what', c.lower)} {_decap(c, cl.subj)} {did} {was} {cl.lemma}{cl.rest}"
+
+
+def _headline_passive(cl: _Clause, c: _Ctx) -> bool:
+    """'Speed camera discovered pointing at house', 'Fixed cameras switched off': a headline's
+    passive without 'was' (a subject of ordinary words without a determiner, or a participle right
+    after the verb) is never an act of the subject."""
+    words = cl.subj.split()
+    first = words[0]
+    bare = (
+        len(words) > 1
+        and first.lower() not in _DETERMINERS
+        and first not in c.names
+        and not lexicon.is_name_word(first)
+    )
+    return bare or compiled(r"^ \w+ing\b").match(cl.rest) is not None
+
+
+_DETERMINERS = frozenset("the a an his her their its this these those my our your some several many every each".split())
 
 
 _OBJ_NP = re.compile(
