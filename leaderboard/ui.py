@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -51,6 +52,8 @@ __all__ = [
     "wire_survey",
 ]
 
+#: The main table's browser code (``gr.HTML`` ``js_on_load``): draws the rows the server sends in chunks.
+BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
 COL_CHOICES = [*META_CHOICES, *table.KINDS]
 COL_DEFAULT = list(table.KINDS)  # metadata columns off by default
@@ -143,7 +146,10 @@ def board_tab() -> BoardTab:
         with gr.Row(elem_classes=["dhp-hidden"]):  # written by assets/board.js, never shown
             sort = gr.Textbox(value="", elem_id="board-sort", show_label=False, container=False)
             judge_link = gr.Textbox(value="", elem_id="judge-link", show_label=False, container=False)
-        board = gr.HTML(elem_id="leaderboard-table", padding=False)
+        board = gr.HTML(
+            elem_id="leaderboard-table", padding=False, html_template='<div class="dhp-board-host"></div>',
+            js_on_load=BOARD_JS,
+        )  # fmt: skip
         gr.Markdown(LEGEND, elem_id="legend")
         with gr.Row():
             csv = gr.DownloadButton("Download CSV of this view", elem_id="csv", size="sm")
@@ -154,12 +160,13 @@ def board_tab() -> BoardTab:
 
 
 def render_board(be: Backend, *view: Any) -> tuple[str, str, str]:
-    """The table, the CSV of exactly that view, and the user-task section, for the view inputs."""
+    """The table (the parts the page's table component draws), the CSV of exactly that view, and the
+    user-task section, for the view inputs."""
     w, ew, ds, fam, sz, cols, q, sort = view
     choice = ViewChoice.of(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q,
                            sort=sort)  # fmt: skip
-    board, csv = be.render(choice)
-    return board, csv, tasks_html(be, choice)
+    parts, csv = be.render_parts(choice)
+    return parts.payload(be.cfg.board_chunk), csv, tasks_html(be, choice)
 
 
 def tasks_html(be: Backend, choice: ViewChoice) -> str:
