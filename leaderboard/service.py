@@ -65,7 +65,7 @@ class AppConfig:
     refresh_s: float = 15.0  # how often open pages look for new results
     list_ttl_s: float = 2.0  # a listing of the results store this recent is not redone (see Backend.report)
     title: str = "DHP discernment leaderboard"
-    board_chunk: int = 100  # table rows the browser draws at once; more as the table is scrolled (0: all)
+    board_chunk: int = 50  # table rows the browser draws at once; more as the table is scrolled (0: all)
     allowed_ports: frozenset[int] = field(
         default_factory=allowed_ports_from_env
     )  # Space mode: 443 only by default

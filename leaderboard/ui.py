@@ -209,15 +209,17 @@ def judge_tab() -> JudgeTab:
     with gr.Tab("Judge", id="judge", elem_id="tab-judge") as tab:
         select = gr.Dropdown(choices=[], label="Judge", elem_id="judge-select", allow_custom_value=False)
         info = gr.Markdown(elem_id="judge-info")
-        bars = gr.Plot(
-            label="Discernment per perturbation (paper Figure 4)", elem_id="judge-bars", format="png"
-        )
+        # Titles above the figures, not Gradio's floating labels: on a phone those covered the top
+        # panel's title inside the image.
+        gr.Markdown("#### Discernment per perturbation (paper Figure 4)", elem_id="judge-bars-title")
+        bars = gr.Plot(show_label=False, elem_id="judge-bars", format="png")
         summary = gr.Dataframe(
             interactive=False, label="Per dataset: D with bootstrap intervals, coverage and parse failures",
             elem_id="judge-summary", wrap=False,
         )  # fmt: skip
         dataset = gr.Dropdown(choices=[], label="Dataset", elem_id="judge-dataset")
-        dist = gr.Plot(label="Response style: score distributions", elem_id="judge-dist", format="png")
+        gr.Markdown("#### Response style: score distributions", elem_id="judge-dist-title")
+        dist = gr.Plot(show_label=False, elem_id="judge-dist", format="png")
         perturbations = gr.Dataframe(
             interactive=False, label="Per perturbation", elem_id="judge-perturbations"
         )
