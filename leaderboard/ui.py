@@ -133,7 +133,7 @@ def board_tab() -> BoardTab:
         with gr.Row():
             search = gr.Textbox(
                 label="Search judges",
-                placeholder="name or model; separate several with ;",
+                placeholder="judge or model (a; b: either)",
                 elem_id="search",
                 scale=3,
             )

@@ -132,6 +132,21 @@ def _plots_clear(pg: Any) -> None:
         assert img is not None and box is not None and box["y"] + box["height"] <= img["y"], (plot, box, img)
 
 
+def _summary_compact(pg: Any, width: int) -> None:
+    """The judge page's per-dataset table: a one-line header row (it was ~160 px tall, with words
+    broken: "Coverag e"), and its last column reachable by scrolling the table, not cut off."""
+    from playwright.sync_api import expect
+
+    head = pg.locator("#judge-summary thead tr").first
+    expect(head).to_contain_text("Coverage")
+    box = head.bounding_box()
+    assert box is not None and box["height"] < 60, box
+    last = pg.locator("#judge-summary thead th").filter(has_text="Version").first
+    last.scroll_into_view_if_needed()
+    cell = last.bounding_box()
+    assert cell is not None and cell["x"] >= 0 and cell["x"] + cell["width"] <= width + 1, cell
+
+
 def _th(pg: Any, key: str) -> Any:
     return pg.locator(f"#leaderboard-table th[data-sort^='{key}|']")
 
@@ -248,6 +263,7 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         img = pg.locator("#judge-bars img").bounding_box()
         assert img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390  # the figure fits the phone
         _plots_clear(pg)  # titles above the figures, no label over the top panel's title
+        _summary_compact(pg, 390)
         scroll = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert scroll[0] <= scroll[1], scroll
         _shot(pg, "judge-390")
@@ -350,6 +366,7 @@ def test_judge_link_opens_its_page_and_the_url_follows(page: Any) -> None:
     expect(page.locator("#judge-summary")).to_contain_text("summeval")
     expect(page.locator("#judge-perturbations")).to_contain_text("char_typo_minor")
     _plots_clear(page)
+    _summary_compact(page, 1400)
     _shot(page, "judge-1400")
 
 
