@@ -242,6 +242,13 @@ def test_filters_search_toggle_and_csv(page: Any) -> None:
     assert "sumpubmed D_avg^EW" not in rows[0]
     page.locator("#search textarea, #search input").first.fill("gpt-4o")
     expect(table.locator(".dhp-empty")).to_contain_text("No judge matches “gpt-4o”")
+    page.locator("#search textarea, #search input").first.fill("")
+    expect(table.locator(".dhp-empty")).to_have_count(0)
+    for name in BENCHMARK:  # summeval is unticked already
+        box = page.locator("#filter-datasets").get_by_label(name, exact=True)
+        if box.is_checked():
+            box.uncheck()
+    expect(table.locator(".dhp-empty")).to_contain_text("No dataset is ticked")
 
 
 def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any]) -> None:
