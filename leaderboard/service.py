@@ -155,7 +155,8 @@ class Backend:
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
         self._frames: dict[tuple[int, str], pd.DataFrame] = {}
-        self._listed_at: float | None = None  # when report() last had the store listed (monotonic)
+        self._report: LoadReport | None = None  # the last listing report() answers with
+        self._listed_at = -math.inf  # when it was made (monotonic)
         self._relisting = False  # a background listing is under way
         self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
         self._rendered: OrderedDict[tuple[Any, ...], tuple[board_html.BoardParts, str, str]] = OrderedDict()
@@ -168,22 +169,26 @@ class Backend:
         """The results. With ``max_age_s``: a listing of the store at most that old (0: list it now).
 
         By default (page loads, filters, the timer) no one waits for a listing (3000 files, or a
-        Hub round trip): the listing at hand is answered at once and, when it is older than
+        Hub round trip): the last listing is answered at once and, when it is older than
         ``cfg.list_ttl_s``, the store is listed again in the background for the next request. Only
         the very first call, or ``cfg.list_ttl_s <= 0``, waits for a listing.
         """
         if max_age_s is not None or self.cfg.list_ttl_s <= 0:
-            return self.index.load(self.cfg.list_ttl_s if max_age_s is None else max_age_s)
+            return self._keep(self.index.load(self.cfg.list_ttl_s if max_age_s is None else max_age_s))
         with self._lock:
-            listed_at = self._listed_at
-        if listed_at is None:
-            rep = self.index.load(0.0)
-            with self._lock:
-                self._listed_at = time.monotonic()
-            return rep
+            rep, listed_at = self._report, self._listed_at
+        if rep is None:
+            return self._keep(self.index.load(0.0))
         if time.monotonic() - listed_at >= self.cfg.list_ttl_s:
             self._relist_in_background()
-        return self.index.load(math.inf)
+        return rep
+
+    def _keep(self, rep: LoadReport) -> LoadReport:
+        """Remember ``rep`` as the last listing (never replacing a newer one)."""
+        with self._lock:
+            if self._report is None or rep.generation >= self._report.generation:
+                self._report, self._listed_at = rep, time.monotonic()
+            return self._report
 
     def _relist_in_background(self) -> None:
         with self._lock:
@@ -193,10 +198,10 @@ class Backend:
 
         def relist() -> None:
             try:
-                self.index.load(0.0)
+                self._keep(self.index.load(0.0))
             finally:
                 with self._lock:
-                    self._relisting, self._listed_at = False, time.monotonic()
+                    self._relisting = False
 
         threading.Thread(target=relist, name="dhp-list-results", daemon=True).start()
 
