@@ -4,17 +4,21 @@ Prints, in seconds:
 
 * cold scan: first read + parse of every results file (once per app process; later loads reuse it);
 * page load (server): what a page load computes — re-list the store, build/reuse the table, apply
-  the default view, render it as HTML and a CSV (``Backend.render``) and hand it to Gradio's
-  ``HTML`` component; first time, then from the render cache;
+  the default view, render it as row strings and a CSV (``Backend.render_parts``) and hand the rows
+  to Gradio's ``HTML`` component as JSON; first time, then from the render cache;
 * filter (server): one filter change (family, dataset, search, unweighted toggle) end to end;
 * survey reweighting: D^EW recomputed from the stored p-values of all 3000 results;
-* with ``--browser`` (needs Debian's chromium): the real page load in headless chromium until the
-  table shows (``--loads`` times, a short pause between), and a filter (two family clicks) until the
-  table has changed (``--filters`` times, the clicks undone between); medians, with min-max.
+* with ``--browser`` (needs Debian's chromium): the real page load in headless chromium, timed in the
+  page each animation frame: when Gradio had built the page and sent its load request, when that
+  was answered, and when the table was drawn (``--loads`` times, a short pause between); and a filter
+  (two family clicks) until the table has changed (``--filters`` times, the clicks undone between);
+  medians, with min-max. ``--compare`` alternates the same timings with every row drawn at once
+  (``--chunk 0``, the layout the page had before it drew rows in chunks) and with a one-component
+  Gradio page (what Gradio itself costs on this machine now), so the ratios hold under any load.
   ``--trace FILE`` also writes a Chrome performance trace of one load and one filter (open it in
   chrome://tracing or Perfetto).
 
-Usage: ``python benchmarks/bench_leaderboard.py [--judges 500] [--items 100] [--browser]``.
+Usage: ``python benchmarks/bench_leaderboard.py [--judges 500] [--items 100] [--browser [--compare]]``.
 Target: page load and filter under 1 s.
 """
 
@@ -29,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +93,14 @@ def main() -> int:
     ap.add_argument("--loads", type=int, default=5, help="browser page loads to time")
     ap.add_argument("--filters", type=int, default=3, help="browser filters to time")
     ap.add_argument("--trace", help="write a Chrome trace of one page load and one filter here")
+    ap.add_argument(
+        "--chunk", type=int, default=AppConfig.board_chunk, help="table rows drawn at once (0: all)"
+    )
+    ap.add_argument(
+        "--compare",
+        action="store_true",
+        help="with --browser: also time every row drawn at once, alternating",
+    )
     ap.add_argument("--keep", help="write the results here and keep them")
     args = ap.parse_args()
 
@@ -103,8 +116,9 @@ def main() -> int:
     print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
 
     cfg = AppConfig(
-        results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes")
-    )
+        results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"),
+        board_chunk=args.chunk,
+    )  # fmt: skip
     be = Backend(cfg)
     t0 = time.perf_counter()
     rep = be.report()
@@ -117,7 +131,7 @@ def main() -> int:
     bench_server(be, rep)
 
     if args.browser:
-        bench_browser(cfg, args.loads, args.filters, args.trace)
+        bench_browser(cfg, be, (args.loads, args.filters), args.trace, args.compare)
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
     return 0
@@ -130,24 +144,24 @@ def bench_server(be: Backend, rep: Any) -> None:
 
     def page_load() -> Any:
         be.report(max_age_s=0)  # list the store afresh every time
-        html_text, _csv = be.render(families=fams, sizes=list(table.SIZE_BUCKETS))
-        return board_component.postprocess(html_text)
+        parts, _csv = be.render_parts(families=fams, sizes=list(table.SIZE_BUCKETS))
+        return board_component.postprocess(parts.payload(be.cfg.board_chunk))
 
     t, payload = timed(page_load, repeat=1)
     print(
-        f"page load (server: list, view, HTML+CSV, serialise): {t:.3f} s  ({len(payload) / 1e6:.2f} MB of HTML)"
+        f"page load (server: list, view, HTML+CSV, serialise): {t:.3f} s  ({len(payload) / 1e6:.2f} MB of rows)"
     )
     t, payload = timed(page_load)
     print(f"page load (server) again, view from the cache:       {t:.3f} s")
 
     filters: dict[str, Callable[[], Any]] = {
-        "family filter": lambda: be.render(families=["llama", "qwen"]),
-        "dataset filter": lambda: be.render(datasets=["summeval", "wmt22-de-en"]),
-        "search": lambda: be.render(search="qwen-7b; gemma"),
-        "unweighted toggle": lambda: be.render(weighted=False),
+        "family filter": lambda: be.render_parts(families=["llama", "qwen"]),
+        "dataset filter": lambda: be.render_parts(datasets=["summeval", "wmt22-de-en"]),
+        "search": lambda: be.render_parts(search="qwen-7b; gemma"),
+        "unweighted toggle": lambda: be.render_parts(weighted=False),
     }
     for label, f in filters.items():
-        t, _ = timed(lambda f=f: board_component.postprocess(f()[0]), repeat=1)  # type: ignore[misc]
+        t, _ = timed(lambda f=f: board_component.postprocess(f()[0].payload(100)), repeat=1)  # type: ignore[misc]
         print(f"filter (server) {label:<18} first time         {t:.3f} s")
 
     task = get_task("summarization")
@@ -167,77 +181,148 @@ def _spread(xs: list[float]) -> str:
     return f"median {statistics.median(xs):.2f} s (min {min(xs):.2f}, max {max(xs):.2f}, n={len(xs)})"
 
 
-def bench_browser(cfg: AppConfig, n_loads: int = 5, n_filters: int = 3, trace: str | None = None) -> None:
-    from playwright.sync_api import expect, sync_playwright
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    port: int
+    page: Any
+
+
+def serve_variants(cfg: AppConfig, be: Backend, compare: bool) -> list[tuple[str, gr.Blocks, int]]:
+    """The app as configured and (``compare``) again with every row drawn at once, both over ``be``'s
+    parsed results; each on its own loopback port."""
+    chunks = [("rows drawn in chunks", cfg.board_chunk)] + (
+        [("all rows drawn at once", 0)] if compare else []
+    )
+    out = []
+    for label, chunk in chunks:
+        variant_be = Backend(replace(cfg, board_chunk=chunk))
+        variant_be.index = be.index  # share the parsed results: one cold scan
+        demo = build_app(variant_be.cfg, variant_be)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        launch(demo, port=port, block=False)
+        out.append((label, demo, port))
+    if compare:  # what Gradio itself costs here and now: a page of one HTML component and its load event
+        with gr.Blocks() as floor:
+            board = gr.HTML(elem_id="leaderboard-table")
+            floor.load(lambda: FLOOR_TABLE, None, board, queue=False)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        floor.launch(server_port=port, prevent_thread_lock=True)
+        out.append((FLOOR, floor, port))
+    return out
+
+
+FLOOR = "a one-component Gradio page (the floor)"
+FLOOR_TABLE = '<table><tbody><tr><td class="judge"><a>judge</a></td></tr></tbody></table>'
+
+
+def _load(v: Variant) -> dict[str, float]:
+    """One page load, timed in the page (seconds since navigation start, each animation frame
+    polled): the Gradio page up (search box), its load request sent and answered, the table drawn."""
+    v.page.goto(f"http://127.0.0.1:{v.port}/", wait_until="commit")
+    out = v.page.wait_for_function(LOADED, polling="raf", timeout=60_000).json_value()
+    return {k: float(x) / 1000 for k, x in out.items()}
+
+
+def _filter_once(v: Variant, fam: str) -> float:
+    """Untick two families (``fam`` and qwen) until the table has changed; then tick them again."""
+    from playwright.sync_api import expect
+
+    fams = v.page.locator("#filter-families")
+    if not fams.is_visible():
+        v.page.locator("#filters").get_by_text("Filters and columns").click()  # collapsed by default
+    before = v.page.locator(FIRST).first.inner_text()
+    t0 = v.page.evaluate("() => performance.now()")
+    fams.get_by_label(fam, exact=True).uncheck()
+    fams.get_by_label("qwen", exact=True).uncheck()
+    # the new table is in the page: no qwen judge left (a DOM query each animation frame;
+    # Playwright's own text matching over 500 rows would cost seconds of its own)
+    took = (float(v.page.wait_for_function(NO_QWEN, polling="raf", timeout=60_000).json_value()) - t0) / 1000
+    fams.get_by_label(fam, exact=True).check()  # undo, untimed
+    fams.get_by_label("qwen", exact=True).check()
+    expect(v.page.locator(FIRST).first).to_have_text(before, timeout=60_000)
+    v.page.wait_for_timeout(300)
+    return took
+
+
+def bench_browser(
+    cfg: AppConfig, be: Backend, runs: tuple[int, int], trace: str | None, compare: bool
+) -> None:
+    """Page loads and filters in headless chromium; with ``compare``, alternating with all rows drawn."""
+    from playwright.sync_api import sync_playwright
 
     exe = shutil.which("chromium") or "/usr/bin/chromium"
-    demo = build_app(cfg)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    launch(demo, port=port, block=False)
+    apps = serve_variants(cfg, be, compare)
     args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
     try:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=exe, args=args)
-            pg = b.new_page(viewport={"width": 1400, "height": 1000})
-            first = pg.locator("#leaderboard-table tbody tr td.judge").first
-
-            def load() -> float:
-                t0 = time.perf_counter()
-                pg.goto(f"http://127.0.0.1:{port}/")
-                expect(first).to_have_text(lambda_text_nonempty(), timeout=60_000)
-                return time.perf_counter() - t0
-
-            def filter_once(fam: str) -> float:
-                fams = pg.locator("#filter-families")
-                if not fams.is_visible():
-                    pg.locator("#filters").get_by_text("Filters and columns").click()  # collapsed by default
-                t0 = time.perf_counter()
-                fams.get_by_label(fam, exact=True).uncheck()
-                fams.get_by_label("qwen", exact=True).uncheck()
-                # the new table is in the page: no qwen judge left (a DOM query; Playwright's own text
-                # matching over 500 rows would cost seconds of its own)
-                pg.wait_for_function(NO_QWEN, timeout=60_000)
-                took = time.perf_counter() - t0
-                fams.get_by_label(fam, exact=True).check()  # undo, untimed
-                fams.get_by_label("qwen", exact=True).check()
-                expect(first).to_have_text(before, timeout=60_000)
-                pg.wait_for_timeout(300)
-                return took
-
-            loads = []
-            for _ in range(n_loads):
-                loads.append(load())
-                pg.wait_for_timeout(300)
-            print(f"browser page load (navigation until the table shows): {_spread(loads)}")
-            before = first.inner_text()
-            fam = "gpt" if "gpt" not in before else "llama"
-            took = [filter_once(fam) for _ in range(n_filters)]
-            print(f"browser filter (two clicks until the table changed): {_spread(took)}")
+            variants = [Variant(label, port, b.new_page(viewport={"width": 1400, "height": 1000}))
+                        for label, _, port in apps]  # fmt: skip
+            loads: dict[str, list[dict[str, float]]] = {v.label: [] for v in variants}
+            for _ in range(runs[0]):
+                for v in variants:  # alternating, so that both see the same machine load
+                    loads[v.label].append(_load(v))
+                    v.page.wait_for_timeout(300)
+            fam = "gpt" if "gpt" not in variants[0].page.locator(FIRST).first.inner_text() else "llama"
+            took: dict[str, list[float]] = {v.label: [] for v in variants}
+            for _ in range(runs[1]):
+                for v in variants:
+                    if v.label != FLOOR:
+                        took[v.label].append(_filter_once(v, fam))
+            for v in variants:
+                print(f"[{v.label}]")
+                for key, what in LOAD_STEPS.items():
+                    print(f"  browser page load, {what:<45} {_spread([x[key] for x in loads[v.label]])}")
+                if took[v.label]:
+                    print(
+                        f"  browser filter (two clicks until the table changed):        {_spread(took[v.label])}"
+                    )
+            if compare:
+                _ratios(loads, took)
             if trace:
-                b.start_tracing(page=pg, path=trace, screenshots=True)
-                load()
-                pg.wait_for_timeout(300)
-                filter_once(fam)
+                b.start_tracing(page=variants[0].page, path=trace, screenshots=True)
+                _load(variants[0])
+                variants[0].page.wait_for_timeout(300)
+                _filter_once(variants[0], fam)
                 b.stop_tracing()
                 print(f"Chrome trace of one load and one filter: {trace}")
             b.close()
     finally:
-        demo.close()
+        for _, demo, _ in apps:
+            demo.close()
 
 
+def _ratios(loads: dict[str, list[dict[str, float]]], took: dict[str, list[float]]) -> None:
+    new, old = list(loads)[:2]
+    load_ratio = statistics.median(x["drawn"] for x in loads[old]) / statistics.median(
+        x["drawn"] for x in loads[new]
+    )
+    filter_ratio = statistics.median(took[old]) / statistics.median(took[new])
+    print(f"[{old}] / [{new}], medians: page load x{load_ratio:.1f}, filter x{filter_ratio:.1f}")
+
+
+FIRST = "#leaderboard-table tbody tr td.judge"
 NO_QWEN = """() => {
   const names = [...document.querySelectorAll('#leaderboard-table td.judge a')].map(a => a.textContent);
-  return names.length > 0 && names.every(n => !n.startsWith('qwen-'));
+  return names.length > 0 && names.every(n => !n.startsWith('qwen-')) && performance.now();
 }"""
-
-
-def lambda_text_nonempty() -> Any:
-    import re
-
-    return re.compile(r"\S")
+#: In the page, each animation frame until the table shows: when the Gradio page was up (search box),
+#: when its load request (the first ``run/predict``) was sent and answered, and the table drawn.
+LOADED = """() => {
+  const td = document.querySelector('#leaderboard-table tbody tr td.judge');
+  if (!td || !td.textContent.trim()) return false;
+  const req = performance.getEntriesByType('resource').find(e => e.name.includes('/gradio_api/run/predict'));
+  return {sent: req ? req.startTime : 0, answered: req ? req.responseEnd : 0,
+          drawn: performance.now()};
+}"""
+LOAD_STEPS = {"sent": "its load request sent (Gradio page built):", "answered": "its load request answered:",
+              "drawn": "the table drawn (navigation until it shows):"}  # fmt: skip
 
 
 if __name__ == "__main__":

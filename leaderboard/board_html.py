@@ -10,8 +10,12 @@ coloured: D_avg and D_min are summaries, not tests.
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import pandas as pd
 
@@ -29,7 +33,7 @@ from dhp.leaderboard.table import (
 )
 from dhp.spec import BENCHMARK
 
-__all__ = ["HEADER_HELP", "dataset_label", "empty_message", "view_html"]
+__all__ = ["HEADER_HELP", "BoardParts", "dataset_label", "empty_message", "view_html", "view_parts"]
 
 HEADER_HELP: dict[str, str] = {
     RANK: "Rank by Overall among the submitted judges (baselines are not ranked).",
@@ -109,30 +113,61 @@ def _header(df: pd.DataFrame, sort: Sort) -> str:
     return f"<thead><tr>{''.join(top)}</tr><tr>{''.join(sub)}</tr></thead>"
 
 
-def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judge to show.") -> str:
+@dataclass(frozen=True)
+class BoardParts:
+    """A view as HTML in parts: everything before the rows, one string per row, everything after.
+
+    :attr:`html` is the whole table; :attr:`payload` is what the page's table component gets
+    (``assets/board_table.js``): the same parts as JSON, so the browser draws the first ``chunk``
+    rows at once and the rest as they are scrolled to, never laying out 500 rows on a filter.
+    """
+
+    head: str
+    rows: tuple[str, ...]
+    tail: str
+
+    @cached_property
+    def html(self) -> str:
+        return self.head + "".join(self.rows) + self.tail
+
+    def payload(self, chunk: int) -> str:
+        """The parts as JSON for the page; ``chunk`` rows are drawn at once (0: all)."""
+        return json.dumps({"head": self.head, "rows": self.rows, "tail": self.tail, "chunk": chunk})
+
+
+def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: list[str]) -> str:
+    rank = str(cols[RANK][i])
+    cells = [
+        f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
+        _judge_cell(str(cols["Judge"][i]), rank),
+    ]
+    cells.append(_num_cell(cols[dcols[0]][i], *(cols[b][i] for b in interval_columns(dcols[0]))))  # Overall
+    cells += [_meta_cell(m, cols[m][i]) for m in meta]
+    cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
+    cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
+    return f"<tr{cls}>{''.join(cells)}</tr>"
+
+
+def view_parts(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judge to show.") -> BoardParts:
     """The view as an HTML table in a horizontally scrolling box; ``empty`` is said when no row is left."""
     if df.empty:
-        return f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>'
+        return BoardParts(f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>', (), "")
     dcols = d_columns(df)
     meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
-    cols = {c: df[c].tolist() for c in df.columns}
-    rows: list[str] = []
-    for i in range(len(df)):
-        rank = str(cols[RANK][i])
-        cells = [
-            f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
-            _judge_cell(str(cols["Judge"][i]), rank),
-        ]
-        overall = dcols[0]
-        cells.append(_num_cell(cols[overall][i], *(cols[b][i] for b in interval_columns(overall))))
-        cells += [_meta_cell(m, cols[m][i]) for m in meta]
-        cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
-        cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
-        rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    return (
-        f'<div class="dhp-board-wrap"><table class="dhp-board" data-rows="{len(df)}" data-first="{html.escape(str(cols["Judge"][0]))}">{_header(df, sort)}'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    cols: dict[str, list[Any]] = {c: df[c].tolist() for c in df.columns}
+    first = html.escape(str(cols["Judge"][0]))
+    head = (
+        f'<div class="dhp-board-wrap"><table class="dhp-board" data-rows="{len(df)}" data-first="{first}">'
+        f"{_header(df, sort)}<tbody>"
     )
+    return BoardParts(
+        head, tuple(_row(cols, i, dcols, meta) for i in range(len(df))), "</tbody></table></div>"
+    )
+
+
+def view_html(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judge to show.") -> str:
+    """The whole view as HTML (:func:`view_parts` joined)."""
+    return view_parts(df, sort, empty).html
 
 
 def _meta_cell(col: str, v: object) -> str:

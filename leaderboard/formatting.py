@@ -165,4 +165,9 @@ def problems_markdown(problems: Sequence[str]) -> str:
         return ""
     items = "\n".join(f"* `{html.escape(p[:300])}`" for p in problems[:20])
     more = f"\n* … and {len(problems) - 20} more" if len(problems) > 20 else ""
-    return f"⚠️ **{len(problems)} results file(s) could not be read and were skipped:**\n{items}{more}"
+    what = (
+        "1 results file could not be read and was"
+        if len(problems) == 1
+        else f"{len(problems)} results files could not be read and were"
+    )
+    return f"⚠️ **{what} skipped:**\n{items}{more}"

@@ -11,6 +11,7 @@ import math
 import os
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -63,8 +64,9 @@ class AppConfig:
     rate_limit: int = 20  # submissions per user per window
     rate_window_s: float = 3600.0
     refresh_s: float = 15.0  # how often open pages look for new results
-    list_ttl_s: float = 2.0  # page loads reuse a listing of the results store this recent
+    list_ttl_s: float = 2.0  # a listing of the results store this recent is not redone (see Backend.report)
     title: str = "DHP discernment leaderboard"
+    board_chunk: int = 50  # table rows the browser draws at once; more as the table is scrolled (0: all)
     allowed_ports: frozenset[int] = field(
         default_factory=allowed_ports_from_env
     )  # Space mode: 443 only by default
@@ -154,16 +156,55 @@ class Backend:
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
         self._frames: dict[tuple[int, str], pd.DataFrame] = {}
+        self._report: LoadReport | None = None  # the last listing report() answers with
+        self._listed_at = -math.inf  # when it was made (monotonic)
+        self._relisting = False  # a background listing is under way
         self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
-        self._rendered: OrderedDict[tuple[Any, ...], tuple[str, str, str]] = OrderedDict()
+        self._rendered: OrderedDict[tuple[Any, ...], tuple[board_html.BoardParts, str, str]] = OrderedDict()
         self._survey: tuple[tuple[str, ...], WeightsVersion, dict[str, dict[str, dict[str, int]]]] | None = (
             None
         )
 
     # -- results --------------------------------------------------------------------------------
     def report(self, max_age_s: float | None = None) -> LoadReport:
-        """The results; a listing up to ``cfg.list_ttl_s`` old (or ``max_age_s``) is reused."""
-        return self.index.load(self.cfg.list_ttl_s if max_age_s is None else max_age_s)
+        """The results. With ``max_age_s``: a listing of the store at most that old (0: list it now).
+
+        By default (page loads, filters, the timer) no one waits for a listing (3000 files, or a
+        Hub round trip): the last listing is answered at once and, when it is older than
+        ``cfg.list_ttl_s``, the store is listed again in the background for the next request. Only
+        the very first call, or ``cfg.list_ttl_s <= 0``, waits for a listing.
+        """
+        if max_age_s is not None or self.cfg.list_ttl_s <= 0:
+            return self._keep(self.index.load(self.cfg.list_ttl_s if max_age_s is None else max_age_s))
+        with self._lock:
+            rep, listed_at = self._report, self._listed_at
+        if rep is None:
+            return self._keep(self.index.load(0.0))
+        if time.monotonic() - listed_at >= self.cfg.list_ttl_s:
+            self._relist_in_background()
+        return rep
+
+    def _keep(self, rep: LoadReport) -> LoadReport:
+        """Remember ``rep`` as the last listing (never replacing a newer one)."""
+        with self._lock:
+            if self._report is None or rep.generation >= self._report.generation:
+                self._report, self._listed_at = rep, time.monotonic()
+            return self._report
+
+    def _relist_in_background(self) -> None:
+        with self._lock:
+            if self._relisting:
+                return
+            self._relisting = True
+
+        def relist() -> None:
+            try:
+                self._keep(self.index.load(0.0))
+            finally:
+                with self._lock:
+                    self._relisting = False
+
+        threading.Thread(target=relist, name="dhp-list-results", daemon=True).start()
 
     def survey_state(self) -> tuple[WeightsVersion, dict[str, dict[str, dict[str, int]]], list[str]]:
         ballots, bad = self.votes.ballots()
@@ -246,7 +287,14 @@ class Backend:
         return self._datasets(self.frame()[0], ViewChoice(tasks=True))
 
     def render(self, choice: ViewChoice | None = None, **choices: Any) -> tuple[str, str]:
-        """A view as the page shows it (:func:`board_html.view_html`) and the path of a CSV of
+        """A view as HTML (:func:`board_html.view_html`) and the path of a CSV of exactly that view."""
+        parts, path = self.render_parts(choice, **choices)
+        return parts.html, path
+
+    def render_parts(
+        self, choice: ViewChoice | None = None, **choices: Any
+    ) -> tuple[board_html.BoardParts, str]:
+        """A view as the page shows it (:func:`board_html.view_parts`) and the path of a CSV of
         exactly that view. Cached per results generation and choices: every page load asks for
         the default view, and the timer re-asks for unchanged ones."""
         c = choice or ViewChoice.of(**choices)
@@ -259,14 +307,14 @@ class Backend:
         if hit is None:
             df = self.view(c)
             empty = board_html.empty_message(c.datasets, c.search, bool(self.report().results))
-            hit = (board_html.view_html(df, table.Sort.parse(c.sort), empty), *self._csv_text(df))
+            hit = (board_html.view_parts(df, table.Sort.parse(c.sort), empty), *self._csv_text(df))
             with self._lock:
                 self._rendered[key] = hit
                 self._rendered = OrderedDict((k, v) for k, v in self._rendered.items() if k[0][0] == fkey[0])
                 while len(self._rendered) > 64:
                     self._rendered.popitem(last=False)
-        html_text, name, text = hit
-        return html_text, self._csv_file(name, text)
+        parts, name, text = hit
+        return parts, self._csv_file(name, text)
 
     @staticmethod
     def _csv_text(df: pd.DataFrame) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -51,6 +52,8 @@ __all__ = [
     "wire_survey",
 ]
 
+#: The main table's browser code (``gr.HTML`` ``js_on_load``): draws the rows the server sends in chunks.
+BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
 COL_CHOICES = [*META_CHOICES, *table.KINDS]
 COL_DEFAULT = list(table.KINDS)  # metadata columns off by default
@@ -130,7 +133,7 @@ def board_tab() -> BoardTab:
         with gr.Row():
             search = gr.Textbox(
                 label="Search judges",
-                placeholder="name or model; separate several with ;",
+                placeholder="judge or model (a; b: either)",
                 elem_id="search",
                 scale=3,
             )
@@ -143,7 +146,10 @@ def board_tab() -> BoardTab:
         with gr.Row(elem_classes=["dhp-hidden"]):  # written by assets/board.js, never shown
             sort = gr.Textbox(value="", elem_id="board-sort", show_label=False, container=False)
             judge_link = gr.Textbox(value="", elem_id="judge-link", show_label=False, container=False)
-        board = gr.HTML(elem_id="leaderboard-table", padding=False)
+        board = gr.HTML(
+            elem_id="leaderboard-table", padding=False, html_template='<div class="dhp-board-host"></div>',
+            js_on_load=BOARD_JS,
+        )  # fmt: skip
         gr.Markdown(LEGEND, elem_id="legend")
         with gr.Row():
             csv = gr.DownloadButton("Download CSV of this view", elem_id="csv", size="sm")
@@ -154,12 +160,13 @@ def board_tab() -> BoardTab:
 
 
 def render_board(be: Backend, *view: Any) -> tuple[str, str, str]:
-    """The table, the CSV of exactly that view, and the user-task section, for the view inputs."""
+    """The table (the parts the page's table component draws), the CSV of exactly that view, and the
+    user-task section, for the view inputs."""
     w, ew, ds, fam, sz, cols, q, sort = view
     choice = ViewChoice.of(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q,
                            sort=sort)  # fmt: skip
-    board, csv = be.render(choice)
-    return board, csv, tasks_html(be, choice)
+    parts, csv = be.render_parts(choice)
+    return parts.payload(be.cfg.board_chunk), csv, tasks_html(be, choice)
 
 
 def tasks_html(be: Backend, choice: ViewChoice) -> str:
@@ -202,15 +209,17 @@ def judge_tab() -> JudgeTab:
     with gr.Tab("Judge", id="judge", elem_id="tab-judge") as tab:
         select = gr.Dropdown(choices=[], label="Judge", elem_id="judge-select", allow_custom_value=False)
         info = gr.Markdown(elem_id="judge-info")
-        bars = gr.Plot(
-            label="Discernment per perturbation (paper Figure 4)", elem_id="judge-bars", format="png"
-        )
+        # Titles above the figures, not Gradio's floating labels: on a phone those covered the top
+        # panel's title inside the image.
+        gr.Markdown("#### Discernment per perturbation (paper Figure 4)", elem_id="judge-bars-title")
+        bars = gr.Plot(show_label=False, elem_id="judge-bars", format="png")
         summary = gr.Dataframe(
             interactive=False, label="Per dataset: D with bootstrap intervals, coverage and parse failures",
             elem_id="judge-summary", wrap=False,
         )  # fmt: skip
         dataset = gr.Dropdown(choices=[], label="Dataset", elem_id="judge-dataset")
-        dist = gr.Plot(label="Response style: score distributions", elem_id="judge-dist", format="png")
+        gr.Markdown("#### Response style: score distributions", elem_id="judge-dist-title")
+        dist = gr.Plot(show_label=False, elem_id="judge-dist", format="png")
         perturbations = gr.Dataframe(
             interactive=False, label="Per perturbation", elem_id="judge-perturbations"
         )

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
+import threading
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -196,6 +199,44 @@ def test_results_index_reuses_a_recent_listing(results_dir: Path) -> None:
     assert idx.load(max_age_s=3600) is rep  # the listing is recent: reused, the new file unseen
     fresh = idx.load(max_age_s=0)
     assert fresh.generation > rep.generation and any("late.json" in p for p in fresh.problems)
+
+
+class _GatedStore(LocalStore):
+    """A real local store whose listings wait until the test opens the gate (a slow Hub)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def list(self, suffix: str = ".json") -> dict[str, str]:
+        assert self.gate.wait(30)
+        return super().list(suffix)
+
+
+def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(results_dir: Path, tmp_path: Path) -> None:
+    """Backend.report: after the first listing, an old listing is answered at once while the store is
+    listed again in a background thread; the next call sees the new file. ``list_ttl_s = 0`` waits."""
+    from dhp.leaderboard.service import AppConfig, Backend
+
+    store = _GatedStore(results_dir)
+    cfg = AppConfig.local(tmp_path, list_ttl_s=0.01)
+    be = Backend(dataclasses.replace(cfg, results=store))
+    first = be.report()
+    (results_dir / "late.json").write_text("{ not yet parsed")
+    store.gate.clear()  # listing now hangs
+    time.sleep(0.02)  # the listing is older than list_ttl_s
+    t0 = time.monotonic()
+    assert be.report() is first and time.monotonic() - t0 < 5  # answered at once, from the listing at hand
+    store.gate.set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and be.report().generation == first.generation:
+        time.sleep(0.02)
+    assert any("late.json" in p for p in be.report().problems)
+    waits = Backend(dataclasses.replace(cfg, results=store, list_ttl_s=0.0))
+    rep = waits.report()
+    (results_dir / "later.json").write_text("{ nor this")
+    assert any("later.json" in p for p in waits.report().problems) and waits.report().generation > rep.generation
 
 
 def test_survey_tasks_follow_the_paper() -> None:
