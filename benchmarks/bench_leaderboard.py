@@ -236,7 +236,7 @@ def _filter_once(v: Variant, fam: str) -> float:
     if not fams.is_visible():
         v.page.locator("#filters").get_by_text("Filters and columns").click()  # collapsed by default
     before = v.page.locator(FIRST).first.inner_text()
-    t0 = v.page.evaluate("() => performance.now()")
+    t0 = float(v.page.evaluate("() => performance.now()"))
     fams.get_by_label(fam, exact=True).uncheck()
     fams.get_by_label("qwen", exact=True).uncheck()
     # the new table is in the page: no qwen judge left (a DOM query each animation frame;
@@ -247,6 +247,35 @@ def _filter_once(v: Variant, fam: str) -> float:
     expect(v.page.locator(FIRST).first).to_have_text(before, timeout=60_000)
     v.page.wait_for_timeout(300)
     return took
+
+
+def _measure(
+    variants: list[Variant], runs: tuple[int, int]
+) -> tuple[dict[str, list[dict[str, float]]], dict[str, list[float]], str]:
+    """Page loads, then filters, each round alternating over the variants (same machine load for all)."""
+    loads: dict[str, list[dict[str, float]]] = {v.label: [] for v in variants}
+    for _ in range(runs[0]):
+        for v in variants:
+            loads[v.label].append(_load(v))
+            v.page.wait_for_timeout(300)
+    fam = "gpt" if "gpt" not in variants[0].page.locator(FIRST).first.inner_text() else "llama"
+    took: dict[str, list[float]] = {v.label: [] for v in variants}
+    for _ in range(runs[1]):
+        for v in variants:
+            if v.label != FLOOR:
+                took[v.label].append(_filter_once(v, fam))
+    return loads, took, fam
+
+
+def _print_variants(
+    variants: list[Variant], loads: dict[str, list[dict[str, float]]], took: dict[str, list[float]]
+) -> None:
+    for v in variants:
+        print(f"[{v.label}]")
+        for key, what in LOAD_STEPS.items():
+            print(f"  browser page load, {what:<45} {_spread([x[key] for x in loads[v.label]])}")
+        if took[v.label]:
+            print(f"  browser filter (two clicks until the table changed):        {_spread(took[v.label])}")
 
 
 def bench_browser(
@@ -264,25 +293,8 @@ def bench_browser(
             b = p.chromium.launch(executable_path=exe, args=args)
             variants = [Variant(label, port, b.new_page(viewport={"width": 1400, "height": 1000}))
                         for label, _, port in apps]  # fmt: skip
-            loads: dict[str, list[dict[str, float]]] = {v.label: [] for v in variants}
-            for _ in range(runs[0]):
-                for v in variants:  # alternating, so that both see the same machine load
-                    loads[v.label].append(_load(v))
-                    v.page.wait_for_timeout(300)
-            fam = "gpt" if "gpt" not in variants[0].page.locator(FIRST).first.inner_text() else "llama"
-            took: dict[str, list[float]] = {v.label: [] for v in variants}
-            for _ in range(runs[1]):
-                for v in variants:
-                    if v.label != FLOOR:
-                        took[v.label].append(_filter_once(v, fam))
-            for v in variants:
-                print(f"[{v.label}]")
-                for key, what in LOAD_STEPS.items():
-                    print(f"  browser page load, {what:<45} {_spread([x[key] for x in loads[v.label]])}")
-                if took[v.label]:
-                    print(
-                        f"  browser filter (two clicks until the table changed):        {_spread(took[v.label])}"
-                    )
+            loads, took, fam = _measure(variants, runs)
+            _print_variants(variants, loads, took)
             if compare:
                 _ratios(loads, took)
             if trace:

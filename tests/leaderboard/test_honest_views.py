@@ -112,7 +112,7 @@ def test_judge_figure_axes_fit_the_intervals_and_the_legend_is_outside_the_panel
     fig.draw_without_rendering()
     for ax, r in zip(fig.axes, rs, strict=True):
         highs = [ci.high for p in r.perturbations for ci in (p.d_ci, p.d_ew_ci) if ci is not None]
-        bars = [b.get_height() for b in ax.patches if math.isfinite(b.get_height())]
+        bars = [b.get_height() for b in ax.patches if isinstance(b, Rectangle) and math.isfinite(b.get_height())]
         assert highs and max(highs) > max(bars)  # the intervals reach above the bars: the case that was cut
         assert ax.get_ylim()[1] >= max(highs)
         assert ax.get_legend() is None
