@@ -392,14 +392,11 @@ def _headline_passive(cl: _Clause, c: _Ctx) -> bool:
     first = words[0]
     bare = (
         len(words) > 1
-        and first.lower() not in _DETERMINERS
+        and not compiled(rf"(?:{_DET}|some|several|many|every|each)$").match(first.lower())
         and first not in c.names
         and not lexicon.is_name_word(first)
     )
     return bare or compiled(r"^ \w+ing\b").match(cl.rest) is not None
-
-
-_DETERMINERS = frozenset("the a an his her their its this these those my our your some several many every each".split())
 
 
 _OBJ_NP = re.compile(
