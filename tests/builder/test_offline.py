@@ -423,6 +423,17 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
          "there has been a dearth of genomic and genetic resources for the crop."),
         ("the protein which is secreted by endothelial cells binds gtp.", True,
          "the protein secreted by endothelial cells binds gtp."),
+        # a name's age in apposition becomes the news-style "N-year-old" in front of the name
+        ("Ian Guffick, 31, allowed pupils to make changes outside exam conditions.", False,
+         "31-year-old Ian Guffick permitted pupils to make changes outside exam conditions."),
+        # a name and a definite description joined by "was": the same statement either way round
+        ("The first one to score was Callum Gribbin.", False, "Callum Gribbin was the first one to score."),
+        ("Leicester City was the only club to bid for the striker.", False,
+         "The only club to bid for the striker was Leicester City."),
+        # a final time phrase with "later/earlier this ..." or a date is fronted
+        ("He will be sentenced later this week.", False, "Later this week he will be sentenced."),
+        ("Usain Bolt will compete at the World Relays on May 2-3.", False,
+         "On May 2-3 Usain Bolt will compete at the World Relays."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
          "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
@@ -444,6 +455,8 @@ def test_paraphrase_rules(sentence: str, lower: bool, expected: str) -> None:
         ("Sanchez has made an instant impact and has scored 19 goals for the Gunners.", False),  # two verbs
         ("Neither have been disciplined by Reds boss Brendan Rodgers for incident.", False),  # "by X for Y"
         ("the performance has been benchmarked using abstract algorithms, but not using standard ones.", True),
+        ("He was the first to arrive at the scene.", False),  # a pronoun is no name to invert
+        ("Rich, 31, says he would pay.", False),  # "Rich" could be an adjective: no "31-year-old Rich"
     ],
 )
 def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: bool) -> None:
@@ -452,6 +465,7 @@ def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: 
     out = paraphrase(sentence, _Ctx(lower, frozenset()))
     assert out is None or not out.lower().startswith(("in a 0-0", "during", "wealthy", "an instant", "though")), out
     assert out is None or ("statement expressing thankfulness was" not in out and "for incident has" not in out), out
+    assert out is None or not out.startswith(("The first to arrive", "31-year-old")), out
 
 
 def test_a_written_out_contraction_is_no_rewrite() -> None:
@@ -554,3 +568,13 @@ def test_no_what_cleft_of_a_headline_passive_or_a_stative_verb(sentence: str) ->
     ctx = _Ctx(False, frozenset({"Handsworth", "Birmingham", "West", "Midlands", "Sky", "Sports"}))
     assert _what_cleft(sentence, ctx) is None
     assert _what_cleft("Sky Sports pundits analysed the game.", ctx) == "What Sky Sports pundits did was analyse the game."
+
+
+def test_general_passive_wants_a_whole_determiner_before_the_object() -> None:
+    """"athletes" starts with "a" but has no determiner: like a headline's "booked place in the final",
+    a bare noun after the verb may be no object, and the rule leaves it (a word-prefix match took it)."""
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, _general_passive
+
+    ctx = _Ctx(False, frozenset())
+    assert _general_passive("Smith booked athletes for the final.", ctx) is None
+    assert _general_passive("Smith booked the athletes.", ctx) == "The athletes were booked by Smith."

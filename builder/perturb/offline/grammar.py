@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import PREPOSITIONS
+from dhp.builder.perturb.grammar_check import DETERMINERS, PREPOSITIONS
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -294,9 +294,6 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
-_DETERMINERS = frozenset(
-    "the a an this that these those his her its their my our your some any no each every another".split()
-)
 
 
 _NOT_BARE = frozenset(
@@ -313,7 +310,7 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     and short noun phrases, which have no verb to disagree with."""
     for i, t in enumerate(toks):
         prev = toks[i - 1] if i else None
-        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS or t.low in _DETERMINERS or t.low in _POSS_TO_OBJ
+        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS or t.low in DETERMINERS or t.low in _POSS_TO_OBJ
         pos = set(lemmas(t.low))
         noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)
         if t.word[:1].isupper() or not t.low.isalpha() or not noun or closed:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import PREPOSITIONS
+from dhp.builder.perturb.grammar_check import CORE_DET, PREPOSITIONS
 from dhp.builder.perturb.lexicon import word_tags
 from dhp.builder.perturb.offline import wording
 from dhp.builder.perturb.offline.edits import WORD, change_count, compiled, inflect, lemmas
@@ -198,7 +198,9 @@ _MONTH = "January|February|March|April|May|June|July|August|September|October|No
 _TIME_END = re.compile(
     rf"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){{12,}}?) (?P<when>(?:in|on|during|by|since|last|this|next|earlier|later) "
     rf"(?:\d{{4}}|(?:{_MONTH})(?: \d{{1,2}})?|(?:the )?(?:morning|evening|afternoon|night|week|month|year|"
-    rf"weekend|season|summer|winter|spring|autumn|past|future)|\w+day)|(?:\w+ (?:days|weeks|months|years) ago)|yesterday|last night|this morning)(?P<end>[.!?])$"
+    rf"weekend|season|summer|winter|spring|autumn|past|future)|\w+day)|(?:\w+ (?:days|weeks|months|years) ago)|yesterday|last night|this morning|"
+    rf"(?:(?:later|earlier|so far) )?this (?:week|month|year|season|summer|winter|spring|autumn|weekend|campaign)|"
+    rf"(?:on )?(?:{_MONTH}) \d{{1,2}}(?:-\d{{1,2}})?)(?P<end>[.!?])$"
 )
 
 
@@ -237,7 +239,7 @@ def _phrase_move(s: str, c: _Ctx) -> str | None:
     return None
 
 
-_DET = r"the|a|an|his|her|their|its|this|that|these|those|my|our|your"
+_DET = "|".join(sorted(CORE_DET))  # an alternation for the patterns below
 _NP_SUBJ = (
     r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|I|(?:[Tt]he|[Aa]n?) [a-z]+(?: [a-z]+)?"
 )
@@ -442,7 +444,7 @@ def _general_passive(s: str, c: _Ctx) -> str | None:
     if split is None or vbn is None or split[0].split()[0] in _NOT_OBJECT or _coordinated_verbs(cl.rest):
         return None
     obj, tail, end = split
-    if not compiled(rf"(?:{_DET}|some|several|many|\d|[a-z]+'s )").match(obj) or _own_possessive(cl.subj, obj):
+    if not compiled(rf"(?:(?:{_DET}|some|several|many)\b|\d|[a-z]+'s )").match(obj) or _own_possessive(cl.subj, obj):
         return None  # "booked place in the semi-finals": no determiner, maybe no object
     head = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) ").split(obj)[0]
     if "NOUN" not in lemmas(head.split()[-1].lower()):
@@ -816,8 +818,41 @@ def _noun_number_of(word: str) -> str:
     return "sg" if word == noun[0] else "pl" if inflect(noun[0], "NNS") == word else ""
 
 
+_NAME = r"[A-Z][\w'’.-]*[a-z][\w'’-]*(?: (?:[A-Z][\w'’.-]*[a-z][\w'’-]*|de|van|von|da|al)){0,3}"
+_AGED = compiled(rf"^(?P<name>{_NAME}), (?P<age>\d{{1,2}}), (?P<rest>(?:has|had|was|is|will|would|can|could|[a-z]+ed|[a-z]+s)\b[^;:]+)$")
+
+
+def _age_first(s: str, c: _Ctx) -> str | None:
+    """'Gemma, 23, has left her children.' -> '23-year-old Gemma has left her children.' (news style)."""
+    m = _AGED.match(s)
+    if m is None or c.lower or _is_common(m.group("name").split()[0]) or not 5 <= int(m.group("age")) <= 99:
+        return None
+    return f"{m.group('age')}-year-old {m.group('name')} {m.group('rest')}"
+
+
+_SPEC_SUBJ = compiled(rf"^The (?P<np>[a-z][^,;:()\"“”]{{2,60}}?) (?P<be>is|was) (?P<name>{_NAME})(?P<end>[.!?])$")
+_SPEC_PRED = compiled(rf"^(?P<name>{_NAME}) (?P<be>is|was) the (?P<np>[a-z][^,;:()\"“”]{{2,60}}?)(?P<end>[.!?])$")
+
+
+def _invert_copula(s: str, c: _Ctx) -> str | None:
+    """'The first one to score was Callum Gribbin.' <-> 'Callum Gribbin was the first one to score.': a
+    name and a definite description joined by "is"/"was" say the same either way round."""
+    if c.lower:
+        return None
+    if (m := _SPEC_SUBJ.match(s)) and not _SUB_WORD.search(m.group("np")):
+        return f"{m.group('name')} {m.group('be')} the {m.group('np')}{m.group('end')}"
+    m = _SPEC_PRED.match(s)
+    if m is None or _is_common(m.group("name").split()[0]) or _SUB_WORD.search(m.group("np")):
+        return None
+    if any(_verb_only(w) for w in m.group("np").split()[:1]):
+        return None
+    return f"The {m.group('np')} {m.group('be')} {m.group('name')}{m.group('end')}"
+
+
 _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _by_passive,
+    _age_first,
+    _invert_copula,
     _front_appositive,
     _gerund_subject,
     _reported,
