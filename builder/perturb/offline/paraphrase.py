@@ -98,13 +98,26 @@ def _cap(s: str, lower: bool) -> str:
 _SAY = (
     r"said|says|say|told reporters|added|explained|noted|claimed|claims|argued|argues|stated|believes|believed|thinks|"
     r"insists|maintains|"
-    r"reported|reports|announced|suggested|suggests|admitted|admits|insisted|revealed|warned|confirmed"
+    r"reported|reports|announced|suggested|suggests|admitted|admits|insisted|revealed|warned|confirmed|"
+    r"(?:have|has) (?:said|revealed|reported|suggested|claimed|admitted|confirmed|warned|insisted|stated)"
 )
 _SPEAKER = (
     r"(?:[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Tt]he (?:[A-Z][\w'’.-]* ){0,4}\w+(?: \w+)?|"
     r"[Pp]olice|[Oo]fficials|[Ee]xperts|[Rr]esearchers|[Ss]cientists|[Ww]itnesses|[Ss]ources)"
 )
-_REPORTED = re.compile(rf"^(?P<who>{_SPEAKER}) (?:{_SAY}) (?:that )?(?P<rest>[^\"“].{{10,}})$")
+#: what studies and results are said to show: "Recent studies suggest X" -> "According to recent studies, X"
+_FINDINGS = (
+    r"(?:[Rr]ecent |[Pp]revious |[Ss]everal |[Mm]any |[Tt]hese |[Oo]ur |[Tt]he )"
+    r"(?:studies|results|findings|data|analyses|experiments|observations)"
+)
+_SHOW = (
+    r"suggest|suggested|indicate|indicated|show|showed|demonstrate|demonstrated|reveal|revealed|"
+    r"(?:have|has) (?:shown|demonstrated|suggested|indicated|revealed|reported)"
+)
+_REPORTED = re.compile(
+    rf"^(?P<who>{_SPEAKER}|{_FINDINGS}) (?:{_SAY}) (?:that )?(?P<rest>[^\"“].{{10,}})$|"
+    rf"^(?P<found>{_FINDINGS}) (?:{_SHOW}) (?:that )?(?P<shown>[^\"“].{{10,}})$"
+)
 _REPORTED_END = re.compile(rf"^(?P<rest>.{{10,}}), (?P<who>{_SPEAKER}) (?:{_SAY})(?P<end>[.!?])$")
 
 
@@ -112,9 +125,9 @@ def _reported(s: str, c: _Ctx) -> str | None:
     m = _REPORTED.match(s) or _REPORTED_END.match(s)
     if m is None:
         return None
-    who = m.group("who")
+    who = m.groupdict().get("who") or m.group("found")
     who = _OBJECT.get(who.lower(), _decap(c, who))
-    rest = m.group("rest")
+    rest = m.groupdict().get("rest") or m.group("shown")
     if rest.split(" ", 1)[0].lower() in PREPOSITIONS:  # "said on 12 March that ...": no "According to"
         return None
     if not _has_finite(rest):
@@ -187,7 +200,7 @@ _ADVERBIAL = re.compile(
     r"^(?P<adv>(?:In|On|At|During|For|By|Over|Under|Through|With|Within|Across|Despite|Following|Among|"
     r"After|Before|Since|Last|This|Earlier|Later|Recently|Finally|Eventually|Meanwhile|Nevertheless|"
     r"However|Unfortunately|Fortunately|Instead|Moreover|Furthermore|Additionally|Overall|Here|Today|"
-    r"Yesterday|Now|Currently|Previously|Thus|Therefore|Consequently|Surprisingly|Interestingly)"
+    r"Yesterday|Now|Currently|Previously|Thus|Therefore|Consequently|Surprisingly|Interestingly|Based on|Using)"
     r"\b(?:[^,;:]|(?<=\d),(?=\d)){0,60}), (?P<main>[^;:]{12,}?)(?P<end>[.!?])$",
     re.I,
 )
@@ -849,9 +862,99 @@ def _invert_copula(s: str, c: _Ctx) -> str | None:
     return f"The {m.group('np')} {m.group('be')} {m.group('name')}{m.group('end')}"
 
 
+_HOWEVER_END = compiled(r"^(?P<main>[^;:]{12,}?), however(?P<end>[.!?])$", re.I)
+
+
+def _however_first(s: str, c: _Ctx) -> str | None:
+    """'The nature of this relationship is unclear, however.' -> 'However, the nature of ... is unclear.'"""
+    m = _HOWEVER_END.match(s)
+    if m is None or _SUB_WORD.match(m.group("main")):
+        return None
+    return f"{_cap('however', c.lower)}, {_decap(c, m.group('main'))}{m.group('end')}"
+
+
+_IT_SHOWN = compiled(
+    r"^(?P<lead>(?:however|moreover|furthermore|recently|previously), )?it (?P<be>is|was|has been|had been) "
+    r"(?P<vbn>shown|reported|suggested|proposed|demonstrated|established|hypothesi[sz]ed|observed|known|recognised|"
+    r"recognized|documented) that (?P<rest>[a-z0-9<][^;:]{8,})$",
+    re.I,
+)
+
+
+def _as_shown(s: str, c: _Ctx) -> str | None:
+    """'It has been shown that X.' -> 'As has been shown, X.' (the same impersonal report, turned round)."""
+    m = _IT_SHOWN.match(s)
+    if m is None or _ends_in_abbreviation(s):
+        return None
+    be = m.group("be").lower()
+    lead = (m.group("lead") or "").lower()
+    head = f"{lead}as {be} {m.group('vbn').lower()}" if lead else f"{_cap('as', c.lower)} {be} {m.group('vbn').lower()}"
+    return f"{head}, {m.group('rest')}"
+
+
+_USED_TO = compiled(
+    r"^(?P<x>(?:[^,;:]|(?<=\d),(?=\d)){3,70}?) (?P<be>is|are|was|were|has been|have been|can be) "
+    r"(?P<adv>(?:often|commonly|widely|frequently|routinely|generally|usually|typically) )?used to "
+    r"(?P<verb>[a-z]+) (?P<y>(?:[^,;:]|(?<=\d),(?=\d)){3,70}?)(?P<end>[.!?])$"
+)
+
+
+def _used_to(s: str, c: _Ctx) -> str | None:
+    """'Quantitative pcr is often used to analyse gene expression.' -> 'Gene expression is often
+    analysed with quantitative pcr.' (the tool and the task change places; the tense stays)."""
+    m = _USED_TO.match(s)
+    if m is None or not _is_base(m.group("verb")) or m.group("verb") in _STATIVE:
+        return None
+    vbn = inflect(m.group("verb"), "VBN")
+    x, y = m.group("x"), m.group("y")
+    if vbn is None or not (_phrase_ok(x.split()) and _phrase_ok(y.split())) or compiled(r"\b(?:and|or) ").search(y):
+        return None
+    if x.split()[0].lower() in _NOT_SUBJECT_START - _FUNCTION or y.split()[0].lower() in _NOT_OBJECT | _OBJECT.keys():
+        return None
+    plural = _plural(y)
+    be = m.group("be").lower()
+    be = {"is": "are", "was": "were", "has been": "have been"}.get(be, be) if plural else (
+        {"are": "is", "were": "was", "have been": "has been"}.get(be, be)
+    )
+    return f"{_cap(y, c.lower)} {be} {m.group('adv') or ''}{vbn} with {_decap(c, x)}{m.group('end')}"
+
+
+_AIM_OF = compiled(
+    r"^(?P<lead>(?:[^;:]{3,}?, )?)the (?:aim|goal|objective|purpose) of "
+    r"(?P<who>this|the present|our) (?P<what>study|work|paper|research|analysis) (?P<be>was|is) to (?P<rest>[a-z][^;:]+)$",
+    re.I,
+)
+
+
+_AIMED = compiled(
+    r"^(?P<lead>(?:[^;:]{3,}?, )?)(?P<who>this|the present|our) "
+    r"(?P<what>study|work|paper|research|analysis) (?P<verb>aimed|aims) to (?P<rest>[a-z][^;:]+)$",
+    re.I,
+)
+
+
+def _study_aimed(s: str, c: _Ctx) -> str | None:
+    """'The aim of this study was to test X.' <-> 'This study aimed to test X.'"""
+    if (m := _AIMED.match(s)) and _is_base(m.group("rest").split()[0]):
+        be = "was" if m.group("verb").lower() == "aimed" else "is"
+        lead = m.group("lead") or ""
+        head = f"{lead}the aim of" if lead else _cap("the aim of", c.lower)
+        return f"{head} {m.group('who').lower()} {m.group('what').lower()} {be} to {m.group('rest')}"
+    m = _AIM_OF.match(s)
+    if m is None or not _is_base(m.group("rest").split()[0]):
+        return None
+    verb = "aimed" if m.group("be").lower() == "was" else "aims"
+    lead = m.group("lead") or ""
+    subj = f"{m.group('who').lower()} {m.group('what').lower()}"
+    return f"{lead}{subj if lead else _cap(subj, c.lower)} {verb} to {m.group('rest')}"
+
+
 _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _by_passive,
     _age_first,
+    _as_shown,
+    _used_to,
+    _study_aimed,
     _invert_copula,
     _front_appositive,
     _gerund_subject,
@@ -866,6 +969,7 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _reduce_relative,
     _of_possessive,
     _swap_pair,
+    _however_first,  # after _phrase_move, which would move "however" back to the end
     _what_cleft,
 )
 
