@@ -162,8 +162,13 @@ _CLAUSE_START = frozenset("who which whom whose that where and but or so".split(
 
 def _clean_main(main: str) -> bool:
     """A main clause that can take a moved phrase or clause at its end: no subordinate or relative
-    clause of its own (the moved part would seem to belong to it) and no clause word at its start."""
-    return not _SUB_WORD.search(main) and main.split()[0].lower() not in _CLAUSE_START
+    clause of its own and no second clause after ", but"/", and" (the moved part would seem to belong
+    to it: "In recent years, A, but B." is not "A, but B in recent years.") and no clause word at its start."""
+    return (
+        not _SUB_WORD.search(main)
+        and not compiled(r", (?:and|but|or|yet|so|nor)\b").search(main)
+        and main.split()[0].lower() not in _CLAUSE_START
+    )
 
 
 def _ends_in_abbreviation(s: str) -> bool:
@@ -187,6 +192,8 @@ def _clause_order(s: str, c: _Ctx) -> str | None:
     m = _TRAILING_CLAUSE.match(s)
     if m and m.group("main").split()[-1].lower() in _ADVERBS | {"even", "just", "right", "long", "soon", "so"}:
         return None  # "... even though ...": the conjunction is longer than the match
+    if m and m.group("conj") in ("when", "where", "once") and _noun_only(m.group("main").split()[-1].lower()):
+        return None  # "outlined Japan's response when objects appear": the clause may tell which response
     if m and _clean_main(m.group("main")) and not compiled(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b").search(m.group("main")):
         return (
             f"{_cap(m.group('conj'), c.lower)} {m.group('sub')}, {_decap(c, m.group('main'))}{m.group('end')}"
@@ -204,6 +211,12 @@ _ADVERBIAL = re.compile(
     r"\b(?:[^,;:]|(?<=\d),(?=\d)){0,60}), (?P<main>[^;:]{12,}?)(?P<end>[.!?])$",
     re.I,
 )
+#: multi-word connectives that link a sentence to the one before: they stay in front
+_CONNECTIVES = frozenset({
+    "in addition", "in contrast", "by contrast", "for example", "for instance", "in particular", "as a result",
+    "on the other hand", "in conclusion", "in summary", "in fact", "of course", "at the same time", "in general",
+    "to this end", "in other words", "on the contrary", "in turn", "above all", "after all", "for this reason",
+})  # fmt: skip
 _MOVABLE_ADVERBS = frozenset(
     "however today yesterday recently currently now eventually previously meanwhile nevertheless".split()
 )
@@ -235,6 +248,8 @@ def _phrase_move(s: str, c: _Ctx) -> str | None:
         adv = m.group("adv")
         if " " not in adv and adv.lower() not in _MOVABLE_ADVERBS:
             return None  # "..., therefore." reads wrong
+        if adv.lower() in _CONNECTIVES:
+            return None  # "... surveillance in addition." reads wrong: a connective leads its sentence
         return (
             f"{_cap(m.group('main'), c.lower)}, {_decap(c, adv)}{m.group('end')}"
             if " " not in adv
