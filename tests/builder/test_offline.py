@@ -598,3 +598,18 @@ def test_general_passive_wants_a_whole_determiner_before_the_object() -> None:
     ctx = _Ctx(False, frozenset())
     assert _general_passive("Smith booked athletes for the final.", ctx) is None
     assert _general_passive("Smith booked the athletes.", ctx) == "The athletes were booked by Smith."
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "at"),
+    [
+        ("here, we study msc plasticity on the level of cells.", "article", "we"),  # lemminflect: "we" a noun
+        ("Carragher stated this while receiving a lifetime award.", "determiner", "this"),  # a pronoun "this"
+    ],
+)
+def test_grammar_catalogue_skips_pronouns(text: str, kind: str, at: str) -> None:
+    """Seen in the build: "here, an we study" and "stated these while" (grammatical: "these" is a pronoun)."""
+    from dhp.builder.perturb.offline.grammar import grammar_edits
+
+    i = text.index(at)
+    assert not [e for e in grammar_edits(text) if e.kind == kind and e.start <= i <= e.end], grammar_edits(text)
