@@ -145,8 +145,8 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         ui.wire_board(be, parts["board"])
         ui.wire_judge(be, parts["judge"], tabs, parts["board"].judge_link, parts["linked"])
         ui.wire_submit(be, submit, queue[1])
-        ui.wire_queue(be, demo, timer, queue)
-        ui.wire_survey(be, demo, survey, parts["board"].weights)
+        ui.wire_queue(be, timer, queue)
+        ui.wire_survey(be, survey, parts["board"].weights)
     blocks: gr.Blocks = demo
     return blocks
 

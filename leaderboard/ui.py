@@ -402,18 +402,20 @@ def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
     s.button.click(handler, list(s.fields), [s.status, queue_df])
 
 
-def queue_tab() -> tuple[gr.Button, gr.Dataframe, gr.Markdown]:
-    with gr.Tab("Queue", id="queue", elem_id="tab-queue"):
+def queue_tab() -> tuple[gr.Button, gr.Dataframe, gr.Markdown, gr.Tab]:
+    with gr.Tab("Queue", id="queue", elem_id="tab-queue") as tab:
         refresh = gr.Button("Refresh queue", size="sm", elem_id="q-refresh")
         df = gr.Dataframe(interactive=False, elem_id="queue-table", wrap=True)
         problems = gr.Markdown(elem_id="queue-problems")
-    return refresh, df, problems
+    return refresh, df, problems, tab
 
 
 def wire_queue(
-    be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: tuple[gr.Button, gr.Dataframe, gr.Markdown]
+    be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.Dataframe, gr.Markdown, gr.Tab]
 ) -> None:
-    refresh, df, problems = parts
+    """The queue is read when its tab is opened (not on every page load: the board comes first), on
+    Refresh, and by the page's timer."""
+    refresh, df, problems, tab = parts
 
     def show_queue() -> tuple[pd.DataFrame, str]:
         frame, bad = be.queue_frame()
@@ -425,15 +427,15 @@ def wire_queue(
         return frame, "\n".join(notes)
 
     refresh.click(show_queue, None, [df, problems])
-    demo.load(show_queue, None, [df, problems])
+    tab.select(show_queue, None, [df, problems], show_progress="hidden")
     timer.tick(show_queue, None, [df, problems], show_progress="hidden")
 
 
 VoteHandler = tuple[str, gr.Button, list[gr.Radio], gr.Markdown]
 
 
-def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdown]:
-    with gr.Tab("Survey", id="survey", elem_id="tab-survey"):
+def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdown, gr.Tab]:
+    with gr.Tab("Survey", id="survey", elem_id="tab-survey") as tab:
         gr.Markdown(
             "## Expert-weight survey\nFor each quality issue, choose **the metric you think is most affected**, "
             "that is, the metric that should get the lowest score because of the issue (the DHP paper's "
@@ -461,16 +463,16 @@ def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdow
         gr.Markdown("### Weights derived from the votes")
         status = gr.Markdown(elem_id="survey-status")
         weights_df = gr.Dataframe(interactive=False, elem_id="survey-weights", wrap=True)
-    return handlers, weights_df, status
+    return handlers, weights_df, status, tab
 
 
 def wire_survey(
     be: Backend,
-    demo: gr.Blocks,
-    parts: tuple[list[VoteHandler], gr.Dataframe, gr.Markdown],
+    parts: tuple[list[VoteHandler], gr.Dataframe, gr.Markdown, gr.Tab],
     weights: gr.Dropdown,
 ) -> None:
-    handlers, weights_df, survey_status = parts
+    """Votes; the survey's weights table is read when its tab is opened."""
+    handlers, weights_df, survey_status, tab = parts
 
     def make_vote(task_id: str, radios: list[gr.Radio]) -> Callable[..., tuple[str, Any, Any, Any]]:
         task = get_task(task_id)
@@ -489,7 +491,7 @@ def wire_survey(
 
     for task_id, btn, radios, status in handlers:
         btn.click(make_vote(task_id, radios), set(radios), [status, weights_df, weights, survey_status])
-    demo.load(lambda: (be.weights_frame(), be.survey_status()), None, [weights_df, survey_status])
+    tab.select(lambda: (be.weights_frame(), be.survey_status()), None, [weights_df, survey_status])
 
 
 def weights_dropdown(be: Backend, value: str | None = None) -> Any:
