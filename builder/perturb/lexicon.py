@@ -125,6 +125,7 @@ _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
 _MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IGNORECASE)  # "10th-minute"
 _GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)  # "16million"
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
@@ -166,7 +167,7 @@ PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
     "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
     "forest peninsula canyon strait harbour harbor airport station bridge village town city "
-    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall".split()
+    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall velodrome".split()
 )
 #: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
 #: its type is none of person, place, organisation
@@ -197,7 +198,7 @@ _REGIONS = (
     "Hong Kong", "Gaza", "West Bank", "Kashmir", "Tibet", "Taiwan", "Kosovo", "Palestine", "Scotland",
     "Wales", "England", "Britain", "Great Britain", "Northern Ireland", "New Zealand", "United States",
     "United Kingdom", "South Africa", "North Korea", "South Korea", "Saudi Arabia", "Mediterranean",
-    "Pacific", "Atlantic", "Himalayas", "Alps", "Sahara", "Amazon", "Yangtze", "Thames", "Mars",
+    "Pacific", "Atlantic", "Himalayas", "Alps", "Sahara", "Amazon", "Yangtze", "Thames", "Mars", "Holland",
 )
 _BIO_SUFFIXES = (
     "ase", "ases", "itis", "osis", "oses", "emia", "aemia", "oma", "omas", "cyte", "cytes", "mab",
@@ -600,6 +601,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     """The type a name has by titles, place words, events and the name and place lists."""
     caps = [t for t in toks if t[:1].isupper()]
     named = toks[1:] if low[0] in TITLES and len(toks) > 1 else toks
+    if re.search(r"\bSt\.?\s*$", context) and (is_known_place(f"St. {toks[0]}") or is_known_place(f"Saint {toks[0]}")):
+        return EntityType.PLACE  # "St. Louis", never a person "Louis"
     if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
         return EntityType.PERSON  # "Dr. Varn", never "General Plan"
     if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and re.search(r"\b(?:in|at|from|near|to)\s*$", context):
@@ -658,6 +661,8 @@ def _number_type(word: str) -> EntityType | None:
         return EntityType.NUMBER
     if _GLUED_SCALE.match(word) or _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
         return EntityType.NUMBER
+    if _ORDINAL_COMPOUND.match(word):
+        return EntityType.NUMBER
     if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
     if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
@@ -674,7 +679,8 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
-        return not (_ORDINAL.match(word) or _DECADE.match(word.lower()) or _MEASURE.match(word) or _GLUED_SCALE.match(word))
+        number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
+        return not (number or _DECADE.match(word.lower()) or _GLUED_SCALE.match(word))
     if word in _UNIT_SYMBOLS:
         return False
     if _INNER_CAPITAL.match(word):
@@ -900,12 +906,29 @@ def _name_end(toks: list[Token], i: int) -> int:
     while j < len(toks):
         if _is_cap_word(toks[j].text) and _number_type(toks[j].text) is None:
             j += 1
-        elif (toks[j].text.lower() in _NAME_CONNECTORS and j + 1 < len(toks)
-              and _is_cap_word(toks[j + 1].text) and toks[j + 1].text.lower() not in MONTHS):
-            j += 2
+        elif (k := _after_connectors(toks, j)) > j:
+            j = k
         else:
             break
     return j
+
+
+def _after_connectors(toks: list[Token], j: int) -> int:
+    """Index after one or two connectors and the capitalised word they lead to ("of Lamoni", "van der
+    Wiel"), else j; a person's name never continues with "of" ("Hillary Scott of Lady Antebellum")."""
+    k = j
+    while k < len(toks) and k - j < 2 and toks[k].text.lower() in _NAME_CONNECTORS:
+        k += 1
+    if k == j or k >= len(toks) or not _is_cap_word(toks[k].text) or toks[k].text.lower() in MONTHS:
+        return j
+    if toks[j].text.lower() == "of" and _is_full_person([t.text for t in toks[max(0, j - 2) : j]]):
+        return j
+    return k + 1
+
+
+def _is_full_person(words: list[str]) -> bool:
+    """Two words, a known first name and a capitalised name ("Hillary Scott", "Charles Manuel")."""
+    return len(words) == 2 and words[0] in _names()[0] and _TITLE_CASE.match(words[1]) is not None and not _keyword(words[1])
 
 
 def _is_first_name(word: str) -> bool:
@@ -985,6 +1008,9 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
     title keeps its first word ("Cool Maker Loves Family")."""
     j = _name_end(toks, i)
+    if i < (k := _demonym_lead(toks, i, j)) < j:  # "New Zealander Tim Weston": the nationality, then the person
+        start, end = base + toks[i].start, base + toks[k - 1].end
+        return k, Span(start, end, text[start:end], EntityType.NATIONALITY, 0)
     function_word = word_zipf(toks[i].text) >= 5.5 and not lemmas(toks[i].text)  # “Because the EU ...”
     quoted = i > 0 and toks[i - 1].text in _QUOTES and j - i > 1 and not function_word
     at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
@@ -994,6 +1020,21 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
         return j, None
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)
+
+
+def _demonym_lead(toks: list[Token], i: int, j: int) -> int:
+    """End of a nationality that leads a person's name in the run ``toks[i:j]`` ("New Zealander Tim
+    Weston", "Brazilian Neymar"), else i."""
+    words = [t.text for t in toks[i:j]]
+    k = 2 if len(words) > 2 and f"{words[0]} {words[1]}".lower() in _TWO_WORD_DEMONYMS else 1
+    lead = k == 2 or is_demonym(words[0], real_only=True)
+    if not lead or len(words) <= k or classify_name(" ".join(words[k:])) is not EntityType.PERSON:
+        return i
+    return i + k
+
+
+#: peoples named in two words, which no stem rule finds
+_TWO_WORD_DEMONYMS = frozenset({"new zealander", "new zealanders", "new yorker", "new yorkers", "sri lankan"})
 
 
 def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
@@ -1078,8 +1119,11 @@ def _retype(text: str, spans: list[Span]) -> list[Span]:
 _CLUB_AFTER = re.compile(
     r"(?:['’]s)?\s+(?:boss|manager|striker|midfielder|defender|goalkeeper|keeper|captain|vice-captain|forward|"
     r"winger|full-back|full back|playmaker|coach|chairman|owner|squad|fans|supporters|academy|youngster|loanee|"
-    r"team-mates?|teammates?|defence|defense|players?|have|are|were)\b"
+    r"team-mates?|teammates?|defence|defense|players?)\b"
 )
+#: a singular name before a plural verb is a team in a text about sport ("Leicester are"; not "X and Y are")
+_CLUB_PLURAL = re.compile(r"\s+(?:have|are|were)\b")
+_AND_BEFORE = re.compile(r"\b(?:and|&)\s+$|,\s*$")
 #: a team's name after these, in a text about sport ("signed for Chelsea", "against Everton")
 _CLUB_BEFORE = re.compile(
     r"\b(?:for|against|joined|join|joins|joining|beat|beating|beaten by|vs\.?|v\.?|versus|draw with|drew with|"
@@ -1106,7 +1150,10 @@ def _clubs(text: str, spans: list[Span]) -> set[str]:
     for s in spans:
         if s.type not in (EntityType.PERSON, EntityType.PLACE, EntityType.OTHER) or _is_country(s.text):
             continue
-        after = _CLUB_AFTER.match(text, s.end) is not None and not s.text.endswith("s")
+        if s.type is EntityType.PERSON and " " in s.text:
+            continue  # "an offer for Yoshinori Muto": a full name is a player, never a club
+        plural = sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
+        after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
         signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
         before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
         if after or before or (sport and s.text in _CLUB_NAMES):

@@ -294,7 +294,7 @@ HOL = EntityType.HOLIDAY
         # clubs: a team's context at one occurrence types every occurrence; a country stays a place
         ("Filipe Luis signed for Chelsea from Atletico Madrid.", ("Chelsea", ORG), ("Atletico Madrid", P)),
         ("Hazard scored for Chelsea. Chelsea boss Jose Mourinho was happy.", ("Chelsea", ORG), ("Chelsea", P)),
-        ("Leicester are seven points adrift. Saving Leicester will feel like a trophy.", ("Leicester", ORG),
+        ("Leicester are seven points adrift in the league. Saving Leicester will feel like a trophy.", ("Leicester", ORG),
          ("Leicester", PL)),
         ("Liverpool boss Ian Ayre said so. Liverpool reached an agreement.", ("Liverpool", ORG), ("Liverpool", PL)),
         ("He played for England in the match last season.", ("England", PL), ("England", ORG)),
@@ -319,6 +319,22 @@ HOL = EntityType.HOLIDAY
         ("The Russian Pilot's actions were unsafe.", ("Russian", NAT), ("Russian", OTHER)),
         ("In the last round the Dutchman passed the car.", ("Dutchman", NAT), ("Dutchman", OTHER)),
         ("Antonio Inoki, current Japanese Lawmaker, asked.", ("Japanese", NAT), ("Japanese Lawmaker", OTHER)),
+        # a plural verb makes a team only in a text about sport, never after "and"; a full name is no club
+        ("Researchers in Tokyo are looking into it.", ("Tokyo", PL), ("Tokyo", ORG)),
+        ("Paul Merson and Andros Townsend have restarted their banter in the league.", ("Andros Townsend", P),
+         ("Andros Townsend", ORG)),
+        ("Chelsea have made an offer for Yoshinori Muto. Muto scored a goal.", ("Yoshinori Muto", P),
+         ("Yoshinori Muto", ORG)),
+        # "St. Louis" is a place; "10th-minute" a number; connectors in a chain; no person runs on with "of"
+        ("Becky Schoenig of St. Louis, Missouri was shocked.", ("Louis", PL), ("Louis", P)),
+        ("Ross Barkley had earlier missed a 10th-minute penalty.", ("10th-minute", N), ("10th-minute", T)),
+        ("Gregory van der Wiel does not want to leave PSG.", ("Gregory van der Wiel", P), ("Wiel", OTHER)),
+        ("Hillary Scott of Lady Antebellum spoke.", ("Hillary Scott", P), ("Hillary Scott of Lady Antebellum", P)),
+        ("They play Holland and Ireland next.", ("Holland", PL), ("Holland", P)),
+        ("He will race at London's Olympic Velodrome in front of fans.", ("Olympic Velodrome", PL),
+         ("Olympic Velodrome", P)),
+        ("It swam in Mexico. New Zealander Tim Weston was on holiday.", ("New Zealander", NAT),
+         ("Zealander Tim Weston", P)),
         ("“Because the EU threw their market power around,” he said.", ("EU", PL), ("Because the EU", OTHER)),
     ],
 )

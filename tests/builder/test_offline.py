@@ -624,7 +624,14 @@ def test_entities_change_a_surname_with_the_full_name() -> None:
          r"[A-Z][a-z]+ County Fire Department"),
         # review: "Greg Dyke" -> "Grer Dyke", "Elon Musk" -> "Tior Musk": a person, whole
         ("Greg Dyke wants to increase the number of home players.", "Greg Dyke", r"[A-Z][a-z]+ [A-Z][a-z]+"),
-        # review: "New Zealander Tim Weston" never loses "New"; "the Dutchman" -> "Sinnonpi"
+        # review: "Pep Guardiola" -> "Pep Strand" ("Pep" is an ordinary word, yet no title)
+        ("Bayern Munich boss Pep Guardiola ripped a hole in his trousers.", "Pep Guardiola", r"[A-Z][a-z]+ [A-Z][a-z]+"),
+        # review: "South Los Angeles" -> "South Los Brenmoria"; "10th-minute" -> "55bo-thiosi"
+        ("It happened at a station in South Los Angeles on Monday.", "South Los Angeles", r"South [A-Z][a-z]+"),
+        ("Ross Barkley had earlier missed a 10th-minute penalty.", "10th-minute", r"\d+(st|nd|rd|th)-minute"),
+        # review: "New Zealander Tim Weston" -> "New Zanthe Strand"
+        ("It swam in Mexico. New Zealander Tim Weston was on holiday there.", "New Zealander", r"[A-Z][a-z]+ian"),
+        # review: "the Dutchman" -> "Sinnonpi"
         ("In the last round the Dutchman passed the car on the left.", "Dutchman", r"[A-Z][a-z]+ian"),
     ],
 )
@@ -633,7 +640,7 @@ def test_entities_review3_whole_names_of_their_kind(text: str, name: str, check:
     assert changes, name
     for c in changes:
         assert re.fullmatch(check, c["to"]), c
-        assert not set(c["to"].split()) & set(name.split()) - {"County", "Fire", "Department"}, c
+        assert not set(c["to"].split()) & set(name.split()) - {"County", "Fire", "Department", "South"}, c
 
 
 def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None:

@@ -74,8 +74,8 @@ def _number(span: str, rng: random.Random) -> str:
             return word.capitalize() if span[:1].isupper() else word
     if low.replace("-", "").isalpha():
         return span  # "dozens", "hundred", "hundred-year": no same-shape fictional value
-    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)", span, re.I):
-        return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1)
+    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "61st", "10th-minute"
+        return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1) + (m.group(3) or "")
     words = span.split(" ")
     return " ".join(_same_shape_digits(w, rng) if re.search(r"\d", w) else w for w in words)
 
@@ -233,11 +233,21 @@ def _org(span: str, rng: random.Random) -> str:
     words = span.split()
     if len(words) == 1:
         return rng.choice(lexicon.FICTIONAL_TOWNS)
-    for size in range(min(3, len(words) - 1), 0, -1):  # the longest run of words that is a real place
-        for i in range(len(words) - size + 1):
-            if lexicon.is_known_place(" ".join(words[i : i + size])) and words[i][:1].isupper():
-                return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
+    if run := _place_run(words):
+        i, size = run
+        return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
     return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST)
+
+
+def _place_run(words: list[str]) -> tuple[int, int] | None:
+    """(start, size) of the longest run of capitalised words, not the whole name, that is a real place
+    ("Los Angeles" in "Los Angeles County Fire Department"), else None."""
+    for size in range(min(3, len(words) - 1), 0, -1):
+        for i in range(len(words) - size + 1):
+            run = words[i : i + size]
+            if run[0][:1].isupper() and lexicon.is_known_place(" ".join(run), major_only=size == 1):
+                return i, size
+    return None
 
 
 def _holiday(span: str, rng: random.Random) -> str:
@@ -251,9 +261,9 @@ def _place(span: str, rng: random.Random) -> str:
     if " " in span and lexicon.is_known_place(span):  # "Saudi Arabia", "New Zealand": a fictional country
         return rng.choice(_PLACES)
     words = span.split()
-    real = [i for i, w in enumerate(words) if len(words) > 1 and lexicon.is_known_place(w, major_only=True)]
-    if real:  # "Atletico Madrid" -> "Atletico Valdoria": the real place goes, not the word before it
-        return " ".join(rng.choice(_PLACES) if i == real[0] else w for i, w in enumerate(words))
+    if len(words) > 1 and (run := _place_run(words)):  # "Atletico Madrid" -> "Atletico Valdoria",
+        i, size = run  # "South Los Angeles" -> "South Valdoria": the real place goes, whole
+        return " ".join([*words[:i], rng.choice(_PLACES), *words[i + size :]])
     keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS | lexicon.COMPASS_WORDS
     return _keep_keywords(words, keep, rng, _PLACES)
 
@@ -261,7 +271,9 @@ def _place(span: str, rng: random.Random) -> str:
 def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
     if len(words) >= 2:  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
-        lead = next(k for k, w in enumerate([*words[:-1], ""]) if not _is_title_word(w))
+        # an ordinary word leads only a name of two more words ("Pep Guardiola" is a name, whole)
+        lead = next(k for k, w in enumerate([*words[:-1], ""])
+                    if not _is_title_word(w) or (w.lower() not in lexicon.TITLES and len(words) - k < 3))
         titles = words[:lead]
         name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng, text), rng.choice(_LAST)]
         return " ".join([*titles, *name])
@@ -303,6 +315,8 @@ def _nationality(span: str, rng: random.Random) -> str:
     """A fictional nationality for the first word ("French" -> "Valdorian", "Canadians" -> "Tarnholmians",
     "African American" -> "Valdorian American")."""
     words = span.split()
+    if len(words) == 2 and not lexicon.is_demonym(words[0]):  # "New Zealander" -> "Valdorian", whole
+        words = [words[1]]
     plural = "s" if words[0].endswith("s") and not words[0].endswith(("ss", "ese")) else ""
     new = _demonym(rng)
     for _ in range(_TRIES):  # no shared ending: "Italians" -> "Morrowdalians" keeps "alians"
