@@ -181,7 +181,7 @@ EVENT_WORDS = frozenset(
     "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
     "concert exhibition tournament carnival".split()
 )
-PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el puerto porto rio".split())
+PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el la puerto porto rio".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
 COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
 _IRREGULAR_DEMONYMS = frozenset(
@@ -614,7 +614,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     if len(toks) > 2 and any(w in {"the", "and", "for"} for w in low[1:-1]):
         return EntityType.OTHER  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
     first, last = _names()
-    if caps and _person_by_lists(caps, first, last):
+    article = len(caps) == 1 and re.search(r"\b(?:a|an|the)\s+$", context, re.IGNORECASE) is not None
+    if caps and _person_by_lists(caps, first, last) and not article:  # never "a Corona vaccination"
         return EntityType.PERSON
     if any(is_known_place(t, major_only=True) for t in caps):
         return EntityType.PLACE
@@ -939,7 +940,8 @@ def _is_first_name(word: str) -> bool:
 def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, int]:
     """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
     keyword = toks[j - 1].text.lower() in ORG_KEYWORDS | EVENT_WORDS | PLACE_SUFFIX_WORDS  # "Premier League"
-    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword:
+    office = j - i > 2 and toks[i + 1].text.lower() == "of"  # "Minister of Justice": an office, kept whole
+    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword and not office:
         i += 1
     if j - i == 1 and toks[i].text.lower() in TITLES and j < len(toks) and toks[j].text == ".":
         return j, j  # "Dr." before a name: the title is not the name
@@ -952,11 +954,16 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         function_word = frequent and (not lemmas(word) or not _is_fixed_name(whole))
         if j - i > 1 and (function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))):
             i += 1
-    while i < j and toks[i].text.lower() in _NAME_CONNECTORS:
-        i += 1  # "During the Spring Festival": "During" dropped, then "the"
+    while i < j and toks[i].text.lower() in _NAME_CONNECTORS and not _place_article(toks[i].text):
+        i += 1  # "During the Spring Festival": "During" dropped, then "the"; "La Palma" kept
     while j > i and toks[j - 1].text.lower() in _NAME_CONNECTORS:
         j -= 1
     return i, j
+
+
+def _place_article(word: str) -> bool:
+    """A capitalised Romance article that starts a place's name ("La Palma", "Los Angeles", "El Paso")."""
+    return word in ("La", "Le", "Las", "Los", "El")
 
 
 def _is_fixed_name(name: str) -> bool:
@@ -1137,6 +1144,13 @@ _SPORT = re.compile(
     r"football|soccer|rugby|cricket|premier|relegation)\b",
     re.IGNORECASE,
 )
+#: firms and brands named after people or places, an organisation wherever they stand alone
+_BRANDS = frozenset(
+    "Ferrari Mercedes Porsche McLaren Renault Lamborghini Maserati Peugeot Citroen Opel Audi Bosch Siemens "
+    "Philips Boeing Airbus Disney Toyota Honda Nissan Volvo Ford Chrysler Dell".split()
+)
+#: a name after these is a firm or a club ("the real estate company Deutsche Euroshop")
+_ORG_BEFORE = re.compile(r"\b(?:company|firm|brand|manufacturer|maker|retailer|carmaker|club|band|group)\s+$")
 #: clubs whose names are also people's names or ordinary words, a club in a text about sport
 _CLUB_NAMES = frozenset("Chelsea Everton Arsenal Millwall Juventus Celtic Rangers Spurs Wolves".split())
 
@@ -1150,15 +1164,20 @@ def _clubs(text: str, spans: list[Span]) -> set[str]:
     for s in spans:
         if s.type not in (EntityType.PERSON, EntityType.PLACE, EntityType.OTHER) or _is_country(s.text):
             continue
-        if s.type is EntityType.PERSON and " " in s.text:
-            continue  # "an offer for Yoshinori Muto": a full name is a player, never a club
-        plural = sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
-        after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
-        signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
-        before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
-        if after or before or (sport and s.text in _CLUB_NAMES):
-            out.add(s.text)
+        if s.text in _BRANDS or _ORG_BEFORE.search(text, 0, s.start) is not None:
+            out.add(s.text)  # "Ferrari", "the company Deutsche Euroshop"
+        elif not (s.type is EntityType.PERSON and " " in s.text) and _club_context(text, s, sport):
+            out.add(s.text)  # never a full name: "an offer for Yoshinori Muto" is a player
     return out
+
+
+def _club_context(text: str, s: Span, sport: bool) -> bool:
+    """A team's words around the name (see :func:`_clubs`)."""
+    plural = sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
+    after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
+    signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
+    before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
+    return after or before or (sport and s.text in _CLUB_NAMES)
 
 
 @functools.lru_cache(maxsize=1)

@@ -333,6 +333,13 @@ HOL = EntityType.HOLIDAY
         ("They play Holland and Ireland next.", ("Holland", PL), ("Holland", P)),
         ("He will race at London's Olympic Velodrome in front of fans.", ("Olympic Velodrome", PL),
          ("Olympic Velodrome", P)),
+        # WMT: an office stays whole; an article before a lone first name; Romance articles of places; firms
+        ("Lauterbach said: I will speak with the Minister of Justice to implement this.", ("Lauterbach", OTHER),
+         ("Justice", P)),
+        ("Lauterbach said: to have a Corona vaccination has also increased.", ("Lauterbach", OTHER), ("Corona", P)),
+        ("A volcanic eruption on La Palma: probably the longest in history.", ("La Palma", PL), ("Palma", P)),
+        ("Even the real estate company Deutsche Euroshop fell.", ("Deutsche Euroshop", ORG), ("Deutsche Euroshop", P)),
+        ("He won at the 2007 World Championship in Ferrari.", ("Ferrari", ORG), ("Ferrari", P)),
         ("It swam in Mexico. New Zealander Tim Weston was on holiday.", ("New Zealander", NAT),
          ("Zealander Tim Weston", P)),
         ("“Because the EU threw their market power around,” he said.", ("EU", PL), ("Because the EU", OTHER)),

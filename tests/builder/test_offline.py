@@ -651,3 +651,21 @@ def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None
     female = lexicon.FICTIONAL_FIRST_NAMES["female"]
     for c in _changes_of(_every_minor("Kelly cleaned up in time and she was happy.", 12), "Kelly"):
         assert c["to"] in female, c
+
+
+def test_entities_never_replace_two_entities_side_by_side() -> None:
+    # "New Zealander Tim Weston" -> "Faircliffian Faelan Marwick": two entities read as one changed span
+    text = "The crocodile swam in Puerto Vallarta, in Mexico. New Zealander Tim Weston was on holiday and saw it."
+    major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
+    for seed in range(30):
+        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
+        froms = {c["from"] for c in out.settings["changes"]}
+        assert not {"New Zealander", "Tim Weston"} <= froms, froms
+        assert validate(major, text, out.text).ok, out.text
+
+
+def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
+    # "A Decade of Hits" -> "A Decade of Ellerburg" (a fictional place for an ordinary word)
+    text = "Keeps Gettin' Better: A Decade of Hits by Christina Aguilera was sold."
+    for out in _every_minor(text, 20):
+        assert "Decade of Hits" in out.text or "of Hits" in out.text, out.text

@@ -349,7 +349,8 @@ def _other_name(span: str, rng: random.Random) -> str:
     length, event and other keywords kept ("Gaddafi" -> "Dravelo", "Spring Festival" -> "Korvan Festival",
     "Chindits" -> "Meravins")."""
     m = re.fullmatch(r"(.+ of )(.+)", span)
-    if m and (lexicon.is_known_place(m.group(2)) or re.fullmatch(r"[A-Z][a-z]+", m.group(2))):
+    owner = m.group(2) if m else ""  # "A Decade of Hits": an ordinary word, no place
+    if m and (lexicon.is_known_place(owner) or (re.fullmatch(r"[A-Z][a-z]+", owner) and not lexicon.is_common_word(owner))):
         return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
     words = span.split()
     names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
@@ -475,6 +476,13 @@ def _forms(
     return forms
 
 
+def _touch(text: str, span: Span, edit: Edit) -> bool:
+    """The span overlaps the edit or only white space lies between them ("New Zealander" and "Tim Weston":
+    two entities replaced side by side read as one changed span)."""
+    a, b = sorted([(span.start, span.end), (edit.start, edit.end)])
+    return b[0] < a[1] or not text[a[1] : b[0]].strip()
+
+
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
     words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2}
@@ -508,7 +516,7 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         forms = _forms(text, groups, shorts, surface, new)
-        if not forms or any(o.start < e.end and e.start < o.end for group, _ in forms for o in group for e in edits):
+        if not forms or any(_touch(text, o, e) for group, _ in forms for o in group for e in edits):
             continue
         if any(_article_breaks(text[: o.start], o.text, value) for group, value in forms for o in group):
             continue
