@@ -529,8 +529,8 @@ def _shape_type(toks: list[str]) -> EntityType:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
     if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
         return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
-    if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks):
-        return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL": no person's name
+    if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks) or toks[-1].endswith(_ADJ_ENDINGS):
+        return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL", "Neo Kantian": no person's name
     return EntityType.PERSON
 
 
@@ -545,17 +545,23 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     low = caps[0].lower()
     if len(caps) == 1 and (low in _SEASONS or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
         return False  # "Spring", "Miles": a season, a plural noun
+    if len(caps) > 1 and caps[-1].endswith(_ADJ_ENDINGS) and caps[-1] not in last:
+        return False  # "Neo Kantian": an adjective of a name
     if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
         return True
-    if len(caps) == 2 and caps[0] in first and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1]):
+    if len(caps) == 2 and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1]) and not caps[1].endswith(_ADJ_ENDINGS):
         rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
-        if not is_common_word(caps[0]) or rare_last:
-            return True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco"
+        if caps[0] in first and (not is_common_word(caps[0]) or rare_last):
+            return True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
+        if caps[0] in last and rare_last and len(caps[0]) <= 5:
+            return True  # a Chinese name, surname first: "Gong Bowei"
     if len(caps) > 1 and caps[0] not in first and is_known_place(caps[-1], major_only=True):
         return False  # "Atletico Madrid": a city's name, no surname
     return caps[-1] in last and uncommon_last and (len(caps) > 1 or not is_known_place(caps[-1]))
 
 
+#: endings of adjectives made from names, never a surname ("Neo Kantian", "Victorian")
+_ADJ_ENDINGS = ("ian", "ean", "ist", "ism", "ic", "ical", "esque")
 #: a surname after a first name that is also an ordinary word is rarer than this ("Clattenburg" 2.3, "Deco" 3.4)
 _RARE_SURNAME_ZIPF = 3.0
 

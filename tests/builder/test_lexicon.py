@@ -365,3 +365,14 @@ def test_technical_words_of_cased_prose_stay_terms(word: str) -> None:
 
 def test_art_deco_is_no_person() -> None:
     assert classify_name("Art Deco") is not P
+
+
+@pytest.mark.parametrize(("name", "kind"), [("Gong Bowei", P), ("Wang Cheng", P), ("Greg Dyke", P)])
+def test_review3_people_whose_second_word_no_list_has(name: str, kind: EntityType) -> None:
+    # WMT zh-en: "Gong Bowei" -> "Gong Seala" (typed other, half replaced)
+    assert classify_name(name) is kind
+
+
+def test_review3_an_adjective_of_a_name_is_no_surname() -> None:
+    # WMT zh-en: "German Neo Kantian ethics" -> "German Faelan Thornbury ethics"
+    assert classify_name("Neo Kantian") is not P

@@ -669,3 +669,21 @@ def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
     text = "Keeps Gettin' Better: A Decade of Hits by Christina Aguilera was sold."
     for out in _every_minor(text, 20):
         assert "Decade of Hits" in out.text or "of Hits" in out.text, out.text
+
+
+def test_entities_replace_a_plural_scale_and_no_term_by_its_own_suffix() -> None:
+    # WMT zh-en: "dozens of trending topics" was not applicable; SumPubMed: "phages" -> "grephages"
+    for out in _every_minor("The professionalism can be seen: dozens of trending topics are on the list.", 6):
+        assert out.settings["changes"][0]["to"] in {"hundreds", "thousands", "millions", "billions"}, out.text
+    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+    text = "specific phages have been proposed as an alternative ."
+    for seed in range(6):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert "phages" not in out.text and validate(pubmed, text, out.text).ok, out.text
+
+
+def test_entities_replace_every_name_word_of_an_organisation() -> None:
+    # WMT zh-en: "Zhi Yun Restaurant" -> "Jessup Yun Restaurant"
+    text = "Thank you for choosing Zhi Yun Restaurant, and we are deeply sorry."
+    changes = _changes_of(_every_minor(text, 12), "Zhi Yun Restaurant")
+    assert changes and all(re.fullmatch(r"[A-Z][a-z]+ Restaurant", c["to"]) for c in changes), changes

@@ -41,6 +41,7 @@ _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
 _ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
+_PLURAL_SCALES = ["dozens", "hundreds", "thousands", "millions", "billions"]  # "dozens of topics" -> "hundreds of"
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
@@ -68,7 +69,7 @@ def _ordinal(n: int) -> str:
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
     head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
-    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS):  # "two" -> "five", "third" -> "seventh"
+    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS, _PLURAL_SCALES):  # "two" -> "five", "third" -> "seventh"
         if head in pool and (not dash or rest.replace("-", "").isalpha()):
             word = rng.choice([w for w in pool if w != head]) + dash + span[len(head) + len(dash) :]
             return word.capitalize() if span[:1].isupper() else word
@@ -203,7 +204,7 @@ def _term(span: str, rng: random.Random) -> str:
     if lexicon.is_binomial(span):
         return _binomial(span, rng)
     low = span.lower()
-    suffix = next((s for s in _SUFFIXES if low.endswith(s)), "")
+    suffix = next((s for s in _SUFFIXES if low.endswith(s) and s != low), "")  # "phages" never -> "grephages"
     if suffix and span.isalpha() and span.islower():
         return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
     if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
@@ -213,11 +214,14 @@ def _term(span: str, rng: random.Random) -> str:
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
 
 
-def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str]) -> str:
+def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str], run: bool = False) -> str:
     """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University")."""
     for i, w in enumerate(words):
         if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
-            return " ".join([*words[:i], rng.choice(pool), *words[i + 1 :]])
+            j = i + 1  # with ``run``, all uncommon name words: "Zhi Yun Restaurant" -> "Jessup Restaurant"
+            while run and j < len(words) and words[j][:1].isupper() and words[j].lower() not in keep and not lexicon.is_common_word(words[j]):
+                j += 1
+            return " ".join([*words[:i], rng.choice(pool), *words[j:]])
     if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
         return " ".join([rng.choice(pool), *words[1:]])
     return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
@@ -236,7 +240,7 @@ def _org(span: str, rng: random.Random) -> str:
     if run := _place_run(words):
         i, size = run
         return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
-    return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST)
+    return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST, run=True)
 
 
 def _place_run(words: list[str]) -> tuple[int, int] | None:
