@@ -543,8 +543,8 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
     low = caps[0].lower()
-    if len(caps) == 1 and (low in _SEASONS or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
-        return False  # "Spring", "Miles": a season, a plural noun
+    if len(caps) == 1 and (low in _SEASONS or low in _NO_PERSON_ALONE or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
+        return False  # "Spring", "Miles", "Corona": a season, a plural noun, the pandemic
     if len(caps) > 1 and caps[-1].endswith(_ADJ_ENDINGS) and caps[-1] not in last:
         return False  # "Neo Kantian": an adjective of a name
     if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
@@ -603,12 +603,27 @@ def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None
     return None
 
 
+#: a name after these is the title of a work ("the book Terra", "the film Avatar")
+_WORK_BEFORE = re.compile(r"\b(?:book|film|movie|album|song|series|show|novel|game|magazine|play|opera)\s+$", re.IGNORECASE)
+#: single words the name lists know that name no person on their own ("Corona", the pandemic)
+_NO_PERSON_ALONE = frozenset({"corona", "covid"})
+
+
+def _context_type(toks: list[str], context: str) -> EntityType | None:
+    """The type the words before a name give it: "the book Terra" a title, "St. Louis" a place."""
+    if _WORK_BEFORE.search(context):
+        return EntityType.OTHER  # never a person
+    if re.search(r"\bSt\.?\s*$", context) and (is_known_place(f"St. {toks[0]}") or is_known_place(f"Saint {toks[0]}")):
+        return EntityType.PLACE  # never a person "Louis"
+    return None
+
+
 def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | None:
     """The type a name has by titles, place words, events and the name and place lists."""
     caps = [t for t in toks if t[:1].isupper()]
     named = toks[1:] if low[0] in TITLES and len(toks) > 1 else toks
-    if re.search(r"\bSt\.?\s*$", context) and (is_known_place(f"St. {toks[0]}") or is_known_place(f"Saint {toks[0]}")):
-        return EntityType.PLACE  # "St. Louis", never a person "Louis"
+    if kind := _context_type(toks, context):
+        return kind
     if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
         return EntityType.PERSON  # "Dr. Varn", never "General Plan"
     if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and re.search(r"\b(?:in|at|from|near|to)\s*$", context):
@@ -911,6 +926,8 @@ def _name_end(toks: list[Token], i: int) -> int:
     """End index of a run of capitalised words (with "of", "de", "&" ... inside) from ``i``."""
     j = i + 1
     while j < len(toks):
+        if is_holiday(toks[j].text):
+            break  # a holiday starts a name of its own ("Gifts Christmas is ...")
         if _is_cap_word(toks[j].text) and _number_type(toks[j].text) is None:
             j += 1
         elif (k := _after_connectors(toks, j)) > j:
