@@ -37,6 +37,10 @@ BE = frozenset("be am is are was were been being".split())
 ARTICLES = frozenset({"a", "an", "the"})
 SG_PRON = frozenset("he she it".split())
 PL_PRON = frozenset("i you we they".split())
+#: articles, demonstratives and possessives: the words that open a definite or indefinite noun phrase
+CORE_DET = frozenset("the a an this that these those his her its their my our your".split())
+#: every determiner the generators and checks treat as closed-class: the core ones and the quantifiers
+DETERMINERS = CORE_DET | frozenset("some any no each every another".split())
 SG_DET = frozenset("a an one this that each every another".split())
 PL_DET = frozenset("these those many several both few two three four five six seven eight nine ten".split())
 SUBORDINATORS = frozenset(

@@ -423,6 +423,29 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
          "there has been a dearth of genomic and genetic resources for the crop."),
         ("the protein which is secreted by endothelial cells binds gtp.", True,
          "the protein secreted by endothelial cells binds gtp."),
+        # a name's age in apposition becomes the news-style "N-year-old" in front of the name
+        ("Ian Guffick, 31, allowed pupils to make changes outside exam conditions.", False,
+         "31-year-old Ian Guffick permitted pupils to make changes outside exam conditions."),
+        # a name and a definite description joined by "was": the same statement either way round
+        ("The first one to score was Callum Gribbin.", False, "Callum Gribbin was the first one to score."),
+        ("Leicester City was the only club to bid for the striker.", False,
+         "The only club to bid for the striker was Leicester City."),
+        # a final time phrase with "later/earlier this ..." or a date is fronted
+        ("He will be sentenced later this week.", False, "Later this week he will be sentenced."),
+        ("Usain Bolt will compete at the World Relays on May 2-3.", False,
+         "On May 2-3 Usain Bolt will compete at the World Relays."),
+        # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
+        ("It has been shown that autophagy protects neurons from stress.", False,
+         "As has been shown, autophagy protects neurons from stress."),
+        ("quantitative real-time pcr is often used to analyse gene expression.", True,
+         "gene expression is frequently analysed with quantitative real-time pcr."),
+        ("the goal of the present study was to assess the capacity of these cells.", True,
+         "the present study aimed to evaluate the capacity of these cells."),
+        ("given that X is altered in some conditions, this study aimed to establish which genes are stable.", True,
+         "given that X is altered in some conditions, the aim of this study was to establish which genes are stable."),
+        ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep improves memory."),
+        ("The nature of this relationship is unclear, however.", False,
+         "Nevertheless, the nature of this relationship is not clear."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
          "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
@@ -444,6 +467,14 @@ def test_paraphrase_rules(sentence: str, lower: bool, expected: str) -> None:
         ("Sanchez has made an instant impact and has scored 19 goals for the Gunners.", False),  # two verbs
         ("Neither have been disciplined by Reds boss Brendan Rodgers for incident.", False),  # "by X for Y"
         ("the performance has been benchmarked using abstract algorithms, but not using standard ones.", True),
+        ("He was the first to arrive at the scene.", False),  # a pronoun is no name to invert
+        ("He showed that he could win the race.", False),  # a person's "showed" is no report: no "According to him"
+        # a phrase moved to the end of "A, but B" would seem to belong to B only; a connective stays in front;
+        # a "when" clause after a noun may say which one ("the response when objects appear")
+        ("In recent years, many efforts have been made to predict the sites, but there is still no tool for it.", False),
+        ("In addition, the utility of sequencing was examined for routine surveillance.", False),
+        ("He further outlined Japan's response when unidentified objects appear on their radar.", False),
+        ("Rich, 31, says he would pay.", False),  # "Rich" could be an adjective: no "31-year-old Rich"
     ],
 )
 def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: bool) -> None:
@@ -452,6 +483,9 @@ def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: 
     out = paraphrase(sentence, _Ctx(lower, frozenset()))
     assert out is None or not out.lower().startswith(("in a 0-0", "during", "wealthy", "an instant", "though")), out
     assert out is None or ("statement expressing thankfulness was" not in out and "for incident has" not in out), out
+    assert out is None or not out.startswith(("The first to arrive", "31-year-old", "According to")), out
+    assert out is None or not out.endswith(("for it lately.", "for it in recent years.", "in addition.")), out
+    assert out is None or not out.startswith("When unidentified"), out
 
 
 def test_a_written_out_contraction_is_no_rewrite() -> None:
@@ -687,3 +721,28 @@ def test_entities_replace_every_name_word_of_an_organisation() -> None:
     text = "Thank you for choosing Zhi Yun Restaurant, and we are deeply sorry."
     changes = _changes_of(_every_minor(text, 12), "Zhi Yun Restaurant")
     assert changes and all(re.fullmatch(r"[A-Z][a-z]+ Restaurant", c["to"]) for c in changes), changes
+
+
+def test_general_passive_wants_a_whole_determiner_before_the_object() -> None:
+    """"athletes" starts with "a" but has no determiner: like a headline's "booked place in the final",
+    a bare noun after the verb may be no object, and the rule leaves it (a word-prefix match took it)."""
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, _general_passive
+
+    ctx = _Ctx(False, frozenset())
+    assert _general_passive("Smith booked athletes for the final.", ctx) is None
+    assert _general_passive("Smith booked the athletes.", ctx) == "The athletes were booked by Smith."
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "at"),
+    [
+        ("here, we study msc plasticity on the level of cells.", "article", "we"),  # lemminflect: "we" a noun
+        ("Carragher stated this while receiving a lifetime award.", "determiner", "this"),  # a pronoun "this"
+    ],
+)
+def test_grammar_catalogue_skips_pronouns(text: str, kind: str, at: str) -> None:
+    """Seen in the build: "here, an we study" and "stated these while" (grammatical: "these" is a pronoun)."""
+    from dhp.builder.perturb.offline.grammar import grammar_edits
+
+    i = text.index(at)
+    assert not [e for e in grammar_edits(text) if e.kind == kind and e.start <= i <= e.end], grammar_edits(text)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import PREPOSITIONS
+from dhp.builder.perturb.grammar_check import DETERMINERS, PL_PRON, PREPOSITIONS, SG_PRON, SUBORDINATORS
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -294,9 +294,6 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
-_DETERMINERS = frozenset(
-    "the a an this that these those his her its their my our your some any no each every another".split()
-)
 
 
 _NOT_BARE = frozenset(
@@ -313,7 +310,9 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     and short noun phrases, which have no verb to disagree with."""
     for i, t in enumerate(toks):
         prev = toks[i - 1] if i else None
-        closed = t.low in _NOT_BARE or t.low in PREPOSITIONS or t.low in _DETERMINERS or t.low in _POSS_TO_OBJ
+        closed = (
+            t.low in _NOT_BARE | SG_PRON | PL_PRON or t.low in PREPOSITIONS or t.low in DETERMINERS or t.low in _POSS_TO_OBJ
+        )  # lemminflect lists "we" as a noun: "here, an we study" is no article error
         pos = set(lemmas(t.low))
         noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)
         if t.word[:1].isupper() or not t.low.isalpha() or not noun or closed:
@@ -335,8 +334,8 @@ def _determiner(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for a, b in _pairs(toks):
         new = _DET_NUMBER.get(a.low)
         number = _noun_number(b.low)
-        if new is None or number is None or b.word[:1].isupper():
-            continue
+        if new is None or number is None or b.word[:1].isupper() or b.low in SUBORDINATORS | PREPOSITIONS:
+            continue  # "stated this while ...": "this" is a pronoun there, and "these" would be grammatical
         if (number == "pl") == (new in ("these", "those")):
             continue  # the swap would agree ("this study" -> "these studies" is not made here)
         yield _sub(a, new, "determiner")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import PREPOSITIONS
+from dhp.builder.perturb.grammar_check import CORE_DET, PREPOSITIONS
 from dhp.builder.perturb.lexicon import word_tags
 from dhp.builder.perturb.offline import wording
 from dhp.builder.perturb.offline.edits import WORD, change_count, compiled, inflect, lemmas
@@ -98,13 +98,26 @@ def _cap(s: str, lower: bool) -> str:
 _SAY = (
     r"said|says|say|told reporters|added|explained|noted|claimed|claims|argued|argues|stated|believes|believed|thinks|"
     r"insists|maintains|"
-    r"reported|reports|announced|suggested|suggests|admitted|admits|insisted|revealed|warned|confirmed"
+    r"reported|reports|announced|suggested|suggests|admitted|admits|insisted|revealed|warned|confirmed|"
+    r"(?:have|has) (?:said|revealed|reported|suggested|claimed|admitted|confirmed|warned|insisted|stated)"
 )
 _SPEAKER = (
     r"(?:[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Tt]he (?:[A-Z][\w'’.-]* ){0,4}\w+(?: \w+)?|"
     r"[Pp]olice|[Oo]fficials|[Ee]xperts|[Rr]esearchers|[Ss]cientists|[Ww]itnesses|[Ss]ources)"
 )
-_REPORTED = re.compile(rf"^(?P<who>{_SPEAKER}) (?:{_SAY}) (?:that )?(?P<rest>[^\"“].{{10,}})$")
+#: what studies and results are said to show: "Recent studies suggest X" -> "According to recent studies, X"
+_FINDINGS = (
+    r"(?:[Rr]ecent |[Pp]revious |[Ss]everal |[Mm]any |[Tt]hese |[Oo]ur |[Tt]he )"
+    r"(?:studies|results|findings|data|analyses|experiments|observations)"
+)
+_SHOW = (
+    r"suggest|suggested|indicate|indicated|show|showed|demonstrate|demonstrated|reveal|revealed|"
+    r"(?:have|has) (?:shown|demonstrated|suggested|indicated|revealed|reported)"
+)
+_REPORTED = re.compile(
+    rf"^(?P<who>{_SPEAKER}|{_FINDINGS}) (?:{_SAY}) (?:that )?(?P<rest>[^\"“].{{10,}})$|"
+    rf"^(?P<found>{_FINDINGS}) (?:{_SHOW}) (?:that )?(?P<shown>[^\"“].{{10,}})$"
+)
 _REPORTED_END = re.compile(rf"^(?P<rest>.{{10,}}), (?P<who>{_SPEAKER}) (?:{_SAY})(?P<end>[.!?])$")
 
 
@@ -112,9 +125,9 @@ def _reported(s: str, c: _Ctx) -> str | None:
     m = _REPORTED.match(s) or _REPORTED_END.match(s)
     if m is None:
         return None
-    who = m.group("who")
+    who = m.groupdict().get("who") or m.group("found")
     who = _OBJECT.get(who.lower(), _decap(c, who))
-    rest = m.group("rest")
+    rest = m.groupdict().get("rest") or m.group("shown")
     if rest.split(" ", 1)[0].lower() in PREPOSITIONS:  # "said on 12 March that ...": no "According to"
         return None
     if not _has_finite(rest):
@@ -149,8 +162,13 @@ _CLAUSE_START = frozenset("who which whom whose that where and but or so".split(
 
 def _clean_main(main: str) -> bool:
     """A main clause that can take a moved phrase or clause at its end: no subordinate or relative
-    clause of its own (the moved part would seem to belong to it) and no clause word at its start."""
-    return not _SUB_WORD.search(main) and main.split()[0].lower() not in _CLAUSE_START
+    clause of its own and no second clause after ", but"/", and" (the moved part would seem to belong
+    to it: "In recent years, A, but B." is not "A, but B in recent years.") and no clause word at its start."""
+    return (
+        not _SUB_WORD.search(main)
+        and not compiled(r", (?:and|but|or|yet|so|nor)\b").search(main)
+        and main.split()[0].lower() not in _CLAUSE_START
+    )
 
 
 def _ends_in_abbreviation(s: str) -> bool:
@@ -174,6 +192,8 @@ def _clause_order(s: str, c: _Ctx) -> str | None:
     m = _TRAILING_CLAUSE.match(s)
     if m and m.group("main").split()[-1].lower() in _ADVERBS | {"even", "just", "right", "long", "soon", "so"}:
         return None  # "... even though ...": the conjunction is longer than the match
+    if m and m.group("conj") in ("when", "where", "once") and _noun_only(m.group("main").split()[-1].lower()):
+        return None  # "outlined Japan's response when objects appear": the clause may tell which response
     if m and _clean_main(m.group("main")) and not compiled(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b").search(m.group("main")):
         return (
             f"{_cap(m.group('conj'), c.lower)} {m.group('sub')}, {_decap(c, m.group('main'))}{m.group('end')}"
@@ -187,10 +207,16 @@ _ADVERBIAL = re.compile(
     r"^(?P<adv>(?:In|On|At|During|For|By|Over|Under|Through|With|Within|Across|Despite|Following|Among|"
     r"After|Before|Since|Last|This|Earlier|Later|Recently|Finally|Eventually|Meanwhile|Nevertheless|"
     r"However|Unfortunately|Fortunately|Instead|Moreover|Furthermore|Additionally|Overall|Here|Today|"
-    r"Yesterday|Now|Currently|Previously|Thus|Therefore|Consequently|Surprisingly|Interestingly)"
+    r"Yesterday|Now|Currently|Previously|Thus|Therefore|Consequently|Surprisingly|Interestingly|Based on|Using)"
     r"\b(?:[^,;:]|(?<=\d),(?=\d)){0,60}), (?P<main>[^;:]{12,}?)(?P<end>[.!?])$",
     re.I,
 )
+#: multi-word connectives that link a sentence to the one before: they stay in front
+_CONNECTIVES = frozenset({
+    "in addition", "in contrast", "by contrast", "for example", "for instance", "in particular", "as a result",
+    "on the other hand", "in conclusion", "in summary", "in fact", "of course", "at the same time", "in general",
+    "to this end", "in other words", "on the contrary", "in turn", "above all", "after all", "for this reason",
+})  # fmt: skip
 _MOVABLE_ADVERBS = frozenset(
     "however today yesterday recently currently now eventually previously meanwhile nevertheless".split()
 )
@@ -198,7 +224,9 @@ _MONTH = "January|February|March|April|May|June|July|August|September|October|No
 _TIME_END = re.compile(
     rf"^(?P<main>(?:[^,;:]|(?<=\d),(?=\d)){{12,}}?) (?P<when>(?:in|on|during|by|since|last|this|next|earlier|later) "
     rf"(?:\d{{4}}|(?:{_MONTH})(?: \d{{1,2}})?|(?:the )?(?:morning|evening|afternoon|night|week|month|year|"
-    rf"weekend|season|summer|winter|spring|autumn|past|future)|\w+day)|(?:\w+ (?:days|weeks|months|years) ago)|yesterday|last night|this morning)(?P<end>[.!?])$"
+    rf"weekend|season|summer|winter|spring|autumn|past|future)|\w+day)|(?:\w+ (?:days|weeks|months|years) ago)|yesterday|last night|this morning|"
+    rf"(?:(?:later|earlier|so far) )?this (?:week|month|year|season|summer|winter|spring|autumn|weekend|campaign)|"
+    rf"(?:on )?(?:{_MONTH}) \d{{1,2}}(?:-\d{{1,2}})?)(?P<end>[.!?])$"
 )
 
 
@@ -220,6 +248,8 @@ def _phrase_move(s: str, c: _Ctx) -> str | None:
         adv = m.group("adv")
         if " " not in adv and adv.lower() not in _MOVABLE_ADVERBS:
             return None  # "..., therefore." reads wrong
+        if adv.lower() in _CONNECTIVES:
+            return None  # "... surveillance in addition." reads wrong: a connective leads its sentence
         return (
             f"{_cap(m.group('main'), c.lower)}, {_decap(c, adv)}{m.group('end')}"
             if " " not in adv
@@ -237,7 +267,7 @@ def _phrase_move(s: str, c: _Ctx) -> str | None:
     return None
 
 
-_DET = r"the|a|an|his|her|their|its|this|that|these|those|my|our|your"
+_DET = "|".join(sorted(CORE_DET))  # an alternation for the patterns below
 _NP_SUBJ = (
     r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|I|(?:[Tt]he|[Aa]n?) [a-z]+(?: [a-z]+)?"
 )
@@ -442,7 +472,7 @@ def _general_passive(s: str, c: _Ctx) -> str | None:
     if split is None or vbn is None or split[0].split()[0] in _NOT_OBJECT or _coordinated_verbs(cl.rest):
         return None
     obj, tail, end = split
-    if not compiled(rf"(?:{_DET}|some|several|many|\d|[a-z]+'s )").match(obj) or _own_possessive(cl.subj, obj):
+    if not compiled(rf"(?:(?:{_DET}|some|several|many)\b|\d|[a-z]+'s )").match(obj) or _own_possessive(cl.subj, obj):
         return None  # "booked place in the semi-finals": no determiner, maybe no object
     head = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) ").split(obj)[0]
     if "NOUN" not in lemmas(head.split()[-1].lower()):
@@ -816,8 +846,131 @@ def _noun_number_of(word: str) -> str:
     return "sg" if word == noun[0] else "pl" if inflect(noun[0], "NNS") == word else ""
 
 
+_NAME = r"[A-Z][\w'’.-]*[a-z][\w'’-]*(?: (?:[A-Z][\w'’.-]*[a-z][\w'’-]*|de|van|von|da|al)){0,3}"
+_AGED = compiled(rf"^(?P<name>{_NAME}), (?P<age>\d{{1,2}}), (?P<rest>(?:has|had|was|is|will|would|can|could|[a-z]+ed|[a-z]+s)\b[^;:]+)$")
+
+
+def _age_first(s: str, c: _Ctx) -> str | None:
+    """'Gemma, 23, has left her children.' -> '23-year-old Gemma has left her children.' (news style)."""
+    m = _AGED.match(s)
+    if m is None or c.lower or _is_common(m.group("name").split()[0]) or not 5 <= int(m.group("age")) <= 99:
+        return None
+    return f"{m.group('age')}-year-old {m.group('name')} {m.group('rest')}"
+
+
+_SPEC_SUBJ = compiled(rf"^The (?P<np>[a-z][^,;:()\"“”]{{2,60}}?) (?P<be>is|was) (?P<name>{_NAME})(?P<end>[.!?])$")
+_SPEC_PRED = compiled(rf"^(?P<name>{_NAME}) (?P<be>is|was) the (?P<np>[a-z][^,;:()\"“”]{{2,60}}?)(?P<end>[.!?])$")
+
+
+def _invert_copula(s: str, c: _Ctx) -> str | None:
+    """'The first one to score was Callum Gribbin.' <-> 'Callum Gribbin was the first one to score.': a
+    name and a definite description joined by "is"/"was" say the same either way round."""
+    if c.lower:
+        return None
+    if (m := _SPEC_SUBJ.match(s)) and not _SUB_WORD.search(m.group("np")):
+        return f"{m.group('name')} {m.group('be')} the {m.group('np')}{m.group('end')}"
+    m = _SPEC_PRED.match(s)
+    if m is None or _is_common(m.group("name").split()[0]) or _SUB_WORD.search(m.group("np")):
+        return None
+    if any(_verb_only(w) for w in m.group("np").split()[:1]):
+        return None
+    return f"The {m.group('np')} {m.group('be')} {m.group('name')}{m.group('end')}"
+
+
+_HOWEVER_END = compiled(r"^(?P<main>[^;:]{12,}?), however(?P<end>[.!?])$", re.I)
+
+
+def _however_first(s: str, c: _Ctx) -> str | None:
+    """'The nature of this relationship is unclear, however.' -> 'However, the nature of ... is unclear.'"""
+    m = _HOWEVER_END.match(s)
+    if m is None or _SUB_WORD.match(m.group("main")):
+        return None
+    return f"{_cap('however', c.lower)}, {_decap(c, m.group('main'))}{m.group('end')}"
+
+
+_IT_SHOWN = compiled(
+    r"^(?P<lead>(?:however|moreover|furthermore|recently|previously), )?it (?P<be>is|was|has been|had been) "
+    r"(?P<vbn>shown|reported|suggested|proposed|demonstrated|established|hypothesi[sz]ed|observed|known|recognised|"
+    r"recognized|documented) that (?P<rest>[a-z0-9<][^;:]{8,})$",
+    re.I,
+)
+
+
+def _as_shown(s: str, c: _Ctx) -> str | None:
+    """'It has been shown that X.' -> 'As has been shown, X.' (the same impersonal report, turned round)."""
+    m = _IT_SHOWN.match(s)
+    if m is None or _ends_in_abbreviation(s):
+        return None
+    be = m.group("be").lower()
+    lead = (m.group("lead") or "").lower()
+    head = f"{lead}as {be} {m.group('vbn').lower()}" if lead else f"{_cap('as', c.lower)} {be} {m.group('vbn').lower()}"
+    return f"{head}, {m.group('rest')}"
+
+
+_USED_TO = compiled(
+    r"^(?P<x>(?:[^,;:]|(?<=\d),(?=\d)){3,70}?) (?P<be>is|are|was|were|has been|have been|can be) "
+    r"(?P<adv>(?:often|commonly|widely|frequently|routinely|generally|usually|typically) )?used to "
+    r"(?P<verb>[a-z]+) (?P<y>(?:[^,;:]|(?<=\d),(?=\d)){3,70}?)(?P<end>[.!?])$"
+)
+
+
+def _used_to(s: str, c: _Ctx) -> str | None:
+    """'Quantitative pcr is often used to analyse gene expression.' -> 'Gene expression is often
+    analysed with quantitative pcr.' (the tool and the task change places; the tense stays)."""
+    m = _USED_TO.match(s)
+    if m is None or not _is_base(m.group("verb")) or m.group("verb") in _STATIVE:
+        return None
+    vbn = inflect(m.group("verb"), "VBN")
+    x, y = m.group("x"), m.group("y")
+    if vbn is None or not (_phrase_ok(x.split()) and _phrase_ok(y.split())) or compiled(r"\b(?:and|or) ").search(y):
+        return None
+    if x.split()[0].lower() in _NOT_SUBJECT_START - _FUNCTION or y.split()[0].lower() in _NOT_OBJECT | _OBJECT.keys():
+        return None
+    plural = _plural(y)
+    be = m.group("be").lower()
+    be = {"is": "are", "was": "were", "has been": "have been"}.get(be, be) if plural else (
+        {"are": "is", "were": "was", "have been": "has been"}.get(be, be)
+    )
+    return f"{_cap(y, c.lower)} {be} {m.group('adv') or ''}{vbn} with {_decap(c, x)}{m.group('end')}"
+
+
+_AIM_OF = compiled(
+    r"^(?P<lead>(?:[^;:]{3,}?, )?)the (?:aim|goal|objective|purpose) of "
+    r"(?P<who>this|the present|our) (?P<what>study|work|paper|research|analysis) (?P<be>was|is) to (?P<rest>[a-z][^;:]+)$",
+    re.I,
+)
+
+
+_AIMED = compiled(
+    r"^(?P<lead>(?:[^;:]{3,}?, )?)(?P<who>this|the present|our) "
+    r"(?P<what>study|work|paper|research|analysis) (?P<verb>aimed|aims) to (?P<rest>[a-z][^;:]+)$",
+    re.I,
+)
+
+
+def _study_aimed(s: str, c: _Ctx) -> str | None:
+    """'The aim of this study was to test X.' <-> 'This study aimed to test X.'"""
+    if (m := _AIMED.match(s)) and _is_base(m.group("rest").split()[0]):
+        be = "was" if m.group("verb").lower() == "aimed" else "is"
+        lead = m.group("lead") or ""
+        head = f"{lead}the aim of" if lead else _cap("the aim of", c.lower)
+        return f"{head} {m.group('who').lower()} {m.group('what').lower()} {be} to {m.group('rest')}"
+    m = _AIM_OF.match(s)
+    if m is None or not _is_base(m.group("rest").split()[0]):
+        return None
+    verb = "aimed" if m.group("be").lower() == "was" else "aims"
+    lead = m.group("lead") or ""
+    subj = f"{m.group('who').lower()} {m.group('what').lower()}"
+    return f"{lead}{subj if lead else _cap(subj, c.lower)} {verb} to {m.group('rest')}"
+
+
 _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _by_passive,
+    _age_first,
+    _as_shown,
+    _used_to,
+    _study_aimed,
+    _invert_copula,
     _front_appositive,
     _gerund_subject,
     _reported,
@@ -831,6 +984,7 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _reduce_relative,
     _of_possessive,
     _swap_pair,
+    _however_first,  # after _phrase_move, which would move "however" back to the end
     _what_cleft,
 )
 

@@ -70,7 +70,7 @@ _NOT_BEFORE = {
 
 #: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
 _PHRASES = (
-    (r"in order to", "so as to"), (r"a variety of", "various"), (r"such as", "including"),
+    (r"in order to", "so as to"), (r"a variety of", "various"), (r"such as(?! (?:could|can|may|might|would|will|should|must|is|are|was|were|to)\b)", "including"),
     (r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )due to", "because of"),
     (r"(?<!\bup )to date(?=[,.;:]| there| no| on| in)", "so far"), (r"remains (unknown|unclear)", r"is still \1"),
     (r"remain (unknown|unclear)", r"are still \1"), (r"is still (unknown|unclear)", r"remains \1"),
@@ -87,11 +87,10 @@ _PHRASES = (
     (r"(?<=, )but(?= [a-z])", "yet"), (r"(?<!how )(?<!so )(?<!too )(?<!as )many(?= [a-z]+s\b)", "numerous"),
     (r"because of", "owing to"), (r"in the past", "previously"), (r"at present", "currently"),
     (r"in general", "generally"), (r"(has|have) the ability to", "can"), (r"not well understood", "poorly understood"),
-    (r"(is|are) unknown", r"\1 not known"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
+    (r"(is|are) unknown", r"\1 not known"), (r"(is|are) unclear", r"\1 not clear"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
     (r"in response to", "in reaction to"), (r"a range of", "various"), (r"so far", "to date"),
     (r"(?<=[a-z] )linked to", "associated with"), (r"known as", "called"),
     (r"(plays?) an? (important|key|crucial|critical|major|central|vital) role in", None),
-    (r"(this|the present|our) (study|work|paper|research|analysis) (aimed|aims) to", None),
 )  # fmt: skip
 
 
@@ -99,11 +98,7 @@ def _role(m: re.Match[str]) -> str:
     return f"{'are' if m.group(1) == 'play' else 'is'} {m.group(2)} in"  # "plays a key role in" -> "is key in"
 
 
-def _aim(m: re.Match[str]) -> str:
-    return f"the aim of {m.group(1)} {m.group(2)} {'was' if m.group(3) == 'aimed' else 'is'} to"
-
-
-_CALLBACKS = {len(_PHRASES) - 2: _role, len(_PHRASES) - 1: _aim}
+_CALLBACKS = {len(_PHRASES) - 1: _role}
 
 
 @functools.lru_cache(maxsize=1)
