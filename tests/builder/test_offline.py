@@ -545,9 +545,9 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 FLOORS = {
     Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.95),
-    # bound by the paraphrase rules (measured 34% SumPubMed major since split_sentences no longer breaks
-    # "m. bovis" or "approx. <dig>" into false sentences; 36% with them)
-    Operation.REWRITE_INSERT: (0.97, 0.33),
+    # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
+    # or "approx. <dig>" into false sentences, which cost two items)
+    Operation.REWRITE_INSERT: (0.97, 0.35),
 }
 
 
