@@ -62,6 +62,7 @@ __all__ = [
     "is_document",
     "is_holiday",
     "is_known_place",
+    "is_lower_place",
     "is_lowercase_text",
     "is_name_word",
     "is_office",
@@ -813,6 +814,8 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
         return None
     if is_binomial(text):
         return EntityType.TERM
+    if lowercase_text and is_lower_place(text):
+        return EntityType.PLACE
     if is_holiday(text):
         return EntityType.HOLIDAY
     kinds = {_number_type(t.text) for t in tokenize(text)} - {None}
@@ -894,8 +897,32 @@ def _binomial_end(text: str, base: int, toks: list[Token], i: int, lower: bool) 
     return i + 2 if binomial(i, 2) and not binomial(i + 1, 2) else i
 
 
+@functools.lru_cache(maxsize=1)
+def _lower_places() -> frozenset[str]:
+    """Countries, continents and regions as lower-cased text names them ("new zealand", "africa"), without
+    names that are also English words ("turkey", "china", "guinea" of "guinea pig")."""
+    names = {n for n in (*_countries(), *(r.lower() for r in _REGIONS)) if n.replace(" ", "").isalpha()}
+    return frozenset(n for n in names if " " in n or not lemmas(n))
+
+
+def _lower_place_end(toks: list[Token], i: int) -> int:
+    """End index of a country or region named in lower case from ``toks[i]`` ("west africa"), else i."""
+    for n in (3, 2, 1):
+        if i + n <= len(toks) and " ".join(t.text for t in toks[i : i + n]) in _lower_places():
+            return i + n
+    return i
+
+
+def is_lower_place(name: str) -> bool:
+    """A country or region in lower case, real or the generator's ("new zealand", "valdoria")."""
+    return name in _lower_places() or name.capitalize() in FICTIONAL_PLACES
+
+
 def _fixed_run(text: str, base: int, toks: list[Token], i: int, lower: bool) -> tuple[int, EntityType] | None:
-    """A binomial (a term) or a holiday from ``toks[i]``: its end index and type, else None."""
+    """A country in lower-cased text, a binomial (a term) or a holiday from ``toks[i]``: its end index
+    and type, else None."""
+    if lower and (j := _lower_place_end(toks, i)) > i:
+        return j, EntityType.PLACE
     if (j := _binomial_end(text, base, toks, i, lower)) > i:
         return j, EntityType.TERM
     if not lower and (j := _holiday_end(toks, i)) > i:

@@ -379,3 +379,12 @@ def test_review3_people_whose_second_word_no_list_has(name: str, kind: EntityTyp
 def test_review3_an_adjective_of_a_name_is_no_surname() -> None:
     # WMT zh-en: "German Neo Kantian ethics" -> "German Faelan Thornbury ethics"
     assert classify_name("Neo Kantian") is not P
+
+
+def test_lowercased_text_names_countries_and_regions() -> None:
+    # SumPubMed names places in lower case ("west central africa", "new zealand"); never "guinea pig", "turkey"
+    text = "populations in west central africa were exposed . samples from new zealand were analysed . a guinea pig from turkey ."
+    found = _found(text)
+    assert ("africa", PL) in found and ("new zealand", PL) in found, found
+    assert not {t for t, k in found if k is PL} & {"guinea", "turkey"}, found
+    assert classify_span("valdoria", "", True) is PL

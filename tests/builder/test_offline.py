@@ -746,3 +746,14 @@ def test_grammar_catalogue_skips_pronouns(text: str, kind: str, at: str) -> None
 
     i = text.index(at)
     assert not [e for e in grammar_edits(text) if e.kind == kind and e.start <= i <= e.end], grammar_edits(text)
+
+
+def test_entities_replace_a_lowercased_country_by_a_fictional_one() -> None:
+    text = "samples from new zealand were analysed . in vivo assays used <dig> mice ."
+    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+    places = {p.lower() for p in lexicon.FICTIONAL_PLACES}
+    for seed in range(8):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert validate(pubmed, text, out.text).ok, out.text
+        (change,) = out.settings["changes"]
+        assert change["from"] == "new zealand" and change["to"] in places, change  # never "vivo" of "in vivo"

@@ -262,6 +262,8 @@ def _holiday(span: str, rng: random.Random) -> str:
 
 
 def _place(span: str, rng: random.Random) -> str:
+    if span.islower():  # lower-cased text (SumPubMed): "west africa" -> "valdoria", whole
+        return rng.choice(_PLACES)
     if " " in span and lexicon.is_known_place(span):  # "Saudi Arabia", "New Zealand": a fictional country
         return rng.choice(_PLACES)
     words = span.split()
@@ -480,11 +482,15 @@ def _forms(
     return forms
 
 
-def _touch(text: str, span: Span, edit: Edit) -> bool:
-    """The span overlaps the edit or only white space lies between them ("New Zealander" and "Tim Weston":
-    two entities replaced side by side read as one changed span)."""
+def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
+    """The span overlaps the edit, or only white space lies between them and one side has several words
+    ("New Zealander" and "Tim Weston": replaced side by side they read as one changed span; "single
+    nucleotide polymorphisms" may change word by word)."""
     a, b = sorted([(span.start, span.end), (edit.start, edit.end)])
-    return b[0] < a[1] or not text[a[1] : b[0]].strip()
+    if b[0] < a[1]:
+        return True
+    several = any(" " in t for t in (span.text, value, text[edit.start : edit.end], edit.new))
+    return several and not text[a[1] : b[0]].strip()
 
 
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
@@ -520,7 +526,7 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         forms = _forms(text, groups, shorts, surface, new)
-        if not forms or any(_touch(text, o, e) for group, _ in forms for o in group for e in edits):
+        if not forms or any(_touch(text, o, value, e) for group, value in forms for o in group for e in edits):
             continue
         if any(_article_breaks(text[: o.start], o.text, value) for group, value in forms for o in group):
             continue
