@@ -1047,11 +1047,23 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
+    quoted = a > 0 and toks[a - 1].text in _QUOTES  # a quoted title names a work: "Cool Maker Loves Family"
+    if kind is EntityType.OTHER and b - a > 1 and not quoted and _ordinary_phrase([t.text for t in toks[a:b]]):
+        return None  # "Tour Bus", "Health Ministers", "Changing of the Guard": capitalised ordinary words
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
         if shouting or (lemmas(word) and word_zipf(word) >= 3.5):
             return None  # "BREAKING NEWS", "EDIT: wow", "VOLUME": a word in capitals
     return kind
+
+
+def _ordinary_phrase(words: list[str]) -> bool:
+    """Every word an ordinary English word (lemminflect knows it, frequent), none a name or a keyword of
+    an organisation, place, event or document: capitalised words, no name."""
+    return all(
+        w.lower() in _NAME_CONNECTORS or (lemmas(w) and is_common_word(w) and not is_name_word(w) and not _keyword(w))
+        for w in words
+    )
 
 
 def _ordinary_elsewhere(text: str, word: str) -> bool:

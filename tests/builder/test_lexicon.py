@@ -388,3 +388,15 @@ def test_lowercased_text_names_countries_and_regions() -> None:
     assert ("africa", PL) in found and ("new zealand", PL) in found, found
     assert not {t for t, k in found if k is PL} & {"guinea", "turkey"}, found
     assert classify_span("valdoria", "", True) is PL
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hillary Scott of Lady Antebellum's Tour Bus caught on fire.", "He stumbled during Changing of the Guard today.",
+     "Lauterbach added that the Health Ministers’ Conference would act."],
+)
+def test_review3_capitalised_ordinary_words_are_no_name(text: str) -> None:
+    # review: "Tour Bus" -> "Bumo Bus", "Changing of the Guard" -> "Dalgaisi of the Guard",
+    # "Health Ministers" -> "Tesmai Ministers"
+    found = _found(text)
+    assert not [t for t, k in found if k is OTHER and " " in t and t.split()[-1] in {"Bus", "Guard", "Ministers"}], found
