@@ -71,12 +71,11 @@ def _page_load(be: Backend, request: gr.Request | None) -> tuple[Any, ...]:
         gr.Dropdown(choices=judges, value=known),
         gr.Tabs(selected="judge") if wanted else gr.Tabs(),
         unknown,
+        wanted or "",
     )
 
 
-def _tick(
-    be: Backend, gen: int, known_fams: list[str], current_judge: str | None, *view: Any
-) -> tuple[Any, ...]:
+def _tick(be: Backend, gen: int, known_fams: list[str], *view: Any) -> tuple[Any, ...]:
     """The timer (and Refresh, ``gen == -2``): re-render only when the results changed."""
     rep = be.report(0.0 if gen == -2 else None)  # the Refresh button lists the store afresh
     if gen == -1 or rep.generation == gen:  # page not loaded yet, or nothing new
@@ -90,8 +89,8 @@ def _tick(
         fams_all,
         problems_markdown(rep.problems),
         gr.CheckboxGroup(choices=fams_all, value=chosen),
-        *ui.render_board(be, *view[:3], chosen, *view[4:]),
-        gr.Dropdown(choices=judges, value=current_judge if current_judge in judges else None),
+        *ui.render_board(be, *view[:3], chosen, *view[4:], asked=view),
+        gr.Dropdown(choices=judges),  # new judges listed; the value (the reader's choice) is left alone
     )
 
 
@@ -111,6 +110,7 @@ def _wire_page(be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: dict[str, A
         j.select,
         parts["tabs"],
         j.info,
+        parts["linked"],
     ]
 
     def page_load(request: gr.Request) -> tuple[Any, ...]:
@@ -118,7 +118,7 @@ def _wire_page(be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: dict[str, A
 
     demo.load(page_load, None, load_out, show_progress_on=[b.csv], queue=False)
     tick_out = [gen, fam_state, problems, b.families, b.board, b.csv, b.tasks, j.select]
-    tick_in = [gen, fam_state, j.select, *b.view_inputs]
+    tick_in = [gen, fam_state, *b.view_inputs]
     timer.tick(lambda *a: _tick(be, *a), tick_in, tick_out, show_progress="hidden", show_progress_on=[b.csv])
     b.refresh.click(lambda *a: _tick(be, -2, *a), tick_in[1:], tick_out, show_progress_on=[b.refresh])
 
@@ -132,6 +132,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             "problems": gr.Markdown("", elem_id="problems"),
             "generation": gr.State(-1),
             "families": gr.State([]),  # the family choices the page knows, to spot new ones
+            "linked": gr.State(""),  # the judge a ?judge= link named (known or not): no default judge then
         }
         with gr.Tabs(elem_id="tabs") as tabs:
             parts.update(tabs=tabs, board=ui.board_tab(), judge=ui.judge_tab())
@@ -142,7 +143,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         timer = gr.Timer(cfg.refresh_s)
         _wire_page(be, demo, timer, parts)
         ui.wire_board(be, parts["board"])
-        ui.wire_judge(be, parts["judge"], tabs, parts["board"].judge_link)
+        ui.wire_judge(be, parts["judge"], tabs, parts["board"].judge_link, parts["linked"])
         ui.wire_submit(be, submit, queue[1])
         ui.wire_queue(be, demo, timer, queue)
         ui.wire_survey(be, demo, survey, parts["board"].weights)

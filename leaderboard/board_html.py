@@ -130,9 +130,10 @@ class BoardParts:
     def html(self) -> str:
         return self.head + "".join(self.rows) + self.tail
 
-    def payload(self, chunk: int) -> str:
-        """The parts as JSON for the page; ``chunk`` rows are drawn at once (0: all)."""
-        return json.dumps({"head": self.head, "rows": self.rows, "tail": self.tail, "chunk": chunk})
+    def payload(self, chunk: int, view: str = "") -> str:
+        """The parts as JSON for the page; ``chunk`` rows are drawn at once (0: all); ``view`` names the
+        view (a redraw of the same view keeps the reader's place in the table)."""
+        return json.dumps({"head": self.head, "rows": self.rows, "tail": self.tail, "chunk": chunk, "view": view})
 
 
 def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: list[str]) -> str:

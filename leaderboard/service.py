@@ -140,6 +140,11 @@ class ViewChoice:
             tasks,
         )
 
+    def key(self) -> str:
+        """A short stable name of this view: the page keeps its scroll position and drawn rows when a
+        live refresh redraws the same view with new results, and starts at the top for another view."""
+        return hashlib.sha1(repr(self).encode("utf-8")).hexdigest()[:12]
+
 
 def _ballots(n: int) -> str:
     return f"{n} ballot" if n == 1 else f"{n} ballots"

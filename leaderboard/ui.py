@@ -8,7 +8,7 @@ Gradio updates: every answer comes from :class:`dhp.leaderboard.service.Backend`
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,14 +159,20 @@ def board_tab() -> BoardTab:
                     csv, refresh)  # fmt: skip
 
 
-def render_board(be: Backend, *view: Any) -> tuple[str, str, str]:
-    """The table (the parts the page's table component draws), the CSV of exactly that view, and the
-    user-task section, for the view inputs."""
+def _choice(view: Sequence[Any]) -> ViewChoice:
     w, ew, ds, fam, sz, cols, q, sort = view
-    choice = ViewChoice.of(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q,
-                           sort=sort)  # fmt: skip
+    return ViewChoice.of(weights=w, weighted=ew, datasets=ds, families=fam, sizes=sz, columns=cols, search=q,
+                         sort=sort)  # fmt: skip
+
+
+def render_board(be: Backend, *view: Any, asked: Sequence[Any] | None = None) -> tuple[str, str, str]:
+    """The table (the parts the page's table component draws), the CSV of exactly that view, and the
+    user-task section, for the view inputs. ``asked``: the inputs as the reader left them, when the
+    view is a live refresh that added new families (it names the view, so the reader keeps their place)."""
+    choice = _choice(view)
     parts, csv = be.render_parts(choice)
-    return parts.payload(be.cfg.board_chunk), csv, tasks_html(be, choice)
+    key = _choice(asked).key() if asked is not None else choice.key()
+    return parts.payload(be.cfg.board_chunk, key), csv, tasks_html(be, choice)
 
 
 def tasks_html(be: Backend, choice: ViewChoice) -> str:
@@ -229,7 +235,9 @@ def judge_tab() -> JudgeTab:
 
 
 def show_judge(be: Backend, name: str | None) -> tuple[Any, ...]:
-    lrs = be.judge_results(name) if name else []
+    if not name:  # nothing chosen (the page's first load, an unknown ?judge= link): leave what is shown
+        return (gr.skip(),) * 4
+    lrs = be.judge_results(name)
     results = [x.result for x in lrs]
     fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
     ds_names = [r.dataset.name for r in results]
@@ -255,16 +263,17 @@ def show_dataset(
     return plots.score_distributions(full), perturbation_frame(full), prompts_markdown(full)
 
 
-def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox) -> None:
+def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked: gr.State) -> None:
     j.select.change(lambda n: show_judge(be, n), j.select, [j.info, j.bars, j.summary, j.dataset])
     j.select.change(None, j.select, None, js=URL_JS)  # the address follows the judge shown
 
-    def first_judge(current: str | None) -> Any:
-        """Opening the Judge tab with no judge chosen shows the first one."""
+    def first_judge(current: str | None, named: str) -> Any:
+        """Opening the Judge tab with no judge chosen shows the first one; not when a link named a judge
+        (the page load opened the tab for it, and says so if no result names it)."""
         judges = be.judges()
-        return gr.skip() if current or not judges else gr.Dropdown(value=judges[0])
+        return gr.skip() if current or named or not judges else gr.Dropdown(value=judges[0])
 
-    j.tab.select(first_judge, j.select, j.select, show_progress="hidden")
+    j.tab.select(first_judge, [j.select, linked], j.select, show_progress="hidden")
     j.dataset.change(
         lambda n, d: show_dataset(be, n, d), [j.select, j.dataset], [j.dist, j.perturbations, j.prompts]
     )

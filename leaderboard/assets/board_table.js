@@ -2,11 +2,13 @@
 // The server sends the view in parts (board_html.BoardParts.payload): the head, one string per row,
 // the tail, and how many rows to draw at once. The browser lays out that many rows and appends the
 // next ones as the table box is scrolled near its end (or all at once with "Show all"), so a filter
-// over 500 judges never lays out 500 rows. Header clicks and judge links are handled in board.js.
+// over 500 judges never lays out 500 rows. A live refresh of the same view (new results) keeps the rows
+// drawn and the scroll position; another view starts at the top. Header clicks and judge links: board.js.
 const host = element.querySelector(".dhp-board-host") || element;
 let rows = [];
 let drawn = 0;
 let chunk = 0;
+let shown = null; // the name of the view on screen: a live refresh of it keeps the reader's place
 
 function note() {
   const more = host.querySelector(".dhp-more");
@@ -28,10 +30,16 @@ function drawMore(n) {
 function draw() {
   let view = null;
   try { view = props.value ? JSON.parse(props.value) : null; } catch (e) { view = null; }
-  if (!view) { host.innerHTML = ""; rows = []; drawn = 0; return; }
+  if (!view) { host.innerHTML = ""; rows = []; drawn = 0; shown = null; return; }
+  const before = host.querySelector(".dhp-board-wrap");
+  const same = Boolean(view.view) && view.view === shown && before !== null;
+  const top = same ? before.scrollTop : 0;
+  const left = same ? before.scrollLeft : 0;
+  const had = !same ? 0 : drawn >= rows.length ? Infinity : drawn; // all drawn stays all drawn
+  shown = view.view || null;
   rows = view.rows;
   chunk = view.chunk > 0 ? view.chunk : rows.length;
-  drawn = Math.min(chunk, rows.length);
+  drawn = Math.min(Math.max(chunk, had), rows.length);
   const more = drawn < rows.length
     ? '<div class="dhp-more" role="status"><span></span> <button type="button" class="dhp-show-all">show all</button></div>'
     : "";
@@ -39,6 +47,8 @@ function draw() {
   note();
   const wrap = host.querySelector(".dhp-board-wrap");
   if (wrap) {
+    wrap.scrollTop = top;
+    wrap.scrollLeft = left;
     wrap.addEventListener("scroll", () => {
       if (wrap.scrollTop + wrap.clientHeight > wrap.scrollHeight - 400) drawMore(chunk);
     }, { passive: true });
