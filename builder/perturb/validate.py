@@ -298,7 +298,7 @@ def _form_verdict(span: Span, new: str, before: str) -> Verdict:
         return _fail(f"{article.group(1)!r} before {span.text!r} no longer agrees with {new!r}")
     if not new.strip():
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
-    if re.search(r"[.!?]\s", new):
+    if re.search(r"[.!?]\s", new) and not lexicon.is_binomial(span.text):  # "e. coli" ends no sentence
         return _fail(f"replacement {new!r} spans a sentence end")
     if _initial_case(span.text) != _initial_case(new):
         return _fail(f"{span.text!r} replaced by {new!r}: the capitalisation changed")
@@ -339,10 +339,22 @@ def _fictional_people(name: str) -> bool:
     return any(not lexicon.is_demonym(w, real_only=True) for w in name.split())
 
 
+def _binomial_verdict(span: Span, new: str) -> Verdict:
+    """A Latin binomial is one term: replaced whole, genus and species ("e. coli" -> "t. varnis", never
+    "e. varnis" nor "escherichia varnis")."""
+    if not lexicon.is_binomial(span.text):
+        return PASS
+    old_words, new_words = span.text.lower().split(), new.lower().split()
+    if len(new_words) != 2 or old_words[0][0] == new_words[0][0] or old_words[1] == new_words[1]:
+        return _fail(f"binomial {span.text!r} replaced by {new!r}: genus and species must both change")
+    return PASS
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
-    for verdict in (_form_verdict(span, new, context), _kind_verdict(span, new, kind), _fictional_verdict(span, new, kind, original)):
+    checks = (_binomial_verdict(span, new), _form_verdict(span, new, context), _kind_verdict(span, new, kind))
+    for verdict in (*checks, _fictional_verdict(span, new, kind, original)):
         if not verdict.ok:
             return verdict
     return PASS
@@ -366,8 +378,41 @@ def _entity_edits(original: str, edits: list[Edit]) -> tuple[dict[int, list[Edit
     return touched, PASS
 
 
+def _full_names(spans: list[Span]) -> dict[str, str]:
+    """Short form -> the one full name it stands for ("Merson" -> "Paul Merson", "e. coli" -> "escherichia
+    coli"); a short form of two full names (two people called "Sterling") stands for neither."""
+    fulls: dict[str, set[str]] = {}
+    for s in spans:
+        short = lexicon.short_form(s.text, s.type)
+        if short is not None and any(o.text == short for o in spans):
+            fulls.setdefault(short, set()).add(s.text)
+    return {short: next(iter(names)) for short, names in fulls.items() if len(names) == 1}
+
+
+def _short_forms_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[int], Verdict]:
+    """Spans that are the short form of a replaced full name, replaced by the new name's short form
+    ("Merson" -> "Whitlock" with "Paul Merson" -> "Varek Whitlock"): one entity with it. Fails when the
+    text would still name the real entity: a full name replaced but its short form kept, or the reverse."""
+    fulls = _full_names(spans)
+    new_of = {spans[i].text: new for i, new in news.items()}
+    followers: set[int] = set()
+    for j, s in enumerate(spans):
+        full = fulls.get(s.text)
+        if full is None or (full not in new_of and j not in news):
+            continue  # no short form, or neither form changed
+        if full not in new_of:
+            return followers, _fail(f"{s.text!r} became {news[j]!r} but the original still names {full!r}")
+        kind = next(o.type for o in spans if o.text == full)
+        if j not in news:
+            return followers, _fail(f"{full!r} became {new_of[full]!r} but the original still names {s.text!r}")
+        if news[j] == lexicon.short_form(new_of[full], kind):
+            followers.add(j)
+    return followers, PASS
+
+
 def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> Verdict:
-    """Each changed span is one entity of the original, replaced by a new one of the same type."""
+    """Each changed span is one entity of the original, replaced by a new one of the same type; a short
+    form of a name ("Merson" of "Paul Merson") changes with it, alike."""
     if original.count(NUMBER_MASK) != perturbed.count(NUMBER_MASK):
         return _fail(f"the number mask {NUMBER_MASK} was changed")
     touched, verdict = _entity_edits(original, token_edits(original, perturbed))
@@ -375,9 +420,14 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
         return verdict
     spans = lexicon.find_entities(original)
     lower = lexicon.is_lowercase_text(original)
+    news = {index: _apply(spans[index], edits, perturbed) for index, edits in touched.items()}
+    followers, verdict = _short_forms_verdict(spans, news)
+    if not verdict.ok:
+        return verdict
     replaced: dict[str, set[str]] = {}  # one entity may occur several times, replaced alike
-    for index, edits in touched.items():
-        new = _apply(spans[index], edits, perturbed)
+    for index, new in news.items():
+        if index in followers:
+            continue  # counted with its full name
         verdict = _replacement_verdict(spans[index], new, original, lower)
         if not verdict.ok:
             return verdict

@@ -8,16 +8,19 @@ fills the recorded templates with it. Every request is logged so tests can asser
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
+
+import pytest
 
 RECORDING = json.loads((Path(__file__).parent / "hub_recording.json").read_text(encoding="utf-8"))
 _PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
@@ -375,3 +378,24 @@ class HubReplay:
             s.server_close()
         for t in self.threads:
             t.join()
+
+
+#: the HF_TOKEN a replayed session runs with (tests assert that it never reaches an uploaded file)
+REPLAY_TOKEN = "hf_replay_token_value"
+
+
+@contextlib.contextmanager
+def replay_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[HubReplay]:
+    """A running :class:`HubReplay` with huggingface_hub pointed at it: the replay's endpoint (the constants
+    and ``HF_ENDPOINT``), Xet off (its CAS protocol is not replayable here), :data:`REPLAY_TOKEN` as
+    ``HF_TOKEN`` and a fresh ``HF_HOME`` under ``tmp_path``. The one set-up of every ``hub`` fixture."""
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_DISABLE_XET", True)
+    monkeypatch.setenv("HF_TOKEN", REPLAY_TOKEN)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
+    with HubReplay() as h:
+        monkeypatch.setattr(hc, "ENDPOINT", h.endpoint)  # what HF_ENDPOINT sets when huggingface_hub is imported
+        monkeypatch.setattr(hc, "HUGGINGFACE_CO_URL_TEMPLATE", h.endpoint + "/{repo_id}/resolve/{revision}/{filename}")
+        monkeypatch.setenv("HF_ENDPOINT", h.endpoint)
+        yield h

@@ -545,7 +545,9 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 FLOORS = {
     Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.95),
-    Operation.REWRITE_INSERT: (0.97, 0.35),  # bound by the paraphrase rules (measured 36% SumPubMed major)
+    # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
+    # or "approx. <dig>" into false sentences, which cost two items)
+    Operation.REWRITE_INSERT: (0.97, 0.35),
 }
 
 
@@ -590,6 +592,137 @@ def test_no_what_cleft_of_a_headline_passive_or_a_stative_verb(sentence: str) ->
     assert _what_cleft("Sky Sports pundits analysed the game.", ctx) == "What Sky Sports pundits did was analyse the game."
 
 
+# -- fictional entities, review 3 of the offline build ------------------------------------------------------
+def _every_minor(text: str, seeds: int = 12) -> list[Perturbed]:
+    """The minor rows of ``seeds`` seeds, each checked by the validator."""
+    outs = []
+    for seed in range(seeds):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert validate(NE_MINOR, text, out.text).ok, (out.text, validate(NE_MINOR, text, out.text).reason)
+        outs.append(out)
+    return outs
+
+
+def _changes_of(outs: list[Perturbed], name: str) -> list[dict[str, str]]:
+    return [c for out in outs for c in out.settings["changes"] if c["from"] == name]
+
+
+def test_entities_replace_a_club_by_a_fictional_town_never_a_person() -> None:
+    # review: "Chelsea" (the club) -> "Delphine", "Isolde", "Marisol", "Linnea"
+    text = "Filipe Luis signed for Chelsea from Atletico Madrid. He has struggled to make the side at Chelsea."
+    changes = _changes_of(_every_minor(text, 30), "Chelsea")
+    assert changes and all(c["type"] == "org" and c["to"] in lexicon.FICTIONAL_TOWNS for c in changes), changes
+
+
+def test_entities_replace_a_holiday_by_a_fictional_holiday() -> None:
+    # review: "Christmas" -> "Temolnars", "Christmas Eve" -> "Christmas Rodu"
+    outs = _every_minor("On Christmas, Amy got exactly what she wanted.", 20)
+    changes = _changes_of(outs, "Christmas")
+    assert changes and all(c["to"] in lexicon.FICTIONAL_HOLIDAYS for c in changes), changes
+    eve = _changes_of(_every_minor("Gift giving was pushed onto Christmas Eve by then.", 6), "Christmas Eve")
+    assert eve and all(c["to"].endswith(" Eve") and c["to"].split()[0] in lexicon.FICTIONAL_HOLIDAYS for c in eve)
+
+
+def test_entities_replace_a_binomial_whole_with_its_short_form() -> None:
+    # review: "p. nigromaculata" -> "p. pidraselkrare", "sinorhizobium" of "sinorhizobium meliloti" alone
+    text = "infection with mycobacterium bovis is common . m. bovis causes tb in cattle ."
+    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert validate(pubmed, text, out.text).ok, out.text
+        (change,) = out.settings["changes"]
+        new = change["to"]
+        assert change["from"] == "mycobacterium bovis" and lexicon.is_binomial(new), change
+        assert f"{new[0]}. {new.split()[1]}" in out.text and "bovis" not in out.text and new[0] != "m", out.text
+
+
+def test_entities_change_a_surname_with_the_full_name() -> None:
+    # review: "Ian Guffick ... banned Guffick" -> "... banned Gaiplal" (the real and a fictional name)
+    text = "Ian Guffick, 31, allowed pupils to cheat. The panel banned Guffick from teaching for two years."
+    outs = _every_minor(text, 20)
+    for out in outs:
+        full = [c for c in out.settings["changes"] if c["from"] == "Ian Guffick"]
+        assert "Guffick" not in {c["from"] for c in out.settings["changes"]}  # never alone
+        if full:
+            assert "Guffick" not in out.text and out.text.count(full[0]["to"].split()[-1]) == 2, out.text
+    assert any(c["from"] == "Ian Guffick" for out in outs for c in out.settings["changes"])
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "check"),
+    [
+        # review: "Six-time Olympic" -> "Kestra Ironwood" (a person)
+        ("Six-time Olympic gold medalist says he will run.", "Six-time", r"[A-Z][a-z]+-time"),
+        # review: "Los Angeles County Fire Department" -> "Wexley Angeles County Fire Department"
+        ("The Los Angeles County Fire Department is investigating a fire.", "Los Angeles County Fire Department",
+         r"[A-Z][a-z]+ County Fire Department"),
+        # review: "Greg Dyke" -> "Grer Dyke", "Elon Musk" -> "Tior Musk": a person, whole
+        ("Greg Dyke wants to increase the number of home players.", "Greg Dyke", r"[A-Z][a-z]+ [A-Z][a-z]+"),
+        # review: "Pep Guardiola" -> "Pep Strand" ("Pep" is an ordinary word, yet no title)
+        ("Bayern Munich boss Pep Guardiola ripped a hole in his trousers.", "Pep Guardiola", r"[A-Z][a-z]+ [A-Z][a-z]+"),
+        # review: "South Los Angeles" -> "South Los Brenmoria"; "10th-minute" -> "55bo-thiosi"
+        ("It happened at a station in South Los Angeles on Monday.", "South Los Angeles", r"South [A-Z][a-z]+"),
+        ("Ross Barkley had earlier missed a 10th-minute penalty.", "10th-minute", r"\d+(st|nd|rd|th)-minute"),
+        # review: "New Zealander Tim Weston" -> "New Zanthe Strand"
+        ("It swam in Mexico. New Zealander Tim Weston was on holiday there.", "New Zealander", r"[A-Z][a-z]+ian"),
+        # review: "the Dutchman" -> "Sinnonpi"
+        ("In the last round the Dutchman passed the car on the left.", "Dutchman", r"[A-Z][a-z]+ian"),
+    ],
+)
+def test_entities_review3_whole_names_of_their_kind(text: str, name: str, check: str) -> None:
+    changes = _changes_of(_every_minor(text, 30), name)
+    assert changes, name
+    for c in changes:
+        assert re.fullmatch(check, c["to"]), c
+        assert not set(c["to"].split()) & set(name.split()) - {"County", "Fire", "Department", "South"}, c
+
+
+def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None:
+    # review: "The person, Phillips, was found ... his death" -> "The person, Bryony, ..."
+    text = "He fell to his death from a cliff. The person, Phillips, was found at the base."
+    for c in _changes_of(_every_minor(text, 20), "Phillips"):
+        assert c["to"] in lexicon_last_names(), c
+    female = lexicon.FICTIONAL_FIRST_NAMES["female"]
+    for c in _changes_of(_every_minor("Kelly cleaned up in time and she was happy.", 12), "Kelly"):
+        assert c["to"] in female, c
+
+
+def test_entities_never_replace_two_entities_side_by_side() -> None:
+    # "New Zealander Tim Weston" -> "Faircliffian Faelan Marwick": two entities read as one changed span
+    text = "The crocodile swam in Puerto Vallarta, in Mexico. New Zealander Tim Weston was on holiday and saw it."
+    major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
+    for seed in range(30):
+        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
+        froms = {c["from"] for c in out.settings["changes"]}
+        assert not {"New Zealander", "Tim Weston"} <= froms, froms
+        assert validate(major, text, out.text).ok, out.text
+
+
+def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
+    # "A Decade of Hits" -> "A Decade of Ellerburg" (a fictional place for an ordinary word)
+    text = "Keeps Gettin' Better: A Decade of Hits by Christina Aguilera was sold."
+    for out in _every_minor(text, 20):
+        assert "Decade of Hits" in out.text or "of Hits" in out.text, out.text
+
+
+def test_entities_replace_a_plural_scale_and_no_term_by_its_own_suffix() -> None:
+    # WMT zh-en: "dozens of trending topics" was not applicable; SumPubMed: "phages" -> "grephages"
+    for out in _every_minor("The professionalism can be seen: dozens of trending topics are on the list.", 6):
+        assert out.settings["changes"][0]["to"] in {"hundreds", "thousands", "millions", "billions"}, out.text
+    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+    text = "specific phages have been proposed as an alternative ."
+    for seed in range(6):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert "phages" not in out.text and validate(pubmed, text, out.text).ok, out.text
+
+
+def test_entities_replace_every_name_word_of_an_organisation() -> None:
+    # WMT zh-en: "Zhi Yun Restaurant" -> "Jessup Yun Restaurant"
+    text = "Thank you for choosing Zhi Yun Restaurant, and we are deeply sorry."
+    changes = _changes_of(_every_minor(text, 12), "Zhi Yun Restaurant")
+    assert changes and all(re.fullmatch(r"[A-Z][a-z]+ Restaurant", c["to"]) for c in changes), changes
+
+
 def test_general_passive_wants_a_whole_determiner_before_the_object() -> None:
     """"athletes" starts with "a" but has no determiner: like a headline's "booked place in the final",
     a bare noun after the verb may be no object, and the rule leaves it (a word-prefix match took it)."""
@@ -613,3 +746,14 @@ def test_grammar_catalogue_skips_pronouns(text: str, kind: str, at: str) -> None
 
     i = text.index(at)
     assert not [e for e in grammar_edits(text) if e.kind == kind and e.start <= i <= e.end], grammar_edits(text)
+
+
+def test_entities_replace_a_lowercased_country_by_a_fictional_one() -> None:
+    text = "samples from new zealand were analysed . in vivo assays used <dig> mice ."
+    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+    places = {p.lower() for p in lexicon.FICTIONAL_PLACES}
+    for seed in range(8):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        assert validate(pubmed, text, out.text).ok, out.text
+        (change,) = out.settings["changes"]
+        assert change["from"] == "new zealand" and change["to"] in places, change  # never "vivo" of "in vivo"

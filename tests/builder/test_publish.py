@@ -14,17 +14,12 @@ from dhp.builder.publish import download_datasets, publish_datasets
 from dhp.cli import main
 from dhp.spec import BENCHMARK
 
-from .hub_replay import HubReplay
+from .hub_replay import HubReplay, replay_hub
 
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[HubReplay]:
-    import huggingface_hub.constants as hc
-
-    monkeypatch.setattr(hc, "HF_HUB_DISABLE_XET", True)  # the Xet CAS protocol is not replayable here
-    monkeypatch.setenv("HF_TOKEN", "hf_replay_token")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
-    with HubReplay() as h:
+    with replay_hub(monkeypatch, tmp_path) as h:
         yield h
 
 
@@ -129,17 +124,13 @@ def test_cli_publish_and_download(
 
 
 def test_scorer_reads_a_hub_snapshot_through_the_one_reader(
-    built: dict[str, BuildReport], built_root: Path, hub: HubReplay, monkeypatch: pytest.MonkeyPatch
+    built: dict[str, BuildReport], built_root: Path, hub: HubReplay
 ) -> None:
     """`dhp score` on a Hub dataset: pinned to the tag's commit, read by dataset_io like a local folder."""
-    import huggingface_hub.constants as hc
-
     from dhp.scoring.data import load_hub, load_local
 
     spec = BENCHMARK["answer-equivalence"]
     publish_datasets([spec], built_root, org="dhp", version="v1.0.0", endpoint=hub.endpoint)
-    monkeypatch.setattr(hc, "ENDPOINT", hub.endpoint)  # what HF_ENDPOINT sets when huggingface_hub is imported
-    monkeypatch.setattr(hc, "HUGGINGFACE_CO_URL_TEMPLATE", hub.endpoint + "/{repo_id}/resolve/{revision}/{filename}")
     remote = load_hub(spec, revision="v1.0.0")
     local = load_local(spec, built["answer-equivalence"].folder)
     repo = hub.state.repos["dhp/answer-equivalence"]

@@ -75,7 +75,7 @@ GOOD_NE = [
     # a term replaced by a term of the same shape stays a term
     (NE_MINOR, "The VT40X engine failed.", "The KB17Z engine failed."),
     (NE_MINOR, "It was the 2nd session of the year.", "It was the 9th session of the year."),  # ordinal suffix
-    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (Zagis silvestris) near Leeds."),
+    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (Zagis kelinum) near Leeds."),
     (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
@@ -157,7 +157,7 @@ BAD_NE = [
     (NE_MINOR, "Darwin did not see evolution as a teleological plan.",
      "Darwin did not see dravolution as a teleological plan.", ("evolution", "not a named entity")),
     # lead's review: a capitalised entity is replaced by a capitalised one, a lower-case one by a lower-case one
-    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (zagis silvestris) near Leeds.",
+    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (zagis kelinum) near Leeds.",
      ("capitalisation",)),
     (NE_PUBMED, "the role of il-6 in <dig> patients .", "the role of Zx-41 in <dig> patients .", ("capitalisation",)),
     (NE_MINOR, "Bacteria make cells harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
@@ -489,3 +489,56 @@ def test_word_deletion() -> None:
     _ok(validate(WDEL, TEXT, " ".join(words[:3] + words[8:])))
     _bad(validate(WDEL, TEXT, " ".join(words[:3] + words[7:])), "4 words removed")
     _bad(validate(WDEL, TEXT, " ".join(words[:2] + words[4:7] + words[10:])), "consecutive")
+
+
+# ----------------------------------------------------------------------------- fictional entities, review 3
+# the third review of the offline build: clubs, holidays, binomials, short forms of a name
+
+GOOD_NE_REVIEW3 = [
+    # a surname alone changes with the full name: one entity, minor
+    (NE_MINOR, "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
+     "Varek Whitlock, 31, allowed it. The panel banned Whitlock for two years."),
+    # a binomial, whole, in lower-cased text; its abbreviated form changes alike
+    (NE_PUBMED, "infection with mycobacterium bovis is common . m. bovis causes tb in cattle .",
+     "infection with dravonia kelis is common . d. kelis causes tb in cattle ."),
+    (NE_PUBMED, "e. coli was grown at <dig> c . it died .", "t. varnis was grown at <dig> c . it died ."),
+    # a holiday by a fictional holiday
+    (NE_STORY, "On Christmas, Amy got exactly what she wanted.", "On Lanternmas, Amy got exactly what she wanted."),
+    # a club by a fictional town, a number compound by another
+    (NE_MINOR, "Filipe Luis signed for Chelsea from Atletico Madrid.", "Filipe Luis signed for Dunhallow from Atletico Madrid."),
+    (NE_MINOR, "Six-time Olympic gold medalist says he will run.", "Four-time Olympic gold medalist says he will run."),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE_REVIEW3)
+def test_fictional_entities_review3_good(p: Perturbation, orig: str, pert: str) -> None:
+    _ok(validate(p, orig, pert))
+
+
+BAD_NE_REVIEW3 = [
+    # the text names the real and the fictional one
+    (NE_MINOR, "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
+     "Ian Guffick, 31, allowed it. The panel banned Gaiplal for two years.", ("still names", "Ian Guffick")),
+    (NE_MINOR, "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
+     "Varek Whitlock, 31, allowed it. The panel banned Guffick for two years.", ("still names", "Guffick")),
+    # half a binomial
+    (NE_PUBMED, "e. coli was grown at <dig> c . it died .", "e. varnis was grown at <dig> c . it died .",
+     ("binomial", "both change")),
+    (NE_PUBMED, "the frogs of p. nigromaculata were studied .", "the frogs of p. pidraselkrare were studied .",
+     ("binomial",)),
+    # a club is no person ("Chelsea" -> "Isolde"); a holiday is no made-up word
+    (NE_MINOR, "Filipe Luis signed for Chelsea from Atletico Madrid.", "Filipe Luis signed for Isolde from Atletico Madrid.",
+     ("org", "type changed")),
+    (NE_STORY, "On Christmas, Amy got exactly what she wanted.", "On Temolnars, Amy got exactly what she wanted.",
+     ("holiday", "type changed")),
+    # ordinary words of cased prose are no technical terms
+    (NE_MINOR, "They were found dead in their stateroom on Monday.", "They were found dead in their krerkrean on Monday.",
+     ("not a named entity",)),
+    (NE_MINOR, "The police were over zealous in their confiscation of the toy.",
+     "The police were over zealous in their bildreration of the toy.", ("not a named entity",)),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_REVIEW3)
+def test_fictional_entities_review3_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+    _bad(validate(p, orig, pert), *words)

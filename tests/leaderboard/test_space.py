@@ -17,7 +17,7 @@ import yaml
 
 from dhp.cli import main
 from dhp.leaderboard.space import SECRETS, VARIABLES, SpaceError, init_space, push_space, start_worker
-from tests.builder.hub_replay import HubReplay
+from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,14 +55,7 @@ def test_worker_starts_only_when_asked(tmp_path: Path) -> None:
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[HubReplay]:
-    import huggingface_hub.constants as hc
-
-    monkeypatch.setattr(hc, "HF_HUB_DISABLE_XET", True)  # the Xet CAS protocol is not replayable here
-    monkeypatch.setenv("HF_TOKEN", "hf_replay_token_value")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
-    with HubReplay() as h:
-        monkeypatch.setattr(hc, "ENDPOINT", h.endpoint)
-        monkeypatch.setenv("HF_ENDPOINT", h.endpoint)
+    with replay_hub(monkeypatch, tmp_path) as h:
         yield h
 
 
@@ -79,7 +72,7 @@ def test_push_creates_the_space_sets_variables_and_no_secret(tmp_path: Path, hub
         push_space(folder, "org/board", {"HF_TOKEN": "x"})
     with pytest.raises(SpaceError, match="secret"):
         push_space(folder, "org/board", {"MY_API_KEY": "x"})
-    (folder / "notes.txt").write_text("token hf_replay_token_value\n")
+    (folder / "notes.txt").write_text(f"token {REPLAY_TOKEN}\n")
     with pytest.raises(SpaceError, match=r"notes\.txt contains the value of a secret"):
         push_space(folder, "org/board", {})
     (folder / "notes.txt").unlink()
@@ -87,7 +80,7 @@ def test_push_creates_the_space_sets_variables_and_no_secret(tmp_path: Path, hub
     push_space(folder, "org/board", {})
     space = hub.state.repos["org/board"]
     assert ".env" not in space.commits[space.branches["main"]].files  # .env files are never uploaded
-    assert all(b"hf_replay_token_value" not in d for d in space.commits[space.branches["main"]].files.values())
+    assert all(REPLAY_TOKEN.encode() not in d for d in space.commits[space.branches["main"]].files.values())
 
 
 def _free_port() -> int:

@@ -28,7 +28,7 @@ from dhp.builder.perturb.lexicon import EntityType, Span
 from dhp.builder.perturb.offline.edits import Edit, apply_edits, change_count
 from dhp.types import Severity
 
-__all__ = ["entity_candidates", "fictional_entities"]
+__all__ = ["entity_candidates", "fictional_entities", "short_forms"]
 
 _FIRST = [n for names in lexicon.FICTIONAL_FIRST_NAMES.values() for n in names]
 _LAST = (
@@ -41,6 +41,7 @@ _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
 _ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
+_PLURAL_SCALES = ["dozens", "hundreds", "thousands", "millions", "billions"]  # "dozens of topics" -> "hundreds of"
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
@@ -67,14 +68,15 @@ def _ordinal(n: int) -> str:
 
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
-    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS):  # "two" -> "five", "third" -> "seventh"
-        if low in pool:
-            word = rng.choice([w for w in pool if w != low])
+    head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
+    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS, _PLURAL_SCALES):  # "two" -> "five", "third" -> "seventh"
+        if head in pool and (not dash or rest.replace("-", "").isalpha()):
+            word = rng.choice([w for w in pool if w != head]) + dash + span[len(head) + len(dash) :]
             return word.capitalize() if span[:1].isupper() else word
-    if low.isalpha():
-        return span  # "dozens", "hundred": no same-shape fictional value
-    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)", span, re.I):
-        return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1)
+    if low.replace("-", "").isalpha():
+        return span  # "dozens", "hundred", "hundred-year": no same-shape fictional value
+    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "61st", "10th-minute"
+        return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1) + (m.group(3) or "")
     words = span.split(" ")
     return " ".join(_same_shape_digits(w, rng) if re.search(r"\d", w) else w for w in words)
 
@@ -149,7 +151,7 @@ def _term_piece(piece: str, rng: random.Random) -> str:
     if len(piece) == 1:  # one letter: a vowel for a vowel, a consonant for a consonant
         letter = rng.choice("aeiou" if piece.lower() in "aeiou" else "bdfgklmnprstvz")
         return letter.upper() if piece.isupper() else letter
-    new = _pseudo_word(len(piece), rng)
+    new = _made_up(len(piece), rng)  # never a real word ("ipf1" -> "the5")
     return new.upper() if piece.isupper() else new.capitalize() if piece[0].isupper() else new
 
 
@@ -168,11 +170,41 @@ def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
     return body + suffix
 
 
+#: Latin endings of a fictional genus and species ("Dravonia kelis", "m. toravum")
+_GENUS_ENDINGS = ("ia", "us", "um", "ella", "a")
+_SPECIES_ENDINGS = ("is", "us", "um", "ae", "i", "a", "ensis")
+
+
+def _latin(n: int, endings: tuple[str, ...], rng: random.Random) -> str:
+    """A made-up Latin word: a pseudo-word stem of about ``n`` letters and a Latin ending ("kelis")."""
+    ending = rng.choice(endings)
+    return _made_up(max(3, n - len(ending)), rng).rstrip("aeiou") + ending
+
+
+def _binomial(span: str, rng: random.Random) -> str:
+    """A fictional binomial of the same shape and case: "e. coli" -> "t. varnis", "Felis silvestris" ->
+    "Dravonia kelis"; the genus letter changes too."""
+    genus, species = span.split(" ")
+    new_species = _latin(len(species), _SPECIES_ENDINGS, rng)
+    if len(genus) == 2:  # "e." -> another letter
+        letter = rng.choice([c for c in "abcdfghklmnprstv" if c != genus[0].lower()])
+        return f"{letter.upper() if genus[0].isupper() else letter}. {new_species}"
+    new_genus = _latin(len(genus), _GENUS_ENDINGS, rng)
+    for _ in range(_TRIES):  # another initial: its short form "m. bovis" changes whole, too
+        if new_genus[0] != genus[0].lower():
+            break
+        new_genus = _latin(len(genus), _GENUS_ENDINGS, rng)
+    return f"{new_genus.capitalize() if genus[0].isupper() else new_genus} {new_species}"
+
+
 def _term(span: str, rng: random.Random) -> str:
     """A fictional term of the same shape, in pronounceable syllables: "454-sequencing" ->
-    "617-dralivomen", "apoptosis" -> "brenotosis", "SpaceX" -> "DorivK", "H1N1" -> "K7T3"."""
+    "617-dralivomen", "apoptosis" -> "brenotosis", "SpaceX" -> "DorivK", "H1N1" -> "K7T3"; a binomial
+    by a binomial (:func:`_binomial`)."""
+    if lexicon.is_binomial(span):
+        return _binomial(span, rng)
     low = span.lower()
-    suffix = next((s for s in _SUFFIXES if low.endswith(s)), "")
+    suffix = next((s for s in _SUFFIXES if low.endswith(s) and s != low), "")  # "phages" never -> "grephages"
     if suffix and span.isalpha() and span.islower():
         return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
     if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
@@ -182,41 +214,81 @@ def _term(span: str, rng: random.Random) -> str:
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
 
 
-def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str]) -> str:
+def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str], run: bool = False) -> str:
     """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University")."""
     for i, w in enumerate(words):
         if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
-            return " ".join([*words[:i], rng.choice(pool), *words[i + 1 :]])
+            j = i + 1  # with ``run``, all uncommon name words: "Zhi Yun Restaurant" -> "Jessup Restaurant"
+            while run and j < len(words) and words[j][:1].isupper() and words[j].lower() not in keep and not lexicon.is_common_word(words[j]):
+                j += 1
+            return " ".join([*words[:i], rng.choice(pool), *words[j:]])
     if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
         return " ".join([rng.choice(pool), *words[1:]])
     return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
 
 
 def _org(span: str, rng: random.Random) -> str:
+    """An acronym by capitals; a club, firm or brand of one word by a fictional town ("Chelsea" ->
+    "Dunhallow"); a place inside the name by a fictional town ("Los Angeles County Fire Department" ->
+    "Fellbrook County Fire Department"); else the first name word, keywords kept ("Brown University" ->
+    "Halvorsen University")."""
     if span.isupper() and span.isalpha():
         return "".join(rng.choice("ABCDEFGHJKLMNPRSTVWZ") for _ in span)
-    return _keep_keywords(span.split(), lexicon.ORG_KEYWORDS, rng, _LAST)
+    words = span.split()
+    if len(words) == 1:
+        return rng.choice(lexicon.FICTIONAL_TOWNS)
+    if run := _place_run(words):
+        i, size = run
+        return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
+    return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST, run=True)
+
+
+def _place_run(words: list[str]) -> tuple[int, int] | None:
+    """(start, size) of the longest run of capitalised words, not the whole name, that is a real place
+    ("Los Angeles" in "Los Angeles County Fire Department"), else None."""
+    for size in range(min(3, len(words) - 1), 0, -1):
+        for i in range(len(words) - size + 1):
+            run = words[i : i + size]
+            if run[0][:1].isupper() and lexicon.is_known_place(" ".join(run), major_only=size == 1):
+                return i, size
+    return None
+
+
+def _holiday(span: str, rng: random.Random) -> str:
+    """A fictional holiday, its tail kept ("Christmas" -> "Lanternmas", "Christmas Eve" -> "Emberfest Eve")."""
+    head, _, tail = span.partition(" ")
+    new = rng.choice([h for h in lexicon.FICTIONAL_HOLIDAYS if h.lower() != head.lower()])
+    return f"{new} {tail}" if tail else new
 
 
 def _place(span: str, rng: random.Random) -> str:
+    if span.islower():  # lower-cased text (SumPubMed): "west africa" -> "valdoria", whole
+        return rng.choice(_PLACES)
     if " " in span and lexicon.is_known_place(span):  # "Saudi Arabia", "New Zealand": a fictional country
         return rng.choice(_PLACES)
+    words = span.split()
+    if len(words) > 1 and (run := _place_run(words)):  # "Atletico Madrid" -> "Atletico Valdoria",
+        i, size = run  # "South Los Angeles" -> "South Valdoria": the real place goes, whole
+        return " ".join([*words[:i], rng.choice(_PLACES), *words[i + size :]])
     keep = lexicon.PLACE_SUFFIX_WORDS | lexicon.PLACE_PREFIX_WORDS | lexicon.COMPASS_WORDS
-    return _keep_keywords(span.split(), keep, rng, _PLACES)
+    return _keep_keywords(words, keep, rng, _PLACES)
 
 
 def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
     if len(words) >= 2:  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
-        lead = next(k for k, w in enumerate([*words[:-1], ""]) if not _is_title_word(w))
+        # an ordinary word leads only a name of two more words ("Pep Guardiola" is a name, whole)
+        lead = next(k for k, w in enumerate([*words[:-1], ""])
+                    if not _is_title_word(w) or (w.lower() not in lexicon.TITLES and len(words) - k < 3))
         titles = words[:lead]
-        name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng), rng.choice(_LAST)]
+        name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng, text), rng.choice(_LAST)]
         return " ".join([*titles, *name])
     before = re.search(rf"([A-Z][\w'’-]+)(\.?) {re.escape(span)}\b", text)
     # "Tom Smith", "Mr Gordon" and "Dr. Katz" end in a surname; "So Ned" and "Smith. Ned" do not
     title = before is not None and before.group(1).lower() in lexicon.TITLES
     surname = before is not None and (title or (not before.group(2) and not lexicon.is_common_word(before.group(1))))
-    return rng.choice(_LAST) if surname else _first_name(span, rng)
+    only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
+    return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
 
 def _is_title_word(word: str) -> bool:
@@ -225,10 +297,18 @@ def _is_title_word(word: str) -> bool:
     return bool(word) and (low in lexicon.TITLES or (lexicon.is_common_word(word) and not lexicon.is_name_word(word)))
 
 
-def _first_name(original: str, rng: random.Random) -> str:
-    """A fictional first name of the original's gender ("Jake" -> "Lorcan"), any one if it has none."""
-    gender = lexicon.first_name_gender(original)
+def _first_name(original: str, rng: random.Random, text: str = "") -> str:
+    """A fictional first name of the original's gender ("Jake" -> "Lorcan"); for a name of no known gender
+    ("Kelly") the gender of the text's pronouns when they have one, else any."""
+    gender = lexicon.first_name_gender(original) or _pronoun_gender(text)
     return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
+
+
+def _pronoun_gender(text: str) -> str | None:
+    """"female" if the text says she/her and never he/him/his, "male" the other way round, else None."""
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    she, he = bool(words & {"she", "her", "hers", "herself"}), bool(words & {"he", "him", "his", "himself"})
+    return "female" if she and not he else "male" if he and not she else None
 
 
 def _demonym(rng: random.Random) -> str:
@@ -241,8 +321,15 @@ def _nationality(span: str, rng: random.Random) -> str:
     """A fictional nationality for the first word ("French" -> "Valdorian", "Canadians" -> "Tarnholmians",
     "African American" -> "Valdorian American")."""
     words = span.split()
+    if len(words) == 2 and not lexicon.is_demonym(words[0]):  # "New Zealander" -> "Valdorian", whole
+        words = [words[1]]
     plural = "s" if words[0].endswith("s") and not words[0].endswith(("ss", "ese")) else ""
-    return " ".join([_demonym(rng) + plural, *words[1:]])
+    new = _demonym(rng)
+    for _ in range(_TRIES):  # no shared ending: "Italians" -> "Morrowdalians" keeps "alians"
+        if not words[0].removesuffix(plural).endswith(new[-4:]):
+            break
+        new = _demonym(rng)
+    return " ".join([new + plural, *words[1:]])
 
 
 def _acronym(span: str, rng: random.Random) -> str:
@@ -268,7 +355,8 @@ def _other_name(span: str, rng: random.Random) -> str:
     length, event and other keywords kept ("Gaddafi" -> "Dravelo", "Spring Festival" -> "Korvan Festival",
     "Chindits" -> "Meravins")."""
     m = re.fullmatch(r"(.+ of )(.+)", span)
-    if m and (lexicon.is_known_place(m.group(2)) or re.fullmatch(r"[A-Z][a-z]+", m.group(2))):
+    owner = m.group(2) if m else ""  # "A Decade of Hits": an ordinary word, no place
+    if m and (lexicon.is_known_place(owner) or (re.fullmatch(r"[A-Z][a-z]+", owner) and not lexicon.is_common_word(owner))):
         return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
     words = span.split()
     names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
@@ -312,6 +400,7 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
     EntityType.NATIONALITY: lambda s, r, t: _nationality(s, r),
     EntityType.ACRONYM: lambda s, r, t: _acronym(s, r),
     EntityType.URL: lambda s, r, t: _url(s, r),
+    EntityType.HOLIDAY: lambda s, r, t: _holiday(s, r),
 }
 
 
@@ -336,8 +425,10 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
             continue
         if _article_breaks(text[: span.start], span.text, new):
             continue
-        if lexicon.classify_span(new, "", lower) == span.type:  # never a real word in place of a term
-            return new
+        context = text[max(0, span.start - 40) : span.start]  # as the validator reads it ("in Hollis": a place)
+        kind = lexicon.classify_span(new, context, lower)
+        if kind == span.type or (span.type is EntityType.ORG and new in lexicon.FICTIONAL_TOWNS):
+            return new  # never a real word in place of a term; a club or a firm by a fictional town
     return None
 
 
@@ -364,6 +455,44 @@ def entity_candidates(text: str) -> dict[str, list[Span]]:
     return groups
 
 
+def short_forms(groups: dict[str, list[Span]]) -> dict[str, str]:
+    """Full name -> its short form where the text uses both ("Paul Merson" -> "Merson", "escherichia coli" ->
+    "e. coli"); a short form of two full names ("Sterling" of two people) belongs to neither."""
+    fulls: dict[str, list[str]] = {}
+    for surface, spans in groups.items():
+        short = lexicon.short_form(surface, spans[0].type)
+        if short is not None and short != surface and short in groups:
+            fulls.setdefault(short, []).append(surface)
+    return {names[0]: short for short, names in fulls.items() if len(names) == 1}
+
+
+def _forms(
+    text: str, groups: dict[str, list[Span]], shorts: dict[str, str], surface: str, new: str | None
+) -> list[tuple[list[Span], str]]:
+    """Every span of the entity with its new text: the occurrences of ``surface`` and of its short form
+    ("Paul Merson" -> "Varek Whitlock" and "Merson" -> "Whitlock"); empty when there is no replacement."""
+    if new is None:
+        return []
+    forms = [(groups[surface], new)]
+    if surface in shorts:
+        new_short = lexicon.short_form(new, groups[surface][0].type)
+        if new_short is None or new_short.lower() in text.lower():
+            return []
+        forms.append((groups[shorts[surface]], new_short))
+    return forms
+
+
+def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
+    """The span overlaps the edit, or only white space lies between them and one side has several words
+    ("New Zealander" and "Tim Weston": replaced side by side they read as one changed span; "single
+    nucleotide polymorphisms" may change word by word)."""
+    a, b = sorted([(span.start, span.end), (edit.start, edit.end)])
+    if b[0] < a[1]:
+        return True
+    several = any(" " in t for t in (span.text, value, text[edit.start : edit.end], edit.new))
+    return several and not text[a[1] : b[0]].strip()
+
+
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
     words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2}
@@ -375,9 +504,11 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
     lo, hi = change_count(severity)
     want = lo if lo == hi else rng.randint(lo, hi)
     groups = entity_candidates(text)
+    shorts = short_forms(groups)  # a short form changes with its full name, never alone
     by_type: dict[EntityType, list[str]] = {}
     for surface, spans in groups.items():
-        by_type.setdefault(spans[0].type, []).append(surface)
+        if surface not in shorts.values():
+            by_type.setdefault(spans[0].type, []).append(surface)
     edits: list[Edit] = []
     changes: list[dict[str, str]] = []
     types = sorted(by_type, key=lambda t: t.value)
@@ -394,16 +525,17 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         if len({o.type for o in occ}) > 1:
             continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
-        if new is None or any(o.start < e.end and e.start < o.end for o in occ for e in edits):
+        forms = _forms(text, groups, shorts, surface, new)
+        if not forms or any(_touch(text, o, value, e) for group, value in forms for o in group for e in edits):
             continue
-        if any(_article_breaks(text[: o.start], o.text, new) for o in occ):
+        if any(_article_breaks(text[: o.start], o.text, value) for group, value in forms for o in group):
             continue
-        edits += [Edit(o.start, o.end, new, kind.value) for o in occ]
-        changes.append({"type": kind.value, "from": surface, "to": new})
+        edits += [Edit(o.start, o.end, value, kind.value) for group, value in forms for o in group]
+        changes.append({"type": kind.value, "from": surface, "to": new or ""})
     if len(changes) < lo:
         return NotApplicable(
             f"{len(changes)} replaceable named entities found (names of people, places, organisations, events or "
-            f"nationalities, numbers, dates, technical terms, acronyms, web addresses); {severity.value} severity "
+            f"nationalities, holidays, numbers, dates, technical terms, acronyms, web addresses); {severity.value} severity "
             f"replaces {lo}"
         )
     return Perturbed(apply_edits(text, edits), generator, {"changes": changes})
