@@ -757,3 +757,13 @@ def test_entities_replace_a_lowercased_country_by_a_fictional_one() -> None:
         assert validate(pubmed, text, out.text).ok, out.text
         (change,) = out.settings["changes"]
         assert change["from"] == "new zealand" and change["to"] in places, change  # never "vivo" of "in vivo"
+
+
+@pytest.mark.parametrize("decade", ["70s", "'90s", "1970s"])
+def test_a_decade_becomes_another_decade(decade: str) -> None:
+    """Seen in the build: "in the 70s" -> "in the 85s" (digits of the same shape are no decade)."""
+    from dhp.builder.perturb.offline.entities import _number
+
+    for seed in range(20):
+        out = _number(decade, random.Random(seed))
+        assert out != decade and re.fullmatch(r"['’]?(?:19)?[1-9]0s", out), out

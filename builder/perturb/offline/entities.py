@@ -75,6 +75,8 @@ def _number(span: str, rng: random.Random) -> str:
             return word.capitalize() if span[:1].isupper() else word
     if low.replace("-", "").isalpha():
         return span  # "dozens", "hundred", "hundred-year": no same-shape fictional value
+    if m := re.fullmatch(r"(['’]?(?:1[0-9]|20)?)(\d)0s", span):  # a decade ("the 70s", "1970s") stays one
+        return f"{m.group(1)}{rng.choice([d for d in '123456789' if d != m.group(2)])}0s"
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "61st", "10th-minute"
         return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1) + (m.group(3) or "")
     words = span.split(" ")
