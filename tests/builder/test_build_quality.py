@@ -45,12 +45,22 @@ def test_every_written_row_passes_the_validator(offline_build: dict[str, BuildRe
     assert not failures, failures[:5]
 
 
-_BAR_NOT_MET = pytest.mark.xfail(
-    strict=False,
-    reason="issue 9's coverage bar is not met yet by the offline generator: the h-quality build on 2026-11-23 "
-    "measured coverage 35-100% (fictional entities and rewriting and insertion lowest; Answer Equivalence meets it); "
-    "remove this mark when bench_build.py shows the bar met",
-)
+#: where the bar is not met, and why (measured on the merged offline-rules/4 build, 2026-11-23)
+_SHORT_OF_THE_BAR = {
+    "summeval": "rewriting and insertion: 81% / 55% of items have one / two sentences the paraphrase rules "
+    "rewrite safely (the rest need a parser or an LLM)",
+    "sumpubmed": "rewriting and insertion: 75% / 37% (long abstract sentences); reordering major: 82% "
+    "(two-sentence texts, where minor and major cannot differ)",
+    "story-cloze": "fictional entities: 37 endings name nothing",
+    "wmt22-de-en": "fictional entities: 85% / 64%, passages that name nothing or only one thing",
+    "wmt22-zh-en": "fictional entities: 87% / 72%, passages that name nothing or only one thing",
+}
+_COVERAGE_DATASETS = [
+    pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=_SHORT_OF_THE_BAR[name]))
+    if name in _SHORT_OF_THE_BAR
+    else name
+    for name in DATASET_NAMES
+]
 #: operations whose offline rows meet the coverage bar on every dataset: enforced strictly
 ENFORCED = frozenset({Operation.GRAMMATICAL_ERRORS})
 
@@ -108,8 +118,7 @@ def test_fictional_entity_coverage(offline_build: dict[str, BuildReport], name: 
     assert not low, f"{name}: fictional-entity coverage below {COVERAGE:.0%}: {low}"
 
 
-@_BAR_NOT_MET
-@pytest.mark.parametrize("name", DATASET_NAMES)
+@pytest.mark.parametrize("name", _COVERAGE_DATASETS)
 def test_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
     low = _low_coverage(offline_build[name], name, lambda p: p.operation not in ENFORCED)
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"
