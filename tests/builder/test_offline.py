@@ -240,13 +240,24 @@ def test_entities_replace_every_occurrence_alike_and_keep_the_article() -> None:
         assert validate(NE_MINOR, text, out.text).ok, out.text
 
 
-def test_entities_never_give_one_person_two_fictional_names() -> None:
-    text = "Mesut Ozil scored twice for Arsenal. Ozil later thanked the fans in London."
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        # one person never gets two fictional names
+        ("Mesut Ozil scored twice for Arsenal. Ozil later thanked the fans in London.", {"Mesut Ozil", "Ozil"}),
+        # "New Zealander Tim Weston" -> "Faircliffian Faelan Marwick": two entities read as one changed span
+        (
+            "The crocodile swam in Puerto Vallarta, in Mexico. New Zealander Tim Weston was on holiday and saw it.",
+            {"New Zealander", "Tim Weston"},
+        ),
+    ],
+)
+def test_entities_never_replace_both_of(text: str, pair: set[str]) -> None:
     major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
-    for seed in range(20):
+    for seed in range(30):
         out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
         froms = {c["from"] for c in out.settings["changes"]}
-        assert not {"Mesut Ozil", "Ozil"} <= froms, froms
+        assert not pair <= froms, froms
         assert validate(major, text, out.text).ok, out.text
 
 
@@ -685,17 +696,6 @@ def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None
     female = lexicon.FICTIONAL_FIRST_NAMES["female"]
     for c in _changes_of(_every_minor("Kelly cleaned up in time and she was happy.", 12), "Kelly"):
         assert c["to"] in female, c
-
-
-def test_entities_never_replace_two_entities_side_by_side() -> None:
-    # "New Zealander Tim Weston" -> "Faircliffian Faelan Marwick": two entities read as one changed span
-    text = "The crocodile swam in Puerto Vallarta, in Mexico. New Zealander Tim Weston was on holiday and saw it."
-    major = BENCHMARK["summeval"].perturbation("word_fictional_ne_major")
-    for seed in range(30):
-        out = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed)))
-        froms = {c["from"] for c in out.settings["changes"]}
-        assert not {"New Zealander", "Tim Weston"} <= froms, froms
-        assert validate(major, text, out.text).ok, out.text
 
 
 def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
