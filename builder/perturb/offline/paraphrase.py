@@ -94,6 +94,12 @@ def _cap(s: str, lower: bool) -> str:
     return s if lower else s[:1].upper() + s[1:]
 
 
+def _led(lead: str | None, phrase: str, lower: bool) -> str:
+    """``phrase`` opening the sentence: behind its leading connective ("However, ") when it kept one,
+    else capitalised (in cased text)."""
+    return f"{lead}{phrase}" if lead else _cap(phrase, lower)
+
+
 # -- syntactic rewrites --------------------------------------------------------------------------------
 _SAY = (
     r"said|says|say|told reporters|added|explained|noted|claimed|claims|argued|argues|stated|believes|believed|thinks|"
@@ -694,8 +700,7 @@ def _by_passive(s: str, c: _Ctx) -> str | None:
         return None
     subj = _SUBJECT.get(agent.lower(), agent)
     obj = _OBJECT.get(obj.lower(), _decap(c, obj))
-    lead = m.group("lead")
-    head = f"{lead}{subj}" if lead else _cap(subj, c.lower)
+    head = _led(m.group("lead"), subj, c.lower)
     return f"{head} {m.group('adv') or ''}{verb} {obj}{m.group('end')}"
 
 
@@ -740,8 +745,7 @@ def _gerund_subject(s: str, c: _Ctx) -> str | None:
     ing = inflect(m.group("verb"), "VBG")
     if ing is None or compiled(r"\b(?:and|or) to\b").search(m.group("rest")):
         return None
-    lead = m.group("lead")
-    gerund = f"{lead}{ing}" if lead else _cap(ing, c.lower)
+    gerund = _led(m.group("lead"), ing, c.lower)
     return f"{gerund}{m.group('rest')} {m.group('be').lower()} {m.group('adj').lower()}{m.group('end')}"
 
 
@@ -872,7 +876,7 @@ def _invert_copula(s: str, c: _Ctx) -> str | None:
     m = _SPEC_PRED.match(s)
     if m is None or _is_common(m.group("name").split()[0]) or _SUB_WORD.search(m.group("np")):
         return None
-    if any(_verb_only(w) for w in m.group("np").split()[:1]):
+    if _verb_only(m.group("np").split()[0]):
         return None
     return f"The {m.group('np')} {m.group('be')} {m.group('name')}{m.group('end')}"
 
@@ -901,10 +905,8 @@ def _as_shown(s: str, c: _Ctx) -> str | None:
     m = _IT_SHOWN.match(s)
     if m is None or _ends_in_abbreviation(s):
         return None
-    be = m.group("be").lower()
     lead = (m.group("lead") or "").lower()
-    head = f"{lead}as {be} {m.group('vbn').lower()}" if lead else f"{_cap('as', c.lower)} {be} {m.group('vbn').lower()}"
-    return f"{head}, {m.group('rest')}"
+    return f"{_led(lead, 'as', c.lower)} {m.group('be').lower()} {m.group('vbn').lower()}, {m.group('rest')}"
 
 
 _USED_TO = compiled(
@@ -912,6 +914,10 @@ _USED_TO = compiled(
     r"(?P<adv>(?:often|commonly|widely|frequently|routinely|generally|usually|typically) )?used to "
     r"(?P<verb>[a-z]+) (?P<y>(?:[^,;:]|(?<=\d),(?=\d)){3,70}?)(?P<end>[.!?])$"
 )
+
+
+_PLURAL_BE = {"is": "are", "was": "were", "has been": "have been"}
+_SINGULAR_BE = {plural: singular for singular, plural in _PLURAL_BE.items()}
 
 
 def _used_to(s: str, c: _Ctx) -> str | None:
@@ -926,11 +932,8 @@ def _used_to(s: str, c: _Ctx) -> str | None:
         return None
     if x.split()[0].lower() in _NOT_SUBJECT_START - _FUNCTION or y.split()[0].lower() in _NOT_OBJECT | _OBJECT.keys():
         return None
-    plural = _plural(y)
     be = m.group("be").lower()
-    be = {"is": "are", "was": "were", "has been": "have been"}.get(be, be) if plural else (
-        {"are": "is", "were": "was", "have been": "has been"}.get(be, be)
-    )
+    be = _PLURAL_BE.get(be, be) if _plural(y) else _SINGULAR_BE.get(be, be)  # "be" agrees with its new subject
     return f"{_cap(y, c.lower)} {be} {m.group('adv') or ''}{vbn} with {_decap(c, x)}{m.group('end')}"
 
 
@@ -952,16 +955,14 @@ def _study_aimed(s: str, c: _Ctx) -> str | None:
     """'The aim of this study was to test X.' <-> 'This study aimed to test X.'"""
     if (m := _AIMED.match(s)) and _is_base(m.group("rest").split()[0]):
         be = "was" if m.group("verb").lower() == "aimed" else "is"
-        lead = m.group("lead") or ""
-        head = f"{lead}the aim of" if lead else _cap("the aim of", c.lower)
+        head = _led(m.group("lead"), "the aim of", c.lower)
         return f"{head} {m.group('who').lower()} {m.group('what').lower()} {be} to {m.group('rest')}"
     m = _AIM_OF.match(s)
     if m is None or not _is_base(m.group("rest").split()[0]):
         return None
     verb = "aimed" if m.group("be").lower() == "was" else "aims"
-    lead = m.group("lead") or ""
-    subj = f"{m.group('who').lower()} {m.group('what').lower()}"
-    return f"{lead}{subj if lead else _cap(subj, c.lower)} {verb} to {m.group('rest')}"
+    subj = _led(m.group("lead"), f"{m.group('who').lower()} {m.group('what').lower()}", c.lower)
+    return f"{subj} {verb} to {m.group('rest')}"
 
 
 _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
