@@ -448,6 +448,9 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
         ("It has been shown that autophagy protects neurons from stress.", False,
          "As has been shown, autophagy protects neurons from stress."),
+        # a kept connective keeps its capital (it was lower-cased, and the validator refused the row)
+        ("However, it has been shown that autophagy protects neurons from stress.", False,
+         "Nevertheless, as has been shown, autophagy protects neurons from stress."),
         ("quantitative real-time pcr is often used to analyse gene expression.", True,
          "gene expression is frequently analysed with quantitative real-time pcr."),
         ("the goal of the present study was to assess the capacity of these cells.", True,

@@ -905,8 +905,7 @@ def _as_shown(s: str, c: _Ctx) -> str | None:
     m = _IT_SHOWN.match(s)
     if m is None or _ends_in_abbreviation(s):
         return None
-    lead = (m.group("lead") or "").lower()
-    return f"{_led(lead, 'as', c.lower)} {m.group('be').lower()} {m.group('vbn').lower()}, {m.group('rest')}"
+    return f"{_led(m.group('lead'), 'as', c.lower)} {m.group('be').lower()} {m.group('vbn').lower()}, {m.group('rest')}"
 
 
 _USED_TO = compiled(
