@@ -8,8 +8,11 @@ BIN := $(VENV)/bin
 DHP_SOURCES ?= $(abspath ../shared/sources)
 OUT ?= out
 PYTEST_ARGS ?=
+# What CI, `make test` and the Space install: the exact versions of requirements/lock.txt (pip constraints),
+# within the package's own compatible ranges. `make test LOCK=` resolves freshly instead; `make lock` refreshes it.
+LOCK ?= requirements/lock.txt
 
-.PHONY: setup browser demo test lint typecheck check clean
+.PHONY: setup browser demo test lint typecheck check clean lock
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -21,12 +24,23 @@ STAMP := $(VENV)/.dhp-installed
 setup: $(STAMP)
 
 # torch: the CPU wheel shipped on this kind of machine when present, else the registry's.
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
 	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
 	  $(BIN)/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
 	fi
-	$(BIN)/pip install -q -e '.[dev,local]'
+	$(BIN)/pip install -q $(if $(LOCK),-c $(LOCK)) -e '.[dev,local]'
 	touch $@
+
+# Refresh the lock on purpose: resolve the newest compatible releases in a scratch venv and pin them.
+lock:
+	rm -rf .lock-venv && $(PY) -m venv .lock-venv && .lock-venv/bin/python -m pip install -q --upgrade pip
+	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
+	  .lock-venv/bin/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
+	fi
+	.lock-venv/bin/pip install -q '.[dev,local]'
+	{ echo "# pip constraints: exact versions CI, make test and the Space install (make lock refreshes them)"; \
+	  .lock-venv/bin/pip freeze --exclude dhp-bench | sed -E 's/^(torch==[0-9.]+)\+[a-z0-9]+$$/\1/'; } > requirements/lock.txt
+	rm -rf .lock-venv
 
 # Debian's chromium for the browser tests (Playwright drives it through executable_path).
 browser:

@@ -122,3 +122,23 @@ def test_the_import_walk_sees_dynamic_imports() -> None:
     modules = third_party_modules(PACKAGE_FOLDERS)
     assert "faker" in modules and "builder/perturb/lexicon.py" in modules["faker"]
     assert _undeclared({"faker": {"x.py"}}, set()) == ["faker (imported by x.py): from ['faker'], not declared"]
+
+
+def test_the_lock_pins_every_declared_dependency_within_its_range() -> None:
+    """requirements/lock.txt (what CI and `make test` install) pins each dependency of the package and its
+    extras to one version that pyproject's compatible range admits: a stale lock fails here, not in CI."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    pins: dict[str, Version] = {}
+    for line in (REPO / "requirements" / "lock.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"not an exact pin: {line}"
+            pins[_canonical(name)] = Version(version)
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for spec in [*project["dependencies"], *(r for rs in project["optional-dependencies"].values() for r in rs)]:
+        req = Requirement(spec)
+        name = _canonical(req.name)
+        assert name in pins, f"{name} is not in requirements/lock.txt: run `make lock`"
+        assert req.specifier.contains(pins[name], prereleases=True), f"lock pins {name}=={pins[name]}, outside {req.specifier}"

@@ -122,13 +122,25 @@ def test_transformers_serve_paper_mode(serve_url: str, tiny_model: Path, tiny_ro
     assert r.judge.settings["temperature"] == 0.0
 
 
-def test_model_discovery_needs_a_listed_model(serve_url: str, tiny_root: Path, tmp_path: Path) -> None:
-    # transformers serve lists only Hub-cache models in /v1/models, not a local folder it serves
+def test_model_discovery_follows_what_the_server_lists(serve_url: str, tiny_root: Path, tmp_path: Path) -> None:
+    """Discovery takes the one model ``/v1/models`` lists, and refuses with a hint to ``--model`` otherwise.
+
+    `transformers serve` changed between releases: before 5.x it listed only Hub-cache models (none here),
+    newer releases list the folder they serve. Either way the CLI must do what the discovery rule says.
+    """
+    listed = [m.get("id") for m in httpx.get(f"{serve_url}/v1/models", timeout=10).json().get("data", [])]
     proc = run_dhp(
         "score", "--endpoint", serve_url, "--judge-name", "x", "--data", str(tiny_root), "--datasets",
-        "answer-equivalence", "--out", str(tmp_path), env={"HF_HUB_OFFLINE": "0"},
+        "answer-equivalence", "--limit", "2", "--max-tokens", "4", "--n-boot", "0", "--out", str(tmp_path),
+        env={"HF_HUB_OFFLINE": "0"}, timeout=300,
     )
-    assert proc.returncode == 2 and "--model" in proc.stderr
+    if len(listed) == 1:
+        assert "--model" not in proc.stderr, proc.stderr  # discovered, not refused
+        (result,) = tmp_path.rglob("*.json")  # scored with the listed model (whether its garbage got a D or not)
+        assert read_result(result).judge.model == listed[0]
+    else:
+        assert proc.returncode == 2 and "--model" in proc.stderr
+        assert not list(tmp_path.rglob("*.json"))
 
 
 # -- the local backend, in process -------------------------------------------------------------
