@@ -55,10 +55,11 @@ test: setup browser
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: setup
-	$(BIN)/ruff check dhp builder scoring leaderboard tests benchmarks scripts
+	$(BIN)/ruff check dhp tests benchmarks
+	$(BIN)/ruff format --check dhp tests benchmarks
 
 typecheck: setup
-	$(BIN)/python scripts/typecheck.py
+	$(BIN)/mypy --explicit-package-bases dhp tests benchmarks
 
 check: lint typecheck test
 

@@ -49,16 +49,13 @@ def test_only_the_dhp_namespace_lands_in_site_packages(wheel_names: list[str]) -
 
 def test_every_source_package_and_data_file_is_in_the_wheel(wheel_names: list[str]) -> None:
     """A subpackage missing from pyproject's `packages` would only fail outside editable installs."""
-    folders = {"dhp": "dhp", "builder": "dhp/builder", "scoring": "dhp/scoring", "leaderboard": "dhp/leaderboard",
-               "dataset_cards": "dhp/dataset_cards"}
     missing = []
-    for folder, target in folders.items():
-        for f in (REPO / folder).rglob("*"):
-            if "__pycache__" in f.parts or not f.is_file() or f.suffix == ".pyc":
-                continue
-            rel = f.relative_to(REPO / folder).as_posix()
-            if f"{target}/{rel}" not in wheel_names:
-                missing.append(f"{folder}/{rel}")
+    for f in (REPO / "dhp").rglob("*"):
+        if "__pycache__" in f.parts or not f.is_file() or f.suffix == ".pyc":
+            continue
+        rel = f.relative_to(REPO).as_posix()
+        if rel not in wheel_names:
+            missing.append(rel)
     assert not missing, f"not packaged: {missing}"
 
 

@@ -7,7 +7,7 @@ judge page's texts come from :mod:`dhp.leaderboard.formatting`. All state lives 
 every page load and a ``gr.Timer`` re-read them (cheaply, through the caches of the backend), so
 results written by a worker appear without a restart.
 
-Run locally with ``dhp leaderboard``; on a Space, run this file (``app_file: leaderboard/app.py``)
+Run locally with ``dhp leaderboard``; on a Space, run this file (``app_file: dhp/leaderboard/app.py``)
 with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/...`` stores.
 """
 
