@@ -31,7 +31,9 @@ def _quality(r: BuildReport) -> None:
 
 
 def main(argv: list[str]) -> int:
-    default = os.environ.get("DHP_SOURCES") or str(Path(__file__).resolve().parents[1].parent / "shared" / "sources")
+    default = os.environ.get("DHP_SOURCES") or str(
+        Path(__file__).resolve().parents[1].parent / "shared" / "sources"
+    )
     sources = Path(argv[1] if len(argv) > 1 else default)
     locator = SourceLocator(sources)
     opts = BuildOptions(allow_fewer=True, progress=False)
@@ -44,7 +46,9 @@ def main(argv: list[str]) -> int:
         _quality(r)
     rows = sum(r.n_rows for r in reports)
     status = "OK" if total < TARGET_S else "SLOW"
-    print(f"all six datasets: {rows} pairs in {total:.2f} s (target < {TARGET_S:.0f} s: {status}; {os.cpu_count()} cores)")
+    print(
+        f"all six datasets: {rows} pairs in {total:.2f} s (target < {TARGET_S:.0f} s: {status}; {os.cpu_count()} cores)"
+    )
     return 0
 
 

@@ -87,7 +87,9 @@ def timed(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--judges", type=int, default=500, help="judges on the board (each scored on the six datasets)")
+    ap.add_argument(
+        "--judges", type=int, default=500, help="judges on the board (each scored on the six datasets)"
+    )
     ap.add_argument("--items", type=int, default=100, help="items per dataset in each result's stored scores")
     ap.add_argument("--browser", action="store_true", help="also time the page in headless chromium")
     ap.add_argument("--loads", type=int, default=5, help="browser page loads to time")

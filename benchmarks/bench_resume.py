@@ -47,23 +47,33 @@ def main() -> int:
         with FakeJudgeServer(hashed_answer, latency=0.01) as srv:
             reference, n_ref = reference_run(srv, data, Path(tmp) / "ref", DATASETS, args.concurrency)
             print(f"uninterrupted run: {n_ref} requests (minimal {minimal}), {len(reference)} result files")
-            print(f"{'trial':>5}  {'kill points (requests)':<24} {'landed':>6} {'seen':>5} {'resent':>6} "
-                  f"{'minimal+resent':>14} {'results equal':>13}")
+            print(
+                f"{'trial':>5}  {'kill points (requests)':<24} {'landed':>6} {'seen':>5} {'resent':>6} "
+                f"{'minimal+resent':>14} {'results equal':>13}"
+            )
             ok = 0
             landed = resent = 0
             for i in range(args.trials):
                 seed = args.seed + i
                 t = run_trial(srv, data, Path(tmp) / f"t{seed}", DATASETS, minimal, reference, seed,
                               kills=args.kills, concurrency=args.concurrency)  # fmt: skip
-                good = t.results_equal and t.requests == minimal + t.resent and t.resent <= args.concurrency * args.kills
+                good = (
+                    t.results_equal
+                    and t.requests == minimal + t.resent
+                    and t.resent <= args.concurrency * args.kills
+                )
                 ok += good
                 landed += t.kills_landed
                 resent += t.resent
-                print(f"{seed:>5}  {','.join(map(str, t.killed_at)):<24} {t.kills_landed:>6} {t.requests:>5} "
-                      f"{t.resent:>6} {minimal + t.resent:>14} {t.results_equal!s:>13}  {'PASS' if good else 'MISS'}")
-        print(f"{ok}/{args.trials} trials PASS; {landed} kills landed on a live run; {resent} requests were in "
-              f"flight at a kill and sent again (at most {args.concurrency} per kill); answered requests sent "
-              f"again: 0 in every PASS trial; {time.perf_counter() - t0:.0f} s")
+                print(
+                    f"{seed:>5}  {','.join(map(str, t.killed_at)):<24} {t.kills_landed:>6} {t.requests:>5} "
+                    f"{t.resent:>6} {minimal + t.resent:>14} {t.results_equal!s:>13}  {'PASS' if good else 'MISS'}"
+                )
+        print(
+            f"{ok}/{args.trials} trials PASS; {landed} kills landed on a live run; {resent} requests were in "
+            f"flight at a kill and sent again (at most {args.concurrency} per kill); answered requests sent "
+            f"again: 0 in every PASS trial; {time.perf_counter() - t0:.0f} s"
+        )
     return 0
 
 

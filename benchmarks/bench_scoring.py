@@ -125,7 +125,9 @@ def throughput(data: Path, names: list[str], latencies: list[float], rounds: int
     """The runner beside the bare loop, same prompts, same server, interleaved rounds; medians and ratios."""
     prompts = prompts_of(data, names)
     n = len(set(prompts))
-    print(f"== 1. throughput: {len(names)} dataset(s), {n} requests, C = {C}, runner beside a bare aiohttp loop ==")
+    print(
+        f"== 1. throughput: {len(names)} dataset(s), {n} requests, C = {C}, runner beside a bare aiohttp loop =="
+    )
     for lat in latencies:
         runner, bare, ends, cpu_r, cpu_b = [], [], [], [], []
         with spawned_server(lat) as srv:
@@ -143,7 +145,9 @@ def throughput(data: Path, names: list[str], latencies: list[float], rounds: int
                       f"{runner[-1]:.0f}/s ({cpu_r[-1]:.0f} CPU us/req; end to end {ends[-1]:.0f}/s, max in flight "
                       f"{st['max_inflight']})", flush=True)  # fmt: skip
         med_r, med_b = statistics.median(runner), statistics.median(bare)
-        line = f"  L={lat:g}s median: runner {med_r:.0f}/s, bare {med_b:.0f}/s, runner/bare {med_r / med_b:.3f}"
+        line = (
+            f"  L={lat:g}s median: runner {med_r:.0f}/s, bare {med_b:.0f}/s, runner/bare {med_r / med_b:.3f}"
+        )
         line += f"; CPU us/req runner {statistics.median(cpu_r):.0f}, bare {statistics.median(cpu_b):.0f}"
         if lat > 0:
             ideal = C / lat
@@ -153,7 +157,10 @@ def throughput(data: Path, names: list[str], latencies: list[float], rounds: int
             line += f"  target >= 0.95 x C/L: {verdict(ok)}"
         else:
             line += f"  target >= 0.5 x bare: {verdict(med_r / med_b >= 0.5)}"
-        print(line + f"; end to end {statistics.median(ends):.0f}/s (loading and statistics included)", flush=True)
+        print(
+            line + f"; end to end {statistics.median(ends):.0f}/s (loading and statistics included)",
+            flush=True,
+        )
 
 
 def build(tmp: Path, sources: Path) -> Path:
@@ -193,12 +200,16 @@ def counts_and_memory(tmp: Path, data: Path, paper_limit: int) -> None:
             rc, wall, rss = cli_score(srv, data, tmp / f"out-{mode}", *extra)
             actual = srv.stats()["requests"]
             scope = "all items" if limit is None else f"first {limit} items of each dataset"
-            print(f"  --mode {mode} ({scope}, {repeats} request(s) per prompt): {len(prompts)} text scores, "
-                  f"{len(set(prompts))} unique prompts; expected {expected} requests, actual {actual}; "
-                  f"exit {rc}, {wall:.1f} s  {verdict(rc == 0 and actual == expected)}")
+            print(
+                f"  --mode {mode} ({scope}, {repeats} request(s) per prompt): {len(prompts)} text scores, "
+                f"{len(set(prompts))} unique prompts; expected {expected} requests, actual {actual}; "
+                f"exit {rc}, {wall:.1f} s  {verdict(rc == 0 and actual == expected)}"
+            )
             if mode == "expected":
-                print(f"  peak memory (max RSS of the dhp score process, six datasets, all items, 1000 bootstrap "
-                      f"replicates): {rss:.0f} MB  target < 500 MB: {verdict(rc == 0 and rss < 500)}")
+                print(
+                    f"  peak memory (max RSS of the dhp score process, six datasets, all items, 1000 bootstrap "
+                    f"replicates): {rss:.0f} MB  target < 500 MB: {verdict(rc == 0 and rss < 500)}"
+                )
 
 
 def stats_time() -> None:
@@ -211,12 +222,18 @@ def stats_time() -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--latency", default="0.2,0", help="comma-separated latencies L in seconds")
-    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per latency (the median is reported)")
-    ap.add_argument("--datasets", default=",".join(BENCHMARK), help="the throughput part's datasets (built ones)")
+    ap.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds per latency (the median is reported)"
+    )
+    ap.add_argument(
+        "--datasets", default=",".join(BENCHMARK), help="the throughput part's datasets (built ones)"
+    )
     ap.add_argument("--paper-limit", type=int, default=20, help="items per dataset in the paper-mode count")
     default_sources = os.environ.get("DHP_SOURCES") or str(REPO.parent / "shared" / "sources")
     ap.add_argument("--sources", type=Path, default=Path(default_sources))
-    ap.add_argument("--data", type=Path, help="six datasets built before (`dhp build --out DATA`): no build here")
+    ap.add_argument(
+        "--data", type=Path, help="six datasets built before (`dhp build --out DATA`): no build here"
+    )
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: throughput,counts,stats")
     args = ap.parse_args()
     skip = set(args.skip.split(","))
@@ -229,7 +246,9 @@ def main() -> int:
             print(f"built six datasets in {time.perf_counter() - t0:.1f} s", flush=True)
         if "throughput" not in skip:
             names = [d for d in args.datasets.split(",") if d]
-            throughput(data, names, [float(x) for x in args.latency.split(",")], args.rounds, Path(tmp) / "out")
+            throughput(
+                data, names, [float(x) for x in args.latency.split(",")], args.rounds, Path(tmp) / "out"
+            )
         if "counts" not in skip:
             counts_and_memory(Path(tmp), data, args.paper_limit)
         if "stats" not in skip:

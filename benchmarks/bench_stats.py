@@ -44,8 +44,10 @@ def main() -> None:
     t = run(args.judges, n_boot=0)
     print(f"statistics, no bootstrap: {args.judges} judges x 6 datasets in {t:.2f} s (target < 2 s)")
     tb = run(args.boot_judges, n_boot=1000)
-    print(f"statistics, 1000 bootstrap replicates: {args.boot_judges} judges x 6 datasets in {tb:.2f} s "
-          f"({tb / args.boot_judges:.2f} s per judge)")
+    print(
+        f"statistics, 1000 bootstrap replicates: {args.boot_judges} judges x 6 datasets in {tb:.2f} s "
+        f"({tb / args.boot_judges:.2f} s per judge)"
+    )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,11 @@ def bench_dataset(folder: Path, failures: int) -> tuple[int, int]:
         rate = f"{ok / len(rows):.1%}" if rows else "-"
         cover = f"{len(rows) / n_items:.0%}" if n_items else "-"
         top = reasons.most_common(1)[0] if reasons else ("", 0)
-        print(f"{p.id:30} {p.method.value:6} {len(rows):5} {ok:5} {rate:>7} {cover:>6}  {top[0]} ({top[1]})" if reasons
-              else f"{p.id:30} {p.method.value:6} {len(rows):5} {ok:5} {rate:>7} {cover:>6}")
+        print(
+            f"{p.id:30} {p.method.value:6} {len(rows):5} {ok:5} {rate:>7} {cover:>6}  {top[0]} ({top[1]})"
+            if reasons
+            else f"{p.id:30} {p.method.value:6} {len(rows):5} {ok:5} {rate:>7} {cover:>6}"
+        )
         for row, reason in examples[:failures]:
             print(f"    FAIL {row['id']}: {reason}")
     _cross_rows(texts)

@@ -59,7 +59,9 @@ class JudgeSpecError(ValueError):
 class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1, max_length=100)  # shown on the leaderboard; its slug names the results folder
+    name: str = Field(
+        min_length=1, max_length=100
+    )  # shown on the leaderboard; its slug names the results folder
 
     @field_validator("name")
     @classmethod
@@ -110,7 +112,9 @@ class EndpointJudge(_Base):
                 raise ValueError(f"endpoint must be an http(s) URL, got {url!r}")
             problem = secret_in_url(url)
             if problem:  # the URL is stored (requests, judge files): the key travels in the environment
-                raise ValueError(f"endpoint URL must not carry a secret ({problem}); give the key in DHP_JUDGE_API_KEY")
+                raise ValueError(
+                    f"endpoint URL must not carry a secret ({problem}); give the key in DHP_JUDGE_API_KEY"
+                )
         return v
 
 

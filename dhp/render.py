@@ -39,13 +39,17 @@ def spec_table(datasets: Iterable[DatasetSpec]) -> str:
                 p.level.value,
                 p.method.value,
                 p.severity.value,
-                "all" if p.k is None and p.operation.value == "sentence_reorder" else ("-" if p.k is None else str(p.k)),
+                "all"
+                if p.k is None and p.operation.value == "sentence_reorder"
+                else ("-" if p.k is None else str(p.k)),
                 _fmt_weights(dict(d.weights.for_perturbation(p.id))),
                 p.description,
             )
             for p in d.perturbations
         ]
-        table = _table(("perturbation", "lvl", "method", "severity", "k", "expert weights", "description"), rows)
+        table = _table(
+            ("perturbation", "lvl", "method", "severity", "k", "expert weights", "description"), rows
+        )
         blocks.append("\n".join(head) + "\n\n" + "\n".join("  " + ln for ln in table.splitlines()))
     return "\n\n".join(blocks)
 

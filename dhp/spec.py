@@ -99,8 +99,7 @@ _ANSWER_QUALITY = Metric(
 _MT_ACCURACY = Metric(
     "accuracy",
     "Accuracy",
-    "(MQM) how closely the translation mirrors the source text: no additions, omissions or "
-    "mistranslations.",
+    "(MQM) how closely the translation mirrors the source text: no additions, omissions or mistranslations.",
 )
 _MT_FLUENCY = Metric(
     "fluency",
@@ -123,7 +122,9 @@ def _sev_id(base: str, sev: Severity) -> str:
 
 def _char(minor_k: int, major_k: int | None) -> tuple[Perturbation, ...]:
     """Character-level rows: random alphanumeric deletions and `typo` typos."""
-    sevs: list[tuple[Severity, int]] = [(SINGLE, minor_k)] if major_k is None else [(MINOR, minor_k), (MAJOR, major_k)]
+    sevs: list[tuple[Severity, int]] = (
+        [(SINGLE, minor_k)] if major_k is None else [(MINOR, minor_k), (MAJOR, major_k)]
+    )
     out = [
         Perturbation(
             _sev_id("char_deletion", s),
@@ -171,7 +172,9 @@ def _llm_word(what: str, severities: Iterable[Severity], grammar_minor: str) -> 
 
 
 _SUMMARY_SENTENCE = (
-    Perturbation("sent_reorder_minor", S, R, Operation.SENTENCE_REORDER, MINOR, "Swap two random sentences.", 2),
+    Perturbation(
+        "sent_reorder_minor", S, R, Operation.SENTENCE_REORDER, MINOR, "Swap two random sentences.", 2
+    ),
     Perturbation(
         "sent_reorder_major", S, R, Operation.SENTENCE_REORDER, MAJOR, "Shuffle all sentences.", None
     ),
@@ -247,14 +250,20 @@ def _summary_weights() -> ExpertWeights:
 
 _STORY_WEIGHTS = ExpertWeights(
     {
-        "char_deletion": _w("Missing letters are a spelling/formatting problem of the sentence.", fluency=0.8, coherence=0.2),
-        "char_typo": _w("Typos are a spelling/formatting problem of the sentence.", fluency=0.8, coherence=0.2),
+        "char_deletion": _w(
+            "Missing letters are a spelling/formatting problem of the sentence.", fluency=0.8, coherence=0.2
+        ),
+        "char_typo": _w(
+            "Typos are a spelling/formatting problem of the sentence.", fluency=0.8, coherence=0.2
+        ),
         "word_fictional_ne": _w(
             "A new, unknown name or place in the ending breaks the established characters and setting.",
             consistency=0.8,
             coherence=0.2,
         ),
-        "word_grammar": _w("A grammatical error is a fault of the sentence itself.", fluency=0.9, coherence=0.1),
+        "word_grammar": _w(
+            "A grammatical error is a fault of the sentence itself.", fluency=0.9, coherence=0.1
+        ),
         "sent_random_ending": _w(
             "An ending from another story neither follows the narrative (coherence) nor keeps its "
             "characters and setting (consistency).",
@@ -455,7 +464,9 @@ SUMMEVAL = DatasetSpec(
     judged_label="Summary",
     context_fields=(ContextField("article", "Source Article"),),
     metrics=_SUMMARY_METRICS,
-    perturbations=_char(10, 50) + _llm_word("summary", (MINOR, MAJOR), "a grammatical error") + _SUMMARY_SENTENCE,
+    perturbations=_char(10, 50)
+    + _llm_word("summary", (MINOR, MAJOR), "a grammatical error")
+    + _SUMMARY_SENTENCE,
     weights=_summary_weights(),
     paper_stats=PaperStats(340.4, 58.3, 4.0),
 )
@@ -472,7 +483,9 @@ SUMPUBMED = DatasetSpec(
     judged_label="Summary",
     context_fields=(ContextField("article", "Source Article"),),
     metrics=_SUMMARY_METRICS,
-    perturbations=_char(20, 100) + _llm_word("summary", (MINOR, MAJOR), "a grammatical error") + _SUMMARY_SENTENCE,
+    perturbations=_char(20, 100)
+    + _llm_word("summary", (MINOR, MAJOR), "a grammatical error")
+    + _SUMMARY_SENTENCE,
     weights=_summary_weights(),
     paper_stats=PaperStats(803.5, 114.9, 5.5),
 )
@@ -482,7 +495,9 @@ STORY_CLOZE = DatasetSpec(
     pretty_name="DHP Story Cloze",
     task="story_completion",
     source=_STORY_SRC,
-    selection=Selection(rule="100 random stories from the spring 2016 validation set.", n_items=100, seed=SEED),
+    selection=Selection(
+        rule="100 random stories from the spring 2016 validation set.", n_items=100, seed=SEED
+    ),
     judged_field="ending",
     judged_label="Story Ending",
     context_fields=(ContextField("story", "Story"),),
@@ -524,7 +539,10 @@ ANSWER_EQUIVALENCE = DatasetSpec(
     ),
     judged_field="answer",
     judged_label="Answer",
-    context_fields=(ContextField("question", "Question"), ContextField("paragraph", "Paragraph", required=False)),
+    context_fields=(
+        ContextField("question", "Question"),
+        ContextField("paragraph", "Paragraph", required=False),
+    ),
     metrics=(_ANSWER_QUALITY,),
     perturbations=_char(5, 25)
     + _llm_word("answer", (MINOR, MAJOR), "one grammatical error")
@@ -611,7 +629,11 @@ def get_dataset(name: str) -> DatasetSpec:
 def resolve_datasets(selector: str | Iterable[str]) -> tuple[DatasetSpec, ...]:
     """``"all"``, ``"summeval,wmt22-de-en"`` or an iterable of names -> dataset specs, in order given."""
     if isinstance(selector, str):
-        names = list(DATASET_NAMES) if selector.strip() == "all" else [s.strip() for s in selector.split(",") if s.strip()]
+        names = (
+            list(DATASET_NAMES)
+            if selector.strip() == "all"
+            else [s.strip() for s in selector.split(",") if s.strip()]
+        )
     else:
         names = list(selector)
     if not names:

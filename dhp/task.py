@@ -138,8 +138,12 @@ def _expand(
 ) -> list[dict[str, Any]]:
     """The perturbations (``Perturbation.to_dict`` form) of one catalogue choice, for a task's judged text."""
     have = {s.value for s in entry.severities}
-    every: list[SevName] = [v for v in get_args(SevName) if v in have]  # catalogue order: minor, major, single
-    chosen: list[SevName] = list(k) if k is not None else list(severities) if severities is not None else every
+    every: list[SevName] = [
+        v for v in get_args(SevName) if v in have
+    ]  # catalogue order: minor, major, single
+    chosen: list[SevName] = (
+        list(k) if k is not None else list(severities) if severities is not None else every
+    )
     by_sev = {p.severity.value: p for p in entry.rows}
     out: list[dict[str, Any]] = []
     for sev in chosen:
@@ -299,7 +303,9 @@ class TaskFile(_Model):
 def _located(e: ValidationError, where: str) -> str:
     errs = e.errors()
 
-    def union_noise(err: Any) -> bool:  # the failed 'equal' branch of a mapping's union, beside the real error
+    def union_noise(
+        err: Any,
+    ) -> bool:  # the failed 'equal' branch of a mapping's union, beside the real error
         tagged = any(str(x).startswith("literal[") for x in err["loc"])
         return tagged and any(o is not err and o["loc"][:1] == err["loc"][:1] for o in errs)
 
@@ -746,11 +752,17 @@ def starter_yaml(dest: Path, from_file: Path | None = None) -> str:
     perts = ", ".join(catalogue())
     pairs = [
         (f"name: {name}", "lowercase letters, digits and '-'; the dataset's folder name"),
-        (f"source: {{path: {json.dumps(path)}}}", "a .csv, .jsonl or .parquet file (relative to this file), or"),
+        (
+            f"source: {{path: {json.dumps(path)}}}",
+            "a .csv, .jsonl or .parquet file (relative to this file), or",
+        ),
         ("", "{hub: org/name, split: test, revision: main}"),
         (f"judged: {json.dumps(g.judged)}", "the column the judge scores (and the perturbations degrade)"),
         (f"context: {context}", "columns shown to the judge beside it (may be [])"),
-        (f"select: {{n: {g.n}, seed: 0}}", "N items and a seed; optional min_chars: keep longer judged texts only"),
+        (
+            f"select: {{n: {g.n}, seed: 0}}",
+            "N items and a seed; optional min_chars: keep longer judged texts only",
+        ),
         (f"task: {g.task}", f"prompt style: {styles}"),
         ("metrics:", "what the judge rates (1-5); optional per metric: label, template"),
     ]

@@ -135,7 +135,12 @@ class ScoringMode(str, enum.Enum):
 
 #: What a user may ask for with ``--mode``: ``auto`` or a mode an endpoint or local judge can run.
 MODE_AUTO = "auto"
-MODE_CHOICES: tuple[str, ...] = (MODE_AUTO, ScoringMode.EXPECTED.value, ScoringMode.PAPER.value, ScoringMode.SAMPLE.value)
+MODE_CHOICES: tuple[str, ...] = (
+    MODE_AUTO,
+    ScoringMode.EXPECTED.value,
+    ScoringMode.PAPER.value,
+    ScoringMode.SAMPLE.value,
+)
 
 
 class EndpointProtocol(str, enum.Enum):
@@ -426,7 +431,10 @@ class DatasetSpec:
     org: str = "dhp"
 
     def __post_init__(self) -> None:
-        _require(bool(_DATASET_NAME.match(self.name)), f"dataset name {self.name!r} must match {_DATASET_NAME.pattern}")
+        _require(
+            bool(_DATASET_NAME.match(self.name)),
+            f"dataset name {self.name!r} must match {_DATASET_NAME.pattern}",
+        )
         _require(len(self.metrics) > 0, f"dataset {self.name!r} needs at least one metric")
         _require(len(self.perturbations) > 0, f"dataset {self.name!r} needs at least one perturbation")
         mnames = [m.name for m in self.metrics]
@@ -458,7 +466,9 @@ class DatasetSpec:
         for m in self.metrics:
             if m.name == name:
                 return m
-        raise SpecError(f"dataset {self.name!r} has no metric {name!r}; valid: {', '.join(self.metric_names)}")
+        raise SpecError(
+            f"dataset {self.name!r} has no metric {name!r}; valid: {', '.join(self.metric_names)}"
+        )
 
     def perturbation(self, pid: str) -> Perturbation:
         for p in self.perturbations:
@@ -515,7 +525,9 @@ class DatasetSpec:
                 judged_field=str(d.get("judged_field", "text")),
                 judged_label=str(d.get("judged_label", "Text")),
                 context_fields=tuple(
-                    ContextField(str(c["name"]), str(c.get("label", c["name"])), bool(c.get("required", True)))
+                    ContextField(
+                        str(c["name"]), str(c.get("label", c["name"])), bool(c.get("required", True))
+                    )
                     for c in d.get("context_fields", [])
                 ),
                 metrics=tuple(Metric.from_dict(m) for m in d["metrics"]),

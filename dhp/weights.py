@@ -28,9 +28,13 @@ def _read_mapping(path: Path) -> Mapping[str, Any]:
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as e:
-        raise SpecError(f"weights file {path} is not valid {path.suffix.lstrip('.').upper() or 'YAML'}: {e}") from e
+        raise SpecError(
+            f"weights file {path} is not valid {path.suffix.lstrip('.').upper() or 'YAML'}: {e}"
+        ) from e
     if not isinstance(data, Mapping):
-        raise SpecError(f"weights file {path}: top level must be a mapping dataset -> perturbation -> weights")
+        raise SpecError(
+            f"weights file {path}: top level must be a mapping dataset -> perturbation -> weights"
+        )
     return data
 
 
@@ -60,7 +64,9 @@ def parse_weights(
     return out
 
 
-def load_weights(path: str | Path, datasets: Mapping[str, DatasetSpec] = BENCHMARK) -> dict[str, ExpertWeights]:
+def load_weights(
+    path: str | Path, datasets: Mapping[str, DatasetSpec] = BENCHMARK
+) -> dict[str, ExpertWeights]:
     """Read and validate a weights file (JSON or YAML)."""
     p = Path(path)
     return parse_weights(_read_mapping(p), source=str(p), datasets=datasets)
@@ -70,7 +76,10 @@ def apply_weights(
     weights: Mapping[str, ExpertWeights], datasets: Mapping[str, DatasetSpec] = BENCHMARK
 ) -> dict[str, DatasetSpec]:
     """The datasets with the given weights swapped in (others unchanged)."""
-    return {name: (spec.with_weights(weights[name]) if name in weights else spec) for name, spec in datasets.items()}
+    return {
+        name: (spec.with_weights(weights[name]) if name in weights else spec)
+        for name, spec in datasets.items()
+    }
 
 
 def weights_from_votes(votes: Mapping[str, int], metrics: tuple[str, ...]) -> dict[str, float]:
@@ -84,4 +93,3 @@ def weights_from_votes(votes: Mapping[str, int], metrics: tuple[str, ...]) -> di
     if total <= 0:
         raise SpecError("no votes to derive weights from")
     return {m: votes.get(m, 0) / total for m in metrics}
-

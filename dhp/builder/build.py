@@ -188,7 +188,9 @@ def _llm(
     for attempt in range(LLM_ATTEMPTS):
         if not pending:
             break
-        outs = perturber.run([_llm_job(ctx, p, it, attempt) for p, it in pending], on_done if attempt == 0 else None)
+        outs = perturber.run(
+            [_llm_job(ctx, p, it, attempt) for p, it in pending], on_done if attempt == 0 else None
+        )
         retry = []
         for (p, it), out in zip(pending, outs, strict=True):
             key = (p.id, it.id)
@@ -205,7 +207,9 @@ def _llm(
         pending = retry
     for p, it in pending:
         key = (p.id, it.id)
-        results[key] = Checked(NotApplicable(FAILED_VALIDATION + reasons[key]), seen[key], 0, failed_validation=True)
+        results[key] = Checked(
+            NotApplicable(FAILED_VALIDATION + reasons[key]), seen[key], 0, failed_validation=True
+        )
     return results
 
 
@@ -223,7 +227,9 @@ def _severities_differ(spec: DatasetSpec, items: Sequence[Item], results: dict[K
                 results[(major.id, it.id)] = Checked(NotApplicable(SEVERITIES_SAME + verdict.reason))
 
 
-def make_outcomes(spec: DatasetSpec, sel: Selected, opts: BuildOptions, seed: int, bar: Any) -> dict[Key, Checked]:
+def make_outcomes(
+    spec: DatasetSpec, sel: Selected, opts: BuildOptions, seed: int, bar: Any
+) -> dict[Key, Checked]:
     """The validated outcome of every (perturbation id, item id)."""
     ctx = _Ctx(spec, opts, seed)
     pool = [(it.id, it.original) for it in sel.items]
@@ -330,9 +336,18 @@ def make_build_info(
         builder_version=BUILDER_VERSION,
         seed=seed,
         columns=row_columns(spec),
-        selection=SelectionInfo(spec.selection.rule, sel.n_requested, len(sel.items), sel.n_eligible, sel.n_candidates),
+        selection=SelectionInfo(
+            spec.selection.rule, sel.n_requested, len(sel.items), sel.n_eligible, sel.n_candidates
+        ),
         source=SourceInfo(
-            src.name, src.licence, src.redistribution.value, src.terms, src.homepage, source.partial, source.notes, source.files
+            src.name,
+            src.licence,
+            src.redistribution.value,
+            src.terms,
+            src.homepage,
+            source.partial,
+            source.notes,
+            source.files,
         ),
         perturber=_perturber_info(opts),
         statistics=StatisticsInfo(
@@ -382,4 +397,3 @@ def build_dataset(
         seconds=time.perf_counter() - t0,
         info=info,
     )
-

@@ -47,10 +47,15 @@ def _configs(info: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str,
     """The card's ``configs`` (default: all pairs; one per perturbation with rows) and their ``dataset_info``."""
     built = [p for p in info["perturbations"] if p["rows"] > 0]
     configs: list[dict[str, Any]] = [
-        {"config_name": "default", "default": True, "data_files": [{"split": "test", "path": "data/*.parquet"}]}
+        {
+            "config_name": "default",
+            "default": True,
+            "data_files": [{"split": "test", "path": "data/*.parquet"}],
+        }
     ]
     configs += [
-        {"config_name": p["id"], "data_files": [{"split": "test", "path": f"data/{p['id']}.parquet"}]} for p in built
+        {"config_name": p["id"], "data_files": [{"split": "test", "path": f"data/{p['id']}.parquet"}]}
+        for p in built
     ]
     features = [{"name": c, "dtype": "string"} for c in info["columns"]]
     total = sum(p["num_bytes"] for p in info["perturbations"])

@@ -115,7 +115,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
     )
     try:
         for spec in specs:
-            _print_report(build_task(task, args.out, opts) if task is not None else build_dataset(spec, locator, args.out, opts))
+            _print_report(
+                build_task(task, args.out, opts)
+                if task is not None
+                else build_dataset(spec, locator, args.out, opts)
+            )
     finally:
         if perturber is not None:
             perturber.close()
@@ -123,8 +127,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
         from dhp.builder.show import write_samples_html
 
         for spec in specs:
-            out_file = args.samples if len(specs) == 1 else args.samples.with_name(
-                f"{args.samples.stem}.{spec.name}{args.samples.suffix}"
+            out_file = (
+                args.samples
+                if len(specs) == 1
+                else args.samples.with_name(f"{args.samples.stem}.{spec.name}{args.samples.suffix}")
             )
             write_samples_html(args.out / spec.name, out_file, args.samples_n, args.samples_seed)
             print(f"samples: {out_file}")
@@ -219,7 +225,9 @@ def _register_build(subparsers: Any) -> None:
         help="after the build, write an HTML sheet of random pairs per perturbation (differences marked) for a "
         "human check; with several datasets, one file each (FILE's name + .<dataset>)",
     )
-    p.add_argument("--samples-n", type=int, default=5, help="pairs per perturbation in --samples (default: 5)")
+    p.add_argument(
+        "--samples-n", type=int, default=5, help="pairs per perturbation in --samples (default: 5)"
+    )
     p.add_argument("--samples-seed", type=int, default=0, help="seed of the --samples draw (default: 0)")
     p.set_defaults(func=_cmd_build)
 
@@ -258,7 +266,9 @@ def _register_hub(subparsers: Any) -> None:
     )
     p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT,
                    help="folder holding the built or downloaded dataset folders (default: %(default)s)")  # fmt: skip
-    p.add_argument("--out", type=Path, required=True, help="folder for the files, one <dataset>.<format> each")
+    p.add_argument(
+        "--out", type=Path, required=True, help="folder for the files, one <dataset>.<format> each"
+    )
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl",
                    help="file format (default: %(default)s)")  # fmt: skip
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)

@@ -108,7 +108,11 @@ class SelectionInfo:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SelectionInfo:
         return cls(
-            str(d["rule"]), int(d["n_requested"]), int(d["n_selected"]), int(d["n_eligible"]), int(d["n_candidates"])
+            str(d["rule"]),
+            int(d["n_requested"]),
+            int(d["n_selected"]),
+            int(d["n_eligible"]),
+            int(d["n_candidates"]),
         )
 
 
@@ -325,7 +329,9 @@ class BuildInfo:
         for p in self.perturbations:
             if p.id == pid:
                 return p
-        raise DataError(f"{self.dataset}: no perturbation {pid!r}; valid: {', '.join(q.id for q in self.perturbations)}")
+        raise DataError(
+            f"{self.dataset}: no perturbation {pid!r}; valid: {', '.join(q.id for q in self.perturbations)}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -365,7 +371,9 @@ class BuildInfo:
                 perturbations=tuple(PerturbationInfo.from_dict(p) for p in d["perturbations"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise DataError(f"{where}: not a build-info record of this builder ({type(e).__name__}: {e})") from e
+            raise DataError(
+                f"{where}: not a build-info record of this builder ({type(e).__name__}: {e})"
+            ) from e
 
 
 @dataclass(frozen=True)
@@ -377,7 +385,9 @@ class NotApplicableRecord:
     reason: str
 
     def to_json(self) -> str:
-        return json.dumps({"perturbation": self.perturbation, "id": self.id, "reason": self.reason}, ensure_ascii=False)
+        return json.dumps(
+            {"perturbation": self.perturbation, "id": self.id, "reason": self.reason}, ensure_ascii=False
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -420,7 +430,10 @@ def _swap_into_place(tmp: Path, target: Path) -> None:
 
 
 def _write_files(
-    tmp: Path, info: BuildInfo, rows: Mapping[str, Sequence[Row]], not_applicable: Sequence[NotApplicableRecord]
+    tmp: Path,
+    info: BuildInfo,
+    rows: Mapping[str, Sequence[Row]],
+    not_applicable: Sequence[NotApplicableRecord],
 ) -> BuildInfo:
     (tmp / DATA_DIR).mkdir()
     perts = []
@@ -508,7 +521,10 @@ def read_pairs(folder: Path, perturbations: Iterable[str] | None = None) -> list
         path = folder / DATA_DIR / f"{pid}.parquet"
         try:
             rows.extend(pq.read_table(path).to_pylist())
-        except (OSError, ValueError) as e:  # missing or corrupt parquet (pyarrow raises ArrowInvalid, a ValueError)
+        except (
+            OSError,
+            ValueError,
+        ) as e:  # missing or corrupt parquet (pyarrow raises ArrowInvalid, a ValueError)
             raise DataError(f"{path}: cannot read the pairs ({type(e).__name__}: {e})") from e
     return rows
 
@@ -550,7 +566,9 @@ def _add_row(
 ) -> None:
     item_id, pid = str(row["id"]), str(row["perturbation"])
     if pid not in spec.perturbation_ids:
-        raise DataError(f"{where}: unknown perturbation {pid!r} in row {item_id}; valid: {', '.join(spec.perturbation_ids)}")
+        raise DataError(
+            f"{where}: unknown perturbation {pid!r} in row {item_id}; valid: {', '.join(spec.perturbation_ids)}"
+        )
     original, text = row["original"], row["perturbed"]
     if not isinstance(original, str) or not isinstance(text, str):
         raise DataError(f"{where}: row {item_id}/{pid}: original and perturbed must be strings")

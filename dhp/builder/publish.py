@@ -64,11 +64,15 @@ def _unreachable(repo_id: str, endpoint: str | None, e: BaseException) -> Publis
 
     where = endpoint or constants.ENDPOINT
     if constants.is_offline_mode():
-        return PublishError(f"{repo_id}: HF_HUB_OFFLINE is set, so the Hub ({where}) is not contacted; unset it")
+        return PublishError(
+            f"{repo_id}: HF_HUB_OFFLINE is set, so the Hub ({where}) is not contacted; unset it"
+        )
     cause = " ".join(str(e).split()) or type(e).__name__
     if len(cause) > 200:
         cause = cause[:200] + "..."
-    return PublishError(f"{repo_id}: cannot reach the Hub at {where} ({type(e).__name__}: {cause}); check the network")
+    return PublishError(
+        f"{repo_id}: cannot reach the Hub at {where} ({type(e).__name__}: {cause}); check the network"
+    )
 
 
 def publish_datasets(
@@ -118,7 +122,11 @@ def _upload_one(api: Any, repo_id: str, spec: DatasetSpec, folder: Path, version
         commit_description=f"Built by dhp.builder; dataset version {version}.",
     )
     api.create_tag(
-        repo_id, tag=version, tag_message=f"{spec.pretty_name} {version}", revision=commit.oid, repo_type="dataset"
+        repo_id,
+        tag=version,
+        tag_message=f"{spec.pretty_name} {version}",
+        revision=commit.oid,
+        repo_type="dataset",
     )
     return str(commit.commit_url)
 

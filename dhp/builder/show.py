@@ -174,7 +174,10 @@ th{background:#f4f4f4;text-align:left}del{background:#fdd;color:#900}ins{backgro
 
 
 def samples_html(
-    dataset: str, samples: Mapping[str, Sequence[Mapping[str, Any]]], seed: int, spec: DatasetSpec | None = None
+    dataset: str,
+    samples: Mapping[str, Sequence[Mapping[str, Any]]],
+    seed: int,
+    spec: DatasetSpec | None = None,
 ) -> str:
     """A self-contained HTML sheet: per perturbation a table of sampled pairs with diffs marked.
 
@@ -217,7 +220,9 @@ def write_samples_html(folder: Path, out_file: Path, n_per_perturbation: int = 5
     out.parent.mkdir(parents=True, exist_ok=True)
     from dhp.task import folder_spec
 
-    out.write_text(samples_html(Path(folder).name, samples, seed, folder_spec(Path(folder))), encoding="utf-8")
+    out.write_text(
+        samples_html(Path(folder).name, samples, seed, folder_spec(Path(folder))), encoding="utf-8"
+    )
     return out
 
 
@@ -262,17 +267,30 @@ def _cmd_show(args: argparse.Namespace) -> int:
 def register(subparsers: Any, default_data: Path) -> None:
     """Add ``dhp show`` to the ``dhp`` parser."""
     p = subparsers.add_parser(
-        "show", help="print random original/perturbed pairs of a built dataset with the differences highlighted"
+        "show",
+        help="print random original/perturbed pairs of a built dataset with the differences highlighted",
     )
     p.add_argument("dataset", help="dataset name (a folder under --data)")
     p.add_argument("perturbation", nargs="?", help="perturbation id, e.g. word_fictional_ne_minor")
-    p.add_argument("-n", type=int, default=5, help="pairs to show (per perturbation with --samples; default: 5)")
-    p.add_argument("--data", type=Path, default=default_data, help=f"built datasets folder (default: {default_data})")
+    p.add_argument(
+        "-n", type=int, default=5, help="pairs to show (per perturbation with --samples; default: 5)"
+    )
+    p.add_argument(
+        "--data", type=Path, default=default_data, help=f"built datasets folder (default: {default_data})"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: 0)")
     p.add_argument("--layout", choices=("stacked", "side"), default="stacked", help="stacked or side by side")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="ANSI colours (auto: on a terminal unless NO_COLOR is set)")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="ANSI colours (auto: on a terminal unless NO_COLOR is set)",
+    )
     p.add_argument("--width", type=int, help="line width, 0 for no wrapping (default: the terminal's)")
-    p.add_argument("--samples", type=Path, metavar="FILE",
-                   help="write an HTML sheet of -n random pairs of every perturbation to FILE instead")
+    p.add_argument(
+        "--samples",
+        type=Path,
+        metavar="FILE",
+        help="write an HTML sheet of -n random pairs of every perturbation to FILE instead",
+    )
     p.set_defaults(func=_cmd_show)

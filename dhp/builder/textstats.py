@@ -53,7 +53,9 @@ def _false_break(before: str, after: str) -> bool:
 
         return zipf_frequency(m.group(1), "en") < _SPECIES_MAX_ZIPF
     word = _LAST_WORD.search(before)
-    return word is not None and word.group(1).lower() in _ABBREVIATIONS and _CONTINUES.match(after) is not None
+    return (
+        word is not None and word.group(1).lower() in _ABBREVIATIONS and _CONTINUES.match(after) is not None
+    )
 
 
 @functools.lru_cache(maxsize=4096)

@@ -93,7 +93,12 @@ class ResponseCache:
         self.flush()
 
     def store(
-        self, key: str, judge: str, model: str | None, output: JudgeOutput, on_commit: Callable[[], None] | None = None
+        self,
+        key: str,
+        judge: str,
+        model: str | None,
+        output: JudgeOutput,
+        on_commit: Callable[[], None] | None = None,
     ) -> None:
         """Queue an output for the commit at the end of this event-loop iteration; then call ``on_commit``."""
         self._raise_failed()

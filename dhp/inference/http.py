@@ -182,7 +182,12 @@ class OpenAIChat:
     """``/v1/chat/completions``: one user message holding the rendered prompt."""
 
     def __init__(
-        self, base_url: str, model: str | None, api_key: str | None, timeout: float = 120.0, connections: int = 8
+        self,
+        base_url: str,
+        model: str | None,
+        api_key: str | None,
+        timeout: float = 120.0,
+        connections: int = 8,
     ) -> None:
         self.label = host_label(base_url)
         self.model = model
@@ -218,12 +223,16 @@ class OpenAIChat:
                 None
                 if content is None
                 else tuple(
-                    TokenAlternatives(str(c["token"]), float(c["logprob"]), _top(c.get("top_logprobs"), "token"))
+                    TokenAlternatives(
+                        str(c["token"]), float(c["logprob"]), _top(c.get("top_logprobs"), "token")
+                    )
                     for c in content
                 )
             )
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
-            raise _bad_response(f"an unexpected chat completion ({type(e).__name__}: {e})"[:_MESSAGE_CHARS]) from e
+            raise _bad_response(
+                f"an unexpected chat completion ({type(e).__name__}: {e})"[:_MESSAGE_CHARS]
+            ) from e
         return RawText(text=str(text), tokens=tokens, finish_reason=None if finish is None else str(finish))
 
     async def aclose(self) -> None:
@@ -234,7 +243,12 @@ class TGIGenerate:
     """TGI's native ``/generate``; ``details`` and ``top_n_tokens`` when log-probabilities are asked for."""
 
     def __init__(
-        self, base_url: str, model: str | None, api_key: str | None, timeout: float = 120.0, connections: int = 8
+        self,
+        base_url: str,
+        model: str | None,
+        api_key: str | None,
+        timeout: float = 120.0,
+        connections: int = 8,
     ) -> None:
         self.label = host_label(base_url)
         self.model = model
@@ -278,7 +292,9 @@ class TGIGenerate:
                 finish = details.get("finish_reason")
                 top = details.get("top_tokens") or ()
                 tokens = tuple(
-                    TokenAlternatives(str(t["text"]), float(t["logprob"]), _top(top[i] if i < len(top) else (), "text"))
+                    TokenAlternatives(
+                        str(t["text"]), float(t["logprob"]), _top(top[i] if i < len(top) else (), "text")
+                    )
                     for i, t in enumerate(details["tokens"])
                 )
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
@@ -307,7 +323,11 @@ def make_endpoint_backend(
 
 
 async def discover_model(
-    base_url: str, protocol: EndpointProtocol | str, api_key: str | None, timeout: float = 30.0, flag: str = "--model"
+    base_url: str,
+    protocol: EndpointProtocol | str,
+    api_key: str | None,
+    timeout: float = 30.0,
+    flag: str = "--model",
 ) -> str:
     """The one model-discovery rule: the single model ``/v1/models`` lists, or TGI's ``/info`` ``model_id``.
 
@@ -327,7 +347,9 @@ async def discover_model(
     if status == 404 and proto is EndpointProtocol.TGI:
         raise CapabilityError("not-tgi", f"{where} has no /info: not a TGI server? Use --protocol openai")
     if status != 200:
-        raise FatalJudgeError(f"http-{status}", f"cannot list the models of {where}; pass {flag} (status {status})")
+        raise FatalJudgeError(
+            f"http-{status}", f"cannot list the models of {where}; pass {flag} (status {status})"
+        )
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
@@ -341,5 +363,7 @@ async def discover_model(
     ids = [m.get("id") for m in data if isinstance(m, Mapping)] if isinstance(data, list) else []
     names = [i for i in ids if isinstance(i, str) and i]
     if len(names) != 1:
-        raise FatalJudgeError("model-unknown", f"{where} serves {len(names)} models {names[:5]}: choose one with {flag}")
+        raise FatalJudgeError(
+            "model-unknown", f"{where} serves {len(names)} models {names[:5]}: choose one with {flag}"
+        )
     return names[0]

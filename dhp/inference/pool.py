@@ -113,7 +113,16 @@ _NOBODY = Tally()  # the share of requests submitted without a tally (counted in
 
 
 class _Replica(Generic[R]):
-    __slots__ = ("available_at", "consecutive_failures", "cooldown", "failures", "index", "judge", "outstanding", "sent")
+    __slots__ = (
+        "available_at",
+        "consecutive_failures",
+        "cooldown",
+        "failures",
+        "index",
+        "judge",
+        "outstanding",
+        "sent",
+    )
 
     def __init__(self, judge: Backend[R], index: int, cooldown: float) -> None:
         self.judge = judge
@@ -201,7 +210,9 @@ class JudgePool(Generic[R]):
         r.consecutive_failures += 1
         now = self._clock()
         if retry_after is not None:
-            r.available_at = max(r.available_at, now + min(max(retry_after, 0.0), self.policy.retry_after_cap))
+            r.available_at = max(
+                r.available_at, now + min(max(retry_after, 0.0), self.policy.retry_after_cap)
+            )
         others_ready = any(o is not r and o.available_at <= now for o in self._replicas)
         if r.consecutive_failures >= self.policy.set_aside_after and others_ready:
             r.available_at = max(r.available_at, now + r.cooldown)
@@ -280,7 +291,9 @@ class JudgePool(Generic[R]):
                 last = err
             except PermanentJudgeError as e:  # this request cannot succeed: no retry
                 self._sem.release()
-                self._failed_in_a_row = 0  # the endpoint answered: it is up, whatever it thought of the request
+                self._failed_in_a_row = (
+                    0  # the endpoint answered: it is up, whatever it thought of the request
+                )
                 return self._failure(RequestFailure(e.reason, e.message), tally)
             except BaseException:
                 self._sem.release()
@@ -312,7 +325,9 @@ class JudgePool(Generic[R]):
         except TransientJudgeError as e:
             err = e
         except BaseException:
-            self._release_ok(replica)  # permanent (the request's fault), fatal or cancelled: not the replica's
+            self._release_ok(
+                replica
+            )  # permanent (the request's fault), fatal or cancelled: not the replica's
             raise
         else:
             self._release_ok(replica)

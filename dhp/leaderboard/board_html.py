@@ -133,7 +133,9 @@ class BoardParts:
     def payload(self, chunk: int, view: str = "") -> str:
         """The parts as JSON for the page; ``chunk`` rows are drawn at once (0: all); ``view`` names the
         view (a redraw of the same view keeps the reader's place in the table)."""
-        return json.dumps({"head": self.head, "rows": self.rows, "tail": self.tail, "chunk": chunk, "view": view})
+        return json.dumps(
+            {"head": self.head, "rows": self.rows, "tail": self.tail, "chunk": chunk, "view": view}
+        )
 
 
 def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: list[str]) -> str:

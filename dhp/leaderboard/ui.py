@@ -292,7 +292,9 @@ def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SubmitTab:
-    fields: tuple[gr.Component, ...]  # name, url, protocol, model, hf id, provider, revision, mode, contact, show host
+    fields: tuple[
+        gr.Component, ...
+    ]  # name, url, protocol, model, hf id, provider, revision, mode, contact, show host
     button: gr.Button
     status: gr.Markdown
 
@@ -350,7 +352,10 @@ def submit_tab(be: Backend) -> SubmitTab:
             )
         with gr.Row():
             hf = gr.Textbox(
-                label="HF model id (optional with an endpoint)", placeholder="org/model", elem_id="s-hf", max_length=96
+                label="HF model id (optional with an endpoint)",
+                placeholder="org/model",
+                elem_id="s-hf",
+                max_length=96,
             )
             provider = gr.Textbox(
                 value="auto",

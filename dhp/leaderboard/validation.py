@@ -392,7 +392,13 @@ def _judge_of(route: Route, v: Mapping[str, object]) -> Judge:
     if route == "builtin":
         data = {"kind": "builtin", "name": name, "control": v["model"]}
     elif route == "hub":
-        data = {"kind": "hub", "name": name, "model_id": v["hf_model_id"], "provider": v["provider"], "revision": rev}
+        data = {
+            "kind": "hub",
+            "name": name,
+            "model_id": v["hf_model_id"],
+            "provider": v["provider"],
+            "revision": rev,
+        }
     else:
         data = {"kind": "endpoint", "name": name, "endpoints": [v["endpoint_url"]], "protocol": v["protocol"],
                 "model": v["model"], "hf_model_id": v["hf_model_id"], "revision": rev}  # fmt: skip
@@ -419,7 +425,8 @@ def _protocol(value: str, allowed: Sequence[str], route: Route) -> str:
     proto = _one_of("protocol", value, allowed, "Protocol")
     if route == "hub" and proto != EndpointProtocol.OPENAI.value:
         raise ValidationError(
-            "protocol", "A Hub model id is scored through the router's OpenAI-compatible route: choose protocol openai."
+            "protocol",
+            "A Hub model id is scored through the router's OpenAI-compatible route: choose protocol openai.",
         )
     return proto
 
@@ -442,7 +449,8 @@ def _provider(value: str | None, route: Route) -> str:
     if route != "hub":
         if prov != AUTO_PROVIDER:
             raise ValidationError(
-                "provider", "A provider applies only to a Hub model id (leave the endpoint URL empty to use one)."
+                "provider",
+                "A provider applies only to a Hub model id (leave the endpoint URL empty to use one).",
             )
         return prov
     try:

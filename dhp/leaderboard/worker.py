@@ -136,7 +136,9 @@ class Worker:
             return self.queue.fail(req, f"scoring timed out after {self.cfg.timeout_s:g} s")
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout or "").strip()[-1500:]
-            return self.queue.fail(req, scrub(f"dhp score exited with status {proc.returncode}: {tail}", secrets))
+            return self.queue.fail(
+                req, scrub(f"dhp score exited with status {proc.returncode}: {tail}", secrets)
+            )
         return self._publish(req, out)
 
     def _publish(self, req: Request, out: Path) -> list[str]:

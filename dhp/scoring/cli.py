@@ -87,9 +87,16 @@ def _judge_args(who: Any) -> None:
         default="auto",
         help="with --model-id: 'auto' (the router chooses, default) or a provider name, e.g. novita, together",
     )
-    who.add_argument("--protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value, help="endpoint API (default: openai)")
+    who.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default=EndpointProtocol.OPENAI.value,
+        help="endpoint API (default: openai)",
+    )
     who.add_argument("--model", help="model name sent to the endpoint (default: the one /v1/models lists)")
-    who.add_argument("--judge-name", help="the judge's name in results (required for endpoint and local judges)")
+    who.add_argument(
+        "--judge-name", help="the judge's name in results (required for endpoint and local judges)"
+    )
     who.add_argument("--hf-model-id", help="Hub id of the judge's model, recorded in results")
     who.add_argument("--model-revision", help="revision of the judge's model, recorded in results")
     who.add_argument("--n-params", type=float, help="the judge's parameter count, recorded in results")
@@ -102,7 +109,6 @@ def _judge_args(who: Any) -> None:
     )
 
 
-
 def _data_args(data: Any) -> None:
     data.add_argument("--datasets", default="all", help=DATASETS_HELP)
     data.add_argument(
@@ -111,10 +117,14 @@ def _data_args(data: Any) -> None:
         help="your own task: a built folder that carries its task.yaml, or the task file (then --data is the "
         "folder `dhp build --task` wrote into)",
     )
-    data.add_argument("--data", default="dhp", help="'dhp' for the Hub datasets, or a folder of <dataset>/ folders")
+    data.add_argument(
+        "--data", default="dhp", help="'dhp' for the Hub datasets, or a folder of <dataset>/ folders"
+    )
     data.add_argument("--revision", help="Hub revision of the datasets (with --data dhp)")
     data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
-    data.add_argument("--limit", type=_positive_int, help="score only the first N items of each dataset (trials)")
+    data.add_argument(
+        "--limit", type=_positive_int, help="score only the first N items of each dataset (trials)"
+    )
 
 
 def _scoring_args(how: Any) -> None:
@@ -127,10 +137,18 @@ def _scoring_args(how: Any) -> None:
         "log-probabilities, else sample",
     )
     how.add_argument("--repeats", type=_positive_int, default=5, help="requests per score in paper mode (5)")
-    how.add_argument("--samples", type=_positive_int, default=10, help="samples per score in sample mode (10)")
-    how.add_argument("--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for (20)")
-    how.add_argument("--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)")
-    how.add_argument("--prompts", type=Path, help="folder of prompt templates overriding the prompt set's ones")
+    how.add_argument(
+        "--samples", type=_positive_int, default=10, help="samples per score in sample mode (10)"
+    )
+    how.add_argument(
+        "--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for (20)"
+    )
+    how.add_argument(
+        "--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)"
+    )
+    how.add_argument(
+        "--prompts", type=Path, help="folder of prompt templates overriding the prompt set's ones"
+    )
     how.add_argument(
         "--prompt-set",
         default="default",
@@ -210,7 +228,13 @@ def _judge_config(args: argparse.Namespace) -> Judge:
     """The judge the flags describe (one :data:`dhp.judge.Judge`, as a judge file holds it)."""
     from dhp.judge import JudgeSpecError, read_judge
 
-    chosen = [bool(args.judge), bool(args.endpoint), bool(args.local), bool(args.model_id), args.judge_file is not None]
+    chosen = [
+        bool(args.judge),
+        bool(args.endpoint),
+        bool(args.local),
+        bool(args.model_id),
+        args.judge_file is not None,
+    ]
     if sum(chosen) != 1:
         raise UserError(
             "give exactly one of --judge (built-in), --endpoint URL (repeatable), --local MODEL, --model-id ORG/NAME "
@@ -220,7 +244,9 @@ def _judge_config(args: argparse.Namespace) -> Judge:
         if args.judge_file is not None:
             given = [f"--{k.replace('_', '-')}" for k in _FILE_HOLDS if getattr(args, k) is not None]
             if given:
-                raise UserError(f"--judge-file holds the whole judge; do not combine it with {', '.join(given)}")
+                raise UserError(
+                    f"--judge-file holds the whole judge; do not combine it with {', '.join(given)}"
+                )
             return read_judge(args.judge_file)
         return _judge_from_flags(args)
     except JudgeSpecError as e:
@@ -242,7 +268,13 @@ def _judge_from_flags(args: argparse.Namespace) -> Judge:
     common.update(name=args.judge_name, hf_model_id=args.hf_model_id)
     if args.local:
         return parse_judge({"kind": "local", "model": args.local, **common}, source="--local")
-    ep = {"kind": "endpoint", "endpoints": args.endpoint, "protocol": args.protocol, "model": args.model, **common}
+    ep = {
+        "kind": "endpoint",
+        "endpoints": args.endpoint,
+        "protocol": args.protocol,
+        "model": args.model,
+        **common,
+    }
     return parse_judge(ep, source="--endpoint")
 
 
@@ -329,7 +361,11 @@ def _say_summary(path: Path) -> None:
     def f(x: float | None) -> str:
         return "–" if x is None else f"{x:.2f}"
 
-    no_d = f"; {s.n_without_d} of {len(r.perturbations)} perturbations have no D (no usable score)" if s.n_without_d else ""
+    no_d = (
+        f"; {s.n_without_d} of {len(r.perturbations)} perturbations have no D (no usable score)"
+        if s.n_without_d
+        else ""
+    )
     print(
         f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
         f"D_min^EW {f(s.d_min_ew)}{no_d}",

@@ -41,7 +41,9 @@ class LocalJudge:
             try:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
             except ImportError as e:  # pragma: no cover - depends on the installed extras
-                raise RuntimeError("the local judge needs the `local` extra: pip install 'dhp-bench[local]'") from e
+                raise RuntimeError(
+                    "the local judge needs the `local` extra: pip install 'dhp-bench[local]'"
+                ) from e
             tok: Any = AutoTokenizer.from_pretrained(self.model_name, revision=self.revision)
             model: Any = AutoModelForCausalLM.from_pretrained(self.model_name, revision=self.revision)
             model.to(self.device)
@@ -66,7 +68,10 @@ class LocalJudge:
     def _inputs(self, tok: Any, prompt: str) -> Any:
         if getattr(tok, "chat_template", None):
             enc = tok.apply_chat_template(
-                [{"role": "user", "content": prompt}], add_generation_prompt=True, return_dict=True, return_tensors="pt"
+                [{"role": "user", "content": prompt}],
+                add_generation_prompt=True,
+                return_dict=True,
+                return_tensors="pt",
             )
         else:
             enc = tok(prompt, return_tensors="pt")
@@ -86,7 +91,10 @@ class LocalJudge:
                 probs = torch.softmax(logits, dim=-1)
                 ids = self._ids_by_score(tok, request.scale)
                 return ScoreDistribution(
-                    tuple((float(score), float(probs[v].sum()) if v else 0.0) for score, v in sorted(ids.items()))
+                    tuple(
+                        (float(score), float(probs[v].sum()) if v else 0.0)
+                        for score, v in sorted(ids.items())
+                    )
                 )
             gen_kwargs: dict[str, Any] = {"max_new_tokens": s.max_tokens, "pad_token_id": tok.pad_token_id}
             if s.temperature > 0:

@@ -70,7 +70,10 @@ _LABELLED_WORDS = (
 )
 _NOT_RANGE = r"(?!\s*(?:/|out\s+of|or|to|-|–)\s*\d)"
 _VERB = re.compile(
-    r"\b(?:rate|rated|give|gave|assign|assigned|award|awarded)\b(?:\s+[a-z]+){0,4}?\s+" + _NUM + r"\b" + _NOT_RANGE,
+    r"\b(?:rate|rated|give|gave|assign|assigned|award|awarded)\b(?:\s+[a-z]+){0,4}?\s+"
+    + _NUM
+    + r"\b"
+    + _NOT_RANGE,
     re.IGNORECASE,
 )
 _RANGE = re.compile(r"^\W*" + _NUM + r"\s*(?:or|to|-|–|and)\s*" + _NUM, re.IGNORECASE)
@@ -107,7 +110,9 @@ def _nothing_to_read(s: str, raw: str) -> Unparsed | None:
     return None
 
 
-def _labelled_or_fraction(s: str, scale: tuple[int, int], label: str, raw: str) -> ParsedScore | Unparsed | None:
+def _labelled_or_fraction(
+    s: str, scale: tuple[int, int], label: str, raw: str
+) -> ParsedScore | Unparsed | None:
     """Steps 1 and 2: a labelled score before any fraction, else a leading range (ambiguous), else a fraction."""
     lo, hi = scale
     # 1. a labelled score ("Score: 4", "Coherence - 4", "I would rate it 4")
@@ -189,7 +194,9 @@ def expected_from_tokens(
     return Unparsed("no-score-token", raw)
 
 
-def expected_from_distribution(dist: ScoreDistribution, scale: tuple[int, int] = (1, 5)) -> ParsedScore | Unparsed:
+def expected_from_distribution(
+    dist: ScoreDistribution, scale: tuple[int, int] = (1, 5)
+) -> ParsedScore | Unparsed:
     """Σ p(s)·s / Σ p(s) over the values on the scale (a point mass gives its value)."""
     valid = [(s, p) for s, p in dist.probs if scale[0] <= s <= scale[1] and math.isfinite(p) and p > 0]
     total = sum(p for _, p in valid)

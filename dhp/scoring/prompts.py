@@ -76,7 +76,9 @@ def resolve_prompt_set(value: str | Path) -> PromptSet:
     if not folder.is_dir():
         raise PromptError(f"prompt set {str(value)!r}: neither one of {', '.join(PROMPT_SETS)} nor a folder")
     if folder.resolve().name in PROMPT_SETS:
-        raise PromptError(f"prompt folder {folder}: its name is a packaged set's ({folder.resolve().name}); rename it")
+        raise PromptError(
+            f"prompt folder {folder}: its name is a packaged set's ({folder.resolve().name}); rename it"
+        )
     return PromptSet(folder.resolve().name, folder)
 
 

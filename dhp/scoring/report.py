@@ -41,7 +41,9 @@ def collect_results(paths: Sequence[Path]) -> list[Result]:
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.json") if not any(part.startswith(".") for part in f.parts)))
+            files.extend(
+                sorted(f for f in p.rglob("*.json") if not any(part.startswith(".") for part in f.parts))
+            )
         else:
             files.append(p)
     results = [read_result(f) for f in files]
@@ -104,14 +106,23 @@ def plot_discernment(results: Sequence[Result], path: Path) -> Path:
     for ax, attr, title in ((axes[0], "d", "$D^i$"), (axes[1], "d_ew", "$D^{i,EW}$")):
         for k, r in enumerate(results):
             by = {p.id: p for p in r.perturbations}
-            vals = [getattr(by[p], attr) if p in by and getattr(by[p], attr) is not None else np.nan for p in pids]
+            vals = [
+                getattr(by[p], attr) if p in by and getattr(by[p], attr) is not None else np.nan for p in pids
+            ]
             lo, hi = [], []
             for p, v in zip(pids, vals, strict=True):
                 ci = getattr(by[p], f"{attr}_ci") if p in by else None
                 lo.append(v - ci.low if ci is not None and math.isfinite(v) else 0.0)
                 hi.append(ci.high - v if ci is not None and math.isfinite(v) else 0.0)
-            ax.bar(x + (k - (len(results) - 1) / 2) * width, vals, width, label=_label(r, multi_rev),
-                   yerr=[np.maximum(lo, 0), np.maximum(hi, 0)], capsize=2, error_kw={"elinewidth": 0.8})
+            ax.bar(
+                x + (k - (len(results) - 1) / 2) * width,
+                vals,
+                width,
+                label=_label(r, multi_rev),
+                yerr=[np.maximum(lo, 0), np.maximum(hi, 0)],
+                capsize=2,
+                error_kw={"elinewidth": 0.8},
+            )
             for xi, v in zip(x, vals, strict=True):
                 if not math.isfinite(v):  # no D: a dash, never a bar of height 0
                     ax.text(xi + (k - (len(results) - 1) / 2) * width, 0.05, "–", ha="center", fontsize=9)
@@ -119,7 +130,9 @@ def plot_discernment(results: Sequence[Result], path: Path) -> Path:
         ax.set_yscale("symlog", linthresh=2.0)
         ax.set_ylabel(title)
         ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(fontsize=8, ncol=min(5, len(results) + 1), loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False)
+    axes[0].legend(
+        fontsize=8, ncol=min(5, len(results) + 1), loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False
+    )
     axes[1].set_xticks(x)
     axes[1].set_xticklabels(pids, rotation=45, ha="right", fontsize=8)
     fig.suptitle(f"Discernment per perturbation — {results[0].dataset.name}")
@@ -137,11 +150,26 @@ def plot_scores(result: Result, path: Path) -> Path | None:
     bins = np.linspace(1.0, 5.0, 17)
     for ax, m in zip(axes[0], metrics, strict=True):
         orig = [v for v in s.original[m] if v is not None]
-        ax.hist(orig, bins=bins, density=True, histtype="stepfilled", alpha=0.35, color="grey", label="original")
+        ax.hist(
+            orig, bins=bins, density=True, histtype="stepfilled", alpha=0.35, color="grey", label="original"
+        )
         for lv in (Level.CHARACTER, Level.WORD, Level.SENTENCE):
-            vals = [v for pid, per in s.perturbed.items() if levels.get(pid) is lv for v in per[m] if v is not None]
+            vals = [
+                v
+                for pid, per in s.perturbed.items()
+                if levels.get(pid) is lv
+                for v in per[m]
+                if v is not None
+            ]
             if vals:
-                ax.hist(vals, bins=bins, density=True, histtype="step", linewidth=1.5, label=f"{_LEVEL_NAMES[lv]}-level")
+                ax.hist(
+                    vals,
+                    bins=bins,
+                    density=True,
+                    histtype="step",
+                    linewidth=1.5,
+                    label=f"{_LEVEL_NAMES[lv]}-level",
+                )
         ax.set_title(m)
         ax.set_xlabel("score")
     axes[0][0].set_ylabel("density")
@@ -185,7 +213,9 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
         "",
         "D_avg restricted to one level (the mean of its perturbations' D), without | with expert weights.",
         "",
-        "| judge | dataset | prompts | " + " | ".join(f"{_LEVEL_NAMES[lv]} D_avg | D_avg^EW" for lv in Level) + " |",
+        "| judge | dataset | prompts | "
+        + " | ".join(f"{_LEVEL_NAMES[lv]} D_avg | D_avg^EW" for lv in Level)
+        + " |",
         "|---|---|---|" + "---|---|" * len(Level),
     ]
     for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
@@ -225,13 +255,25 @@ def _result_lines(r: Result, ds: str, images: dict[str, str]) -> list[str]:
         f"{c.unparsed} unparsed, {c.failed} failed; {c.unparsed_outputs}/{c.outputs} outputs unparsed.",
     ]
     if r.summary.n_without_d:
-        lines.append(f"{r.summary.n_without_d} perturbation(s) have no D (no usable score) and are left out of D_avg and D_min.")
+        lines.append(
+            f"{r.summary.n_without_d} perturbation(s) have no D (no usable score) and are left out of D_avg and D_min."
+        )
     if c.unparsed_reasons:
-        lines.append("Unparsed outputs by reason: " + ", ".join(f"{k}: {v}" for k, v in c.unparsed_reasons.items()) + ".")
+        lines.append(
+            "Unparsed outputs by reason: "
+            + ", ".join(f"{k}: {v}" for k, v in c.unparsed_reasons.items())
+            + "."
+        )
     if c.failure_reasons:
-        lines.append("Failed scores by reason: " + ", ".join(f"{k}: {v}" for k, v in c.failure_reasons.items()) + ".")
+        lines.append(
+            "Failed scores by reason: " + ", ".join(f"{k}: {v}" for k, v in c.failure_reasons.items()) + "."
+        )
     if r.scoring.prompts:
-        lines.append("Prompts: " + ", ".join(f"{m} `{p.template_hash[:19]}`" for m, p in r.scoring.prompts.items()) + ".")
+        lines.append(
+            "Prompts: "
+            + ", ".join(f"{m} `{p.template_hash[:19]}`" for m, p in r.scoring.prompts.items())
+            + "."
+        )
     key = _scores_key(r)
     if key in images:
         lines += ["", f"![score distributions of {r.judge.name} on {ds}]({images[key]})"]
@@ -270,7 +312,11 @@ def write_report(paths: Sequence[Path], out: Path) -> Path:
         images[f"d:{ds}"] = plot_discernment(rs, out / f"discernment_{ds}.png").name
         for r in rs:
             rev = revision_slug(r.dataset.revision)
-            tag = "" if r.scoring.prompt_set == DEFAULT_PROMPT_SET else "_" + revision_slug(r.scoring.prompt_set)
+            tag = (
+                ""
+                if r.scoring.prompt_set == DEFAULT_PROMPT_SET
+                else "_" + revision_slug(r.scoring.prompt_set)
+            )
             tag += "" if r.scoring.cue is None else "_" + cue_slug(r.scoring.cue)
             p = plot_scores(r, out / f"scores_{judge_slug(r.judge.name)}_{ds}_{rev}{tag}.png")
             if p is not None:

@@ -118,7 +118,13 @@ class JudgeInfo(_Model):
         OpenAI-compatible endpoint it was reached through, with its model id and ``settings.provider``."""
         hosts = tuple(host_of(url) for url in endpoints(judge))
         if isinstance(judge, BuiltinJudge):
-            return cls(name=judge.name, kind="builtin", protocol="builtin", model=judge.control.value, settings=settings)
+            return cls(
+                name=judge.name,
+                kind="builtin",
+                protocol="builtin",
+                model=judge.control.value,
+                settings=settings,
+            )
         if isinstance(judge, LocalJudge):
             kind: Literal["endpoint", "local"] = "local"
             protocol: Literal["openai", "tgi", "local"] = "local"
@@ -237,7 +243,9 @@ class Coverage(_Model):
     # added in the scorer (optional, so older files still validate):
     outputs: int = 0  # judge outputs received (one per request; `paper`/`sample` send several per score)
     unparsed_outputs: int = 0  # outputs that yielded no score (`unparsed_reasons` counts these by reason)
-    unparsed_examples: Mapping[str, tuple[str, ...]] = Field(default_factory=dict)  # reason -> a few raw outputs
+    unparsed_examples: Mapping[str, tuple[str, ...]] = Field(
+        default_factory=dict
+    )  # reason -> a few raw outputs
 
     @property
     def coverage(self) -> float:
@@ -513,7 +521,11 @@ def _upgraded_summary(result: Result) -> Result:
         for pr in result.perturbations
     )
     return result.model_copy(
-        update={"schema_version": SCHEMA_VERSION, "perturbations": per, "summary": summarise(per, result.summary.ci)}
+        update={
+            "schema_version": SCHEMA_VERSION,
+            "perturbations": per,
+            "summary": summarise(per, result.summary.ci),
+        }
     )
 
 

@@ -70,7 +70,9 @@ def pair_results(results: Sequence[Result]) -> tuple[list[tuple[Result, Result]]
                 raise ValueError(f"two cue-free results for {_key(r)}")
             plain[_key(r)] = r
     pairs, unpaired = [], []
-    for r in sorted((r for r in results if r.scoring.cue is not None), key=lambda r: (*_key(r), r.scoring.cue or "")):
+    for r in sorted(
+        (r for r in results if r.scoring.cue is not None), key=lambda r: (*_key(r), r.scoring.cue or "")
+    ):
         if _key(r) in plain:
             pairs.append((plain[_key(r)], r))
         else:
@@ -85,7 +87,9 @@ def _mean_diff(a: Sequence[float | None], b: Sequence[float | None]) -> tuple[fl
 
 def _shifts(base: Result, cued: Result) -> dict[str, Shift]:
     if base.scores is None or cued.scores is None:
-        raise ValueError(f"{base.judge.name} on {base.dataset.name}: the results hold no item scores to compare")
+        raise ValueError(
+            f"{base.judge.name} on {base.dataset.name}: the results hold no item scores to compare"
+        )
     if base.scores.item_ids != cued.scores.item_ids:
         raise ValueError(f"{base.judge.name} on {base.dataset.name}: the two results score different items")
     out: dict[str, Shift] = {}
@@ -149,11 +153,15 @@ def _pair_lines(cp: CuePair) -> list[str]:
         "|---|---|---|---|",
     ]
     for m, s in cp.shift.items():
-        lines.append(f"| {m} | {_f(s.original, True)} | {_f(s.perturbed, True)} | {s.n_original} + {s.n_perturbed} |")
+        lines.append(
+            f"| {m} | {_f(s.original, True)} | {_f(s.perturbed, True)} | {s.n_original} + {s.n_perturbed} |"
+        )
     lines += ["", "| | D_avg | D_min | D_avg^EW | D_min^EW |", "|---|---|---|---|---|"]
     lines.append("| without cue | " + " | ".join(_f(cp.without[a]) for a in _AGG) + " |")
     lines.append("| with cue | " + " | ".join(_f(cp.with_cue[a]) for a in _AGG) + " |")
-    lines.append("| change | " + " | ".join(_f(_diff(cp.without[a], cp.with_cue[a]), True) for a in _AGG) + " |")
+    lines.append(
+        "| change | " + " | ".join(_f(_diff(cp.without[a], cp.with_cue[a]), True) for a in _AGG) + " |"
+    )
     lines += ["", "| perturbation | D without cue | D with cue | change |", "|---|---|---|---|"]
     for pid, (a, b) in cp.d_change.items():
         lines.append(f"| {pid} | {_f(a)} | {_f(b)} | {_f(_diff(a, b), True)} |")
@@ -168,5 +176,7 @@ def render_robustness(pairs: Sequence[CuePair], unpaired: Sequence[Unpaired] = (
     for cp in pairs:
         lines += _pair_lines(cp)
     for u in unpaired:
-        lines.append(f"No cue-free result of {u.judge} on {u.dataset}@{u.revision} with prompt set {u.prompt_set}.")
+        lines.append(
+            f"No cue-free result of {u.judge} on {u.dataset}@{u.revision} with prompt set {u.prompt_set}."
+        )
     return "\n".join(lines) + "\n"

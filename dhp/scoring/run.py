@@ -85,7 +85,14 @@ from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 
-__all__ = ["API_KEY_ENV", "RunError", "ScoreConfig", "api_key_from_env", "score_datasets", "score_datasets_async"]
+__all__ = [
+    "API_KEY_ENV",
+    "RunError",
+    "ScoreConfig",
+    "api_key_from_env",
+    "score_datasets",
+    "score_datasets_async",
+]
 
 log = logging.getLogger("dhp.scoring")
 
@@ -109,7 +116,9 @@ class ScoreConfig:
     judge: JudgeSpec  # which judge (dhp.judge): built-in, endpoint replicas, Hub model id or in-process
     out: Path
     datasets: str = "all"
-    specs: tuple[DatasetSpec, ...] | None = None  # datasets declared elsewhere (task files); replaces `datasets`
+    specs: tuple[DatasetSpec, ...] | None = (
+        None  # datasets declared elsewhere (task files); replaces `datasets`
+    )
     data: str = "dhp"  # "dhp" (the Hub) or a folder holding <dataset-name>/ folders
     revision: str | None = None  # Hub revision of the datasets
     hub_org: str | None = None  # Hub organisation (default: each spec's org)
@@ -269,7 +278,9 @@ class _Progress:
         from tqdm import tqdm
 
         disable = (not sys.stderr.isatty()) if enabled is None else not enabled
-        self._bar = tqdm(total=total, desc=desc, unit="req", disable=disable, dynamic_ncols=True, smoothing=0.1)
+        self._bar = tqdm(
+            total=total, desc=desc, unit="req", disable=disable, dynamic_ncols=True, smoothing=0.1
+        )
         self._tally = tally
 
     def done(self, failed: bool) -> None:
@@ -318,7 +329,9 @@ class _Sending:
     tally: Tally
     progress: _Progress
     tasks: Sequence[asyncio.Future[_Scoring]]
-    nearly_done: asyncio.Event  # at most `concurrency` requests left (or it ended): the next dataset may start
+    nearly_done: (
+        asyncio.Event
+    )  # at most `concurrency` requests left (or it ended): the next dataset may start
 
 
 def _prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: _Run | None) -> _Prepared:
@@ -362,7 +375,9 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
         if left <= pool.concurrency:
             nearly_done.set()
         # parsed now, so a dataset holds small scores, not every output's log-probabilities
-        return out if isinstance(out, RequestFailure) else score_output(out, mode, req.scale, req.metric_label)
+        return (
+            out if isinstance(out, RequestFailure) else score_output(out, mode, req.scale, req.metric_label)
+        )
 
     if left <= pool.concurrency:
         nearly_done.set()
@@ -409,7 +424,10 @@ async def _settle(cfg: ScoreConfig, wave: _Wave, label: str) -> _Verdict:
                     if isinstance(out, RawText) and out.tokens is None:
                         if cfg.mode == "expected":
                             _check_capability(out, ScoringMode.EXPECTED, label)
-                        log.warning("endpoint returned no log-probabilities: scoring with --mode sample (%d samples)", cfg.samples)
+                        log.warning(
+                            "endpoint returned no log-probabilities: scoring with --mode sample (%d samples)",
+                            cfg.samples,
+                        )
                         return "sample"
                     return "keep"
                 if out.reason in ("http-400", "http-422") and cfg.top_logprobs > TGI_MAX_TOP_N_TOKENS:
@@ -426,7 +444,12 @@ async def _settle(cfg: ScoreConfig, wave: _Wave, label: str) -> _Verdict:
 
 
 async def _first(
-    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int, prep: _Prepared, tally: Tally
+    cfg: ScoreConfig,
+    pool: JudgePool[JudgeRequest],
+    model: str | None,
+    n_replicas: int,
+    prep: _Prepared,
+    tally: Tally,
 ) -> tuple[_Run, _Sending]:
     """Start the first dataset; for an endpoint in ``auto``/``expected`` mode its first answer settles the mode.
 
@@ -446,9 +469,13 @@ async def _first(
     verdict = await _settle(cfg, wave, pool.identity)
     if verdict == "keep":
         return run, _start(run, prep, plan, tally, wave)
-    await asyncio.gather(*wave)  # each ends answered (and cached) or counted as failed, in this dataset's tally
+    await asyncio.gather(
+        *wave
+    )  # each ends answered (and cached) or counted as failed, in this dataset's tally
     if verdict == "fewer-top-logprobs":
-        return await _first(replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS), pool, model, n_replicas, prep, tally)
+        return await _first(
+            replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS), pool, model, n_replicas, prep, tally
+        )
     run = replace(run, mode=ScoringMode.SAMPLE)
     return run, _start(run, prep, _planned(run, prep.data, prep.templates), tally)
 
@@ -516,7 +543,9 @@ def _vectors(
     plan: _Plan, scored: _Scored, spec: DatasetSpec
 ) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]]]:
     def vec(role: str, metric: str) -> np.ndarray:
-        return np.array([scored.scores.get((role, i, metric), math.nan) for i in plan.items], dtype=np.float64)
+        return np.array(
+            [scored.scores.get((role, i, metric), math.nan) for i in plan.items], dtype=np.float64
+        )
 
     original = {m: vec(ORIGINAL, m) for m in spec.metric_names}
     perturbed = {pid: {m: vec(pid, m) for m in spec.metric_names} for pid in plan.perturbations}
@@ -597,7 +626,9 @@ def _analyse(plan: _Plan, scored: _Scored, spec: DatasetSpec, cfg: ScoreConfig) 
     original, perturbed = _vectors(plan, scored, spec)
     levels = {p.id: p.level for p in spec.perturbations if p.id in plan.perturbations}
     weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in plan.perturbations}
-    analysis = analyse(original, perturbed, levels, weights, method=cfg.combine, n_boot=cfg.n_boot, seed=cfg.seed)
+    analysis = analyse(
+        original, perturbed, levels, weights, method=cfg.combine, n_boot=cfg.n_boot, seed=cfg.seed
+    )
     item_scores = ItemScores(
         item_ids=plan.items,
         original={m: _tuple(v) for m, v in original.items()},
@@ -607,7 +638,13 @@ def _analyse(plan: _Plan, scored: _Scored, spec: DatasetSpec, cfg: ScoreConfig) 
 
 
 def _result(
-    run: _Run, data: LoadedDataset, plan: _Plan, scored: _Scored, done: _Analysed, templates: _Templates, timing: Timing
+    run: _Run,
+    data: LoadedDataset,
+    plan: _Plan,
+    scored: _Scored,
+    done: _Analysed,
+    templates: _Templates,
+    timing: Timing,
 ) -> Result:
     cfg, spec = run.cfg, data.spec
     settings = ScoringSettings(
@@ -628,7 +665,11 @@ def _result(
         done.analysis,
         judge=_judge_info(cfg, run.mode, run.n_replicas, run.model),
         dataset=DatasetRef(
-            name=spec.name, repo=data.repo, revision=data.revision, version=data.version, n_items=len(plan.items)
+            name=spec.name,
+            repo=data.repo,
+            revision=data.revision,
+            version=data.version,
+            n_items=len(plan.items),
         ),
         scoring=settings,
         coverage=scored.coverage,
@@ -705,7 +746,9 @@ async def _turn(sending: _Sending, finishing: Sequence[asyncio.Future[Path | Non
             f.result()
 
 
-async def _run_all(cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int) -> list[Path]:
+async def _run_all(
+    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int
+) -> list[Path]:
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
     The first dataset's first answer settles the mode (:func:`_first`). Each next dataset is loaded
@@ -766,7 +809,8 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
         concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
-        coalesce=cfg.judge.kind != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
+        coalesce=cfg.judge.kind
+        != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
     )
     try:
         return await _run_all(cfg, pool, model, len(judges))

@@ -145,6 +145,10 @@ def render_stability(rows: Sequence[StabilityRow]) -> str:
         lines += ["| perturbation | D or D^EW | " + " | ".join(row.prompt_sets) + " |"]
         lines += ["|---|---|" + "---|" * len(row.prompt_sets)]
         for fl in row.flips:
-            lines.append(f"| {fl.perturbation} | {fl.which} | " + " | ".join(_f(fl.values[n]) for n in row.prompt_sets) + " |")
+            lines.append(
+                f"| {fl.perturbation} | {fl.which} | "
+                + " | ".join(_f(fl.values[n]) for n in row.prompt_sets)
+                + " |"
+            )
         lines.append("")
     return "\n".join(lines) + "\n"

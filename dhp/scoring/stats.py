@@ -149,7 +149,9 @@ def _batch_ranks(a: FloatArray) -> tuple[FloatArray, FloatArray]:
     ranks = np.empty_like(avg_rank_sorted)
     np.put_along_axis(ranks, order, avg_rank_sorted, axis=1)
     finite = np.isfinite(s)
-    tie = np.where(finite, t * t - 1.0, 0.0).sum(axis=1)  # Σ over elements of (t²−1) = Σ over groups of (t³−t)
+    tie = np.where(finite, t * t - 1.0, 0.0).sum(
+        axis=1
+    )  # Σ over elements of (t²−1) = Σ over groups of (t³−t)
     return ranks, tie
 
 
@@ -244,7 +246,13 @@ def wilcoxon_greater_tests(original: npt.ArrayLike, perturbed: npt.ArrayLike) ->
             out.append(wilcoxon_greater(b.x[r], b.y[r]))
         else:
             out.append(
-                MetricTest(float(b.p_normal[r]), float(b.r_plus[r]), int(b.n_complete[r]), int(b.n_nonzero[r]), "asymptotic")
+                MetricTest(
+                    float(b.p_normal[r]),
+                    float(b.r_plus[r]),
+                    int(b.n_complete[r]),
+                    int(b.n_nonzero[r]),
+                    "asymptotic",
+                )
             )
     return out
 
@@ -399,7 +407,9 @@ class _Scores:
     n_items: int
 
 
-def _scores(original: Mapping[str, npt.ArrayLike], perturbed: Mapping[str, Mapping[str, npt.ArrayLike]]) -> _Scores:
+def _scores(
+    original: Mapping[str, npt.ArrayLike], perturbed: Mapping[str, Mapping[str, npt.ArrayLike]]
+) -> _Scores:
     metrics, pids = tuple(original), tuple(perturbed)
     if not metrics or not pids:
         raise ValueError("need at least one metric and one perturbation")
@@ -435,7 +445,8 @@ def _combine_rows(pmat: FloatArray, w_ew: FloatArray, method: CombineMethod) -> 
     """Per-perturbation D and D^EW from a (..., perturbations, metrics) p-value array (NaN = missing)."""
     d_un = discernment(combine_pvalues(pmat, None, method))
     d_ew = np.stack(
-        [discernment(combine_pvalues(pmat[..., i, :], w_ew[i], method)) for i in range(w_ew.shape[0])], axis=-1
+        [discernment(combine_pvalues(pmat[..., i, :], w_ew[i], method)) for i in range(w_ew.shape[0])],
+        axis=-1,
     )
     return d_un, d_ew
 
@@ -448,7 +459,13 @@ class _Bootstrap:
 
 
 def _bootstrap(
-    sc: _Scores, lv: Sequence[Level], w_ew: FloatArray, method: CombineMethod, n_boot: int, seed: int, confidence: float
+    sc: _Scores,
+    lv: Sequence[Level],
+    w_ew: FloatArray,
+    method: CombineMethod,
+    n_boot: int,
+    seed: int,
+    confidence: float,
 ) -> _Bootstrap:
     """Item-level bootstrap: one draw of item indices per replicate, shared by every test.
 
@@ -467,7 +484,9 @@ def _bootstrap(
             bp[:, i, j] = np.where(no_pair, np.nan, p)
     bd_un, bd_ew = _combine_rows(bp, w_ew, method)
     agg: dict[str, Interval] = {}
-    named = zip(("d_avg", "d_min", "d_avg_ew", "d_min_ew"), (*avg_min(bd_un, lv), *avg_min(bd_ew, lv)), strict=True)
+    named = zip(
+        ("d_avg", "d_min", "d_avg_ew", "d_min_ew"), (*avg_min(bd_un, lv), *avg_min(bd_ew, lv)), strict=True
+    )
     for name, arr in named:
         iv = _interval(arr, confidence)
         if iv is not None:

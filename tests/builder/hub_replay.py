@@ -104,7 +104,9 @@ class _Hub(BaseHTTPRequestHandler):
         n = len(payload or b"")
         if self.command == "HEAD" and body is not None:
             n = len(body)
-        self.send_header("Content-Length", str(headers.get("Content-Length", n) if resp["status"] == 302 else n))
+        self.send_header(
+            "Content-Length", str(headers.get("Content-Length", n) if resp["status"] == 302 else n)
+        )
         self.end_headers()
         if payload and self.command != "HEAD":
             self.wfile.write(payload)
@@ -216,7 +218,10 @@ class _Hub(BaseHTTPRequestHandler):
             if old is not None:
                 oid = hashlib.sha256(old).hexdigest() if f["path"] in head.lfs else git_blob_oid(old)
             modes.append(
-                fill(RECORDING["preupload_file"], {"path": f["path"], "upload_mode": "lfs" if binary else "regular", "oid": oid})
+                fill(
+                    RECORDING["preupload_file"],
+                    {"path": f["path"], "upload_mode": "lfs" if binary else "regular", "oid": oid},
+                )
             )
         self._reply("preupload", ctx | {"files": modes, "head": head.oid})
 
@@ -247,7 +252,9 @@ class _Hub(BaseHTTPRequestHandler):
             files[v["path"]] = base64.b64decode(v["content"])
             lfs.discard(v["path"])
         elif ln["key"] == "lfsFile":
-            assert v["algo"] == "sha256" and v["oid"] in self.state.blobs, "commit references a blob never uploaded"
+            assert v["algo"] == "sha256" and v["oid"] in self.state.blobs, (
+                "commit references a blob never uploaded"
+            )
             files[v["path"]] = self.state.blobs[v["oid"]]
             lfs.add(v["path"])
         elif ln["key"] in ("deletedFile", "deletedFolder"):
@@ -276,7 +283,8 @@ class _Hub(BaseHTTPRequestHandler):
         if m.group(1) == "revision":
             siblings = [{"rfilename": p} for p in sorted(commit.files)]
             return self._reply(
-                "repo_info", ctx | {"siblings": siblings, "used_storage": sum(map(len, commit.files.values()))}
+                "repo_info",
+                ctx | {"siblings": siblings, "used_storage": sum(map(len, commit.files.values()))},
             )
         return self._reply("tree", ctx | {"entries": _tree_entries(commit)})
 
@@ -308,7 +316,10 @@ def _tree_entries(commit: Commit) -> list[Any]:
             if d not in dirs:
                 dirs.add(d)
                 entries.append(
-                    fill(RECORDING["tree_directory"], {"path": d, "tree_oid": hashlib.sha1(d.encode()).hexdigest()})
+                    fill(
+                        RECORDING["tree_directory"],
+                        {"path": d, "tree_oid": hashlib.sha1(d.encode()).hexdigest()},
+                    )
                 )
         data = commit.files[p]
         if p in commit.lfs:
@@ -317,7 +328,13 @@ def _tree_entries(commit: Commit) -> list[Any]:
             entries.append(
                 fill(
                     RECORDING["tree_lfs_file"],
-                    {"path": p, "size": len(data), "sha256": sha, "blob_oid": git_blob_oid(ptr), "pointer_size": len(ptr)},
+                    {
+                        "path": p,
+                        "size": len(data),
+                        "sha256": sha,
+                        "blob_oid": git_blob_oid(ptr),
+                        "pointer_size": len(ptr),
+                    },
                 )
             )
         else:
@@ -395,7 +412,11 @@ def replay_hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[HubR
     monkeypatch.setenv("HF_TOKEN", REPLAY_TOKEN)
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
     with HubReplay() as h:
-        monkeypatch.setattr(hc, "ENDPOINT", h.endpoint)  # what HF_ENDPOINT sets when huggingface_hub is imported
-        monkeypatch.setattr(hc, "HUGGINGFACE_CO_URL_TEMPLATE", h.endpoint + "/{repo_id}/resolve/{revision}/{filename}")
+        monkeypatch.setattr(
+            hc, "ENDPOINT", h.endpoint
+        )  # what HF_ENDPOINT sets when huggingface_hub is imported
+        monkeypatch.setattr(
+            hc, "HUGGINGFACE_CO_URL_TEMPLATE", h.endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+        )
         monkeypatch.setenv("HF_ENDPOINT", h.endpoint)
         yield h

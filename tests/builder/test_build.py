@@ -55,7 +55,9 @@ def test_rows_are_valid_pairs(built: dict[str, BuildReport], name: str) -> None:
     for pi in info.perturbations:
         assert pi.rows == sum(r["perturbation"] == pi.id for r in rows)
         assert pi.not_applicable == sum(x.perturbation == pi.id for x in na)
-        assert pi.failed_validation == sum(x.perturbation == pi.id and x.reason.startswith("failed validation: ") for x in na)
+        assert pi.failed_validation == sum(
+            x.perturbation == pi.id and x.reason.startswith("failed validation: ") for x in na
+        )
 
 
 def test_rule_rows_cover_every_item(built: dict[str, BuildReport]) -> None:
@@ -227,6 +229,9 @@ def test_cli_build_says_offline_generator(
     assert (tmp_path / "story-cloze" / "data" / "char_typo.parquet").is_file()
     info = read_build_info(tmp_path / "story-cloze")
     for p in info.perturbations:  # the per-perturbation pass rate and coverage lines
-        assert f"{p.passed}/{p.checked})" in cap.out and f"coverage {100 * p.coverage:5.1f}% ({p.rows}/100)" in cap.out
+        assert (
+            f"{p.passed}/{p.checked})" in cap.out
+            and f"coverage {100 * p.coverage:5.1f}% ({p.rows}/100)" in cap.out
+        )
     sheet = (tmp_path / "sheet.html").read_text(encoding="utf-8")
     assert f"samples: {tmp_path / 'sheet.html'}" in cap.out and "char_typo" in sheet

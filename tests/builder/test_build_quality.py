@@ -30,7 +30,9 @@ COVERAGE = 0.95
 def offline_build(tmp_path_factory: pytest.TempPathFactory, sources_dir: Path) -> dict[str, BuildReport]:
     out = tmp_path_factory.mktemp("quality")
     opts = BuildOptions(allow_fewer=True, progress=False)
-    return {name: build_dataset(spec, SourceLocator(sources_dir), out, opts) for name, spec in BENCHMARK.items()}
+    return {
+        name: build_dataset(spec, SourceLocator(sources_dir), out, opts) for name, spec in BENCHMARK.items()
+    }
 
 
 @pytest.mark.parametrize("name", DATASET_NAMES)

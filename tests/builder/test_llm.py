@@ -226,7 +226,9 @@ def test_build_with_endpoint_then_rebuild_makes_no_calls(
     assert all(x.reason.startswith(FAILED_VALIDATION) for x in na)  # "Zorvania." is rarely a valid edit
     for pid in llm_ids:
         p = r1.info.perturbation(pid)
-        assert p.passed == p.rows and p.checked <= 100 * LLM_ATTEMPTS and p.failed_validation == p.not_applicable
+        assert (
+            p.passed == p.rows and p.checked <= 100 * LLM_ATTEMPTS and p.failed_validation == p.not_applicable
+        )
     for row in rows:
         perturbed, raw_settings = row["perturbed"], row["generator_settings"]
         assert perturbed is not None and raw_settings is not None

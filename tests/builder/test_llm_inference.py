@@ -40,7 +40,9 @@ def test_retry_after_is_honoured_through_the_shared_pool(tmp_path: Path) -> None
         perturber = LLMPerturber(LLMSettings(url=srv.url), tmp_path / "c.sqlite")
         [res] = perturber.run([job("Tom went home.")])
         perturber.close()
-    assert isinstance(res, Perturbed) and res.text == "Tom went Zorvania." and res.generator == "llm:fake-judge"
+    assert (
+        isinstance(res, Perturbed) and res.text == "Tom went Zorvania." and res.generator == "llm:fake-judge"
+    )
     assert [e.fault for e in srv.log] == ["429", "503", None]
     assert srv.log[1].at - srv.log[0].at >= 1.0  # the server's Retry-After: 1
     assert perturber.calls == 3  # two retried failures, one answer
@@ -79,7 +81,9 @@ def test_a_foreign_cache_file_is_named_and_left_alone(tmp_path: Path) -> None:
 
 def test_a_failing_endpoint_is_one_clear_error_after_the_pool_retries(tmp_path: Path) -> None:
     with FakeJudgeServer(edit, always="500") as srv:
-        perturber = LLMPerturber(LLMSettings(url=srv.url, http_retries=1, model="fake-judge"), tmp_path / "c.sqlite")
+        perturber = LLMPerturber(
+            LLMSettings(url=srv.url, http_retries=1, model="fake-judge"), tmp_path / "c.sqlite"
+        )
         with pytest.raises(PerturberError, match=r"http-500"):
             perturber.run([job("Tom went home.")])
         perturber.close()

@@ -30,7 +30,13 @@ def _dhp(tmp_path: Path, *args: str, offline: bool) -> subprocess.CompletedProce
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "dhp", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=120, check=False
+        [sys.executable, "-m", "dhp", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+        check=False,
     )
 
 
@@ -45,7 +51,17 @@ def _one_line_error(res: subprocess.CompletedProcess[str], command: str) -> str:
 @pytest.mark.parametrize("offline", [False, True], ids=["unreachable", "HF_HUB_OFFLINE"])
 def test_download_without_network(tmp_path: Path, offline: bool) -> None:
     endpoint = f"http://127.0.0.1:{_closed_port()}"
-    res = _dhp(tmp_path, "download", "--datasets", "summeval", "--out", str(tmp_path / "dl"), "--endpoint", endpoint, offline=offline)
+    res = _dhp(
+        tmp_path,
+        "download",
+        "--datasets",
+        "summeval",
+        "--out",
+        str(tmp_path / "dl"),
+        "--endpoint",
+        endpoint,
+        offline=offline,
+    )
     line = _one_line_error(res, "download")
     if offline:
         assert "HF_HUB_OFFLINE is set" in line and endpoint in line
@@ -59,7 +75,15 @@ def test_publish_without_network(tmp_path: Path, offline: bool) -> None:
     write_tiny_dataset(tmp_path / "built", get_dataset("summeval"), n_items=3)
     endpoint = f"http://127.0.0.1:{_closed_port()}"
     res = _dhp(
-        tmp_path, "publish", "--datasets", "summeval", "--from", str(tmp_path / "built"), "--endpoint", endpoint, offline=offline
+        tmp_path,
+        "publish",
+        "--datasets",
+        "summeval",
+        "--from",
+        str(tmp_path / "built"),
+        "--endpoint",
+        endpoint,
+        offline=offline,
     )
     line = _one_line_error(res, "publish")
     assert ("HF_HUB_OFFLINE is set" if offline else "ConnectError") in line

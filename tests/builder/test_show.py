@@ -28,7 +28,10 @@ DS = "answer-equivalence"
 
 def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dhp.cli", *args], capture_output=True, text=True, check=False,
+        [sys.executable, "-m", "dhp.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
         env={**os.environ, **(env or {})},
     )
 
@@ -36,8 +39,17 @@ def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory, sources_dir: Path) -> Path:
     out = tmp_path_factory.mktemp("show")
-    r = _dhp("build", "--datasets", DS, "--sources", str(sources_dir), "--allow-fewer",
-             "--out", str(out), "--no-progress")
+    r = _dhp(
+        "build",
+        "--datasets",
+        DS,
+        "--sources",
+        str(sources_dir),
+        "--allow-fewer",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
     assert r.returncode == 0, r.stderr
     return out
 
@@ -59,7 +71,9 @@ def test_render_plain_and_coloured() -> None:
     assert plain.splitlines() == ["- original : He [-goes-] home.", "+ perturbed: He {+go+} home."]
     coloured = render_stacked("He goes home.", "He go home.", color=True)
     assert "\x1b[1;31mgoes\x1b[0m" in coloured and "\x1b[1;32mgo\x1b[0m" in coloured
-    side = render_side_by_side("One. Two three four five six seven.", "One. Two three four five six eight.", False, 40)
+    side = render_side_by_side(
+        "One. Two three four five six seven.", "One. Two three four five six eight.", False, 40
+    )
     lines = side.splitlines()
     assert lines[0].startswith("original") and "| perturbed" in lines[0]
     assert all(" | " in ln for ln in lines[2:])
@@ -85,8 +99,19 @@ def test_sample_pairs_is_seeded() -> None:
 
 
 def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
-    r = _dhp("show", DS, "word_fictional_ne_minor", "-n", "3", "--data", str(data), "--color", "never",
-             "--width", "0")
+    r = _dhp(
+        "show",
+        DS,
+        "word_fictional_ne_minor",
+        "-n",
+        "3",
+        "--data",
+        str(data),
+        "--color",
+        "never",
+        "--width",
+        "0",
+    )
     assert r.returncode == 0, r.stderr
     assert not ANSI.search(r.stdout)
     blocks = r.stdout.split("\n== ")[1:]
@@ -102,7 +127,9 @@ def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
         assert original == row["original"] and perturbed == row["perturbed"]
         assert "[-" in orig_line and "{+" in pert_line  # the replaced entity is marked on both sides
     again = _dhp("show", DS, "word_fictional_ne_minor", "-n", "3", "--data", str(data), "--color", "never")
-    assert again.stdout.split("\n== ")[1:] and again.stdout.split("\n== ")[1].split()[0] == blocks[0].split()[0]
+    assert (
+        again.stdout.split("\n== ")[1:] and again.stdout.split("\n== ")[1].split()[0] == blocks[0].split()[0]
+    )
 
 
 def test_dhp_show_colours_only_when_asked(data: Path) -> None:
@@ -146,8 +173,9 @@ def test_samples_html_sheet(data: Path, tmp_path: Path) -> None:
     assert parser.tags["tr"] == len(pids) * 3  # a header and two pairs per perturbation
     assert parser.tags.get("del", 0) >= 2 and parser.tags.get("ins", 0) >= 2
     assert write_samples_html(data / DS, tmp_path / "t.html", 2, 3).read_text() == text
-    via_cli = _dhp("show", DS, "--samples", str(tmp_path / "u.html"), "-n", "2", "--seed", "3",
-                   "--data", str(data))
+    via_cli = _dhp(
+        "show", DS, "--samples", str(tmp_path / "u.html"), "-n", "2", "--seed", "3", "--data", str(data)
+    )
     assert via_cli.returncode == 0, via_cli.stderr
     assert (tmp_path / "u.html").read_text() == text
 

@@ -189,7 +189,10 @@ def test_sumpubmed_origin_samples_from_all_pairs(tmp_path: Path) -> None:
     origin = _FakeSumPubMed()
     try:
         base = BENCHMARK["sumpubmed"]
-        urls = {"abstract": origin.url + "/abstract/abstract_{n}.txt", "text": origin.url + "/text/text_{n}.txt"}
+        urls = {
+            "abstract": origin.url + "/abstract/abstract_{n}.txt",
+            "text": origin.url + "/text/text_{n}.txt",
+        }
         spec = dataclasses.replace(base, source=dataclasses.replace(base.source, origin_urls=urls))
         data = load_source(spec, SourceLocator(None, cache_dir=tmp_path / "cache"))
         again = load_source(spec, SourceLocator(None, cache_dir=tmp_path / "cache2"))

@@ -211,7 +211,12 @@ def test_built_folders_are_normal_datasets_folders(built: dict[str, Path], workd
 def test_jsonl_items_are_numbered_rows_and_k_is_the_tasks(built: dict[str, Path]) -> None:
     rows = read_pairs(built["jsonl"], ["char_deletion_major"])
     for r in rows:
-        item_id, settings, original, perturbed = r["id"], r["generator_settings"], r["original"], r["perturbed"]
+        item_id, settings, original, perturbed = (
+            r["id"],
+            r["generator_settings"],
+            r["original"],
+            r["perturbed"],
+        )
         assert item_id is not None and settings is not None and original is not None and perturbed is not None
         assert item_id.startswith("row-")
         assert json.loads(settings).get("k") == 25
@@ -323,7 +328,9 @@ def test_score_refuses_a_task_that_does_not_match_its_build(
     assert main([*args, "--task", str(other)]) == 2
     assert "give --data FOLDER" in capsys.readouterr().err
     assert main([*args, "--task", str(built["csv"]), "--weights", str(other)]) == 2
-    assert "drop --prompts, --datasets and --weights (set weights in the task file)" in capsys.readouterr().err
+    assert (
+        "drop --prompts, --datasets and --weights (set weights in the task file)" in capsys.readouterr().err
+    )
 
 
 # ---------------------------------------------------------------------------------------------

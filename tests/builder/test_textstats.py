@@ -14,17 +14,25 @@ from dhp.builder.textstats import compute_stats, split_sentences
         ("We met Dr. Smith. He was ok.", ["We met Dr. Smith.", "He was ok."]),
         ("", []),
         # SumPubMed: an abbreviated genus is no sentence end (pysbd splits "m." / "bovis causes ...")
-        ("infection with m. bovis causes tb in cattle. we studied it.",
-         ["infection with m. bovis causes tb in cattle.", "we studied it."]),
+        (
+            "infection with m. bovis causes tb in cattle. we studied it.",
+            ["infection with m. bovis causes tb in cattle.", "we studied it."],
+        ),
         ("e. coli was grown. it died.", ["e. coli was grown.", "it died."]),
-        ("we studied e. coli and b. subtilis. the results were clear.",
-         ["we studied e. coli and b. subtilis.", "the results were clear."]),
+        (
+            "we studied e. coli and b. subtilis. the results were clear.",
+            ["we studied e. coli and b. subtilis.", "the results were clear."],
+        ),
         # scholarly abbreviations before lower-case text, a number, the mask or a bracket
-        ("we used approx. <dig> cells. results in fig. <dig> show it.",
-         ["we used approx. <dig> cells.", "results in fig. <dig> show it."]),
+        (
+            "we used approx. <dig> cells. results in fig. <dig> show it.",
+            ["we used approx. <dig> cells.", "results in fig. <dig> show it."],
+        ),
         ("data from smith et al. <dig> were used. ok", ["data from smith et al. <dig> were used.", "ok"]),
-        ("some genes, i.e. the ones here, were found. others e.g. x were not.",
-         ["some genes, i.e. the ones here, were found.", "others e.g. x were not."]),
+        (
+            "some genes, i.e. the ones here, were found. others e.g. x were not.",
+            ["some genes, i.e. the ones here, were found.", "others e.g. x were not."],
+        ),
         ("see figs. <dig> and <dig>. ok", ["see figs. <dig> and <dig>.", "ok"]),
         ("it was approx. 5 cm. ok.", ["it was approx. 5 cm.", "ok."]),
         # a real sentence end after one letter: the next word is a frequent English word

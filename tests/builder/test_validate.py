@@ -42,8 +42,11 @@ RO_MAJOR = _p("summeval", "sent_reorder_major")
 
 
 def test_empty_or_unchanged_rows_fail_for_every_operation() -> None:
-    every = {p.id: p for name in ("summeval", "story-cloze", "answer-equivalence", "wmt22-de-en")
-             for p in get_dataset(name).perturbations}
+    every = {
+        p.id: p
+        for name in ("summeval", "story-cloze", "answer-equivalence", "wmt22-de-en")
+        for p in get_dataset(name).perturbations
+    }
     for p in every.values():
         _bad(validate(p, "A text. Another one.", "   "), "empty")
         _bad(validate(p, "A text. Another one.", "A text. Another one."), "equals")
@@ -61,29 +64,67 @@ def test_token_edits_split_equal_length_replacements() -> None:
 # ----------------------------------------------------------------------------- fictional entities
 
 GOOD_NE = [
-    (NE_MINOR, "Police arrested John Smith in Leeds on Monday.", "Police arrested Varek Pendrell in Leeds on Monday."),
+    (
+        NE_MINOR,
+        "Police arrested John Smith in Leeds on Monday.",
+        "Police arrested Varek Pendrell in Leeds on Monday.",
+    ),
     (NE_MINOR, "The team beat Chelsea 3-1 at the weekend.", "The team beat Chelsea 5-2 at the weekend."),
     (NE_MINOR, "The 15-year-old boy won.", "The 12-year-old boy won."),
     (NE_MINOR, "Officials in London said 40 people died.", "Officials in Valdoria said 40 people died."),
     (NE_MINOR, "He studied at Brown University for years.", "He studied at Pendrell University for years."),
-    (NE_MAJOR, "John Smith flew from Paris to Berlin in 2015.", "Varek Pendrell flew from Oskavia to Berlin in 2031."),
-    (NE_PUBMED, "the role of il-6 in <dig> patients with sepsis .", "the role of zx-41 in <dig> patients with sepsis ."),
+    (
+        NE_MAJOR,
+        "John Smith flew from Paris to Berlin in 2015.",
+        "Varek Pendrell flew from Oskavia to Berlin in 2031.",
+    ),
+    (
+        NE_PUBMED,
+        "the role of il-6 in <dig> patients with sepsis .",
+        "the role of zx-41 in <dig> patients with sepsis .",
+    ),
     (NE_STORY, "Tom was happy to see Mary again.", "Tom was happy to see Elowen Brackwater again."),
     # one entity named twice, replaced alike in both places, is one replacement
-    (NE_MINOR, "Kevin Pietersen scored. Fans cheered Kevin Pietersen.", "Varek Holm scored. Fans cheered Varek Holm."),
+    (
+        NE_MINOR,
+        "Kevin Pietersen scored. Fans cheered Kevin Pietersen.",
+        "Varek Holm scored. Fans cheered Varek Holm.",
+    ),
     (NE_MINOR, "Fans cheered Kevin Pietersen.", "Fans cheered Corvin Pietersen."),  # "vin" shared by chance
     # a term replaced by a term of the same shape stays a term
     (NE_MINOR, "The VT40X engine failed.", "The KB17Z engine failed."),
-    (NE_MINOR, "It was the 2nd session of the year.", "It was the 9th session of the year."),  # ordinal suffix
-    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (Zagis kelinum) near Leeds."),
+    (
+        NE_MINOR,
+        "It was the 2nd session of the year.",
+        "It was the 9th session of the year.",
+    ),  # ordinal suffix
+    (
+        NE_MINOR,
+        "They saw a wild cat (Felis silvestris) near Leeds.",
+        "They saw a wild cat (Zagis kelinum) near Leeds.",
+    ),
     (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
-    (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
-     "There were 2,242 new infections of the Sars CoV2 Virus and 19 deaths."),
-    (NE_MINOR, "Egypt joined the United Arab Republic in 1958.", "Egypt joined the Valdoria Arab Republic in 1958."),
-    (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
-     "Power is set out in the Constitution of Valdoria, he wrote."),  # a fictional place's constitution
-    (NE_MINOR, "Rebels fought in the Libyan Civil War in 2011.", "Rebels fought in the Valdorian Civil War in 2011."),
+    (
+        NE_MINOR,
+        "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
+        "There were 2,242 new infections of the Sars CoV2 Virus and 19 deaths.",
+    ),
+    (
+        NE_MINOR,
+        "Egypt joined the United Arab Republic in 1958.",
+        "Egypt joined the Valdoria Arab Republic in 1958.",
+    ),
+    (
+        NE_MINOR,
+        "Power is set out in the Constitution of Kazakhstan, he wrote.",
+        "Power is set out in the Constitution of Valdoria, he wrote.",
+    ),  # a fictional place's constitution
+    (
+        NE_MINOR,
+        "Rebels fought in the Libyan Civil War in 2011.",
+        "Rebels fought in the Valdorian Civil War in 2011.",
+    ),
     # lead's review: a gendered first name is replaced by one of the same gender
     (NE_STORY, "Jake waited for his leg to heal.", "Lorcan waited for his leg to heal."),
     (NE_STORY, "Don knew he would win.", "Caspian knew he would win."),
@@ -91,21 +132,48 @@ GOOD_NE = [
     (NE_STORY, "Casey knew they would win.", "Isolde knew they would win."),  # "Casey" has no gender
     # issue 9 round 2: the new kinds, each replaced by a fictional one of its kind
     (NE_MINOR, "The SPD would agree, he said.", "The KTV would agree, he said."),  # acronym -> acronym
-    (NE_MINOR, "Register at www.bosch-pt.com/warranty today.", "Register at www.drevo-kt.com/warranty today."),
+    (
+        NE_MINOR,
+        "Register at www.bosch-pt.com/warranty today.",
+        "Register at www.drevo-kt.com/warranty today.",
+    ),
     (NE_MINOR, "Ratings are on letterboxd.com as well.", "Ratings are on trorzussta.com as well."),  # domain
     (NE_MINOR, "French officials met on Tuesday.", "Valdorian officials met on Tuesday."),  # nationality
-    (NE_MINOR, "It is related to being African American today.", "It is related to being Oskavian American today."),
+    (
+        NE_MINOR,
+        "It is related to being African American today.",
+        "It is related to being Oskavian American today.",
+    ),
     (NE_MINOR, "It came third in the race.", "It came seventh in the race."),  # ordinal word -> ordinal word
     (NE_MINOR, "Only two people left early.", "Only five people left early."),  # number word -> number word
-    (NE_MINOR, "It considers homosexuality and heterosexuality separately.",
-     "It considers homosexuality and dravoseality separately."),  # a learned term -> a fictional one
+    (
+        NE_MINOR,
+        "It considers homosexuality and heterosexuality separately.",
+        "It considers homosexuality and dravoseality separately.",
+    ),  # a learned term -> a fictional one
     (NE_MINOR, "A bantam breed shows molting early.", "A bantam breed shows dravion early."),
     (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said."),
-    (NE_PUBMED, "the main wildlife host for siv is the chimpanzee .", "the main wildlife host for kel is the chimpanzee ."),
+    (
+        NE_PUBMED,
+        "the main wildlife host for siv is the chimpanzee .",
+        "the main wildlife host for kel is the chimpanzee .",
+    ),
     (NE_MINOR, "Gaddafi was popular at school.", "Dravelo was popular at school."),  # a name of unknown type
-    (NE_MINOR, "During the Spring Festival, shops close.", "During the Korvan Festival, shops close."),  # an event
-    (NE_MINOR, "He reviewed it on Studycheck and liked it.", "He reviewed it on Pembrosa and liked it."),  # a brand
-    (NE_PUBMED, "we studied an organism in the lab .", "we studied an ogolism in the lab ."),  # "an" still agrees
+    (
+        NE_MINOR,
+        "During the Spring Festival, shops close.",
+        "During the Korvan Festival, shops close.",
+    ),  # an event
+    (
+        NE_MINOR,
+        "He reviewed it on Studycheck and liked it.",
+        "He reviewed it on Pembrosa and liked it.",
+    ),  # a brand
+    (
+        NE_PUBMED,
+        "we studied an organism in the lab .",
+        "we studied an ogolism in the lab .",
+    ),  # "an" still agrees
 ]
 
 
@@ -116,25 +184,58 @@ def test_fictional_entities_good(p: Perturbation, orig: str, pert: str) -> None:
 
 BAD_NE = [
     # issue 9: a span across a sentence end
-    (NE_MINOR, "He was seen on Wednesday. But the former mayor left.", "He was seen on Faelan Halvorsen the former mayor left.",
-     ("sentence end",)),
+    (
+        NE_MINOR,
+        "He was seen on Wednesday. But the former mayor left.",
+        "He was seen on Faelan Halvorsen the former mayor left.",
+        ("sentence end",),
+    ),
     # issue 9: ordinary words at a sentence start are not names
-    (NE_MINOR, "Everyone had a great time. The band played.", "Oskavia had a great time. The band played.",
-     ("Everyone", "not a named entity")),
+    (
+        NE_MINOR,
+        "Everyone had a great time. The band played.",
+        "Oskavia had a great time. The band played.",
+        ("Everyone", "not a named entity"),
+    ),
     (NE_MINOR, "Officers arrested him on Monday.", "Vantrell arrested him on Monday.", ("Officers",)),
     # issue 9: types must stay
-    (NE_MINOR, "She studied at Brown University last year.", "She studied at Varek Pendrell last year.", ("type changed", "org")),
-    (NE_MINOR, "Zhejiang University released the study.", "Tomas Wendell released the study.", ("type changed",)),
+    (
+        NE_MINOR,
+        "She studied at Brown University last year.",
+        "She studied at Varek Pendrell last year.",
+        ("type changed", "org"),
+    ),
+    (
+        NE_MINOR,
+        "Zhejiang University released the study.",
+        "Tomas Wendell released the study.",
+        ("type changed",),
+    ),
     (NE_STORY, "Then Sarah went to Boston.", "Then Valdoria went to Boston.", ("person", "place")),
     (NE_STORY, "Then Sarah went home.", "Then Paris went home.", ("person",)),
     # issue 9: a Unicode name must be replaced whole
     (NE_STORY, "Yûki smiled at her friend.", "Marwickûki smiled at her friend.", ("ûki",)),
     # issue 9: SumPubMed ordinary words and the number mask
-    (NE_PUBMED, "the disease affects <dig> patients .", "the sorvatlun-6 affects <dig> patients .", ("disease",)),
+    (
+        NE_PUBMED,
+        "the disease affects <dig> patients .",
+        "the sorvatlun-6 affects <dig> patients .",
+        ("disease",),
+    ),
     (NE_PUBMED, "the disease affects <dig> patients .", "the disease affects 42 patients .", ("<dig>",)),
     # severities
-    (NE_MINOR, "John Smith flew from Paris to Berlin.", "Varek Pendrell flew from Oskavia to Berlin.", ("exactly one",)),
-    (NE_MAJOR, "John Smith flew from Paris to Berlin.", "Varek Pendrell flew from Paris to Berlin.", ("two or more",)),
+    (
+        NE_MINOR,
+        "John Smith flew from Paris to Berlin.",
+        "Varek Pendrell flew from Oskavia to Berlin.",
+        ("exactly one",),
+    ),
+    (
+        NE_MAJOR,
+        "John Smith flew from Paris to Berlin.",
+        "Varek Pendrell flew from Paris to Berlin.",
+        ("two or more",),
+    ),
     # the rest of the text must not change
     (NE_MINOR, "John Smith flew to Berlin.", "Varek Pendrell flew quickly to Berlin.", ("inserted",)),
     (NE_MINOR, "John Smith flew to Berlin.", "John Smith drove to Berlin.", ("flew",)),
@@ -143,56 +244,154 @@ BAD_NE = [
     (NE_MINOR, "Fans cheered Pietersen again.", "Fans cheered Pietersby again.", ("keeps",)),
     (NE_MINOR, "The 15-year-old boy won.", "The 07-ujvp-tih boy won.", ("unit",)),
     (NE_MINOR, "It was the 2nd session of the year.", "It was the 9km session of the year.", ("unit",)),
-    (NE_MINOR, "They met at the Spring Festival Gala.", "They met at the Isolde Pendrell.", ("type changed",)),
-    (NE_MINOR, "Families marked Children's Day in Beijing.", "Families marked Children's Halvorsen in Beijing.",
-     ("Day",)),
+    (
+        NE_MINOR,
+        "They met at the Spring Festival Gala.",
+        "They met at the Isolde Pendrell.",
+        ("type changed",),
+    ),
+    (
+        NE_MINOR,
+        "Families marked Children's Day in Beijing.",
+        "Families marked Children's Halvorsen in Beijing.",
+        ("Day",),
+    ),
     (NE_MINOR, "The 3 men met 5 women.", "The 5 men met 5 women.", ("already occurs",)),
     # lead's review: an untyped name or a term never becomes a person-, place- or org-looking name
-    (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
-     "There were 2,242 new infections of the Tamsin Marwick and 16 deaths.", ("type changed", "person")),
-    (NE_MINOR, "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
-     "There were 2,242 new infections of the Valdoria and 16 deaths.", ("type changed", "place")),
+    (
+        NE_MINOR,
+        "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
+        "There were 2,242 new infections of the Tamsin Marwick and 16 deaths.",
+        ("type changed", "person"),
+    ),
+    (
+        NE_MINOR,
+        "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
+        "There were 2,242 new infections of the Valdoria and 16 deaths.",
+        ("type changed", "place"),
+    ),
     (NE_MINOR, "The VT40X engine failed.", "The Halvorsen engine failed.", ("type changed",)),
     # lead's review: in cased text an ordinary lower-case word is not a technical term
-    (NE_MINOR, "Darwin did not see evolution as a teleological plan.",
-     "Darwin did not see dravolution as a teleological plan.", ("evolution", "not a named entity")),
+    (
+        NE_MINOR,
+        "Darwin did not see evolution as a teleological plan.",
+        "Darwin did not see dravolution as a teleological plan.",
+        ("evolution", "not a named entity"),
+    ),
     # lead's review: a capitalised entity is replaced by a capitalised one, a lower-case one by a lower-case one
-    (NE_MINOR, "They saw a wild cat (Felis silvestris) near Leeds.", "They saw a wild cat (zagis kelinum) near Leeds.",
-     ("capitalisation",)),
-    (NE_PUBMED, "the role of il-6 in <dig> patients .", "the role of Zx-41 in <dig> patients .", ("capitalisation",)),
-    (NE_MINOR, "Bacteria make cells harder, Smith said.", "Bacteria make zorvatosis harder, Smith said.",
-     ("cells", "not a named entity")),
+    (
+        NE_MINOR,
+        "They saw a wild cat (Felis silvestris) near Leeds.",
+        "They saw a wild cat (zagis kelinum) near Leeds.",
+        ("capitalisation",),
+    ),
+    (
+        NE_PUBMED,
+        "the role of il-6 in <dig> patients .",
+        "the role of Zx-41 in <dig> patients .",
+        ("capitalisation",),
+    ),
+    (
+        NE_MINOR,
+        "Bacteria make cells harder, Smith said.",
+        "Bacteria make zorvatosis harder, Smith said.",
+        ("cells", "not a named entity"),
+    ),
     # lead's review: nationality adjectives are no entity; a state or a document never becomes a person or a place
-    (NE_MINOR, "The settlers were of mostly English American ancestry, he wrote.",
-     "The settlers were of mostly Lorcan Quenby ancestry, he wrote.", ("nationality", "type changed")),
-    (NE_MINOR, "Egypt joined the United Arab Republic in 1958.", "Egypt joined the Mirela Ravensworth in 1958.",
-     ("type changed",)),
-    (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
-     "Power is set out in the Corvania of Kazakhstan, he wrote.", ("type changed",)),
-    (NE_MINOR, "Power is set out in the Constitution of Kazakhstan, he wrote.",
-     "Power is set out in the Constitution of Lorcan Quenby, he wrote.", ("type changed",)),
-    (NE_MINOR, "Rebels fought in the Libyan Civil War in 2011.", "Rebels fought in the Ulla Quenby in 2011.",
-     ("type changed",)),  # an event never becomes a person (seen in an offline build)
+    (
+        NE_MINOR,
+        "The settlers were of mostly English American ancestry, he wrote.",
+        "The settlers were of mostly Lorcan Quenby ancestry, he wrote.",
+        ("nationality", "type changed"),
+    ),
+    (
+        NE_MINOR,
+        "Egypt joined the United Arab Republic in 1958.",
+        "Egypt joined the Mirela Ravensworth in 1958.",
+        ("type changed",),
+    ),
+    (
+        NE_MINOR,
+        "Power is set out in the Constitution of Kazakhstan, he wrote.",
+        "Power is set out in the Corvania of Kazakhstan, he wrote.",
+        ("type changed",),
+    ),
+    (
+        NE_MINOR,
+        "Power is set out in the Constitution of Kazakhstan, he wrote.",
+        "Power is set out in the Constitution of Lorcan Quenby, he wrote.",
+        ("type changed",),
+    ),
+    (
+        NE_MINOR,
+        "Rebels fought in the Libyan Civil War in 2011.",
+        "Rebels fought in the Ulla Quenby in 2011.",
+        ("type changed",),
+    ),  # an event never becomes a person (seen in an offline build)
     # lead's review: a gendered first name never becomes one of the other gender
     (NE_STORY, "Jake waited for his leg to heal.", "Isolde waited for his leg to heal.", ("gender changed",)),
     (NE_STORY, "Don knew he would win.", "Sabine knew he would win.", ("gender changed",)),
-    (NE_STORY, "Tom was happy to see Mary again.", "Tom was happy to see Varek Brackwater again.", ("gender changed",)),
+    (
+        NE_STORY,
+        "Tom was happy to see Mary again.",
+        "Tom was happy to see Varek Brackwater again.",
+        ("gender changed",),
+    ),
     # issue 9 round 2: the new kinds keep their kind, and stay fictional
-    (NE_MINOR, "The SPD would agree, he said.", "The Varek Pendrell would agree, he said.", ("acronym", "type changed")),
+    (
+        NE_MINOR,
+        "The SPD would agree, he said.",
+        "The Varek Pendrell would agree, he said.",
+        ("acronym", "type changed"),
+    ),
     (NE_MINOR, "The SPD would agree, he said.", "The party would agree, he said.", ("capitalisation",)),
-    (NE_MINOR, "Register at www.bosch-pt.com/warranty today.", "Register at valdoria today.", ("url", "type changed")),
+    (
+        NE_MINOR,
+        "Register at www.bosch-pt.com/warranty today.",
+        "Register at valdoria today.",
+        ("url", "type changed"),
+    ),
     (NE_MINOR, "French officials met on Tuesday.", "German officials met on Tuesday.", ("real nationality",)),
     (NE_MINOR, "French officials met on Tuesday.", "Valdoria officials met on Tuesday.", ("type changed",)),
     (NE_MINOR, "It came third in the race.", "It came thornbury in the race.", ("number", "type changed")),
-    (NE_MINOR, "It considers homosexuality and heterosexuality separately.",
-     "It considers homosexuality and happiness separately.", ("term", "type changed")),
-    (NE_MINOR, "Gaddafi was popular at school.", "Varek Pendrell was popular at school.", ("other", "type changed")),
-    (NE_MINOR, "During the Spring Festival, shops close.", "During the Isolde Pendrell, shops close.", ("type changed",)),
-    (NE_MINOR, "The Minister of Justice said so.", "The Minister of Valdoria said so.", ("not a named entity",)),
+    (
+        NE_MINOR,
+        "It considers homosexuality and heterosexuality separately.",
+        "It considers homosexuality and happiness separately.",
+        ("term", "type changed"),
+    ),
+    (
+        NE_MINOR,
+        "Gaddafi was popular at school.",
+        "Varek Pendrell was popular at school.",
+        ("other", "type changed"),
+    ),
+    (
+        NE_MINOR,
+        "During the Spring Festival, shops close.",
+        "During the Isolde Pendrell, shops close.",
+        ("type changed",),
+    ),
+    (
+        NE_MINOR,
+        "The Minister of Justice said so.",
+        "The Minister of Valdoria said so.",
+        ("not a named entity",),
+    ),
     (NE_MINOR, "Don’t go there, he said.", "Stoso go there, he said.", ("not a named entity",)),
     (NE_MINOR, "#PRS_ORG# needs to pick it up.", "#Kenveza# needs to pick it up.", ("not a named entity",)),
-    (NE_MINOR, "The police found the perpetrator.", "The police found the dravinator.", ("not a named entity",)),
-    (NE_PUBMED, "we studied an organism in the lab .", "we studied an mugolism in the lab .", ("no longer agrees",)),
+    (
+        NE_MINOR,
+        "The police found the perpetrator.",
+        "The police found the dravinator.",
+        ("not a named entity",),
+    ),
+    (
+        NE_PUBMED,
+        "we studied an organism in the lab .",
+        "we studied an mugolism in the lab .",
+        ("no longer agrees",),
+    ),
 ]
 
 
@@ -219,7 +418,11 @@ GOOD_GE = [
     (GE_MINOR, "I was very proud of it.", "I were very proud of it."),
     (GE_MINOR, "Tim and Anna found the perfect name.", "Tim and Anna finding the perfect name."),
     (GE_MINOR, "Rob was happy.", "Rob been happy."),
-    (GE_MINOR, "In recent years, many efforts have been made.", "In recent years, many effort have been made."),
+    (
+        GE_MINOR,
+        "In recent years, many efforts have been made.",
+        "In recent years, many effort have been made.",
+    ),
     (GE_MINOR, "He scored twice this season.", "He scored twice these season."),
     (GE_MINOR, "It faded from its original colour.", "It faded from it original colour."),  # case
     (GE_MINOR, "The two are in a good place.", "The two is in a good place."),
@@ -228,8 +431,16 @@ GOOD_GE = [
     (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending."),  # main verb removed
     (GE_MINOR, "the main host for btb is the badger .", "the main host for btb be the badger ."),
     (GE_MINOR, "The man who lives here is kind.", "The man who lives here kind."),  # verb removed
-    (GE_MINOR, "Yesterday he walked to the park and sat down.", "Yesterday he walks to the park and sat down."),
-    (GE_MAJOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home."),
+    (
+        GE_MINOR,
+        "Yesterday he walked to the park and sat down.",
+        "Yesterday he walks to the park and sat down.",
+    ),
+    (
+        GE_MAJOR,
+        "He wants to find the keys. They are at home.",
+        "He wants to finds the keys. They is at home.",
+    ),
     (GE_STORY, "She was very happy with her new dog.", "She were very happy with her new dog."),
 ]
 
@@ -253,12 +464,25 @@ BAD_GE = [
     (GE_MINOR, "They were pinned to the wall.", "They were pinned for the wall.", ("not known to be wrong",)),
     (GE_MINOR, "Rescuing abducted children matters.", "Rescuing abducting children matters.", ()),
     (GE_MINOR, "He went to the big old house by the sea.", "He went to house.", ("too large",)),
-    (GE_MINOR, "It uses sophisticated modeling.", "It uses modeling.", ("deleting",)),  # an adjective, not a verb
+    (
+        GE_MINOR,
+        "It uses sophisticated modeling.",
+        "It uses modeling.",
+        ("deleting",),
+    ),  # an adjective, not a verb
     # severities
-    (GE_MINOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They is at home.",
-     ("exactly one",)),
-    (GE_MAJOR, "He wants to find the keys. They are at home.", "He wants to finds the keys. They are at home.",
-     ("two or more",)),
+    (
+        GE_MINOR,
+        "He wants to find the keys. They are at home.",
+        "He wants to finds the keys. They is at home.",
+        ("exactly one",),
+    ),
+    (
+        GE_MAJOR,
+        "He wants to find the keys. They are at home.",
+        "He wants to finds the keys. They are at home.",
+        ("two or more",),
+    ),
     (GE_MINOR, "the level of <dig> genes is high .", "the level of 5 genes are high .", ("<dig>",)),
 ]
 
@@ -287,9 +511,13 @@ def test_rewrite_insert_cleft_and_fronting_good() -> None:
 
 def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
     # the generator author's report: a phrase before a comma is part of the paraphrase, not a marker
-    src = ("A man was arrested after the robbery of a jewellery shop in the centre of the old town "
-           "last month. Police said little.")
-    para = "Last month, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
+    src = (
+        "A man was arrested after the robbery of a jewellery shop in the centre of the old town "
+        "last month. Police said little."
+    )
+    para = (
+        "Last month, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
+    )
     _ok(validate(RI_MINOR, src, src.replace("month.", "month. " + para, 1)))
     copy = "In other words, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
     _bad(validate(RI_MINOR, src, src.replace("month.", "month. " + copy, 1)), "near copy")
@@ -314,13 +542,9 @@ def test_rewrite_insert_reported_speech_good() -> None:
 
 
 def test_rewrite_insert_good() -> None:
-    minor = SRC.replace(
-        "lost power.", "lost power. Power was cut to thousands of houses."
-    )
+    minor = SRC.replace("lost power.", "lost power. Power was cut to thousands of houses.")
     _ok(validate(RI_MINOR, SRC, minor))
-    major = minor.replace(
-        "on Monday.", "on Monday. On Monday, the coast was struck by the storm."
-    )
+    major = minor.replace("on Monday.", "on Monday. On Monday, the coast was struck by the storm.")
     _ok(validate(RI_MAJOR, SRC, major))
 
 
@@ -341,57 +565,113 @@ BAD_RI = [
     (RI_MINOR, SRC, _ins("lost power.", "Namely, thousands of homes lost power."), ("copies",)),
     (RI_MINOR, SRC, _ins("lost power.", "Thousands of houses lost power."), ("near copy",)),
     # issue 9: synonym swaps that break names and articles
-    (RI_MINOR, NZ, "He moved to New Zealand in 2010. In 2010, he relocated to Novel Zealand. He liked it.",
-     ("New Zealand",)),
-    (RI_MINOR, ROLE, "It played an important role in the war. In the conflict, it played an significant part. Many agreed.",
-     ("an significant",)),
+    (
+        RI_MINOR,
+        NZ,
+        "He moved to New Zealand in 2010. In 2010, he relocated to Novel Zealand. He liked it.",
+        ("New Zealand",),
+    ),
+    (
+        RI_MINOR,
+        ROLE,
+        "It played an important role in the war. In the conflict, it played an significant part. Many agreed.",
+        ("an significant",),
+    ),
     # a "said on <date> that" turned around keeps its "that" (seen in an offline build)
-    (RI_MINOR, "He said on 12 March that he is not good enough. Fans agreed.",
-     "He said on 12 March that he is not good enough. According to him, on 12 March that he is not good enough. "
-     "Fans agreed.", ("'that'",)),
+    (
+        RI_MINOR,
+        "He said on 12 March that he is not good enough. Fans agreed.",
+        "He said on 12 March that he is not good enough. According to him, on 12 March that he is not good enough. "
+        "Fans agreed.",
+        ("'that'",),
+    ),
     # lead's review: a capitalised ordinary word moved mid-sentence is a new error
-    (RI_MINOR, "At the start of the preceding move, John Terry brought down Radamel Falcao. Fans booed.",
-     "At the start of the preceding move, John Terry brought down Radamel Falcao. John Terry brought down Radamel "
-     "Falcao At the start of the preceding move. Fans booed.", ("capitalised", "'At'")),
-    (RI_MINOR, "Last month the storm hit the coast. Fans booed.",
-     "Last month the storm hit the coast. The storm hit the coast, Last month. Fans booed.", ("'Last'",)),
+    (
+        RI_MINOR,
+        "At the start of the preceding move, John Terry brought down Radamel Falcao. Fans booed.",
+        "At the start of the preceding move, John Terry brought down Radamel Falcao. John Terry brought down Radamel "
+        "Falcao At the start of the preceding move. Fans booed.",
+        ("capitalised", "'At'"),
+    ),
+    (
+        RI_MINOR,
+        "Last month the storm hit the coast. Fans booed.",
+        "Last month the storm hit the coast. The storm hit the coast, Last month. Fans booed.",
+        ("'Last'",),
+    ),
     # placement, originals and counts
     (RI_MINOR, SRC, "Power was cut to thousands of houses. " + SRC, ("before the first",)),
-    (RI_MINOR, SRC, SRC.replace("Thousands of homes lost power. ", "Power was cut to thousands of houses. "),
-     ("missing or changed",)),
+    (
+        RI_MINOR,
+        SRC,
+        SRC.replace("Thousands of homes lost power. ", "Power was cut to thousands of houses. "),
+        ("missing or changed",),
+    ),
     (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses."), ("two or more",)),
     (RI_MINOR, SRC, _ins("lost power.", "The weather in Spain was sunny and warm."), ("content",)),
     # moved clauses that break the sentence (seen in an offline build)
-    (RI_MINOR, "Glaciations had an impact on patterns within and among species. Ice melted.",
-     "Glaciations had an impact on patterns within and among species. Among species, glaciations had an impact on "
-     "patterns within and. Ice melted.", ("ends on 'and'",)),
-    (RI_MINOR, "Isolates from across New Zealand were analysed. All were cattle.",
-     "Isolates from across New Zealand were analysed. Across New Zealand were analysed, isolates from the "
-     "country. All were cattle.", ("fronted phrase",)),
-    (RI_MINOR, "Marker assisted selection is well suited to oil palm. It is slow.",
-     "Marker assisted selection is well suited to oil palm. What marker did was assist selection is well suited "
-     "to oil palm. It is slow.", ("cleft",)),
-    (RI_MAJOR, SRC, _ins("lost power.", "Power was cut to thousands of houses. Thousands of houses had no power."),
-     ("two sentences inserted",)),
+    (
+        RI_MINOR,
+        "Glaciations had an impact on patterns within and among species. Ice melted.",
+        "Glaciations had an impact on patterns within and among species. Among species, glaciations had an impact on "
+        "patterns within and. Ice melted.",
+        ("ends on 'and'",),
+    ),
+    (
+        RI_MINOR,
+        "Isolates from across New Zealand were analysed. All were cattle.",
+        "Isolates from across New Zealand were analysed. Across New Zealand were analysed, isolates from the "
+        "country. All were cattle.",
+        ("fronted phrase",),
+    ),
+    (
+        RI_MINOR,
+        "Marker assisted selection is well suited to oil palm. It is slow.",
+        "Marker assisted selection is well suited to oil palm. What marker did was assist selection is well suited "
+        "to oil palm. It is slow.",
+        ("cleft",),
+    ),
+    (
+        RI_MAJOR,
+        SRC,
+        _ins("lost power.", "Power was cut to thousands of houses. Thousands of houses had no power."),
+        ("two sentences inserted",),
+    ),
 ]
 
 
 # new errors a rewrite can bring in (hand-written, from the paper: "no new errors")
 BAD_RI_FORM = [
     (RI_MINOR, SRC, _ins("lost power.", "Power was cut to to thousands of houses."), ("doubled word",)),
-    (RI_MINOR, SRC, _ins("lost power.", "Power was cut , to thousands of houses."), ("punctuation after a space",)),
-    (RI_MINOR, SRC, _ins("lost power.", "Power was cut to thousands of houses,."), ("two punctuation marks",)),
+    (
+        RI_MINOR,
+        SRC,
+        _ins("lost power.", "Power was cut , to thousands of houses."),
+        ("punctuation after a space",),
+    ),
+    (
+        RI_MINOR,
+        SRC,
+        _ins("lost power.", "Power was cut to thousands of houses,."),
+        ("two punctuation marks",),
+    ),
     (RI_MINOR, SRC, _ins("lost power.", "Power was cut (to thousands of houses."), ("unbalanced",)),
     (RI_MINOR, SRC, _ins("lost power.", "Power was cut to thousands of houses"), ("final stop",)),
     (RI_MINOR, SRC, _ins("lost power.", "power was cut to thousands of houses."), ("lower case",)),
     (RI_MINOR, SRC, _ins("lost power.", "In other words thousands of homes lost power."), ("copies",)),
-    (RI_MINOR, "They didn't lose power. It rained.", "They didn't lose power. They did not lose power. It rained.",
-     ("near copy",)),  # a contraction written out is the same wording
+    (
+        RI_MINOR,
+        "They didn't lose power. It rained.",
+        "They didn't lose power. They did not lose power. It rained.",
+        ("near copy",),
+    ),  # a contraction written out is the same wording
 ]
 
 
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_RI_FORM)
-def test_rewrite_insert_new_form_errors_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+def test_rewrite_insert_new_form_errors_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
     _bad(validate(p, orig, pert), *words)
 
 
@@ -439,8 +719,14 @@ FOUR = "One came first. Two came next. Three was third. Four was last."
 def test_reorder() -> None:
     _ok(validate(RO_MINOR, FOUR, "Three was third. Two came next. One came first. Four was last."))
     _ok(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came next."))
-    _bad(validate(RO_MINOR, FOUR, "Two came next. Three was third. One came first. Four was last."), "3 sentences moved")
-    _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."), "another order")
+    _bad(
+        validate(RO_MINOR, FOUR, "Two came next. Three was third. One came first. Four was last."),
+        "3 sentences moved",
+    )
+    _bad(
+        validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first. Two came later."),
+        "another order",
+    )
     _bad(validate(RO_MAJOR, FOUR, "Four was last. Three was third. One came first."), "another order")
     # a last sentence without final punctuation, moved to the middle, is still the same sentence
     unpunctuated = "One came first. Two came next. Three was third and last"
@@ -481,7 +767,10 @@ def test_char_typo_space_only_is_a_typo() -> None:
 
 def test_char_typo() -> None:
     _ok(validate(TYPO, TEXT, TEXT.replace("quick", "qiuck").replace("lazy", "lazzy")))
-    _bad(validate(TYPO, TEXT, "Something else entirely, nothing like the original text at all."), "edit distance")
+    _bad(
+        validate(TYPO, TEXT, "Something else entirely, nothing like the original text at all."),
+        "edit distance",
+    )
 
 
 def test_word_deletion() -> None:
@@ -496,17 +785,35 @@ def test_word_deletion() -> None:
 
 GOOD_NE_REVIEW3 = [
     # a surname alone changes with the full name: one entity, minor
-    (NE_MINOR, "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
-     "Varek Whitlock, 31, allowed it. The panel banned Whitlock for two years."),
+    (
+        NE_MINOR,
+        "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
+        "Varek Whitlock, 31, allowed it. The panel banned Whitlock for two years.",
+    ),
     # a binomial, whole, in lower-cased text; its abbreviated form changes alike
-    (NE_PUBMED, "infection with mycobacterium bovis is common . m. bovis causes tb in cattle .",
-     "infection with dravonia kelis is common . d. kelis causes tb in cattle ."),
+    (
+        NE_PUBMED,
+        "infection with mycobacterium bovis is common . m. bovis causes tb in cattle .",
+        "infection with dravonia kelis is common . d. kelis causes tb in cattle .",
+    ),
     (NE_PUBMED, "e. coli was grown at <dig> c . it died .", "t. varnis was grown at <dig> c . it died ."),
     # a holiday by a fictional holiday
-    (NE_STORY, "On Christmas, Amy got exactly what she wanted.", "On Lanternmas, Amy got exactly what she wanted."),
+    (
+        NE_STORY,
+        "On Christmas, Amy got exactly what she wanted.",
+        "On Lanternmas, Amy got exactly what she wanted.",
+    ),
     # a club by a fictional town, a number compound by another
-    (NE_MINOR, "Filipe Luis signed for Chelsea from Atletico Madrid.", "Filipe Luis signed for Dunhallow from Atletico Madrid."),
-    (NE_MINOR, "Six-time Olympic gold medalist says he will run.", "Four-time Olympic gold medalist says he will run."),
+    (
+        NE_MINOR,
+        "Filipe Luis signed for Chelsea from Atletico Madrid.",
+        "Filipe Luis signed for Dunhallow from Atletico Madrid.",
+    ),
+    (
+        NE_MINOR,
+        "Six-time Olympic gold medalist says he will run.",
+        "Four-time Olympic gold medalist says he will run.",
+    ),
 ]
 
 
@@ -517,28 +824,62 @@ def test_fictional_entities_review3_good(p: Perturbation, orig: str, pert: str) 
 
 BAD_NE_REVIEW3 = [
     # the text names the real and the fictional one
-    (NE_MINOR, "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
-     "Ian Guffick, 31, allowed it. The panel banned Gaiplal for two years.", ("still names", "Ian Guffick")),
-    (NE_MINOR, "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
-     "Varek Whitlock, 31, allowed it. The panel banned Guffick for two years.", ("still names", "Guffick")),
+    (
+        NE_MINOR,
+        "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
+        "Ian Guffick, 31, allowed it. The panel banned Gaiplal for two years.",
+        ("still names", "Ian Guffick"),
+    ),
+    (
+        NE_MINOR,
+        "Ian Guffick, 31, allowed it. The panel banned Guffick for two years.",
+        "Varek Whitlock, 31, allowed it. The panel banned Guffick for two years.",
+        ("still names", "Guffick"),
+    ),
     # half a binomial
-    (NE_PUBMED, "e. coli was grown at <dig> c . it died .", "e. varnis was grown at <dig> c . it died .",
-     ("binomial", "both change")),
-    (NE_PUBMED, "the frogs of p. nigromaculata were studied .", "the frogs of p. pidraselkrare were studied .",
-     ("binomial",)),
+    (
+        NE_PUBMED,
+        "e. coli was grown at <dig> c . it died .",
+        "e. varnis was grown at <dig> c . it died .",
+        ("binomial", "both change"),
+    ),
+    (
+        NE_PUBMED,
+        "the frogs of p. nigromaculata were studied .",
+        "the frogs of p. pidraselkrare were studied .",
+        ("binomial",),
+    ),
     # a club is no person ("Chelsea" -> "Isolde"); a holiday is no made-up word
-    (NE_MINOR, "Filipe Luis signed for Chelsea from Atletico Madrid.", "Filipe Luis signed for Isolde from Atletico Madrid.",
-     ("org", "type changed")),
-    (NE_STORY, "On Christmas, Amy got exactly what she wanted.", "On Temolnars, Amy got exactly what she wanted.",
-     ("holiday", "type changed")),
+    (
+        NE_MINOR,
+        "Filipe Luis signed for Chelsea from Atletico Madrid.",
+        "Filipe Luis signed for Isolde from Atletico Madrid.",
+        ("org", "type changed"),
+    ),
+    (
+        NE_STORY,
+        "On Christmas, Amy got exactly what she wanted.",
+        "On Temolnars, Amy got exactly what she wanted.",
+        ("holiday", "type changed"),
+    ),
     # ordinary words of cased prose are no technical terms
-    (NE_MINOR, "They were found dead in their stateroom on Monday.", "They were found dead in their krerkrean on Monday.",
-     ("not a named entity",)),
-    (NE_MINOR, "The police were over zealous in their confiscation of the toy.",
-     "The police were over zealous in their bildreration of the toy.", ("not a named entity",)),
+    (
+        NE_MINOR,
+        "They were found dead in their stateroom on Monday.",
+        "They were found dead in their krerkrean on Monday.",
+        ("not a named entity",),
+    ),
+    (
+        NE_MINOR,
+        "The police were over zealous in their confiscation of the toy.",
+        "The police were over zealous in their bildreration of the toy.",
+        ("not a named entity",),
+    ),
 ]
 
 
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_REVIEW3)
-def test_fictional_entities_review3_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+def test_fictional_entities_review3_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
     _bad(validate(p, orig, pert), *words)

@@ -38,5 +38,10 @@ def test_user_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_console_entry_point_runs() -> None:
-    out = subprocess.run([sys.executable, "-m", "dhp", "spec", "--datasets", "answer-equivalence"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "dhp", "spec", "--datasets", "answer-equivalence"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "answer_quality" in out.stdout

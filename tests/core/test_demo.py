@@ -26,7 +26,11 @@ def test_demo_script_builds_scores_and_reports(tmp_path: Path, sources_dir: Path
     }
     out = tmp_path / "out"
     proc = subprocess.run(
-        ["bash", str(REPO / "scripts" / "demo.sh"), str(out)], cwd=REPO, env=env, capture_output=True, text=True
+        ["bash", str(REPO / "scripts" / "demo.sh"), str(out)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "OFFLINE RULE-BASED" in proc.stdout + proc.stderr  # the CLI says plainly who made the LLM rows

@@ -121,7 +121,9 @@ def test_the_import_walk_sees_dynamic_imports() -> None:
     """The checks above can fail: a literal import_module is an import (Faker's name lists)."""
     modules = third_party_modules(PACKAGE_FOLDERS)
     assert "faker" in modules and "dhp/builder/perturb/lexicon.py" in modules["faker"]
-    assert _undeclared({"faker": {"x.py"}}, set()) == ["faker (imported by x.py): from ['faker'], not declared"]
+    assert _undeclared({"faker": {"x.py"}}, set()) == [
+        "faker (imported by x.py): from ['faker'], not declared"
+    ]
 
 
 def test_the_lock_pins_every_declared_dependency_within_its_range() -> None:
@@ -137,8 +139,13 @@ def test_the_lock_pins_every_declared_dependency_within_its_range() -> None:
             assert version, f"not an exact pin: {line}"
             pins[_canonical(name)] = Version(version)
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    for spec in [*project["dependencies"], *(r for rs in project["optional-dependencies"].values() for r in rs)]:
+    for spec in [
+        *project["dependencies"],
+        *(r for rs in project["optional-dependencies"].values() for r in rs),
+    ]:
         req = Requirement(spec)
         name = _canonical(req.name)
         assert name in pins, f"{name} is not in requirements/lock.txt: run `make lock`"
-        assert req.specifier.contains(pins[name], prereleases=True), f"lock pins {name}=={pins[name]}, outside {req.specifier}"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"lock pins {name}=={pins[name]}, outside {req.specifier}"
+        )

@@ -10,7 +10,9 @@ import pytest
 from dhp.cli import build_parser, main
 
 
-def _commands(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, argparse.ArgumentParser, str | None]]:
+def _commands(
+    parser: argparse.ArgumentParser, path: str
+) -> Iterator[tuple[str, argparse.ArgumentParser, str | None]]:
     """(command path, parser, its one-line help) for `parser` and every subcommand below it."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

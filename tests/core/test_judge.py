@@ -24,9 +24,15 @@ from tests.scoring.helpers import run_dhp
 
 JUDGES: list[Judge] = [
     BuiltinJudge(name="Random control", control=ControlJudge.RANDOM),
-    EndpointJudge(name="Llama 3.1 (8B)", endpoints=("http://127.0.0.1:8000", "https://b.example.org/v1"),
-                  protocol=EndpointProtocol.TGI, model="meta/llama", hf_model_id="meta/llama", revision="abc",
-                  n_params=8e9),
+    EndpointJudge(
+        name="Llama 3.1 (8B)",
+        endpoints=("http://127.0.0.1:8000", "https://b.example.org/v1"),
+        protocol=EndpointProtocol.TGI,
+        model="meta/llama",
+        hf_model_id="meta/llama",
+        revision="abc",
+        n_params=8e9,
+    ),
     HubJudge(name="judge-7b", model_id="test-org/judge-7b", provider="novita", revision="v2"),
     HubJudge(name="auto judge", model_id="test-org/judge-7b"),
     LocalJudge(name="tiny local", model="/models/tiny", hf_model_id="org/tiny"),
@@ -62,7 +68,10 @@ def test_a_hub_judge_reads_as_its_router_model() -> None:
         ({"kind": "endpoint", "name": "x", "endpoints": ["ftp://h/v1"]}, "http(s) URL"),
         ({"kind": "endpoint", "name": "x", "endpoints": ["https://u:pw@h.org/v1"]}, "secret (credentials)"),
         ({"kind": "endpoint", "name": "x", "endpoints": ["https://h.org/v1?api_key=1"]}, "'api_key'"),
-        ({"kind": "endpoint", "name": "x", "endpoints": ["https://h.org"], "protocol": "grpc"}, "endpoint.protocol"),
+        (
+            {"kind": "endpoint", "name": "x", "endpoints": ["https://h.org"], "protocol": "grpc"},
+            "endpoint.protocol",
+        ),
         ({"kind": "endpoint", "name": "x", "endpoints": ["https://h.org"], "api_key": "sk-1"}, "api_key"),
         ({"kind": "hub", "name": "x", "model_id": "no-org"}, "ORG/NAME"),
         ({"kind": "hub", "name": "x", "model_id": "o/m", "provider": "Bad Provider!"}, "provider"),
@@ -92,9 +101,13 @@ def test_the_cli_flags_and_a_judge_file_describe_the_same_judge(tmp_path: Path) 
 
     write_tiny_dataset(tmp_path / "data", get_dataset("story-cloze"))
     common = ("--data", str(tmp_path / "data"), "--datasets", "story-cloze", "--n-boot", "0")
-    by_flags = run_dhp("score", "--judge", "random", "--judge-name", "Random control", *common, "--out", str(tmp_path / "a"))
+    by_flags = run_dhp(
+        "score", "--judge", "random", "--judge-name", "Random control", *common, "--out", str(tmp_path / "a")
+    )
     write_judge(tmp_path / "judge.json", JUDGES[0])
-    by_file = run_dhp("score", "--judge-file", str(tmp_path / "judge.json"), *common, "--out", str(tmp_path / "b"))
+    by_file = run_dhp(
+        "score", "--judge-file", str(tmp_path / "judge.json"), *common, "--out", str(tmp_path / "b")
+    )
     assert by_flags.returncode == 0 and by_file.returncode == 0, by_flags.stderr + by_file.stderr
     a, b = read_result(Path(by_flags.stdout.strip())), read_result(Path(by_file.stdout.strip()))
     assert a.judge == b.judge and a.judge.name == "Random control" and a.judge.model == "random"
@@ -107,7 +120,9 @@ def test_the_cli_refuses_a_judge_file_mixed_with_judge_flags(tmp_path: Path) -> 
     assert proc.returncode == 2 and "do not combine it with --judge-name" in proc.stderr
     proc = run_dhp("score", "--judge-file", str(tmp_path / "judge.json"), "--judge", "random", *out)
     assert proc.returncode == 2 and "exactly one of" in proc.stderr
-    (tmp_path / "bad.json").write_text('{"kind": "endpoint", "name": "x", "endpoints": ["https://u:pw@h.org"]}')
+    (tmp_path / "bad.json").write_text(
+        '{"kind": "endpoint", "name": "x", "endpoints": ["https://u:pw@h.org"]}'
+    )
     proc = run_dhp("score", "--judge-file", str(tmp_path / "bad.json"), *out)
     assert proc.returncode == 2 and "credentials" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -33,6 +33,16 @@ def test_ruff_clean() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_ruff_format_clean() -> None:
+    r = subprocess.run(
+        [_tool("ruff"), "format", "--check", "dhp", "tests", "benchmarks"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_mypy_strict_clean() -> None:
     """mypy runs on the package tree as it is: no package-dir mapping, no assembled symlink tree."""
     r = subprocess.run(

@@ -40,19 +40,26 @@ def _result(seed: int = 0):  # type: ignore[no-untyped-def]
         item_ids=tuple(f"i{i}" for i in range(n)),
         original={m: tuple(float(v) for v in orig[m]) for m in orig},
         perturbed={
-            p: {m: tuple(None if np.isnan(v) else float(v) for v in pert[p][m]) for m in pert[p]} for p in pert
+            p: {m: tuple(None if np.isnan(v) else float(v) for v in pert[p][m]) for m in pert[p]}
+            for p in pert
         },
     )
-    return spec, weights, result_from_analysis(
-        analysis,
-        judge=JudgeInfo(name="toy", kind="builtin", protocol="builtin"),
-        dataset=DatasetRef(name=spec.name, repo=spec.hub_repo, revision="local:abc", n_items=n),
-        scoring=ScoringSettings(mode="builtin", weights=weights, n_boot=50, seed=1),
-        coverage=Coverage(expected_scores=10, parsed_scores=9, unparsed=1, failed=0, unparsed_reasons={"empty": 1}),
-        timing=Timing(),
-        scores=scores,
-        created_at="2026-11-22T00:00:00Z",
-        dhp_version="0.1.0",
+    return (
+        spec,
+        weights,
+        result_from_analysis(
+            analysis,
+            judge=JudgeInfo(name="toy", kind="builtin", protocol="builtin"),
+            dataset=DatasetRef(name=spec.name, repo=spec.hub_repo, revision="local:abc", n_items=n),
+            scoring=ScoringSettings(mode="builtin", weights=weights, n_boot=50, seed=1),
+            coverage=Coverage(
+                expected_scores=10, parsed_scores=9, unparsed=1, failed=0, unparsed_reasons={"empty": 1}
+            ),
+            timing=Timing(),
+            scores=scores,
+            created_at="2026-11-22T00:00:00Z",
+            dhp_version="0.1.0",
+        ),
     )
 
 

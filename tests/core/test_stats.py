@@ -80,9 +80,21 @@ def test_shape_errors() -> None:
 def test_batch_equals_scalar(data: st.DataObject) -> None:
     n = data.draw(st.integers(1, 70))
     rows = data.draw(st.integers(1, 4))
-    x = np.array(data.draw(st.lists(st.lists(st.integers(1, 5), min_size=n, max_size=n), min_size=rows, max_size=rows)), float)
-    y = np.array(data.draw(st.lists(st.lists(st.integers(1, 5), min_size=n, max_size=n), min_size=rows, max_size=rows)), float)
-    mask = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=rows, max_size=rows)))
+    x = np.array(
+        data.draw(
+            st.lists(st.lists(st.integers(1, 5), min_size=n, max_size=n), min_size=rows, max_size=rows)
+        ),
+        float,
+    )
+    y = np.array(
+        data.draw(
+            st.lists(st.lists(st.integers(1, 5), min_size=n, max_size=n), min_size=rows, max_size=rows)
+        ),
+        float,
+    )
+    mask = np.array(
+        data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=rows, max_size=rows))
+    )
     y = np.where(mask & (np.arange(n) % 7 == 0), np.nan, y)
     batch = wilcoxon_greater_batch(x, y)
     tests = wilcoxon_greater_tests(x, y)
@@ -90,7 +102,11 @@ def test_batch_equals_scalar(data: st.DataObject) -> None:
         ref = wilcoxon_greater(x[r], y[r])
         assert batch[r] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
         assert tests[r].statistic == pytest.approx(ref.statistic)
-        assert (tests[r].n_pairs, tests[r].n_nonzero, tests[r].method) == (ref.n_pairs, ref.n_nonzero, ref.method)
+        assert (tests[r].n_pairs, tests[r].n_nonzero, tests[r].method) == (
+            ref.n_pairs,
+            ref.n_nonzero,
+            ref.method,
+        )
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -111,7 +127,9 @@ def test_invariant_to_item_order(xs: list[int], rnd) -> None:  # type: ignore[no
     x = np.array(xs, float)
     y = np.clip(x - np.array([rnd.randint(-1, 2) for _ in xs]), 1, 5)
     perm = np.array(rnd.sample(range(len(xs)), len(xs)))
-    assert wilcoxon_greater(x[perm], y[perm]).pvalue == pytest.approx(wilcoxon_greater(x, y).pvalue, rel=1e-12)
+    assert wilcoxon_greater(x[perm], y[perm]).pvalue == pytest.approx(
+        wilcoxon_greater(x, y).pvalue, rel=1e-12
+    )
 
 
 @settings(max_examples=60, deadline=None)

@@ -336,23 +336,41 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     section = readme.split("### Your own task", 1)[1].split("\n### ", 1)[0]
     script = re.search(r"```bash\n(.*?)```", section, re.S)
     assert script is not None
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HF_HUB_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "HF_HUB_OFFLINE": "1",
+    }
     proc = subprocess.run(
-        ["bash", "-e", "-c", script.group(1)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        ["bash", "-e", "-c", script.group(1)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert "items: 8 of N = 8" in proc.stdout and "k=8" in proc.stdout
     results = list((tmp_path / "results" / "lexical").glob("my-answers@local-*.json"))
     assert len(results) == 1 and (tmp_path / "report" / "report.md").is_file()
-    assert (tmp_path / "built" / "my-answers" / "task.yaml").read_bytes() == (tmp_path / "task.yaml").read_bytes()
+    assert (tmp_path / "built" / "my-answers" / "task.yaml").read_bytes() == (
+        tmp_path / "task.yaml"
+    ).read_bytes()
 
 
 def test_init_quotes_odd_column_names(tmp_path: Path) -> None:
     data = tmp_path / "my data: v1.jsonl"
-    rows = [{"source text": "A long source text, written at some length, " * 4, "model output": "A shorter output text here."}]
+    rows = [
+        {
+            "source text": "A long source text, written at some length, " * 4,
+            "model output": "A shorter output text here.",
+        }
+    ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     dest = tmp_path / "odd.yaml"
     dest.write_text(starter_yaml(dest, data), encoding="utf-8")
     task = load_task(dest)
-    assert task.spec.judged_field == "model output" and [c.name for c in task.spec.context_fields] == ["source text"]
+    assert task.spec.judged_field == "model output" and [c.name for c in task.spec.context_fields] == [
+        "source text"
+    ]
     assert task.spec.source.origin_urls == {"file": "my data: v1.jsonl"}

@@ -48,8 +48,14 @@ def test_json_file_with_reasons_and_votes(tmp_path: Path) -> None:
     [
         ("nope:\n  x: {}\n", "unknown dataset 'nope'"),
         ("summeval:\n  char_nope: {fluency: 1}\n", r"summeval\.char_nope: unknown perturbation"),
-        ("summeval:\n  char_typo_minor: {fluency: 0.5, accuracy: 0.5}\n", r"char_typo_minor\.accuracy: unknown metric"),
-        ("summeval:\n  char_typo_minor: {fluency: 1.5, coherence: -0.5}\n", r"char_typo_minor\.coherence: weight must be"),
+        (
+            "summeval:\n  char_typo_minor: {fluency: 0.5, accuracy: 0.5}\n",
+            r"char_typo_minor\.accuracy: unknown metric",
+        ),
+        (
+            "summeval:\n  char_typo_minor: {fluency: 1.5, coherence: -0.5}\n",
+            r"char_typo_minor\.coherence: weight must be",
+        ),
         ("summeval:\n  char_typo_minor: {fluency: 0.6}\n", "char_typo_minor: weights must sum to 1"),
         ("- a\n- b\n", "top level must be a mapping"),
         ("summeval: [1, 2\n", "not valid YAML"),
@@ -69,7 +75,9 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_votes_to_weights() -> None:
     # the paper's example: votes 4, 1, 5 -> EW [0.4, 0.1, 0.5]
-    w = weights_from_votes({"coherence": 4, "consistency": 1, "fluency": 5}, ("coherence", "consistency", "fluency"))
+    w = weights_from_votes(
+        {"coherence": 4, "consistency": 1, "fluency": 5}, ("coherence", "consistency", "fluency")
+    )
     assert w == {"coherence": 0.4, "consistency": 0.1, "fluency": 0.5}
     with pytest.raises(SpecError, match="unknown metric"):
         weights_from_votes({"x": 1}, ("coherence",))

@@ -23,7 +23,9 @@ def test_every_bad_input_is_refused_clearly_and_stored_data_stays_intact(tmp_pat
         assert "Traceback" not in o.message and o.message
     by_case = {o.case: o.message for o in outcomes}
     assert "not a usable SQLite database" in by_case["corrupted cache file"]
-    assert "char_typo_minor.parquet: cannot read the pairs" in by_case["build info naming a missing data file"]
+    assert (
+        "char_typo_minor.parquet: cannot read the pairs" in by_case["build info naming a missing data file"]
+    )
     assert "control or invisible" in by_case["odd unicode judge name"]
 
 
@@ -39,7 +41,7 @@ def test_a_damaged_cache_entry_is_a_miss_and_is_replaced(tmp_path: Path) -> None
     with ResponseCache(tmp_path / "c.sqlite") as cache:
         cache.put("k", "j", None, RawText("4"))
     db = sqlite3.connect(tmp_path / "c.sqlite")
-    db.execute("UPDATE responses SET output = '{\"kind\": \"text\"'")
+    db.execute('UPDATE responses SET output = \'{"kind": "text"\'')
     db.commit()
     db.close()
     with ResponseCache(tmp_path / "c.sqlite") as cache:

@@ -25,9 +25,17 @@ def _run(name: str, data: Path, tmp_path: Path) -> Outcome:
 
 @pytest.mark.parametrize(
     ("name", "retries"),
-    [("429 + Retry-After", 3), ("503 burst", 5), ("connection reset", 3), ("timeout", 2), ("truncated JSON", 3)],
+    [
+        ("429 + Retry-After", 3),
+        ("503 burst", 5),
+        ("connection reset", 3),
+        ("timeout", 2),
+        ("truncated JSON", 3),
+    ],
 )
-def test_transient_faults_are_retried_and_counted(name: str, retries: int, data: Path, tmp_path: Path) -> None:
+def test_transient_faults_are_retried_and_counted(
+    name: str, retries: int, data: Path, tmp_path: Path
+) -> None:
     o = _run(name, data, tmp_path)
     assert o.status == "completed", o.error
     assert o.retries == retries and o.sent == TEXTS + retries == o.requests_seen
@@ -53,7 +61,9 @@ def test_missing_logprobs_refused_in_expected_mode_and_sampled_in_auto(data: Pat
     assert 1 <= refused.requests_seen <= WAVE  # stopped at the first answer of the first wave
     auto = _run("logprobs missing, --mode auto", data, tmp_path / "b")
     assert auto.status == "completed" and "mode sample" in auto.reasons and auto.coverage == 1.0
-    assert auto.requests_seen == WAVE + 2 * TEXTS  # the first wave (all its answers awaited), then 2 samples per text
+    assert (
+        auto.requests_seen == WAVE + 2 * TEXTS
+    )  # the first wave (all its answers awaited), then 2 samples per text
 
 
 def test_an_endpoint_that_is_down_is_a_clear_failure(data: Path, tmp_path: Path) -> None:

@@ -61,7 +61,9 @@ async def test_identical_requests_in_flight_are_sent_once() -> None:
     judge.release.set()
     outs = await asyncio.gather(*tasks)
     assert sorted(judge.calls) == ["a", "a", "b"]
-    assert [o.text for o in outs if isinstance(o, RawText)] == ["answer to a"] * 2 + ["answer to b"] + ["answer to a"] * 2
+    assert [o.text for o in outs if isinstance(o, RawText)] == ["answer to a"] * 2 + ["answer to b"] + [
+        "answer to a"
+    ] * 2
     assert pool.stats.sent == 3 and pool.stats.cached == 2
 
 
@@ -78,7 +80,9 @@ async def test_a_fatal_error_reaches_every_waiter_and_coalescing_can_be_off() ->
     plain = Gated()
     plain.release.set()
     pool2 = JudgePool([plain], identity="j", concurrency=8, coalesce=False)
-    outs2: list[JudgeOutput | RequestFailure] = await asyncio.gather(*(pool2.submit(_req("a")) for _ in range(3)))
+    outs2: list[JudgeOutput | RequestFailure] = await asyncio.gather(
+        *(pool2.submit(_req("a")) for _ in range(3))
+    )
     assert len(plain.calls) == 3 and len(outs2) == 3
 
 
@@ -113,7 +117,9 @@ def test_duplicate_texts_cost_one_request_each(tmp_path: Path) -> None:
 @pytest.mark.parametrize("judge", ["random", "oracle"])
 def test_builtin_judges_are_not_coalesced(judge: str, tmp_path: Path) -> None:
     rows = [
-        pair_row("answer-equivalence", f"q{i}", pid, f"Answer {i} in full.", f"Answer {i} [{pid}].", question="Q?")
+        pair_row(
+            "answer-equivalence", f"q{i}", pid, f"Answer {i} in full.", f"Answer {i} [{pid}].", question="Q?"
+        )
         for i in range(12)
         for pid in AE.perturbation_ids
     ]

@@ -22,7 +22,16 @@ JUDGES = (
 def write_results(root: Path, judges=JUDGES, datasets=ALL, n_items: int = 25, n_boot: int = 0) -> Path:  # type: ignore[no-untyped-def]
     for name, skill, hf, params in judges:
         for ds in datasets:
-            r = make_result(name, ds, skill=skill, hf_model_id=hf, n_params=params, model=hf, n_items=n_items, n_boot=n_boot)
+            r = make_result(
+                name,
+                ds,
+                skill=skill,
+                hf_model_id=hf,
+                n_params=params,
+                model=hf,
+                n_items=n_items,
+                n_boot=n_boot,
+            )
             p = root / name.lower().replace(" ", "-") / f"{ds}@v1.json"
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(dump_result(r))

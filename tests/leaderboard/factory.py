@@ -58,7 +58,9 @@ def make_result(
     for i, p in enumerate(spec.perturbations):
         drop = skill * (0.5 + (i % 3) / 2)
         perturbed[p.id] = {
-            m: np.clip(np.round(original[m] - drop * rng.uniform(0, 2, n_items) + rng.normal(0, 0.3, n_items)), 1, 5)
+            m: np.clip(
+                np.round(original[m] - drop * rng.uniform(0, 2, n_items) + rng.normal(0, 0.3, n_items)), 1, 5
+            )
             for m in metrics
         }
     if no_scores_for is not None:
@@ -109,12 +111,17 @@ def make_result(
             seed=seed,
             prompt_set=prompt_set,
             prompts={
-                m: PromptInfo(template_hash=f"h{m}", template=f"Evaluate {m}.\n{{text}}\nScore:") for m in metrics
+                m: PromptInfo(template_hash=f"h{m}", template=f"Evaluate {m}.\n{{text}}\nScore:")
+                for m in metrics
             },
         ),
         coverage=Coverage(
-            expected_scores=n_scores, parsed_scores=n_scores - 3, unparsed=2, failed=1,
-            unparsed_reasons={"no digit": 2}, failure_reasons={"timeout": 1},
+            expected_scores=n_scores,
+            parsed_scores=n_scores - 3,
+            unparsed=2,
+            failed=1,
+            unparsed_reasons={"no digit": 2},
+            failure_reasons={"timeout": 1},
         ),
         timing=Timing(wall_seconds=12.5, requests_sent=n_scores),
         scores=scores,

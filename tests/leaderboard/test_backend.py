@@ -14,7 +14,10 @@ from dhp.leaderboard.validation import ValidationError
 
 def _cfg(root: Path, results: Path, **kw: object) -> AppConfig:
     return AppConfig(
-        results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"), **kw  # type: ignore[arg-type]
+        results=LocalStore(results),
+        requests=LocalStore(root / "requests"),
+        votes=LocalStore(root / "votes"),
+        **kw,  # type: ignore[arg-type]
     )
 
 
@@ -44,7 +47,10 @@ def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Pat
     assert "request" in e.value.message
     # the same model as an existing leaderboard row
     with pytest.raises(ValidationError, match="leaderboard row 'Mid Qwen 7B'"):
-        be.submit(_form(judge_name="Copy", model="Qwen/Qwen2-7B-Instruct", hf_model_id="Qwen/Qwen2-7B-Instruct"), "hf:bob")
+        be.submit(
+            _form(judge_name="Copy", model="Qwen/Qwen2-7B-Instruct", hf_model_id="Qwen/Qwen2-7B-Instruct"),
+            "hf:bob",
+        )
     with pytest.raises(ValidationError, match="taken"):
         be.submit(_form(judge_name="strong llama 70b", model="x/y"), "hf:bob")
     be.submit(_form(judge_name="Second", model="org/second"), "hf:alice")
@@ -56,15 +62,23 @@ def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Pat
     be.submit({**_form(judge_name="Shown", model="org/shown"), "show_host": True}, "hf:carol")
     assert be.queue_frame()[0].set_index("Judge").loc["Shown", "Host"] == "judge.example.org"
     with pytest.raises(ValidationError, match="private"):
-        Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(_form(judge_name="Zed", model="z/z"), "hf:z")
+        Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(
+            _form(judge_name="Zed", model="z/z"), "hf:z"
+        )
 
 
 def test_a_hub_model_id_is_queued_and_shown_with_its_provider(tmp_path: Path, results_dir: Path) -> None:
     be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=True))
-    hub = _form(judge_name="Hub judge", endpoint_url="", model="", hf_model_id="org/hub-7b", provider="novita")
+    hub = _form(
+        judge_name="Hub judge", endpoint_url="", model="", hf_model_id="org/hub-7b", provider="novita"
+    )
     assert "PENDING" in be.submit(hub, "hf:alice")
     row = be.queue_frame()[0].set_index("Judge").loc["Hub judge"]
-    assert (row["Model"], row["Host"], row["Protocol"]) == ("org/hub-7b", "Inference Providers (novita)", "hub")
+    assert (row["Model"], row["Host"], row["Protocol"]) == (
+        "org/hub-7b",
+        "Inference Providers (novita)",
+        "hub",
+    )
     with pytest.raises(ValidationError, match="already submitted"):
         be.submit({**hub, "judge_name": "Same again"}, "hf:bob")
     assert "PENDING" in be.submit({**hub, "judge_name": "Auto routed", "provider": "auto"}, "hf:bob")
@@ -94,7 +108,9 @@ def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:
     after = be.view(weights="survey")
     assert not before["summeval D_avg^EW"].equals(after["summeval D_avg^EW"])  # recomputed D^EW
     assert before["story-cloze D_avg^EW"].tolist() == pytest.approx(after["story-cloze D_avg^EW"].tolist())
-    unweighted = [be.view(weights=w, weighted=False)["summeval D_avg"].tolist() for w in ("default", "survey")]
+    unweighted = [
+        be.view(weights=w, weighted=False)["summeval D_avg"].tolist() for w in ("default", "survey")
+    ]
     assert unweighted[0] == pytest.approx(unweighted[1])  # votes change only D^EW
     wf = be.weights_frame()
     assert "relevance 1.00" in set(wf["Weights in use"])
@@ -120,7 +136,9 @@ def test_render_is_cached_and_its_csv_is_the_view(tmp_path: Path, results_dir: P
     assert be.render(families=["qwen", "phi"])[1] == path and Path(path).is_file()
     other, path3 = be.render(families=["llama"])
     assert "Strong Llama 70B" in other and "Mid Qwen" not in other and path3 != path
-    write_results(results_dir, judges=(("New Qwen 14B", 0.6, "Qwen/Qwen2-14B", None),), datasets=("summeval",))
+    write_results(
+        results_dir, judges=(("New Qwen 14B", 0.6, "Qwen/Qwen2-14B", None),), datasets=("summeval",)
+    )
     fresh, _ = be.render(families=["qwen", "phi"])  # new results: a new render
     assert "New Qwen 14B" in fresh
     assert be.judges()[0] == "Mid Qwen 7B" and "New Qwen 14B" in be.judges()
@@ -139,4 +157,6 @@ def test_no_event_shows_progress_on_the_table(tmp_path: Path, results_dir: Path)
     assert len(board_deps) >= 11  # load, tick, refresh, 7 filters, sort, a judge link
     for dep in board_deps:
         assert dep["show_progress_on"] and not heavy & set(dep["show_progress_on"]), dep["targets"]
-    assert (ids["filter-families"], "change") not in [tuple(t) for d in config["dependencies"] for t in d["targets"]]
+    assert (ids["filter-families"], "change") not in [
+        tuple(t) for d in config["dependencies"] for t in d["targets"]
+    ]

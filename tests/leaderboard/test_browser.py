@@ -170,11 +170,16 @@ def test_page_loads_with_ranked_table_and_bad_file_warning(page: Any) -> None:
     cell = page.locator("#leaderboard-table tbody tr").first.locator("td.num").nth(1)  # SummEval D avg
     expect(cell).to_have_text(re.compile(r"^\d+\.\d\d ±\d+\.\d\d$"))
     box = cell.bounding_box()
-    assert box is not None and box["x"] + box["width"] <= 1440 and box["y"] < 900  # first score column in view
+    assert (
+        box is not None and box["x"] + box["width"] <= 1440 and box["y"] < 900
+    )  # first score column in view
     colours = page.eval_on_selector_all(
         "#leaderboard-table td", "tds => tds.map(td => getComputedStyle(td).backgroundColor)"
     )
-    assert not {c for c in colours} & {"rgb(212, 237, 218)", "rgb(248, 215, 218)"}  # averages are not coloured
+    assert not {c for c in colours} & {
+        "rgb(212, 237, 218)",
+        "rgb(248, 215, 218)",
+    }  # averages are not coloured
     _shot(page, "main-1440")
 
 
@@ -259,7 +264,9 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         pg = ctx.new_page()
         pg.goto(site["url"])
         expect(pg.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
-        scroll = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        scroll = pg.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
         assert scroll[0] <= scroll[1], scroll  # the page body does not scroll sideways; the table box does
         overall = pg.locator("#leaderboard-table tbody tr").first.locator("td.num").first
         box = overall.bounding_box()
@@ -268,10 +275,14 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         pg.locator("#leaderboard-table a.dhp-judge", has_text="Weak Phi-2").click()
         expect(pg.locator("#judge-bars img")).to_be_visible()
         img = pg.locator("#judge-bars img").bounding_box()
-        assert img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390  # the figure fits the phone
+        assert (
+            img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390
+        )  # the figure fits the phone
         _plots_clear(pg)  # titles above the figures, no label over the top panel's title
         _summary_compact(pg, 390)
-        scroll = pg.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        scroll = pg.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
         assert scroll[0] <= scroll[1], scroll
         _shot(pg, "judge-390")
     finally:
@@ -350,7 +361,9 @@ def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) 
             page.locator("#weighted input").uncheck()
             expect(_th(page, "Overall D_avg")).to_be_visible()
         expect(first.locator("td.num")).to_have_count(13)  # Overall and 6 x (D_avg, D_min)
-        colours = first.locator("td").evaluate_all("tds => tds.map(td => getComputedStyle(td).backgroundColor)")
+        colours = first.locator("td").evaluate_all(
+            "tds => tds.map(td => getComputedStyle(td).backgroundColor)"
+        )
         assert green not in colours, view
     first.locator("a.dhp-judge").click()
     expect(page.locator("#judge-summary")).to_contain_text("✗ no")  # not qualified on any dataset
@@ -363,8 +376,12 @@ def test_judge_link_opens_its_page_and_the_url_follows(page: Any) -> None:
     from playwright.sync_api import expect
 
     expect(page.locator("#leaderboard-table")).to_contain_text("Mid Qwen 7B")
-    page.locator("#leaderboard-table tbody tr").first.locator("td.num").first.click()  # a number: nothing opens
-    _th(page, "Judge").click()  # a server round trip after the click: an answer to the click would be in by now
+    page.locator("#leaderboard-table tbody tr").first.locator(
+        "td.num"
+    ).first.click()  # a number: nothing opens
+    _th(
+        page, "Judge"
+    ).click()  # a server round trip after the click: an answer to the click would be in by now
     expect(_th(page, "Judge")).to_contain_text("▲")
     expect(page.get_by_role("tab", name="Leaderboard")).to_have_attribute("aria-selected", "true")
     assert "judge=" not in page.url
@@ -419,7 +436,9 @@ def test_survey_vote_updates_weights(page: Any) -> None:
     expect(page.locator("#survey-status")).to_contain_text("1 ballot so far; they become selectable at 5")
 
 
-def test_long_tables_are_drawn_in_chunks_and_the_csv_holds_every_row(browser: Any, site: dict[str, Any]) -> None:
+def test_long_tables_are_drawn_in_chunks_and_the_csv_holds_every_row(
+    browser: Any, site: dict[str, Any]
+) -> None:
     """500 judges are not laid out at once: the first ``board_chunk`` rows are drawn, the rest on
     scrolling or "show all"; the CSV is the whole view. (Here a chunk of 1 row over 3 judges.)"""
     from playwright.sync_api import expect
@@ -481,7 +500,9 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
         wrap.evaluate("w => { w.scrollLeft = 200; }")
         left = wrap.evaluate("w => w.scrollLeft")
         assert left > 0  # the box does scroll across at this width
-        write_results(root / "results", judges=(("Fresh Gemma 9B", 0.5, "google/gemma-2-9b-it", 9e9),), n_boot=20)
+        write_results(
+            root / "results", judges=(("Fresh Gemma 9B", 0.5, "google/gemma-2-9b-it", 9e9),), n_boot=20
+        )
         expect(pg.locator("#leaderboard-table")).to_contain_text("Fresh Gemma 9B", timeout=TIMEOUT_MS)
         expect(_rows(pg)).to_have_count(4)  # all drawn before, all drawn after: not back to one chunk
         assert wrap.evaluate("w => w.scrollLeft") == left

@@ -45,7 +45,9 @@ def test_only_tests_are_coloured_and_the_unweighted_one_is_calibrated() -> None:
         cols = list(st.data.columns)  # type: ignore[attr-defined]  # Styler.data: real, absent from pandas-stubs
         for k, p in enumerate(r.perturbations):
             cal = calibrated_d(p)
-            marked = ("background-color", MARK_ABOVE.split(": ")[1]) in styles.get((k, cols.index("D calibrated")), [])
+            marked = ("background-color", MARK_ABOVE.split(": ")[1]) in styles.get(
+                (k, cols.index("D calibrated")), []
+            )
             assert marked == (cal is not None and cal > 1)
             assert not styles.get((k, cols.index("D (paper)")))  # the paper's unweighted D is never coloured
             if p.d is not None and p.d > 1 and not marked:
@@ -68,7 +70,11 @@ def _backend(tmp_path: Path, results: list[tuple[str, object]]) -> Backend:
     for path, res in results:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(dump_result(res))  # type: ignore[arg-type]
-    return Backend(AppConfig(results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")))
+    return Backend(
+        AppConfig(
+            results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
+        )
+    )
 
 
 def test_prompt_stability_column_and_ranking_on_the_default_set(tmp_path: Path) -> None:
@@ -95,7 +101,9 @@ def test_user_tasks_are_shown_apart_never_in_the_overall(tmp_path: Path) -> None
     bench = make_result("J", "summeval", skill=0.8, n_items=20)
     task = make_result("J", spec, skill=0.1, n_items=20)
     be = _backend(tmp_path, [("j/summeval@r.json", bench), ("j/my-task@r.json", task)])
-    v = be.view(datasets=["summeval", "my-task"])  # even when asked for, a task stays out of the benchmark view
+    v = be.view(
+        datasets=["summeval", "my-task"]
+    )  # even when asked for, a task stays out of the benchmark view
     assert not [c for c in v.columns if c.startswith("my-task")]
     assert v.loc[0, "Overall D_avg^EW"] == pytest.approx(bench.summary.d_avg_ew)  # the task is not mixed in
     assert be.task_datasets() == ["my-task"]
@@ -112,7 +120,9 @@ def test_judge_figure_axes_fit_the_intervals_and_the_legend_is_outside_the_panel
     fig.draw_without_rendering()
     for ax, r in zip(fig.axes, rs, strict=True):
         highs = [ci.high for p in r.perturbations for ci in (p.d_ci, p.d_ew_ci) if ci is not None]
-        bars = [b.get_height() for b in ax.patches if isinstance(b, Rectangle) and math.isfinite(b.get_height())]
+        bars = [
+            b.get_height() for b in ax.patches if isinstance(b, Rectangle) and math.isfinite(b.get_height())
+        ]
         assert highs and max(highs) > max(bars)  # the intervals reach above the bars: the case that was cut
         assert ax.get_ylim()[1] >= max(highs)
         assert ax.get_legend() is None

@@ -48,4 +48,3 @@ def test_worker_and_scorer_use_one_folder(tmp_path: Path) -> None:
     assert req.state is State.FINISHED, req.reason
     assert [Path(p).parent.name for p in req.results] == [scorer_path.parent.name] == ["gpt-4o--temp-0-"]
     assert "-gpt-4o--temp-0--" in req.id
-

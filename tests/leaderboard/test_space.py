@@ -108,7 +108,9 @@ def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> Non
     env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "DHP_MODE": "space",
            "DHP_STORE_ROOT": str(tmp_path / "stores")}  # fmt: skip
     env.pop("SPACE_ID", None)
-    proc = subprocess.Popen([str(py), "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [str(py), "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     try:
         deadline = time.monotonic() + 180
         while True:

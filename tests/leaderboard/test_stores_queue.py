@@ -26,7 +26,11 @@ from dhp.types import ControlJudge, EndpointProtocol
 
 
 def _sub(name: str = "judge A", model: str = "org/model") -> Submission:
-    return Submission(EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model=model), "expected", "me@x.org")
+    return Submission(
+        EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model=model),
+        "expected",
+        "me@x.org",
+    )
 
 
 # ------------------------------------------------------------------------------------------- local
@@ -190,7 +194,10 @@ def test_request_files_of_the_flat_layout_still_load_and_upgrade(tmp_path: Path)
     assert ep.judge == EndpointJudge(name="Old endpoint judge", endpoints=("https://judge.example.org/v1",),
                                      protocol=EndpointProtocol.TGI, model="tgi", hf_model_id="org/old", revision="r1")  # fmt: skip
     assert ep.mode == "paper" and ep.public_host == "judge.example.org" and ep.submitter == "abc"
-    assert bi.judge == BuiltinJudge(name="Old random", control=ControlJudge.RANDOM) and bi.public_host == "built-in"
+    assert (
+        bi.judge == BuiltinJudge(name="Old random", control=ControlJudge.RANDOM)
+        and bi.public_host == "built-in"
+    )
     fresh = new_request(Submission(ep.judge, "paper", "c"), "u")
     assert fresh.key == ep.key  # duplicates of old requests are still found
     claimed = q.claim_next("w")
@@ -219,7 +226,9 @@ class FakeHub:
         files = self.commits[-1]
         return [SimpleNamespace(path=p, blob_id=str(hash(d))) for p, d in files.items()]
 
-    def hf_hub_download(self, repo_id: str, filename: str, repo_type: str, revision: str | None, cache_dir: Any) -> str:
+    def hf_hub_download(
+        self, repo_id: str, filename: str, repo_type: str, revision: str | None, cache_dir: Any
+    ) -> str:
         from huggingface_hub.errors import EntryNotFoundError
 
         idx = len(self.commits) - 1 if revision is None else int(revision.lstrip("c"))

@@ -53,7 +53,9 @@ def test_results_index_skips_bad_files_and_caches(results_dir: Path) -> None:
 
 
 def test_parse_many_is_pure() -> None:
-    ok, bad = parse_many([("a.json", dump_result(make_result("j", "summeval", with_scores=False))), ("b.json", "[]")])
+    ok, bad = parse_many(
+        [("a.json", dump_result(make_result("j", "summeval", with_scores=False))), ("b.json", "[]")]
+    )
     assert len(ok) == 1 and ok[0].path == "a.json"
     assert bad == ["b.json: a result must be a JSON object"]
 
@@ -61,7 +63,10 @@ def test_parse_many_is_pure() -> None:
 def test_build_frame_one_row_per_judge_newest_result() -> None:
     rs = [
         _loaded("A", "summeval", skill=0.1, created_at="2025-01-01T00:00:00Z"),
-        LoadedResult("A/summeval-new.json", make_result("A", "summeval", skill=0.9, created_at="2025-02-01T00:00:00Z", with_scores=False)),
+        LoadedResult(
+            "A/summeval-new.json",
+            make_result("A", "summeval", skill=0.9, created_at="2025-02-01T00:00:00Z", with_scores=False),
+        ),
         _loaded("A", "story-cloze", skill=0.9),
         _loaded("B", "summeval", skill=0.0, protocol="builtin"),
     ]
@@ -83,7 +88,9 @@ def test_select_view_filters_columns_and_overall() -> None:
         _loaded("mystery", "story-cloze", skill=0.5),
     ]
     full = table.build_frame(rs)
-    v = table.select_view(full, datasets=["story-cloze", "summeval"])  # the benchmark's order, whatever the choice
+    v = table.select_view(
+        full, datasets=["story-cloze", "summeval"]
+    )  # the benchmark's order, whatever the choice
     assert list(v.columns[:3]) == ["Rank", "Judge", "Overall D_avg^EW"]
     assert [c for c in table.d_columns(v)] == ["Overall D_avg^EW", "summeval D_avg^EW", "summeval D_min^EW",
                                                "story-cloze D_avg^EW", "story-cloze D_min^EW"]  # fmt: skip
@@ -120,7 +127,11 @@ def test_baselines_are_pinned_and_sort_keeps_them_on_top() -> None:
     v = table.select_view(full, datasets=["summeval"])
     assert list(v["Judge"]) == ["random", "good", "bad"] and list(v["Rank"]) == ["baseline: chance", "1", "2"]
     up = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("summeval D_min^EW|asc"))
-    assert list(up["Judge"]) == ["random", "bad", "good"] and list(up["Rank"]) == ["baseline: chance", "2", "1"]
+    assert list(up["Judge"]) == ["random", "bad", "good"] and list(up["Rank"]) == [
+        "baseline: chance",
+        "2",
+        "1",
+    ]
     by_name = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("Judge|asc"))
     assert list(by_name["Judge"]) == ["random", "bad", "good"]
     assert table.Sort.parse("") == table.DEFAULT_SORT and table.Sort.parse("x|desc").descending
@@ -189,7 +200,10 @@ def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
                 assert text.split(" ±")[0] == value
                 assert text.split(" ±")[1] == f"{(float(hi) - float(lo)) / 2:.2f}"
     assert any("bootstrap interval [" in t for t in parser.titles)
-    assert board_html.view_html(v.iloc[0:0], empty="Nothing here.") == '<div class="dhp-empty" role="status">Nothing here.</div>'
+    assert (
+        board_html.view_html(v.iloc[0:0], empty="Nothing here.")
+        == '<div class="dhp-empty" role="status">Nothing here.</div>'
+    )
 
 
 def test_results_index_reuses_a_recent_listing(results_dir: Path) -> None:
@@ -214,7 +228,9 @@ class _GatedStore(LocalStore):
         return super().list(suffix)
 
 
-def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(results_dir: Path, tmp_path: Path) -> None:
+def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(
+    results_dir: Path, tmp_path: Path
+) -> None:
     """Backend.report: after the first listing, an old listing is answered at once while the store is
     listed again in a background thread; the next call sees the new file. ``list_ttl_s = 0`` waits."""
     from dhp.leaderboard.service import AppConfig, Backend
@@ -236,7 +252,9 @@ def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(re
     waits = Backend(dataclasses.replace(cfg, results=store, list_ttl_s=0.0))
     rep = waits.report()
     (results_dir / "later.json").write_text("{ nor this")
-    assert any("later.json" in p for p in waits.report().problems) and waits.report().generation > rep.generation
+    assert (
+        any("later.json" in p for p in waits.report().problems) and waits.report().generation > rep.generation
+    )
 
 
 def test_survey_tasks_follow_the_paper() -> None:

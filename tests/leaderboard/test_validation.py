@@ -53,7 +53,9 @@ def form(**over: str) -> dict[str, Any]:  # Any: spread as validate_submission's
 
 
 def test_valid_space_submission_is_normalised() -> None:
-    sub = validate_submission(**form(endpoint_url="https://judge.example.org/v1/"), app_mode="space", resolver=PUBLIC)
+    sub = validate_submission(
+        **form(endpoint_url="https://judge.example.org/v1/"), app_mode="space", resolver=PUBLIC
+    )
     assert isinstance(sub.judge, EndpointJudge) and sub.judge.endpoints == ("https://judge.example.org/v1",)
     assert sub.judge.protocol is EndpointProtocol.OPENAI and sub.mode == "expected"
 
@@ -150,7 +152,9 @@ def test_revision_needs_model_id() -> None:
 
 def test_builtin_judges_only_locally() -> None:
     sub = validate_submission(**form(protocol="builtin", model="random", endpoint_url=""), app_mode="local")
-    assert sub.judge == BuiltinJudge(name="My judge 7B", control=ControlJudge.RANDOM) and sub.mode == "builtin"
+    assert (
+        sub.judge == BuiltinJudge(name="My judge 7B", control=ControlJudge.RANDOM) and sub.mode == "builtin"
+    )
     with pytest.raises(ValidationError, match="Protocol"):
         validate_submission(**form(protocol="builtin", model="random"), app_mode="space", resolver=PUBLIC)
     with pytest.raises(ValidationError, match="control judge"):
@@ -167,7 +171,9 @@ def test_duplicates_point_at_the_existing_entry() -> None:
     assert "revision" in msg and "HF model id" in msg  # the advice names what a revision needs
     other_mode = Existing("Other", settings_key(host, "m", hf, "main", "openai", "paper"), "row 'y'")
     assert find_duplicate(sub, [other_mode]) is None
-    other_host = Existing("Other", settings_key("tgi.other.org", "m", hf, "main", "openai", "expected"), "row 'z'")
+    other_host = Existing(
+        "Other", settings_key("tgi.other.org", "m", hf, "main", "openai", "expected"), "row 'z'"
+    )
     assert find_duplicate(sub, [other_host]) is None  # two servers may both call their model "tgi"
     name_taken = Existing("my judge 7b", ("other",), "request 1 (PENDING)")
     msg = find_duplicate(sub, [name_taken])
@@ -185,7 +191,9 @@ def test_all_form_errors_at_once_in_form_order() -> None:
     assert e.value.field == "judge_name"
 
 
-def test_space_mode_takes_only_the_standard_https_port_unless_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_space_mode_takes_only_the_standard_https_port_unless_allowed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with pytest.raises(ValidationError, match="standard HTTPS port"):
         check_endpoint_url("https://judge.example.org:22/v1", "space", PUBLIC)
     assert check_endpoint_url("https://judge.example.org:443/v1", "space", PUBLIC).endswith(":443/v1")
@@ -212,7 +220,9 @@ def test_duplicate_names_compare_by_the_one_slug() -> None:
 def test_a_hub_model_id_without_an_endpoint_url_is_a_hub_judge_in_both_modes() -> None:
     for app_mode in ("space", "local"):
         sub = validate_submission(**form(endpoint_url="", model="", revision=""), app_mode=app_mode)  # type: ignore[arg-type]
-        assert sub.judge == HubJudge(name="My judge 7B", model_id="meta-llama/Llama-3.1-8B-Instruct", provider="auto")
+        assert sub.judge == HubJudge(
+            name="My judge 7B", model_id="meta-llama/Llama-3.1-8B-Instruct", provider="auto"
+        )
     sub = validate_submission(**form(endpoint_url="", model="", provider="Novita"), app_mode="space")
     assert isinstance(sub.judge, HubJudge) and sub.judge.provider == "novita" and sub.judge.revision == "main"
 
@@ -223,7 +233,11 @@ def test_hub_submission_errors_come_all_at_once_in_form_order() -> None:
                             app_mode="space")  # fmt: skip
     assert [x.field for x in e.value.errors] == ["protocol", "model", "mode", "provider"]
     msgs = [x.message for x in e.value.errors]
-    assert "OpenAI-compatible route" in msgs[0] and "Leave the model name empty" in msgs[1] and "'novita'" in msgs[3]
+    assert (
+        "OpenAI-compatible route" in msgs[0]
+        and "Leave the model name empty" in msgs[1]
+        and "'novita'" in msgs[3]
+    )
 
 
 def test_a_provider_needs_a_hub_model_id_and_an_endpoint_still_needs_its_url() -> None:
@@ -239,13 +253,19 @@ def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its
     novita = validate_submission(**form(endpoint_url="", model="", provider="novita"), app_mode="space")
     auto = validate_submission(**form(judge_name="Auto one", endpoint_url="", model=""), app_mode="space")
     assert judge_key(novita.judge, "expected") != judge_key(auto.judge, "expected")
-    on_board = JudgeInfo.of(novita.judge, model="meta-llama/Llama-3.1-8B-Instruct:novita", settings={"mode": "expected"})
+    on_board = JudgeInfo.of(
+        novita.judge, model="meta-llama/Llama-3.1-8B-Instruct:novita", settings={"mode": "expected"}
+    )
     row = Existing(on_board.name, result_key(on_board, "expected"), "leaderboard row 'My judge 7B'")
-    again = validate_submission(**form(judge_name="Renamed", endpoint_url="", model="", provider="novita"), app_mode="space")
+    again = validate_submission(
+        **form(judge_name="Renamed", endpoint_url="", model="", provider="novita"), app_mode="space"
+    )
     msg = find_duplicate(again, [row])
     assert msg is not None and "already submitted" in msg
     assert find_duplicate(auto, [row]) is None  # another provider is another judge
-    ep = validate_submission(**form(judge_name="At an endpoint"), app_mode="space", resolver=PUBLIC)  # same model id
+    ep = validate_submission(
+        **form(judge_name="At an endpoint"), app_mode="space", resolver=PUBLIC
+    )  # same model id
     assert find_duplicate(ep, [row]) is None
     ep_board = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
     assert result_key(ep_board, "expected") == judge_key(ep.judge, "expected")

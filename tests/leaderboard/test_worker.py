@@ -46,13 +46,25 @@ def _endpoint(name: str = "ep judge") -> Submission:
     return Submission(judge, "expected", "c")
 
 
-def test_score_command_passes_the_judge_whole_and_no_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_score_command_passes_the_judge_whole_and_no_secret(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv(API_KEY_ENV, "sk-very-secret-key")
     req = new_request(_endpoint(), "u")
-    cmd = score_command(req, WorkerConfig(data=tmp_path, n_boot=10), tmp_path / "judge.json", tmp_path / "out")
+    cmd = score_command(
+        req, WorkerConfig(data=tmp_path, n_boot=10), tmp_path / "judge.json", tmp_path / "out"
+    )
     assert "sk-very-secret-key" not in " ".join(cmd)
     assert cmd[:6] == [sys.executable, "-m", "dhp", "score", "--judge-file", str(tmp_path / "judge.json")]
-    for flag in ("--endpoint", "--judge", "--judge-name", "--model", "--protocol", "--hf-model-id", "--model-revision"):
+    for flag in (
+        "--endpoint",
+        "--judge",
+        "--judge-name",
+        "--model",
+        "--protocol",
+        "--hf-model-id",
+        "--model-revision",
+    ):
         assert flag not in cmd  # the judge is not re-spelled as arguments
     assert cmd[cmd.index("--mode") + 1] == "expected"
     assert cmd[cmd.index("--n-boot") + 1] == "10"
@@ -92,7 +104,9 @@ def test_space_worker_rechecks_the_endpoint(tmp_path: Path) -> None:
     q = RequestQueue(requests)
     q.submit(new_request(_endpoint(), "u"))
     calls: list[Any] = []
-    cfg = WorkerConfig(data=tmp_path, mode="space", resolver=lambda host: ["10.0.0.7"])  # DNS now points inside
+    cfg = WorkerConfig(
+        data=tmp_path, mode="space", resolver=lambda host: ["10.0.0.7"]
+    )  # DNS now points inside
     w = Worker(requests, results, cfg, runner=lambda *a, **k: calls.append(a))  # type: ignore[arg-type,return-value]
     w.drain(once=True)
     (req,), _ = q.load()
@@ -163,10 +177,17 @@ def test_the_worker_hands_the_judge_whole_and_stores_results_unpatched(
     assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer sk-endpointKey123"}
     (path,) = req.results
     assert path == f"loopback-judge--7b-/{next(iter(spy.written))}"
-    assert results.read(path) == next(iter(spy.written.values()))  # stored byte for byte as the scorer wrote it
+    assert results.read(path) == next(
+        iter(spy.written.values())
+    )  # stored byte for byte as the scorer wrote it
     j = parse_result(results.read(path).decode(), source=path).judge
     assert (j.name, j.kind, j.protocol, j.model) == ("Loopback judge (7B)", "endpoint", "openai", "org/m")
-    assert (j.hf_model_id, j.revision, j.n_params, j.endpoint_hosts) == ("org/m", "abc123", 7e9, (f"127.0.0.1:{srv.port}",))
+    assert (j.hf_model_id, j.revision, j.n_params, j.endpoint_hosts) == (
+        "org/m",
+        "abc123",
+        7e9,
+        (f"127.0.0.1:{srv.port}",),
+    )
     assert j.settings["mode"] == "expected"
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"sk-endpointKey123" not in stored and b"hf_operatorToken456" not in stored
@@ -195,7 +216,10 @@ def test_a_hub_model_id_submission_is_scored_through_the_router_with_the_operato
     (path,) = req.results
     j = parse_result(results.read(path).decode(), source=path).judge
     assert (j.name, j.hf_model_id, j.model, j.settings["provider"]) == (
-        "Judge 7B via novita", "test-org/judge-7b", "test-org/judge-7b:novita", "novita"
+        "Judge 7B via novita",
+        "test-org/judge-7b",
+        "test-org/judge-7b:novita",
+        "novita",
     )
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"hf_operatorToken456" not in stored and b"sk-meantForEndpoints1" not in stored
@@ -226,7 +250,11 @@ def test_a_result_of_another_judge_is_refused_not_patched(tmp_path: Path, tiny_d
     """The scorer is trusted to write the request's judge; a result naming another is a failure."""
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
     q = RequestQueue(requests)
-    q.submit(new_request(Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "c"), "u"))
+    q.submit(
+        new_request(
+            Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "c"), "u"
+        )
+    )
 
     def runner(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
         i = cmd.index("--judge-file") + 1

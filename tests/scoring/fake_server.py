@@ -196,7 +196,9 @@ class FakeJudgeServer:
             return None
         if fault == "429":
             return web.json_response(
-                {"error": "rate limited", "error_type": "overloaded"}, status=429, headers={"Retry-After": self.retry_after}
+                {"error": "rate limited", "error_type": "overloaded"},
+                status=429,
+                headers={"Retry-After": self.retry_after},
             )
         if fault in ("500", "503"):
             return web.json_response({"error": "unavailable", "error_type": "generation"}, status=int(fault))
@@ -210,12 +212,16 @@ class FakeJudgeServer:
             transport.abort()
             raise ConnectionResetError("fault: reset")
         if fault == "truncated":
-            return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "mess', content_type="application/json")
+            return web.Response(
+                body=b'{"id": "x", "choices": [{"index": 0, "mess', content_type="application/json"
+            )
         if fault == "kwargs":
             return None  # handled by /generate
         raise ValueError(f"unknown fault {fault!r}")
 
-    async def _begin(self, request: web.Request) -> tuple[dict[str, Any], str | None, web.StreamResponse | None]:
+    async def _begin(
+        self, request: web.Request
+    ) -> tuple[dict[str, Any], str | None, web.StreamResponse | None]:
         body = await request.json() if request.can_read_body else {}
         fault = self._next_fault(body)
         now = time.monotonic()
@@ -266,7 +272,9 @@ class FakeJudgeServer:
 
     # -- OpenAI-compatible ----------------------------------------------------------------------
     async def _models(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "test"}]})
+        return web.json_response(
+            {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "test"}]}
+        )
 
     def _top(self, ans: Answer, token: str, k: int) -> list[tuple[str, float]]:
         if any(c.isdigit() for c in token):
@@ -279,11 +287,15 @@ class FakeJudgeServer:
         if early is not None:
             return early
         if body.get("model") != self.model:
-            return web.json_response({"error": {"message": f"model {body.get('model')!r} not found"}}, status=404)
+            return web.json_response(
+                {"error": {"message": f"model {body.get('model')!r} not found"}}, status=404
+            )
         if self.max_top_logprobs is not None and int(body.get("top_logprobs") or 0) > self.max_top_logprobs:
             return web.json_response(
-                {"error": f"Input validation error: `top_n_tokens` must be <= {self.max_top_logprobs}",
-                 "error_type": "validation"},
+                {
+                    "error": f"Input validation error: `top_n_tokens` must be <= {self.max_top_logprobs}",
+                    "error_type": "validation",
+                },
                 status=422,
             )
         prompt = body["messages"][-1]["content"]
@@ -305,7 +317,9 @@ class FakeJudgeServer:
                         "token": tok,
                         "logprob": lp,
                         "bytes": list(tok.encode()),
-                        "top_logprobs": [{"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in top[:k]],
+                        "top_logprobs": [
+                            {"token": t, "logprob": v, "bytes": list(t.encode())} for t, v in top[:k]
+                        ],
                     }
                 )
             choice["logprobs"] = {"content": content}
@@ -317,7 +331,11 @@ class FakeJudgeServer:
                 "created": int(time.time()),
                 "model": self.model,
                 "choices": [choice],
-                "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(ans.tokens), "total_tokens": 0},
+                "usage": {
+                    "prompt_tokens": len(prompt.split()),
+                    "completion_tokens": len(ans.tokens),
+                    "total_tokens": 0,
+                },
             }
         )
 
@@ -369,7 +387,12 @@ class FakeJudgeServer:
             top = self._top(ans, tok, max(k, 1))
             lp = dict(top).get(tok, top[0][1])
             tokens.append({"id": 100 + i, "text": tok, "logprob": lp, "special": False})
-            top_tokens.append([{"id": 200 + j, "text": t, "logprob": v, "special": False} for j, (t, v) in enumerate(top[:k])])
+            top_tokens.append(
+                [
+                    {"id": 200 + j, "text": t, "logprob": v, "special": False}
+                    for j, (t, v) in enumerate(top[:k])
+                ]
+            )
         details: dict[str, Any] = {
             "finish_reason": "eos_token",
             "generated_tokens": len(tokens),

@@ -10,7 +10,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_dhp(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_dhp(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run the real `dhp` command line in a subprocess (offline)."""
     full_env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
     return subprocess.run(
@@ -31,7 +33,9 @@ def write_pairs(root: Path, spec_name: str, rows: list[dict[str, object]], split
     return write_named(root, spec_name, rows, split=split)
 
 
-def pair_row(spec_name: str, item: str, pid: str, original: str, perturbed: str, **context: object) -> dict[str, object]:
+def pair_row(
+    spec_name: str, item: str, pid: str, original: str, perturbed: str, **context: object
+) -> dict[str, object]:
     """One row in the published schema for a built-in dataset."""
     from dhp.spec import get_dataset
 

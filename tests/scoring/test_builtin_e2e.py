@@ -32,7 +32,19 @@ def _known(values: list[float | None]) -> list[float]:
 def control_results(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("results")
     for judge in ("random", "oracle", "lexical"):
-        proc = run_dhp("score", "--judge", judge, "--data", str(tiny_root), "--datasets", "all", "--out", str(out), "--n-boot", "200")
+        proc = run_dhp(
+            "score",
+            "--judge",
+            judge,
+            "--data",
+            str(tiny_root),
+            "--datasets",
+            "all",
+            "--out",
+            str(out),
+            "--n-boot",
+            "200",
+        )
         assert proc.returncode == 0, proc.stderr
         written = proc.stdout.split()
         assert len(written) == 6
@@ -51,7 +63,9 @@ def test_results_layout(control_results: Path, tiny_root: Path) -> None:
             assert r.scoring.mode == "builtin"
             assert r.dataset.revision == rev and r.dataset.n_items == 20
             assert r.coverage.coverage == 1.0
-            assert r.coverage.expected_scores == 20 * len(BENCHMARK[name].metrics) * (1 + len(BENCHMARK[name].perturbations))
+            assert r.coverage.expected_scores == 20 * len(BENCHMARK[name].metrics) * (
+                1 + len(BENCHMARK[name].perturbations)
+            )
 
 
 def test_oracle_matches_the_analytic_value(control_results: Path) -> None:
@@ -97,7 +111,19 @@ def test_full_size_random_run_is_fast(tmp_path: Path) -> None:
     for spec in BENCHMARK.values():
         write_tiny_dataset(data, spec, n_items=100)
     t0 = time.monotonic()
-    proc = run_dhp("score", "--judge", "random", "--data", str(data), "--datasets", "all", "--out", str(tmp_path / "o"), "--seed", "3")
+    proc = run_dhp(
+        "score",
+        "--judge",
+        "random",
+        "--data",
+        str(data),
+        "--datasets",
+        "all",
+        "--out",
+        str(tmp_path / "o"),
+        "--seed",
+        "3",
+    )
     elapsed = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr
     assert elapsed < 45, f"six datasets x 100 items took {elapsed:.1f} s"
@@ -112,12 +138,46 @@ def test_lexical_is_blind_to_sentence_order(tmp_path: Path) -> None:
     )
     rows = []
     for i in range(15):
-        s = [f"The council approved budget number {i} for schools.", "Residents asked for parks.", "The mayor promised a review."]
+        s = [
+            f"The council approved budget number {i} for schools.",
+            "Residents asked for parks.",
+            "The mayor promised a review.",
+        ]
         original = " ".join(s)
-        rows.append(pair_row("summeval", f"a{i:02d}", "sent_reorder_major", original, " ".join(reversed(s)), article=article))
-        rows.append(pair_row("summeval", f"a{i:02d}", "char_typo_minor", original, original.replace("council", "cuoncil").replace("parks", "prks"), article=article))
+        rows.append(
+            pair_row(
+                "summeval",
+                f"a{i:02d}",
+                "sent_reorder_major",
+                original,
+                " ".join(reversed(s)),
+                article=article,
+            )
+        )
+        rows.append(
+            pair_row(
+                "summeval",
+                f"a{i:02d}",
+                "char_typo_minor",
+                original,
+                original.replace("council", "cuoncil").replace("parks", "prks"),
+                article=article,
+            )
+        )
     write_pairs(tmp_path / "data", "summeval", rows)
-    proc = run_dhp("score", "--judge", "lexical", "--data", str(tmp_path / "data"), "--datasets", "summeval", "--out", str(tmp_path / "o"), "--n-boot", "0")
+    proc = run_dhp(
+        "score",
+        "--judge",
+        "lexical",
+        "--data",
+        str(tmp_path / "data"),
+        "--datasets",
+        "summeval",
+        "--out",
+        str(tmp_path / "o"),
+        "--n-boot",
+        "0",
+    )
     assert proc.returncode == 0, proc.stderr
     r = read_result(next((tmp_path / "o" / "lexical").glob("*.json")))
     by_id = {p.id: p for p in r.perturbations}
@@ -133,13 +193,27 @@ def test_lexical_is_blind_to_sentence_order(tmp_path: Path) -> None:
 def test_cli_user_errors(tmp_path: Path, tiny_root: Path) -> None:
     proc = run_dhp("score", "--data", str(tiny_root), "--out", str(tmp_path))
     assert proc.returncode == 2 and "exactly one of" in proc.stderr
-    proc = run_dhp("score", "--endpoint", "http://127.0.0.1:9", "--data", str(tiny_root), "--out", str(tmp_path))
+    proc = run_dhp(
+        "score", "--endpoint", "http://127.0.0.1:9", "--data", str(tiny_root), "--out", str(tmp_path)
+    )
     assert proc.returncode == 2 and "--judge-name is required" in proc.stderr
-    proc = run_dhp("score", "--endpoint", "http://127.0.0.1:9", "--judge-name", "a/b", "--data", str(tiny_root), "--out", str(tmp_path))
+    proc = run_dhp(
+        "score",
+        "--endpoint",
+        "http://127.0.0.1:9",
+        "--judge-name",
+        "a/b",
+        "--data",
+        str(tiny_root),
+        "--out",
+        str(tmp_path),
+    )
     assert proc.returncode == 2 and "path separator" in proc.stderr
     proc = run_dhp("score", "--judge", "random", "--data", str(tmp_path / "nope"), "--out", str(tmp_path))
     assert proc.returncode == 2 and "not a folder" in proc.stderr
-    proc = run_dhp("score", "--judge", "random", "--data", str(tiny_root), "--datasets", "nope", "--out", str(tmp_path))
+    proc = run_dhp(
+        "score", "--judge", "random", "--data", str(tiny_root), "--datasets", "nope", "--out", str(tmp_path)
+    )
     assert proc.returncode == 2 and "unknown dataset" in proc.stderr
 
 
@@ -154,15 +228,33 @@ def test_cli_weights_combination_and_progress(tiny_root: Path, tmp_path: Path) -
     weights = tmp_path / "w.json"
     weights.write_text(json.dumps({"summeval": {"char_typo_minor": {"fluency": 1.0}}}))
     proc = run_dhp(
-        "score", "--judge", "random", "--data", str(tiny_root), "--datasets", "summeval", "--out", str(tmp_path / "o"),
-        "--combine", "wilson", "--weights", str(weights), "--n-boot", "20", "--seed", "5", "--progress",
+        "score",
+        "--judge",
+        "random",
+        "--data",
+        str(tiny_root),
+        "--datasets",
+        "summeval",
+        "--out",
+        str(tmp_path / "o"),
+        "--combine",
+        "wilson",
+        "--weights",
+        str(weights),
+        "--n-boot",
+        "20",
+        "--seed",
+        "5",
+        "--progress",
     )
     assert proc.returncode == 0, proc.stderr
     assert "req/s" in proc.stderr and "summeval" in proc.stderr  # the progress bar: rate, and its dataset
     r = read_result(Path(proc.stdout.strip()))
     assert r.scoring.combine_method.value == "wilson" and r.scoring.weights_source == str(weights)
     assert r.scoring.weights["char_typo_minor"] == {"fluency": 1.0}
-    assert r.scoring.weights["char_typo_major"] == dict(BENCHMARK["summeval"].weights.for_perturbation("char_typo_major"))
+    assert r.scoring.weights["char_typo_major"] == dict(
+        BENCHMARK["summeval"].weights.for_perturbation("char_typo_major")
+    )
     assert r.scoring.n_boot == 20 and r.scoring.seed == 5
     # wilson's HMP is M times the paper's unweighted p (capped at 1)
     for pr in r.perturbations:

@@ -24,7 +24,11 @@ def _rows(n: int = 6, skip: tuple[str, int] | None = None) -> list[dict[str, obj
         for pid in AE.perturbation_ids:
             if skip == (pid, i):
                 continue
-            rows.append(pair_row("answer-equivalence", f"q{i}", pid, f"Answer {i}.", f"Answr {i} [{pid}].", paragraph=None))
+            rows.append(
+                pair_row(
+                    "answer-equivalence", f"q{i}", pid, f"Answer {i}.", f"Answr {i} [{pid}].", paragraph=None
+                )
+            )
     return rows
 
 
@@ -40,8 +44,13 @@ def test_local_revision_hashes_parquet_bytes_in_path_order(tmp_path: Path) -> No
 
 def test_missing_rows_are_missing_scores(tmp_path: Path) -> None:
     write_pairs(tmp_path / "data", "answer-equivalence", _rows(skip=("char_typo_minor", 2)))
-    cfg = ScoreConfig(judge=BuiltinJudge(name="oracle", control=ControlJudge.ORACLE), out=tmp_path / "o",
-                      datasets="answer-equivalence", data=str(tmp_path / "data"), n_boot=0)
+    cfg = ScoreConfig(
+        judge=BuiltinJudge(name="oracle", control=ControlJudge.ORACLE),
+        out=tmp_path / "o",
+        datasets="answer-equivalence",
+        data=str(tmp_path / "data"),
+        n_boot=0,
+    )
     (path,) = score_datasets(cfg)
     r = read_result(path)
     assert r.scores is not None and r.scores.item_ids == tuple(f"q{i}" for i in range(6))
@@ -93,7 +102,9 @@ def test_every_benchmark_metric_has_a_template() -> None:
 
 def test_the_coherence_prompt_follows_the_paper() -> None:
     prompt = load_template(get_dataset("summeval"), "coherence").instruction
-    assert prompt.startswith("You will be given a summary written for an article. Your task is to rate the summary on one metric.")
+    assert prompt.startswith(
+        "You will be given a summary written for an article. Your task is to rate the summary on one metric."
+    )
     assert "Evaluation Steps:" in prompt and "9. Rate the Summary" in prompt
 
 

@@ -40,8 +40,15 @@ def ae_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for pid in PIDS:
             rows.append(
                 {
-                    **pair_row("answer-equivalence", f"q{i:02d}", pid, original, original[:-1] + f" [{pid}].",
-                               question=f"What is topic {i}?", paragraph=paragraph),
+                    **pair_row(
+                        "answer-equivalence",
+                        f"q{i:02d}",
+                        pid,
+                        original,
+                        original[:-1] + f" [{pid}].",
+                        question=f"What is topic {i}?",
+                        paragraph=paragraph,
+                    ),
                     "generator_settings": '{"extra": "ignored"}',
                 }
             )
@@ -64,9 +71,12 @@ def scripted(prompt: str) -> Answer:
 
 def _cfg(url: str | list[str], out: Path, data: Path, **kw: object) -> ScoreConfig:
     urls = (url,) if isinstance(url, str) else tuple(url)
-    judge = EndpointJudge(name=str(kw.pop("name", "Scripted Judge")), endpoints=urls,
-                          protocol=kw.pop("protocol", "openai"))  # type: ignore[arg-type]
-    base = ScoreConfig(judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST)
+    judge = EndpointJudge(
+        name=str(kw.pop("name", "Scripted Judge")), endpoints=urls, protocol=kw.pop("protocol", "openai")
+    )  # type: ignore[arg-type]
+    base = ScoreConfig(
+        judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST
+    )
     return replace(base, **kw)  # type: ignore[arg-type]
 
 
@@ -124,7 +134,9 @@ def test_requests_grouped_by_item_and_metric_originals_once(tiny_root: Path, tmp
         r = _only(score_datasets(cfg))
     groups = 1 + len(spec.perturbations)  # the original and its 12 perturbed versions
     sent = srv.log  # the capability probe is the first request; the run reuses its answer
-    assert len(sent) == 3 * 4 * groups and r.timing.requests_sent == len(sent) and r.timing.requests_cached == 0
+    assert (
+        len(sent) == 3 * 4 * groups and r.timing.requests_sent == len(sent) and r.timing.requests_cached == 0
+    )
     # each block of 13 consecutive requests is one (item, metric): the same prompt prefix
     for b in range(0, len(sent), groups):
         block = [e.body["messages"][0]["content"] for e in sent[b : b + groups]]
@@ -137,8 +149,19 @@ def test_cli_reads_the_key_from_the_environment_and_never_writes_it(ae_data: Pat
     secret = "sk-test-9f8e7d6c5b4a"
     with FakeJudgeServer(scripted) as srv:
         proc = run_dhp(
-            "score", "--endpoint", srv.url, "--judge-name", "Scripted Judge (v1)", "--data", str(ae_data),
-            "--datasets", "answer-equivalence", "--out", str(tmp_path), "--n-boot", "50",
+            "score",
+            "--endpoint",
+            srv.url,
+            "--judge-name",
+            "Scripted Judge (v1)",
+            "--data",
+            str(ae_data),
+            "--datasets",
+            "answer-equivalence",
+            "--out",
+            str(tmp_path),
+            "--n-boot",
+            "50",
             env={"DHP_JUDGE_API_KEY": secret, "HF_HUB_OFFLINE": "0"},
         )
     assert proc.returncode == 0, proc.stderr
@@ -159,8 +182,21 @@ def test_no_key_means_no_authorization_header(ae_data: Path, tmp_path: Path) -> 
     (home / "token").write_text("hf_stored_token_must_not_leak")
     with FakeJudgeServer(scripted) as srv:
         proc = run_dhp(
-            "score", "--endpoint", srv.url, "--judge-name", "j", "--data", str(ae_data), "--datasets",
-            "answer-equivalence", "--out", str(tmp_path / "o"), "--limit", "2", "--n-boot", "0",
+            "score",
+            "--endpoint",
+            srv.url,
+            "--judge-name",
+            "j",
+            "--data",
+            str(ae_data),
+            "--datasets",
+            "answer-equivalence",
+            "--out",
+            str(tmp_path / "o"),
+            "--limit",
+            "2",
+            "--n-boot",
+            "0",
             env={"HF_HOME": str(home), "DHP_JUDGE_API_KEY": "", "HF_TOKEN": "", "HF_HUB_OFFLINE": "0"},
         )
     assert proc.returncode == 0, proc.stderr
@@ -170,20 +206,48 @@ def test_no_key_means_no_authorization_header(ae_data: Path, tmp_path: Path) -> 
 def test_hf_token_is_the_fallback_key(ae_data: Path, tmp_path: Path) -> None:
     with FakeJudgeServer(scripted) as srv:
         proc = run_dhp(
-            "score", "--endpoint", srv.url, "--judge-name", "j", "--data", str(ae_data), "--datasets",
-            "answer-equivalence", "--out", str(tmp_path), "--limit", "2", "--n-boot", "0",
+            "score",
+            "--endpoint",
+            srv.url,
+            "--judge-name",
+            "j",
+            "--data",
+            str(ae_data),
+            "--datasets",
+            "answer-equivalence",
+            "--out",
+            str(tmp_path),
+            "--limit",
+            "2",
+            "--n-boot",
+            "0",
             env={"DHP_JUDGE_API_KEY": "", "HF_TOKEN": "hf_fallback", "HF_HUB_OFFLINE": "0"},
         )
     assert proc.returncode == 0, proc.stderr
     assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer hf_fallback"}
 
 
-def test_hub_offline_mode_scores_local_data_against_a_loopback_endpoint(ae_data: Path, tmp_path: Path) -> None:
+def test_hub_offline_mode_scores_local_data_against_a_loopback_endpoint(
+    ae_data: Path, tmp_path: Path
+) -> None:
     """Air-gapped clusters set HF_HUB_OFFLINE=1: local --data and a local endpoint need no Hub."""
     with FakeJudgeServer(scripted) as srv:
         proc = run_dhp(
-            "score", "--endpoint", srv.url, "--judge-name", "j", "--data", str(ae_data), "--datasets",
-            "answer-equivalence", "--out", str(tmp_path), "--limit", "2", "--n-boot", "0",
+            "score",
+            "--endpoint",
+            srv.url,
+            "--judge-name",
+            "j",
+            "--data",
+            str(ae_data),
+            "--datasets",
+            "answer-equivalence",
+            "--out",
+            str(tmp_path),
+            "--limit",
+            "2",
+            "--n-boot",
+            "0",
             env={"HF_HUB_OFFLINE": "1", "DHP_JUDGE_API_KEY": "", "HF_TOKEN": ""},
         )
     assert proc.returncode == 0, proc.stderr
@@ -217,7 +281,10 @@ def test_auto_mode_falls_back_to_sampling(ae_data: Path, tmp_path: Path) -> None
 
 
 def test_tgi_protocol_refuses_a_non_tgi_server(ae_data: Path, tmp_path: Path) -> None:
-    with FakeJudgeServer(scripted, tgi=False) as srv, pytest.raises(CapabilityError, match="not a TGI server"):
+    with (
+        FakeJudgeServer(scripted, tgi=False) as srv,
+        pytest.raises(CapabilityError, match="not a TGI server"),
+    ):
         score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi"))
 
 
@@ -227,22 +294,31 @@ def test_top_logprobs_falls_back_to_tgi_limit(ae_data: Path, tmp_path: Path) -> 
     asked = [e.body["top_logprobs"] for e in srv.log]
     refused = asked.index(5)  # the first wave asked for 20 and was refused; then 5, each text once
     assert 1 <= refused <= 8 and set(asked[:refused]) == {20} and asked[refused:] == [5] * (3 * 10)
-    assert r.scoring.mode == "expected" and r.judge.settings["top_logprobs"] == 5 and r.coverage.coverage == 1.0
+    assert (
+        r.scoring.mode == "expected" and r.judge.settings["top_logprobs"] == 5 and r.coverage.coverage == 1.0
+    )
     assert r.timing.requests_sent == len(asked) and r.timing.requests_failed == r.coverage.failed + refused
 
 
 def test_tgi_details_rejected_by_the_server_are_refused(ae_data: Path, tmp_path: Path) -> None:
     # The server rejects `details`/`top_n_tokens` the way a non-TGI backend does. Expected mode
     # must refuse at the first refusal, not score without log-probabilities.
-    with FakeJudgeServer(scripted, always="kwargs") as srv, pytest.raises(CapabilityError, match="no token log-probabilities"):
+    with (
+        FakeJudgeServer(scripted, always="kwargs") as srv,
+        pytest.raises(CapabilityError, match="no token log-probabilities"),
+    ):
         score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="expected", concurrency=8))
-    assert 1 <= len(srv.log) <= 8 and all(e.body["parameters"].get("details") for e in srv.log)  # the first wave
+    assert 1 <= len(srv.log) <= 8 and all(
+        e.body["parameters"].get("details") for e in srv.log
+    )  # the first wave
 
 
 def test_tgi_paper_mode_works_on_a_server_without_details(ae_data: Path, tmp_path: Path) -> None:
     # Text-only modes ask for no details, so a /generate that is not TGI's still serves them.
     with FakeJudgeServer(lambda p: Answer(("Score: 4",)), always="kwargs") as srv:
-        r = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="paper", repeats=1, limit=2)))
+        r = _only(
+            score_datasets(_cfg(srv.url, tmp_path, ae_data, protocol="tgi", mode="paper", repeats=1, limit=2))
+        )
     assert r.coverage.coverage == 1.0 and len(srv.log) == 2 * 10
     assert not any(e.body["parameters"].get("details") for e in srv.log)
 
@@ -282,8 +358,13 @@ def test_transient_faults_are_retried_and_retry_after_honoured(ae_data: Path, tm
 
 def test_a_request_failing_for_good_is_counted_not_scored(ae_data: Path, tmp_path: Path) -> None:
     policy = replace(FAST, max_retries=1)
+
     def fault_for(prompt: str) -> str | None:
-        return "503" if judged_text(prompt).startswith("Reference answer 01 explains the topic in full detail [word") else None
+        return (
+            "503"
+            if judged_text(prompt).startswith("Reference answer 01 explains the topic in full detail [word")
+            else None
+        )
 
     with FakeJudgeServer(scripted, fault_for=fault_for) as srv:
         cfg = _cfg(srv.url, tmp_path, ae_data, concurrency=1, policy=policy, max_failure_rate=0.1, limit=4)
@@ -333,7 +414,9 @@ def test_a_failing_replica_is_set_aside(ae_data: Path, tmp_path: Path) -> None:
 
 
 # -- judges by Hub model id (Inference Providers through the HF router) ---------------------------
-def test_judge_by_hub_model_id_goes_through_the_router_with_the_hf_login(ae_data: Path, tmp_path: Path) -> None:
+def test_judge_by_hub_model_id_goes_through_the_router_with_the_hf_login(
+    ae_data: Path, tmp_path: Path
+) -> None:
     """The router's OpenAI-compatible route, replayed on loopback: ORG/NAME:PROVIDER, the stored HF token."""
     home = tmp_path / "hf"
     home.mkdir()
@@ -364,6 +447,10 @@ def test_judge_by_hub_model_id_needs_a_token_and_a_valid_id(ae_data: Path, tmp_p
     common = ("--data", str(ae_data), "--datasets", "answer-equivalence", "--out", str(tmp_path / "o"))
     env = {"DHP_HF_ROUTER_URL": "http://127.0.0.1:9", "HF_HOME": str(empty), "HF_TOKEN": ""}
     proc = run_dhp("score", "--model-id", "test-org/judge-7b", *common, env=env)
-    assert proc.returncode == 2 and "needs a Hugging Face token" in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "needs a Hugging Face token" in proc.stderr
+        and "Traceback" not in proc.stderr
+    )
     proc = run_dhp("score", "--model-id", "not a model id", *common, env=env)
     assert proc.returncode == 2 and "ORG/NAME" in proc.stderr

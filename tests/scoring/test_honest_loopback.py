@@ -46,8 +46,17 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for i in range(N):
         original = f"Reference answer {i:02d} explains the topic in full detail."
         for pid in AE.perturbation_ids:
-            rows.append(pair_row("answer-equivalence", f"q{i:02d}", pid, original, original[:-1] + f" [{pid}].",
-                                 question=f"What is topic {i}?", paragraph=None))
+            rows.append(
+                pair_row(
+                    "answer-equivalence",
+                    f"q{i:02d}",
+                    pid,
+                    original,
+                    original[:-1] + f" [{pid}].",
+                    question=f"What is topic {i}?",
+                    paragraph=None,
+                )
+            )
     write_pairs(root, "answer-equivalence", rows, split="validation")
     return root
 
@@ -80,7 +89,9 @@ def na_for_typos(prompt: str) -> Answer:
 
 def _score_run(url: str, out: Path, data: Path, name: str, **kw: object) -> Result:
     judge = EndpointJudge(name=name, endpoints=(url,))
-    cfg = ScoreConfig(judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST)
+    cfg = ScoreConfig(
+        judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST
+    )
     (path,) = score_datasets(replace(cfg, **kw))  # type: ignore[arg-type]
     return read_result(path)
 
@@ -89,9 +100,22 @@ def _score_run(url: str, out: Path, data: Path, name: str, **kw: object) -> Resu
 def test_na_for_one_perturbation_gives_no_D_through_score_and_report(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "res"
     with FakeJudgeServer(na_for_typos) as srv:
-        proc = run_dhp("score", "--endpoint", srv.url, "--judge-name", "NA Judge", "--data", str(data),
-                       "--datasets", "answer-equivalence", "--out", str(out), "--n-boot", "20",
-                       env={"HF_HUB_OFFLINE": "0"})
+        proc = run_dhp(
+            "score",
+            "--endpoint",
+            srv.url,
+            "--judge-name",
+            "NA Judge",
+            "--data",
+            str(data),
+            "--datasets",
+            "answer-equivalence",
+            "--out",
+            str(out),
+            "--n-boot",
+            "20",
+            env={"HF_HUB_OFFLINE": "0"},
+        )
     assert proc.returncode == 0, proc.stderr
     assert "1 of 9 perturbations have no D" in proc.stderr
     r = read_result(Path(proc.stdout.split()[0]))
@@ -128,7 +152,10 @@ def test_stability_finds_the_judge_that_discerns_under_one_prompt_set(data: Path
     assert sent_rubric == N * 10  # every text once more, in the new wording only
     assert base.summary.d_avg == 0.0 and minimal.summary.d_avg == 0.0
     assert rubric.summary.d_avg == pytest.approx(D_DISCERN)
-    assert rubric.scoring.prompt_set == "rubric" and "Scoring Rubric:" in rubric.scoring.prompts["answer_quality"].template
+    assert (
+        rubric.scoring.prompt_set == "rubric"
+        and "Scoring Rubric:" in rubric.scoring.prompts["answer_quality"].template
+    )
     files = sorted(p.name for p in (out / "rubric-judge").glob("*.json"))
     assert len(files) == 3 and any(f.endswith("~rubric.json") for f in files)
 
@@ -137,7 +164,9 @@ def test_stability_finds_the_judge_that_discerns_under_one_prompt_set(data: Path
     assert row.values["d_avg"] == {"default": 0.0, "minimal": 0.0, "rubric": pytest.approx(D_DISCERN)}
     assert row.spread["d_avg"].range == pytest.approx(D_DISCERN)
     assert row.spread["d_min"].sd == pytest.approx(D_DISCERN / math.sqrt(3))  # sd of (0, 0, D)
-    assert {(f.perturbation, f.which) for f in row.flips} == {(p, w) for p in AE.perturbation_ids for w in ("D", "D^EW")}
+    assert {(f.perturbation, f.which) for f in row.flips} == {
+        (p, w) for p in AE.perturbation_ids for w in ("D", "D^EW")
+    }
 
     proc = run_dhp("stability", str(out))
     assert proc.returncode == 0, proc.stderr

@@ -120,7 +120,9 @@ def test_token_score_variants() -> None:
 
 
 def _tok(token: str, top: dict[str, float]) -> TokenAlternatives:
-    return TokenAlternatives(token, math.log(top.get(token, 1e-9)), tuple((t, math.log(p)) for t, p in top.items()))
+    return TokenAlternatives(
+        token, math.log(top.get(token, 1e-9)), tuple((t, math.log(p)) for t, p in top.items())
+    )
 
 
 def test_expected_score_is_renormalised_over_valid_tokens() -> None:
@@ -149,7 +151,9 @@ def test_expected_score_without_score_token_is_unparsed() -> None:
 
 
 def test_distribution_scores() -> None:
-    assert expected_from_distribution(ScoreDistribution.point(3.7)) == ParsedScore(3.7, "distribution (mass 1.000)")
+    assert expected_from_distribution(ScoreDistribution.point(3.7)) == ParsedScore(
+        3.7, "distribution (mass 1.000)"
+    )
     d = ScoreDistribution(((1.0, 0.25), (5.0, 0.25), (9.0, 0.5)))
     got = expected_from_distribution(d)
     assert isinstance(got, ParsedScore) and got.value == pytest.approx(3.0)

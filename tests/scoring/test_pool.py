@@ -30,7 +30,9 @@ from dhp.scoring.types import (
 
 
 def req(i: int = 0, group: str = "g", repeat: int = 0) -> JudgeRequest:
-    return JudgeRequest("d", group, "m", "original", f"text {i}", {}, f"prompt {i}", SamplingParams(0.0, 8), repeat)
+    return JudgeRequest(
+        "d", group, "m", "original", f"text {i}", {}, f"prompt {i}", SamplingParams(0.0, 8), repeat
+    )
 
 
 class FakeClock:
@@ -99,7 +101,13 @@ async def test_transient_errors_retry_with_jittered_exponential_backoff() -> Non
     for k, d in enumerate(clock.sleeps, start=1):
         assert 0.0 <= d <= min(5.0, 2.0**k)
     clock2 = FakeClock()
-    p2 = pool(Scripted(errors=[TransientJudgeError("http-503")] * 4), clock=clock2, backoff_base=1.0, backoff_cap=5.0, seed=7)
+    p2 = pool(
+        Scripted(errors=[TransientJudgeError("http-503")] * 4),
+        clock=clock2,
+        backoff_base=1.0,
+        backoff_cap=5.0,
+        seed=7,
+    )
     await p2.submit(req())
     assert clock2.sleeps == clock.sleeps  # seeded jitter
 
@@ -131,7 +139,9 @@ async def test_permanent_error_is_not_retried_and_fatal_propagates() -> None:
 
 
 async def test_a_long_run_of_failures_stops_the_run() -> None:
-    p = pool(Scripted(errors=[TransientJudgeError("http-500")] * 10), abort_after_failed_requests=3, max_retries=0)
+    p = pool(
+        Scripted(errors=[TransientJudgeError("http-500")] * 10), abort_after_failed_requests=3, max_retries=0
+    )
     assert isinstance(await p.submit(req(1)), RequestFailure)
     assert isinstance(await p.submit(req(2)), RequestFailure)
     with pytest.raises(FatalJudgeError, match="3 requests in a row failed"):
@@ -141,18 +151,26 @@ async def test_a_long_run_of_failures_stops_the_run() -> None:
 
 async def test_refused_requests_are_failures_but_never_mean_the_endpoint_is_down() -> None:
     """A 400 is the endpoint's answer about one request (the capability wave may meet many at once)."""
-    p = pool(Scripted(errors=[PermanentJudgeError("http-400")] * 10), abort_after_failed_requests=3, max_retries=0)
+    p = pool(
+        Scripted(errors=[PermanentJudgeError("http-400")] * 10), abort_after_failed_requests=3, max_retries=0
+    )
     outs = [await p.submit(req(i)) for i in range(10)]
     assert outs == [RequestFailure("http-400")] * 10 and p.stats.failed == 10
     # ... and they end a run of transient failures: two 500s, a 400, two 500s do not stop a run at 3
     errors: list[Exception] = [TransientJudgeError("http-500")] * 2 + [PermanentJudgeError("http-400")]
     p2 = pool(Scripted(errors=errors * 2), abort_after_failed_requests=3, max_retries=0)
     outs2 = [await p2.submit(req(i)) for i in range(6)]
-    assert [o.reason for o in outs2 if isinstance(o, RequestFailure)] == ["http-500", "http-500", "http-400"] * 2
+    assert [o.reason for o in outs2 if isinstance(o, RequestFailure)] == [
+        "http-500",
+        "http-500",
+        "http-400",
+    ] * 2
 
 
 async def test_a_tally_counts_its_share_beside_the_pool_totals() -> None:
-    p = pool(Scripted(errors=[TransientJudgeError("http-503"), PermanentJudgeError("http-400")]), concurrency=4)
+    p = pool(
+        Scripted(errors=[TransientJudgeError("http-503"), PermanentJudgeError("http-400")]), concurrency=4
+    )
     a, b = Tally(), Tally()
     await asyncio.gather(p.submit(req(1), a), p.submit(req(2), b), p.submit(req(3), b), p.submit(req(4)))
     assert (a.sent + b.sent, a.retries + b.retries, a.failed + b.failed) == (4, 1, 1)  # req(4): no tally
@@ -176,7 +194,9 @@ async def test_a_failing_replica_is_set_aside_while_another_works() -> None:
     clock = FakeClock()
     bad = Scripted("bad", errors=[TransientJudgeError("http-503")] * 100)
     good = Scripted("good")
-    p = pool(bad, good, clock=clock, set_aside_after=2, set_aside_seconds=60.0, backoff_base=0.001, concurrency=1)
+    p = pool(
+        bad, good, clock=clock, set_aside_after=2, set_aside_seconds=60.0, backoff_base=0.001, concurrency=1
+    )
     outs = [await p.submit(req(i, group=f"g{i}")) for i in range(20)]
     assert all(isinstance(o, RawText) for o in outs)
     assert len(bad.calls) == 2 and len(good.calls) == 20 and p.stats.set_aside == 1
@@ -217,7 +237,9 @@ def test_cache_key_covers_judge_model_prompt_sampling_and_repeat() -> None:
         base.cache_key("j", "m2"),
         req(1).cache_key("j", "m"),
         req(repeat=1).cache_key("j", "m"),
-        JudgeRequest("d", "g", "m", "original", "t", {}, "prompt 0", SamplingParams(1.0, 8)).cache_key("j", "m"),
+        JudgeRequest("d", "g", "m", "original", "t", {}, "prompt 0", SamplingParams(1.0, 8)).cache_key(
+            "j", "m"
+        ),
     }
     assert len(keys) == 6
     # the item metadata is not part of the address: same prompt, same answer
@@ -227,8 +249,17 @@ def test_cache_key_covers_judge_model_prompt_sampling_and_repeat() -> None:
 
 def test_cache_key_is_the_json_content_address_of_earlier_versions() -> None:
     """Keys are assembled with orjson but hash exactly json.dumps(sort_keys, ensure_ascii=False): old caches stay valid."""
-    prompts = ["plain", "", 'tab\t"q" back\\slash \x00\x01\x1f\x7f é 漢字 \u2028 \U0001f600', "lone \ud800 surrogate"]
-    samplings = [SamplingParams(0.0, 8, True, 20), SamplingParams(1.0, 32, seed=7), SamplingParams(0.7, 300, seed=3, top_p=0.95)]
+    prompts = [
+        "plain",
+        "",
+        'tab\t"q" back\\slash \x00\x01\x1f\x7f é 漢字 \u2028 \U0001f600',
+        "lone \ud800 surrogate",
+    ]
+    samplings = [
+        SamplingParams(0.0, 8, True, 20),
+        SamplingParams(1.0, 32, seed=7),
+        SamplingParams(0.7, 300, seed=3, top_p=0.95),
+    ]
     for prompt in prompts:
         for s in samplings:
             for model in ("m", None, "ünï"):
@@ -270,7 +301,9 @@ async def test_cache_commits_in_batches_and_frees_slots_only_once_committed(tmp_
     cache.close()
 
 
-async def test_a_failed_commit_is_raised_by_the_next_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failed_commit_is_raised_by_the_next_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = ResponseCache(tmp_path / "c.sqlite")
     p = pool(Scripted(), cache=cache)
 

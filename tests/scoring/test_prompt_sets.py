@@ -72,7 +72,16 @@ def _template_files() -> list[tuple[str, str, str]]:
 
 def test_cue_words_cover_the_catalogue() -> None:
     cues = cue_words()
-    for expected in ("fictional", "typographical", "shuffle", "swap", "rephrase", "consecutive", "named", "delete"):
+    for expected in (
+        "fictional",
+        "typographical",
+        "shuffle",
+        "swap",
+        "rephrase",
+        "consecutive",
+        "named",
+        "delete",
+    ):
         assert expected in cues
     assert "coherence" not in cues and "sentences" not in cues  # metric vocabulary is not a cue
 
@@ -86,7 +95,9 @@ def test_no_template_names_what_the_perturbations_do(pset: str, name: str, text:
 
 
 def test_the_check_catches_the_old_wording() -> None:
-    old = "3. Check Grammar: Look for agreement, tense and preposition errors. Look for names, places, numbers."
+    old = (
+        "3. Check Grammar: Look for agreement, tense and preposition errors. Look for names, places, numbers."
+    )
     cue_forms = {f for c in cue_words() for f in _forms(c)}
     assert {w for w in _words(old) if _forms(w) & cue_forms} >= {"agreement", "tense", "names", "places"}
 
@@ -140,7 +151,9 @@ def test_folder_sets_and_unknown_names(tmp_path: Path) -> None:
     mine.mkdir()
     with pytest.raises(PromptError, match="no prompt template in set 'terse'"):
         load_template(spec, "answer_quality", prompt_set=str(mine))
-    (mine / "question_answering.answer_quality.txt").write_text("Rate ${metric_label}.\n${context}${text}\nScore:")
+    (mine / "question_answering.answer_quality.txt").write_text(
+        "Rate ${metric_label}.\n${context}${text}\nScore:"
+    )
     t = load_template(spec, "answer_quality", prompt_set=str(mine))
     assert t.prompt_set == "terse" and t.render("A", "Q\n") == "Rate Answer Quality.\nQ\nA\nScore:"
 
@@ -149,15 +162,28 @@ def test_answer_quality_does_not_mention_a_paragraph_the_judge_may_not_see() -> 
     spec = get_dataset("answer-equivalence")
     assert "paragraph" not in spec.metric("answer_quality").definition.lower()
     for pset in PROMPT_SETS:
-        prompt = load_template(spec, "answer_quality", prompt_set=pset).render("A", render_context(spec, {"question": "Q?"}))
+        prompt = load_template(spec, "answer_quality", prompt_set=pset).render(
+            "A", render_context(spec, {"question": "Q?"})
+        )
         assert "paragraph" not in prompt.lower()
 
 
 def test_score_refuses_an_unknown_prompt_set_and_an_empty_cue(tmp_path: Path) -> None:
     from tests.scoring.helpers import run_dhp
 
-    proc = run_dhp("score", "--judge", "random", "--data", str(tmp_path), "--out", str(tmp_path / "o"),
-                   "--prompt-set", "fancy")
+    proc = run_dhp(
+        "score",
+        "--judge",
+        "random",
+        "--data",
+        str(tmp_path),
+        "--out",
+        str(tmp_path / "o"),
+        "--prompt-set",
+        "fancy",
+    )
     assert proc.returncode == 2 and "prompt set 'fancy'" in proc.stderr
-    proc = run_dhp("score", "--judge", "random", "--data", str(tmp_path), "--out", str(tmp_path / "o"), "--cue", " ")
+    proc = run_dhp(
+        "score", "--judge", "random", "--data", str(tmp_path), "--out", str(tmp_path / "o"), "--cue", " "
+    )
     assert proc.returncode == 2 and "--cue TEXT must not be empty" in proc.stderr

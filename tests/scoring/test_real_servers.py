@@ -54,9 +54,22 @@ def serve_url(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     with log.open("w") as fh:
         proc = subprocess.Popen(
-            [str(cli), "serve", str(tiny_model), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-             "--default-seed", "0"],
-            stdout=fh, stderr=subprocess.STDOUT, env=env,
+            [
+                str(cli),
+                "serve",
+                str(tiny_model),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--device",
+                "cpu",
+                "--default-seed",
+                "0",
+            ],
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            env=env,
         )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
@@ -79,15 +92,38 @@ def serve_url(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def _serve_args(url: str, model: Path, data: Path, out: Path, *extra: str) -> list[str]:
     return [
-        "score", "--endpoint", url, "--model", str(model), "--judge-name", "tiny-serve", "--data", str(data),
-        "--datasets", "answer-equivalence", "--limit", "3", "--max-tokens", "4", "--n-boot", "0",
-        "--out", str(out), *extra,
+        "score",
+        "--endpoint",
+        url,
+        "--model",
+        str(model),
+        "--judge-name",
+        "tiny-serve",
+        "--data",
+        str(data),
+        "--datasets",
+        "answer-equivalence",
+        "--limit",
+        "3",
+        "--max-tokens",
+        "4",
+        "--n-boot",
+        "0",
+        "--out",
+        str(out),
+        *extra,
     ]
 
 
-def test_transformers_serve_garbage_is_counted_not_scored(serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path) -> None:
+def test_transformers_serve_garbage_is_counted_not_scored(
+    serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path
+) -> None:
     # `transformers serve` ignores `logprobs` silently: auto mode must notice and sample instead
-    proc = run_dhp(*_serve_args(serve_url, tiny_model, tiny_root, tmp_path, "--samples", "2"), env={"HF_HUB_OFFLINE": "0"}, timeout=300)
+    proc = run_dhp(
+        *_serve_args(serve_url, tiny_model, tiny_root, tmp_path, "--samples", "2"),
+        env={"HF_HUB_OFFLINE": "0"},
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "no log-probabilities" in proc.stderr
     r = read_result(Path(proc.stdout.strip()))
@@ -97,24 +133,39 @@ def test_transformers_serve_garbage_is_counted_not_scored(serve_url: str, tiny_m
     assert cov.parsed_scores + cov.unparsed == cov.expected_scores
     assert cov.outputs == 2 * cov.expected_scores
     assert cov.unparsed_outputs == sum(cov.unparsed_reasons.values()) > 0  # garbage, with reasons
-    assert r.timing.requests_sent == cov.outputs + 8  # + the first wave (--concurrency 8), which settled the mode
+    assert (
+        r.timing.requests_sent == cov.outputs + 8
+    )  # + the first wave (--concurrency 8), which settled the mode
     for pr in r.perturbations:
         assert pr.metrics["answer_quality"].n_pairs <= 3
         assert pr.d is None or math.isfinite(pr.d)
 
 
-def test_transformers_serve_expected_mode_is_refused(serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path) -> None:
-    proc = run_dhp(*_serve_args(serve_url, tiny_model, tiny_root, tmp_path, "--mode", "expected"), env={"HF_HUB_OFFLINE": "0"})
+def test_transformers_serve_expected_mode_is_refused(
+    serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path
+) -> None:
+    proc = run_dhp(
+        *_serve_args(serve_url, tiny_model, tiny_root, tmp_path, "--mode", "expected"),
+        env={"HF_HUB_OFFLINE": "0"},
+    )
     assert proc.returncode == 2
     assert "no token log-probabilities" in proc.stderr and "--mode sample" in proc.stderr
     assert not list(tmp_path.rglob("*.json"))
 
 
-def test_transformers_serve_paper_mode(serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path) -> None:
+def test_transformers_serve_paper_mode(
+    serve_url: str, tiny_model: Path, tiny_root: Path, tmp_path: Path
+) -> None:
     cfg = ScoreConfig(
         judge=EndpointJudge(name="tiny-serve", endpoints=(serve_url,), model=str(tiny_model)),
-        out=tmp_path, datasets="answer-equivalence", data=str(tiny_root), mode="paper", repeats=2, limit=2,
-        max_tokens=3, n_boot=0,
+        out=tmp_path,
+        datasets="answer-equivalence",
+        data=str(tiny_root),
+        mode="paper",
+        repeats=2,
+        limit=2,
+        max_tokens=3,
+        n_boot=0,
     )
     (path,) = score_datasets(cfg)
     r = read_result(path)
@@ -122,7 +173,9 @@ def test_transformers_serve_paper_mode(serve_url: str, tiny_model: Path, tiny_ro
     assert r.judge.settings["temperature"] == 0.0
 
 
-def test_model_discovery_follows_what_the_server_lists(serve_url: str, tiny_root: Path, tmp_path: Path) -> None:
+def test_model_discovery_follows_what_the_server_lists(
+    serve_url: str, tiny_root: Path, tmp_path: Path
+) -> None:
     """Discovery takes the one model ``/v1/models`` lists, and refuses with a hint to ``--model`` otherwise.
 
     `transformers serve` changed between releases: before 5.x it listed only Hub-cache models (none here),
@@ -130,13 +183,31 @@ def test_model_discovery_follows_what_the_server_lists(serve_url: str, tiny_root
     """
     listed = [m.get("id") for m in httpx.get(f"{serve_url}/v1/models", timeout=10).json().get("data", [])]
     proc = run_dhp(
-        "score", "--endpoint", serve_url, "--judge-name", "x", "--data", str(tiny_root), "--datasets",
-        "answer-equivalence", "--limit", "2", "--max-tokens", "4", "--n-boot", "0", "--out", str(tmp_path),
-        env={"HF_HUB_OFFLINE": "0"}, timeout=300,
+        "score",
+        "--endpoint",
+        serve_url,
+        "--judge-name",
+        "x",
+        "--data",
+        str(tiny_root),
+        "--datasets",
+        "answer-equivalence",
+        "--limit",
+        "2",
+        "--max-tokens",
+        "4",
+        "--n-boot",
+        "0",
+        "--out",
+        str(tmp_path),
+        env={"HF_HUB_OFFLINE": "0"},
+        timeout=300,
     )
     if len(listed) == 1:
         assert "--model" not in proc.stderr, proc.stderr  # discovered, not refused
-        (result,) = tmp_path.rglob("*.json")  # scored with the listed model (whether its garbage got a D or not)
+        (result,) = tmp_path.rglob(
+            "*.json"
+        )  # scored with the listed model (whether its garbage got a D or not)
         assert read_result(result).judge.model == listed[0]
     else:
         assert proc.returncode == 2 and "--model" in proc.stderr
@@ -150,8 +221,15 @@ async def test_local_judge_gives_exact_score_probabilities(tiny_model: Path) -> 
     judge = LocalJudge(str(tiny_model))
     await judge.load()
     req = JudgeRequest(
-        "answer-equivalence", "q0", "answer_quality", "original", "An answer.", {}, "Rate this answer. Score:",
-        SamplingParams(0.0, 1, logprobs=True), scale=(1, 5),
+        "answer-equivalence",
+        "q0",
+        "answer_quality",
+        "original",
+        "An answer.",
+        {},
+        "Rate this answer. Score:",
+        SamplingParams(0.0, 1, logprobs=True),
+        scale=(1, 5),
     )
     out = await judge(req)
     assert isinstance(out, ScoreDistribution)
@@ -161,8 +239,12 @@ async def test_local_judge_gives_exact_score_probabilities(tiny_model: Path) -> 
 
     tok = AutoTokenizer.from_pretrained(tiny_model)
     model = AutoModelForCausalLM.from_pretrained(tiny_model)
-    enc = tok.apply_chat_template([{"role": "user", "content": req.prompt}], add_generation_prompt=True,
-                                  return_dict=True, return_tensors="pt")
+    enc = tok.apply_chat_template(
+        [{"role": "user", "content": req.prompt}],
+        add_generation_prompt=True,
+        return_dict=True,
+        return_tensors="pt",
+    )
     assert isinstance(enc, BatchEncoding)
     with torch.no_grad():
         p = torch.softmax(model(**enc).logits[0, -1].float(), -1)
@@ -177,8 +259,22 @@ async def test_local_judge_gives_exact_score_probabilities(tiny_model: Path) -> 
 
 def test_local_judge_end_to_end(tiny_model: Path, tiny_root: Path, tmp_path: Path) -> None:
     proc = run_dhp(
-        "score", "--local", str(tiny_model), "--judge-name", "tiny-local", "--data", str(tiny_root), "--datasets",
-        "answer-equivalence", "--limit", "4", "--n-boot", "0", "--out", str(tmp_path), timeout=300,
+        "score",
+        "--local",
+        str(tiny_model),
+        "--judge-name",
+        "tiny-local",
+        "--data",
+        str(tiny_root),
+        "--datasets",
+        "answer-equivalence",
+        "--limit",
+        "4",
+        "--n-boot",
+        "0",
+        "--out",
+        str(tmp_path),
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     r = read_result(Path(proc.stdout.strip()))

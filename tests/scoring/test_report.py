@@ -20,8 +20,13 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def results_dir(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("res")
     for judge in ("random", "oracle"):
-        cfg = ScoreConfig(judge=BuiltinJudge(name=judge, control=ControlJudge(judge)), out=out,
-                          datasets="summeval,answer-equivalence", data=str(tiny_root), n_boot=50)
+        cfg = ScoreConfig(
+            judge=BuiltinJudge(name=judge, control=ControlJudge(judge)),
+            out=out,
+            datasets="summeval,answer-equivalence",
+            data=str(tiny_root),
+            n_boot=50,
+        )
         score_datasets(cfg)
     return out
 

@@ -79,7 +79,9 @@ class World:
         write_tiny_dataset(self.data, get_dataset("answer-equivalence"), n_items=4)
         self.results = root / "results"
         (self.results / "good-judge").mkdir(parents=True)
-        (self.results / "good-judge" / "summeval@local-000000000000.json").write_text(result_json("good judge"))
+        (self.results / "good-judge" / "summeval@local-000000000000.json").write_text(
+            result_json("good judge")
+        )
         (self.results / ".cache").mkdir()
         (self.results / ".cache" / "j.sqlite").write_bytes(b"this is not an SQLite database\n" * 4)
         self.requests = LocalStore(root / "requests")
@@ -103,7 +105,9 @@ def _space(case: str, **over: str) -> tuple[str, Callable[[World], tuple[bool, s
     return case, run
 
 
-def _cli_case(case: str, fn: Callable[[World], tuple[int, str]]) -> tuple[str, Callable[[World], tuple[bool, str]]]:
+def _cli_case(
+    case: str, fn: Callable[[World], tuple[int, str]]
+) -> tuple[str, Callable[[World], tuple[bool, str]]]:
     def run(w: World) -> tuple[bool, str]:
         rc, msg = fn(w)
         return rc == 2 and "error" in msg, f"exit {rc}: {msg}"
@@ -121,7 +125,9 @@ def _missing_config(w: World) -> tuple[int, str]:
 def _info_to_nowhere(w: World) -> tuple[int, str]:
     broken = w.root / "broken2"
     shutil.copytree(w.data, broken)
-    (broken / "answer-equivalence" / "data" / "char_typo_minor.parquet").unlink()  # build_info.json still lists it
+    (
+        broken / "answer-equivalence" / "data" / "char_typo_minor.parquet"
+    ).unlink()  # build_info.json still lists it
     return w.score(data=broken, judge="k")
 
 
@@ -167,8 +173,15 @@ CASES: tuple[tuple[str, str, Callable[[World], tuple[bool, str]]], ...] = (
     ("space", *_space("path traversal in judge name", judge_name="x/../../etc/passwd")),
     ("space", *_space("backslash traversal in name", judge_name="x\\..\\..\\evil")),
     ("space", *_space("traversal in revision", revision="../../main")),
-    ("cli", *_cli_case("endpoint not http(s)", lambda w: _cli("score", "--endpoint", "file:///etc/passwd",
-                                                              "--judge-name", "j", "--out", str(w.results)))),
+    (
+        "cli",
+        *_cli_case(
+            "endpoint not http(s)",
+            lambda w: _cli(
+                "score", "--endpoint", "file:///etc/passwd", "--judge-name", "j", "--out", str(w.results)
+            ),
+        ),
+    ),
     ("cli", *_cli_case("path traversal in judge name", lambda w: w.score(judge="../../outside"))),
     ("cli", *_cli_case("judge name of dots only", lambda w: w.score(judge=".."))),
     ("cli", *_cli_case("odd unicode judge name", lambda w: w.score(judge="\u202e\u200b"))),
@@ -201,7 +214,10 @@ def _run_all(w: World) -> list[Outcome]:
 
 
 def table(outcomes: list[Outcome]) -> str:
-    lines = ["| entry | bad input | refused clearly | stored data intact | message |", "|---|---|---|---|---|"]
+    lines = [
+        "| entry | bad input | refused clearly | stored data intact | message |",
+        "|---|---|---|---|---|",
+    ]
     for o in outcomes:
         msg = o.message.replace("|", "\\|").replace("\n", " ")
         lines.append(f"| {o.entry} | {o.case} | {'yes' if o.refused else 'NO'} | {'yes' if o.intact else 'NO'} | "

@@ -66,7 +66,17 @@ def _empty_for_first(prompt: str) -> Answer:
 
 
 def _garbage_for_first(prompt: str) -> Answer:
-    return Answer(("lorem", " ipsum", " ###",)) if first_item(prompt) else Answer(("Score", ":", " 4"))
+    return (
+        Answer(
+            (
+                "lorem",
+                " ipsum",
+                " ###",
+            )
+        )
+        if first_item(prompt)
+        else Answer(("Score", ":", " 4"))
+    )
 
 
 CASES: tuple[Case, ...] = (
@@ -76,16 +86,37 @@ CASES: tuple[Case, ...] = (
     Case("timeout", "2 requests never answered (timeout 0.5 s)", {"faults": ["hang"] * 2}),
     Case("truncated JSON", "3 bodies cut short", {"faults": ["truncated"] * 3}),
     Case("empty completion", f"item 1 of {ITEMS}: empty text, no tokens", {}, {}, _empty_for_first),
-    Case("garbage text", f"item 1 of {ITEMS}: 'lorem ipsum ###' (paper mode)", {}, {"mode": "paper", "repeats": 2},
-         _garbage_for_first),
-    Case("logprobs missing, --mode expected", "logprobs ignored by the server", {"logprobs": False},
-         {"mode": "expected"}),
-    Case("logprobs missing, --mode auto", "logprobs ignored by the server", {"logprobs": False},
-         {"mode": "auto", "samples": 2}),
-    Case("endpoint down", "every request 503 (2 retries)", {"always": "503"},
-         {"policy": replace(POLICY, max_retries=2)}),
-    Case("endpoint dies mid-run", "500 after 15 answers (0 retries)", {"fail_after": 15},
-         {"policy": replace(POLICY, max_retries=0, abort_after_failed_requests=8), "concurrency": 1}),
+    Case(
+        "garbage text",
+        f"item 1 of {ITEMS}: 'lorem ipsum ###' (paper mode)",
+        {},
+        {"mode": "paper", "repeats": 2},
+        _garbage_for_first,
+    ),
+    Case(
+        "logprobs missing, --mode expected",
+        "logprobs ignored by the server",
+        {"logprobs": False},
+        {"mode": "expected"},
+    ),
+    Case(
+        "logprobs missing, --mode auto",
+        "logprobs ignored by the server",
+        {"logprobs": False},
+        {"mode": "auto", "samples": 2},
+    ),
+    Case(
+        "endpoint down",
+        "every request 503 (2 retries)",
+        {"always": "503"},
+        {"policy": replace(POLICY, max_retries=2)},
+    ),
+    Case(
+        "endpoint dies mid-run",
+        "500 after 15 answers (0 retries)",
+        {"fail_after": 15},
+        {"policy": replace(POLICY, max_retries=0, abort_after_failed_requests=8), "concurrency": 1},
+    ),
 )
 
 
@@ -96,7 +127,9 @@ def write_data(root: Path) -> Path:
     loaded = load_local(get_dataset(DATASET), folder)
     first = loaded.items[0]
     _FIRST_ITEM.clear()
-    _FIRST_ITEM.update([first.original, *(per[first.id] for per in loaded.perturbed.values() if first.id in per)])
+    _FIRST_ITEM.update(
+        [first.original, *(per[first.id] for per in loaded.perturbed.values() if first.id in per)]
+    )
     return root
 
 
@@ -112,7 +145,13 @@ def run_case(case: Case, data: Path, out: Path) -> Outcome:
         try:
             paths = score_datasets(cfg)
         except (RunError, JudgeError) as e:
-            return Outcome(case.name, case.injected, "failed", requests_seen=srv.requests, error=f"{type(e).__name__}: {e}")
+            return Outcome(
+                case.name,
+                case.injected,
+                "failed",
+                requests_seen=srv.requests,
+                error=f"{type(e).__name__}: {e}",
+            )
     r = read_result(paths[0])
     cov = r.coverage
     reasons = ", ".join(f"{k}: {v}" for k, v in {**cov.unparsed_reasons, **cov.failure_reasons}.items())
@@ -124,7 +163,9 @@ def run_case(case: Case, data: Path, out: Path) -> Outcome:
 
 
 def table(outcomes: list[Outcome]) -> str:
-    head = "| fault | injected | outcome | server saw | sent | retries | failed | unparsed | coverage | detail |"
+    head = (
+        "| fault | injected | outcome | server saw | sent | retries | failed | unparsed | coverage | detail |"
+    )
     lines = [head, "|" + "---|" * 10]
     for o in outcomes:
         detail = o.error if o.status == "failed" else o.reasons

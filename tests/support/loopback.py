@@ -36,7 +36,9 @@ class ServerHandle:
 
 
 @contextlib.contextmanager
-def spawned_server(latency: float = 0.0, *, logprobs: bool = True, start_timeout: float = 30.0) -> Iterator[ServerHandle]:
+def spawned_server(
+    latency: float = 0.0, *, logprobs: bool = True, start_timeout: float = 30.0
+) -> Iterator[ServerHandle]:
     cmd = [sys.executable, "-m", "tests.scoring.fake_server", "--latency", str(latency)]
     if not logprobs:
         cmd.append("--no-logprobs")

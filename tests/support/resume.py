@@ -117,6 +117,7 @@ def run_trial(
         start = srv.stats()["requests"]
         proc = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
+
             def reached(p: subprocess.Popen[bytes] = proc, n: int = point, s: int = start) -> bool:
                 return srv.stats()["requests"] - s >= n or p.poll() is not None
 
@@ -135,7 +136,9 @@ def run_trial(
         rows = cache_rows(out)
         trial.resent += (seen - start) - (rows - cached_before)
         cached_before = rows
-    final = subprocess.run(cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=deadline_s, check=False)
+    final = subprocess.run(
+        cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=deadline_s, check=False
+    )
     trial.final_status = final.returncode
     if final.returncode != 0:
         raise RuntimeError(f"the resumed run failed: {final.stderr[-1500:]}")
@@ -144,7 +147,9 @@ def run_trial(
     return trial
 
 
-def reference_run(srv: FakeJudgeServer, data: Path, out: Path, datasets: str, concurrency: int = 8) -> tuple[dict[str, dict[str, Any]], int]:
+def reference_run(
+    srv: FakeJudgeServer, data: Path, out: Path, datasets: str, concurrency: int = 8
+) -> tuple[dict[str, dict[str, Any]], int]:
     """An uninterrupted run: its comparable results and the number of requests the server saw."""
     srv.reset_counters()
     proc = subprocess.run(

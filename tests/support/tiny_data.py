@@ -74,7 +74,11 @@ def _perturbation_info(spec: DatasetSpec, pid: str, rows: Sequence[Row], n_items
 
 
 def write_rows(
-    root: Path, spec: DatasetSpec, rows: Sequence[Row], columns: Sequence[str] | None = None, split: str = "test"
+    root: Path,
+    spec: DatasetSpec,
+    rows: Sequence[Row],
+    columns: Sequence[str] | None = None,
+    split: str = "test",
 ) -> Path:
     """Write ``rows`` (any perturbation ids, any columns) as ``root/<spec.name>/`` with the real writer.
 
@@ -137,7 +141,9 @@ def write_tiny_dataset(root: Path, spec: DatasetSpec, n_items: int = 20, seed: i
     return write_rows(root, spec, tiny_rows(spec, n_items, seed), row_columns(spec))
 
 
-def write_named(root: Path, spec_name: str, rows: Sequence[Mapping[str, object]], split: str = "test") -> Path:
+def write_named(
+    root: Path, spec_name: str, rows: Sequence[Mapping[str, object]], split: str = "test"
+) -> Path:
     """:func:`write_rows` for a built-in dataset named ``spec_name`` (values kept as given, None for null)."""
     clean: list[Row] = [{k: (None if v is None else str(v)) for k, v in r.items()} for r in rows]
     return write_rows(root, get_dataset(spec_name), clean, split=split)

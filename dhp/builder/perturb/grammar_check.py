@@ -53,38 +53,129 @@ PREPOSITIONS = frozenset(
     "out outside over past since through throughout to toward towards under until up upon with "
     "within without".split()
 )
-_BE_NUMBER = {"is": "sg", "was": "sg", "am": "sg", "are": "pl", "were": "pl", "has": "sg", "have": "pl",
-              "does": "sg", "do": "pl"}
+_BE_NUMBER = {
+    "is": "sg",
+    "was": "sg",
+    "am": "sg",
+    "are": "pl",
+    "were": "pl",
+    "has": "sg",
+    "have": "pl",
+    "does": "sg",
+    "do": "pl",
+}
 _PRONOUN_CASE = {  # word -> (person/number, cases it can have)
-    "i": ("1sg", "subj"), "me": ("1sg", "obj"), "my": ("1sg", "poss"),
-    "we": ("1pl", "subj"), "us": ("1pl", "obj"), "our": ("1pl", "poss"),
-    "he": ("3sg", "subj"), "him": ("3sg", "obj"), "his": ("3sg", "poss"),
-    "she": ("3sg", "subj"), "her": ("3sg", "obj poss"), "its": ("3sg", "poss"), "it": ("3sg", "subj obj"),
-    "they": ("3pl", "subj"), "them": ("3pl", "obj"), "their": ("3pl", "poss"),
+    "i": ("1sg", "subj"),
+    "me": ("1sg", "obj"),
+    "my": ("1sg", "poss"),
+    "we": ("1pl", "subj"),
+    "us": ("1pl", "obj"),
+    "our": ("1pl", "poss"),
+    "he": ("3sg", "subj"),
+    "him": ("3sg", "obj"),
+    "his": ("3sg", "poss"),
+    "she": ("3sg", "subj"),
+    "her": ("3sg", "obj poss"),
+    "its": ("3sg", "poss"),
+    "it": ("3sg", "subj obj"),
+    "they": ("3pl", "subj"),
+    "them": ("3pl", "obj"),
+    "their": ("3pl", "poss"),
 }
 # word (or lemma) -> the prepositions it takes; a swap to one outside the set is a misuse
 GOVERNS: dict[str, frozenset[str]] = {
     k: frozenset(v.split())
     for k, v in {
-        "depend": "on upon", "rely": "on upon", "consist": "of in", "interested": "in",
-        "afraid": "of", "married": "to", "responsible": "for to", "capable": "of", "aware": "of",
-        "according": "to", "due": "to", "listen": "to", "belong": "to", "focus": "on upon",
-        "insist": "on upon", "succeed": "in", "participate": "in", "suffer": "from",
-        "accuse": "of", "approve": "of", "search": "for", "similar": "to in", "famous": "for",
-        "proud": "of", "full": "of", "keen": "on", "tired": "of from", "fond": "of",
-        "believe": "in", "cope": "with", "comply": "with", "contribute": "to", "related": "to",
-        "relating": "to", "access": "to", "addition": "to", "spite": "of", "instead": "of",
-        "because": "of", "terms": "of", "lack": "of", "consisting": "of", "composed": "of",
-        "associated": "with", "compared": "to with", "based": "on upon in at", "involved": "in with",
-        "filled": "with", "different": "from to than", "regardless": "of", "aim": "to at of for",
-        "arrive": "at in on from by", "prior": "to", "thanks": "to", "ahead": "of", "apart": "from",
-        "capital": "of", "member": "of", "interest": "in of to", "effect": "on of", "impact": "on of",
-        "increase": "in of by", "decrease": "in of by", "role": "in of", "cause": "of",
-        "approach": "to of for", "response": "to of", "exposure": "to of", "resistance": "to of",
-        "susceptibility": "to of", "expression": "of in", "level": "of in", "levels": "of in",
-        "number": "of", "amount": "of", "most": "of", "some": "of", "many": "of", "each": "of",
-        "one": "of", "all": "of", "none": "of", "part": "of in", "out": "of", "able": "to",
-        "unable": "to", "likely": "to", "going": "to", "used": "to in for by as", "married_to": "to",
+        "depend": "on upon",
+        "rely": "on upon",
+        "consist": "of in",
+        "interested": "in",
+        "afraid": "of",
+        "married": "to",
+        "responsible": "for to",
+        "capable": "of",
+        "aware": "of",
+        "according": "to",
+        "due": "to",
+        "listen": "to",
+        "belong": "to",
+        "focus": "on upon",
+        "insist": "on upon",
+        "succeed": "in",
+        "participate": "in",
+        "suffer": "from",
+        "accuse": "of",
+        "approve": "of",
+        "search": "for",
+        "similar": "to in",
+        "famous": "for",
+        "proud": "of",
+        "full": "of",
+        "keen": "on",
+        "tired": "of from",
+        "fond": "of",
+        "believe": "in",
+        "cope": "with",
+        "comply": "with",
+        "contribute": "to",
+        "related": "to",
+        "relating": "to",
+        "access": "to",
+        "addition": "to",
+        "spite": "of",
+        "instead": "of",
+        "because": "of",
+        "terms": "of",
+        "lack": "of",
+        "consisting": "of",
+        "composed": "of",
+        "associated": "with",
+        "compared": "to with",
+        "based": "on upon in at",
+        "involved": "in with",
+        "filled": "with",
+        "different": "from to than",
+        "regardless": "of",
+        "aim": "to at of for",
+        "arrive": "at in on from by",
+        "prior": "to",
+        "thanks": "to",
+        "ahead": "of",
+        "apart": "from",
+        "capital": "of",
+        "member": "of",
+        "interest": "in of to",
+        "effect": "on of",
+        "impact": "on of",
+        "increase": "in of by",
+        "decrease": "in of by",
+        "role": "in of",
+        "cause": "of",
+        "approach": "to of for",
+        "response": "to of",
+        "exposure": "to of",
+        "resistance": "to of",
+        "susceptibility": "to of",
+        "expression": "of in",
+        "level": "of in",
+        "levels": "of in",
+        "number": "of",
+        "amount": "of",
+        "most": "of",
+        "some": "of",
+        "many": "of",
+        "each": "of",
+        "one": "of",
+        "all": "of",
+        "none": "of",
+        "part": "of in",
+        "out": "of",
+        "able": "to",
+        "unable": "to",
+        "likely": "to",
+        "going": "to",
+        "used": "to in for by as",
+        "married_to": "to",
     }.items()
 }
 # words followed by a to-infinitive ("continues to watch", "ready to run")
@@ -158,12 +249,14 @@ def _verb_number(word: str) -> str:
 
 
 def _tense(word: str, strict: bool = True) -> str:
-    """"past", "present" or "" for a finite verb form; ``strict``: "" for forms that are also nouns."""
+    """ "past", "present" or "" for a finite verb form; ``strict``: "" for forms that are also nouns."""
     low = word.lower()
     tags = lexicon.word_tags(low)
     if not strict:
         tags = tags - {"NN", "NNS"}
-    if low in ("was", "were", "had", "did") or ("VBD" in tags and not tags & {"VB", "VBP", "VBZ", "NN", "NNS"}):
+    if low in ("was", "were", "had", "did") or (
+        "VBD" in tags and not tags & {"VB", "VBP", "VBZ", "NN", "NNS"}
+    ):
         return "past"
     if low in ("is", "are", "am", "has", "does") or ("VBZ" in tags and "NNS" not in tags):
         return "present"
@@ -231,7 +324,11 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
         return "fragment (verb removed)", ""
     if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
-    if words in (["a"], ["an"]) and ctx.next[:1].isalpha() and ctx.next.lower() not in ("few", "lot", "little"):
+    if (
+        words in (["a"], ["an"])
+        and ctx.next[:1].isalpha()
+        and ctx.next.lower() not in ("few", "lot", "little")
+    ):
         return "article missing", ""
     if words == ["the"] and _singular_noun_ahead(ctx):
         return "article missing before a singular noun", ""
@@ -247,7 +344,11 @@ def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
             return "article misuse", ""
         if w in ("a", "an") and ctx.next[:1].isalpha() and lexicon.an_mismatch(w, ctx.next):
             return "a/an misuse", ""  # "fox, an badger": wrong whatever the article's role
-        if w in ("is", "are", "was", "were") and lexicon.word_tags(nxt) & {"VBZ", "VB"} and "VBG" not in lexicon.word_tags(nxt):
+        if (
+            w in ("is", "are", "was", "were")
+            and lexicon.word_tags(nxt) & {"VBZ", "VB"}
+            and "VBG" not in lexicon.word_tags(nxt)
+        ):
             return "wrong verb form after 'be'", ""
         if w in MODALS and lexicon.word_tags(nxt) & {"VBZ", "VBD"} and "VB" not in lexicon.word_tags(nxt):
             return "wrong verb form after a modal", ""
@@ -282,7 +383,10 @@ def _preposition(o: str, n: str, ctx: Context) -> tuple[str, str]:
         allowed = GOVERNS.get(key)
         if allowed is not None and o in allowed and n not in allowed:
             return "preposition misuse", ""
-    return "", f"preposition {o!r} -> {n!r} after {ctx.prev!r} is not known to be wrong (may stay grammatical)"
+    return (
+        "",
+        f"preposition {o!r} -> {n!r} after {ctx.prev!r} is not known to be wrong (may stay grammatical)",
+    )
 
 
 _DET_PAIRS = {("this", "these"), ("that", "those"), ("much", "many"), ("less", "fewer")}
@@ -325,7 +429,9 @@ def _is_subject(word: str) -> bool:
     low = word.lower()
     return (
         "subj" in _PRONOUN_CASE.get(low, ("", ""))[1]
-        or (word[:1].isupper() and low not in SUBORDINATORS | ARTICLES and "VBG" not in lexicon.word_tags(low))
+        or (
+            word[:1].isupper() and low not in SUBORDINATORS | ARTICLES and "VBG" not in lexicon.word_tags(low)
+        )
         or _is_plural_noun(low)
         or (_is_singular_noun(low) and low not in PREPOSITIONS)
         or low in ("who", "which", "that")
@@ -359,9 +465,17 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
             return "", f"{n!r} after {ctx.prev!r} is still a base form"
         return f"wrong verb form after {prev!r}", ""
     if prev in HAVE and "VBN" in tags_o:
-        return ("", f"{n!r} after {ctx.prev!r} is still a participle") if "VBN" in tags_n else ("wrong form after 'have'", "")
+        return (
+            ("", f"{n!r} after {ctx.prev!r} is still a participle")
+            if "VBN" in tags_n
+            else ("wrong form after 'have'", "")
+        )
     if prev in BE and tags_o & {"VBG", "VBN"}:
-        return ("", f"{n!r} after {ctx.prev!r} stays grammatical") if tags_n & {"VBG", "VBN"} else ("wrong form after 'be'", "")
+        return (
+            ("", f"{n!r} after {ctx.prev!r} stays grammatical")
+            if tags_n & {"VBG", "VBN"}
+            else ("wrong form after 'be'", "")
+        )
     if _finite_to_nonfinite(o, n, ctx):
         return "finite verb replaced by a non-finite form", ""
     subject, vn = _subject_number(_subject_word(ctx)), _verb_number(n)  # "labels thereby ignores": "labels"
@@ -417,7 +531,11 @@ def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
         pattern, reason = check(lo, ln, ctx)
         if pattern or reason:
             return pattern, reason
-    if _tense(ln, strict=False) and _tense(ln, strict=False) != _tense(lo, strict=False) and _clashing_tense(lo, ln, ctx):
+    if (
+        _tense(ln, strict=False)
+        and _tense(ln, strict=False) != _tense(lo, strict=False)
+        and _clashing_tense(lo, ln, ctx)
+    ):
         return "incorrect verb tense", ""
     return "", f"{o!r} -> {n!r} may still be grammatical here"
 

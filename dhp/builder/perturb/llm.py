@@ -218,7 +218,9 @@ class LLMPerturber:
         for attempt in range(self.settings.max_attempts):
             out = await pool.submit(self._request(job, attempt))
             if isinstance(out, RequestFailure):
-                raise PerturberError(f"the perturber endpoint {self._where()} failed: {out.reason}: {out.message}")
+                raise PerturberError(
+                    f"the perturber endpoint {self._where()} failed: {out.reason}: {out.message}"
+                )
             if not isinstance(out, RawText):
                 raise PerturberError(f"the perturber endpoint {self._where()} returned no text")
             try:
@@ -233,14 +235,26 @@ class LLMPerturber:
     def _pool(self, key: str | None) -> JudgePool[Generation]:
         s = self.settings
         backend = make_endpoint_backend(
-            s.url, protocol=self.protocol, model=self.model, api_key=key, timeout=s.timeout_s, connections=s.concurrency
+            s.url,
+            protocol=self.protocol,
+            model=self.model,
+            api_key=key,
+            timeout=s.timeout_s,
+            connections=s.concurrency,
         )
         policy = RetryPolicy(max_retries=s.http_retries, timeout=s.timeout_s)
         return JudgePool(
-            [backend], identity=self.identity, model=self.model, cache=self.cache, concurrency=s.concurrency, policy=policy
+            [backend],
+            identity=self.identity,
+            model=self.model,
+            cache=self.cache,
+            concurrency=s.concurrency,
+            policy=policy,
         )
 
-    async def run_async(self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None) -> list[Outcome]:
+    async def run_async(
+        self, jobs: Sequence[LLMJob], on_done: Callable[[], None] | None = None
+    ) -> list[Outcome]:
         """Outcomes of ``jobs`` in order; at most ``concurrency`` requests in flight."""
         key = api_key_from_env()
         try:

@@ -182,7 +182,11 @@ def _as_permutation(sentences: list[str], perturbed: str) -> list[int] | None:
     without final punctuation ("... wide") from merging with the one moved after it."""
     rest, left, order = _norm(perturbed), dict(enumerate(_norm(s) for s in sentences)), []
     while rest:
-        fits = [(len(s), i) for i, s in left.items() if rest.startswith(s) and rest[len(s) : len(s) + 1] in ("", " ")]
+        fits = [
+            (len(s), i)
+            for i, s in left.items()
+            if rest.startswith(s) and rest[len(s) : len(s) + 1] in ("", " ")
+        ]
         if not fits:
             return None
         size, i = max(fits)
@@ -294,7 +298,11 @@ def _form_verdict(span: Span, new: str, before: str) -> Verdict:
     """The replacement is a non-empty span inside one sentence with the original's initial case, and an
     "a"/"an" right before it still agrees ("an organism" -> "an mugolism" does not)."""
     article = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
-    if article and not lexicon.an_mismatch(article.group(1), span.text) and lexicon.an_mismatch(article.group(1), new):
+    if (
+        article
+        and not lexicon.an_mismatch(article.group(1), span.text)
+        and lexicon.an_mismatch(article.group(1), new)
+    ):
         return _fail(f"{article.group(1)!r} before {span.text!r} no longer agrees with {new!r}")
     if not new.strip():
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
@@ -373,7 +381,9 @@ def _entity_edits(original: str, edits: list[Edit]) -> tuple[dict[int, list[Edit
             return {}, _fail(f"change {e.old_text!r} -> {e.new_text!r} crosses a sentence end")
         hits = [i for i, s in enumerate(spans) if s.start <= e.old_start and e.old_end <= s.end]
         if not hits:
-            return {}, _fail(f"{e.old_text!r} -> {e.new_text!r}: {e.old_text!r} is not a named entity, number or term")
+            return {}, _fail(
+                f"{e.old_text!r} -> {e.new_text!r}: {e.old_text!r} is not a named entity, number or term"
+            )
         touched.setdefault(hits[0], []).append(e)
     return touched, PASS
 
@@ -404,7 +414,9 @@ def _short_forms_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[i
             return followers, _fail(f"{s.text!r} became {news[j]!r} but the original still names {full!r}")
         kind = next(o.type for o in spans if o.text == full)
         if j not in news:
-            return followers, _fail(f"{full!r} became {new_of[full]!r} but the original still names {s.text!r}")
+            return followers, _fail(
+                f"{full!r} became {new_of[full]!r} but the original still names {s.text!r}"
+            )
         if news[j] == lexicon.short_form(new_of[full], kind):
             followers.add(j)
     return followers, PASS
@@ -438,7 +450,9 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
 # --------------------------------------------------------------------------- rewriting and insertion
 
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-_FACT_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
+_FACT_TYPES = frozenset(
+    {EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE}
+)
 
 
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
@@ -476,7 +490,9 @@ def _capitalised_mid_sentence(source: str, para: str, text: str) -> str:
         low = word.lower()
         function = low in grammar_check.PREPOSITIONS or low in grammar_check.ARTICLES
         in_name = after[:1].isupper()  # "New Zealand", "North Brabant": part of a longer name
-        ordinary = function or (lexicon.is_common_word(word) and not lexicon.is_name_word(word) and not in_name)
+        ordinary = function or (
+            lexicon.is_common_word(word) and not lexicon.is_name_word(word) and not in_name
+        )
         if ordinary and word not in kept:
             return word
     return ""
@@ -495,7 +511,9 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
         return f"ordinary word {word!r} capitalised mid-sentence"
     if flaw := _new_form_error(source, para):
         return flaw
-    known = src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}  # "Pearson's": "pearson"
+    known = (
+        src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}
+    )  # "Pearson's": "pearson"
     for word in _WORD.findall(para):
         if word.lower() in known or word == "I":
             continue
@@ -532,12 +550,39 @@ def _new_form_error(source: str, para: str) -> str:
 
 
 #: discourse markers that announce a restatement; a copy behind one is still a copy
-DISCOURSE_MARKERS = frozenset({
-    "in other words", "put differently", "put another way", "to put it another way", "to put it differently",
-    "that is", "that is to say", "namely", "i.e.", "ie", "in short", "simply put", "put simply", "stated differently",
-    "said differently", "to rephrase", "to rephrase it", "in simpler terms", "in plain terms", "again", "once again",
-    "to repeat", "to reiterate", "as noted", "as mentioned", "as said", "in sum", "in summary", "to sum up",
-})
+DISCOURSE_MARKERS = frozenset(
+    {
+        "in other words",
+        "put differently",
+        "put another way",
+        "to put it another way",
+        "to put it differently",
+        "that is",
+        "that is to say",
+        "namely",
+        "i.e.",
+        "ie",
+        "in short",
+        "simply put",
+        "put simply",
+        "stated differently",
+        "said differently",
+        "to rephrase",
+        "to rephrase it",
+        "in simpler terms",
+        "in plain terms",
+        "again",
+        "once again",
+        "to repeat",
+        "to reiterate",
+        "as noted",
+        "as mentioned",
+        "as said",
+        "in sum",
+        "in summary",
+        "to sum up",
+    }
+)
 
 
 def _strip_marker(para: str) -> str:
@@ -554,7 +599,9 @@ _DANGLING = frozenset(
     "and or but that which who whom the a an of in on at to up with within by for from as than into about so "
     "its their his her our your my this these those".split()
 )
-_FINITE_AUX = frozenset("is are was were has have had will would can could may might must should does did".split())
+_FINITE_AUX = frozenset(
+    "is are was were has have had will would can could may might must should does did".split()
+)
 _SUBORDINATORS = frozenset(
     "that which who whom whose when where if because while whereas as since although though after before until "
     "till once unless".split()
@@ -604,7 +651,11 @@ def _broken_structure(source: str, para: str) -> str:
 
 def _full_words(text: str) -> list[str]:
     """The words with contractions written out: "didn't" and "did not" are the same wording."""
-    return [x.lower() for w in _words(text) for x in grammar_check.CONTRACTIONS.get(w.replace("’", "'"), w).split()]
+    return [
+        x.lower()
+        for w in _words(text)
+        for x in grammar_check.CONTRACTIONS.get(w.replace("’", "'"), w).split()
+    ]
 
 
 def rewrite_distance(source: str, para: str) -> tuple[int, float]:
@@ -619,15 +670,23 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
     ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
     if _words(source) == _words(_strip_marker(para)):
-        return _fail(f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}")
+        return _fail(
+            f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}"
+        )
     changed, ratio = rewrite_distance(source, _strip_marker(para))
     if changed < 2 or ratio > 0.9:
-        return _fail(f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}")
+        return _fail(
+            f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}"
+        )
     src = _content_lemmas(source)
     kept = len(src & _content_lemmas(para)) / max(1, len(src))
     if kept < 0.5:
         return _fail(f"inserted sentence keeps only {kept:.0%} of the original's content words: {para!r}")
-    lost = [s.text for s in lexicon.find_entities(source) if s.type in _FACT_TYPES and s.text.lower() not in para.lower()]
+    lost = [
+        s.text
+        for s in lexicon.find_entities(source)
+        if s.type in _FACT_TYPES and s.text.lower() not in para.lower()
+    ]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
     if flaw := _broken_structure(source, para):

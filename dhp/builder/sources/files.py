@@ -78,7 +78,9 @@ def read_file_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 
             df = pd.read_csv(path, dtype=str, keep_default_na=False)
             columns = [str(c) for c in df.columns]
-            records: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in df.to_dict(orient="records")]
+            records: list[dict[str, Any]] = [
+                {str(k): v for k, v in r.items()} for r in df.to_dict(orient="records")
+            ]
         elif suffix == ".jsonl":
             records = []
             with path.open(encoding="utf-8") as fh:

@@ -24,7 +24,15 @@ from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.types import DatasetSpec
 
-__all__ = ["LAYOUT", "LOCAL_POOL", "ORIGIN_CANDIDATES", "ORIGIN_PAIRS", "background_section", "candidate_pairs", "load_sumpubmed"]
+__all__ = [
+    "LAYOUT",
+    "LOCAL_POOL",
+    "ORIGIN_CANDIDATES",
+    "ORIGIN_PAIRS",
+    "background_section",
+    "candidate_pairs",
+    "load_sumpubmed",
+]
 
 LOCAL_POOL = range(1, 601)
 ORIGIN_PAIRS = 32_689  # pairs 1..32,689 at the pinned commit of vgupta123/sumpubmed
@@ -63,17 +71,23 @@ def candidate_pairs(spec: DatasetSpec, locator: SourceLocator) -> list[int]:
     return sorted(rng.sample(range(1, ORIGIN_PAIRS + 1), ORIGIN_CANDIDATES))
 
 
-def _sections(spec: DatasetSpec, locator: SourceLocator, n: int, files: list[SourceFile]) -> list[list[str]] | None:
+def _sections(
+    spec: DatasetSpec, locator: SourceLocator, n: int, files: list[SourceFile]
+) -> list[list[str]] | None:
     """Abstract and article BACKGROUND lines of pair ``n`` (``None``: a section is missing at the origin)."""
     sections: list[list[str]] = []
     for kind in ("abstract", "text"):
         url = spec.source.origin_urls.get(kind)
-        fetched = locator.fetch(f"sumpubmed/{kind}/{kind}_{n}.txt", None if url is None else url.format(n=n), LAYOUT)
+        fetched = locator.fetch(
+            f"sumpubmed/{kind}/{kind}_{n}.txt", None if url is None else url.format(n=n), LAYOUT
+        )
         files.append(fetched.record)
         try:
             raw = fetched.path.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
-            raise SourceError(f"corrupt source file {fetched.path}: not UTF-8 ({e}); expected {LAYOUT}") from e
+            raise SourceError(
+                f"corrupt source file {fetched.path}: not UTF-8 ({e}); expected {LAYOUT}"
+            ) from e
         sec = background_section(raw)
         if sec is None:
             if not locator.is_local:
@@ -95,7 +109,9 @@ def load_sumpubmed(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
             skipped += 1
             continue
         abstract, article = sections
-        items.append(Item(id=f"sumpubmed-{n}", original=" ".join(abstract), context={"article": "\n".join(article)}))
+        items.append(
+            Item(id=f"sumpubmed-{n}", original=" ".join(abstract), context={"article": "\n".join(article)})
+        )
     if locator.is_local:
         pool = "Candidate pool: SumPubMed pairs 1-600 of 32,689 (the local copy of SOURCES.md)."
     else:

@@ -41,7 +41,13 @@ _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
 _ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
-_PLURAL_SCALES = ["dozens", "hundreds", "thousands", "millions", "billions"]  # "dozens of topics" -> "hundreds of"
+_PLURAL_SCALES = [
+    "dozens",
+    "hundreds",
+    "thousands",
+    "millions",
+    "billions",
+]  # "dozens of topics" -> "hundreds of"
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
@@ -107,8 +113,30 @@ def _date(span: str, rng: random.Random) -> str:
     return " ".join(one(p) if i == k else p for i, p in enumerate(parts))
 
 
-_ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "gr", "kr",
-           "pl", "st", "tr", "th")
+_ONSETS = (
+    "b",
+    "d",
+    "f",
+    "g",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "z",
+    "br",
+    "dr",
+    "gr",
+    "kr",
+    "pl",
+    "st",
+    "tr",
+    "th",
+)
 _NUCLEI = ("a", "e", "i", "o", "u", "a", "e", "o", "ai", "ea", "io")
 _CODAS = ("", "", "", "n", "r", "l", "s", "m")
 
@@ -210,18 +238,28 @@ def _term(span: str, rng: random.Random) -> str:
     if suffix and span.isalpha() and span.islower():
         return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
     if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
-        return "".join(rng.choice("bcdfghklmnprstvz") for _ in span)  # a lower-cased acronym: "qpcr" -> "tkbf"
+        return "".join(
+            rng.choice("bcdfghklmnprstvz") for _ in span
+        )  # a lower-cased acronym: "qpcr" -> "tkbf"
     plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
     body = span[: len(span) - len(plural)]
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
 
 
-def _keep_keywords(words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str], run: bool = False) -> str:
+def _keep_keywords(
+    words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str], run: bool = False
+) -> str:
     """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University")."""
     for i, w in enumerate(words):
         if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
             j = i + 1  # with ``run``, all uncommon name words: "Zhi Yun Restaurant" -> "Jessup Restaurant"
-            while run and j < len(words) and words[j][:1].isupper() and words[j].lower() not in keep and not lexicon.is_common_word(words[j]):
+            while (
+                run
+                and j < len(words)
+                and words[j][:1].isupper()
+                and words[j].lower() not in keep
+                and not lexicon.is_common_word(words[j])
+            ):
                 j += 1
             return " ".join([*words[:i], rng.choice(pool), *words[j:]])
     if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
@@ -278,17 +316,24 @@ def _place(span: str, rng: random.Random) -> str:
 
 def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
-    if len(words) >= 2:  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
+    if (
+        len(words) >= 2
+    ):  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
         # an ordinary word leads only a name of two more words ("Pep Guardiola" is a name, whole)
-        lead = next(k for k, w in enumerate([*words[:-1], ""])
-                    if not _is_title_word(w) or (w.lower() not in lexicon.TITLES and len(words) - k < 3))
+        lead = next(
+            k
+            for k, w in enumerate([*words[:-1], ""])
+            if not _is_title_word(w) or (w.lower() not in lexicon.TITLES and len(words) - k < 3)
+        )
         titles = words[:lead]
         name = [rng.choice(_LAST)] if titles else [_first_name(words[0], rng, text), rng.choice(_LAST)]
         return " ".join([*titles, *name])
     before = re.search(rf"([A-Z][\w'’-]+)(\.?) {re.escape(span)}\b", text)
     # "Tom Smith", "Mr Gordon" and "Dr. Katz" end in a surname; "So Ned" and "Smith. Ned" do not
     title = before is not None and before.group(1).lower() in lexicon.TITLES
-    surname = before is not None and (title or (not before.group(2) and not lexicon.is_common_word(before.group(1))))
+    surname = before is not None and (
+        title or (not before.group(2) and not lexicon.is_common_word(before.group(1)))
+    )
     only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
@@ -296,7 +341,9 @@ def _person(span: str, rng: random.Random, text: str) -> str:
 def _is_title_word(word: str) -> bool:
     """A title ("Dr", "General") or an ordinary word before a name ("Secretary"), never a first name ("Will")."""
     low = word.lower().strip(".")
-    return bool(word) and (low in lexicon.TITLES or (lexicon.is_common_word(word) and not lexicon.is_name_word(word)))
+    return bool(word) and (
+        low in lexicon.TITLES or (lexicon.is_common_word(word) and not lexicon.is_name_word(word))
+    )
 
 
 def _first_name(original: str, rng: random.Random, text: str = "") -> str:
@@ -307,7 +354,7 @@ def _first_name(original: str, rng: random.Random, text: str = "") -> str:
 
 
 def _pronoun_gender(text: str) -> str | None:
-    """"female" if the text says she/her and never he/him/his, "male" the other way round, else None."""
+    """ "female" if the text says she/her and never he/him/his, "male" the other way round, else None."""
     words = set(re.findall(r"[a-z]+", text.lower()))
     she, he = bool(words & {"she", "her", "hers", "herself"}), bool(words & {"he", "him", "his", "himself"})
     return "female" if she and not he else "male" if he and not she else None
@@ -358,8 +405,13 @@ def _other_name(span: str, rng: random.Random) -> str:
     "Chindits" -> "Meravins")."""
     m = re.fullmatch(r"(.+ of )(.+)", span)
     owner = m.group(2) if m else ""  # "A Decade of Hits": an ordinary word, no place
-    if m and (lexicon.is_known_place(owner) or (re.fullmatch(r"[A-Z][a-z]+", owner) and not lexicon.is_common_word(owner))):
-        return m.group(1) + rng.choice(_PLACES)  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
+    if m and (
+        lexicon.is_known_place(owner)
+        or (re.fullmatch(r"[A-Z][a-z]+", owner) and not lexicon.is_common_word(owner))
+    ):
+        return m.group(1) + rng.choice(
+            _PLACES
+        )  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
     words = span.split()
     names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
     if not names:
@@ -375,7 +427,11 @@ def _other_name(span: str, rng: random.Random) -> str:
 def _is_event(span: str) -> bool:
     """A nationality-led event name ("Libyan Civil War"), whose people can be made fictional."""
     words = span.split()
-    return len(words) > 1 and words[-1].lower() in lexicon.EVENT_WORDS and any(lexicon.is_demonym(w) for w in words)
+    return (
+        len(words) > 1
+        and words[-1].lower() in lexicon.EVENT_WORDS
+        and any(lexicon.is_demonym(w) for w in words)
+    )
 
 
 def _event(span: str, rng: random.Random) -> str:
@@ -407,7 +463,7 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
 
 
 def _article_breaks(before: str, old: str, new: str) -> bool:
-    """"a"/"an" right before the entity agrees with the old text but not with the new ("an organism" ->
+    """ "a"/"an" right before the entity agrees with the old text but not with the new ("an organism" ->
     "an mugolism")."""
     m = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
     return m is not None and not lexicon.an_mismatch(m.group(1), old) and lexicon.an_mismatch(m.group(1), new)
@@ -427,7 +483,9 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
             continue
         if _article_breaks(text[: span.start], span.text, new):
             continue
-        context = text[max(0, span.start - 40) : span.start]  # as the validator reads it ("in Hollis": a place)
+        context = text[
+            max(0, span.start - 40) : span.start
+        ]  # as the validator reads it ("in Hollis": a place)
         kind = lexicon.classify_span(new, context, lower)
         if kind == span.type or (span.type is EntityType.ORG and new in lexicon.FICTIONAL_TOWNS):
             return new  # never a real word in place of a term; a club or a firm by a fictional town
@@ -528,7 +586,9 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         forms = _forms(text, groups, shorts, surface, new)
-        if not forms or any(_touch(text, o, value, e) for group, value in forms for o in group for e in edits):
+        if not forms or any(
+            _touch(text, o, value, e) for group, value in forms for o in group for e in edits
+        ):
             continue
         if any(_article_breaks(text[: o.start], o.text, value) for group, value in forms for o in group):
             continue

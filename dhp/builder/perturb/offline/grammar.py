@@ -146,7 +146,7 @@ def _agreement(text: str, toks: list[_Tok]) -> Iterator[Edit]:
 
 
 def _be_agreement(toks: list[_Tok]) -> Iterator[Edit]:
-    """"he is" -> "he are", "the tests were" -> "the tests was"."""
+    """ "he is" -> "he are", "the tests were" -> "the tests was"."""
     for i, t in enumerate(toks):
         new = _AGREE.get(t.low.replace("’", "'"))
         if new is None or not i or not _subject_agrees(toks[i - 1], t.low):
@@ -157,7 +157,7 @@ def _be_agreement(toks: list[_Tok]) -> Iterator[Edit]:
 
 
 def _pronoun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
-    """"it takes" -> "it take", "they take" -> "they takes"."""
+    """ "it takes" -> "it take", "they take" -> "they takes"."""
     for a, b in _pairs(toks):
         lemma = _verb_lemma(b.low)
         if lemma is None or b.word[:1].isupper():
@@ -175,9 +175,12 @@ _BETWEEN = frozenset("also still often never always thereby thus therefore then"
 
 
 def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
-    """"the labels ignore" -> "the labels ignores"."""
+    """ "the labels ignore" -> "the labels ignores"."""
     for i, t in enumerate(toks):
-        if not (i and t.joined and t.low in lemmas(t.low).get("VERB", ())) or set(lemmas(t.low)) & {"NOUN", "ADJ"}:
+        if not (i and t.joined and t.low in lemmas(t.low).get("VERB", ())) or set(lemmas(t.low)) & {
+            "NOUN",
+            "ADJ",
+        }:
             continue
         if t.word[:1].isupper():  # "Voting Rights Act": a name
             continue
@@ -190,7 +193,7 @@ def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
 
 
 def _name_agreement(toks: list[_Tok]) -> Iterator[Edit]:
-    """"Ted continues" -> "Ted continue"."""
+    """ "Ted continues" -> "Ted continue"."""
     for i, t in enumerate(toks):
         lemma = _finite_verb(toks, i, "VBZ")
         prev = toks[i - 1] if i else t
@@ -294,8 +297,6 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
-
-
 _NOT_BARE = frozenset(
     "both all either neither none such one ones lot kind sort and or but nor which who what whom whose that "
     "this these those it its they them there here then so".split()
@@ -311,7 +312,10 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for i, t in enumerate(toks):
         prev = toks[i - 1] if i else None
         closed = (
-            t.low in _NOT_BARE | SG_PRON | PL_PRON or t.low in PREPOSITIONS or t.low in DETERMINERS or t.low in _POSS_TO_OBJ
+            t.low in _NOT_BARE | SG_PRON | PL_PRON
+            or t.low in PREPOSITIONS
+            or t.low in DETERMINERS
+            or t.low in _POSS_TO_OBJ
         )  # lemminflect lists "we" as a noun: "here, an we study" is no article error
         pos = set(lemmas(t.low))
         noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)

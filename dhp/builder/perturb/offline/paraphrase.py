@@ -68,13 +68,20 @@ class _Ctx:
 def _decap(c: _Ctx, s: str) -> str:
     parts = s.split(" ", 2)
     if parts[0].lower() in _FUNCTION | PREPOSITIONS and parts[0] != "I":
-        return s[:1].lower() + s[1:]  # "The Colombia international" -> "the ...", "At Stamford Bridge" -> "at ..."
+        return (
+            s[:1].lower() + s[1:]
+        )  # "The Colombia international" -> "the ...", "At Stamford Bridge" -> "at ..."
     if (
         not _is_common(parts[0])
         or parts[0] in c.names
         or (len(parts) > 1 and parts[1][:1].isupper())
         or (not c.lower and lexicon.is_name_word(parts[0]))
-        or (len(parts) > 1 and not c.lower and _noun_only(parts[0]) and "NOUN" in lemmas(parts[1].lower().strip(",.")))
+        or (
+            len(parts) > 1
+            and not c.lower
+            and _noun_only(parts[0])
+            and "NOUN" in lemmas(parts[1].lower().strip(",."))
+        )
     ):  # "Dragon spacecraft", "Miles agency": the first word may be part of a name
         return s  # a name ("Chelsea", "New Zealander") keeps its capital
     return s[:1].lower() + s[1:]
@@ -180,7 +187,12 @@ def _clean_main(main: str) -> bool:
 def _ends_in_abbreviation(s: str) -> bool:
     """The final stop may belong to an abbreviation ("... avium spp."): moving words after it would drop it."""
     last = compiled(r"[A-Za-z]+").findall(s[-12:])
-    return bool(last) and len(last[-1]) <= 4 and not lemmas(last[-1].lower()) and last[-1].lower() not in _FUNCTION
+    return (
+        bool(last)
+        and len(last[-1]) <= 4
+        and not lemmas(last[-1].lower())
+        and last[-1].lower() not in _FUNCTION
+    )
 
 
 #: words that start a phrase, not a clause, after ", but" ("..., but not using X")
@@ -196,11 +208,22 @@ def _clause_order(s: str, c: _Ctx) -> str | None:
         conj = m.group("conj").lower()
         return f"{_cap(m.group('main'), c.lower)} {conj} {m.group('sub')}{m.group('end')}"
     m = _TRAILING_CLAUSE.match(s)
-    if m and m.group("main").split()[-1].lower() in _ADVERBS | {"even", "just", "right", "long", "soon", "so"}:
+    if m and m.group("main").split()[-1].lower() in _ADVERBS | {
+        "even",
+        "just",
+        "right",
+        "long",
+        "soon",
+        "so",
+    }:
         return None  # "... even though ...": the conjunction is longer than the match
     if m and m.group("conj") in ("when", "where", "once") and _noun_only(m.group("main").split()[-1].lower()):
         return None  # "outlined Japan's response when objects appear": the clause may tell which response
-    if m and _clean_main(m.group("main")) and not compiled(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b").search(m.group("main")):
+    if (
+        m
+        and _clean_main(m.group("main"))
+        and not compiled(rf"\b(?:{_SAY}|claims|admits|hopes|fears)\b").search(m.group("main"))
+    ):
         return (
             f"{_cap(m.group('conj'), c.lower)} {m.group('sub')}, {_decap(c, m.group('main'))}{m.group('end')}"
         )
@@ -344,7 +367,9 @@ def _tail_ok(tail: str) -> bool:
 def _own_possessive(subj: str, obj: str) -> bool:
     """A pronoun subject whose object holds a possessive ("He earned his break"): the passive would put
     the pronoun after the possessive that refers to it ("His break was earned by him")."""
-    return subj.lower() in _OBJECT and bool(compiled(r"\b(?:his|her|its|their|our|my|your)\b", re.I).search(obj))
+    return subj.lower() in _OBJECT and bool(
+        compiled(r"\b(?:his|her|its|their|our|my|your)\b", re.I).search(obj)
+    )
 
 
 _STATIVE = frozenset(
@@ -471,19 +496,29 @@ def _object_split(rest: str, lower: bool) -> tuple[str, str, str] | None:
 def _general_passive(s: str, c: _Ctx) -> str | None:
     """'Recent problems have brought X into the light.' style: any subject, verb and simple object."""
     cl = _clause(s)
-    if not isinstance(cl, _Clause) or cl.lemma in _INTRANSITIVE | _STATIVE or compiled(r"[,;:()\"“”]").search(cl.rest):
+    if (
+        not isinstance(cl, _Clause)
+        or cl.lemma in _INTRANSITIVE | _STATIVE
+        or compiled(r"[,;:()\"“”]").search(cl.rest)
+    ):
         return None
     split = _object_split(cl.rest, c.lower)
     vbn = inflect(cl.lemma, "VBN")
     if split is None or vbn is None or split[0].split()[0] in _NOT_OBJECT or _coordinated_verbs(cl.rest):
         return None
     obj, tail, end = split
-    if not compiled(rf"(?:(?:{_DET}|some|several|many)\b|\d|[a-z]+'s )").match(obj) or _own_possessive(cl.subj, obj):
+    if not compiled(rf"(?:(?:{_DET}|some|several|many)\b|\d|[a-z]+'s )").match(obj) or _own_possessive(
+        cl.subj, obj
+    ):
         return None  # "booked place in the semi-finals": no determiner, maybe no object
-    head = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) ").split(obj)[0]
+    head = compiled(
+        r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at|and) "
+    ).split(obj)[0]
     if "NOUN" not in lemmas(head.split()[-1].lower()):
         return None
-    first = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at) ").split(obj)[0]
+    first = compiled(r" (?:of|for|against|between|among|in|on|with|to|from|within|across|during|at) ").split(
+        obj
+    )[0]
     plural = _plural(obj) or " and " in f" {first} "  # "X and Y were", not "love for X and Y were"
     be = ("were" if plural else "was") if cl.tag == "VBD" else ("are" if plural else "is")
     if cl.subj.lower() == "we":
@@ -504,7 +539,12 @@ def _aux_cleft(s: str, words: list[re.Match[str]], c: _Ctx) -> str | None:
     verb = words[k + 1].group(0)
     lemma = lemmas(verb).get("VERB")
     subj, rest = s[: words[k].start()].strip(), s[words[k + 1].end() :]
-    if not lemma or lemma[0] in _STATIVE or compiled(r"[,;:()\"“”]").search(subj) or not compiled(r"^ [a-z0-9$£€]").match(rest):
+    if (
+        not lemma
+        or lemma[0] in _STATIVE
+        or compiled(r"[,;:()\"“”]").search(subj)
+        or not compiled(r"^ [a-z0-9$£€]").match(rest)
+    ):
         return None
     if words[k - 1].group(0).lower() in _ADVERBS or words[k - 1].group(0).endswith("ly"):
         return None
@@ -721,7 +761,10 @@ def _front_appositive(s: str, c: _Ctx) -> str | None:
         return None
     subj, app, rest = m.group("subj"), m.group("app"), m.group("rest")
     first = rest.split()[0]
-    if not (_phrase_ok(subj.split()) and _phrase_ok(app.split())) or subj.split()[0].lower() in _NOT_SUBJECT_START:
+    if (
+        not (_phrase_ok(subj.split()) and _phrase_ok(app.split()))
+        or subj.split()[0].lower() in _NOT_SUBJECT_START
+    ):
         return None
     if first not in _AUX and not lemmas(first).get("VERB"):
         return None
@@ -733,7 +776,8 @@ _ADJ_TO = (
     "challenging|desirable|helpful|valuable|feasible|reasonable|common"
 )
 _IT_ADJ_TO = re.compile(
-    rf"^{_LEAD}it (?P<be>is|was) (?P<adj>{_ADJ_TO}) to (?P<verb>[a-z]+)(?P<rest> [^,;:]+?)(?P<end>[.!?])$", re.I
+    rf"^{_LEAD}it (?P<be>is|was) (?P<adj>{_ADJ_TO}) to (?P<verb>[a-z]+)(?P<rest> [^,;:]+?)(?P<end>[.!?])$",
+    re.I,
 )
 
 
@@ -791,7 +835,7 @@ def _possessed(rest: str) -> str:
 
 
 def _of_possessive(s: str, c: _Ctx) -> str | None:
-    """"Nigel Pearson's side" -> "the side of Nigel Pearson" (a name's possession, the head a plain noun)."""
+    """ "Nigel Pearson's side" -> "the side of Nigel Pearson" (a name's possession, the head a plain noun)."""
     for m in _POSSESSIVE.finditer(s):
         owner = m.group("owner")
         if _TIME_NAMES.match(owner.split()[-1]):
@@ -809,7 +853,7 @@ _PAIR = compiled(r"(?<!\bbetween )(?<![\w-])(?P<a>[a-z]{3,}) and (?P<b>[a-z]{3,}
 
 
 def _pair_kind(word: str) -> str:
-    """"adj", "sg" or "pl" for a word with one clear part of speech, else ""."""
+    """ "adj", "sg" or "pl" for a word with one clear part of speech, else ""."""
     pos = set(lemmas(word))
     if pos == {"ADJ"} or (not pos and word.endswith(("ic", "al", "ous", "ive", "ary", "ible", "able"))):
         return "adj"  # "genomic", "abiotic": not in the lexicon, adjectives by their ending
@@ -851,7 +895,9 @@ def _noun_number_of(word: str) -> str:
 
 
 _NAME = r"[A-Z][\w'’.-]*[a-z][\w'’-]*(?: (?:[A-Z][\w'’.-]*[a-z][\w'’-]*|de|van|von|da|al)){0,3}"
-_AGED = compiled(rf"^(?P<name>{_NAME}), (?P<age>\d{{1,2}}), (?P<rest>(?:has|had|was|is|will|would|can|could|[a-z]+ed|[a-z]+s)\b[^;:]+)$")
+_AGED = compiled(
+    rf"^(?P<name>{_NAME}), (?P<age>\d{{1,2}}), (?P<rest>(?:has|had|was|is|will|would|can|could|[a-z]+ed|[a-z]+s)\b[^;:]+)$"
+)
 
 
 def _age_first(s: str, c: _Ctx) -> str | None:
@@ -862,8 +908,12 @@ def _age_first(s: str, c: _Ctx) -> str | None:
     return f"{m.group('age')}-year-old {m.group('name')} {m.group('rest')}"
 
 
-_SPEC_SUBJ = compiled(rf"^The (?P<np>[a-z][^,;:()\"“”]{{2,60}}?) (?P<be>is|was) (?P<name>{_NAME})(?P<end>[.!?])$")
-_SPEC_PRED = compiled(rf"^(?P<name>{_NAME}) (?P<be>is|was) the (?P<np>[a-z][^,;:()\"“”]{{2,60}}?)(?P<end>[.!?])$")
+_SPEC_SUBJ = compiled(
+    rf"^The (?P<np>[a-z][^,;:()\"“”]{{2,60}}?) (?P<be>is|was) (?P<name>{_NAME})(?P<end>[.!?])$"
+)
+_SPEC_PRED = compiled(
+    rf"^(?P<name>{_NAME}) (?P<be>is|was) the (?P<np>[a-z][^,;:()\"“”]{{2,60}}?)(?P<end>[.!?])$"
+)
 
 
 def _invert_copula(s: str, c: _Ctx) -> str | None:
@@ -927,12 +977,21 @@ def _used_to(s: str, c: _Ctx) -> str | None:
         return None
     vbn = inflect(m.group("verb"), "VBN")
     x, y = m.group("x"), m.group("y")
-    if vbn is None or not (_phrase_ok(x.split()) and _phrase_ok(y.split())) or compiled(r"\b(?:and|or) ").search(y):
+    if (
+        vbn is None
+        or not (_phrase_ok(x.split()) and _phrase_ok(y.split()))
+        or compiled(r"\b(?:and|or) ").search(y)
+    ):
         return None
-    if x.split()[0].lower() in _NOT_SUBJECT_START - _FUNCTION or y.split()[0].lower() in _NOT_OBJECT | _OBJECT.keys():
+    if (
+        x.split()[0].lower() in _NOT_SUBJECT_START - _FUNCTION
+        or y.split()[0].lower() in _NOT_OBJECT | _OBJECT.keys()
+    ):
         return None
     be = m.group("be").lower()
-    be = _PLURAL_BE.get(be, be) if _plural(y) else _SINGULAR_BE.get(be, be)  # "be" agrees with its new subject
+    be = (
+        _PLURAL_BE.get(be, be) if _plural(y) else _SINGULAR_BE.get(be, be)
+    )  # "be" agrees with its new subject
     return f"{_cap(y, c.lower)} {be} {m.group('adv') or ''}{vbn} with {_decap(c, x)}{m.group('end')}"
 
 
@@ -987,6 +1046,7 @@ _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
     _however_first,  # after _phrase_move, which would move "however" back to the end
     _what_cleft,
 )
+
 
 def _lexical(s: str) -> str:
     """Contractions written out, then the synonym table, then the phrase table (whose output is final)."""
@@ -1047,7 +1107,9 @@ def rewrite_insert(text: str, severity: Severity, rng: random.Random, generator:
     lo, hi = change_count(severity)
     names = {m.group(0) for m in compiled(r"(?<=[a-z,] )[A-Z][a-z]+").finditer(text)}
     ctx = _Ctx(lexicon.is_lowercase_text(text), frozenset(names), text)
-    cands = [(i, p) for i, s in enumerate(sents) if (p := paraphrase(s, ctx)) is not None and _splits(sents, i, p)]
+    cands = [
+        (i, p) for i, s in enumerate(sents) if (p := paraphrase(s, ctx)) is not None and _splits(sents, i, p)
+    ]
     if len(cands) < lo:
         return NotApplicable(
             f"{len(cands)} of {len(sents)} sentence(s) fit a paraphrase rule (clause order, voice, reported "

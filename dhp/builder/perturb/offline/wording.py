@@ -95,7 +95,9 @@ _PHRASES = (
 
 
 def _role(m: re.Match[str]) -> str:
-    return f"{'are' if m.group(1) == 'play' else 'is'} {m.group(2)} in"  # "plays a key role in" -> "is key in"
+    return (
+        f"{'are' if m.group(1) == 'play' else 'is'} {m.group(2)} in"  # "plays a key role in" -> "is key in"
+    )
 
 
 _CALLBACKS = {len(_PHRASES) - 1: _role}
