@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import UserError
+from dhp.errors import UserError
 
 __all__ = ["register"]
 
