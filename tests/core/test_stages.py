@@ -82,11 +82,11 @@ def _is_module(name: str, top: Path) -> bool:
     return (top / rel).with_suffix(".py").is_file() or (top / rel / "__init__.py").is_file()
 
 
-def _targets(node: ast.AST, module: str, is_pkg: bool, top: Path) -> Iterator[str]:
+def _targets(node: ast.Import | ast.ImportFrom, module: str, is_pkg: bool, top: Path) -> Iterator[str]:
     """The package modules one import statement loads (``from X import y`` loads X.y if a module)."""
     if isinstance(node, ast.Import):
         yield from (a.name for a in node.names)
-    elif isinstance(node, ast.ImportFrom):
+    else:
         if node.level:
             base = module.split(".") if is_pkg else module.split(".")[:-1]
             base = base[: len(base) - node.level + 1]
@@ -105,6 +105,8 @@ def imports(top: Path, package: str = "dhp") -> Iterator[tuple[str, str, int]]:
         module = _module_name(path, top)
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
             for target in _targets(node, module, path.name == "__init__.py", top):
                 if target == package or target.startswith(package + "."):
                     yield module, target, node.lineno
