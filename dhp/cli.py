@@ -12,14 +12,11 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from dhp.types import SpecError
+from dhp.errors import SpecError
+from dhp.errors import UserError as UserError  # re-exported: the stage CLIs raise it as dhp.cli.UserError
 
 STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli", "dhp.task_cli")
 DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
-
-
-class UserError(Exception):
-    """An error caused by the user's input: printed as one line, exit status 2."""
 
 
 def _cmd_spec(args: argparse.Namespace) -> int:

@@ -29,7 +29,9 @@ one rendered from the definition in the default prompt set's style (:func:`rende
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -48,7 +50,14 @@ from pydantic import (
     model_validator,
 )
 
-from dhp.types import DatasetSpec, Perturbation, Severity, SpecError
+from dhp.builder.build import build_dataset
+from dhp.builder.cards import render_card
+from dhp.builder.select import select_items
+from dhp.builder.sources import SourceLocator, load_source
+from dhp.builder.sources.files import FILE_FORMATS, TableRef, read_file_rows
+from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template
+from dhp.spec import BENCHMARK, DATASET_NAMES, get_dataset
+from dhp.types import DatasetSpec, Operation, Perturbation, Severity, SpecError
 
 __all__ = [
     "PROMPTS_DIR",
@@ -110,8 +119,6 @@ def catalogue() -> Mapping[str, CatalogueEntry]:
     ``sent_wrong_ending`` is left out: it needs each item's own wrong alternative, which a table
     source does not have.
     """
-    from dhp.spec import BENCHMARK
-    from dhp.types import Operation
 
     out: dict[str, CatalogueEntry] = {}
     for ds in BENCHMARK.values():
@@ -174,7 +181,6 @@ class SourceDecl(_Model):
 
     @model_validator(mode="after")
     def _one_kind(self) -> SourceDecl:
-        from dhp.builder.sources.files import FILE_FORMATS
 
         if (self.path is None) == (self.hub is None):
             raise ValueError("give exactly one of path (a local file) or hub (a Hub dataset id)")
@@ -279,7 +285,6 @@ class TaskFile(_Model):
     @field_validator("name")
     @classmethod
     def _not_builtin(cls, v: str) -> str:
-        from dhp.spec import DATASET_NAMES
 
         if v in DATASET_NAMES:
             raise ValueError(f"{v!r} is a built-in dataset; choose another name")
@@ -348,7 +353,6 @@ def _weights(tf: TaskFile, pids: list[str], where: str) -> dict[str, Any]:
 
 def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
     """``tf`` in :meth:`DatasetSpec.from_dict`'s schema."""
-    from dhp.builder.sources.files import TableRef
 
     src = tf.source
     ref = (
@@ -401,7 +405,6 @@ def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 def _packaged_template(name: str) -> str | None:
     """A packaged prompt template of the default set, or None."""
-    from dhp.scoring.prompts import PROMPT_SETS
 
     res = resources.files("dhp.scoring").joinpath("prompts", PROMPT_SETS[0], name)
     return res.read_text(encoding="utf-8") if res.is_file() else None
@@ -524,9 +527,6 @@ def parse_task(text: str, path: Path) -> Task:
 
 def _check_prompts(task: Task) -> None:
     """Every template goes through the scorer's own loader (variables known, ${text} and ${context} present)."""
-    import tempfile
-
-    from dhp.scoring.prompts import PromptError, load_template
 
     with tempfile.TemporaryDirectory(prefix="dhp-task-") as tmp:
         root = Path(tmp)
@@ -594,9 +594,6 @@ def build_task(task: Task, out_root: Path, opts: Any) -> Any:
     The source is read relative to the task file's folder; the folder also stores the task file
     (``task.yaml``) and its prompt templates, and its card describes the task.
     """
-    from dhp.builder.build import build_dataset
-    from dhp.builder.cards import render_card
-    from dhp.builder.sources import SourceLocator
 
     def card(spec: DatasetSpec, info: Any) -> str:  # info: a dhp.builder.dataset_io.BuildInfo
         body, cite, rest = render_card(spec, info).rpartition("\n## Citation")
@@ -619,8 +616,6 @@ class CheckReport:
 
 def check_task(task: Task, allow_fewer: bool = False) -> CheckReport:
     """Read the source and select the items as a build would (missing columns, empty texts, N too large)."""
-    from dhp.builder.select import select_items
-    from dhp.builder.sources import SourceLocator, load_source
 
     source = load_source(task.spec, SourceLocator(task.folder))
     sel = select_items(task.spec, source, allow_fewer=allow_fewer)
@@ -629,7 +624,6 @@ def check_task(task: Task, allow_fewer: bool = False) -> CheckReport:
 
 def describe(task: Task, report: CheckReport) -> str:
     """The human-readable summary ``dhp task check`` prints."""
-    from dhp.builder.sources.files import TableRef
 
     spec = task.spec
     ref = TableRef.of(spec)
@@ -729,9 +723,6 @@ def guess_columns(columns: list[str], rows: list[dict[str, str]]) -> Guess:
 
 def starter_yaml(dest: Path, from_file: Path | None = None) -> str:
     """A commented starter task file for ``dest``, with columns guessed from ``from_file`` when given."""
-    import os
-
-    from dhp.builder.sources.files import read_file_rows
 
     if from_file is not None:
         columns, rows = read_file_rows(from_file)
@@ -782,7 +773,6 @@ weights: equal
 
 
 def _builtin_names() -> tuple[str, ...]:
-    from dhp.spec import DATASET_NAMES
 
     return DATASET_NAMES
 
@@ -832,6 +822,5 @@ def folder_spec(folder: Path) -> DatasetSpec:
     """The dataset spec of a built folder: its task file's when it carries one, else the built-in named after it."""
     if (folder / TASK_FILE_NAME).is_file():
         return load_task(folder).spec
-    from dhp.spec import get_dataset
 
     return get_dataset(folder.name)

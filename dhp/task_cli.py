@@ -1,4 +1,9 @@
-"""``dhp task init`` and ``dhp task check``: write and validate task files (see :mod:`dhp.task`)."""
+"""``dhp task init`` and ``dhp task check``: write and validate task files (see :mod:`dhp.task`).
+
+The handlers import :mod:`dhp.task` when they run, so that every ``dhp`` command (``--help``
+included) does not load the builder and scorer it imports; no import loop hides here (the stage
+test, ``tests/core/test_stages.py``, puts this module above the task stage).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import UserError
+from dhp.errors import UserError
 
 __all__ = ["register"]
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dhp.errors import SpecError
+
 __all__ = [
     "CONTROL_JUDGES",
     "MODE_AUTO",
@@ -53,10 +55,6 @@ SCORE_MIN = 1
 SCORE_MAX = 5
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _DATASET_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
-
-
-class SpecError(ValueError):
-    """A benchmark declaration (built-in or from a user's file) is invalid."""
 
 
 class Level(str, enum.Enum):

@@ -278,16 +278,12 @@ def _judge_from_flags(args: argparse.Namespace) -> Judge:
     return parse_judge(ep, source="--endpoint")
 
 
-def _check_score_args(args: argparse.Namespace, judge_name: str) -> None:
-    """Refuse bad names, prompt sets, cues and data folders in one line each, before any work."""
-    from dhp.scoring.prompts import resolve_prompt_set
-    from dhp.scoring.results import judge_slug
+def _check_score_args(args: argparse.Namespace) -> None:
+    """Refuse bad cues and data folders in one line each, before any work.
 
-    try:
-        judge_slug(judge_name)
-    except ValueError as e:
-        raise UserError(str(e)) from None
-    resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
+    The judge's name was checked when the judge was built (:mod:`dhp.judge`); the prompt set,
+    datasets and weights file are checked once by :func:`dhp.scoring.run.score_datasets`.
+    """
     if args.cue is not None and not args.cue.strip():
         raise UserError("--cue TEXT must not be empty")
     if args.data != "dhp" and not Path(args.data).is_dir():
@@ -302,7 +298,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
     judge = _judge_config(args)
-    _check_score_args(args, judge.name)
+    _check_score_args(args)
     specs, data, prompts = None, args.data, args.prompts
     if args.task is not None:
         from dhp.task import task_for_scoring

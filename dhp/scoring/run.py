@@ -84,6 +84,7 @@ from dhp.secrets import JUDGE_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
+from dhp.weights import apply_weights, load_weights
 
 __all__ = [
     "API_KEY_ENV",
@@ -448,6 +449,7 @@ async def _first(
     pool: JudgePool[JudgeRequest],
     model: str | None,
     n_replicas: int,
+    prompt_set: PromptSet,
     prep: _Prepared,
     tally: Tally,
 ) -> tuple[_Run, _Sending]:
@@ -461,7 +463,7 @@ async def _first(
     same form) and the dataset is planned again in the form the endpoint takes.
     """
     mode = _fixed_mode(cfg)
-    run = _Run(cfg, pool, mode or ScoringMode.EXPECTED, model, n_replicas)
+    run = _Run(cfg, pool, mode or ScoringMode.EXPECTED, model, n_replicas, prompt_set)
     plan = _planned(run, prep.data, prep.templates)
     if mode is not None:
         return run, _start(run, prep, plan, tally)
@@ -474,7 +476,7 @@ async def _first(
     )  # each ends answered (and cached) or counted as failed, in this dataset's tally
     if verdict == "fewer-top-logprobs":
         return await _first(
-            replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS), pool, model, n_replicas, prep, tally
+            replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS), pool, model, n_replicas, prompt_set, prep, tally
         )
     run = replace(run, mode=ScoringMode.SAMPLE)
     return run, _start(run, prep, _planned(run, prep.data, prep.templates), tally)
@@ -596,6 +598,7 @@ class _Run:
     mode: ScoringMode
     model: str | None
     n_replicas: int
+    prompt_set: PromptSet  # resolved once, at the edge (score_datasets_async)
 
     @property
     def uses_prompts(self) -> bool:
@@ -658,7 +661,7 @@ def _result(
         prompts={}
         if templates is None
         else {m: PromptInfo(template_hash=t.hash, template=t.instruction) for m, t in templates.items()},
-        prompt_set=resolve_prompt_set(cfg.prompt_set).name,
+        prompt_set=run.prompt_set.name,
         cue=cfg.cue,
     )
     return result_from_analysis(
@@ -717,14 +720,22 @@ def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | No
     return write_result(result, path)
 
 
-def _specs(cfg: ScoreConfig) -> list[DatasetSpec]:
-    specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
-    if cfg.weights is None:
-        return specs
-    from dhp.weights import apply_weights, load_weights
+@dataclass(frozen=True)
+class _Inputs:
+    """The run's inputs, checked once at the edge: the prompt set and the (re-weighted) datasets."""
 
-    reweighted = apply_weights(load_weights(cfg.weights))
-    return [reweighted.get(s.name, s) for s in specs]
+    prompt_set: PromptSet
+    specs: tuple[DatasetSpec, ...]
+
+
+def _checked_inputs(cfg: ScoreConfig) -> _Inputs:
+    """Resolve the prompt set and the datasets, reading the weights file (if any) once."""
+    prompt_set = resolve_prompt_set(cfg.prompt_set)  # an unknown prompt set is a PromptError
+    specs = list(cfg.specs) if cfg.specs is not None else list(resolve_datasets(cfg.datasets))
+    if cfg.weights is not None:
+        reweighted = apply_weights(load_weights(cfg.weights))
+        specs = [reweighted.get(s.name, s) for s in specs]
+    return _Inputs(prompt_set, tuple(specs))
 
 
 async def _open_cache(cfg: ScoreConfig, judges: Sequence[Judge]) -> ResponseCache | None:
@@ -747,7 +758,7 @@ async def _turn(sending: _Sending, finishing: Sequence[asyncio.Future[Path | Non
 
 
 async def _run_all(
-    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int
+    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int, inputs: _Inputs
 ) -> list[Path]:
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
@@ -756,8 +767,7 @@ async def _run_all(
     pool's queue once at most ``concurrency`` of the previous one's are left; a dataset's result is
     analysed and written in the same worker thread once its last answer is in. Results are in spec order.
     """
-    prompt_set = resolve_prompt_set(cfg.prompt_set)
-    specs = _specs(cfg)
+    prompt_set, specs = inputs.prompt_set, inputs.specs
     if not specs:
         return []
     finishing: list[asyncio.Future[Path | None]] = []
@@ -766,7 +776,7 @@ async def _run_all(
     loop = asyncio.get_running_loop()
     try:
         prep = await loop.run_in_executor(worker, _prepare, specs[0], cfg, prompt_set, None)
-        run, sending = await _first(cfg, pool, model, n_replicas, prep, Tally())
+        run, sending = await _first(cfg, pool, model, n_replicas, prompt_set, prep, Tally())
         for spec in specs[1:]:
             finishing.append(asyncio.ensure_future(_finish(run, sending, worker)))
             preparing = loop.run_in_executor(worker, _prepare, spec, run.cfg, prompt_set, run)
@@ -792,10 +802,14 @@ async def _run_all(
 
 
 async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
-    """The async body of :func:`score_datasets`, for callers that run their own event loop."""
-    judge_slug(cfg.judge.name)  # refuse bad names before any work
-    resolve_prompt_set(cfg.prompt_set)  # an unknown prompt set,
-    _specs(cfg)  # unknown datasets or a bad weights file
+    """The async body of :func:`score_datasets`, for callers that run their own event loop.
+
+    The edge of the scorer: the prompt set, the datasets and the weights file are checked here,
+    once, before any work (:func:`_checked_inputs`), and passed inward as resolved values. The
+    judge's name needs no check here: ``cfg.judge`` is a :data:`dhp.judge.Judge`, whose name was
+    checked (:func:`dhp.naming.judge_slug`) when it was built.
+    """
+    inputs = _checked_inputs(cfg)
     if replicas is not None:
         judges, model = list(replicas), request_model(cfg.judge)
     else:
@@ -813,7 +827,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
         != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
     )
     try:
-        return await _run_all(cfg, pool, model, len(judges))
+        return await _run_all(cfg, pool, model, len(judges), inputs)
     finally:
         await pool.aclose()
         if cache is not None:

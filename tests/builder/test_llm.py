@@ -187,7 +187,7 @@ def test_openai_retries_invalid_outputs_and_caches(
         ok.settings["attempts"] == 3 and ok.settings["model"] == MODEL and ok.settings["protocol"] == "openai"
     )
     assert isinstance(bad, NotApplicable) and "commentary" in bad.reason
-    assert perturber.calls == 3 + 4  # three tries, then the four allowed tries of the hopeless one
+    assert perturber.calls == 3 + 3  # three outputs, the third valid; then the hopeless one spends its three
     assert set(ep.auth) == {"Bearer sk-secret-123"}
     perturber.close()
     assert b"sk-secret-123" not in (tmp_path / "cache.sqlite").read_bytes()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,60 @@ def test_a_failing_endpoint_is_one_clear_error_after_the_pool_retries(tmp_path: 
             perturber.run([job("Tom went home.")])
         perturber.close()
     assert perturber.calls == 2 and len(srv.log) == 2
+
+
+def _prompt_of(body: dict[str, object]) -> str:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    return str(messages[-1]["content"])
+
+
+def test_an_endpoint_that_always_answers_invalid_text_gets_three_outputs_per_row(tmp_path: Path) -> None:
+    """The one output budget: 3 outputs per row (README), each with the next seed, then left out."""
+    invalid = Answer(("Sure! Here is the revised story ending with a fictional name.",))
+    rows = [job("Tom went home."), job("Ann saw a cat.")]
+    with FakeJudgeServer(lambda prompt: invalid) as srv:
+        perturber = LLMPerturber(LLMSettings(url=srv.url, model="fake-judge"), tmp_path / "c.sqlite")
+        out = perturber.run(rows)
+        perturber.close()
+    assert [type(o).__name__ for o in out] == ["NotApplicable", "NotApplicable"]
+    assert all("after 3 output(s): the output starts with a preamble" in str(o) for o in out)
+    per_row = Counter(_prompt_of(e.body) for e in srv.log)
+    assert sorted(per_row.values()) == [3, 3] and perturber.calls == 6
+    seeds = sorted(e.body["seed"] for e in srv.log if _prompt_of(e.body) == rows[0].prompt)
+    assert seeds == [3, 4, 5]
+
+
+def test_transport_retries_do_not_spend_the_output_budget(tmp_path: Path) -> None:
+    """Two 503s are the same request sent again (same seed), then the row still gets its 3 outputs."""
+    invalid = Answer(("Sure! Here is the revised story ending with a fictional name.",))
+    with FakeJudgeServer(lambda prompt: invalid, faults=["503", "503"], retry_after="0") as srv:
+        perturber = LLMPerturber(LLMSettings(url=srv.url, model="fake-judge"), tmp_path / "c.sqlite")
+        [res] = perturber.run([job("Tom went home.")])
+        perturber.close()
+    assert "after 3 output(s)" in str(res)
+    assert [(e.fault, e.body["seed"]) for e in srv.log] == [
+        ("503", 3),
+        ("503", 3),
+        (None, 3),
+        (None, 4),
+        (None, 5),
+    ]
+
+
+def test_a_valid_second_output_ends_the_row(tmp_path: Path) -> None:
+    def second_is_valid(prompt: str) -> Answer:
+        seen[0] += 1
+        return edit(prompt) if seen[0] == 2 else Answer(("Sure! Here you go.",))
+
+    seen = [0]
+    with FakeJudgeServer(second_is_valid) as srv:
+        perturber = LLMPerturber(LLMSettings(url=srv.url, model="fake-judge"), tmp_path / "c.sqlite")
+        [res] = perturber.run([job("Tom went home.")])
+        perturber.close()
+    assert isinstance(res, Perturbed) and res.settings["attempts"] == 2 and len(srv.log) == 2
+
+
+def test_an_output_budget_below_one_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(PerturberError, match="at least one output per row, got 0"):
+        LLMPerturber(LLMSettings(url="http://127.0.0.1:9", max_outputs=0), tmp_path / "c.sqlite")

@@ -6,14 +6,23 @@ same model discovery, retry policy, cache and HTTP client as the scorer:
 * Protocols: ``openai`` posts to ``{url}/v1/chat/completions``; ``tgi`` posts to ``{url}/generate``
   (:mod:`dhp.inference.http`). Without ``model``, the endpoint must name exactly one model
   (:func:`dhp.inference.http.discover_model`); an endpoint serving several is refused.
-* Transient failures (429, 5xx, timeouts, reset connections, truncated JSON) are retried by the
-  pool (:mod:`dhp.inference.pool`): jittered exponential backoff, ``Retry-After`` honoured.
+* One budget for outputs: at most ``max_outputs`` (3) model outputs per row. An output is a text
+  the endpoint answered with; every one is validated (:func:`validate_output`), and an invalid one
+  is asked again with the next seed until the budget is spent; a row that never gets a valid
+  output is recorded as not applicable, with the last reason ("LLM output invalid after 3
+  output(s): ..."). So an endpoint that always answers with invalid text gets exactly 3 requests
+  per row.
+* Transport is separate and never spends the output budget: a request that got no output
+  (429, 5xx, a timeout, a reset connection, a truncated or malformed body) is the *same* request
+  (same seed, same cache key) sent again by the pool (:mod:`dhp.inference.pool`), up to
+  ``http_retries`` (3) times with jittered exponential backoff and ``Retry-After`` honoured. If it
+  still has no output, the build stops with :class:`~dhp.builder.errors.PerturberError` (the
+  endpoint is failing; nothing is left out silently), so the output budget is never multiplied by
+  the transport retries: per row at most 3 outputs, each after at most 1 + 3 sends.
 * The API key, if any, comes only from the environment (``DHP_PERTURBER_API_KEY``, else
   ``HF_TOKEN``); it is sent as a bearer token and never stored or logged.
-* Every output is validated (:func:`validate_output`): non-empty, changed, no preamble or commentary,
-  not an echo of the prompt, length within sane bounds of the original. Invalid outputs are retried
-  with a new seed, up to ``max_attempts``; an item that never gets a valid output is recorded as
-  not applicable, with the last reason.
+* Validation (:func:`validate_output`): non-empty, changed, no preamble or commentary, not an echo
+  of the prompt, length within sane bounds of the original.
 * Every answer is cached by content address (model, protocol, prompt, sampling settings and seed)
   in the hardened response cache (:mod:`dhp.inference.cache`: WAL, damaged entries re-asked, a
   foreign file named and left alone), so a rebuild of the same version makes no new calls. The
@@ -67,10 +76,10 @@ class LLMSettings:
     model: str | None = None  # discovered from the endpoint when None
     temperature: float = 0.7
     top_p: float = 0.95
-    max_attempts: int = 4
+    max_outputs: int = 3  # model outputs asked per row, the invalid ones included (the one output budget)
     concurrency: int = 8
     timeout_s: float = 120.0
-    http_retries: int = 3  # retries of a transient failure (the pool's policy: backoff, Retry-After)
+    http_retries: int = 3  # re-sends of one request that got no output (the pool's; spends no output)
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,10 @@ class LLMPerturber:
     """Runs :class:`LLMJob` s against an endpoint, with validation, retries and the cache."""
 
     def __init__(self, settings: LLMSettings, cache_path: Path) -> None:
+        if settings.max_outputs < 1:
+            raise PerturberError(
+                f"the perturber needs at least one output per row, got {settings.max_outputs}"
+            )
         self.settings = settings
         self.protocol = EndpointProtocol(settings.protocol)
         try:
@@ -199,7 +212,7 @@ class LLMPerturber:
 
     def _row(self, job: LLMJob, output: str | None, reason: str, attempts: int) -> Outcome:
         if output is None:
-            return NotApplicable(f"LLM output invalid after {attempts} attempt(s): {reason}")
+            return NotApplicable(f"LLM output invalid after {attempts} output(s): {reason}")
         st = self._request_settings(job, attempts - 1)
         settings = {
             "protocol": self.protocol.value,
@@ -215,7 +228,7 @@ class LLMPerturber:
 
     async def _one(self, pool: JudgePool[Generation], job: LLMJob) -> Outcome:
         reason = ""
-        for attempt in range(self.settings.max_attempts):
+        for attempt in range(self.settings.max_outputs):
             out = await pool.submit(self._request(job, attempt))
             if isinstance(out, RequestFailure):
                 raise PerturberError(
@@ -227,7 +240,7 @@ class LLMPerturber:
                 return self._row(job, validate_output(out.text, job), "", attempt + 1)
             except InvalidOutput as e:
                 reason = str(e)
-        return self._row(job, None, reason, self.settings.max_attempts)
+        return self._row(job, None, reason, self.settings.max_outputs)
 
     def _where(self) -> str:
         return host_label(self.settings.url)

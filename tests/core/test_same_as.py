@@ -1,0 +1,80 @@
+"""The refactor proof (``scripts/same_as.sh REV``): its comparison sees every difference, and only those."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+# loaded by path: an installed distribution may own the top-level name `benchmarks`
+_SPEC = importlib.util.spec_from_file_location("dhp_same_as", REPO / "benchmarks" / "same_as.py")
+assert _SPEC is not None and _SPEC.loader is not None
+same_as = importlib.util.module_from_spec(_SPEC)
+sys.modules[_SPEC.name] = same_as
+_SPEC.loader.exec_module(same_as)
+differences, main = same_as.differences, same_as.main
+
+
+def _side(root: Path, rows: bytes = b"PAR1 rows", d_avg: float = 0.5, created: str = "2026-01-01") -> Path:
+    (root / "ds" / "summeval" / "data").mkdir(parents=True)
+    (root / "ds" / "summeval" / "data" / "char_typo_minor.parquet").write_bytes(rows)
+    (root / "ds" / "summeval" / "build_info.json").write_text('{"n_rows": 2}')
+    result = {
+        "created_at": created,
+        "timing": {"wall_seconds": 0.1 if created == "2026-01-01" else 9.0, "requests_sent": 0},
+        "dataset": {"name": "summeval", "repo": str(root / "ds" / "summeval"), "revision": "local:ab"},
+        "summary": {"d_avg": d_avg},
+        "scores": {"original": {"fluency": [1.0, 2.0]}},
+    }
+    (root / "res" / "random").mkdir(parents=True)
+    (root / "res" / "random" / "summeval@local-ab.json").write_text(json.dumps(result))
+    return root
+
+
+def test_two_runs_of_the_same_code_are_identical(tmp_path: Path) -> None:
+    """The clock, the wall time and the folder's path differ between any two runs: left out."""
+    rev, work = _side(tmp_path / "rev"), _side(tmp_path / "work", created="2026-02-02")
+    assert differences(rev, work) == []
+    assert main([str(rev), str(work)]) == 0
+
+
+def test_one_changed_byte_of_a_dataset_is_a_difference(tmp_path: Path) -> None:
+    rev, work = _side(tmp_path / "rev"), _side(tmp_path / "work", rows=b"PAR1 rowz")
+    [line] = differences(rev, work, "21a797c")
+    assert line.startswith("dataset file summeval/data/char_typo_minor.parquet: 21a797c ")
+
+
+def test_a_changed_statistic_is_a_difference(tmp_path: Path) -> None:
+    rev, work = _side(tmp_path / "rev"), _side(tmp_path / "work", d_avg=0.5000001)
+    assert differences(rev, work) == ["result random/summeval: summary.d_avg: 0.5 != 0.5000001"]
+    assert main([str(rev), str(work)]) == 1
+    assert main([str(rev), str(work), "--ignore", "summary.d_avg"]) == 0
+
+
+def test_a_missing_result_or_an_empty_side_is_a_difference(tmp_path: Path) -> None:
+    rev, work = _side(tmp_path / "rev"), _side(tmp_path / "work")
+    (work / "res" / "random" / "summeval@local-ab.json").unlink()
+    problems = differences(rev, work, "REV")
+    assert "result random/summeval: only at REV" in problems
+    assert any(p.startswith("nothing was scored") for p in problems)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("DHP_SAME_AS_REV") or not os.environ.get("DHP_SOURCES"),
+    reason="builds and scores twice (about 90 s): set DHP_SAME_AS_REV=REV and DHP_SOURCES=FOLDER",
+)
+def test_builds_and_results_are_the_same_as_at_rev() -> None:
+    r = subprocess.run(
+        [str(REPO / "scripts" / "same_as.sh"), os.environ["DHP_SAME_AS_REV"]],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0 and r.stdout.rstrip().endswith("identical"), r.stdout + r.stderr
