@@ -25,7 +25,7 @@ from dhp.builder.perturb.offline import (
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
 from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.rules import sentence_reorder
-from dhp.builder.perturb.validate import validate
+from dhp.builder.perturb.validate import validate, word_type_jaccard
 from dhp.builder.textstats import split_sentences
 from dhp.spec import BENCHMARK
 from dhp.types import Method, Operation, Severity
@@ -379,14 +379,16 @@ def test_grammar_kinds_are_balanced_and_counts_match_severity() -> None:
 
 # -- rewriting and insertion --------------------------------------------------------------------------------
 def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
-    out = _perturbed(rewrite_insert(NEWS, Severity.MINOR, random.Random(1)))
-    sents, orig = split_sentences(out.text), split_sentences(NEWS)
+    news = "Naoki Ogane says that Chelsea have made an offer. " + NEWS
+    out = _perturbed(rewrite_insert(news, Severity.MINOR, random.Random(1)))
+    sents, orig = split_sentences(out.text), split_sentences(news)
     (n,) = out.settings["rewritten_sentences"]
     assert sents[:n] == orig[:n] and sents[n + 1 :] == orig[n:]
     inserted = sents[n]
     for marker in ("In other words", "Put differently", "That is to say"):
         assert not inserted.startswith(marker)
     assert inserted.lower() != orig[n - 1].lower()
+    assert word_type_jaccard(orig[n - 1], inserted) < 0.8  # reworded, not the same words moved (issue 19)
 
 
 @pytest.mark.parametrize(
@@ -398,24 +400,9 @@ def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
         ),
         (
             "Kevin Mirallas scored the only goal of the game.",
-            "The only goal of the game was scored by Kevin Mirallas.",
+            "The only goal of the game was netted by Kevin Mirallas.",
         ),
-        (
-            "Torres is currently on leave while an investigation is held.",
-            "While an investigation is held, Torres is presently on leave.",
-        ),
-        (  # lead's review: the moved opener is lower-cased, a name is not
-            "At the start of the preceding move, John Terry brought down Radamel Falcao.",
-            "John Terry brought down Radamel Falcao at the start of the preceding move.",
-        ),
-        (
-            "At Stamford Bridge, Chelsea beat the champions of the last season.",
-            "Chelsea beat the champions of the last season at Stamford Bridge.",
-        ),
-        (
-            "Muto graduated from university with a degree two weeks ago.",
-            "Two weeks ago Muto graduated from university with a degree.",
-        ),
+        ("Sky Sports pundits analysed the game.", "The game was analysed by Sky Sports pundits."),
     ],
 )
 def test_paraphrase_examples(sentence: str, expected: str) -> None:
@@ -456,31 +443,13 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("The attack has been condemned by both the Iranian and Pakistani governments.", False,
          "Both the Iranian and Pakistani governments have condemned the attack."),
         ("the persistence of bovine tb in various countries is enhanced by the existence of wildlife hosts.", True,
-         "the existence of wildlife hosts enhances the persistence of bovine tb in various countries."),
+         "the existence of wildlife hosts improves the persistence of bovine tb in diverse nations."),
         ("hc-toxin, a cyclic tetrapeptide, is an important virulence determinant for the fungus.", True,
-         "a cyclic tetrapeptide, hc-toxin is a significant virulence determinant for the fungus."),
+         "hc-toxin, a cyclic tetrapeptide, is a significant virulence determinant for the fungus."),
         ("therefore, it is essential to analyze mechanisms responsible for chromatin packing.", True,
          "thus, analyzing mechanisms responsible for chromatin packing is essential."),
-        ("we analysed the expression of these genes in rice.", True, "the expression of these genes in rice was analysed."),
         ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
-         "the aim of this study was to detect potential yeast derivatives that may be used to prevent infection."),
-        ("Siler's family and friends have called the billboard 'disrespectful'.", False,
-         "The family and friends of Siler have called the billboard 'disrespectful'."),
-        ("there has been a dearth of genetic and genomic resources for the crop.", True,
-         "there has been a dearth of genomic and genetic resources for the crop."),
-        ("the protein which is secreted by endothelial cells binds gtp.", True,
-         "the protein secreted by endothelial cells binds gtp."),
-        # a name's age in apposition becomes the news-style "N-year-old" in front of the name
-        ("Ian Guffick, 31, allowed pupils to make changes outside exam conditions.", False,
-         "31-year-old Ian Guffick permitted pupils to make changes outside exam conditions."),
-        # a name and a definite description joined by "was": the same statement either way round
-        ("The first one to score was Callum Gribbin.", False, "Callum Gribbin was the first one to score."),
-        ("Leicester City was the only club to bid for the striker.", False,
-         "The only club to bid for the striker was Leicester City."),
-        # a final time phrase with "later/earlier this ..." or a date is fronted
-        ("He will be sentenced later this week.", False, "Later this week he will be sentenced."),
-        ("Usain Bolt will compete at the World Relays on May 2-3.", False,
-         "On May 2-3 Usain Bolt will compete at the World Relays."),
+         "the aim of this study was to detect potential yeast derivatives that may be used to stop infection."),
         # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
         ("It has been shown that autophagy protects neurons from stress.", False,
          "As has been shown, autophagy protects neurons from stress."),
@@ -493,9 +462,9 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
          "the present study aimed to evaluate the capacity of these cells."),
         ("given that X is altered in some conditions, this study aimed to establish which genes are stable.", True,
          "given that X is altered in some conditions, the aim of this study was to establish which genes are stable."),
-        ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep improves memory."),
+        ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep enhances memory."),
         ("The nature of this relationship is unclear, however.", False,
-         "Nevertheless, the nature of this relationship is not clear."),
+         "The nature of this relationship is not clear, nevertheless."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
          "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
@@ -582,7 +551,7 @@ def test_wording_tables_keep_grammar() -> None:
 
 def test_rewrite_major_needs_two_rewritable_sentences() -> None:
     out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0))
-    assert isinstance(out, NotApplicable) and "paraphrase rule" in out.reason
+    assert isinstance(out, NotApplicable) and "reword" in out.reason
 
 
 # -- reordering: minor and major never coincide ---------------------------------------------------------------
@@ -604,7 +573,11 @@ def test_reorder_major_is_never_a_single_swap() -> None:
 def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) -> None:
     random.seed(5)
     state = random.getstate()
-    text = NEWS + " Kevin Mirallas scored the only goal of the game."  # two sentences a rule can rewrite
+    text = (
+        "Naoki Ogane says that Chelsea have made an offer. "
+        + NEWS
+        + " Kevin Mirallas scored the only goal of the game."
+    )
     a = offline_perturb(op, text, Severity.MAJOR, random.Random(11))
     b = offline_perturb(op, text, Severity.MAJOR, random.Random(11))
     assert a == b and random.getstate() == state
@@ -649,22 +622,18 @@ def test_offline_build_passes_the_validator(built: dict[str, BuildReport]) -> No
 @pytest.mark.parametrize(
     "sentence",
     [
-        # lead review of the merged build: headline passives read as acts of the subject
-        "Speed camera discovered pointing at house in Handsworth, Birmingham.",
-        "Fixed cameras switched off across the West Midlands in Spring of 2013.",
-        # and a pseudo-cleft of a stative verb
-        "Sky Sports pundits agreed that play should have been stopped.",
+        "Sky Sports pundits analysed the game.",
+        "Chelsea have signed a new deal with the striker.",
+        "Tim will find the perfect name for the dog.",
+        "Hull were beaten 2-0 by Southampton at St Mary's on Saturday.",
     ],
 )
-def test_no_what_cleft_of_a_headline_passive_or_a_stative_verb(sentence: str) -> None:
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, _what_cleft
+def test_no_cleft_and_no_mere_reordering(sentence: str) -> None:
+    """Issue 19: the "What X did was ..." cleft is gone, and a rewrite shares under 80% of its word types."""
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
 
-    ctx = _Ctx(False, frozenset({"Handsworth", "Birmingham", "West", "Midlands", "Sky", "Sports"}))
-    assert _what_cleft(sentence, ctx) is None
-    assert (
-        _what_cleft("Sky Sports pundits analysed the game.", ctx)
-        == "What Sky Sports pundits did was analyse the game."
-    )
+    out = paraphrase(sentence, _Ctx(False, frozenset()))
+    assert out is None or (not out.startswith("What ") and word_type_jaccard(sentence, out) < 0.8), out
 
 
 # -- fictional entities, review 3 of the offline build ------------------------------------------------------
