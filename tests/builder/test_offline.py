@@ -446,7 +446,7 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("therefore, it is essential to analyze mechanisms responsible for chromatin packing.", True,
          "thus, analyzing mechanisms responsible for chromatin packing is essential."),
         ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
-         "the aim of this study was to detect potential yeast derivatives that may be used to stop infection."),
+         "the goal of this study was to detect potential yeast derivatives that may be used to stop infection."),
         # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
         ("It has been shown that autophagy protects neurons from stress.", False,
          "As has been shown, autophagy protects neurons from stress."),
@@ -458,7 +458,7 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("the goal of the present study was to assess the capacity of these cells.", True,
          "the present study aimed to evaluate the capacity of these cells."),
         ("given that X is altered in some conditions, this study aimed to establish which genes are stable.", True,
-         "given that X is altered in some conditions, the aim of this study was to establish which genes are stable."),
+         "given that X is altered in some conditions, the goal of this study was to establish which genes are stable."),
         ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep enhances memory."),
         ("The nature of this relationship is unclear, however.", False,
          "The nature of this relationship is not clear, nevertheless."),
