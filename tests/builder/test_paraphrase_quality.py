@@ -63,3 +63,19 @@ def test_reworded_paraphrase_passes() -> None:
     para = "According to the manager, Hull lost 2-0 to Southampton at St Mary's on Saturday."
     assert word_type_jaccard(source, para) < 0.8
     assert paraphrase_verdict(source, para).ok, paraphrase_verdict(source, para).reason
+
+
+def test_a_quotation_is_kept_verbatim() -> None:
+    # read in an offline build: the synonym table reached inside a quotation
+    source = "Man posted advertisement seeking 'girlfriend/wife' on Gumtree."
+    para = "Man published advertisement seeking 'girlfriend/spouse' on Gumtree."
+    assert "quotation" in paraphrase_verdict(source, para).reason
+    kept = "A man published an advertisement on Gumtree that sought a 'girlfriend/wife'."
+    assert "quotation" not in paraphrase_verdict(source, kept).reason
+
+
+def test_a_reported_claim_leaves_no_adverb_behind() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
+
+    out = paraphrase("The girl also claims Rebbie watched her undress at night.", _Ctx(False, frozenset()))
+    assert out is None or ("girl also," not in out and "girl additionally," not in out), out

@@ -666,6 +666,9 @@ def rewrite_distance(source: str, para: str) -> tuple[int, float]:
     return max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks()), sm.ratio()
 
 
+#: a quotation ("..."; '...' opened after a space and closed before a space or mark): kept verbatim
+_QUOTE = re.compile(r"“[^”]+”|\"[^\"]+\"|(?<![\w])'[A-Za-z][^']*?[\w.!?,]'(?![\w])")
+
 #: a paraphrase shares fewer than this of its lower-cased word types with its source (issue 19)
 MAX_JACCARD = 0.8
 
@@ -706,6 +709,8 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     ]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
+    if quote := next((q for q in _QUOTE.findall(source) if q not in para), ""):
+        return _fail(f"inserted sentence changes the quotation {quote!r}: {para!r}")
     if flaw := _broken_structure(source, para):
         return _fail(f"inserted sentence is broken ({flaw}): {para!r}")
     if flaw := _new_errors(source, para, text):

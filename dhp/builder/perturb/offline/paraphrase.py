@@ -130,6 +130,8 @@ def _reported(s: str, c: _Ctx) -> str | None:
     if m is None:
         return None
     who = m.groupdict().get("who") or m.group("found")
+    if who.split()[-1].lower() in _ADVERBS or who.endswith("ly"):
+        return None  # "The girl also claims X": not "According to the girl also, X"
     who = _OBJECT.get(who.lower(), _decap(c, who))
     rest = m.groupdict().get("rest") or m.group("shown")
     if rest.split(" ", 1)[0].lower() in PREPOSITIONS:  # "said on 12 March that ...": no "According to"
