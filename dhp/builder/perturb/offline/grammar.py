@@ -28,7 +28,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import DETERMINERS, PL_PRON, PREPOSITIONS, SG_PRON, SUBORDINATORS
+from dhp.builder.perturb.grammar_check import (
+    DETERMINERS,
+    PL_PRON,
+    PREPOSITIONS,
+    SG_PRON,
+    SUBORDINATORS,
+    TAKES_INFINITIVE,
+)
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -215,7 +222,8 @@ def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         lemma = _verb_lemma(b.low)
         if lemma is None:
             continue
-        if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be":
+        noun_after_to = a.low == "to" and "NOUN" in lemmas(b.low) and not _infinitive_to(toks, a)
+        if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be" and not noun_after_to:
             tags = ("VBD", "VBZ") if "NOUN" in lemmas(b.low) else ("VBZ", "VBD")
             for tag in tags:  # "will go" -> "will goes"; "to find" -> "to finds" (not "to found")
                 wrong = inflect(lemma, tag)
@@ -250,6 +258,13 @@ def _adverb(t: _Tok) -> bool:
     )
 
 
+def _infinitive_to(toks: list[_Tok], to: _Tok) -> bool:
+    """The "to" follows a word that takes an infinitive ("want to go"), not a noun ("return to action")."""
+    k = toks.index(to)
+    before = toks[k - 1].low if k else ""
+    return before in TAKES_INFINITIVE or bool(set(lemmas(before).get("VERB", ())) & TAKES_INFINITIVE)
+
+
 # -- pronoun case ---------------------------------------------------------------------------------
 _SUBJ_TO_OBJ = {"he": "him", "she": "her", "they": "them", "we": "us", "i": "me"}
 _OBJ_TO_SUBJ = {"him": "he", "them": "they", "us": "we", "me": "I"}
@@ -267,7 +282,7 @@ def _pronoun(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
         if i and toks[i - 1].low in _COMPARE:
             continue  # "taller than he" / "than him": both are heard
-        if t.word == "I":
+        if t.word == "I" and not (nxt and nxt.word[:1].isupper()):  # "I Am... Sasha Fierce": a title
             yield Edit(t.start, t.end, "Me" if t.initial else "me", "pronoun")  # "I was" -> "me was"
         elif t.low in _SUBJ_TO_OBJ and t.low != "i":
             yield _sub(t, _SUBJ_TO_OBJ[t.low], "pronoun")  # "He said" -> "Him said"
@@ -299,7 +314,7 @@ def _noun_number(word: str) -> str | None:
 # -- articles -------------------------------------------------------------------------------------
 def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for a, b in _pairs(toks):
-        if a.low not in {"a", "an", "the"} or b.word.isupper():
+        if a.low not in {"a", "an", "the"} or b.word[:1].isupper():  # "A Decade of Hits": a title
             continue
         if a.low == "the" and _noun_number(b.low) == "pl":
             yield _sub(a, "a", "article")  # "the lights" -> "a lights"
