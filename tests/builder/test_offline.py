@@ -413,6 +413,11 @@ def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
             "The only goal of the game was netted by Kevin Mirallas.",
         ),
         ("Sky Sports pundits analysed the game.", "The game was analysed by Sky Sports pundits."),
+        # issue 19's reordered copy, now turned to the active with its score and its time and place
+        (
+            "Hull were beaten 2-0 by Southampton at St Mary's on Saturday.",
+            "Southampton beat Hull 2-0 at St Mary's on Saturday.",
+        ),
     ],
 )
 def test_paraphrase_examples(sentence: str, expected: str) -> None:

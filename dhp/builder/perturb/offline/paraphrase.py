@@ -428,8 +428,9 @@ _LEAD = (
 )
 _BE_PASSIVE = re.compile(
     rf"^{_LEAD}(?P<obj>(?:[^,;:]|(?<=\d),(?=\d)){{3,90}}?) (?P<be>is|are|was|were|(?:has|have|had) been|"
-    r"(?:can|could|will|would|may|might|must|should) be) (?P<adv>[a-z]+ly )?(?P<vbn>[a-z]+) by "
-    r"(?P<agent>(?:[^,;:]|(?<=\d),(?=\d)){2,80}?)(?P<end>[.!?])$",
+    r"(?:can|could|will|would|may|might|must|should) be) (?P<adv>[a-z]+ly )?(?P<vbn>[a-z]+)(?P<score> \d+-\d+)? by "
+    r"(?P<agent>(?:[^,;:]|(?<=\d),(?=\d)){2,80}?)(?P<tail>(?: (?:at|in|on|during|after|before|last|this)\b[^,;:]*)?)"
+    r"(?P<end>[.!?])$",
     re.I,
 )
 _NOT_MOVED = frozenset({"neither", "either", "none", "nothing", "nobody", "everyone", "everything"})
@@ -488,7 +489,10 @@ def _by_passive(s: str, c: _Ctx) -> str | None:
     subj = _SUBJECT.get(agent.lower(), agent)
     obj = _OBJECT.get(obj.lower(), _decap(c, obj))
     head = _led(m.group("lead"), subj, c.lower)
-    return f"{head} {m.group('adv') or ''}{verb} {obj}{m.group('end')}"
+    if not _tail_ok(m.group("tail")):
+        return None  # the tail may belong to the agent: only a time or a named place moves with the clause
+    rest = f"{m.group('score') or ''}{m.group('tail')}{m.group('end')}"
+    return f"{head} {m.group('adv') or ''}{verb} {obj}{rest}"
 
 
 def _verb_lemma_of(word: str) -> str | None:
