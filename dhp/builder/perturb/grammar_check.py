@@ -292,11 +292,6 @@ def _is_split_fragment(old: list[str], new: list[str], ctx: Context) -> bool:
     return after in SUBORDINATORS or (after.endswith("ing") and "VBG" in lexicon.word_tags(after))
 
 
-def _is_finite(word: str) -> bool:
-    """A finite verb form ("went", "says"), also when the same word can be a noun ("felt")."""
-    return bool(lexicon.word_tags(word.lower()) & {"VBZ", "VBD"})
-
-
 def _singular_noun_ahead(ctx: Context) -> bool:
     """The next noun (after at most two adjectives) is a singular common noun."""
     for word in ctx.after[:3] or (ctx.next,):
