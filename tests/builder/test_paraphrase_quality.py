@@ -79,3 +79,18 @@ def test_a_reported_claim_leaves_no_adverb_behind() -> None:
 
     out = paraphrase("The girl also claims Rebbie watched her undress at night.", _Ctx(False, frozenset()))
     assert out is None or ("girl also," not in out and "girl additionally," not in out), out
+
+
+@pytest.mark.parametrize(
+    ("sentence", "bad"),
+    [  # read in an offline build
+        ("The Russian agency has stated that the manner of flight was to identify the craft.", "agency has,"),
+        ("Post says the lucky girl would get a gym membership and a car.", "According to Post"),
+        ("Police said the man was arrested on Monday after the match.", "According to Police"),
+    ],
+)
+def test_reported_speech_cites_a_speaker(sentence: str, bad: str) -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
+
+    out = paraphrase(sentence, _Ctx(False, frozenset()))
+    assert out is None or bad not in out, out

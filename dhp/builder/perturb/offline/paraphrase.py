@@ -105,6 +105,7 @@ _SAY = (
     r"reported|reports|announced|suggested|suggests|admitted|admits|insisted|revealed|warned|confirmed|"
     r"(?:have|has) (?:said|revealed|reported|suggested|claimed|admitted|confirmed|warned|insisted|stated)"
 )
+_GROUPS = frozenset("police officials experts researchers scientists witnesses sources".split())
 _SPEAKER = (
     r"(?:[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3}|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Tt]he (?:[A-Z][\w'’.-]* ){0,4}\w+(?: \w+)?|"
     r"[Pp]olice|[Oo]fficials|[Ee]xperts|[Rr]esearchers|[Ss]cientists|[Ww]itnesses|[Ss]ources)"
@@ -130,9 +131,12 @@ def _reported(s: str, c: _Ctx) -> str | None:
     if m is None:
         return None
     who = m.groupdict().get("who") or m.group("found")
-    if who.split()[-1].lower() in _ADVERBS or who.endswith("ly"):
-        return None  # "The girl also claims X": not "According to the girl also, X"
-    who = _OBJECT.get(who.lower(), _decap(c, who))
+    last = who.split()[-1].lower()
+    if last in _ADVERBS | _AUX or last.endswith("ly"):
+        return None  # "The girl also claims X", "The agency has stated": not "According to the agency has"
+    if " " not in who and _is_common(who) and who.lower() not in _GROUPS:
+        return None  # "Post says X": a common noun without its article is no speaker to cite
+    who = who.lower() if who.lower() in _GROUPS else _OBJECT.get(who.lower(), _decap(c, who))
     rest = m.groupdict().get("rest") or m.group("shown")
     if rest.split(" ", 1)[0].lower() in PREPOSITIONS:  # "said on 12 March that ...": no "According to"
         return None
