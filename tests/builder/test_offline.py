@@ -602,7 +602,9 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 #: (pass rate of the rows made, coverage of the items) per operation.
 FLOORS = {
     Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
-    Operation.GRAMMATICAL_ERRORS: (0.97, 0.95),
+    # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
+    # major 56%) and story endings (80%) have fewer sites left; the rest go to not_applicable.jsonl
+    Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
     # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
     # or "approx. <dig>" into false sentences, which cost two items)
     # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 7%

@@ -59,12 +59,13 @@ def pick_balanced(
     rng: random.Random,
     gap: int = 0,
     weights: Mapping[str, float] | None = None,
+    least: int = 0,
 ) -> list[Edit]:
     """Up to ``n`` non-overlapping edits: a random kind first (equally likely, or by ``weights``, 1 if
     unlisted), then a site.
 
-    Kinds are never repeated, so one frequent rule (e.g. prepositions) cannot dominate a row nor, through
-    its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart.
+    A kind is repeated only to reach ``least`` edits, so one frequent rule (e.g. prepositions) cannot
+    dominate a row nor, through its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart.
     """
     by_kind: dict[str, list[Edit]] = {}
     for e in cands:
@@ -73,7 +74,7 @@ def pick_balanced(
     used: set[str] = set()
     kinds = sorted(by_kind)
     while len(chosen) < n and kinds:
-        fresh = [k for k in kinds if k not in used]
+        fresh = [k for k in kinds if k not in used] or (kinds if len(chosen) < least else [])
         if not fresh:
             break
         kind = rng.choices(fresh, [(weights or {}).get(k, 1.0) for k in fresh])[0]

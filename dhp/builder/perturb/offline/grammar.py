@@ -460,7 +460,9 @@ def grammatical_errors(text: str, severity: Severity, rng: random.Random, genera
     """Introduce one (minor/single) or two to three (major) grammatical errors of different kinds."""
     lo, hi = change_count(severity)
     n = lo if lo == hi else rng.randint(lo, hi)
-    chosen = pick_balanced(_checked(text, grammar_edits(text)), n, rng, gap=5, weights=_KIND_WEIGHTS)
+    chosen = pick_balanced(
+        _checked(text, grammar_edits(text)), n, rng, gap=5, weights=_KIND_WEIGHTS, least=lo
+    )
     if len(chosen) < lo:
         return NotApplicable(
             f"{len(chosen)} grammatical error site(s) found by the catalogue; {severity.value} severity needs {lo}"
