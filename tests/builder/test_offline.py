@@ -553,7 +553,7 @@ def test_wording_tables_keep_grammar() -> None:
     from dhp.builder.perturb.offline.wording import contractions, phrases, synonyms
 
     assert synonyms("He stayed because of the rain.")[0] == "He stayed because of the rain."  # no "since of"
-    assert synonyms("Big Ben is big.")[0] == "Big Ben is large."  # a name keeps its words
+    assert synonyms("Rich Hill is rich.")[0] == "Rich Hill is wealthy."  # a name keeps its words
     assert synonyms("It was an important day.")[0] == "It was a significant day."
     assert phrases("In this study, we found such as X, and in the present study Y.")[0] == (
         "In the present study, we found including X, and in this study Y."
