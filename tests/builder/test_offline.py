@@ -332,6 +332,8 @@ def test_entities_leave_contractions_placeholders_and_offices() -> None:
         ("They fixed their cars.", "pronoun", "their", "them"),
         ("He bought an apple yesterday.", "article", "an", "a"),
         ("He left early because he was tired.", "fragment", " because", ". Because"),
+        ("Kevin bought a house.", "nonfinite", "bought", "buying"),
+        ("I never gave the man money again.", "nonfinite", "gave", "giving"),
         ("He bought a car yesterday.", "article", "car", "cars"),
         ("The plan was based on data.", "preposition", "on", "of"),
         ("He was very proud.", "fragment", "was ", ""),
@@ -384,7 +386,9 @@ def test_grammar_kinds_are_balanced_and_counts_match_severity() -> None:
         assert len(minor.settings["changes"]) == 1 and 2 <= len(major.settings["changes"]) <= 3
         kinds.update(minor.settings["changes"])
     assert set(kinds) <= set(ERROR_KINDS) and len(kinds) >= 4
-    assert max(kinds.values()) / sum(kinds.values()) < 0.4  # not half prepositions
+    # kinds are drawn by weight (articles, pronouns, gerunds less often: they are in nearly every text),
+    # so one three-sentence text is not balanced; datasets are (test_offline_grammar_kinds_are_each_at_most_a_quarter)
+    assert max(kinds.values()) / sum(kinds.values()) < 0.45  # not half of one kind
 
 
 # -- rewriting and insertion --------------------------------------------------------------------------------
