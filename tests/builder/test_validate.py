@@ -468,6 +468,7 @@ BAD_GE = [
         ("content word",),
     ),
     (GE_MINOR, "The man was arrested on Monday.", "The man arrested on Monday.", ("past tense",)),
+    (GE_MINOR, "The topic is artificially heated.", "The topic artificially heated.", ("past tense",)),
     # a different word, not a grammar error
     (GE_MINOR, "He bought a red car.", "He bought a blue car.", ("meaning",)),
     (GE_MINOR, "He walked home.", "He walks home.", ("grammatical",)),  # tense change, no clash

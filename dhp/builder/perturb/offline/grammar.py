@@ -414,7 +414,10 @@ def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     """ "He was very proud" -> "He very proud" (the copula or progressive "be" dropped; a passive's
     "was arrested" is left: "The man arrested" reads as an act); "..., because X." -> "... . Because X."."""
     for i, t in enumerate(toks):
-        nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
+        j = i + 1
+        while j + 1 < len(toks) and toks[j].low.endswith("ly") and toks[j + 1].joined:
+            j += 1  # "is artificially heated": the participle after the adverb decides
+        nxt = toks[j] if j < len(toks) and toks[j].joined else None
         if nxt is None or i == 0 or not t.joined:
             continue
         nlemma = _verb_lemma(nxt.low)
