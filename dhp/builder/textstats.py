@@ -5,7 +5,9 @@ installs from PyPI, English rules), then two kinds of false breaks are joined ag
 lower-cased scientific prose, SumPubMed, after them): an abbreviated genus before its species
 ("m. bovis", "e. coli": the next word is lower-case and no frequent English word, by wordfreq) and
 a scholarly abbreviation before lower-case text, a digit, the ``<dig>`` mask or a bracket
-("approx. <dig> cells", "et al. <dig>", "fig. 2", "i.e. the", "cf. the"). Words are whitespace-separated tokens; characters are Python
+("approx. <dig> cells", "et al. <dig>", "fig. 2", "i.e. the", "cf. the"); also joined: a break before
+lower-case text where no sentence ended ("... although | b. cepacia ...") and a part without a word
+("... pimpin now!!" | "!'"). Words are whitespace-separated tokens; characters are Python
 ``len``. The paper's numbers (SPEC §2) are shown beside ours in each card.
 """
 
@@ -41,13 +43,21 @@ _ABBREVIATIONS = frozenset(
 _LAST_WORD = re.compile(r"(?:^|[\s(\[])([A-Za-z](?:\.[A-Za-z])*|[A-Za-z]+)\.$")
 _GENUS = re.compile(r"(?:^|[\s(\[])[A-Za-z]\.$")  # a one-letter genus abbreviation: "m." of "m. bovis"
 _SPECIES = re.compile(r"([a-z][a-z-]+)\b")
+_HAS_WORD = re.compile(r"\w")
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
 _CONTINUES = re.compile(r"[a-z\d(\[]|<dig>")
 #: a species name is no frequent English word ("coli" 3.3, "bovis" 2.3; "the" 7.7, "results" 5.2)
 _SPECIES_MAX_ZIPF = 4.0
 
 
 def _false_break(before: str, after: str) -> bool:
-    """Does pysbd's break between ``before`` and ``after`` fall after an abbreviation, not a sentence end?"""
+    """Does pysbd's break between ``before`` and ``after`` fall inside a sentence: after an abbreviation,
+    before lower-case text with no sentence end before it ("... although | b. cepacia is ..."), or
+    around a part with no word in it ("... now!!" | "!'", "." | "Replays were ...")?"""
+    if not _HAS_WORD.search(before) or not _HAS_WORD.search(after):
+        return True
+    if not _SENTENCE_END.search(before) and after[:1].islower():
+        return True
     if _GENUS.search(before) and (m := _SPECIES.match(after)):
         from wordfreq import zipf_frequency
 

@@ -133,11 +133,11 @@ def test_offline_severity_counts() -> None:
     assert len(minor.settings["changes"]) == 1 and len(major.settings["changes"]) >= 2
     gmaj = grammatical_errors(TEXT, Severity.MAJOR, random.Random(2))
     assert isinstance(gmaj, Perturbed) and len(gmaj.settings["changes"]) >= 2
-    ins = rewrite_insert(TEXT, Severity.MINOR, random.Random(2))
+    ins = rewrite_insert(REWRITE_TEXT, Severity.MINOR, random.Random(2))
     assert isinstance(ins, Perturbed)
     n = ins.settings["rewritten_sentences"][0]
     sents = re.split(r"(?<=[.!?]) ", ins.text)
-    assert sents[n - 1] == re.split(r"(?<=[.!?]) ", TEXT)[n - 1] and len(sents) == 4
+    assert sents[n - 1] == re.split(r"(?<=[.!?]) ", REWRITE_TEXT)[n - 1] and len(sents) == 5
 
 
 def test_offline_not_applicable_without_entities() -> None:

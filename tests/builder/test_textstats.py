@@ -37,6 +37,21 @@ from dhp.builder.textstats import compute_stats, split_sentences
         ("it was approx. 5 cm. ok.", ["it was approx. 5 cm.", "ok."]),
         # a real sentence end after one letter: the next word is a frequent English word
         ("this needs vitamin b. the next test is hard.", ["this needs vitamin b.", "the next test is hard."]),
+        # issue 19: pysbd breaks before a genus after a clause word, and around parts with no word in them
+        (
+            "it helps plants. although b. cepacia is an endophyte, it has not been deployed to control "
+            "c. dematium infection. it failed.",
+            [
+                "it helps plants.",
+                "although b. cepacia is an endophyte, it has not been deployed to control c. dematium infection.",
+                "it failed.",
+            ],
+        ),
+        (
+            "writing, 'I thank the thieves for me.... This car is pimpin now!!!'",
+            ["writing, 'I thank the thieves for me....", "This car is pimpin now!!!'"],
+        ),
+        (". Replays were played. They were late.", [". Replays were played.", "They were late."]),
     ],
 )
 def test_split_sentences(text: str, expected: list[str]) -> None:

@@ -428,7 +428,6 @@ GOOD_GE = [
     (GE_MINOR, "The two are in a good place.", "The two is in a good place."),
     (GE_MINOR, "Officials noted that they would act.", "Officials noted those they would act."),
     (GE_MINOR, "He has also claimed the prize.", "He has also claiming the prize."),
-    (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending."),  # main verb removed
     (GE_MINOR, "the main host for btb is the badger .", "the main host for btb be the badger ."),
     (GE_MINOR, "The man who lives here is kind.", "The man who lives here kind."),  # verb removed
     (
@@ -454,6 +453,22 @@ BAD_GE = [
     # issue 9: still grammatical or a new meaning
     (GE_MINOR, "The team hopes to find a cure.", "The team hopes to found a cure.", ("found",)),
     (GE_MINOR, "The calves were fed with milk.", "The calves were fed by milk.", ("by",)),
+    # issue 19: a fragment made by deleting a content verb deletes meaning
+    (GE_MINOR, "Pat felt silly for pretending.", "Pat silly for pretending.", ("content word",)),
+    (
+        GE_MINOR,
+        "World No 1 Williams eventually beat Errani 4-6, 6-3, 6-4.",
+        "World No 1 Williams eventually Errani 4-6, 6-3, 6-4.",
+        ("content word",),
+    ),
+    (
+        GE_MINOR,
+        "That is why Zuckerberg changed the name of the company.",
+        "That is why Zuckerberg the name of the company.",
+        ("content word",),
+    ),
+    (GE_MINOR, "The man was arrested on Monday.", "The man arrested on Monday.", ("past tense",)),
+    (GE_MINOR, "The topic is artificially heated.", "The topic artificially heated.", ("past tense",)),
     # a different word, not a grammar error
     (GE_MINOR, "He bought a red car.", "He bought a blue car.", ("meaning",)),
     (GE_MINOR, "He walked home.", "He walks home.", ("grammatical",)),  # tense change, no clash
@@ -497,16 +512,16 @@ def test_grammatical_errors_bad(p: Perturbation, orig: str, pert: str, words: tu
 SRC = "The storm hit the coast on Monday. Thousands of homes lost power. Officials expect repairs to take a week."
 
 
-def test_rewrite_insert_cleft_and_fronting_good() -> None:
+def test_rewrite_insert_cleft_and_reordered_copy_bad() -> None:
+    # issue 19: a cleft is a template, and the same words in another order test copy detection
     src = "Merson swallowed his criticism of Townsend at the weekend. Fans laughed."
     cleft = "What Merson did was swallow his criticism of Townsend at the weekend."
-    _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + cleft)))
+    _bad(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + cleft)), "cleft")
     fronted = "At the weekend, Merson swallowed his criticism of Townsend."
-    _ok(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + fronted)))
-    # a fronted subordinate clause holds its own finite verb ("After ... was brought on, ...")
+    _bad(validate(RI_MINOR, src, src.replace("weekend.", "weekend. " + fronted)), "word types")
     src = "Paul Merson has restarted his row with Andros Townsend after the Tottenham midfielder was brought on. Fans laughed."
     fronted = "After the Tottenham midfielder was brought on, Paul Merson has restarted his row with Andros Townsend."
-    _ok(validate(RI_MINOR, src, src.replace("on.", "on. " + fronted, 1)))
+    _bad(validate(RI_MINOR, src, src.replace("on.", "on. " + fronted, 1)), "word types")
 
 
 def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
@@ -516,7 +531,7 @@ def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
         "last month. Police said little."
     )
     para = (
-        "Last month, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
+        "Last month, a man was detained after the theft from a jewellery store in the centre of the old town."
     )
     _ok(validate(RI_MINOR, src, src.replace("month.", "month. " + para, 1)))
     copy = "In other words, a man was arrested after the robbery of a jewellery shop in the centre of the old town."
@@ -525,7 +540,7 @@ def test_rewrite_insert_keeps_a_fronted_phrase_that_is_no_marker() -> None:
 
 def test_rewrite_insert_moved_names_keep_their_capital_good() -> None:
     src = "At the start of the preceding move, John Terry brought down Radamel Falcao. Fans booed."
-    para = "John Terry brought down Radamel Falcao at the start of the preceding move."
+    para = "John Terry felled Radamel Falcao at the beginning of the previous move."
     _ok(validate(RI_MINOR, src, src.replace("Falcao.", "Falcao. " + para, 1)))
     src = "Rose scored the only goal of the game. Fans cheered."
     para = "The only goal of the game was scored by Rose."  # a first name that is also a word
@@ -589,14 +604,14 @@ BAD_RI = [
     (
         RI_MINOR,
         "At the start of the preceding move, John Terry brought down Radamel Falcao. Fans booed.",
-        "At the start of the preceding move, John Terry brought down Radamel Falcao. John Terry brought down Radamel "
-        "Falcao At the start of the preceding move. Fans booed.",
+        "At the start of the preceding move, John Terry brought down Radamel Falcao. John Terry felled Radamel "
+        "Falcao At the beginning of the previous move. Fans booed.",
         ("capitalised", "'At'"),
     ),
     (
         RI_MINOR,
         "Last month the storm hit the coast. Fans booed.",
-        "Last month the storm hit the coast. The storm hit the coast, Last month. Fans booed.",
+        "Last month the storm hit the coast. The storm struck the coastline, Last month. Fans booed.",
         ("'Last'",),
     ),
     # placement, originals and counts
@@ -613,7 +628,7 @@ BAD_RI = [
     (
         RI_MINOR,
         "Glaciations had an impact on patterns within and among species. Ice melted.",
-        "Glaciations had an impact on patterns within and among species. Among species, glaciations had an impact on "
+        "Glaciations had an impact on patterns within and among species. Among species, glaciations left a mark on "
         "patterns within and. Ice melted.",
         ("ends on 'and'",),
     ),
@@ -678,7 +693,7 @@ def test_rewrite_insert_new_form_errors_bad(
 def test_rewrite_insert_names_from_the_whole_text_good() -> None:
     # "United" is capitalised mid-sentence elsewhere in the text ("Manchester United"): a name, not a word
     src = "United gets the first victory in Sunday's big match. Manchester United won 2-1."
-    para = "In Sunday's big match, United gets the first victory."
+    para = "In Sunday's big game, United earns the first win."
     _ok(validate(RI_MINOR, src, src.replace("match.", "match. " + para, 1)))
     # alone, the sentence cannot tell: "United" moved mid-sentence reads as an ordinary word
     alone = "United gets the first victory in Sunday's big match. They won 2-1."
@@ -687,7 +702,7 @@ def test_rewrite_insert_names_from_the_whole_text_good() -> None:
 
 def test_rewrite_insert_thousands_comma_is_no_clause_end_good() -> None:
     src = "He is being held on a $500,000 bail in Paris. Police said little."
-    para = "In Paris, he is being held on a $500,000 bail."
+    para = "In Paris, he is being detained on bail of $500,000."
     _ok(validate(RI_MINOR, src, src.replace("Paris.", "Paris. " + para, 1)))
 
 

@@ -15,8 +15,9 @@ only when it matches one of these patterns *and* the context shows it is wrong:
 - a pronoun's case ("gave it to he") or number ("the boys lost his") changed;
 - a preposition swapped after a word that governs a known set of prepositions ("depend on",
   "interested in") for one outside that set ("fed with" -> "fed by" stays grammatical: rejected);
-- a fragment: a finite verb or subject pronoun deleted, or a sentence split before a
-  subordinate clause ("... because he was tired." -> "... . Because he was tired.").
+- a fragment: an auxiliary, copula or subject pronoun deleted (never a content word: "Williams
+  eventually beat Errani" -> "Williams eventually Errani" deletes meaning), or a sentence split before
+  a subordinate clause ("... because he was tired." -> "... . Because he was tired.").
 
 Everything else is rejected with a reason: a validator that passes unknown edits passes garbage.
 """
@@ -291,11 +292,6 @@ def _is_split_fragment(old: list[str], new: list[str], ctx: Context) -> bool:
     return after in SUBORDINATORS or (after.endswith("ing") and "VBG" in lexicon.word_tags(after))
 
 
-def _is_finite(word: str) -> bool:
-    """A finite verb form ("went", "says"), also when the same word can be a noun ("felt")."""
-    return bool(lexicon.word_tags(word.lower()) & {"VBZ", "VBD"})
-
-
 def _singular_noun_ahead(ctx: Context) -> bool:
     """The next noun (after at most two adjectives) is a singular common noun."""
     for word in ctx.after[:3] or (ctx.next,):
@@ -316,12 +312,18 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     words = _words(old)
     if len(words) > 2:
         return "", f"deleting {' '.join(old)!r} removes more than a fragment's verb or subject"
-    subject = _subject_word(ctx)
-    after_subject = _is_subject(subject) or subject.lower() in ("and", "but", "or")
-    if any(w in _AUX_FINITE for w in words):
-        return "fragment (auxiliary removed)", ""
-    if any(_is_finite(w) and not lexicon.lemmas(w, "ADJ") for w in words) and after_subject:
-        return "fragment (verb removed)", ""
+    if any(w not in _AUX_FINITE | ARTICLES | _PRONOUN_CASE.keys() for w in words):
+        return (
+            "",
+            f"deleting {' '.join(old)!r} removes a content word: the meaning changes, not only the grammar",
+        )
+    if words and all(w in _AUX_FINITE for w in words):
+        verb = next(
+            (w for w in ctx.after if not w.lower().endswith("ly")), ctx.next
+        )  # "is artificially heated"
+        if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
+            return "", f"deleting {' '.join(old)!r} before {ctx.next!r} leaves a grammatical past tense"
+        return "fragment (auxiliary or copula removed)", ""
     if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
     if (

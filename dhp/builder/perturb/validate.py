@@ -45,6 +45,7 @@ __all__ = [
     "rewrite_distance",
     "token_edits",
     "validate",
+    "word_type_jaccard",
 ]
 
 
@@ -607,11 +608,10 @@ _SUBORDINATORS = frozenset(
     "till once unless".split()
 )
 #: "According to him, on 12 March that he is ...": a "said ... that" turned around, "that" left over
+#: words that open a clause against what came before ("Though A, despite that B" says "though" twice)
+_CONCESSIVE = frozenset({"despite", "in spite of", "however", "yet", "but", "nevertheless"})
 _LEFTOVER_THAT = re.compile(r"^according to [^,]+, (?P<prep>\w+)(?: [\w'’-]+){0,4} that\b", re.IGNORECASE)
-_CLEFT = re.compile(
-    r"^what (?P<subj>.+?) (?:did|does|do|has done|have done|had done|will do|would do) (?:was|is|were|are) (?P<rest>.+)$",
-    re.IGNORECASE,
-)
+_CLEFT = re.compile(r"^what\b.*\b(?:did|does|do|done)\b.*\b(?:was|is|were|are)\b", re.IGNORECASE)
 
 
 def _partition_comma(text: str) -> tuple[str, str, str]:
@@ -623,29 +623,29 @@ def _partition_comma(text: str) -> tuple[str, str, str]:
 def _broken_structure(source: str, para: str) -> str:
     """A sign that moving words around broke the sentence, else "": it ends on a dangling
     function word ("... within and."), a fronted prepositional phrase holds the main verb
-    ("across new zealand were analysed, ..."), or a "What X did was ..." cleft is malformed."""
+    ("across new zealand were analysed, ...") or two connectives lead one clause ("Though A, in spite of that when B")."""
     words, src = _words(para), _words(source)
     if words and words[-1] in _DANGLING and src[-1:] != words[-1:]:
         return f"it ends on {words[-1]!r}"
-    head, sep, _ = _partition_comma(para)
+    head, sep, tail = _partition_comma(para)
     head_words = _words(head)
     fronted = bool(sep and head_words) and head_words[0] in grammar_check.PREPOSITIONS - _SUBORDINATORS
     moved = not _norm(source).lower().startswith(_norm(head).lower())
     if fronted and moved and set(head_words) & _FINITE_AUX:
         return f"the fronted phrase {head.strip()!r} holds a finite verb"
+    if (
+        sep
+        and head_words[:1] != src[:1]
+        and head_words[0] in _SUBORDINATORS
+        and (
+            " ".join(_words(tail)[:3]) in _CONCESSIVE
+            or (_words(tail) or [""])[0] in _SUBORDINATORS | _CONCESSIVE
+        )
+    ):
+        return f"two connectives lead one clause: {_norm(para)[:60]!r}"
     leftover = _LEFTOVER_THAT.match(_norm(para))
     if leftover and leftover["prep"].lower() in grammar_check.PREPOSITIONS:
         return f"the reported clause keeps its 'that' after {leftover['prep']!r}"
-    m = _CLEFT.match(_norm(para).rstrip(".!?"))
-    if m:
-        subj, rest = _words(m["subj"]), _words(m["rest"])
-        if not subj or subj[-1] in _DANGLING:
-            return f"the cleft has no subject: {m['subj']!r}"
-        for w in rest:
-            if w in _SUBORDINATORS:
-                break
-            if w in _FINITE_AUX:
-                return f"the cleft's predicate holds another finite verb {w!r}"
     return ""
 
 
@@ -666,6 +666,19 @@ def rewrite_distance(source: str, para: str) -> tuple[int, float]:
     return max(len(a), len(b)) - sum(m.size for m in sm.get_matching_blocks()), sm.ratio()
 
 
+#: a quotation ("..."; '...' opened after a space and closed before a space or mark): kept verbatim
+_QUOTE = re.compile(r"“[^”]+”|\"[^\"]+\"|(?<![\w])'[A-Za-z][^']*?[\w.!?,]'(?![\w])")
+
+#: a paraphrase shares fewer than this of its lower-cased word types with its source (issue 19)
+MAX_JACCARD = 0.8
+
+
+def word_type_jaccard(source: str, para: str) -> float:
+    """Jaccard similarity of the two sentences' sets of lower-cased word types, contractions written out."""
+    a, b = set(_full_words(source)), set(_full_words(para))
+    return len(a & b) / max(1, len(a | b))
+
+
 def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
     ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
@@ -678,6 +691,13 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
         return _fail(
             f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}"
         )
+    if (shared := word_type_jaccard(source, para)) >= MAX_JACCARD:
+        return _fail(
+            f"inserted sentence shares {shared:.0%} of its word types with the original (the same words "
+            f"moved, not reworded): {para!r}"
+        )
+    if _CLEFT.match(_norm(para)) and not _CLEFT.match(_norm(source)):
+        return _fail(f"inserted sentence is a 'What ... did was ...' cleft, a template: {para!r}")
     src = _content_lemmas(source)
     kept = len(src & _content_lemmas(para)) / max(1, len(src))
     if kept < 0.5:
@@ -689,6 +709,8 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     ]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
+    if quote := next((q for q in _QUOTE.findall(source) if q not in para), ""):
+        return _fail(f"inserted sentence changes the quotation {quote!r}: {para!r}")
     if flaw := _broken_structure(source, para):
         return _fail(f"inserted sentence is broken ({flaw}): {para!r}")
     if flaw := _new_errors(source, para, text):

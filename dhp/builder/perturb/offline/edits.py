@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dhp.types import Severity
@@ -53,11 +53,19 @@ def change_count(severity: Severity) -> tuple[int, int]:
     return (2, MAJOR_CHANGES) if severity is Severity.MAJOR else (1, 1)
 
 
-def pick_balanced(cands: Sequence[Edit], n: int, rng: random.Random, gap: int = 0) -> list[Edit]:
-    """Up to ``n`` non-overlapping edits: a random kind first (each kind equally likely), then a site.
+def pick_balanced(
+    cands: Sequence[Edit],
+    n: int,
+    rng: random.Random,
+    gap: int = 0,
+    weights: Mapping[str, float] | None = None,
+    least: int = 0,
+) -> list[Edit]:
+    """Up to ``n`` non-overlapping edits: a random kind first (equally likely, or by ``weights``, 1 if
+    unlisted), then a site.
 
-    Kinds are not repeated while unused kinds remain, so one frequent rule (e.g. prepositions) cannot
-    dominate. ``gap`` keeps chosen edits at least that many characters apart.
+    A kind is repeated only to reach ``least`` edits, so one frequent rule (e.g. prepositions) cannot
+    dominate a row nor, through its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart.
     """
     by_kind: dict[str, list[Edit]] = {}
     for e in cands:
@@ -66,8 +74,10 @@ def pick_balanced(cands: Sequence[Edit], n: int, rng: random.Random, gap: int = 
     used: set[str] = set()
     kinds = sorted(by_kind)
     while len(chosen) < n and kinds:
-        fresh = [k for k in kinds if k not in used] or kinds
-        kind = rng.choice(fresh)
+        fresh = [k for k in kinds if k not in used] or (kinds if len(chosen) < least else [])
+        if not fresh:
+            break
+        kind = rng.choices(fresh, [(weights or {}).get(k, 1.0) for k in fresh])[0]
         sites = [
             e
             for e in by_kind[kind]

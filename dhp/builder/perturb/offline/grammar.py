@@ -5,16 +5,19 @@ Each rule lists every site where it makes a sentence ungrammatical with one smal
 * ``agreement`` - subject-verb disagreement ("he is" -> "he are", "they take" -> "they takes");
 * ``verb_form`` - a wrong verb form after an auxiliary or "to" ("will go" -> "will went",
   "has learned" -> "has learn"), never a form that is itself a base form ("to found");
+* ``nonfinite`` - a subject's finite verb made a gerund ("Kevin bought a house" -> "Kevin buying a house");
 * ``pronoun`` - a pronoun in the wrong case for its role ("He said" -> "Him said",
   "their cells" -> "them cells", "gave them" -> "gave they");
-* ``article`` - a/an misuse ("an apple" -> "a apple"), "a" before a plural ("a cell" -> "a cells") and an
-  article of the wrong sound before a bare noun in a list or short answer ("fox, an badger");
+* ``article`` - "a" before a vowel ("an apple" -> "a apple", "fox, owl" -> "fox, a owl") or before a
+  plural ("a cell" -> "a cells", "the lights" -> "a lights"); never "an" before a consonant;
 * ``determiner`` - a demonstrative of the wrong number ("these labels" -> "this labels");
 * ``preposition`` - a wrong preposition after a word that governs its preposition ("depend on" ->
   "depend of"; the table is :data:`~dhp.builder.perturb.grammar_check.GOVERNS`);
-* ``fragment`` - the finite verb of a clause dropped ("He was very proud" -> "He very proud").
+* ``fragment`` - a copula dropped ("He was very proud" -> "He very proud") or a subordinate clause split
+  off ("..., because he ran." -> "... . Because he ran."); no content word is ever deleted.
 
-The kinds are drawn with equal probability (:func:`~.edits.pick_balanced`), so no type dominates.
+The kinds are drawn with equal probability, articles and pronouns at a third (:func:`~.edits.pick_balanced`), so no
+kind is more than a quarter of a dataset's edits.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import DETERMINERS, PL_PRON, PREPOSITIONS, SG_PRON, SUBORDINATORS
+from dhp.builder.perturb.grammar_check import (
+    DETERMINERS,
+    PL_PRON,
+    PREPOSITIONS,
+    SG_PRON,
+    SUBORDINATORS,
+    TAKES_INFINITIVE,
+)
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -213,7 +223,8 @@ def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         lemma = _verb_lemma(b.low)
         if lemma is None:
             continue
-        if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be":
+        noun_after_to = a.low == "to" and "NOUN" in lemmas(b.low) and not _infinitive_to(toks, a)
+        if a.low.replace("’", "'") in _MODALS and b.low == lemma and lemma != "be" and not noun_after_to:
             tags = ("VBD", "VBZ") if "NOUN" in lemmas(b.low) else ("VBZ", "VBD")
             for tag in tags:  # "will go" -> "will goes"; "to find" -> "to finds" (not "to found")
                 wrong = inflect(lemma, tag)
@@ -227,6 +238,40 @@ def _verb_form(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                     break
         elif a.low in _PERFECT and b.low != lemma and inflect(lemma, "VBN") == b.low:
             yield _sub(b, lemma, "verb_form")  # "has gone" -> "has go", "had used" -> "had use"
+
+
+def _past_to_gerund(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """A subject's finite verb made a gerund, an adverb allowed between: "she walked home" -> "she
+    walking home", "I never gave" -> "I never giving", "they play" -> "they playing"."""
+    for i, t in enumerate(toks[1:], start=1):
+        k = i - 2 if i > 1 and _adverb(toks[i - 1]) else i - 1
+        subj, lemma = toks[k], _verb_lemma(t.low)
+        if not t.joined or not _is_subject(toks, k) or lemma in _NO_VBZ | {"have", "do", None}:
+            continue
+        finite = {inflect(str(lemma), "VBD"), inflect(str(lemma), "VBP" if subj.low in _NON_THIRD else "VBZ")}
+        if t.low in finite and "NOUN" not in lemmas(t.low) and (ing := inflect(str(lemma), "VBG")):
+            yield _sub(t, ing, "nonfinite")
+
+
+def _is_subject(toks: list[_Tok], k: int) -> bool:
+    """``toks[k]`` is a subject: a pronoun, a name ("Kevin") or a noun after a determiner ("the man")."""
+    t = toks[k]
+    if t.low in _SUBJECTS or (t.word[:1].isupper() and not lemmas(t.low)):
+        return True
+    return k > 0 and toks[k - 1].low in _OBJECT_START and set(lemmas(t.low)) == {"NOUN"}
+
+
+def _adverb(t: _Tok) -> bool:
+    return t.joined and (
+        t.low in _BETWEEN or t.low in {"never", "even", "just", "finally"} or t.low.endswith("ly")
+    )
+
+
+def _infinitive_to(toks: list[_Tok], to: _Tok) -> bool:
+    """The "to" follows a word that takes an infinitive ("want to go"), not a noun ("return to action")."""
+    k = toks.index(to)
+    before = toks[k - 1].low if k else ""
+    return before in TAKES_INFINITIVE or bool(set(lemmas(before).get("VERB", ())) & TAKES_INFINITIVE)
 
 
 # -- pronoun case ---------------------------------------------------------------------------------
@@ -246,7 +291,7 @@ def _pronoun(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
         if i and toks[i - 1].low in _COMPARE:
             continue  # "taller than he" / "than him": both are heard
-        if t.word == "I":
+        if t.word == "I" and not (nxt and nxt.word[:1].isupper()):  # "I Am... Sasha Fierce": a title
             yield Edit(t.start, t.end, "Me" if t.initial else "me", "pronoun")  # "I was" -> "me was"
         elif t.low in _SUBJ_TO_OBJ and t.low != "i":
             yield _sub(t, _SUBJ_TO_OBJ[t.low], "pronoun")  # "He said" -> "Him said"
@@ -275,23 +320,18 @@ def _noun_number(word: str) -> str | None:
     return "sg" if word == lemma else ("pl" if word == plural else None)
 
 
-_ONE_SOUND = frozenset({"one", "once"})
-
-
 # -- articles -------------------------------------------------------------------------------------
 def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for a, b in _pairs(toks):
-        if a.low not in {"a", "an", "the"} or b.word.isupper():
+        if a.low not in {"a", "an", "the"} or b.word[:1].isupper():  # "A Decade of Hits": a title
             continue
         if a.low == "the" and _noun_number(b.low) == "pl":
             yield _sub(a, "a", "article")  # "the lights" -> "a lights"
             continue
-        if a.low == "the":
-            if b.low[:1] in "bcdfgjklmnpqrstvwxz" and b.low not in _ONE_SOUND:
-                yield _sub(a, "an", "article")  # "the competition" -> "an competition"
-            continue
-        yield _sub(a, "an" if a.low == "a" else "a", "article")  # "a cell" -> "an cell"
-        if a.low == "a" and _noun_number(b.low) == "sg":
+        if a.low == "an":
+            yield _sub(a, "a", "article")  # "an apple" -> "a apple" ("an" before a consonant is left out:
+            # a fifth to two fifths of all edits were that one pattern, which a judge can learn; issue 19)
+        elif a.low == "a" and _noun_number(b.low) == "sg":
             plural = inflect(lemmas(b.low)["NOUN"][0], "NNS")
             if plural:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
@@ -323,10 +363,9 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             continue
         if prev is not None and t.joined and prev.low not in _OPENS_PHRASE:
             continue  # "iberian lynx": only where a noun phrase starts (after a comma, "and", a preposition)
-        article = "a" if t.low[:1] in "aeiou" else "an"
-        if t.low.startswith(("uni", "use", "usu", "one", "eu", "hour", "honest", "hon")):
-            continue  # the sound is not the letter's
-        yield Edit(t.start, t.start, f"{article} ", "article")
+        if t.low[:1] not in "aeio" or t.low.startswith(("one", "eu")):
+            continue  # only "a" before a vowel sound ("fox, a owl"); never "an" before a consonant
+        yield Edit(t.start, t.start, "a ", "article")
 
 
 _DET_NUMBER = {"this": "these", "these": "this", "those": "that"}
@@ -365,15 +404,32 @@ def _preposition(text: str, toks: list[_Tok]) -> Iterator[Edit]:
         yield _sub(b, wrong, "preposition")  # "depend on" -> "depend of"
 
 
-# -- fragments: drop the finite verb -----------------------------------------------------------------
+# -- fragments: drop a copula or split off a subordinate clause; never delete a content word ----------------
 _BE = frozenset({"is", "are", "was", "were", "am"})
+#: subordinators a clause can be split off at ("... tired because he ran." -> "... tired. Because he ran.")
+_SPLIT_AT = frozenset({"because", "although", "though", "whereas", "unless"})
 
 
-def _drop(text: str, first: _Tok, last: _Tok) -> Edit:
-    end = last.end
-    while end < len(text) and text[end] == " ":
-        end += 1
-    return Edit(first.start, end, "", "fragment")
+def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
+    """ "He was very proud" -> "He very proud" (the copula or progressive "be" dropped; a passive's
+    "was arrested" is left: "The man arrested" reads as an act); "..., because X." -> "... . Because X."."""
+    for i, t in enumerate(toks):
+        j = i + 1
+        while j + 1 < len(toks) and toks[j].low.endswith("ly") and toks[j + 1].joined:
+            j += 1  # "is artificially heated": the participle after the adverb decides
+        nxt = toks[j] if j < len(toks) and toks[j].joined else None
+        if nxt is None or i == 0 or not t.joined:
+            continue
+        nlemma = _verb_lemma(nxt.low)
+        participle = nlemma is not None and inflect(nlemma, "VBN") == nxt.low
+        if t.low in _BE and not participle and toks[i - 1].low not in _NOT_SUBJECT_END:
+            end = t.end + 1 if text[t.end : t.end + 1] == " " else t.end
+            yield Edit(t.start, end, "", "fragment")
+    for i, t in enumerate(toks):
+        if i and t.low in _SPLIT_AT and not t.initial and i + 3 < len(toks):
+            start = toks[i - 1].end
+            if text[start : t.start].strip() in ("", ","):
+                yield Edit(start, t.end, ". " + t.word.capitalize(), "fragment")
 
 
 _OBJECT_START = frozenset(
@@ -381,33 +437,21 @@ _OBJECT_START = frozenset(
 )
 
 
-def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
-    for i, t in enumerate(toks):
-        nxt = toks[i + 1] if i + 1 < len(toks) and toks[i + 1].joined else None
-        if nxt is None or i == 0 or not t.joined:
-            continue
-        nlemma = _verb_lemma(nxt.low)
-        participle = nlemma is not None and inflect(nlemma, "VBN") == nxt.low
-        if t.low in _BE and not participle:
-            yield _drop(text, t, t)  # "He was very proud" -> "He very proud"
-        elif t.low in _PERFECT - {"having"} and participle:
-            yield _drop(text, t, nxt)  # "Jimmy has learned a trick" -> "Jimmy a trick"
-        elif t.low in _MODALS - {"to"} and "'" not in t.low and nlemma == nxt.low and nxt.low not in _BE:
-            yield _drop(text, t, nxt)  # "The series will air in 2016" -> "The series in 2016"
-    for i, t in enumerate(toks[:-1]):
-        nxt = toks[i + 1]
-        has_object = nxt.joined and (
-            nxt.low in _OBJECT_START or nxt.word[:1].isupper() or set(lemmas(nxt.low)) == {"NOUN"}
-        )
-        if has_object and _finite_verb(toks, i, "VBD"):
-            yield _drop(
-                text, t, t
-            )  # "Harry loved Mary" -> "Harry Mary" (not "Pat felt silly" -> "Pat silly")
-
+#: article sites are in nearly every text, so an equal draw made them a fifth to two fifths of all edits,
+#: a pattern a judge can learn (issue 19); pronouns and gerunds dominate stories, agreement news. The
+#: weights, measured on the six offline builds, keep every kind at most a quarter of a dataset's edits
+_KIND_WEIGHTS = {
+    "article": 1 / 3,
+    "pronoun": 1 / 4,
+    "agreement": 2 / 3,
+    "verb_form": 2 / 3,
+    "nonfinite": 1 / 3,
+}
 
 _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
     _agreement,
     _verb_form,
+    _past_to_gerund,
     _pronoun,
     _article,
     _article_insert,
@@ -415,7 +459,16 @@ _RULES: tuple[Callable[[str, list[_Tok]], Iterator[Edit]], ...] = (
     _preposition,
     _fragment,
 )
-ERROR_KINDS = ("agreement", "verb_form", "pronoun", "article", "determiner", "preposition", "fragment")
+ERROR_KINDS = (
+    "agreement",
+    "verb_form",
+    "nonfinite",
+    "pronoun",
+    "article",
+    "determiner",
+    "preposition",
+    "fragment",
+)
 
 
 def grammar_edits(text: str) -> list[Edit]:
@@ -434,7 +487,9 @@ def grammatical_errors(text: str, severity: Severity, rng: random.Random, genera
     """Introduce one (minor/single) or two to three (major) grammatical errors of different kinds."""
     lo, hi = change_count(severity)
     n = lo if lo == hi else rng.randint(lo, hi)
-    chosen = pick_balanced(_checked(text, grammar_edits(text)), n, rng, gap=5)
+    chosen = pick_balanced(
+        _checked(text, grammar_edits(text)), n, rng, gap=5, weights=_KIND_WEIGHTS, least=lo
+    )
     if len(chosen) < lo:
         return NotApplicable(
             f"{len(chosen)} grammatical error site(s) found by the catalogue; {severity.value} severity needs {lo}"

@@ -11,62 +11,30 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from dhp.builder.perturb.grammar_check import CONTRACTIONS
 from dhp.builder.perturb.offline.edits import WORD, compiled
 
 __all__ = ["contractions", "phrases", "synonyms"]
 
-#: word -> synonym; one sense in every context the word is seen in news and abstracts (no noun/verb
-#: ambiguity: "start", "attempt", "decline" are left out; no past form mapped to one that is not also a
-#: participle: "started" -> "began" is left out)
-SYNONYMS = {
-    "big": "large",
-    "important": "significant", "using": "employing", "began": "started",
-    "begin": "start", "buy": "purchase", "bought": "purchased", "purchased": "bought", "required": "needed",
-    "whole": "entire", "entire": "whole", "often": "frequently", "frequently": "often", "quickly": "rapidly",
-    "rapidly": "quickly", "however": "nevertheless", "also": "additionally", "reduce": "decrease",
-    "reduced": "decreased", "reduces": "decreases", "obtained": "acquired", "obtain": "acquire",
-    "suggest": "indicate", "suggests": "indicates", "suggested": "indicated", "indicate": "suggest",
-    "indicates": "suggests", "indicated": "suggested", "investigate": "examine", "investigated": "examined",
-    "examined": "investigated", "examine": "investigate", "method": "approach", "methods": "approaches",
-    "identify": "detect", "identified": "detected", "detected": "identified", "several": "a number of",
-    "previous": "earlier", "previously": "earlier", "currently": "presently", "although": "though",
-    "because": "since", "therefore": "thus", "thus": "therefore", "moreover": "furthermore",
-    "furthermore": "moreover", "additionally": "moreover", "mainly": "chiefly", "mostly": "largely",
-    "largely": "mostly", "nearly": "almost", "almost": "nearly", "begins": "starts", "assess": "evaluate",
-    "assessed": "evaluated", "evaluated": "assessed", "evaluate": "assess", "crucial": "vital",
-    "vital": "essential", "allows": "enables", "enable": "allow", "enables": "allows",
-    "provide": "offer", "provides": "offers", "glad": "happy", "afraid": "scared", "scared": "afraid",
-    "children": "kids", "kids": "children", "confirmed": "verified", "verified": "confirmed",
-    "revealed": "disclosed", "stated": "declared", "announced": "declared", "believed": "thought",
-    "extremely": "exceptionally", "despite": "in spite of", "discovered": "found", "huge": "enormous",
-    "enormous": "huge", "said": "stated", "says": "states", "approximately": "roughly",
-    "commonly": "frequently", "widely": "broadly", "demonstrate": "show", "demonstrates": "shows",
-    "determine": "establish", "achieve": "attain", "achieved": "attained", "assist": "help",
-    "sufficient": "enough", "difficult": "hard", "arrested": "detained", "ended": "finished",
-    "quick": "fast", "smart": "clever", "clever": "smart", "rich": "wealthy",
-    "wealthy": "rich", "famous": "well-known", "shocked": "stunned", "stunned": "shocked",
-    "terrified": "frightened", "frightened": "terrified", "sad": "unhappy", "perhaps": "maybe",
-    "maybe": "perhaps", "afterwards": "later", "immediately": "instantly", "suddenly": "all of a sudden",
-    "particularly": "especially", "especially": "particularly", "probably": "likely",
-    "completely": "entirely", "entirely": "completely", "totally": "completely", "eventually": "ultimately",
-    "ultimately": "eventually", "initially": "at first", "usually": "typically", "typically": "usually",
-    "different": "distinct", "analysis": "examination", "available": "accessible",
-"ability": "capacity", "problem": "issue", "problems": "issues",
-    "boss": "manager", "manager": "boss", "victory": "win", "expected": "anticipated", "expects": "anticipates",
-    "believes": "thinks", "needed": "required", "allowed": "permitted", "allow": "permit", "whereas": "while",
-    "performed": "carried out", "perform": "carry out", "conducted": "carried out", "affect": "influence",
-    "affects": "influences", "affected": "influenced", "regulates": "controls", "regulated": "controlled",
-    "produce": "generate", "produces": "generates", "produced": "generated", "thereby": "thus",
-    "used": "employed", "uses": "employs", "believe": "think",
-    "elevated": "raised", "utilized": "used", "utilised": "used", "utilize": "use", "utilise": "use",
-}  # fmt: skip
-#: a synonym swap that would break before this next word ("because of" -> "since of")
-_NOT_BEFORE = {
-    "because": "of", "identify": "as", "identified": "as", "detected": "as", "thus": "far", "used": "to",
-    "believe": "in", "believes": "in", "different": "from", "manager": "of",
-}  # fmt: skip
+_TABLE = Path(__file__).resolve().parent.parent / "data" / "synonyms.tsv"
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
+    """The curated synonym table (data/synonyms.tsv): word -> synonym, and word -> the next words
+    before which the swap would break ("because of" -> "since of")."""
+    syn: dict[str, str] = {}
+    not_before: dict[str, frozenset[str]] = {}
+    for line in _TABLE.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        word, new, *rest = line.split("\t")
+        syn[word] = new
+        not_before[word] = frozenset(rest[0].split(",")) if rest and rest[0] else frozenset()
+    return syn, not_before
+
 
 #: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
 _PHRASES = (
@@ -178,9 +146,10 @@ def synonyms(s: str) -> tuple[str, int]:
         w = m.group(0)
         if i == 0 and not _opener(w):
             continue  # "methods homology-based cloning ...": a heading or a name may open the sentence
-        new = SYNONYMS.get(w.lower() if i == 0 else w)
+        table, not_before = _table()
+        new = table.get(w.lower() if i == 0 else w)
         nxt = toks[i + 1].group(0).lower() if i + 1 < len(toks) else ""
-        if new is None or _inside_name(toks, i) or _NOT_BEFORE.get(w.lower()) == nxt:
+        if new is None or _inside_name(toks, i) or nxt in not_before.get(w.lower(), ()):
             continue
         before = _fix_article(s[last : m.start()], new)
         out.append(before + (new[:1].upper() + new[1:] if w[:1].isupper() else new))
