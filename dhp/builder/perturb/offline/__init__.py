@@ -33,7 +33,7 @@ __all__ = [
     "rewrite_insert",
 ]
 
-OFFLINE_VERSION = "4"
+OFFLINE_VERSION = "5"
 OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
 
 
