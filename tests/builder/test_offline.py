@@ -231,7 +231,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
         ("It came third in the race.", "third", "|".join(sorted(lexicon.ORDINAL_WORDS))),
-        ("It considers heterosexuality separately.", "heterosexuality", r"[a-z]+ity"),  # the suffix stays
+        ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
             "The composition of NEKTON Bio helps birds.",
@@ -797,10 +797,10 @@ def test_entities_replace_a_plural_scale_and_no_term_by_its_own_suffix() -> None
     for out in _every_minor("The professionalism can be seen: dozens of trending topics are on the list.", 6):
         assert out.settings["changes"][0]["to"] in {"hundreds", "thousands", "millions", "billions"}, out.text
     pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
-    text = "specific phages have been proposed as an alternative ."
+    text = "specific bacteriophages have been proposed as an alternative ."
     for seed in range(6):
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        assert "phages" not in out.text and validate(pubmed, text, out.text).ok, out.text
+        assert "bacteriophages" not in out.text and validate(pubmed, text, out.text).ok, out.text
 
 
 def test_entities_replace_every_name_word_of_an_organisation() -> None:

@@ -37,6 +37,7 @@ from importlib import resources
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
+    "CLOCK_AFTER",
     "COMPASS_WORDS",
     "DOCUMENT_WORDS",
     "EVENT_WORDS",
@@ -47,6 +48,7 @@ __all__ = [
     "HOLIDAYS",
     "NUMBER_MASK",
     "ORDINAL_WORDS",
+    "PERCENT_AFTER",
     "EntityType",
     "Span",
     "Token",
@@ -54,14 +56,17 @@ __all__ = [
     "classify_name",
     "classify_span",
     "document_owner",
+    "domain_suffix",
     "find_entities",
     "first_name_gender",
     "has_term_shape",
+    "implausible_number",
     "is_acronym",
     "is_binomial",
     "is_common_word",
     "is_demonym",
     "is_document",
+    "is_domain_word",
     "is_holiday",
     "is_known_place",
     "is_lower_place",
@@ -71,6 +76,8 @@ __all__ = [
     "is_surname_only",
     "is_url",
     "lemmas",
+    "mentions",
+    "plural_ending",
     "sentence_index",
     "sentence_spans",
     "short_form",
@@ -276,53 +283,6 @@ _REGIONS = (
     "Mars",
     "Holland",
 )
-_BIO_SUFFIXES = (
-    "ase",
-    "ases",
-    "itis",
-    "osis",
-    "oses",
-    "emia",
-    "aemia",
-    "oma",
-    "omas",
-    "cyte",
-    "cytes",
-    "mab",
-    "nib",
-    "vir",
-    "gene",
-    "genes",
-    "genic",
-    "ogen",
-    "ogens",
-    "ein",
-    "eins",
-    "ide",
-    "ides",
-    "ine",
-    "ines",
-    "ol",
-    "one",
-    "ium",
-    "ii",
-    "ae",
-    "ectomy",
-    "opathy",
-    "plasty",
-    "scopy",
-    "algia",
-    "phage",
-    "phages",
-    "coccus",
-    "bacter",
-    "virus",
-    "viruses",
-    "some",
-    "somes",
-    "lipid",
-    "lipids",
-)
 _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
 FICTIONAL_PLACES: tuple[str, ...] = tuple(
@@ -374,36 +334,6 @@ _NOT_LATIN_ENDINGS = (
 )
 #: rarer than this, unknown to lemminflect: the Latin words of a binomial ("coli" 3.3, "retina" 3.4 is a noun)
 _BINOMIAL_MAX_ZIPF = 3.5
-
-#: technical suffixes of cased prose's terms ("hydrolysis", "kinesthetic", "heterosexuality", "uterine"):
-#: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
-_TERM_SUFFIXES = (
-    "osis",
-    "itis",
-    "ysis",
-    "emia",
-    "ology",
-    "ological",
-    "ologic",
-    "ical",
-    "ic",
-    "ity",
-    "ism",
-    "ine",
-    "ial",
-    "ular",
-    "ase",
-    "ases",
-    "cyte",
-    "cytes",
-    "genic",
-    "oid",
-    "oids",
-    "ome",
-    "omes",
-    "ation",
-    "ations",
-)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -475,6 +405,24 @@ def word_tags(word: str) -> frozenset[str]:
     if "VBD" in tags and low.endswith("ed"):
         tags.add("VBN")  # regular verbs: lemminflect lists "walked" as VBD only
     return frozenset(tags)
+
+
+#: a clock time after its hour ("10 PM", "7 a.m.", "9 o'clock") and a percentage after its number
+CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)
+PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
+
+
+def implausible_number(value: str, after: str) -> str:
+    """Why the number ``value``, followed by the text ``after``, is an impossible quantity ("86 PM": an
+    hour past 12; "140%": a share over 100), else "". The hour may carry minutes ("10:30")."""
+    m = re.fullmatch(r"(\d+)(?::(\d\d))?", value.strip())
+    if m and CLOCK_AFTER.match(after) and not (1 <= int(m.group(1)) <= 12 and int(m.group(2) or 0) < 60):
+        return f"{value!r} is no hour of a clock"
+    number = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(%|per ?cent)?", value.strip(), re.IGNORECASE)
+    percent = number is not None and (number.group(2) is not None or PERCENT_AFTER.match(after) is not None)
+    if number and percent and float(number.group(1)) > 100:
+        return f"{value!r} is a share over 100%"
+    return ""
 
 
 _VOWEL_SOUND_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
@@ -785,7 +733,15 @@ def _keyword(word: str) -> bool:
 
 def is_acronym(word: str) -> bool:
     """Two to six capitals read letter by letter ("SPD", "HIV"), not a place acronym ("UK")."""
-    return 2 <= len(word) <= 6 and word.isupper() and word.isalpha() and word not in _PLACE_ACRONYMS
+    shape = 2 <= len(word) <= 6 and word.isupper() and word.isalpha()
+    return shape and word not in _PLACE_ACRONYMS and word not in _common_acronyms()
+
+
+@functools.lru_cache(maxsize=1)
+def _common_acronyms() -> frozenset[str]:
+    """Acronyms of the general vocabulary ("TV", "CEO", "PM"): ``data/common_acronyms.txt``."""
+    text = resources.files("dhp.builder.perturb").joinpath("data", "common_acronyms.txt").read_text("utf-8")
+    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
 
 
 def is_url(word: str) -> bool:
@@ -926,8 +882,9 @@ def _number_type(word: str) -> EntityType | None:
 
 
 def _is_term(word: str, lowercase_text: bool) -> bool:
-    """A technical term: letters mixed with digits ("il-6", "H1N1"), an inner capital ("mRNA"), or a
-    rare lower-case word (:func:`_is_rare_term`)."""
+    """A technical term: letters mixed with digits ("il-6", "H1N1"), an inner capital ("mRNA"), a word
+    the lexicon knows as a domain term (:func:`is_domain_word`) or, in lower-cased text, an acronym
+    ("pcr"). Rarity alone never makes a term ("molting", "polecat", "reproducibility" are words)."""
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
@@ -938,59 +895,53 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
-    if not low.replace("-", "").isalpha() or len(low) < (3 if lowercase_text else 5):
+    return is_domain_word(low) or (lowercase_text and _is_lower_acronym(low))
+
+
+@functools.lru_cache(maxsize=1)
+def _domain_suffixes() -> tuple[tuple[str, bool], ...]:
+    """(suffix, strong) of ``data/domain_suffixes.tsv``, longest first."""
+    text = resources.files("dhp.builder.perturb").joinpath("data", "domain_suffixes.tsv").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    return tuple(sorted(((r[0], r[2] == "strong") for r in rows), key=lambda r: -len(r[0])))
+
+
+def domain_suffix(low: str) -> str:
+    """The domain ending of a lower-case word ("apoptosis": "osis", "kinases": "ases"), else ""."""
+    return next((s for s, _ in _domain_suffixes() if low.endswith(s) and len(low) - len(s) >= 3), "")
+
+
+#: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
+_GENERAL_ZIPF = 4.0
+_KNOWN_GENERAL_ZIPF = 3.0
+_NOT_NOUN_TAGS = ("VB", "JJ", "RB")
+
+
+@functools.lru_cache(maxsize=50_000)
+def is_domain_word(low: str) -> bool:
+    """A lower-case word the lexicon positively knows as a domain term: a domain ending (enzyme, drug,
+    organism, cell, chemical, condition: ``data/domain_suffixes.tsv``) on a word that is no verb,
+    adjective or adverb form and no general vocabulary ("apoptosis", "kinase", "ribosomes", "imatinib";
+    never "diagnosis", "routine", "molting"). A strong ending may sit on a rare noun the English lexicon
+    knows ("staphylococcus"), a weak one only on a word it does not know ("glycine", not "trombone")."""
+    suffix = domain_suffix(low)
+    if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS:
         return False
-    return _is_rare_term(low, lowercase_text)
-
-
-_STRONG_TERM_SUFFIXES = ("osis", "itis", "ysis", "emia", "ology", "ological", "ologic")
-
-
-def _is_rare_term(low: str, lowercase_text: bool) -> bool:
-    """A rare noun or adjective of a technical shape: a biomedical or learned suffix ("apoptosis",
-    "kinesthetic", "heterosexuality", "uterine"), or very rare ("molting", "cockfighting"), or unknown
-    to every list ("zorvatosis", a fictional term). Adverbs and verbs never are; how rare depends on
-    the text: lower-cased (SumPubMed) text is all technical prose."""
-    zipf = word_zipf(low)
-    if zipf >= 3.9 or low.endswith("ly") or low in _LATIN_PHRASE_WORDS:
-        return False  # a frequent word (most words: no lemma look-up), "vitro" of "in vitro"
-    if not lowercase_text and (_is_compound(low) or (lemmas(low) and low.endswith(_PLAIN_DERIVATIONS))):
-        return False  # "stateroom", "cockfighting"; "thankfulness", "feckless", "testable": ordinary words
+    if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
+        return False
     known = lemmas(low)
-    # a plural is as rare as its singular ("designations" 3.0, "designation" 3.8: no term)
-    zipf = max([zipf, *(word_zipf(lemma) for lemma in lemmas(low, "NOUN") if lemma != low)])
-    if low.endswith("ly") or (known and not (lemmas(low, "NOUN") or lemmas(low, "ADJ"))):
-        return False
-    if known and low not in known and not lemmas(low, "NOUN"):
-        return False  # an inflected adjective ("meatiest", "fiercer")
-    if zipf == 0:
-        return len(low) >= 6 and not known
-    if low.endswith(_BIO_SUFFIXES) and zipf < (3.5 if lowercase_text else 3.0):
-        return True
-    if lowercase_text and len(low) <= 5 and not known and zipf < 3.5:
-        return True  # a lower-cased acronym ("siv", "cdws", "pcr")
-    if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
-        strong = low.endswith(_STRONG_TERM_SUFFIXES)
-        if lowercase_text:
-            return zipf < (3.9 if strong else 3.6)
-        return zipf < (
-            3.3 if strong or not known else 2.7
-        )  # "hydrolysis", "heterosexuality"; not "geological"
-    return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
+    zipf = max([word_zipf(low), *(word_zipf(lemma) for lemma in known)])
+    if not known:
+        return zipf < _GENERAL_ZIPF
+    strong = dict(_domain_suffixes())[suffix]
+    return strong and zipf < _KNOWN_GENERAL_ZIPF
 
 
-#: endings of plain English derivations: a rare word with one is no technical term in cased prose
-_PLAIN_DERIVATIONS = ("ness", "less", "able", "ible", "ful", "fulness")
-#: each part of an ordinary compound is at least this frequent ("state" + "room", "drum" + "stick")
-_COMPOUND_PART_ZIPF = 3.5
-
-
-def _is_compound(low: str) -> bool:
-    """Two frequent words of four or more letters glued ("stateroom", "cockfighting", "droneship")."""
-    return any(
-        word_zipf(low[:k]) >= _COMPOUND_PART_ZIPF and word_zipf(low[k:]) >= _COMPOUND_PART_ZIPF
-        for k in range(4, len(low) - 3)
-    )
+def _is_lower_acronym(low: str) -> bool:
+    """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
+    unknown to the English lexicon and rare."""
+    vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
+    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and word_zipf(low) < 3.5
 
 
 _BINOMIAL = re.compile(r"([A-Za-z])\. ([a-z]+)|([A-Za-z][a-z]{3,}) ([a-z]+)")
@@ -1040,6 +991,16 @@ def short_form(name: str, kind: EntityType) -> str | None:
     if kind is EntityType.TERM and len(words) == 2 and len(words[0]) > 2 and is_binomial(name):
         return f"{words[0][0]}. {words[1]}"
     return None
+
+
+def plural_ending(singular: str, plural: str) -> str:
+    """ "s" or "es" when ``plural`` is ``singular`` with that ending ("ribosome", "ribosomes"), else ""."""
+    return next((end for end in ("s", "es") if plural == singular + end), "")
+
+
+def mentions(text: str, name: str) -> int:
+    """How often ``text`` names ``name`` as a whole word ("Hunan" in "Hunan-based" too, not in "Hunanese")."""
+    return len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text))
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -1293,7 +1254,7 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())
     ):
         return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
-    if b - a == 1 and word.lower() in _ADJECTIVES_NO_NAMES:
+    if b - a == 1 and (word.lower() in _ADJECTIVES_NO_NAMES or word in _common_acronyms()):
         return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return (
@@ -1345,10 +1306,44 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
     a, b = _demonym_head(toks, *_trim_name(toks, i, j, at_start))
     kind = _name_kind(text, base, toks, (a, b))
-    if kind is None or (at_start and b - a == 1 and _ordinary_elsewhere(text, toks[a].text)):
+    if kind is None or _title_of_words(toks[i:j]):
+        return j, None
+    if (
+        at_start
+        and b - a == 1
+        and (_ordinary_elsewhere(text, toks[a].text) or _ordinary_opener(text, toks[a].text))
+    ):
         return j, None
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)
+
+
+def _title_of_words(run: list[Token]) -> bool:
+    """Three or more words, every capitalised one an ordinary word and none a keyword ("Ministry of Health"
+    is an organisation): a title ("On the Spirit of Arts"), no name."""
+    caps = [t.text for t in run if t.text[:1].isupper()]
+    return len(run) > 2 and all(
+        is_common_word(w) and not is_known_place(w) and not _keyword(w) and not is_demonym(w) for w in caps
+    )
+
+
+def _ordinary_opener(text: str, word: str) -> bool:
+    """A capitalised word opening a sentence that no name or place list knows, that the text never
+    capitalises inside a sentence and that is an English derivation of a word ("Midfielder" of
+    "midfield", "Crossers"): an ordinary word, not a name ("Lauterbach", "Gaddafi" stay names)."""
+    if is_name_word(word) or word in _BRANDS or not word.isalpha() or word.isupper():
+        return False
+    inside = re.search(rf"[\w,;]\s+{re.escape(word)}\b", text) is not None
+    low = word.lower()
+    derived = any(
+        low.endswith(suffix) and word_zipf(low[: -len(suffix)]) >= _STEM_ZIPF for suffix in _DERIVATIONS
+    )
+    return derived and not inside
+
+
+#: English derivational endings and the frequency of a stem they make an ordinary word of
+_DERIVATIONS = ("ers", "er", "ists", "ist", "ings", "ing", "ments", "ment", "ness")
+_STEM_ZIPF = 3.0
 
 
 def _demonym_lead(toks: list[Token], i: int, j: int) -> int:
@@ -1462,11 +1457,13 @@ _CLUB_BEFORE = re.compile(
     r"lost to|defeat to|defeat by|face|faces|facing|host|hosts|visit|visits|at home to)\s+$",
     re.IGNORECASE,
 )
+#: a side of a contest in any text ("their clash vs Chelsea")
+_CLUB_VERSUS = re.compile(r"\b(?:vs\.?|versus)\s+$", re.IGNORECASE)
 #: a team's name after these in any text ("signed for Chelsea")
 _CLUB_SIGNED = re.compile(r"\b(?:signed|signs|sign|signing) for\s+$", re.IGNORECASE)
 _SPORT = re.compile(
     r"\b(?:goals?|striker|midfielder|defender|league|match|fixture|season|club|manager|squad|scored|stadium|"
-    r"football|soccer|rugby|cricket|premier|relegation)\b",
+    r"football|soccer|rugby|cricket|premier|relegation|clash|derby|forward|transfer|kick-off)\b",
     re.IGNORECASE,
 )
 #: firms and brands named after people or places, an organisation wherever they stand alone
@@ -1502,7 +1499,9 @@ def _club_context(text: str, s: Span, sport: bool) -> bool:
         sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
     )
     after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
-    signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
+    signed = (
+        _CLUB_SIGNED.search(text, 0, s.start) is not None or _CLUB_VERSUS.search(text, 0, s.start) is not None
+    )
     before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
     return after or before or (sport and s.text in _CLUB_NAMES)
 

@@ -28,7 +28,7 @@ from dhp.builder.perturb.lexicon import EntityType, Span
 from dhp.builder.perturb.offline.edits import Edit, apply_edits, change_count
 from dhp.types import Severity
 
-__all__ = ["entity_candidates", "fictional_entities", "short_forms"]
+__all__ = ["entity_candidates", "fictional_entities", "plurals", "replaceable_entities", "short_forms"]
 
 _FIRST = [n for names in lexicon.FICTIONAL_FIRST_NAMES.values() for n in names]
 _LAST = (
@@ -185,10 +185,6 @@ def _term_piece(piece: str, rng: random.Random) -> str:
     return new.upper() if piece.isupper() else new.capitalize() if piece[0].isupper() else new
 
 
-#: the learned suffixes a fictional term keeps, longest first ("heterosexuality" -> "dravoseality")
-_SUFFIXES = sorted({*lexicon._BIO_SUFFIXES, *lexicon._TERM_SUFFIXES}, key=len, reverse=True)
-
-
 def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
     """A pseudo-word of ``n`` letters that joins ``suffix`` smoothly: a consonant before a vowel-initial
     suffix and a vowel before a consonant-initial one ("zorev" + "osis", "kilo" + "logical")."""
@@ -234,7 +230,7 @@ def _term(span: str, rng: random.Random) -> str:
     if lexicon.is_binomial(span):
         return _binomial(span, rng)
     low = span.lower()
-    suffix = next((s for s in _SUFFIXES if low.endswith(s) and s != low), "")  # "phages" never -> "grephages"
+    suffix = lexicon.domain_suffix(low)  # "apoptosis" keeps "osis"; "phages" never -> "grephages"
     if suffix and span.isalpha() and span.islower():
         return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
     if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
@@ -413,15 +409,29 @@ def _other_name(span: str, rng: random.Random) -> str:
             _PLACES
         )  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
     words = span.split()
-    names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
-    if not names:
+    k = _uncommon_word(words)
+    if k is None:
         return span
-    k = next((k for k in names if not lexicon.is_common_word(words[k])), names[0])
     word = words[k]
     plural = "s" if word.endswith("s") and len(word) > 4 and not word.endswith("ss") else ""
     new = _made_up(max(4, len(word) - len(plural)), rng)
     new = (new.upper() if word.isupper() else new.capitalize()) + plural  # "NEKTON Bio" -> "DRAVOL Bio"
     return " ".join([*words[:k], new, *words[k + 1 :]])
+
+
+def _uncommon_word(words: list[str]) -> int | None:
+    """Index of the first capitalised word that is no keyword, title or ordinary word: the name part
+    ("Nakatani" of "Defense Minister Gen Nakatani"); for an event of ordinary words its first word
+    ("Spring Festival"); None when every word is ordinary ("Salary Man")."""
+    names = [
+        k
+        for k, w in enumerate(words)
+        if w[:1].isupper() and w.lower().strip(".") not in _NAME_KEEP | lexicon.TITLES
+    ]
+    event = len(words) > 1 and words[-1].lower() in lexicon.EVENT_WORDS
+    return next(
+        (k for k in names if not lexicon.is_common_word(words[k])), names[0] if names and event else None
+    )
 
 
 def _is_event(span: str) -> bool:
@@ -469,9 +479,19 @@ def _article_breaks(before: str, old: str, new: str) -> bool:
     return m is not None and not lexicon.an_mismatch(m.group(1), old) and lexicon.an_mismatch(m.group(1), new)
 
 
+def _bounded_number(span: str, after: str) -> Callable[[str, random.Random, str], str] | None:
+    """How to make a plausible number where its context bounds it: an hour of a clock ("10 PM" -> "7 PM"),
+    a share up to 100 ("40 percent" -> "63 percent"); None elsewhere."""
+    top = 12 if lexicon.CLOCK_AFTER.match(after) else 100 if lexicon.PERCENT_AFTER.match(after) else 0
+    if not top or not re.fullmatch(r"\d+", span):
+        return None
+    return lambda s, r, t: str(r.choice([n for n in range(1, top + 1) if str(n) != s]))
+
+
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
-    make = _MAKERS.get(span.type) or _other_maker(span.text)
+    bounded = _bounded_number(span.text, text[span.end :]) if span.type is EntityType.NUMBER else None
+    make = bounded or _MAKERS.get(span.type) or _other_maker(span.text)
     if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
         return None
     lower = lexicon.is_lowercase_text(text)
@@ -481,7 +501,9 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
             new = new.lower()
         if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
             continue
-        if _article_breaks(text[: span.start], span.text, new):
+        if _article_breaks(text[: span.start], span.text, new) or lexicon.implausible_number(
+            new, text[span.end :]
+        ):
             continue
         context = text[
             max(0, span.start - 40) : span.start
@@ -503,6 +525,9 @@ def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
         return lambda s, r, t: _event(s, r)
     if any(lexicon.has_term_shape(w) or w.lower().endswith(("virus", "viruses")) for w in words):
         return None
+    m = re.fullmatch(r"(.+ of )(.+)", name)
+    if _uncommon_word(words) is None and not (m and lexicon.is_known_place(m.group(2))):
+        return None  # "Salary Man", "Christ Child": capitalised ordinary words, nothing to make up
     return lambda s, r, t: _other_name(s, r)
 
 
@@ -526,20 +551,33 @@ def short_forms(groups: dict[str, list[Span]]) -> dict[str, str]:
     return {names[0]: short for short, names in fulls.items() if len(names) == 1}
 
 
+def plurals(groups: dict[str, list[Span]]) -> dict[str, str]:
+    """A term -> its plural where the text uses both ("ribosome" -> "ribosomes"): one entity, replaced alike."""
+    terms = [s for s, spans in groups.items() if spans[0].type is EntityType.TERM]
+    return {a: b for a in terms for b in terms if lexicon.plural_ending(a, b)}
+
+
 def _forms(
-    text: str, groups: dict[str, list[Span]], shorts: dict[str, str], surface: str, new: str | None
+    text: str, groups: dict[str, list[Span]], followers: dict[str, str], surface: str, new: str | None
 ) -> list[tuple[list[Span], str]]:
-    """Every span of the entity with its new text: the occurrences of ``surface`` and of its short form
-    ("Paul Merson" -> "Varek Whitlock" and "Merson" -> "Whitlock"); empty when there is no replacement."""
+    """Every span of the entity with its new text: the occurrences of ``surface``, of its short form
+    ("Paul Merson" -> "Varek Whitlock" and "Merson" -> "Whitlock") and of its plural ("ribosome" ->
+    "degosome" and "ribosomes" -> "degosomes"); empty when there is no replacement."""
     if new is None:
         return []
     forms = [(groups[surface], new)]
-    if surface in shorts:
-        new_short = lexicon.short_form(new, groups[surface][0].type)
-        if new_short is None or new_short.lower() in text.lower():
+    if surface in followers:
+        kind = groups[surface][0].type
+        ending = lexicon.plural_ending(surface, followers[surface]) if kind is EntityType.TERM else ""
+        other = new + ending if ending else lexicon.short_form(new, kind)
+        if other is None or other.lower() in text.lower():
             return []
-        forms.append((groups[shorts[surface]], new_short))
+        forms.append((groups[followers[surface]], other))
     return forms
+
+
+#: types whose equal values may be different things ("2 goals", "2 days"): each occurrence is its own
+_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
 
 
 def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
@@ -559,16 +597,37 @@ def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     return any(words & set(c["from"].split()) for c in changes)
 
 
+def replaceable_entities(text: str) -> list[str]:
+    """The entities of ``text`` the generator may replace (one surface each): every candidate but a short
+    form or plural (it changes with its entity), a name typed two ways ("Mercedes" a person here, a place
+    there) and a name the text also uses where no span of it lies ("Hunan" inside "Hunan-based"), which
+    could not change at every occurrence."""
+    groups = entity_candidates(text)
+    followers = short_forms(groups) | plurals(groups)
+    out = []
+    for surface, spans in groups.items():
+        if surface in followers.values() or len({o.type for o in spans}) > 1:
+            continue
+        forms = [surface] + ([followers[surface]] if surface in followers else [])
+        rest = text  # the text without the entity's spans: does it name the entity anywhere else?
+        for o in (o for f in forms for o in groups[f]):
+            rest = rest[: o.start] + " " * (o.end - o.start) + rest[o.end :]
+        if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in forms):
+            out.append(surface)
+    return out
+
+
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
     """Replace one (minor/single) or two to three (major) entities by fictional ones of the same type."""
     lo, hi = change_count(severity)
     want = lo if lo == hi else rng.randint(lo, hi)
     groups = entity_candidates(text)
-    shorts = short_forms(groups)  # a short form changes with its full name, never alone
+    shorts = short_forms(groups) | plurals(
+        groups
+    )  # a short form or plural changes with its entity, never alone
     by_type: dict[EntityType, list[str]] = {}
-    for surface, spans in groups.items():
-        if surface not in shorts.values():
-            by_type.setdefault(spans[0].type, []).append(surface)
+    for surface in replaceable_entities(text):
+        by_type.setdefault(groups[surface][0].type, []).append(surface)
     edits: list[Edit] = []
     changes: list[dict[str, str]] = []
     types = sorted(by_type, key=lambda t: t.value)
@@ -582,8 +641,6 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         if _shares_a_name(surface, changes):
             continue  # "Ozil" after "Mesut Ozil": one person, never two fictional names
         occ = groups[surface]  # every occurrence, alike: the text never names the real and the fictional one
-        if len({o.type for o in occ}) > 1:
-            continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         forms = _forms(text, groups, shorts, surface, new)
         if not forms or any(
