@@ -780,9 +780,22 @@ def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None
     text = "He fell to his death from a cliff. The person, Phillips, was found at the base."
     for c in _changes_of(_every_minor(text, 20), "Phillips"):
         assert c["to"] in lexicon_last_names(), c
-    female = lexicon.FICTIONAL_FIRST_NAMES["female"]
+    female = lexicon.first_name_pool("female")
     for c in _changes_of(_every_minor("Kelly cleaned up in time and she was happy.", 12), "Kelly"):
         assert c["to"] in female, c
+
+
+def test_first_names_come_from_a_large_pool() -> None:
+    # issue 19: Story Cloze drew one name in 7 rows from a pool of twenty
+    pools = [lexicon.first_name_pool(g) for g in ("male", "female")]
+    assert all(len(pool) >= 150 for pool in pools) and not set(pools[0]) & set(pools[1])
+    assert all(
+        lexicon.first_name_gender(n) == g
+        for g, pool in zip(("male", "female"), pools, strict=True)
+        for n in pool
+    )
+    names = {c["to"] for c in _changes_of(_every_minor("Amy went to the fair. She loved it.", 40), "Amy")}
+    assert len(names) >= 25, names
 
 
 def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:

@@ -30,9 +30,11 @@ import dataclasses
 import enum
 import functools
 import importlib
+import json
 import re
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from dhp.builder.textstats import split_sentences
 
@@ -49,6 +51,7 @@ __all__ = [
     "NUMBER_MASK",
     "ORDINAL_WORDS",
     "PERCENT_AFTER",
+    "WORD_LISTS",
     "EntityType",
     "Span",
     "Token",
@@ -59,6 +62,7 @@ __all__ = [
     "domain_suffix",
     "find_entities",
     "first_name_gender",
+    "first_name_pool",
     "has_term_shape",
     "implausible_number",
     "is_acronym",
@@ -85,6 +89,12 @@ __all__ = [
     "word_tags",
     "word_zipf",
 ]
+
+#: the word lists of the lexicon and the generator (``data/wordlists.json``): data, not code
+WORD_LISTS: dict[str, Any] = json.loads(
+    resources.files("dhp.builder.perturb").joinpath("data", "wordlists.json").read_text("utf-8")
+)
+_LISTS = WORD_LISTS
 
 NUMBER_MASK = "<dig>"  # SumPubMed's mask for digits: never an entity, must survive unchanged
 
@@ -162,176 +172,42 @@ ORDINAL_WORDS = frozenset(
     "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth twentieth thirtieth fiftieth hundredth".split()
 )
 _SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
-TITLES = frozenset(
-    "mr mrs ms miss dr prof professor sir dame lord lady president senator governor mayor king "
-    "queen prince princess pope rev reverend judge justice captain capt general gen colonel col "
-    "sergeant sgt officer detective chancellor minister premier sheikh coach saint st".split()
-)
-ORG_KEYWORDS = frozenset(
-    "university college school academy institute institution council ministry department "
-    "committee commission agency authority bureau office board inc corp corporation co ltd llc "
-    "plc company companies group holdings association federation union league club fc party "
-    "government parliament congress senate assembly court police army navy force forces bank "
-    "foundation trust society organisation organization network airlines airways press times "
-    "news post journal herald telegraph guardian hospital clinic church museum centre center "
-    "laboratory laboratories labs service services systems technologies motors studios records "
-    "partners industries enterprises team united administration cabinet publishing publishers media "
-    "entertainment pictures broadcasting communications pharmaceuticals electronics insurance airline restaurant "
-    "hotel cafe bakery brewery reporter magazine tribune gazette review radio".split()
-)
-PLACE_SUFFIX_WORDS = frozenset(
-    "street road avenue lane square river lake island islands county province state region "
-    "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
-    "forest peninsula canyon strait harbour harbor airport station bridge village town city "
-    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall velodrome".split()
-)
+TITLES = frozenset(_LISTS["TITLES"])
+ORG_KEYWORDS = frozenset(_LISTS["ORG_KEYWORDS"])
+PLACE_SUFFIX_WORDS = frozenset(_LISTS["PLACE_SUFFIX_WORDS"])
 #: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
 #: its type is none of person, place, organisation
-DOCUMENT_WORDS = frozenset(
-    "constitution act treaty charter declaration convention accord accords bill code amendment protocol "
-    "manifesto statute doctrine agreement pact acts amendments treaties".split()
-)
+DOCUMENT_WORDS = frozenset(_LISTS["DOCUMENT_WORDS"])
 #: a name ending in one of these is an event ("Libyan Civil War", "Egyptian Revolution"), never a person
-EVENT_WORDS = frozenset(
-    "war wars revolution rebellion uprising crisis massacre insurgency festival day games cup olympics award "
-    "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
-    "concert exhibition tournament carnival".split()
-)
-PLACE_PREFIX_WORDS = frozenset(
-    "mount mt lake port fort cape isle san santa los las el la puerto porto rio".split()
-)
+EVENT_WORDS = frozenset(_LISTS["EVENT_WORDS"])
+PLACE_PREFIX_WORDS = frozenset(_LISTS["PLACE_PREFIX_WORDS"])
 #: "North Brabant", "South Holland": a compass word before a name makes a place
-COMPASS_WORDS = frozenset(
-    "north south east west northern southern eastern western central upper lower".split()
-)
-_IRREGULAR_DEMONYMS = frozenset(
-    "french dutch swiss welsh scottish scots irish british english greek thai czech danish swedish finnish "
-    "polish turkish spanish flemish basque filipino cypriot arab arabs".split()
-)
-_DEMONYM_ENDINGS = (
-    "an",
-    "ans",
-    "ian",
-    "ians",
-    "ese",
-    "ish",
-    "i",
-    "is",
-    "ic",
-    "ean",
-    "eans",
-    "ine",
-    "ino",
-    "er",
-    "ers",
-)
-_PLACE_SHAPES = ("ville", "burg", "borough", "shire", "stan", "land", "polis", "haven", "grad", "ia")
-_NAME_CONNECTORS = frozenset("of de van von der den la le du da di del bin al el & the".split())
-_REGIONS = (
-    "Europe",
-    "Asia",
-    "Africa",
-    "America",
-    "Americas",
-    "Antarctica",
-    "Oceania",
-    "Arctic",
-    "Caribbean",
-    "Balkans",
-    "Scandinavia",
-    "Siberia",
-    "Middle East",
-    "Far East",
-    "North America",
-    "South America",
-    "Central America",
-    "Latin America",
-    "Southeast Asia",
-    "East Asia",
-    "West Africa",
-    "East Africa",
-    "Hong Kong",
-    "Gaza",
-    "West Bank",
-    "Kashmir",
-    "Tibet",
-    "Taiwan",
-    "Kosovo",
-    "Palestine",
-    "Scotland",
-    "Wales",
-    "England",
-    "Britain",
-    "Great Britain",
-    "Northern Ireland",
-    "New Zealand",
-    "United States",
-    "United Kingdom",
-    "South Africa",
-    "North Korea",
-    "South Korea",
-    "Saudi Arabia",
-    "Mediterranean",
-    "Pacific",
-    "Atlantic",
-    "Himalayas",
-    "Alps",
-    "Sahara",
-    "Amazon",
-    "Yangtze",
-    "Thames",
-    "Mars",
-    "Holland",
-)
+COMPASS_WORDS = frozenset(_LISTS["COMPASS_WORDS"])
+_IRREGULAR_DEMONYMS = frozenset(_LISTS["_IRREGULAR_DEMONYMS"])
+_DEMONYM_ENDINGS: tuple[str, ...] = tuple(_LISTS["_DEMONYM_ENDINGS"])
+_PLACE_SHAPES: tuple[str, ...] = tuple(_LISTS["_PLACE_SHAPES"])
+_NAME_CONNECTORS = frozenset(_LISTS["_NAME_CONNECTORS"])
+_REGIONS: tuple[str, ...] = tuple(_LISTS["_REGIONS"])
 _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
-FICTIONAL_PLACES: tuple[str, ...] = tuple(
-    "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
-    "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania".split()
-)
+FICTIONAL_PLACES: tuple[str, ...] = tuple(_LISTS["FICTIONAL_PLACES"])
 #: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
 #: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
 #: read as names of unknown type (one source of truth for the generator and the validator)
-FICTIONAL_TOWNS: tuple[str, ...] = tuple(
-    "Brackenmoor Corrowick Dunhallow Fellbrook Greymoor Harlowick Kelmscar Lowenbrook Marrowick Pennimoor "
-    "Rookwick Sallowmere Thistlebrook Wyvernmoor Ashcombe Bramblewick".split()
-)
+FICTIONAL_TOWNS: tuple[str, ...] = tuple(_LISTS["FICTIONAL_TOWNS"])
 #: named holidays and feasts (capitalised): a fictional holiday replaces them, never a made-up word
-HOLIDAYS = frozenset(
-    "christmas easter thanksgiving halloween hanukkah chanukah ramadan diwali passover kwanzaa pentecost "
-    "whitsun advent lent epiphany eid hogmanay midsummer candlemas michaelmas shrovetide purim vesak "
-    "navratri".split()
-)
+HOLIDAYS = frozenset(_LISTS["HOLIDAYS"])
 #: the generator's fictional holidays, each of a holiday's shape (-mas, -tide, -fest): "On Lanternmas, Amy
 #: got what she wanted", "Emberfest Eve"
-FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(
-    "Lanternmas Emberfest Frostmas Candletide Harvestmas Moonfest Thistletide Starmas Kindlefest "
-    "Ashentide Wintermas Brightfest".split()
-)
+FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(_LISTS["FICTIONAL_HOLIDAYS"])
 #: words that follow a holiday in its name ("Christmas Eve", "Easter Sunday")
-_HOLIDAY_TAILS = frozenset("eve day sunday monday friday weekend season".split())
+_HOLIDAY_TAILS = frozenset(_LISTS["_HOLIDAY_TAILS"])
 #: Latin phrase words of scientific prose, never a technical term of their own ("in vitro", "de novo")
-_LATIN_PHRASE_WORDS = frozenset(
-    "vitro vivo situ silico utero ovo novo hoc priori posteriori versa se".split()
-)
+_LATIN_PHRASE_WORDS = frozenset(_LISTS["_LATIN_PHRASE_WORDS"])
 #: endings of a species epithet ("coli", "bovis", "aureus", "thaliana", "annosum", "cerevisiae", "elegans")
-_EPITHET_ENDINGS = ("i", "is", "us", "um", "a", "ae", "ii", "ans", "ens")
+_EPITHET_ENDINGS: tuple[str, ...] = tuple(_LISTS["_EPITHET_ENDINGS"])
 #: endings of English technical words, never of a genus or species ("ethylene biosynthesis", "multigene")
-_NOT_LATIN_ENDINGS = (
-    "sis",
-    "itis",
-    "ene",
-    "ase",
-    "ases",
-    "ine",
-    "ide",
-    "ol",
-    "one",
-    "gene",
-    "ics",
-    "ity",
-    "tion",
-)
+_NOT_LATIN_ENDINGS: tuple[str, ...] = tuple(_LISTS["_NOT_LATIN_ENDINGS"])
 #: rarer than this, unknown to lemminflect: the Latin words of a binomial ("coli" 3.3, "retina" 3.4 is a noun)
 _BINOMIAL_MAX_ZIPF = 3.5
 
@@ -442,34 +318,15 @@ def an_mismatch(article: str, word: str) -> bool:
     return (article.lower() == "a" and vowel) or (article.lower() == "an" and not vowel)
 
 
+_NAME_LOCALES: tuple[str, ...] = tuple(_LISTS["_NAME_LOCALES"])
+
+
 @functools.lru_cache(maxsize=1)
 def _names() -> tuple[frozenset[str], frozenset[str]]:
     """First and last names from Faker's bundled lists (Latin script, romanised CJK)."""
     first: set[str] = set()
     last: set[str] = set()
-    locales = (
-        "en",
-        "en_US",
-        "en_GB",
-        "en_IE",
-        "en_IN",
-        "de_DE",
-        "fr_FR",
-        "es_ES",
-        "it_IT",
-        "nl_NL",
-        "pt_BR",
-        "pl_PL",
-        "sv_SE",
-        "no_NO",
-        "da_DK",
-        "fi_FI",
-        "cs_CZ",
-        "tr_TR",
-        "zh_CN",
-        "ja_JP",
-    )
-    for loc in locales:
+    for loc in _NAME_LOCALES:
         provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
         for attr, bucket in (
             ("first_names", first),
@@ -483,28 +340,9 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
 
 #: the generator's fictional first names by gender (one source of truth for the generator and the validator)
 FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
-    "male": tuple(
-        "Alvar Corvin Emrick Faelan Havel Jorvik Lorcan Nandor Peregrin Rosmer Tobiah Varek Aldric Caspian "
-        "Fenwick Leander Oswin Thaddeus Evander".split()
-    ),
-    "female": tuple(
-        "Brisa Delphine Galiena Isolde Kestra Mirela Orla Quilla Sabine Ulla Wren Ysolde Zanthe Bryony Elowen "
-        "Ingrid Marisol Rowena Linnea Maren Tamsin".split()
-    ),
+    k: tuple(v) for k, v in _LISTS["FICTIONAL_FIRST_NAMES"].items()
 }
-_GENDER_LOCALES = (
-    "en",
-    "en_US",
-    "en_GB",
-    "en_IE",
-    "de_DE",
-    "fr_FR",
-    "es_ES",
-    "it_IT",
-    "nl_NL",
-    "sv_SE",
-    "da_DK",
-)
+_GENDER_LOCALES: tuple[str, ...] = tuple(_LISTS["_GENDER_LOCALES"])
 
 
 @functools.lru_cache(maxsize=1)
@@ -521,6 +359,18 @@ def _gendered_first_names() -> dict[str, str]:
         for name in names:
             seen.setdefault(name, set()).add(gender)
     return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
+
+
+@functools.lru_cache(maxsize=2)
+def first_name_pool(gender: str) -> tuple[str, ...]:
+    """The generator's first names of ``gender`` ("male", "female"): the fictional ones and Faker's US
+    names of that gender alone that are no ordinary word or place ("Abigail", never "Will", "Florence");
+    sorted, so that a seeded choice is the same in every run (about 220 a gender)."""
+    from faker.providers.person.en_US import Provider
+
+    names = [n for n in getattr(Provider, f"first_names_{gender}") if n.isalpha() and len(n) >= 3]
+    real = [n for n in names if not is_common_word(n) and not is_known_place(n)]
+    return tuple(sorted(n for n in {*FICTIONAL_FIRST_NAMES[gender], *real} if first_name_gender(n) == gender))
 
 
 def first_name_gender(word: str) -> str | None:
@@ -647,10 +497,7 @@ def _title_before(context: str) -> bool:
 
 _INNER_CAPITAL = re.compile(r"[^\W\d_]*[a-z][A-Z]")  # "CoV2", "iPhone", "mRNA"
 # Unit symbols look like terms ("kHz", "mAh") but name a measure, never an entity.
-_UNIT_SYMBOLS = frozenset(
-    "kHz MHz GHz THz Hz kWh MWh GWh kW MW GW mW mAh Ah mV kV kB KB MB GB TB PB Mbps Gbps kbps dB dBA "
-    "mL ml dL kPa MPa hPa mmHg kcal kJ MeV keV GeV nm µm mm cm km mg kg µg ng pH".split()
-)
+_UNIT_SYMBOLS = frozenset(_LISTS["_UNIT_SYMBOLS"])
 
 
 def has_term_shape(word: str) -> bool:
@@ -720,7 +567,7 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
 
 
 #: endings of adjectives made from names, never a surname ("Neo Kantian", "Victorian")
-_ADJ_ENDINGS = ("ian", "ean", "ist", "ism", "ic", "ical", "esque")
+_ADJ_ENDINGS: tuple[str, ...] = tuple(_LISTS["_ADJ_ENDINGS"])
 #: a surname after a first name that is also an ordinary word is rarer than this ("Clattenburg" 2.3, "Deco" 3.4)
 _RARE_SURNAME_ZIPF = 3.0
 
@@ -827,9 +674,9 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     return None
 
 
-_OFFICE_HEADS = frozenset("secretary head chief doctor master bachelor".split())
+_OFFICE_HEADS = frozenset(_LISTS["_OFFICE_HEADS"])
 #: capitalised season words: a season, never a person's name alone ("in Spring of 2013")
-_SEASONS = frozenset("spring summer autumn winter fall".split())
+_SEASONS = frozenset(_LISTS["_SEASONS"])
 
 
 def is_office(name: str) -> bool:
@@ -1342,7 +1189,7 @@ def _ordinary_opener(text: str, word: str) -> bool:
 
 
 #: English derivational endings and the frequency of a stem they make an ordinary word of
-_DERIVATIONS = ("ers", "er", "ists", "ist", "ings", "ing", "ments", "ment", "ness")
+_DERIVATIONS: tuple[str, ...] = tuple(_LISTS["_DERIVATIONS"])
 _STEM_ZIPF = 3.0
 
 
@@ -1358,7 +1205,7 @@ def _demonym_lead(toks: list[Token], i: int, j: int) -> int:
 
 
 #: peoples named in two words, which no stem rule finds
-_TWO_WORD_DEMONYMS = frozenset({"new zealander", "new zealanders", "new yorker", "new yorkers", "sri lankan"})
+_TWO_WORD_DEMONYMS = frozenset(_LISTS["_TWO_WORD_DEMONYMS"])
 
 
 def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
@@ -1467,14 +1314,11 @@ _SPORT = re.compile(
     re.IGNORECASE,
 )
 #: firms and brands named after people or places, an organisation wherever they stand alone
-_BRANDS = frozenset(
-    "Ferrari Mercedes Porsche McLaren Renault Lamborghini Maserati Peugeot Citroen Opel Audi Bosch Siemens "
-    "Philips Boeing Airbus Disney Toyota Honda Nissan Volvo Ford Chrysler Dell".split()
-)
+_BRANDS = frozenset(_LISTS["_BRANDS"])
 #: a name after these is a firm or a club ("the real estate company Deutsche Euroshop")
 _ORG_BEFORE = re.compile(r"\b(?:company|firm|brand|manufacturer|maker|retailer|carmaker|club|band|group)\s+$")
 #: clubs whose names are also people's names or ordinary words, a club in a text about sport
-_CLUB_NAMES = frozenset("Chelsea Everton Arsenal Millwall Juventus Celtic Rangers Spurs Wolves".split())
+_CLUB_NAMES = frozenset(_LISTS["_CLUB_NAMES"])
 
 
 def _clubs(text: str, spans: list[Span]) -> set[str]:

@@ -28,26 +28,17 @@ from dhp.builder.perturb.lexicon import EntityType, Span
 from dhp.builder.perturb.offline.edits import Edit, apply_edits, change_count
 from dhp.types import Severity
 
+_LISTS = lexicon.WORD_LISTS
+
 __all__ = ["entity_candidates", "fictional_entities", "plurals", "replaceable_entities", "short_forms"]
 
-_FIRST = [n for names in lexicon.FICTIONAL_FIRST_NAMES.values() for n in names]
-_LAST = (
-    "Ashgrove Brennick Calloway Dunmere Elsworth Fallowmere Greythorn Halvorsen Ironwood Jessup Kettering "
-    "Larkspur Marwick Northam Oakhurst Pendrell Quenby Ravensworth Stavely Thornbury Umberfield Vantrell "
-    "Whitlock Yarrow Blackwood Hollis Merriweather Penhallow Strand Wexley"
-).split()
+_LAST = list(_LISTS["_LAST"])
 _PLACES = list(lexicon.FICTIONAL_PLACES)
 _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
-_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
+_NUMBER_WORDS = list(_LISTS["_NUMBER_WORDS"])
 _ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
-_PLURAL_SCALES = [
-    "dozens",
-    "hundreds",
-    "thousands",
-    "millions",
-    "billions",
-]  # "dozens of topics" -> "hundreds of"
+_PLURAL_SCALES = list(_LISTS["_PLURAL_SCALES"])
 _TRIES = 30
 #: lower-case words that are months only sometimes ("may" is mostly the modal verb)
 _AMBIGUOUS_DATES = frozenset({"may", "march"})
@@ -113,32 +104,9 @@ def _date(span: str, rng: random.Random) -> str:
     return " ".join(one(p) if i == k else p for i, p in enumerate(parts))
 
 
-_ONSETS = (
-    "b",
-    "d",
-    "f",
-    "g",
-    "k",
-    "l",
-    "m",
-    "n",
-    "p",
-    "r",
-    "s",
-    "t",
-    "v",
-    "z",
-    "br",
-    "dr",
-    "gr",
-    "kr",
-    "pl",
-    "st",
-    "tr",
-    "th",
-)
-_NUCLEI = ("a", "e", "i", "o", "u", "a", "e", "o", "ai", "ea", "io")
-_CODAS = ("", "", "", "n", "r", "l", "s", "m")
+_ONSETS: tuple[str, ...] = tuple(_LISTS["_ONSETS"])
+_NUCLEI: tuple[str, ...] = tuple(_LISTS["_NUCLEI"])
+_CODAS: tuple[str, ...] = tuple(_LISTS["_CODAS"])
 
 
 def _pseudo_word(n: int, rng: random.Random) -> str:
@@ -197,8 +165,8 @@ def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
 
 
 #: Latin endings of a fictional genus and species ("Dravonia kelis", "m. toravum")
-_GENUS_ENDINGS = ("ia", "us", "um", "ella", "a")
-_SPECIES_ENDINGS = ("is", "us", "um", "ae", "i", "a", "ensis")
+_GENUS_ENDINGS: tuple[str, ...] = tuple(_LISTS["_GENUS_ENDINGS"])
+_SPECIES_ENDINGS: tuple[str, ...] = tuple(_LISTS["_SPECIES_ENDINGS"])
 
 
 def _latin(n: int, endings: tuple[str, ...], rng: random.Random) -> str:
@@ -343,10 +311,15 @@ def _is_title_word(word: str) -> bool:
 
 
 def _first_name(original: str, rng: random.Random, text: str = "") -> str:
-    """A fictional first name of the original's gender ("Jake" -> "Lorcan"); for a name of no known gender
-    ("Kelly") the gender of the text's pronouns when they have one, else any."""
+    """A first name of the original's gender from a pool of about 220 a gender ("Jake" -> "Lorcan"); for a
+    name of no known gender ("Kelly") the gender of the text's pronouns when they have one, else any."""
     gender = lexicon.first_name_gender(original) or _pronoun_gender(text)
-    return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
+    pool = (
+        lexicon.first_name_pool(gender)
+        if gender
+        else lexicon.first_name_pool("male") + lexicon.first_name_pool("female")
+    )
+    return rng.choice(pool)
 
 
 def _pronoun_gender(text: str) -> str | None:
