@@ -701,6 +701,10 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
     return kind or _shape_type([t for t in toks if t[:1].isupper()] or toks)
 
 
+#: months that are also common words in lower case ("we may", "the march"): a date only when capitalised
+_MODAL_MONTHS = frozenset({"may", "march"})
+
+
 def _number_type(word: str) -> EntityType | None:
     if word == NUMBER_MASK:
         return None
@@ -718,7 +722,8 @@ def _number_type(word: str) -> EntityType | None:
         return EntityType.NUMBER
     if _ORDINAL_COMPOUND.match(word):
         return EntityType.NUMBER
-    if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
+    month = low in MONTHS and not (word.islower() and low in _MODAL_MONTHS)  # "may" is the modal verb
+    if _DECADE.match(low) or month or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
     if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
         return EntityType.NUMBER
@@ -919,7 +924,7 @@ def _date_end(toks: list[Token], i: int) -> int:
         return i + 1
     if low not in MONTHS and low not in _MONTH_ABBR:
         return i
-    if low == "may" and not toks[i].text[0].isupper():
+    if low in _MODAL_MONTHS and not toks[i].text[0].isupper():
         return i
     j = i + 1
     if j < len(toks) and _NUMBER.match(toks[j].text) and len(toks[j].text) <= 2:

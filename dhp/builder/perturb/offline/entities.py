@@ -39,9 +39,8 @@ _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
 _NUMBER_WORDS = list(_LISTS["_NUMBER_WORDS"])
 _ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
 _PLURAL_SCALES = list(_LISTS["_PLURAL_SCALES"])
+_SCALES = ["dozen", "hundred", "thousand", "million", "billion"]  # "a hundred" -> "a thousand"
 _TRIES = 30
-#: lower-case words that are months only sometimes ("may" is mostly the modal verb)
-_AMBIGUOUS_DATES = frozenset({"may", "march"})
 
 
 def _same_shape_digits(s: str, rng: random.Random) -> str:
@@ -66,7 +65,12 @@ def _ordinal(n: int) -> str:
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
     head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
-    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS, _PLURAL_SCALES):  # "two" -> "five", "third" -> "seventh"
+    for pool in (
+        _NUMBER_WORDS,
+        _ORDINAL_WORDS,
+        _PLURAL_SCALES,
+        _SCALES,
+    ):  # "two" -> "five", "third" -> "seventh"
         if head in pool and (not dash or rest.replace("-", "").isalpha()):
             word = rng.choice([w for w in pool if w != head]) + dash + span[len(head) + len(dash) :]
             return word.capitalize() if span[:1].isupper() else word
@@ -465,18 +469,14 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
     bounded = _bounded_number(span.text, text[span.end :]) if span.type is EntityType.NUMBER else None
     make = bounded or _MAKERS.get(span.type) or _other_maker(span.text)
-    if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
+    if make is None:
         return None
     lower = lexicon.is_lowercase_text(text)
     for _ in range(_TRIES):
         new = make(span.text, rng, text)
         if lower and span.text.islower():  # a capitalised entity stays capitalised ("Felis", "3G")
             new = new.lower()
-        if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
-            continue
-        if _article_breaks(text[: span.start], span.text, new) or lexicon.implausible_number(
-            new, text[span.end :]
-        ):
+        if _unfit(span, new, text, used):
             continue
         context = text[
             max(0, span.start - 40) : span.start
@@ -485,6 +485,19 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
         if kind == span.type or (span.type is EntityType.ORG and new in lexicon.FICTIONAL_TOWNS):
             return new  # never a real word in place of a term; a club or a firm by a fictional town
     return None
+
+
+def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
+    """``new`` may not replace ``span``: the same, already in the text or used, the number mask, a piece of
+    the real name kept ("Glenn" -> "Glenda"), an article that no longer agrees, an impossible number."""
+    if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
+        return True
+    pairs = zip(span.text.split(), new.split(), strict=False)
+    named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
+    if named and any(o != n and len(o) >= 4 and o[:4] == n[:4] for o, n in pairs):
+        return True
+    after = text[span.end :]
+    return _article_breaks(text[: span.start], span.text, new) or bool(lexicon.implausible_number(new, after))
 
 
 def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
