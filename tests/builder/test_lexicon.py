@@ -502,6 +502,10 @@ _ISSUE19_WORDS = [
     "routine",
     "lysed",
     "biocontrol",
+    "offline",  # read in the offline-rules/5 build: "many offline and online training agencies"
+    "mrna",
+    "spp",
+    "3-d",
 ]
 
 
@@ -512,7 +516,7 @@ def test_words_of_the_general_vocabulary_are_no_terms_in_any_case(word: str) -> 
 
 
 @pytest.mark.parametrize(
-    "word", ["apoptosis", "kinase", "ribosomes", "imatinib", "glycine", "lysosome", "brca1", "il-6", "pcr"]
+    "word", ["apoptosis", "kinase", "ribosomes", "imatinib", "glycine", "lysosome", "brca1", "il-6", "btb"]
 )
 def test_domain_terms_are_known_positively_in_lower_cased_text(word: str) -> None:
     assert (word, T) in _found(f"the results show poor {word} in all samples . we tested it .")

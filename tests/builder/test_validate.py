@@ -473,6 +473,25 @@ ISSUE19_NE = [
         "the turosome binds rna . ribosomes are large .",
         "still names",
     ),
+    (  # read in the offline-rules/5 build (WMT zh-en)
+        NE_MINOR,
+        "With General Secretary Xi Jinping as the core, it grew. The thought of Xi Jinping guides it.",
+        "With General Secretary Oakhurst as the core, it grew. The thought of Xi Jinping guides it.",
+        "still names",
+    ),
+    (
+        NE_MINOR,
+        "Its Party Central Committee met. The Department of Agriculture and Rural Affairs said so.",
+        "Its Party Wexley Committee met. The Department of Agriculture and Rural Affairs said so.",
+        "ordinary words",
+    ),
+    (
+        NE_PUBMED,
+        "many offline and online agencies exist .",
+        "many kranine and online agencies exist .",
+        "not a named",
+    ),
+    (NE_PUBMED, "it forms a 3-d construct in vivo .", "it forms a 8-d construct in vivo .", "not a named"),
 ]
 
 

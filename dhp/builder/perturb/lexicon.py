@@ -77,10 +77,12 @@ __all__ = [
     "is_lowercase_text",
     "is_name_word",
     "is_office",
+    "is_ordinary_word",
     "is_surname_only",
     "is_url",
     "lemmas",
     "mentions",
+    "named_forms",
     "plural_ending",
     "sentence_index",
     "sentence_spans",
@@ -153,6 +155,7 @@ _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IG
 _GLUED_SCALE = re.compile(
     r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE
 )  # "16million"
+_DIMENSION = re.compile(r"[1-4]-?d")
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -472,6 +475,23 @@ def is_name_word(word: str) -> bool:
     return word in first or word in last or is_known_place(word)
 
 
+def is_ordinary_word(word: str) -> bool:
+    """A frequent word that names nothing in a name: no first or last name, place or people, or an adjective
+    that only a foreign name list has ("Central", "Rural", "Social" of "Party Central Committee"; not
+    "Oxford", nor "Brown" of "Brown University")."""
+    if not is_common_word(word) or is_demonym(word) or is_known_place(word, major_only=True):
+        return False
+    return not is_name_word(word) or (bool(lemmas(word, "ADJ")) and word not in _english_names())
+
+
+@functools.lru_cache(maxsize=1)
+def _english_names() -> frozenset[str]:
+    """Faker's US first and last names ("Brown", "White"): a name even where it is also an adjective."""
+    from faker.providers.person.en_US import Provider
+
+    return frozenset({*Provider.first_names, *Provider.last_names})
+
+
 def is_common_word(word: str) -> bool:
     """A frequent ordinary English word ("Everyone", "Officers", "But"), not a proper name.
 
@@ -706,9 +726,9 @@ _MODAL_MONTHS = frozenset({"may", "march"})
 
 
 def _number_type(word: str) -> EntityType | None:
-    if word == NUMBER_MASK:
-        return None
     low = word.lower()
+    if word == NUMBER_MASK or _DIMENSION.fullmatch(low):
+        return None  # "3-d": three-dimensional, no quantity
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
@@ -764,7 +784,7 @@ def domain_suffix(low: str) -> str:
 
 
 #: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
-_GENERAL_ZIPF = 4.0
+_GENERAL_ZIPF = 3.5
 _KNOWN_GENERAL_ZIPF = 3.0
 _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
 
@@ -793,7 +813,12 @@ def _is_lower_acronym(low: str) -> bool:
     """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
     unknown to the English lexicon and rare."""
     vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
-    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and word_zipf(low) < 3.5
+    general = low.upper() in _common_acronyms() or word_zipf(low) >= _ACRONYM_ZIPF  # "mrna", "pcr", "spp"
+    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and not general
+
+
+#: a lower-cased acronym this frequent is the field's general vocabulary ("mrna" 3.2, "pcr" 3.2)
+_ACRONYM_ZIPF = 3.0
 
 
 _BINOMIAL = re.compile(r"([A-Za-z])\. ([a-z]+)|([A-Za-z][a-z]{3,}) ([a-z]+)")
@@ -820,6 +845,8 @@ def is_binomial(text: str) -> bool:
         or not _latin_word(species, _BINOMIAL_MAX_ZIPF)
     ):
         return False
+    if species.capitalize() in _names()[1]:
+        return False  # "kruskal wallis": a test named after people, no species
     return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
 
 
@@ -848,6 +875,16 @@ def short_form(name: str, kind: EntityType) -> str | None:
 def plural_ending(singular: str, plural: str) -> str:
     """ "s" or "es" when ``plural`` is ``singular`` with that ending ("ribosome", "ribosomes"), else ""."""
     return next((end for end in ("s", "es") if plural == singular + end), "")
+
+
+def named_forms(span: Span) -> set[str]:
+    """The texts that name the entity of ``span``: its text and, for a person, the name without the titles
+    and ordinary words before it ("Xi Jinping" of "General Secretary Xi Jinping")."""
+    words = span.text.split()
+    k = 0
+    while k < len(words) - 2 and (words[k].lower().strip(".") in TITLES or is_common_word(words[k])):
+        k += 1
+    return {span.text, " ".join(words[k:])} if span.type is EntityType.PERSON else {span.text}
 
 
 def mentions(text: str, name: str) -> int:

@@ -365,6 +365,18 @@ def _plausible_verdict(span: Span, new: str, after: str) -> Verdict:
     return PASS
 
 
+def _ordinary_word_verdict(span: Span, new: str) -> Verdict:
+    """An organisation's name of several words changes in a name word, not only in ordinary ones ("Party
+    Central Committee" -> "Party Wexley Committee" replaces no name)."""
+    words = span.text.split()
+    changed = [w for w in words if w not in new.split()]
+    if span.type is not EntityType.ORG or len(words) < 2:
+        return PASS
+    if changed and all(lexicon.is_ordinary_word(w) for w in changed):
+        return _fail(f"{span.text!r} -> {new!r}: only ordinary words {changed} of the name changed")
+    return PASS
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -373,6 +385,7 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
         _form_verdict(span, new, context),
         _kind_verdict(span, new, kind),
         _plausible_verdict(span, new, original[span.end :]),
+        _ordinary_word_verdict(span, new),
     )
     for verdict in (*checks, _fictional_verdict(span, new, kind, original)):
         if not verdict.ok:
@@ -465,9 +478,10 @@ def _left_behind(spans: list[Span], news: dict[int, str], perturbed: str) -> Ver
     """Every occurrence of a replaced name or term changed: the perturbed text never names both the real
     and the fictional entity ("Hunan" -> "Samga" with "Hunan" left later)."""
     for index in news:
-        old = spans[index].text
-        if spans[index].type not in _COUNTED and lexicon.mentions(perturbed, old):
-            return _fail(f"{old!r} was replaced but the text still names {old!r}")
+        olds = [] if spans[index].type in _COUNTED else sorted(lexicon.named_forms(spans[index]))
+        for old in olds:
+            if lexicon.mentions(perturbed, old):
+                return _fail(f"{spans[index].text!r} was replaced but the text still names {old!r}")
     return PASS
 
 

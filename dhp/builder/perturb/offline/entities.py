@@ -217,9 +217,11 @@ def _term(span: str, rng: random.Random) -> str:
 def _keep_keywords(
     words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str], run: bool = False
 ) -> str:
-    """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University")."""
+    """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University");
+    an ordinary word is no name word ("Party Central Committee", "Agriculture and Rural Affairs" stay)."""
     for i, w in enumerate(words):
-        if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
+        named = not lexicon.is_ordinary_word(w)
+        if w[:1].isupper() and named and w.lower() not in keep | {"of", "the", "and", "&", "for"}:
             j = i + 1  # with ``run``, all uncommon name words: "Zhi Yun Restaurant" -> "Jessup Restaurant"
             while (
                 run
@@ -230,7 +232,7 @@ def _keep_keywords(
             ):
                 j += 1
             return " ".join([*words[:i], rng.choice(pool), *words[j:]])
-    if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
+    if len(words) > 1 and all(w.lower() in keep for w in words):  # keywords only ("Emirates Stadium")
         return " ".join([rng.choice(pool), *words[1:]])
     return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
 
@@ -598,7 +600,8 @@ def replaceable_entities(text: str) -> list[str]:
         rest = text  # the text without the entity's spans: does it name the entity anywhere else?
         for o in (o for f in forms for o in groups[f]):
             rest = rest[: o.start] + " " * (o.end - o.start) + rest[o.end :]
-        if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in forms):
+        names = {*forms, *lexicon.named_forms(spans[0])}  # "Xi Jinping" of "General Secretary Xi Jinping"
+        if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in names):
             out.append(surface)
     return out
 
