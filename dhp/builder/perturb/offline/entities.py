@@ -220,8 +220,7 @@ def _keep_keywords(
     """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University");
     an ordinary word is no name word ("Party Central Committee", "Agriculture and Rural Affairs" stay)."""
     for i, w in enumerate(words):
-        named = not lexicon.is_ordinary_word(w)
-        if w[:1].isupper() and named and w.lower() not in keep | {"of", "the", "and", "&", "for"}:
+        if _name_word(w, keep):
             j = i + 1  # with ``run``, all uncommon name words: "Zhi Yun Restaurant" -> "Jessup Restaurant"
             while (
                 run
@@ -235,6 +234,27 @@ def _keep_keywords(
     if len(words) > 1 and all(w.lower() in keep for w in words):  # keywords only ("Emirates Stadium")
         return " ".join([rng.choice(pool), *words[1:]])
     return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
+
+
+def _name_word(word: str, keep: frozenset[str]) -> bool:
+    """A capitalised word of a name that is no keyword, connector or ordinary word ("Brown" of "Brown
+    University", not "Central" of "Party Central Committee")."""
+    low = word.lower()
+    return (
+        word[:1].isupper()
+        and low not in keep | {"of", "the", "and", "&", "for"}
+        and not lexicon.is_ordinary_word(word)
+    )
+
+
+def _has_name(span: str, keep: frozenset[str]) -> bool:
+    """An organisation's or document's name holds something to make fictional: an acronym, one word, a real
+    place, a name word, or keywords only ("Emirates Stadium"); "Party Central Committee" and "Fair District
+    Amendments" hold none."""
+    words = span.split()
+    if span.isupper() or len(words) == 1 or _place_run(words):
+        return True
+    return any(_name_word(w, keep) for w in words) or all(w.lower() in keep for w in words)
 
 
 def _org(span: str, rng: random.Random) -> str:
@@ -431,10 +451,12 @@ def _event(span: str, rng: random.Random) -> str:
     return " ".join(words)
 
 
+_DOCUMENT_KEEP = lexicon.DOCUMENT_WORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.COMPASS_WORDS
+
+
 def _document(span: str, rng: random.Random) -> str:
     """A document of a fictional place ("Constitution of Kazakhstan" -> "Constitution of Valdoria")."""
-    keep = lexicon.DOCUMENT_WORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.COMPASS_WORDS
-    return _keep_keywords(span.split(), keep, rng, _PLACES)
+    return _keep_keywords(span.split(), _DOCUMENT_KEEP, rng, _PLACES)
 
 
 _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
@@ -581,7 +603,10 @@ def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
 
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
-    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2}
+    keywords = (
+        lexicon.ORG_KEYWORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.EVENT_WORDS | lexicon.DOCUMENT_WORDS
+    )
+    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2 and w.lower() not in keywords}
     return any(words & set(c["from"].split()) for c in changes)
 
 
@@ -595,6 +620,10 @@ def replaceable_entities(text: str) -> list[str]:
     out = []
     for surface, spans in groups.items():
         if surface in followers.values() or len({o.type for o in spans}) > 1:
+            continue
+        if spans[0].type is EntityType.ORG and not _has_name(surface, lexicon.ORG_KEYWORDS):
+            continue
+        if lexicon.is_document(surface) and not _has_name(surface, _DOCUMENT_KEEP):
             continue
         forms = [surface] + ([followers[surface]] if surface in followers else [])
         rest = text  # the text without the entity's spans: does it name the entity anywhere else?
