@@ -22,6 +22,7 @@ from dhp.builder.perturb.offline import (
     offline_perturb,
     rewrite_insert,
 )
+from dhp.builder.perturb.offline.entities import replaceable_entities
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
 from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.rules import sentence_reorder
@@ -869,3 +870,17 @@ def test_a_decade_becomes_another_decade(decade: str) -> None:
     for seed in range(20):
         out = _number(decade, random.Random(seed))
         assert out != decade and re.fullmatch(r"['’]?(?:19)?[1-9]0s", out), out
+
+
+def test_entities_keep_numbers_plausible_and_leave_numbering_alone() -> None:
+    # read in the offline-rules/5 build: "57 November", "68-year-old girl", "1 international airlines", "6) Are you"
+    for text, old in [
+        ("The replay was on 20 November 2015 at the stadium.", "20"),
+        ("He watched the 15-year-old girl at the park.", "15-year-old"),
+        ("Five said it. 5 international airlines fly there.", "5"),
+    ]:
+        for c in _changes_of(_every_minor(text, 20), old):
+            assert c["to"] not in {"0", "1"} and not lexicon.implausible_number(
+                c["to"], text[text.index(old) + len(old) :]
+            )
+    assert replaceable_entities("1) What do you do? 2) Are you happy?") == []

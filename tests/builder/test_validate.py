@@ -492,6 +492,9 @@ ISSUE19_NE = [
         "not a named",
     ),
     (NE_PUBMED, "it forms a 3-d construct in vivo .", "it forms a 8-d construct in vivo .", "not a named"),
+    (NE_PUBMED, "expressed in murine cells .", "expressed in geline cells .", "not a named"),
+    (NE_MINOR, "The replay was on 20 November 2015.", "The replay was on 57 November 2015.", "no day"),
+    (NE_MINOR, "He watched the 15-year-old girl.", "He watched the 68-year-old girl.", "no child's age"),
 ]
 
 

@@ -39,8 +39,10 @@ from typing import Any
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
+    "CHILD_AFTER",
     "CLOCK_AFTER",
     "COMPASS_WORDS",
+    "DAY_AFTER",
     "DOCUMENT_WORDS",
     "EVENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
@@ -83,6 +85,7 @@ __all__ = [
     "lemmas",
     "mentions",
     "named_forms",
+    "number_bound",
     "plural_ending",
     "sentence_index",
     "sentence_spans",
@@ -291,16 +294,37 @@ CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)
 PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
 
 
+#: a day of the month before its month ("20 November") and a child's age ("15-year-old girl")
+DAY_AFTER = re.compile(
+    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
+CHILD_AFTER = re.compile(r"\s+(?:girl|boy|child|baby|toddler|schoolgirl|schoolboy|pupil|son|daughter)s?\b")
+#: (what follows the number, its largest plausible value, what it is)
+_BOUNDS = (
+    (CLOCK_AFTER, 12, "no hour of a clock"),
+    (PERCENT_AFTER, 100, "a share over 100%"),
+    (DAY_AFTER, 31, "no day of a month"),
+)
+
+
+def number_bound(after: str) -> int:
+    """The largest plausible value of a number followed by ``after`` (12 for "PM", 100 for "%", 31 before a
+    month), else 0 (no bound)."""
+    return next((top for pattern, top, _ in _BOUNDS if pattern.match(after)), 0)
+
+
 def implausible_number(value: str, after: str) -> str:
     """Why the number ``value``, followed by the text ``after``, is an impossible quantity ("86 PM": an
-    hour past 12; "140%": a share over 100), else "". The hour may carry minutes ("10:30")."""
-    m = re.fullmatch(r"(\d+)(?::(\d\d))?", value.strip())
-    if m and CLOCK_AFTER.match(after) and not (1 <= int(m.group(1)) <= 12 and int(m.group(2) or 0) < 60):
-        return f"{value!r} is no hour of a clock"
-    number = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(%|per ?cent)?", value.strip(), re.IGNORECASE)
-    percent = number is not None and (number.group(2) is not None or PERCENT_AFTER.match(after) is not None)
-    if number and percent and float(number.group(1)) > 100:
-        return f"{value!r} is a share over 100%"
+    hour past 12; "140%": a share over 100; "57 November"; a "68-year-old girl"), else ""."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(?::\d\d)?\s*(%|per ?cent)?", value.strip(), re.IGNORECASE)
+    if m and m.group(2):
+        after = m.group(2) + after
+    for pattern, top, what in _BOUNDS:
+        if m and pattern.match(after) and not 0 < float(m.group(1)) <= top:
+            return f"{value!r} is {what}"
+    age = re.fullmatch(r"(\d+)-year-old", value.strip())
+    if age and CHILD_AFTER.match(after) and int(age.group(1)) >= 18:
+        return f"{value!r} is no child's age"
     return ""
 
 
@@ -783,6 +807,8 @@ def domain_suffix(low: str) -> str:
     return next((s for s, _ in _domain_suffixes() if low.endswith(s) and len(low) - len(s) >= 3), "")
 
 
+#: adjectives of a domain ending that no lexicon knows ("murine cells", "porcine skin")
+_NOT_DOMAIN_WORDS = frozenset(_LISTS["NOT_DOMAIN_WORDS"])
 #: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
 _GENERAL_ZIPF = 3.5
 _KNOWN_GENERAL_ZIPF = 3.0
@@ -797,7 +823,7 @@ def is_domain_word(low: str) -> bool:
     never "diagnosis", "routine", "molting"). A strong ending may sit on a rare noun the English lexicon
     knows ("staphylococcus"), a weak one only on a word it does not know ("glycine", not "trombone")."""
     suffix = domain_suffix(low)
-    if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS:
+    if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS or low in _NOT_DOMAIN_WORDS:
         return False
     if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
         return False

@@ -482,8 +482,10 @@ def _article_breaks(before: str, old: str, new: str) -> bool:
 
 def _bounded_number(span: str, after: str) -> Callable[[str, random.Random, str], str] | None:
     """How to make a plausible number where its context bounds it: an hour of a clock ("10 PM" -> "7 PM"),
-    a share up to 100 ("40 percent" -> "63 percent"); None elsewhere."""
-    top = 12 if lexicon.CLOCK_AFTER.match(after) else 100 if lexicon.PERCENT_AFTER.match(after) else 0
+    a share up to 100 ("40 percent" -> "63 percent"), a day before its month (up to 28); None elsewhere."""
+    if re.fullmatch(r"\d+-year-old", span) and lexicon.CHILD_AFTER.match(after):  # "15-year-old girl"
+        return lambda s, r, t: r.choice([f"{n}-year-old" for n in range(2, 18) if f"{n}-year-old" != s])
+    top = min(lexicon.number_bound(after), 28 if lexicon.DAY_AFTER.match(after) else 100)
     if not top or not re.fullmatch(r"\d+", span):
         return None
     return lambda s, r, t: str(r.choice([n for n in range(1, top + 1) if str(n) != s]))
@@ -516,6 +518,8 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
     the real name kept ("Glenn" -> "Glenda"), an article that no longer agrees, an impossible number."""
     if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
         return True
+    if span.type is EntityType.NUMBER and span.text not in {"0", "1"} and new in {"0", "1"}:
+        return True  # "5 international airlines" never -> "1 international airlines"
     pairs = zip(span.text.split(), new.split(), strict=False)
     named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
     if named and any(o != n and len(o) >= 4 and o[:4] == n[:4] for o, n in pairs):
@@ -623,6 +627,8 @@ def replaceable_entities(text: str) -> list[str]:
             continue
         if spans[0].type is EntityType.ORG and not _has_name(surface, lexicon.ORG_KEYWORDS):
             continue
+        if any(_enumerator(text, o) for o in spans):
+            continue
         if lexicon.is_document(surface) and not _has_name(surface, _DOCUMENT_KEEP):
             continue
         forms = [surface] + ([followers[surface]] if surface in followers else [])
@@ -633,6 +639,14 @@ def replaceable_entities(text: str) -> list[str]:
         if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in names):
             out.append(surface)
     return out
+
+
+def _enumerator(text: str, span: Span) -> bool:
+    """A list number or citation ("2) What ...", "[5]") or a dotted acronym ("the U.S."): numbering and
+    abbreviation, no entity to make fictional."""
+    before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
+    listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
+    return listed or ("." in span.text and after == ".")
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
