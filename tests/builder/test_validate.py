@@ -103,7 +103,7 @@ GOOD_NE = [
         "They saw a wild cat (Felis silvestris) near Leeds.",
         "They saw a wild cat (Zagis kelinum) near Leeds.",
     ),
-    (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
+    (NE_MINOR, "Levels of hERG rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (
         NE_MINOR,

@@ -786,8 +786,8 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if _HAS_DIGIT.search(word):
         number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
         return not (number or _DECADE.match(word.lower()) or _GLUED_SCALE.match(word))
-    if word in _UNIT_SYMBOLS:
-        return False
+    if word in _UNIT_SYMBOLS or word.upper() in _common_acronyms():
+        return False  # "kHz"; "HiFi", "PhD": words of the general vocabulary
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
@@ -1169,7 +1169,9 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())
     ):
         return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
-    if b - a == 1 and (word.lower() in _ADJECTIVES_NO_NAMES or word in _common_acronyms()):
+    if b - a == 1 and (
+        word.lower() in _ADJECTIVES_NO_NAMES or word.upper() in _common_acronyms() or word in _UNIT_SYMBOLS
+    ):
         return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return (

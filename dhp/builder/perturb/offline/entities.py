@@ -143,10 +143,11 @@ _TERM_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
 
 
 def _term_piece(piece: str, rng: random.Random) -> str:
-    """One piece of a term replaced by one of the same shape and case."""
+    """One piece of a term replaced by one of the same shape and case; an English word of a compound term
+    stays ("n2-fixing" -> "n7-fixing", "ap2-like" -> "ka8-like")."""
     if piece.isdigit():
         return _same_shape_digits(piece, rng)
-    if not piece.isalpha():
+    if not piece.isalpha() or (piece.islower() and len(piece) > 3 and lexicon.is_common_word(piece)):
         return piece
     if piece.isupper() and len(piece) <= 3:  # an acronym-like run: capitals, read letter by letter
         return "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in piece)
