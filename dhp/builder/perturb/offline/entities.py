@@ -434,32 +434,6 @@ def _uncommon_word(words: list[str]) -> int | None:
     )
 
 
-def _is_event(span: str) -> bool:
-    """A nationality-led event name ("Libyan Civil War"), whose people can be made fictional."""
-    words = span.split()
-    return (
-        len(words) > 1
-        and words[-1].lower() in lexicon.EVENT_WORDS
-        and any(lexicon.is_demonym(w) for w in words)
-    )
-
-
-def _event(span: str, rng: random.Random) -> str:
-    """An event of a fictional people ("Libyan Civil War" -> "Valdorian Civil War")."""
-    words = span.split()
-    i = next((k for k, w in enumerate(words) if lexicon.is_demonym(w)), 0)
-    words[i] = _demonym(rng)
-    return " ".join(words)
-
-
-_DOCUMENT_KEEP = lexicon.DOCUMENT_WORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.COMPASS_WORDS
-
-
-def _document(span: str, rng: random.Random) -> str:
-    """A document of a fictional place ("Constitution of Kazakhstan" -> "Constitution of Valdoria")."""
-    return _keep_keywords(span.split(), _DOCUMENT_KEEP, rng, _PLACES)
-
-
 _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
     EntityType.PERSON: _person,
     EntityType.PLACE: lambda s, r, t: _place(s, r),
@@ -530,14 +504,10 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
 
 
 def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
-    """How to make a fictional name of unknown type: a document of a fictional place, an event of a
-    fictional people, any other name made up; none for a technical name ("Sars CoV2 Virus"), whose
-    made-up twin the lexicon could not type."""
+    """How to make a fictional name of unknown type (:func:`_other_name`: "Constitution of Kazakhstan" ->
+    "Constitution of Valdoria", "Libyan Civil War" -> "Dravelo Civil War"); none for a technical name
+    ("Sars CoV2 Virus"), whose made-up twin the lexicon could not type."""
     words = name.split()
-    if lexicon.is_document(name):
-        return lambda s, r, t: _document(s, r)
-    if _is_event(name):
-        return lambda s, r, t: _event(s, r)
     if any(lexicon.has_term_shape(w) or w.lower().endswith(("virus", "viruses")) for w in words):
         return None
     m = re.fullmatch(r"(.+ of )(.+)", name)
@@ -629,8 +599,6 @@ def replaceable_entities(text: str) -> list[str]:
         if spans[0].type is EntityType.ORG and not _has_name(surface, lexicon.ORG_KEYWORDS):
             continue
         if any(_enumerator(text, o) for o in spans):
-            continue
-        if lexicon.is_document(surface) and not _has_name(surface, _DOCUMENT_KEEP):
             continue
         forms = [surface] + ([followers[surface]] if surface in followers else [])
         rest = text  # the text without the entity's spans: does it name the entity anywhere else?
