@@ -57,6 +57,8 @@ from dhp.builder.perturb import (
 )
 from dhp.builder.perturb.llm import LLMJob, LLMPerturber
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
+from dhp.builder.perturb.offline.edits import change_count
+from dhp.builder.perturb.offline.entities import replaceable_entities
 from dhp.builder.perturb.prompts import build_prompt
 from dhp.builder.perturb.validate import check_severities_differ, validate
 from dhp.builder.select import Selected, select_items
@@ -268,7 +270,18 @@ def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> dict[s
     return row
 
 
-def _perturbation_info(p: Perturbation, n_items: int, checked: Sequence[Checked]) -> PerturbationInfo:
+def applicable_items(p: Perturbation, items: Sequence[Item]) -> int | None:
+    """How many items the perturbation can apply to, where that depends on the text: for fictional
+    entities, the items naming as many replaceable entities as the severity replaces; else None (all)."""
+    if p.operation is not Operation.FICTIONAL_ENTITIES:
+        return None
+    need = change_count(p.severity)[0]
+    return sum(len(replaceable_entities(it.original)) >= need for it in items)
+
+
+def _perturbation_info(
+    p: Perturbation, items: Sequence[Item], checked: Sequence[Checked]
+) -> PerturbationInfo:
     made = [c.outcome for c in checked if isinstance(c.outcome, Perturbed)]
     return PerturbationInfo(
         id=p.id,
@@ -283,8 +296,9 @@ def _perturbation_info(p: Perturbation, n_items: int, checked: Sequence[Checked]
         failed_validation=sum(c.failed_validation for c in checked),
         checked=sum(c.checked for c in checked),
         passed=sum(c.passed for c in checked),
-        n_items=n_items,
+        n_items=len(items),
         generators=dict(sorted(Counter(o.generator for o in made).items())),
+        applicable=applicable_items(p, items),
     )
 
 
@@ -306,7 +320,7 @@ def collect_rows(
             else:
                 these.append(_row(spec, p, it, out))
         rows[p.id] = these
-        perts.append(_perturbation_info(p, len(items), [outcomes[(p.id, it.id)] for it in items]))
+        perts.append(_perturbation_info(p, items, [outcomes[(p.id, it.id)] for it in items]))
     return rows, na, perts
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from dhp.builder.dataset_io import BuildInfo
-from dhp.types import DatasetSpec, Redistribution
+from dhp.types import DatasetSpec, Operation, Redistribution
 
 __all__ = ["card_metadata", "render_card", "size_category"]
 
@@ -97,7 +97,8 @@ def card_metadata(spec: DatasetSpec, build: BuildInfo) -> dict[str, Any]:
             "tags": ["llm-as-a-judge", "evaluation", "perturbation", "dhp", "nlg-evaluation"],
             "size_categories": [size_category(info["n_rows"])],
             "source_datasets": [f"extended|{src_id}" if src_id else "extended|original"],
-            "annotations_creators": ["expert-generated" if spec.name == "summeval" else "found"],
+            # the perturbed texts, what the dataset adds, are made by rules or a model: no person wrote them
+            "annotations_creators": ["machine-generated"],
             "configs": configs,
             "dataset_info": dataset_info,
             "dhp": {
@@ -133,9 +134,10 @@ def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
     if info["perturber"]["kind"] == "offline":
         out.append(
             "The word- and sentence-level 'LLM' rows of this build come from offline rules, not an LLM: "
-            "their errors and entities are more regular than an LLM's; outputs that fail the perturbation "
+            "their errors and entities are more regular than an LLM's; outputs that fail the generator's own "
             "validator and items without a rule match are not applicable (see the pass rates and coverage in "
-            "the perturbation table). Rebuild with `--perturber URL` for LLM-made rows."
+            "the perturbation table): a limit of the generator, not of the item. Rebuild with "
+            "`--perturber URL` for LLM-made rows."
         )
     else:
         out.append(
@@ -172,6 +174,9 @@ def _perturbation_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
                 "generator_text": _generator_text(p["generators"]),
                 "pass_text": _pct(p["pass_rate"]),
                 "coverage_text": _pct(p["coverage"]),
+                "applicable_text": "all"
+                if p.get("applicable") is None
+                else f"{p['applicable']} ({_pct(p['applicable_coverage'])} covered)",
             }
         )
     return out
@@ -187,17 +192,32 @@ def _statistics(info: dict[str, Any]) -> dict[str, Any]:
     return stats
 
 
-def _generator_texts(gen: dict[str, Any]) -> tuple[str, str]:
+#: what the offline stand-in does per LLM-based operation (only the dataset's own are described)
+_OFFLINE_OPS = {
+    Operation.FICTIONAL_ENTITIES: "fictional entities replace named entities, numbers, dates and known domain "
+    "terms with seeded fictional ones of the same type",
+    Operation.GRAMMATICAL_ERRORS: "grammatical errors come from a catalogue of real error types (agreement, "
+    "tense, prepositions, articles)",
+    Operation.REWRITE_INSERT: "rewriting-and-insertion inserts a paraphrase of a sentence after it",
+}
+
+
+def _llm_operations(spec: DatasetSpec) -> list[Operation]:
+    """The dataset's LLM-based operations, in spec order, each once."""
+    ops = [p.operation for p in spec.perturbations if p.operation in _OFFLINE_OPS]
+    return list(dict.fromkeys(ops))
+
+
+def _generator_texts(spec: DatasetSpec, gen: dict[str, Any]) -> tuple[str, str]:
     """The card's one-line and one-paragraph account of what made the LLM-method rows."""
     if gen["kind"] == "offline":
+        what = "; ".join(_OFFLINE_OPS[op] for op in _llm_operations(spec))
         return (
             f"offline rules (`{gen['generator']}`), **not an LLM**",
             f"**No LLM was used for this build.** The LLM-based rows (method `llm`) were produced by DHP-bench's "
-            f"offline rule-based stand-in, generator `{gen['generator']}`: fictional entities replace named "
-            "entities and numbers with seeded fictional ones of the same type; grammatical errors come from a "
-            "catalogue of real error types (agreement, tense, prepositions, articles); rewriting-and-insertion "
-            "inserts a paraphrase of a sentence after it. Every output was checked by DHP-bench's perturbation "
-            "validator; outputs that fail it are left out (listed in `not_applicable.jsonl` with the reason). "
+            f"offline rule-based stand-in, generator `{gen['generator']}`: {what}. Every output was checked by "
+            "the generator's own validator (DHP-bench's automatic perturbation check, not a human review); "
+            "outputs that fail it are left out (listed in `not_applicable.jsonl` with the reason). "
             "Each row's `generator` column says so.",
         )
     return (
@@ -216,7 +236,7 @@ def _template_vars(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
     from dhp.spec import DHP_CITATION
 
     perts = _perturbation_rows(info)
-    generator_line, generator_paragraph = _generator_texts(info["perturber"])
+    generator_line, generator_paragraph = _generator_texts(spec, info["perturber"])
     files = info["source"]["files"]
     digest = hashlib.sha256("".join(f"{f['path']} {f['sha256']}\n" for f in files).encode()).hexdigest()
     example = next((p["id"] for p in perts if p["id"].startswith("char_typo") and p["rows"]), None)
@@ -240,6 +260,7 @@ def _template_vars(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
         "example_config": example or (perts[0]["id"] if perts else "default"),
         "generator_line": generator_line,
         "generator_paragraph": generator_paragraph,
+        "llm_operations": ", ".join(op.value.replace("_", " ") for op in _llm_operations(spec)) or "none",
         "stats": _statistics(info),
         "shown_files": files[:8],
         "hidden_files": max(0, len(files) - 8),

@@ -84,6 +84,11 @@ def _print_report(r: Any) -> None:
         print(
             f"  {p.id:<28} {p.method:<4} pass {rate} ({p.passed}/{p.checked})  "
             f"coverage {100 * p.coverage:5.1f}% ({p.rows}/{p.n_items})"
+            + (
+                ""
+                if p.applicable is None
+                else f"  of applicable {100 * p.applicable_coverage:5.1f}% ({p.rows}/{p.applicable})"
+            )
         )
 
 

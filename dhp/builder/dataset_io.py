@@ -239,6 +239,9 @@ class PerturbationInfo:
     n_items: int  # items selected for the dataset
     generators: Mapping[str, int] = field(default_factory=dict)
     num_bytes: int = 0
+    #: items the generator's rule can apply to (fictional entities: those naming enough replaceable
+    #: entities for the severity); None where every selected item is applicable
+    applicable: int | None = None
 
     @property
     def pass_rate(self) -> float | None:
@@ -249,6 +252,12 @@ class PerturbationInfo:
     def coverage(self) -> float:
         """Items with a row / items selected."""
         return self.rows / self.n_items if self.n_items else 0.0
+
+    @property
+    def applicable_coverage(self) -> float:
+        """Items with a row / applicable items (all selected items where ``applicable`` is None)."""
+        n = self.n_items if self.applicable is None else self.applicable
+        return self.rows / n if n else 0.0
 
     @property
     def eligible_coverage(self) -> float:
@@ -274,6 +283,8 @@ class PerturbationInfo:
             "n_items": self.n_items,
             "pass_rate": None if self.pass_rate is None else round(self.pass_rate, 4),
             "coverage": round(self.coverage, 4),
+            "applicable": self.applicable,
+            "applicable_coverage": round(self.applicable_coverage, 4),
             "generators": dict(sorted(self.generators.items())),
             "num_bytes": self.num_bytes,
         }
@@ -296,6 +307,7 @@ class PerturbationInfo:
             n_items=int(d["n_items"]),
             generators={str(g): int(n) for g, n in d["generators"].items()},
             num_bytes=int(d["num_bytes"]),
+            applicable=None if d.get("applicable") is None else int(d["applicable"]),
         )
 
 

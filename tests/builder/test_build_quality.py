@@ -1,11 +1,14 @@
-"""Issue 9's bar, measured on the whole offline build of all six datasets (module-scoped build).
+"""The bars of issues 9 and 19, measured on the whole offline build of all six datasets (module-scoped build).
 
 The validator is run again over every written row; build_info's counts (which include the outputs
 the build left out) give the generator's pass rate and the coverage per perturbation:
 
 * pass rate >= 98% on every LLM-method perturbation (the offline stand-in), 100% on rule ones;
-* coverage >= 95% of the selected items everywhere (Answer Equivalence: of its eligible items,
-  i.e. those the paper's rule can apply to).
+* fictional entities: >= 95% of the applicable items (those naming as many replaceable entities as
+  the severity replaces), on every dataset;
+* rewriting and insertion: at least 50 rows at minor and 30 at major on SummEval and SumPubMed;
+* every other perturbation: coverage >= 95% of the selected items (Answer Equivalence: of its
+  eligible items, i.e. those the paper's rule can apply to).
 """
 
 from __future__ import annotations
@@ -47,15 +50,9 @@ def test_every_written_row_passes_the_validator(offline_build: dict[str, BuildRe
     assert not failures, failures[:5]
 
 
-#: where the bar is not met, and why (measured on the merged offline-rules/4 build, 2026-11-23)
+#: where the 95%-of-selected bar is not met, and why (measured on the offline-rules/5 build, 2026-11-24)
 _SHORT_OF_THE_BAR = {
-    "summeval": "rewriting and insertion: 81% / 55% of items have one / two sentences the paraphrase rules "
-    "rewrite safely (the rest need a parser or an LLM)",
-    "sumpubmed": "rewriting and insertion: 75% / 37% (long abstract sentences); reordering major: 82% "
-    "(two-sentence texts, where minor and major cannot differ)",
-    "story-cloze": "fictional entities: 37 endings name nothing",
-    "wmt22-de-en": "fictional entities: 85% / 64%, passages that name nothing or only one thing",
-    "wmt22-zh-en": "fictional entities: 87% / 72%, passages that name nothing or only one thing",
+    "sumpubmed": "reordering major: 82% (two-sentence texts, where minor and major cannot differ)",
 }
 _COVERAGE_DATASETS = [
     pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=_SHORT_OF_THE_BAR[name]))
@@ -65,6 +62,8 @@ _COVERAGE_DATASETS = [
 ]
 #: operations whose offline rows meet the coverage bar on every dataset: enforced strictly
 ENFORCED = frozenset({Operation.GRAMMATICAL_ERRORS})
+#: operations with a bar of their own (below)
+OWN_BAR = frozenset({Operation.FICTIONAL_ENTITIES, Operation.REWRITE_INSERT})
 
 
 @pytest.mark.parametrize("name", DATASET_NAMES)
@@ -101,26 +100,39 @@ def test_coverage_enforced(offline_build: dict[str, BuildReport], name: str) -> 
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"
 
 
-#: fictional entities reach the bar where the texts name enough things; Story Cloze endings often name
-#: nobody ("I aced my exam."), WMT's forum posts are often prose without a name (measured 2026-11-23,
-#: h-entities: see the README's offline table); Answer Equivalence counts its eligible items
-_ENTITIES_SHORT = pytest.mark.xfail(
-    strict=False,
-    reason="fictional-entity coverage is bound by the texts: items that name nothing are not applicable",
-)
-_ENTITIES_MET = frozenset({"summeval", "sumpubmed", "answer-equivalence"})
-_ENTITY_DATASETS = [
-    pytest.param(name, marks=() if name in _ENTITIES_MET else _ENTITIES_SHORT) for name in DATASET_NAMES
-]
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_fictional_entity_coverage_of_applicable_items(
+    offline_build: dict[str, BuildReport], name: str
+) -> None:
+    low = []
+    for p in offline_build[name].info.perturbations:
+        if p.operation != Operation.FICTIONAL_ENTITIES.value:
+            continue
+        assert p.applicable is not None and p.rows <= p.applicable <= p.n_items, p
+        print(f"{name} {p.id}: {p.rows}/{p.applicable} applicable items ({p.applicable_coverage:.1%})")
+        if p.applicable_coverage < COVERAGE:
+            low.append(f"{p.id}: {p.rows}/{p.applicable}")
+    assert not low, f"{name}: fictional-entity coverage below {COVERAGE:.0%} of applicable items: {low}"
 
 
-@pytest.mark.parametrize("name", _ENTITY_DATASETS)
-def test_fictional_entity_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
-    low = _low_coverage(offline_build[name], name, lambda p: p.operation is Operation.FICTIONAL_ENTITIES)
-    assert not low, f"{name}: fictional-entity coverage below {COVERAGE:.0%}: {low}"
+#: issue 19: a Wilcoxon test needs pairs: rewriting rows on the summarisation datasets
+_REWRITE_BAR = {"minor": 50, "major": 30}
+
+
+@pytest.mark.xfail(strict=False, reason="rewriting helper's branch")
+@pytest.mark.parametrize("name", ["summeval", "sumpubmed"])
+def test_rewriting_rows_are_enough_for_a_paired_test(
+    offline_build: dict[str, BuildReport], name: str
+) -> None:
+    low = [
+        f"{p.id}: {p.rows} < {_REWRITE_BAR[p.severity]}"
+        for p in offline_build[name].info.perturbations
+        if p.operation == Operation.REWRITE_INSERT.value and p.rows < _REWRITE_BAR[p.severity]
+    ]
+    assert not low, f"{name}: too few rewriting rows: {low}"
 
 
 @pytest.mark.parametrize("name", _COVERAGE_DATASETS)
 def test_coverage(offline_build: dict[str, BuildReport], name: str) -> None:
-    low = _low_coverage(offline_build[name], name, lambda p: p.operation not in ENFORCED)
+    low = _low_coverage(offline_build[name], name, lambda p: p.operation not in ENFORCED | OWN_BAR)
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"

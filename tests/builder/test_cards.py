@@ -10,6 +10,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from dhp.builder.build import BuildReport
 from dhp.spec import BENCHMARK, DATASET_NAMES
+from dhp.types import Operation
 
 
 def _meta(folder: Path) -> dict[str, object]:
@@ -95,3 +96,28 @@ def test_load_dataset_offline(
     typos = load_dataset(folder, "char_typo_minor", split="test", cache_dir=str(tmp_path))
     assert typos.num_rows == 100 and set(typos["perturbation"]) == {"char_typo_minor"}
     assert all(o != p for o, p in zip(typos["original"], typos["perturbed"], strict=True))
+
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_cards_of_machine_made_rows_say_whose_validator_and_no_foreign_operation(
+    built: dict[str, BuildReport], name: str
+) -> None:
+    # issue 19: "expert-generated" for machine-made perturbations; rewriting described where there is none;
+    # a pass rate that reads as a quality claim
+    r = built[name]
+    text = (r.folder / "README.md").read_text(encoding="utf-8")
+    assert _meta(r.folder)["annotations_creators"] == ["machine-generated"]
+    rewriting = any(p.operation is Operation.REWRITE_INSERT for p in BENCHMARK[name].perturbations)
+    assert ("rewrit" in text.lower()) is rewriting
+    assert "the generator's own validator" in text and "not a human review" in text
+    assert "limit of the generator, not" in text
+
+
+def test_cards_record_applicable_items_next_to_coverage(built: dict[str, BuildReport]) -> None:
+    r = built["summeval"]
+    text = (r.folder / "README.md").read_text(encoding="utf-8")
+    p = r.info.perturbation("word_fictional_ne_minor")
+    assert p.applicable is not None and p.rows <= p.applicable <= p.n_items
+    assert f"| {p.applicable} ({100 * p.applicable_coverage:.1f}% covered) |" in text
+    grammar = r.info.perturbation("word_grammar_minor")
+    assert grammar.applicable is None

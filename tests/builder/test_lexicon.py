@@ -149,13 +149,13 @@ def test_technical_names_are_not_people_or_places() -> None:
 def test_terms_in_cased_text_need_a_term_shape() -> None:
     found = dict(
         _found(
-            "Darwin did not see evolution as a teleological plan of apoptosis, said the CoV2 and mRNA team."
+            "Darwin did not see evolution as a teleological plan of apoptosis, said the CoV2 and hERG team."
         )
     )
     assert "evolution" not in found and "plan" not in found and "team" not in found  # ordinary words
-    assert found.get("CoV2") is T and found.get("mRNA") is T
-    # issue 9 (round 2): rare words with a learned suffix are technical terms in prose too
-    assert found.get("teleological") is T and found.get("apoptosis") is T
+    assert found.get("CoV2") is T and found.get("hERG") is T and "mRNA" not in found
+    # issue 19: a learned but general word is no term ("teleological"); a domain ending is ("apoptosis")
+    assert "teleological" not in found and found.get("apoptosis") is T
     lower = dict(_found("darwin did not see apoptosis as a teleological plan ."))
     assert lower.get("apoptosis") is T  # in lower-cased text a biomedical-looking word still is one
 
@@ -260,12 +260,9 @@ def test_events_and_nationality_led_names_are_not_people(name: str) -> None:
         ("On the one hand you always hear (Studycheck, etc.) about it.", ("Studycheck", OTHER)),
         ("It is related to being African American, with a family history.", ("African American", NAT)),
         ("During the Spring Festival, the shops close.", ("Spring Festival", OTHER)),
-        ('The show is called "Cool Maker Loves Family" now.', ("Cool Maker Loves Family", OTHER)),
         ("It came third in the race.", ("third", N)),
         ("Gaddafi was popular at school.", ("Gaddafi", OTHER)),
         ("Betsy had to be taken to the hospital.", ("Betsy", P)),
-        ("A bantam breed shows molting early.", ("molting", T)),
-        ("They considers homosexuality and heterosexuality separately.", ("heterosexuality", T)),
         ("the main wildlife host for siv is the chimpanzee .", ("siv", T)),
     ],
 )
@@ -333,9 +330,8 @@ def test_lead_review_units_and_plurals_of_ordinary_words_are_not_terms() -> None
     )
     assert "kHz" not in found and "designations" not in found
     assert dict(_found("A 5000 mAh battery.")).get("mAh") is None
-    assert (
-        dict(_found("They considers homosexuality and heterosexuality separately.")).get("heterosexuality")
-        is T
+    assert "heterosexuality" not in dict(
+        _found("They considers homosexuality and heterosexuality separately.")
     )
 
 
@@ -481,9 +477,72 @@ def test_ordinary_words_of_cased_prose_are_no_terms(word: str) -> None:
     assert (word, T) not in _found(f"They spoke of the {word} at length.")
 
 
-@pytest.mark.parametrize("word", ["hydrolysis", "heterosexuality", "kinesthetic", "embrittlement", "cichlid"])
+@pytest.mark.parametrize("word", ["hydrolysis", "apoptosis", "kinase", "imatinib", "staphylococcus"])
 def test_technical_words_of_cased_prose_stay_terms(word: str) -> None:
     assert (word, T) in _found(f"They spoke of the {word} at length.")
+
+
+#: issue 19: ordinary words the last build took for terms, in cased and in lower-cased text
+_ISSUE19_WORDS = [
+    "incentivised",
+    "molting",
+    "crossers",
+    "tonify",
+    "processer",
+    "polecat",
+    "calmed",
+    "clamed",
+    "reproducibility",
+    "ecological",
+    "profitability",
+    "heterosexuality",
+    "kinesthetic",
+    "embrittlement",
+    "diagnosis",
+    "routine",
+    "lysed",
+    "biocontrol",
+    "offline",  # read in the offline-rules/5 build: "many offline and online training agencies"
+    "mrna",
+    "spp",
+    "3-d",
+]
+
+
+@pytest.mark.parametrize("word", _ISSUE19_WORDS)
+def test_words_of_the_general_vocabulary_are_no_terms_in_any_case(word: str) -> None:
+    assert (word, T) not in _found(f"They spoke of the {word} at length.")
+    assert (word, T) not in _found(f"the results show poor {word} in all samples . we tested it .")
+
+
+@pytest.mark.parametrize(
+    "word", ["apoptosis", "kinase", "ribosomes", "imatinib", "glycine", "lysosome", "brca1", "il-6", "btb"]
+)
+def test_domain_terms_are_known_positively_in_lower_cased_text(word: str) -> None:
+    assert (word, T) in _found(f"the results show poor {word} in all samples . we tested it .")
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        ("Arsenal won. Midfielder has been out for more than a year.", "Midfielder"),
+        ("She loves TV, film and fashion.", "TV"),
+        ('I read "On the Spirit of Arts" twice.', "On the Spirit of Arts"),
+        ("On the Spirit of Arts is a book.", "Spirit of Arts"),
+    ],
+)
+def test_capitalised_ordinary_words_are_no_names(text: str, absent: str) -> None:
+    assert absent not in dict(_found(text))
+
+
+def test_a_club_is_an_organisation_in_a_contest() -> None:
+    found = dict(_found("Wenger said the game was hard. Ahead of their clash vs Chelsea, he was calm."))
+    assert found.get("Chelsea") is ORG
+
+
+def test_names_at_a_sentence_start_stay_names() -> None:
+    assert dict(_found("Gaddafi was popular at school.")).get("Gaddafi") is OTHER
+    assert dict(_found("Arsene Wenger spoke. Wenger said it.")).get("Wenger") is P
 
 
 def test_art_deco_is_no_person() -> None:

@@ -22,6 +22,7 @@ from dhp.builder.perturb.offline import (
     offline_perturb,
     rewrite_insert,
 )
+from dhp.builder.perturb.offline.entities import replaceable_entities
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
 from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.rules import sentence_reorder
@@ -231,7 +232,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
         ("It came third in the race.", "third", "|".join(sorted(lexicon.ORDINAL_WORDS))),
-        ("It considers heterosexuality separately.", "heterosexuality", r"[a-z]+ity"),  # the suffix stays
+        ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
             "The composition of NEKTON Bio helps birds.",
@@ -800,9 +801,22 @@ def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None
     text = "He fell to his death from a cliff. The person, Phillips, was found at the base."
     for c in _changes_of(_every_minor(text, 20), "Phillips"):
         assert c["to"] in lexicon_last_names(), c
-    female = lexicon.FICTIONAL_FIRST_NAMES["female"]
+    female = lexicon.first_name_pool("female")
     for c in _changes_of(_every_minor("Kelly cleaned up in time and she was happy.", 12), "Kelly"):
         assert c["to"] in female, c
+
+
+def test_first_names_come_from_a_large_pool() -> None:
+    # issue 19: Story Cloze drew one name in 7 rows from a pool of twenty
+    pools = [lexicon.first_name_pool(g) for g in ("male", "female")]
+    assert all(len(pool) >= 150 for pool in pools) and not set(pools[0]) & set(pools[1])
+    assert all(
+        lexicon.first_name_gender(n) == g
+        for g, pool in zip(("male", "female"), pools, strict=True)
+        for n in pool
+    )
+    names = {c["to"] for c in _changes_of(_every_minor("Amy went to the fair. She loved it.", 40), "Amy")}
+    assert len(names) >= 25, names
 
 
 def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
@@ -817,10 +831,10 @@ def test_entities_replace_a_plural_scale_and_no_term_by_its_own_suffix() -> None
     for out in _every_minor("The professionalism can be seen: dozens of trending topics are on the list.", 6):
         assert out.settings["changes"][0]["to"] in {"hundreds", "thousands", "millions", "billions"}, out.text
     pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
-    text = "specific phages have been proposed as an alternative ."
+    text = "specific bacteriophages have been proposed as an alternative ."
     for seed in range(6):
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        assert "phages" not in out.text and validate(pubmed, text, out.text).ok, out.text
+        assert "bacteriophages" not in out.text and validate(pubmed, text, out.text).ok, out.text
 
 
 def test_entities_replace_every_name_word_of_an_organisation() -> None:
@@ -876,3 +890,17 @@ def test_a_decade_becomes_another_decade(decade: str) -> None:
     for seed in range(20):
         out = _number(decade, random.Random(seed))
         assert out != decade and re.fullmatch(r"['’]?(?:19)?[1-9]0s", out), out
+
+
+def test_entities_keep_numbers_plausible_and_leave_numbering_alone() -> None:
+    # read in the offline-rules/5 build: "57 November", "68-year-old girl", "1 international airlines", "6) Are you"
+    for text, old in [
+        ("The replay was on 20 November 2015 at the stadium.", "20"),
+        ("He watched the 15-year-old girl at the park.", "15-year-old"),
+        ("Five said it. 5 international airlines fly there.", "5"),
+    ]:
+        for c in _changes_of(_every_minor(text, 20), old):
+            assert c["to"] not in {"0", "1"} and not lexicon.implausible_number(
+                c["to"], text[text.index(old) + len(old) :]
+            )
+    assert replaceable_entities("1) What do you do? 2) Are you happy?") == []

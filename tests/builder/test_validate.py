@@ -103,7 +103,7 @@ GOOD_NE = [
         "They saw a wild cat (Felis silvestris) near Leeds.",
         "They saw a wild cat (Zagis kelinum) near Leeds.",
     ),
-    (NE_MINOR, "Levels of mRNA rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
+    (NE_MINOR, "Levels of hERG rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
     (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
     (
         NE_MINOR,
@@ -148,10 +148,16 @@ GOOD_NE = [
     (NE_MINOR, "Only two people left early.", "Only five people left early."),  # number word -> number word
     (
         NE_MINOR,
-        "It considers homosexuality and heterosexuality separately.",
-        "It considers homosexuality and dravoseality separately.",
-    ),  # a learned term -> a fictional one
-    (NE_MINOR, "A bantam breed shows molting early.", "A bantam breed shows dravion early."),
+        "It considers apoptosis and heterosexuality separately.",
+        "It considers dravosis and heterosexuality separately.",
+    ),  # a domain term -> a fictional one
+    (
+        NE_PUBMED,
+        "the ribosome binds rna . ribosomes are large .",
+        "the degosome binds rna . degosomes are large .",
+    ),
+    (NE_MINOR, "It starts at about 10 PM.", "It starts at about 7 PM."),  # an hour stays an hour
+    (NE_MINOR, "Turnout was 40 percent.", "Turnout was 63 percent."),
     (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said."),
     (
         NE_PUBMED,
@@ -171,8 +177,8 @@ GOOD_NE = [
     ),  # a brand
     (
         NE_PUBMED,
-        "we studied an organism in the lab .",
-        "we studied an ogolism in the lab .",
+        "we studied an endonuclease in the lab .",
+        "we studied an ogolase in the lab .",
     ),  # "an" still agrees
 ]
 
@@ -356,8 +362,8 @@ BAD_NE = [
     (NE_MINOR, "It came third in the race.", "It came thornbury in the race.", ("number", "type changed")),
     (
         NE_MINOR,
-        "It considers homosexuality and heterosexuality separately.",
-        "It considers homosexuality and happiness separately.",
+        "It considers apoptosis and heterosexuality separately.",
+        "It considers happiness and heterosexuality separately.",
         ("term", "type changed"),
     ),
     (
@@ -388,8 +394,8 @@ BAD_NE = [
     ),
     (
         NE_PUBMED,
-        "we studied an organism in the lab .",
-        "we studied an mugolism in the lab .",
+        "we studied an endonuclease in the lab .",
+        "we studied an mugolase in the lab .",
         ("no longer agrees",),
     ),
 ]
@@ -398,6 +404,103 @@ BAD_NE = [
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE)
 def test_fictional_entities_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
     _bad(validate(p, orig, pert), *words)
+
+
+#: issue 19: every fictional-entity row quoted from the offline-rules/4 build, each rejected
+ISSUE19_NE = [
+    (
+        NE_MINOR,
+        "Staff were incentivised to sell more.",
+        "Staff were masraildrupa to sell more.",
+        "not a named",
+    ),
+    (NE_MINOR, "The birds were molting early.", "The birds were deadera early.", "not a named"),
+    (NE_MINOR, "The crossers waited at the border.", "The drosgoss waited at the border.", "not a named"),
+    (
+        NE_MINOR,
+        "Herbs that tonify the blood are sold.",
+        "Herbs that stolum the blood are sold.",
+        "not a named",
+    ),
+    (NE_MINOR, "The processer failed at noon.", "The podreamne failed at noon.", "not a named"),
+    (NE_MINOR, "A polecat ran across the road.", "A zamstea ran across the road.", "not a named"),
+    (
+        NE_MINOR,
+        "Serge Gnabry impressed for Arsenal. Midfielder has been out for more than a year.",
+        "Serge Gnabry impressed for Arsenal. Trithearmo has been out for more than a year.",
+        "not a named",
+    ),
+    (NE_MINOR, "The crowd calmed down quickly.", "The crowd thebor down quickly.", "not a named"),
+    (NE_MINOR, "The crowd clamed down quickly.", "The crowd thebor down quickly.", "not a named"),
+    (
+        NE_MINOR,
+        'He wrote "On the Spirit of Arts" in Paris.',
+        'He wrote "Plor the Spirit of Arts" in Paris.',
+        "not a named",
+    ),
+    (NE_MINOR, "She loves TV, film and fashion.", "She loves TM, film and fashion.", "not a named"),
+    (
+        NE_PUBMED,
+        "the method has poor reproducibility in our hands .",
+        "the method has poor nosaisinneality in our hands .",
+        "not a named",
+    ),
+    (NE_PUBMED, "we measured the ecological impact .", "we measured the zorvical impact .", "not a named"),
+    (NE_PUBMED, "farm profitability rose by half .", "farm dravoability rose by half .", "not a named"),
+    (
+        NE_MINOR,
+        "Wenger was calm. Ahead of their clash vs Chelsea, he spoke to the press.",
+        "Wenger was calm. Ahead of their clash vs Sabine, he spoke to the press.",
+        "type changed",
+    ),
+    (NE_MINOR, "The parcel ships at about 10 PM.", "The parcel ships at about 86 PM.", "no hour"),
+    (NE_MINOR, "Turnout was 40 percent.", "Turnout was 140 percent.", "over 100"),
+    (
+        NE_MINOR,
+        "Hunan is a province of China. Many people in Hunan farm rice.",
+        "Samga is a province of China. Many people in Hunan farm rice.",
+        "still names",
+    ),
+    (
+        NE_PUBMED,
+        "the ribosome binds rna . ribosomes are large .",
+        "the turosome binds rna . rolesomes are large .",
+        "unlike",
+    ),
+    (
+        NE_PUBMED,
+        "the ribosome binds rna . ribosomes are large .",
+        "the turosome binds rna . ribosomes are large .",
+        "still names",
+    ),
+    (  # read in the offline-rules/5 build (WMT zh-en)
+        NE_MINOR,
+        "With General Secretary Xi Jinping as the core, it grew. The thought of Xi Jinping guides it.",
+        "With General Secretary Oakhurst as the core, it grew. The thought of Xi Jinping guides it.",
+        "still names",
+    ),
+    (
+        NE_MINOR,
+        "Its Party Central Committee met. The Department of Agriculture and Rural Affairs said so.",
+        "Its Party Wexley Committee met. The Department of Agriculture and Rural Affairs said so.",
+        "ordinary words",
+    ),
+    (
+        NE_PUBMED,
+        "many offline and online agencies exist .",
+        "many kranine and online agencies exist .",
+        "not a named",
+    ),
+    (NE_PUBMED, "it forms a 3-d construct in vivo .", "it forms a 8-d construct in vivo .", "not a named"),
+    (NE_PUBMED, "expressed in murine cells .", "expressed in geline cells .", "not a named"),
+    (NE_MINOR, "The replay was on 20 November 2015.", "The replay was on 57 November 2015.", "no day"),
+    (NE_MINOR, "He watched the 15-year-old girl.", "He watched the 68-year-old girl.", "no child's age"),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "why"), ISSUE19_NE)
+def test_issue19_entity_rows_are_rejected(p: Perturbation, orig: str, pert: str, why: str) -> None:
+    _bad(validate(p, orig, pert), why)
 
 
 # ----------------------------------------------------------------------------- grammatical errors

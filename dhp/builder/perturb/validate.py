@@ -359,10 +359,35 @@ def _binomial_verdict(span: Span, new: str) -> Verdict:
     return PASS
 
 
+def _plausible_verdict(span: Span, new: str, after: str) -> Verdict:
+    """A number stays a possible value where it stands: no "86 PM", no "140 percent"."""
+    if span.type is EntityType.NUMBER and (why := lexicon.implausible_number(new, after)):
+        return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
+    return PASS
+
+
+def _ordinary_word_verdict(span: Span, new: str) -> Verdict:
+    """An organisation's name of several words changes in a name word, not only in ordinary ones ("Party
+    Central Committee" -> "Party Wexley Committee" replaces no name)."""
+    words = span.text.split()
+    changed = [w for w in words if w not in new.split()]
+    if span.type is not EntityType.ORG or len(words) < 2:
+        return PASS
+    if changed and all(lexicon.is_ordinary_word(w) for w in changed):
+        return _fail(f"{span.text!r} -> {new!r}: only ordinary words {changed} of the name changed")
+    return PASS
+
+
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
-    checks = (_binomial_verdict(span, new), _form_verdict(span, new, context), _kind_verdict(span, new, kind))
+    checks = (
+        _binomial_verdict(span, new),
+        _form_verdict(span, new, context),
+        _kind_verdict(span, new, kind),
+        _plausible_verdict(span, new, original[span.end :]),
+        _ordinary_word_verdict(span, new),
+    )
     for verdict in (*checks, _fictional_verdict(span, new, kind, original)):
         if not verdict.ok:
             return verdict
@@ -423,6 +448,44 @@ def _short_forms_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[i
     return followers, PASS
 
 
+#: types whose equal values may be different things ("2 goals", "2 days"): no need to change every one
+_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
+
+
+def _plurals_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[int], Verdict]:
+    """Spans that are the plural of a replaced term, replaced by the new term's plural ("ribosomes" ->
+    "degosomes" with "ribosome" -> "degosome"): one entity with it. Fails when one form changed and the
+    other did not, or when they changed unlike ("turosome" and "rolesomes")."""
+    followers: set[int] = set()
+    for i, a in enumerate(spans):
+        for j, b in enumerate(spans):
+            ending = a.type is EntityType.TERM and lexicon.plural_ending(a.text, b.text)
+            if not ending or (i not in news and j not in news):
+                continue
+            if i not in news or j not in news:
+                changed, kept = (a, b) if i in news else (b, a)
+                return followers, _fail(
+                    f"{changed.text!r} was replaced but the text still names {kept.text!r}"
+                )
+            if news[j] != news[i] + ending:
+                return followers, _fail(
+                    f"{a.text!r} -> {news[i]!r} but {b.text!r} -> {news[j]!r}: one term replaced unlike"
+                )
+            followers.add(j)
+    return followers, PASS
+
+
+def _left_behind(spans: list[Span], news: dict[int, str], perturbed: str) -> Verdict:
+    """Every occurrence of a replaced name or term changed: the perturbed text never names both the real
+    and the fictional entity ("Hunan" -> "Samga" with "Hunan" left later)."""
+    for index in news:
+        olds = [] if spans[index].type in _COUNTED else sorted(lexicon.named_forms(spans[index]))
+        for old in olds:
+            if lexicon.mentions(perturbed, old):
+                return _fail(f"{spans[index].text!r} was replaced but the text still names {old!r}")
+    return PASS
+
+
 def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """Each changed span is one entity of the original, replaced by a new one of the same type; a short
     form of a name ("Merson" of "Paul Merson") changes with it, alike."""
@@ -435,8 +498,11 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
     lower = lexicon.is_lowercase_text(original)
     news = {index: _apply(spans[index], edits, perturbed) for index, edits in touched.items()}
     followers, verdict = _short_forms_verdict(spans, news)
-    if not verdict.ok:
-        return verdict
+    plural_followers, plural_verdict = _plurals_verdict(spans, news)
+    for v in (verdict, plural_verdict, _left_behind(spans, news, perturbed)):
+        if not v.ok:
+            return v
+    followers |= plural_followers
     replaced: dict[str, set[str]] = {}  # one entity may occur several times, replaced alike
     for index, new in news.items():
         if index in followers:
@@ -445,6 +511,9 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
         if not verdict.ok:
             return verdict
         replaced.setdefault(spans[index].text.casefold(), set()).add(new)
+    unlike = [(old, sorted(news)) for old, news in replaced.items() if len(news) > 1]
+    if unlike:
+        return _fail(f"{unlike[0][0]!r} replaced unlike at its occurrences: {unlike[0][1]}")
     return _count_ok(p, len(replaced), "replaced entity")
 
 

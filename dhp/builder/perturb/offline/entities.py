@@ -28,29 +28,19 @@ from dhp.builder.perturb.lexicon import EntityType, Span
 from dhp.builder.perturb.offline.edits import Edit, apply_edits, change_count
 from dhp.types import Severity
 
-__all__ = ["entity_candidates", "fictional_entities", "short_forms"]
+_LISTS = lexicon.WORD_LISTS
 
-_FIRST = [n for names in lexicon.FICTIONAL_FIRST_NAMES.values() for n in names]
-_LAST = (
-    "Ashgrove Brennick Calloway Dunmere Elsworth Fallowmere Greythorn Halvorsen Ironwood Jessup Kettering "
-    "Larkspur Marwick Northam Oakhurst Pendrell Quenby Ravensworth Stavely Thornbury Umberfield Vantrell "
-    "Whitlock Yarrow Blackwood Hollis Merriweather Penhallow Strand Wexley"
-).split()
+__all__ = ["entity_candidates", "fictional_entities", "plurals", "replaceable_entities", "short_forms"]
+
+_LAST = list(_LISTS["_LAST"])
 _PLACES = list(lexicon.FICTIONAL_PLACES)
 _MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
-_NUMBER_WORDS = "two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty".split()
+_NUMBER_WORDS = list(_LISTS["_NUMBER_WORDS"])
 _ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
-_PLURAL_SCALES = [
-    "dozens",
-    "hundreds",
-    "thousands",
-    "millions",
-    "billions",
-]  # "dozens of topics" -> "hundreds of"
+_PLURAL_SCALES = list(_LISTS["_PLURAL_SCALES"])
+_SCALES = ["dozen", "hundred", "thousand", "million", "billion"]  # "a hundred" -> "a thousand"
 _TRIES = 30
-#: lower-case words that are months only sometimes ("may" is mostly the modal verb)
-_AMBIGUOUS_DATES = frozenset({"may", "march"})
 
 
 def _same_shape_digits(s: str, rng: random.Random) -> str:
@@ -75,7 +65,12 @@ def _ordinal(n: int) -> str:
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
     head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
-    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS, _PLURAL_SCALES):  # "two" -> "five", "third" -> "seventh"
+    for pool in (
+        _NUMBER_WORDS,
+        _ORDINAL_WORDS,
+        _PLURAL_SCALES,
+        _SCALES,
+    ):  # "two" -> "five", "third" -> "seventh"
         if head in pool and (not dash or rest.replace("-", "").isalpha()):
             word = rng.choice([w for w in pool if w != head]) + dash + span[len(head) + len(dash) :]
             return word.capitalize() if span[:1].isupper() else word
@@ -113,32 +108,9 @@ def _date(span: str, rng: random.Random) -> str:
     return " ".join(one(p) if i == k else p for i, p in enumerate(parts))
 
 
-_ONSETS = (
-    "b",
-    "d",
-    "f",
-    "g",
-    "k",
-    "l",
-    "m",
-    "n",
-    "p",
-    "r",
-    "s",
-    "t",
-    "v",
-    "z",
-    "br",
-    "dr",
-    "gr",
-    "kr",
-    "pl",
-    "st",
-    "tr",
-    "th",
-)
-_NUCLEI = ("a", "e", "i", "o", "u", "a", "e", "o", "ai", "ea", "io")
-_CODAS = ("", "", "", "n", "r", "l", "s", "m")
+_ONSETS: tuple[str, ...] = tuple(_LISTS["_ONSETS"])
+_NUCLEI: tuple[str, ...] = tuple(_LISTS["_NUCLEI"])
+_CODAS: tuple[str, ...] = tuple(_LISTS["_CODAS"])
 
 
 def _pseudo_word(n: int, rng: random.Random) -> str:
@@ -171,10 +143,11 @@ _TERM_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
 
 
 def _term_piece(piece: str, rng: random.Random) -> str:
-    """One piece of a term replaced by one of the same shape and case."""
+    """One piece of a term replaced by one of the same shape and case; an English word of a compound term
+    stays ("n2-fixing" -> "n7-fixing", "ap2-like" -> "ka8-like")."""
     if piece.isdigit():
         return _same_shape_digits(piece, rng)
-    if not piece.isalpha():
+    if not piece.isalpha() or (piece.islower() and len(piece) > 3 and lexicon.is_common_word(piece)):
         return piece
     if piece.isupper() and len(piece) <= 3:  # an acronym-like run: capitals, read letter by letter
         return "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in piece)
@@ -183,10 +156,6 @@ def _term_piece(piece: str, rng: random.Random) -> str:
         return letter.upper() if piece.isupper() else letter
     new = _made_up(len(piece), rng)  # never a real word ("ipf1" -> "the5")
     return new.upper() if piece.isupper() else new.capitalize() if piece[0].isupper() else new
-
-
-#: the learned suffixes a fictional term keeps, longest first ("heterosexuality" -> "dravoseality")
-_SUFFIXES = sorted({*lexicon._BIO_SUFFIXES, *lexicon._TERM_SUFFIXES}, key=len, reverse=True)
 
 
 def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
@@ -201,8 +170,8 @@ def _suffixed(n: int, suffix: str, rng: random.Random) -> str:
 
 
 #: Latin endings of a fictional genus and species ("Dravonia kelis", "m. toravum")
-_GENUS_ENDINGS = ("ia", "us", "um", "ella", "a")
-_SPECIES_ENDINGS = ("is", "us", "um", "ae", "i", "a", "ensis")
+_GENUS_ENDINGS: tuple[str, ...] = tuple(_LISTS["_GENUS_ENDINGS"])
+_SPECIES_ENDINGS: tuple[str, ...] = tuple(_LISTS["_SPECIES_ENDINGS"])
 
 
 def _latin(n: int, endings: tuple[str, ...], rng: random.Random) -> str:
@@ -234,7 +203,7 @@ def _term(span: str, rng: random.Random) -> str:
     if lexicon.is_binomial(span):
         return _binomial(span, rng)
     low = span.lower()
-    suffix = next((s for s in _SUFFIXES if low.endswith(s) and s != low), "")  # "phages" never -> "grephages"
+    suffix = lexicon.domain_suffix(low)  # "apoptosis" keeps "osis"; "phages" never -> "grephages"
     if suffix and span.isalpha() and span.islower():
         return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
     if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
@@ -249,9 +218,10 @@ def _term(span: str, rng: random.Random) -> str:
 def _keep_keywords(
     words: list[str], keep: frozenset[str], rng: random.Random, pool: list[str], run: bool = False
 ) -> str:
-    """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University")."""
+    """The first name word replaced, keywords and the rest kept ("Brown University" -> "Halvorsen University");
+    an ordinary word is no name word ("Party Central Committee", "Agriculture and Rural Affairs" stay)."""
     for i, w in enumerate(words):
-        if w[:1].isupper() and w.lower() not in keep and w.lower() not in {"of", "the", "and", "&", "for"}:
+        if _name_word(w, keep):
             j = i + 1  # with ``run``, all uncommon name words: "Zhi Yun Restaurant" -> "Jessup Restaurant"
             while (
                 run
@@ -262,9 +232,30 @@ def _keep_keywords(
             ):
                 j += 1
             return " ".join([*words[:i], rng.choice(pool), *words[j:]])
-    if len(words) > 1:  # keywords only ("Emirates Stadium"): the first one becomes the name
+    if len(words) > 1 and all(w.lower() in keep for w in words):  # keywords only ("Emirates Stadium")
         return " ".join([rng.choice(pool), *words[1:]])
     return " ".join(words)  # one keyword alone ("House"): nothing to make fictional
+
+
+def _name_word(word: str, keep: frozenset[str]) -> bool:
+    """A capitalised word of a name that is no keyword, connector or ordinary word ("Brown" of "Brown
+    University", not "Central" of "Party Central Committee")."""
+    low = word.lower()
+    return (
+        word[:1].isupper()
+        and low not in keep | {"of", "the", "and", "&", "for"}
+        and not lexicon.is_ordinary_word(word)
+    )
+
+
+def _has_name(span: str, keep: frozenset[str]) -> bool:
+    """An organisation's or document's name holds something to make fictional: an acronym, one word, a real
+    place, a name word, or keywords only ("Emirates Stadium"); "Party Central Committee" and "Fair District
+    Amendments" hold none."""
+    words = span.split()
+    if span.isupper() or len(words) == 1 or _place_run(words):
+        return True
+    return any(_name_word(w, keep) for w in words) or all(w.lower() in keep for w in words)
 
 
 def _org(span: str, rng: random.Random) -> str:
@@ -347,10 +338,15 @@ def _is_title_word(word: str) -> bool:
 
 
 def _first_name(original: str, rng: random.Random, text: str = "") -> str:
-    """A fictional first name of the original's gender ("Jake" -> "Lorcan"); for a name of no known gender
-    ("Kelly") the gender of the text's pronouns when they have one, else any."""
+    """A first name of the original's gender from a pool of about 220 a gender ("Jake" -> "Lorcan"); for a
+    name of no known gender ("Kelly") the gender of the text's pronouns when they have one, else any."""
     gender = lexicon.first_name_gender(original) or _pronoun_gender(text)
-    return rng.choice(lexicon.FICTIONAL_FIRST_NAMES[gender] if gender else _FIRST)
+    pool = (
+        lexicon.first_name_pool(gender)
+        if gender
+        else lexicon.first_name_pool("male") + lexicon.first_name_pool("female")
+    )
+    return rng.choice(pool)
 
 
 def _pronoun_gender(text: str) -> str | None:
@@ -413,10 +409,9 @@ def _other_name(span: str, rng: random.Random) -> str:
             _PLACES
         )  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
     words = span.split()
-    names = [k for k, w in enumerate(words) if w[:1].isupper() and w.lower() not in _NAME_KEEP]
-    if not names:
+    k = _uncommon_word(words)
+    if k is None:
         return span
-    k = next((k for k in names if not lexicon.is_common_word(words[k])), names[0])
     word = words[k]
     plural = "s" if word.endswith("s") and len(word) > 4 and not word.endswith("ss") else ""
     new = _made_up(max(4, len(word) - len(plural)), rng)
@@ -424,28 +419,19 @@ def _other_name(span: str, rng: random.Random) -> str:
     return " ".join([*words[:k], new, *words[k + 1 :]])
 
 
-def _is_event(span: str) -> bool:
-    """A nationality-led event name ("Libyan Civil War"), whose people can be made fictional."""
-    words = span.split()
-    return (
-        len(words) > 1
-        and words[-1].lower() in lexicon.EVENT_WORDS
-        and any(lexicon.is_demonym(w) for w in words)
+def _uncommon_word(words: list[str]) -> int | None:
+    """Index of the first capitalised word that is no keyword, title or ordinary word: the name part
+    ("Nakatani" of "Defense Minister Gen Nakatani"); for an event of ordinary words its first word
+    ("Spring Festival"); None when every word is ordinary ("Salary Man")."""
+    names = [
+        k
+        for k, w in enumerate(words)
+        if w[:1].isupper() and w.lower().strip(".") not in _NAME_KEEP | lexicon.TITLES
+    ]
+    event = len(words) > 1 and words[-1].lower() in lexicon.EVENT_WORDS
+    return next(
+        (k for k in names if not lexicon.is_common_word(words[k])), names[0] if names and event else None
     )
-
-
-def _event(span: str, rng: random.Random) -> str:
-    """An event of a fictional people ("Libyan Civil War" -> "Valdorian Civil War")."""
-    words = span.split()
-    i = next((k for k, w in enumerate(words) if lexicon.is_demonym(w)), 0)
-    words[i] = _demonym(rng)
-    return " ".join(words)
-
-
-def _document(span: str, rng: random.Random) -> str:
-    """A document of a fictional place ("Constitution of Kazakhstan" -> "Constitution of Valdoria")."""
-    keep = lexicon.DOCUMENT_WORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.COMPASS_WORDS
-    return _keep_keywords(span.split(), keep, rng, _PLACES)
 
 
 _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
@@ -469,19 +455,29 @@ def _article_breaks(before: str, old: str, new: str) -> bool:
     return m is not None and not lexicon.an_mismatch(m.group(1), old) and lexicon.an_mismatch(m.group(1), new)
 
 
+def _bounded_number(span: str, after: str) -> Callable[[str, random.Random, str], str] | None:
+    """How to make a plausible number where its context bounds it: an hour of a clock ("10 PM" -> "7 PM"),
+    a share up to 100 ("40 percent" -> "63 percent"), a day before its month (up to 28); None elsewhere."""
+    if re.fullmatch(r"\d+-year-old", span) and lexicon.CHILD_AFTER.match(after):  # "15-year-old girl"
+        return lambda s, r, t: r.choice([f"{n}-year-old" for n in range(2, 18) if f"{n}-year-old" != s])
+    top = min(lexicon.number_bound(after), 28 if lexicon.DAY_AFTER.match(after) else 100)
+    if not top or not re.fullmatch(r"\d+", span):
+        return None
+    return lambda s, r, t: str(r.choice([n for n in range(1, top + 1) if str(n) != s]))
+
+
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
-    make = _MAKERS.get(span.type) or _other_maker(span.text)
-    if make is None or (span.type is EntityType.DATE and span.text in _AMBIGUOUS_DATES):
+    bounded = _bounded_number(span.text, text[span.end :]) if span.type is EntityType.NUMBER else None
+    make = bounded or _MAKERS.get(span.type) or _other_maker(span.text)
+    if make is None:
         return None
     lower = lexicon.is_lowercase_text(text)
     for _ in range(_TRIES):
         new = make(span.text, rng, text)
         if lower and span.text.islower():  # a capitalised entity stays capitalised ("Felis", "3G")
             new = new.lower()
-        if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
-            continue
-        if _article_breaks(text[: span.start], span.text, new):
+        if _unfit(span, new, text, used):
             continue
         context = text[
             max(0, span.start - 40) : span.start
@@ -492,17 +488,31 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
     return None
 
 
+def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
+    """``new`` may not replace ``span``: the same, already in the text or used, the number mask, a piece of
+    the real name kept ("Glenn" -> "Glenda"), an article that no longer agrees, an impossible number."""
+    if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
+        return True
+    if span.type is EntityType.NUMBER and span.text not in {"0", "1"} and new in {"0", "1"}:
+        return True  # "5 international airlines" never -> "1 international airlines"
+    pairs = zip(span.text.split(), new.split(), strict=False)
+    named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
+    if named and any(o != n and len(o) >= 4 and o[:4] == n[:4] for o, n in pairs):
+        return True
+    after = text[span.end :]
+    return _article_breaks(text[: span.start], span.text, new) or bool(lexicon.implausible_number(new, after))
+
+
 def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
-    """How to make a fictional name of unknown type: a document of a fictional place, an event of a
-    fictional people, any other name made up; none for a technical name ("Sars CoV2 Virus"), whose
-    made-up twin the lexicon could not type."""
+    """How to make a fictional name of unknown type (:func:`_other_name`: "Constitution of Kazakhstan" ->
+    "Constitution of Valdoria", "Libyan Civil War" -> "Dravelo Civil War"); none for a technical name
+    ("Sars CoV2 Virus"), whose made-up twin the lexicon could not type."""
     words = name.split()
-    if lexicon.is_document(name):
-        return lambda s, r, t: _document(s, r)
-    if _is_event(name):
-        return lambda s, r, t: _event(s, r)
     if any(lexicon.has_term_shape(w) or w.lower().endswith(("virus", "viruses")) for w in words):
         return None
+    m = re.fullmatch(r"(.+ of )(.+)", name)
+    if _uncommon_word(words) is None and not (m and lexicon.is_known_place(m.group(2))):
+        return None  # "Salary Man", "Christ Child": capitalised ordinary words, nothing to make up
     return lambda s, r, t: _other_name(s, r)
 
 
@@ -526,20 +536,33 @@ def short_forms(groups: dict[str, list[Span]]) -> dict[str, str]:
     return {names[0]: short for short, names in fulls.items() if len(names) == 1}
 
 
+def plurals(groups: dict[str, list[Span]]) -> dict[str, str]:
+    """A term -> its plural where the text uses both ("ribosome" -> "ribosomes"): one entity, replaced alike."""
+    terms = [s for s, spans in groups.items() if spans[0].type is EntityType.TERM]
+    return {a: b for a in terms for b in terms if lexicon.plural_ending(a, b)}
+
+
 def _forms(
-    text: str, groups: dict[str, list[Span]], shorts: dict[str, str], surface: str, new: str | None
+    text: str, groups: dict[str, list[Span]], followers: dict[str, str], surface: str, new: str | None
 ) -> list[tuple[list[Span], str]]:
-    """Every span of the entity with its new text: the occurrences of ``surface`` and of its short form
-    ("Paul Merson" -> "Varek Whitlock" and "Merson" -> "Whitlock"); empty when there is no replacement."""
+    """Every span of the entity with its new text: the occurrences of ``surface``, of its short form
+    ("Paul Merson" -> "Varek Whitlock" and "Merson" -> "Whitlock") and of its plural ("ribosome" ->
+    "degosome" and "ribosomes" -> "degosomes"); empty when there is no replacement."""
     if new is None:
         return []
     forms = [(groups[surface], new)]
-    if surface in shorts:
-        new_short = lexicon.short_form(new, groups[surface][0].type)
-        if new_short is None or new_short.lower() in text.lower():
+    if surface in followers:
+        kind = groups[surface][0].type
+        ending = lexicon.plural_ending(surface, followers[surface]) if kind is EntityType.TERM else ""
+        other = new + ending if ending else lexicon.short_form(new, kind)
+        if other is None or other.lower() in text.lower():
             return []
-        forms.append((groups[shorts[surface]], new_short))
+        forms.append((groups[followers[surface]], other))
     return forms
+
+
+#: types whose equal values may be different things ("2 goals", "2 days"): each occurrence is its own
+_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
 
 
 def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
@@ -555,8 +578,44 @@ def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
 
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
-    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2}
+    keywords = (
+        lexicon.ORG_KEYWORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.EVENT_WORDS | lexicon.DOCUMENT_WORDS
+    )
+    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2 and w.lower() not in keywords}
     return any(words & set(c["from"].split()) for c in changes)
+
+
+def replaceable_entities(text: str) -> list[str]:
+    """The entities of ``text`` the generator may replace (one surface each): every candidate but a short
+    form or plural (it changes with its entity), a name typed two ways ("Mercedes" a person here, a place
+    there) and a name the text also uses where no span of it lies ("Hunan" inside "Hunan-based"), which
+    could not change at every occurrence."""
+    groups = entity_candidates(text)
+    followers = short_forms(groups) | plurals(groups)
+    out = []
+    for surface, spans in groups.items():
+        if surface in followers.values() or len({o.type for o in spans}) > 1:
+            continue
+        if spans[0].type is EntityType.ORG and not _has_name(surface, lexicon.ORG_KEYWORDS):
+            continue
+        if any(_enumerator(text, o) for o in spans):
+            continue
+        forms = [surface] + ([followers[surface]] if surface in followers else [])
+        rest = text  # the text without the entity's spans: does it name the entity anywhere else?
+        for o in (o for f in forms for o in groups[f]):
+            rest = rest[: o.start] + " " * (o.end - o.start) + rest[o.end :]
+        names = {*forms, *lexicon.named_forms(spans[0])}  # "Xi Jinping" of "General Secretary Xi Jinping"
+        if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in names):
+            out.append(surface)
+    return out
+
+
+def _enumerator(text: str, span: Span) -> bool:
+    """A list number or citation ("2) What ...", "[5]") or a dotted acronym ("the U.S."): numbering and
+    abbreviation, no entity to make fictional."""
+    before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
+    listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
+    return listed or ("." in span.text and after == ".")
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
@@ -564,11 +623,12 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
     lo, hi = change_count(severity)
     want = lo if lo == hi else rng.randint(lo, hi)
     groups = entity_candidates(text)
-    shorts = short_forms(groups)  # a short form changes with its full name, never alone
+    shorts = short_forms(groups) | plurals(
+        groups
+    )  # a short form or plural changes with its entity, never alone
     by_type: dict[EntityType, list[str]] = {}
-    for surface, spans in groups.items():
-        if surface not in shorts.values():
-            by_type.setdefault(spans[0].type, []).append(surface)
+    for surface in replaceable_entities(text):
+        by_type.setdefault(groups[surface][0].type, []).append(surface)
     edits: list[Edit] = []
     changes: list[dict[str, str]] = []
     types = sorted(by_type, key=lambda t: t.value)
@@ -582,8 +642,6 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
         if _shares_a_name(surface, changes):
             continue  # "Ozil" after "Mesut Ozil": one person, never two fictional names
         occ = groups[surface]  # every occurrence, alike: the text never names the real and the fictional one
-        if len({o.type for o in occ}) > 1:
-            continue  # typed two ways ("Mercedes" a person here, a place there): no safe replacement
         new = _replacement(occ[0], text, rng, {c["to"] for c in changes})
         forms = _forms(text, groups, shorts, surface, new)
         if not forms or any(
