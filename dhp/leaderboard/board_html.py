@@ -39,7 +39,7 @@ HEADER_HELP: dict[str, str] = {
     RANK: "Rank by Overall among the submitted judges (baselines are not ranked).",
     "Judge": "The judge's name; click it to open its page.",
     OVERALL: "Mean D_avg over the chosen benchmark datasets (empty when the judge lacks one of them). "
-    "± half the width of its interval (the mean of the datasets' interval bounds).",
+    "Under it, its interval [low, high] (the mean of the datasets' interval bounds).",
     "D_avg": "D_avg: the level-balanced mean discernment over the dataset's perturbations "
     "(character, word and sentence level weigh the same). D = log_0.05(p): D > 1 means p < 0.05.",
     STABILITY: "The judge was scored under several prompt sets (dhp score --prompt-set): the largest range "
@@ -62,7 +62,7 @@ def _num_cell(v: float, lo: float, hi: float) -> str:
     if math.isfinite(lo) and math.isfinite(hi):
         lo, hi = round(lo, 2), round(hi, 2)  # the bounds as the CSV writes them
         tip = f"{v:.2f}, bootstrap interval [{lo:.2f}, {hi:.2f}]"
-        return f'<td class="num" title="{tip}">{v:.2f}<span class="ci"> ±{(hi - lo) / 2:.2f}</span></td>'
+        return f'<td class="num" title="{tip}">{v:.2f}<span class="ci"> [{lo:.2f}, {hi:.2f}]</span></td>'
     return f'<td class="num">{v:.2f}</td>'
 
 

@@ -168,7 +168,7 @@ def test_page_loads_with_ranked_table_and_bad_file_warning(page: Any) -> None:
     expect(page.locator("#filter-datasets")).to_be_hidden()  # filters collapsed
     expect(table).not_to_contain_text("Protocol")  # metadata columns off by default
     cell = page.locator("#leaderboard-table tbody tr").first.locator("td.num").nth(1)  # SummEval D avg
-    expect(cell).to_have_text(re.compile(r"^\d+\.\d\d ±\d+\.\d\d$"))
+    expect(cell).to_have_text(re.compile(r"^\d+\.\d\d\s*\[-?\d+\.\d\d, -?\d+\.\d\d\]$"))
     box = cell.bounding_box()
     assert (
         box is not None and box["x"] + box["width"] <= 1440 and box["y"] < 900

@@ -196,9 +196,9 @@ def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
             value, lo, hi = row[col], row[col + " low"], row[col + " high"]
             if not value:
                 assert text == "–"
-            else:  # "2.31 ±0.40": the CSV's value, and half its interval
-                assert text.split(" ±")[0] == value
-                assert text.split(" ±")[1] == f"{(float(hi) - float(lo)) / 2:.2f}"
+            else:  # "2.31 [1.91, 2.71]": the CSV's value and its interval, never a symmetric ±
+                assert "±" not in text
+                assert text == f"{value} [{float(lo):.2f}, {float(hi):.2f}]"
     assert any("bootstrap interval [" in t for t in parser.titles)
     assert (
         board_html.view_html(v.iloc[0:0], empty="Nothing here.")
