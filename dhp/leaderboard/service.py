@@ -420,7 +420,7 @@ class Backend:
                 "State": r.state.value,
                 "Submitted": r.created_at,
                 "Updated": r.updated_at,
-                "Reason": r.reason or "",
+                "Reason": r.public_reason,
             }
             for r in reversed(reqs)
         ]

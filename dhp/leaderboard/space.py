@@ -34,9 +34,22 @@ VARIABLES: Mapping[str, tuple[str, str]] = {
         "space",
         "`space`: https-only public endpoints, Hugging Face sign-in for submissions and votes",
     ),
-    "DHP_RESULTS": ("hf://datasets/ORG/dhp-results", "results store (a dataset repository)"),
-    "DHP_REQUESTS": ("hf://datasets/ORG/dhp-requests", "evaluation queue (a dataset repository)"),
-    "DHP_VOTES": ("hf://datasets/ORG/dhp-votes", "survey ballots (a dataset repository)"),
+    "DHP_RESULTS": (
+        "hf://datasets/ORG/dhp-results",
+        "results store (a dataset repository; may be public: results name an endpoint's host only when "
+        "its submitter published it)",
+    ),
+    "DHP_REQUESTS": (
+        "hf://datasets/ORG/dhp-requests",
+        "evaluation queue (a dataset repository that MUST be private: it holds endpoint URLs and contact "
+        "e-mails; the app refuses to start in Space mode when it is public)",
+    ),
+    "DHP_VOTES": ("hf://datasets/ORG/dhp-votes", "survey ballots (a dataset repository; private is advised)"),
+    "DHP_ALLOW_LOCAL_STORES": (
+        "0",
+        "`1`: let Space mode keep a store in a local folder (lost when the Space restarts); by default "
+        "stores not named are the owner's `hf://datasets/OWNER/dhp-results|requests|votes`",
+    ),
     "DHP_SURVEY_MIN_BALLOTS": ("5", "ballots before the survey's weights can be chosen"),
     "DHP_ALLOWED_PORTS": ("443", "endpoint ports accepted from submitters (comma-separated)"),
     "DHP_RUN_WORKER": ("0", "`1`: run the queue worker inside the Space, in the background"),

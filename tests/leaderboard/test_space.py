@@ -11,12 +11,16 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from dhp.cli import main
+from dhp.leaderboard.app import StoreConfigError, check_space_stores, config_from_env, store_specs
+from dhp.leaderboard.service import AppConfig
 from dhp.leaderboard.space import SECRETS, VARIABLES, SpaceError, init_space, push_space, start_worker
+from dhp.leaderboard.stores import HubStore, LocalStore
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +110,7 @@ def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> Non
                    timeout=1800)  # fmt: skip
     port = _free_port()
     env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "DHP_MODE": "space",
-           "DHP_STORE_ROOT": str(tmp_path / "stores")}  # fmt: skip
+           "DHP_STORE_ROOT": str(tmp_path / "stores"), "DHP_ALLOW_LOCAL_STORES": "1"}  # fmt: skip
     env.pop("SPACE_ID", None)
     proc = subprocess.Popen(
         [str(py), "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -125,3 +129,48 @@ def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# -- stores in Space mode: on the Hub by default, the request store private ------------------------
+class _RepoInfoApi:
+    """The one HfApi call the policy makes, answering whether the repository is private."""
+
+    def __init__(self, private: bool) -> None:
+        self.private = private
+        self.asked: list[str] = []
+
+    def repo_info(self, repo_id: str, repo_type: str) -> SimpleNamespace:
+        self.asked.append(repo_id)
+        return SimpleNamespace(private=self.private, sha="0" * 40)
+
+
+def test_space_mode_defaults_to_the_owners_hub_stores() -> None:
+    specs = store_specs("space", {"SPACE_ID": "acme/board"})
+    assert specs == {k: f"hf://datasets/acme/dhp-{k}" for k in ("results", "requests", "votes")}
+    assert store_specs("space", {"SPACE_ID": "acme/board", "DHP_RESULTS": "hf://datasets/x/r"})[
+        "results"
+    ] == ("hf://datasets/x/r")
+    assert store_specs("local", {"SPACE_ID": "acme/board"})["results"] == str(Path("out") / "results")
+
+
+def test_space_mode_refuses_local_stores_unless_told(tmp_path: Path) -> None:
+    env = {"DHP_MODE": "space", "DHP_STORE_ROOT": str(tmp_path)}
+    with pytest.raises(
+        StoreConfigError, match=r"DHP_RESULTS is the local folder .* DHP_ALLOW_LOCAL_STORES=1"
+    ):
+        config_from_env(env)
+    assert config_from_env({**env, "DHP_ALLOW_LOCAL_STORES": "1"}).mode == "space"
+    assert config_from_env({"DHP_MODE": "local", "DHP_STORE_ROOT": str(tmp_path)}).mode == "local"
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_space_mode_refuses_a_public_request_store(tmp_path: Path, private: bool) -> None:
+    api = _RepoInfoApi(private)
+    cfg = AppConfig(results=LocalStore(tmp_path / "r"), requests=HubStore("org/dhp-requests", api=api),
+                    votes=LocalStore(tmp_path / "v"), mode="space")  # fmt: skip
+    if private:
+        check_space_stores(cfg, allow_local=True)
+    else:
+        with pytest.raises(StoreConfigError, match="request store hf://datasets/org/dhp-requests is public"):
+            check_space_stores(cfg, allow_local=True)
+    assert api.asked == ["org/dhp-requests"]
