@@ -26,7 +26,12 @@ _SECRET_PATTERNS = (
     re.compile(r"\bhf_[A-Za-z0-9]{8,}"),
     re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"),
     re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"),
-    re.compile(r"(?i)\b(api[_-]?key|token|authorization|password|secret)(\s*[=:]\s*|\"\s*:\s*\")[^\s\"',]+"),
+    re.compile(r"(?i)\b(api[_-]?key|token|authorization|password|secret)(\s*=\s*|:|\"\s*:\s*\")[^\s\"',]+"),
+    # "token: VALUE" with a space is a key-value only when VALUE looks like one (a digit, or 12+
+    # characters): "needs a token: set HF_TOKEN" is prose and stays readable
+    re.compile(
+        r"(?i)\b(api[_-]?key|token|authorization|password|secret)(:\s+)(?=[^\s\"',]*\d|[^\s\"',]{12})[^\s\"',]+"
+    ),
 )
 
 _SECRET_QUERY = re.compile(

@@ -448,4 +448,4 @@ class Backend:
 
     def weights_frame(self) -> pd.DataFrame:
         version, counts, _ = self.survey_state()
-        return pd.DataFrame(weights_rows(counts, version))
+        return pd.DataFrame(weights_rows(counts, version, self.cfg.survey_min_ballots))

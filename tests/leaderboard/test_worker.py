@@ -76,6 +76,9 @@ def test_scrub() -> None:
     for secret in ("sk-abcdef123456", "hf_abcdefghijk", "xyz.123", "foo", "s3cr3t!"):
         assert secret not in out
     assert "401" in out
+    prose = "--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`"
+    assert scrub(prose) == prose  # a sentence about a token is no token
+    assert "hunter22" not in scrub("password: hunter22") and "x7Yq" not in scrub("token:x7Yq")
 
 
 def test_failure_is_stored_with_a_scrubbed_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
