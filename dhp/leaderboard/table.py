@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.leaderboard.loading import LoadedResult, latest_results
+from dhp.scoring.caveats import caveats
 from dhp.scoring.results import Result, Summary
 from dhp.scoring.stability import stability
 from dhp.spec import DATASET_NAMES
@@ -35,6 +36,7 @@ __all__ = [
     "STABILITY",
     "Sort",
     "build_frame",
+    "caveat_text",
     "d_columns",
     "dataset_columns",
     "family_of",
@@ -55,8 +57,10 @@ META_COLUMNS: tuple[str, ...] = (
     "Mode",
     "Dataset version",
     "Date",
+    "Caveats",
 )
-DEFAULT_META: tuple[str, ...] = ("Judge",)  # metadata columns are off by default
+#: Metadata columns are off by default, but for the caveats (what makes a row not comparable).
+DEFAULT_META: tuple[str, ...] = ("Judge", "Caveats")
 KINDS: tuple[str, ...] = ("D_avg", "D_min")
 SIZE_BUCKETS: tuple[str, ...] = ("< 3B", "3-10B", "10-40B", "> 40B", "unknown")
 OVERALL = "Overall"
@@ -171,7 +175,22 @@ def _meta_row(judge: str, per: Mapping[str, LoadedResult]) -> dict[str, Any]:
         "Mode": newest.scoring.mode,
         "Dataset version": ", ".join(sorted({_version(x.result) for x in per.values()})),
         "Date": newest.created_at[:10],
+        "Caveats": caveat_text({ds: caveats(x.result) for ds, x in per.items()}),
     }
+
+
+def caveat_text(marks: Mapping[str, Sequence[str]]) -> str:
+    """One cell from each dataset's :func:`~dhp.scoring.caveats.caveats`: a mark every dataset has
+    is written once, any other with the datasets it concerns, e.g.
+    ``offline build; D_avg at chance (summeval, sumpubmed)``."""
+    order: list[str] = []
+    where: dict[str, list[str]] = {}
+    for ds in sorted(marks, key=lambda d: (DATASET_NAMES.index(d) if d in DATASET_NAMES else 99, d)):
+        for m in marks[ds]:
+            if m not in where:
+                order.append(m)
+            where.setdefault(m, []).append(ds)
+    return "; ".join(m if len(where[m]) == len(marks) else f"{m} ({', '.join(where[m])})" for m in order)
 
 
 _SUMMARY_KEYS = {
@@ -293,7 +312,7 @@ def _filter_rows(
         mask &= full["Family"].isin(list(families))
     if sizes is not None:
         mask &= full["Size (B)"].map(size_bucket).isin(list(sizes))
-    df = full[mask]
+    df = full[mask | (full["Family"] == CONTROL)]  # the baselines stay in every filtered view
     return df[df[avg_cols].notna().any(axis=1)] if avg_cols else df.iloc[0:0]
 
 
@@ -354,7 +373,7 @@ def select_view(
     })  # fmt: skip
     df = _rank_and_sort(df, overall_c, sort)
     cols = [RANK, "Judge", overall_c, lo_c, hi_c, *[m for m in META_COLUMNS if m in meta and m != "Judge"]]
-    if full[STABILITY].notna().any():
+    if df[STABILITY].notna().any():  # only when a shown judge has it
         cols.append(STABILITY)
     for d in chosen:
         for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
