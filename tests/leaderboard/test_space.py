@@ -19,7 +19,15 @@ import yaml
 from dhp.cli import main
 from dhp.leaderboard.app import StoreConfigError, check_space_stores, config_from_env, store_specs
 from dhp.leaderboard.service import AppConfig
-from dhp.leaderboard.space import SECRETS, VARIABLES, SpaceError, init_space, push_space, start_worker
+from dhp.leaderboard.space import (
+    SECRETS,
+    VARIABLES,
+    SpaceError,
+    init_space,
+    push_space,
+    start_worker,
+    worker_commands,
+)
 from dhp.leaderboard.stores import HubStore, LocalStore
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 
@@ -31,10 +39,16 @@ def test_init_writes_front_matter_thin_app_pinned_requirements(tmp_path: Path) -
     readme = (tmp_path / "sp" / "README.md").read_text(encoding="utf-8")
     front = yaml.safe_load(readme.split("---")[1])
     assert front["sdk"] == "gradio" and front["app_file"] == "app.py" and front["hf_oauth"] is True
+    assert front["python_version"] == "3.11"  # a string: YAML would read 3.10 as 3.1
     app = (tmp_path / "sp" / "app.py").read_text(encoding="utf-8")
     assert "run_space()" in app and len(app.splitlines()) < 10
-    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").split()
-    assert reqs[0].startswith("dhp-bench==") and all("==" in r for r in reqs) and "gradio[oauth]==" in reqs[1]
+    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    # run from this checkout (no release of its version needed): a wheel of it, carried in the folder
+    assert reqs[0] == "-c constraints.txt" and reqs[1].startswith("./wheels/dhp_bench-")
+    assert (tmp_path / "sp" / reqs[1]).is_file() and "gradio[oauth]==" in reqs[2]
+    assert all("==" in r for r in reqs[2:])
+    lock = (ROOT / "requirements" / "lock.txt").read_text(encoding="utf-8")
+    assert (tmp_path / "sp" / "constraints.txt").read_text(encoding="utf-8") == lock
     for name in [*VARIABLES, *SECRETS]:
         assert f"`{name}`" in readme
     assert "DHP_RUN_WORKER" in readme and "dhp worker" in readme
@@ -174,3 +188,30 @@ def test_space_mode_refuses_a_public_request_store(tmp_path: Path, private: bool
         with pytest.raises(StoreConfigError, match="request store hf://datasets/org/dhp-requests is public"):
             check_space_stores(cfg, allow_local=True)
     assert api.asked == ["org/dhp-requests"]
+
+
+def test_init_pins_a_release_when_asked(tmp_path: Path) -> None:
+    assert main(["space", "init", str(tmp_path / "sp"), "--package", "dhp-bench==0.1.0"]) == 0
+    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert (
+        reqs[:2] == ["-c constraints.txt", "dhp-bench==0.1.0"] and not (tmp_path / "sp" / "wheels").exists()
+    )
+
+
+def test_the_worker_fetches_the_pinned_datasets_first(tmp_path: Path) -> None:
+    env = {"DHP_REQUESTS": "hf://datasets/o/q", "DHP_RESULTS": "hf://datasets/o/r", "DHP_MODE": "space",
+           "DHP_WORKER_DATA": str(tmp_path / "data"), "DHP_DATASETS_VERSION": "v1.0.1"}  # fmt: skip
+    fetch, work = worker_commands(env)
+    assert fetch[2:] == [
+        "dhp",
+        "download",
+        "--out",
+        str(tmp_path / "data"),
+        "--version",
+        "v1.0.1",
+        "--org",
+        "dhp",
+    ]
+    assert work[2:4] == ["dhp", "worker"] and work[-2:] == ["--data", str(tmp_path / "data")]
+    (tmp_path / "data").mkdir()
+    assert [c[3] for c in worker_commands(env)] == ["worker"]  # already there: no download
