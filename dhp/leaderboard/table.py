@@ -27,6 +27,7 @@ from dhp.spec import DATASET_NAMES
 
 __all__ = [
     "BASELINES",
+    "CAVEATS",
     "DEFAULT_META",
     "DEFAULT_SORT",
     "FAMILIES",
@@ -59,6 +60,9 @@ META_COLUMNS: tuple[str, ...] = (
     "Date",
     "Caveats",
 )
+_COVERAGE = "coverage "
+#: The column of marks that make a row not comparable (:func:`dhp.scoring.caveats.caveats`), drawn last.
+CAVEATS = "Caveats"
 #: Metadata columns are off by default, but for the caveats (what makes a row not comparable).
 DEFAULT_META: tuple[str, ...] = ("Judge", "Caveats")
 KINDS: tuple[str, ...] = ("D_avg", "D_min")
@@ -185,12 +189,25 @@ def caveat_text(marks: Mapping[str, Sequence[str]]) -> str:
     ``offline build; D_avg at chance (summeval, sumpubmed)``."""
     order: list[str] = []
     where: dict[str, list[str]] = {}
+    coverage: list[float] = []
     for ds in sorted(marks, key=lambda d: (DATASET_NAMES.index(d) if d in DATASET_NAMES else 99, d)):
         for m in marks[ds]:
+            if m.startswith(_COVERAGE):  # one mark for every dataset's coverage: its range
+                coverage.append(float(m.removeprefix(_COVERAGE).rstrip("%")))
+                m = _COVERAGE.strip()
             if m not in where:
                 order.append(m)
             where.setdefault(m, []).append(ds)
-    return "; ".join(m if len(where[m]) == len(marks) else f"{m} ({', '.join(where[m])})" for m in order)
+
+    def text(m: str) -> str:
+        if m == _COVERAGE.strip():
+            lo, hi = min(coverage), max(coverage)
+            m = f"{_COVERAGE}{lo:g}%" if lo == hi else f"{_COVERAGE}{lo:g}–{hi:g}%"
+        return m
+
+    return "; ".join(
+        text(m) if len(where[m]) == len(marks) else f"{text(m)} ({', '.join(where[m])})" for m in order
+    )
 
 
 _SUMMARY_KEYS = {
@@ -296,6 +313,15 @@ class Sort:
         col, _, direction = (text or "").partition("|")
         return cls(col, direction != "asc") if col else cls()
 
+    def aligned(self, columns: Iterable[str]) -> Sort:
+        """The same sort on ``columns``: a D column sorted with expert weights is its unweighted twin
+        once the weights are toggled off (and back), so the order and its arrow survive the toggle."""
+        cols = set(columns)
+        if not self.column or self.column in cols or " D_" not in self.column:
+            return self
+        twin = self.column.removesuffix("^EW") if self.column.endswith("^EW") else self.column + "^EW"
+        return Sort(twin, self.descending) if twin in cols else self
+
 
 DEFAULT_SORT = Sort()
 
@@ -371,14 +397,23 @@ def select_view(
         lo_c: df[[interval_columns(c)[0] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
         hi_c: df[[interval_columns(c)[1] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
     })  # fmt: skip
-    df = _rank_and_sort(df, overall_c, sort)
-    cols = [RANK, "Judge", overall_c, lo_c, hi_c, *[m for m in META_COLUMNS if m in meta and m != "Judge"]]
+    df = _rank_and_sort(df, overall_c, sort.aligned(df.columns))
+    cols = [
+        RANK,
+        "Judge",
+        overall_c,
+        lo_c,
+        hi_c,
+        *[m for m in META_COLUMNS if m in meta and m not in ("Judge", CAVEATS)],
+    ]
     if df[STABILITY].notna().any():  # only when a shown judge has it
         cols.append(STABILITY)
     for d in chosen:
         for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
             if k in kinds:
                 cols += [c, *interval_columns(c)]
+    if CAVEATS in meta:
+        cols.append(CAVEATS)  # last: the datasets' numbers first
     out = df[cols].copy()
     for c in cols[2:]:
         if c not in META_COLUMNS:  # numbers (D, intervals, stability)

@@ -56,7 +56,10 @@ __all__ = [
 BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
 COL_CHOICES = [*META_CHOICES, *table.KINDS]
-COL_DEFAULT = list(table.KINDS)  # metadata columns off by default
+COL_DEFAULT = [
+    *(m for m in table.DEFAULT_META if m != "Judge"),
+    *table.KINDS,
+]  # metadata off, but the caveats
 #: Runs in the browser when a judge is shown: the address follows it (``?judge=NAME``).
 URL_JS = """(name) => {
   const u = new URL(window.location.href);

@@ -79,3 +79,10 @@ def test_the_table_and_csv_mark_caveats_and_keep_baselines_under_a_search(
 def test_caveat_text_names_datasets_only_for_marks_some_lack() -> None:
     text = table.caveat_text({"sumpubmed": ("offline build", CHANCE), "summeval": ("offline build",)})
     assert text == f"offline build; {CHANCE} (sumpubmed)"
+
+
+def test_caveat_text_gives_coverage_as_one_range() -> None:
+    text = table.caveat_text(
+        {"summeval": ("coverage 99.7%",), "sumpubmed": ("coverage 98.5%",), "story-cloze": ()}
+    )
+    assert text == "coverage 98.5–99.7% (summeval, sumpubmed)"

@@ -512,3 +512,59 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
     finally:
         ctx.close()
         demo.close()
+
+
+# -- 150 judges at 1440 px: six datasets in view, Rank/Judge/Overall fixed, headers keyboard-sortable --
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from dhp.leaderboard.app import AppConfig, build_app, launch
+
+    root = tmp_path_factory.mktemp("crowd")
+    judges = [(f"Synthetic judge number {i:03d} (temperature 0)", (i % 50) / 50, f"org/model-{i}-7b", 7e9)
+              for i in range(150)]  # fmt: skip
+    write_results(root / "results", judges=judges, n_items=20, n_boot=0)
+    demo = build_app(AppConfig.local(root))
+    port = _free_port()
+    launch(demo, port=port, block=False)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def test_six_datasets_fit_at_1440_with_150_judges(browser: Any, crowd: str) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd)
+        expect(_rows(pg).first).to_be_visible()
+        heads = pg.locator("#leaderboard-table th.ds")
+        expect(heads).to_have_count(6)
+        view = pg.locator("#leaderboard-table .dhp-board-wrap").bounding_box()
+        assert view is not None
+        for i in range(6):  # every dataset's two columns inside the table's visible box, unscrolled
+            box = heads.nth(i).bounding_box()
+            assert box is not None and box["x"] + box["width"] <= view["x"] + view["width"], (i, box, view)
+        expect(pg.locator("#leaderboard-table th").filter(has_text="Prompt spread")).to_have_count(0)
+        expect(pg.locator("#leaderboard-table td.caveats").first).to_contain_text(
+            "20/100 items"
+        )  # shown by default
+        rank = pg.locator("#leaderboard-table th.rank")
+        assert rank.evaluate("e => e.scrollWidth <= e.clientWidth"), "the Rank header is cut"
+        _shot(pg, "crowd-1440")
+        wrap = pg.locator("#leaderboard-table .dhp-board-wrap")
+        wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")  # scrolled to the end: the fixed columns stay
+        for sel in ("th.rank", "th.judge", "th.overall"):
+            box = pg.locator(f"#leaderboard-table {sel}").bounding_box()
+            wbox = wrap.bounding_box()
+            assert box is not None and wbox is not None and box["x"] >= wbox["x"] - 1, (sel, box, wbox)
+        _shot(pg, "crowd-1440-scrolled")
+        judge_th = _th(pg, "Judge")
+        judge_th.focus()
+        assert judge_th.get_attribute("role") == "button" and judge_th.get_attribute("tabindex") == "0"
+        pg.keyboard.press("Enter")
+        expect(_th(pg, "Judge")).to_contain_text("▲")
+    finally:
+        ctx.close()

@@ -187,7 +187,7 @@ def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
     csv_rows = list(csv.DictReader(io.StringIO(table.to_csv(v))))
     assert len(parser.rows) == len(csv_rows) == 3
     dcols = table.d_columns(v)
-    shown_cols = ["Rank", "Judge", dcols[0], "Caveats", *dcols[1:]]  # Overall, the caveats, the datasets
+    shown_cols = ["Rank", "Judge", *dcols, "Caveats"]  # Overall, the datasets, then the caveats
     for shown, row in zip(parser.rows, csv_rows, strict=True):
         assert len(shown) == len(shown_cols)
         for text, col in zip(shown, shown_cols, strict=True):
