@@ -415,6 +415,8 @@ def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dic
         expect(linked.locator("#judge-info")).to_contain_text("nosuch")
         linked.wait_for_timeout(3000)  # a timer tick or the tab's select event must not replace the message
         expect(linked.locator("#judge-info")).to_contain_text("nosuch", timeout=1)
+        for table_id in ("#judge-summary", "#judge-perturbations"):  # no placeholder "1 2 3" tables
+            expect(linked.locator(table_id)).to_be_hidden(timeout=1)
     finally:
         ctx.close()
 
@@ -566,5 +568,38 @@ def test_six_datasets_fit_at_1440_with_150_judges(browser: Any, crowd: str) -> N
         assert judge_th.get_attribute("role") == "button" and judge_th.get_attribute("tabindex") == "0"
         pg.keyboard.press("Enter")
         expect(_th(pg, "Judge")).to_contain_text("▲")
+    finally:
+        ctx.close()
+
+
+#: How many lines each header's text takes (a header broken inside a word, "Protoco l", takes two).
+HEADER_LINES = """(sel) => Array.from(document.querySelectorAll(`${sel} th`)).filter(th => th.textContent.trim())
+  .map(th => { const r = document.createRange(); r.selectNodeContents(th);
+    return [th.textContent.trim(), new Set(Array.from(r.getClientRects()).filter(x => x.width > 0)
+      .map(x => Math.round(x.top))).size]; })"""
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_queue_and_about_headers_keep_their_words(browser: Any, site: dict[str, Any], width: int) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
+    try:
+        pg = ctx.new_page()
+        pg.goto(site["url"])
+        pg.get_by_role("tab", name="Queue").click()
+        expect(pg.locator("#queue-table th").filter(has_text="Protocol").first).to_be_visible()
+        lines = pg.evaluate(HEADER_LINES, "#queue-table")
+        assert lines and all(n == 1 for _, n in lines), lines
+        _shot(pg, f"queue-{width}")
+        pg.get_by_role("tab", name="About").click()
+        expect(pg.locator("#about table").first).to_be_visible()
+        lines = pg.evaluate(HEADER_LINES, "#about")
+        assert lines and all(n == 1 for _, n in lines), lines
+        scroll = pg.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert scroll[0] <= scroll[1], scroll  # a wide table scrolls in its own box, not the page
+        _shot(pg, f"about-{width}")
     finally:
         ctx.close()

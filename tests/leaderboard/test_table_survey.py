@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import io
 import math
+import re
 import threading
 import time
 from html.parser import HTMLParser
@@ -309,3 +310,21 @@ def test_votes_to_weights_and_reweighting(tmp_path: Path) -> None:
     assert same.d_avg_ew == pytest.approx(lr.result.summary.d_avg_ew)
     df = table.build_frame([lr], summaries)
     assert df.loc[0, "wmt22-de-en D_avg^EW"] == pytest.approx(summaries["j/wmt.json"].d_avg_ew)
+
+
+def test_a_sort_survives_toggling_expert_weights(results_dir: Path) -> None:
+    from dhp.leaderboard.loading import ResultsIndex
+
+    full = table.build_frame(ResultsIndex(LocalStore(results_dir)).load().results)
+    sort = table.Sort("summeval D_min^EW", descending=False)  # sorted with weights, then weights off
+    plain = table.select_view(full, weighted=False, sort=sort)
+    assert plain["Judge"].tolist() == plain.sort_values("summeval D_min", kind="stable")["Judge"].tolist()
+    assert plain["summeval D_min"].is_monotonic_increasing
+    page = board_html.view_html(plain, sort)
+    head = re.search(
+        r'<th[^>]*data-sort="summeval D_min\|[^"]*"[^>]*>[^<]*<span class="arrow">([^<]*)<', page
+    )
+    assert head is not None and head.group(1) == " ▲"  # the arrow is on the unweighted twin
+    assert table.Sort("summeval D_min", True).aligned(["summeval D_min^EW"]) == table.Sort(
+        "summeval D_min^EW", True
+    )
