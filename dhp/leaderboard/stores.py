@@ -179,7 +179,7 @@ class HubStore:
 
     def is_private(self) -> bool:
         """Whether the Hub repository is private (visitors cannot read it)."""
-        return bool(self.api.repo_info(self.repo_id, repo_type="dataset").private)
+        return bool(self.api.repo_info(self.repo_id, repo_type="dataset", revision="main").private)
 
     def _head(self) -> str:
         info = self.api.repo_info(self.repo_id, repo_type="dataset")

@@ -153,7 +153,7 @@ class _RepoInfoApi:
         self.private = private
         self.asked: list[str] = []
 
-    def repo_info(self, repo_id: str, repo_type: str) -> SimpleNamespace:
+    def repo_info(self, repo_id: str, repo_type: str, revision: str = "main") -> SimpleNamespace:
         self.asked.append(repo_id)
         return SimpleNamespace(private=self.private, sha="0" * 40)
 
@@ -215,3 +215,17 @@ def test_the_worker_fetches_the_pinned_datasets_first(tmp_path: Path) -> None:
     assert work[2:4] == ["dhp", "worker"] and work[-2:] == ["--data", str(tmp_path / "data")]
     (tmp_path / "data").mkdir()
     assert [c[3] for c in worker_commands(env)] == ["worker"]  # already there: no download
+
+
+def test_space_mode_on_the_hub_checks_the_request_store_is_private(tmp_path: Path, hub: HubReplay) -> None:
+    """Against the loopback Hub replay: the default stores are the owner's Hub datasets, created
+    private; a request store made public beforehand stops the app."""
+    cfg = config_from_env({"DHP_MODE": "space", "SPACE_ID": "acme/board"})
+    assert [s.name for s in (cfg.results, cfg.requests, cfg.votes)] == [
+        f"hf://datasets/acme/dhp-{k}" for k in ("results", "requests", "votes")
+    ]
+    assert isinstance(cfg.requests, HubStore) and cfg.requests.is_private()
+    HubStore("other/open-requests", create=True, private=False)
+    env = {"DHP_MODE": "space", "SPACE_ID": "acme/board", "DHP_REQUESTS": "hf://datasets/other/open-requests"}
+    with pytest.raises(StoreConfigError, match="is public"):
+        config_from_env(env)
