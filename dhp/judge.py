@@ -46,6 +46,7 @@ __all__ = [
     "host_of",
     "judge_dict",
     "parse_judge",
+    "published_hosts",
     "read_judge",
     "request_model",
     "write_judge",
@@ -99,6 +100,7 @@ class EndpointJudge(_Base):
     hf_model_id: str | None = None  # recorded in results
     revision: str | None = None
     n_params: float | None = None
+    publish_host: bool = False  # results record the endpoint hosts only when the submitter said so
 
     @field_validator("endpoints")
     @classmethod
@@ -202,6 +204,14 @@ def endpoints(judge: Judge) -> tuple[str, ...]:
     if isinstance(judge, HubJudge):
         return (router_url(),)
     return ()
+
+
+def published_hosts(judge: Judge) -> tuple[str, ...]:
+    """The hosts a result may record: an endpoint judge's only when it opted in (``publish_host``);
+    the HF router of a Hub judge (public) always."""
+    if isinstance(judge, EndpointJudge) and not judge.publish_host:
+        return ()
+    return tuple(host_of(url) for url in endpoints(judge))
 
 
 def request_model(judge: Judge) -> str | None:

@@ -8,7 +8,7 @@ __all__ = ["LEGEND", "about_markdown", "intro_markdown"]
 
 LEGEND = (
     "**D avg**: level-balanced mean discernment on a dataset; **D min**: the worst-discerned perturbation; "
-    "D > 1 means discerned at p < 0.05. ± is half the bootstrap interval (hover a number for it); '–' means "
+    "D > 1 means discerned at p < 0.05. Under each number, its bootstrap interval [low, high] (intervals are often skewed: read both bounds); '–' means "
     "no result. *Overall* is the mean D avg over the chosen datasets, empty when a judge lacks one of them. "
     "Numbers are not coloured: averages are not tests; the judge page colours each perturbation's test. "
     "**Baselines** (pinned on top): random = chance, oracle = ceiling, lexical = surface cues; read a judge "

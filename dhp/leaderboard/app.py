@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,22 @@ from dhp.leaderboard import table, ui
 from dhp.leaderboard.about import intro_markdown
 from dhp.leaderboard.formatting import problems_markdown
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend
-from dhp.leaderboard.stores import open_store
+from dhp.leaderboard.stores import HubStore, open_store
 from dhp.leaderboard.validation import Mode
 from dhp.spec import DATASET_NAMES
 
-__all__ = ["AppConfig", "Backend", "build_app", "config_from_env", "launch", "main"]
+__all__ = [
+    "ALLOW_LOCAL_ENV",
+    "AppConfig",
+    "Backend",
+    "StoreConfigError",
+    "build_app",
+    "check_space_stores",
+    "config_from_env",
+    "launch",
+    "main",
+    "store_specs",
+]
 
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -164,19 +176,67 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
     )
 
 
-def config_from_env() -> AppConfig:
-    """For a Space: stores from DHP_RESULTS / DHP_REQUESTS / DHP_VOTES (``hf://datasets/...``)."""
-    default_mode = "space" if os.environ.get("SPACE_ID") else "local"
-    mode: Mode = "space" if os.environ.get("DHP_MODE", default_mode) == "space" else "local"
-    root = Path(os.environ.get("DHP_STORE_ROOT", "out"))
-    return AppConfig(
-        results=open_store(os.environ.get("DHP_RESULTS", str(root / "results"))),
-        requests=open_store(os.environ.get("DHP_REQUESTS", str(root / "requests"))),
-        votes=open_store(os.environ.get("DHP_VOTES", str(root / "votes"))),
+#: Space mode refuses local store folders (a Space restart loses them) unless this is ``1``.
+ALLOW_LOCAL_ENV = "DHP_ALLOW_LOCAL_STORES"
+_STORES = {"results": "DHP_RESULTS", "requests": "DHP_REQUESTS", "votes": "DHP_VOTES"}
+
+
+class StoreConfigError(RuntimeError):
+    """The stores named for a Space would lose data or expose it; the app does not start."""
+
+
+def store_specs(mode: Mode, environ: Mapping[str, str]) -> dict[str, str]:
+    """Where each store lives. Local mode: ``DHP_<STORE>`` or a folder under ``DHP_STORE_ROOT``
+    (default ``out``). Space mode: ``DHP_<STORE>`` or the Hub dataset ``<owner>/dhp-<store>`` of the
+    Space's owner (``SPACE_AUTHOR_NAME``, or the owner in ``SPACE_ID``)."""
+    root = Path(environ.get("DHP_STORE_ROOT", "out"))
+    owner = environ.get("SPACE_AUTHOR_NAME") or environ.get("SPACE_ID", "").partition("/")[0]
+    specs: dict[str, str] = {}
+    for kind, var in _STORES.items():
+        if var in environ:
+            specs[kind] = environ[var]
+        elif mode == "space" and owner and not environ.get("DHP_STORE_ROOT"):
+            specs[kind] = f"hf://datasets/{owner}/dhp-{kind}"
+        else:
+            specs[kind] = str(root / kind)
+    return specs
+
+
+def check_space_stores(cfg: AppConfig, allow_local: bool) -> None:
+    """Space mode: every store on the Hub (unless ``allow_local``), and the request store private
+    (it holds endpoint URLs and contact e-mails). Raises :class:`StoreConfigError` otherwise."""
+    if cfg.mode != "space":
+        return
+    for kind, store in (("results", cfg.results), ("requests", cfg.requests), ("votes", cfg.votes)):
+        if not isinstance(store, HubStore) and not allow_local:
+            raise StoreConfigError(
+                f"{_STORES[kind]} is the local folder {store.name} (a Space restart loses it): name an "
+                f"hf://datasets/... store, or set {ALLOW_LOCAL_ENV}=1 to keep it local."
+            )
+    if isinstance(cfg.requests, HubStore) and not cfg.requests.is_private():
+        raise StoreConfigError(
+            f"the request store {cfg.requests.name} is public, but it holds endpoint URLs and contact "
+            "e-mails: make the dataset repository private."
+        )
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> AppConfig:
+    """For a Space: stores from DHP_RESULTS / DHP_REQUESTS / DHP_VOTES (``hf://datasets/...``),
+    checked by :func:`check_space_stores` in Space mode."""
+    env = os.environ if environ is None else environ
+    default_mode = "space" if env.get("SPACE_ID") else "local"
+    mode: Mode = "space" if env.get("DHP_MODE", default_mode) == "space" else "local"
+    specs = store_specs(mode, env)
+    cfg = AppConfig(
+        results=open_store(specs["results"]),
+        requests=open_store(specs["requests"]),
+        votes=open_store(specs["votes"]),
         mode=mode,
         rate_limit=3 if mode == "space" else 20,
         rate_window_s=86400.0 if mode == "space" else 3600.0,
     )
+    check_space_stores(cfg, allow_local=env.get(ALLOW_LOCAL_ENV) == "1")
+    return cfg
 
 
 def main() -> None:

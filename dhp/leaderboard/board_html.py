@@ -21,6 +21,7 @@ import pandas as pd
 
 from dhp.leaderboard.table import (
     BASELINE,
+    CAVEATS,
     DEFAULT_SORT,
     KINDS,
     MISSING,
@@ -39,11 +40,13 @@ HEADER_HELP: dict[str, str] = {
     RANK: "Rank by Overall among the submitted judges (baselines are not ranked).",
     "Judge": "The judge's name; click it to open its page.",
     OVERALL: "Mean D_avg over the chosen benchmark datasets (empty when the judge lacks one of them). "
-    "± half the width of its interval (the mean of the datasets' interval bounds).",
+    "Under it, its interval [low, high] (the mean of the datasets' interval bounds).",
     "D_avg": "D_avg: the level-balanced mean discernment over the dataset's perturbations "
     "(character, word and sentence level weigh the same). D = log_0.05(p): D > 1 means p < 0.05.",
     STABILITY: "The judge was scored under several prompt sets (dhp score --prompt-set): the largest range "
     "of D_avg^EW between prompt sets on any dataset. Small: its discernment does not hang on the wording.",
+    "Caveats": "What makes the row not comparable with a full result: fewer items than the dataset's N, "
+    "coverage below 100%, an offline-rules build, no interval, or an unweighted D_avg a random judge reaches.",
     "D_min": "D_min: the discernment of the worst-discerned perturbation. D_min^EW > 1 (every issue "
     "discerned at p < 0.05) qualifies a judge for the dataset.",
 }
@@ -62,7 +65,7 @@ def _num_cell(v: float, lo: float, hi: float) -> str:
     if math.isfinite(lo) and math.isfinite(hi):
         lo, hi = round(lo, 2), round(hi, 2)  # the bounds as the CSV writes them
         tip = f"{v:.2f}, bootstrap interval [{lo:.2f}, {hi:.2f}]"
-        return f'<td class="num" title="{tip}">{v:.2f}<span class="ci"> ±{(hi - lo) / 2:.2f}</span></td>'
+        return f'<td class="num" title="{tip}">{v:.2f}<span class="ci"> [{lo:.2f}, {hi:.2f}]</span></td>'
     return f'<td class="num">{v:.2f}</td>'
 
 
@@ -83,21 +86,36 @@ def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
     first = "desc" if " D_" in key or key == RANK else "asc"  # numbers best first, names A to Z
     nxt = ("asc" if sort.descending else "desc") if active else first
     return (
-        f'<th{extra} data-sort="{html.escape(key)}|{nxt}" title="{html.escape(tip)}"{aria}>'
+        f'<th{extra} data-sort="{html.escape(key)}|{nxt}" title="{html.escape(tip)}"{aria} role="button" tabindex="0">'
         f'{html.escape(label)}<span class="arrow">{arrow}</span></th>'
     )
 
 
+def _meta_of(df: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The metadata columns drawn before the datasets, and those drawn after them (the caveats)."""
+    meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
+    return [m for m in meta if m != CAVEATS], [m for m in meta if m == CAVEATS]
+
+
 def _header(df: pd.DataFrame, sort: Sort) -> str:
     dcols = [c for c in d_columns(df) if not c.startswith(OVERALL)]
-    meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
+    meta, after = _meta_of(df)
     overall = next(c for c in df.columns if c.startswith(OVERALL) and c in d_columns(df))
+    sort = sort.aligned(df.columns)
     ew = overall.endswith("^EW")
     top = [
-        _th("Rank", RANK, HEADER_HELP[RANK], sort, ' rowspan="2"'),
+        _th("Rank", RANK, HEADER_HELP[RANK], sort, ' rowspan="2" class="rank"'),
         _th("Judge", "Judge", HEADER_HELP["Judge"], sort, ' rowspan="2" class="judge"'),
     ]
-    top.append(_th("Overall", overall, HEADER_HELP[OVERALL] + (_EW if ew else _NOEW), sort, ' rowspan="2"'))
+    top.append(
+        _th(
+            "Overall",
+            overall,
+            HEADER_HELP[OVERALL] + (_EW if ew else _NOEW),
+            sort,
+            ' rowspan="2" class="overall"',
+        )
+    )
     top += [_th(m, m, HEADER_HELP.get(m, m), sort, ' rowspan="2"') for m in meta]
     datasets = list(dict.fromkeys(c.split(" D_", 1)[0] for c in dcols))
     sub: list[str] = []
@@ -108,8 +126,9 @@ def _header(df: pd.DataFrame, sort: Sort) -> str:
         )
         for c in cols:
             kind = next(k for k in KINDS if f" {k}" in c)
-            label = kind.replace("_", " ") + (" EW" if ew else "")
+            label = kind.removeprefix("D_") + ("ᴱᵂ" if ew else "")  # "avgᴱᵂ": narrow, the title says the rest
             sub.append(_th(label, c, HEADER_HELP[kind] + (_EW if ew else _NOEW), sort))
+    top += [_th(m, m, HEADER_HELP[m], sort, ' rowspan="2" class="caveats"') for m in after]
     return f"<thead><tr>{''.join(top)}</tr><tr>{''.join(sub)}</tr></thead>"
 
 
@@ -138,15 +157,17 @@ class BoardParts:
         )
 
 
-def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: list[str]) -> str:
+def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[str], list[str]]) -> str:
     rank = str(cols[RANK][i])
     cells = [
         f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
         _judge_cell(str(cols["Judge"][i]), rank),
     ]
-    cells.append(_num_cell(cols[dcols[0]][i], *(cols[b][i] for b in interval_columns(dcols[0]))))  # Overall
-    cells += [_meta_cell(m, cols[m][i]) for m in meta]
+    overall = _num_cell(cols[dcols[0]][i], *(cols[b][i] for b in interval_columns(dcols[0])))
+    cells.append(overall.replace('<td class="num', '<td class="overall num', 1))
+    cells += [_meta_cell(m, cols[m][i]) for m in meta[0]]
     cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
+    cells += [f'<td class="caveats">{html.escape(str(cols[m][i]))}</td>' for m in meta[1]]
     cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
     return f"<tr{cls}>{''.join(cells)}</tr>"
 
@@ -156,7 +177,7 @@ def view_parts(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No jud
     if df.empty:
         return BoardParts(f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>', (), "")
     dcols = d_columns(df)
-    meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
+    meta = _meta_of(df)
     cols: dict[str, list[Any]] = {c: df[c].tolist() for c in df.columns}
     first = html.escape(str(cols["Judge"][0]))
     head = (

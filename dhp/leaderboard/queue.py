@@ -28,6 +28,7 @@ from dhp.judge import EndpointJudge, HubJudge, Judge, endpoints, host_of
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import Existing, Submission, judge_key
 from dhp.naming import judge_slug
+from dhp.secrets import hide_hosts
 
 __all__ = [
     "InvalidTransition",
@@ -132,6 +133,14 @@ class Request(BaseModel):
         if not isinstance(self.judge, EndpointJudge):
             return self.host
         return self.host if self.show_host else "hidden"
+
+    @property
+    def public_reason(self) -> str:
+        """The failure reason as the public Queue tab shows it: a hidden host hidden in it too (a
+        reason stored before hosts were hidden on failing included)."""
+        if not self.reason or self.public_host != "hidden":
+            return self.reason or ""
+        return hide_hosts(self.reason, endpoints(self.judge))
 
     @property
     def key(self) -> tuple[str, ...]:
@@ -250,6 +259,10 @@ class RequestQueue:
         return self._update(req, State.FINISHED, f"finish {req.id}", finished_at=utcnow(), results=results)
 
     def fail(self, req: Request, reason: str) -> Request:
+        """Mark ``req`` FAILED with ``reason``, its endpoint's host hidden unless the submitter
+        published it: every failure reason passes here, so none can name a hidden host."""
+        if req.public_host == "hidden":
+            reason = hide_hosts(reason, endpoints(req.judge))
         return self._update(req, State.FAILED, f"fail {req.id}", finished_at=utcnow(), reason=reason[-2000:])
 
     def requeue_stale(self, max_age_s: float, now: dt.datetime | None = None) -> list[str]:

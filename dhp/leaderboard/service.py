@@ -420,7 +420,7 @@ class Backend:
                 "State": r.state.value,
                 "Submitted": r.created_at,
                 "Updated": r.updated_at,
-                "Reason": r.reason or "",
+                "Reason": r.public_reason,
             }
             for r in reversed(reqs)
         ]
@@ -448,4 +448,4 @@ class Backend:
 
     def weights_frame(self) -> pd.DataFrame:
         version, counts, _ = self.survey_state()
-        return pd.DataFrame(weights_rows(counts, version))
+        return pd.DataFrame(weights_rows(counts, version, self.cfg.survey_min_ballots))

@@ -15,6 +15,7 @@ with ``dhp worker``, as the operator chooses.
 from __future__ import annotations
 
 import importlib.metadata as md
+import json
 import os
 import re
 import shutil
@@ -24,9 +25,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from dhp.leaderboard.validation import Mode
 from dhp.secrets import JUDGE_KEY_VARS
 
-__all__ = ["SECRETS", "VARIABLES", "SpaceError", "init_space", "push_space", "run_space", "start_worker"]
+__all__ = [
+    "LOCK",
+    "PYTHON_VERSION",
+    "SECRETS",
+    "VARIABLES",
+    "SpaceError",
+    "build_wheel",
+    "init_space",
+    "push_space",
+    "run_space",
+    "source_root",
+    "start_worker",
+    "worker_commands",
+]
 
 #: Variables of the Space: name -> (default, what it is). Set with `dhp space push --var NAME=VALUE`.
 VARIABLES: Mapping[str, tuple[str, str]] = {
@@ -34,13 +49,35 @@ VARIABLES: Mapping[str, tuple[str, str]] = {
         "space",
         "`space`: https-only public endpoints, Hugging Face sign-in for submissions and votes",
     ),
-    "DHP_RESULTS": ("hf://datasets/ORG/dhp-results", "results store (a dataset repository)"),
-    "DHP_REQUESTS": ("hf://datasets/ORG/dhp-requests", "evaluation queue (a dataset repository)"),
-    "DHP_VOTES": ("hf://datasets/ORG/dhp-votes", "survey ballots (a dataset repository)"),
+    "DHP_RESULTS": (
+        "hf://datasets/ORG/dhp-results",
+        "results store (a dataset repository; may be public: results name an endpoint's host only when "
+        "its submitter published it)",
+    ),
+    "DHP_REQUESTS": (
+        "hf://datasets/ORG/dhp-requests",
+        "evaluation queue (a dataset repository that MUST be private: it holds endpoint URLs and contact "
+        "e-mails; the app refuses to start in Space mode when it is public)",
+    ),
+    "DHP_VOTES": ("hf://datasets/ORG/dhp-votes", "survey ballots (a dataset repository; private is advised)"),
+    "DHP_ALLOW_LOCAL_STORES": (
+        "0",
+        "`1`: let Space mode keep a store in a local folder (lost when the Space restarts); by default "
+        "stores not named are the owner's `hf://datasets/OWNER/dhp-results|requests|votes`",
+    ),
     "DHP_SURVEY_MIN_BALLOTS": ("5", "ballots before the survey's weights can be chosen"),
     "DHP_ALLOWED_PORTS": ("443", "endpoint ports accepted from submitters (comma-separated)"),
     "DHP_RUN_WORKER": ("0", "`1`: run the queue worker inside the Space, in the background"),
-    "DHP_WORKER_DATA": ("data", "worker only: folder of the built datasets (`dhp download --out data`)"),
+    "DHP_WORKER_DATA": (
+        "data",
+        "worker only: folder of the datasets; when it is missing the worker first downloads them "
+        "(`dhp download`) at `DHP_DATASETS_VERSION` from `DHP_DATASETS_ORG`",
+    ),
+    "DHP_DATASETS_VERSION": (
+        "v1.0.0",
+        "worker only: the pinned dataset version (tag or commit) it scores on",
+    ),
+    "DHP_DATASETS_ORG": ("dhp", "worker only: the Hub organisation holding the datasets"),
 }
 #: Secrets of the Space (set them in the Space's settings, never in files or variables).
 SECRETS: Mapping[str, str] = {
@@ -48,6 +85,10 @@ SECRETS: Mapping[str, str] = {
     "scores judges submitted by Hub model id with it (Inference Providers), and never sends it to an endpoint",
     JUDGE_KEY_VARS[0]: "worker only: the API key sent to submitted judge endpoints",
 }
+#: The Python a Space runs (Spaces default to 3.10; the pinned versions need 3.11 or later).
+PYTHON_VERSION = "3.11"
+#: The repository's pip-constraints lock, copied into the folder as constraints.txt.
+LOCK = "requirements/lock.txt"
 _SECRET_NAME = re.compile(r"(?i)(token|secret|password|api[_-]?key|^hf_)")
 _PINNED = (
     "gradio",
@@ -81,7 +122,8 @@ class SpaceFolder:
 def _front_matter(title: str) -> str:
     return "\n".join([
         "---", f"title: {title}", "emoji: 🔎", "colorFrom: blue", "colorTo: green", "sdk: gradio",
-        f"sdk_version: {md.version('gradio')}", "app_file: app.py", "hf_oauth: true", "pinned: false", "---", "",
+        f"sdk_version: {md.version('gradio')}", f'python_version: "{PYTHON_VERSION}"', "app_file: app.py",
+        "hf_oauth: true", "pinned: false", "---", "",
     ])  # fmt: skip
 
 
@@ -102,10 +144,41 @@ def _readme(title: str) -> str:
     )
 
 
-def _requirements(package: str) -> str:
+def _requirements(package: str, constrained: bool) -> str:
+    """The package, then the Space's direct needs pinned as installed here; ``constrained``: every
+    other version too, by the repository's lock (``-c constraints.txt``, a copy of requirements/lock.txt)."""
     extras = {"gradio": "[oauth]"}  # hf_oauth: the Space's sign-in
     pins = [f"{name}{extras.get(name, '')}=={md.version(name)}" for name in _PINNED]
-    return "\n".join([package, *pins]) + "\n"
+    return "\n".join([*(["-c constraints.txt"] if constrained else []), package, *pins]) + "\n"
+
+
+def source_root() -> Path | None:
+    """The source checkout this package runs from (its pyproject.toml and requirements/lock.txt), or
+    None when it runs from an installed release."""
+    root = Path(__file__).resolve().parents[2]
+    ok = (root / "pyproject.toml").is_file() and (root / LOCK).is_file() and (root / "dhp").is_dir()
+    return root if ok else None
+
+
+def build_wheel(root: Path, dest: Path) -> Path:
+    """A wheel of the checkout at ``root`` (``pip wheel --no-deps``), written into ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-q",
+        "-w",
+        str(dest),
+        str(root),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SpaceError(f"could not build the wheel of {root}: {proc.stderr.strip()[-300:]}")
+    return next(dest.glob("dhp_bench-*.whl"))
 
 
 def init_space(
@@ -115,24 +188,32 @@ def init_space(
     wheel: str | None = None,
     title: str | None = None,
 ) -> SpaceFolder:
-    """Write a Space folder. The package comes from ``wheel`` (copied into the folder) or ``package``
-    (a pip requirement, default ``dhp-bench==<this version>``)."""
+    """Write a Space folder. The package comes from ``wheel`` (copied into the folder), ``package``
+    (a pip requirement, e.g. a release ``dhp-bench==0.1.0``), or by default: run from a source
+    checkout (whose version need not be released), a wheel of it built into the folder; run from an
+    installed release, that release. A checkout's requirements/lock.txt constrains every version."""
     out = Path(folder)
     if out.exists() and any(out.iterdir()):
         raise SpaceError(f"{out} exists and is not empty; choose a new folder")
-    out.mkdir(parents=True, exist_ok=True)
-    requirement = package or f"dhp-bench=={md.version('dhp-bench')}"
+    root = source_root()
     if wheel is not None:
         src = Path(wheel)
         if not src.is_file() or src.suffix != ".whl":
             raise SpaceError(f"--wheel {src} is not a wheel file")
+    out.mkdir(parents=True, exist_ok=True)
+    requirement = package or f"dhp-bench=={md.version('dhp-bench')}"
+    if wheel is not None:
         (out / "wheels").mkdir()
         shutil.copy2(src, out / "wheels" / src.name)
         requirement = f"./wheels/{src.name}"
+    elif package is None and root is not None:
+        requirement = f"./wheels/{build_wheel(root, out / 'wheels').name}"
+    if root is not None:
+        shutil.copy2(root / LOCK, out / "constraints.txt")
     files = {
         "README.md": _readme(title or "DHP discernment leaderboard"),
         "app.py": _APP,
-        "requirements.txt": _requirements(requirement),
+        "requirements.txt": _requirements(requirement, constrained=root is not None),
     }
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
@@ -177,14 +258,34 @@ def push_space(
     return str(url)
 
 
+def worker_commands(env: Mapping[str, str]) -> list[list[str]]:
+    """What the Space's worker runs, in order: ``dhp download`` of the pinned dataset version when
+    ``DHP_WORKER_DATA`` is not there yet, then ``dhp worker``."""
+    data = env.get("DHP_WORKER_DATA", "data")
+    cmds: list[list[str]] = []
+    if not Path(data).is_dir():
+        cmds.append([sys.executable, "-m", "dhp", "download", "--out", data,
+                     "--version", env.get("DHP_DATASETS_VERSION", VARIABLES["DHP_DATASETS_VERSION"][0]),
+                     "--org", env.get("DHP_DATASETS_ORG", VARIABLES["DHP_DATASETS_ORG"][0])])  # fmt: skip
+    cmds.append([sys.executable, "-m", "dhp", "worker", "--mode", env.get("DHP_MODE", "space"),
+                 "--requests", env["DHP_REQUESTS"], "--results", env["DHP_RESULTS"], "--data", data])  # fmt: skip
+    return cmds
+
+
 def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
-    """``DHP_RUN_WORKER=1``: the queue worker as a background process of the Space."""
+    """``DHP_RUN_WORKER=1``: the queue worker as a background process of the Space (after fetching
+    the pinned datasets, :func:`worker_commands`); the stores default as the app's do."""
     if env.get("DHP_RUN_WORKER", "0").strip().lower() not in ("1", "true", "yes"):
         return None
-    cmd = [sys.executable, "-m", "dhp", "worker", "--mode", env.get("DHP_MODE", "space"),
-           "--requests", env["DHP_REQUESTS"], "--results", env["DHP_RESULTS"],
-           "--data", env.get("DHP_WORKER_DATA", "data")]  # fmt: skip
-    return subprocess.Popen(cmd)
+    from dhp.leaderboard.app import store_specs
+
+    mode: Mode = "space" if env.get("DHP_MODE", "space") == "space" else "local"
+    specs = store_specs(mode, env)
+    cmds = worker_commands({**env, "DHP_REQUESTS": specs["requests"], "DHP_RESULTS": specs["results"]})
+    script = (
+        "import json, subprocess, sys\nfor c in json.loads(sys.argv[1]):\n    subprocess.run(c, check=True)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script, json.dumps(cmds)])
 
 
 def run_space() -> None:

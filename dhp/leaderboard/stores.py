@@ -177,6 +177,10 @@ class HubStore:
     def __repr__(self) -> str:
         return f"HubStore({self.repo_id!r})"
 
+    def is_private(self) -> bool:
+        """Whether the Hub repository is private (visitors cannot read it)."""
+        return bool(self.api.repo_info(self.repo_id, repo_type="dataset", revision="main").private)
+
     def _head(self) -> str:
         info = self.api.repo_info(self.repo_id, repo_type="dataset")
         return str(info.sha)

@@ -250,10 +250,20 @@ def reweighted_summaries(results: Iterable[LoadedResult], version: WeightsVersio
     return out
 
 
+def _in_use(default: str, survey: str, n_ballots: int, min_ballots: int) -> str:
+    if n_ballots < min_ballots:
+        return f"{default} (default; the survey's weights are offered from {min_ballots} ballots)"
+    if not survey:
+        return f"{default} (default; this issue has no votes)"
+    return f"{default} (default), or {survey} when the survey's weights are chosen"
+
+
 def weights_rows(
-    counts: Tally, version: WeightsVersion, tasks: Sequence[SurveyTask] = TASKS
+    counts: Tally, version: WeightsVersion, min_ballots: int, tasks: Sequence[SurveyTask] = TASKS
 ) -> list[dict[str, str]]:
-    """Rows for the survey tab: per task and issue, the votes and the derived and default weights."""
+    """Rows for the survey tab: per task and issue, the votes, the survey's weights and the weights
+    the board uses: the defaults until the survey has ``min_ballots`` ballots, then the defaults or
+    (when chosen above the table) the survey's."""
     rows: list[dict[str, str]] = []
     for t in tasks:
         for issue in t.issues:
@@ -273,7 +283,10 @@ def weights_rows(
                     "Quality issue": issue.text,
                     "Votes": ", ".join(f"{m}: {v}" for m, v in votes.items()) if n else "no votes yet",
                     "Ballots": str(n),
-                    "Weights in use": fmt(derived) if n else f"{fmt(default)} (default)",
+                    "Survey weights": fmt(derived) if n else "no votes yet",
+                    "Weights in use": _in_use(
+                        fmt(default), fmt(derived) if n else "", version.n_ballots, min_ballots
+                    ),
                     "Default weights": fmt(default),
                 }
             )

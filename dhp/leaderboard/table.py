@@ -20,12 +20,14 @@ from typing import Any
 import pandas as pd
 
 from dhp.leaderboard.loading import LoadedResult, latest_results
+from dhp.scoring.caveats import caveats
 from dhp.scoring.results import Result, Summary
 from dhp.scoring.stability import stability
 from dhp.spec import DATASET_NAMES
 
 __all__ = [
     "BASELINES",
+    "CAVEATS",
     "DEFAULT_META",
     "DEFAULT_SORT",
     "FAMILIES",
@@ -35,6 +37,7 @@ __all__ = [
     "STABILITY",
     "Sort",
     "build_frame",
+    "caveat_text",
     "d_columns",
     "dataset_columns",
     "family_of",
@@ -55,8 +58,13 @@ META_COLUMNS: tuple[str, ...] = (
     "Mode",
     "Dataset version",
     "Date",
+    "Caveats",
 )
-DEFAULT_META: tuple[str, ...] = ("Judge",)  # metadata columns are off by default
+_COVERAGE = "coverage "
+#: The column of marks that make a row not comparable (:func:`dhp.scoring.caveats.caveats`), drawn last.
+CAVEATS = "Caveats"
+#: Metadata columns are off by default, but for the caveats (what makes a row not comparable).
+DEFAULT_META: tuple[str, ...] = ("Judge", "Caveats")
 KINDS: tuple[str, ...] = ("D_avg", "D_min")
 SIZE_BUCKETS: tuple[str, ...] = ("< 3B", "3-10B", "10-40B", "> 40B", "unknown")
 OVERALL = "Overall"
@@ -171,7 +179,35 @@ def _meta_row(judge: str, per: Mapping[str, LoadedResult]) -> dict[str, Any]:
         "Mode": newest.scoring.mode,
         "Dataset version": ", ".join(sorted({_version(x.result) for x in per.values()})),
         "Date": newest.created_at[:10],
+        "Caveats": caveat_text({ds: caveats(x.result) for ds, x in per.items()}),
     }
+
+
+def caveat_text(marks: Mapping[str, Sequence[str]]) -> str:
+    """One cell from each dataset's :func:`~dhp.scoring.caveats.caveats`: a mark every dataset has
+    is written once, any other with the datasets it concerns, e.g.
+    ``offline build; D_avg at chance (summeval, sumpubmed)``."""
+    order: list[str] = []
+    where: dict[str, list[str]] = {}
+    coverage: list[float] = []
+    for ds in sorted(marks, key=lambda d: (DATASET_NAMES.index(d) if d in DATASET_NAMES else 99, d)):
+        for m in marks[ds]:
+            if m.startswith(_COVERAGE):  # one mark for every dataset's coverage: its range
+                coverage.append(float(m.removeprefix(_COVERAGE).rstrip("%")))
+                m = _COVERAGE.strip()
+            if m not in where:
+                order.append(m)
+            where.setdefault(m, []).append(ds)
+
+    def text(m: str) -> str:
+        if m == _COVERAGE.strip():
+            lo, hi = min(coverage), max(coverage)
+            m = f"{_COVERAGE}{lo:g}%" if lo == hi else f"{_COVERAGE}{lo:g}–{hi:g}%"
+        return m
+
+    return "; ".join(
+        text(m) if len(where[m]) == len(marks) else f"{text(m)} ({', '.join(where[m])})" for m in order
+    )
 
 
 _SUMMARY_KEYS = {
@@ -277,6 +313,15 @@ class Sort:
         col, _, direction = (text or "").partition("|")
         return cls(col, direction != "asc") if col else cls()
 
+    def aligned(self, columns: Iterable[str]) -> Sort:
+        """The same sort on ``columns``: a D column sorted with expert weights is its unweighted twin
+        once the weights are toggled off (and back), so the order and its arrow survive the toggle."""
+        cols = set(columns)
+        if not self.column or self.column in cols or " D_" not in self.column:
+            return self
+        twin = self.column.removesuffix("^EW") if self.column.endswith("^EW") else self.column + "^EW"
+        return Sort(twin, self.descending) if twin in cols else self
+
 
 DEFAULT_SORT = Sort()
 
@@ -293,7 +338,7 @@ def _filter_rows(
         mask &= full["Family"].isin(list(families))
     if sizes is not None:
         mask &= full["Size (B)"].map(size_bucket).isin(list(sizes))
-    df = full[mask]
+    df = full[mask | (full["Family"] == CONTROL)]  # the baselines stay in every filtered view
     return df[df[avg_cols].notna().any(axis=1)] if avg_cols else df.iloc[0:0]
 
 
@@ -352,14 +397,23 @@ def select_view(
         lo_c: df[[interval_columns(c)[0] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
         hi_c: df[[interval_columns(c)[1] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
     })  # fmt: skip
-    df = _rank_and_sort(df, overall_c, sort)
-    cols = [RANK, "Judge", overall_c, lo_c, hi_c, *[m for m in META_COLUMNS if m in meta and m != "Judge"]]
-    if full[STABILITY].notna().any():
+    df = _rank_and_sort(df, overall_c, sort.aligned(df.columns))
+    cols = [
+        RANK,
+        "Judge",
+        overall_c,
+        lo_c,
+        hi_c,
+        *[m for m in META_COLUMNS if m in meta and m not in ("Judge", CAVEATS)],
+    ]
+    if df[STABILITY].notna().any():  # only when a shown judge has it
         cols.append(STABILITY)
     for d in chosen:
         for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
             if k in kinds:
                 cols += [c, *interval_columns(c)]
+    if CAVEATS in meta:
+        cols.append(CAVEATS)  # last: the datasets' numbers first
     out = df[cols].copy()
     for c in cols[2:]:
         if c not in META_COLUMNS:  # numbers (D, intervals, stability)

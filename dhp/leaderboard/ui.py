@@ -16,7 +16,6 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 from matplotlib.figure import Figure
-from pandas.io.formats.style import Styler
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown
@@ -56,7 +55,10 @@ __all__ = [
 BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
 COL_CHOICES = [*META_CHOICES, *table.KINDS]
-COL_DEFAULT = list(table.KINDS)  # metadata columns off by default
+COL_DEFAULT = [
+    *(m for m in table.DEFAULT_META if m != "Judge"),
+    *table.KINDS,
+]  # metadata off, but the caveats
 #: Runs in the browser when a judge is shown: the address follows it (``?judge=NAME``).
 URL_JS = """(name) => {
   const u = new URL(window.location.href);
@@ -219,15 +221,16 @@ def judge_tab() -> JudgeTab:
         # panel's title inside the image.
         gr.Markdown("#### Discernment per perturbation (paper Figure 4)", elem_id="judge-bars-title")
         bars = gr.Plot(show_label=False, elem_id="judge-bars", format="png")
+        # hidden until a judge is shown: an empty Dataframe draws placeholder headers "1 2 3"
         summary = gr.Dataframe(
             interactive=False, label="Per dataset: D with bootstrap intervals, coverage and parse failures",
-            elem_id="judge-summary", wrap=False,
+            elem_id="judge-summary", wrap=False, visible=False,
         )  # fmt: skip
         dataset = gr.Dropdown(choices=[], label="Dataset", elem_id="judge-dataset")
         gr.Markdown("#### Response style: score distributions", elem_id="judge-dist-title")
         dist = gr.Plot(show_label=False, elem_id="judge-dist", format="png")
         perturbations = gr.Dataframe(
-            interactive=False, label="Per perturbation", elem_id="judge-perturbations"
+            interactive=False, label="Per perturbation", elem_id="judge-perturbations", visible=False
         )
         with gr.Accordion("Prompts used", open=False):
             prompts = gr.Markdown(elem_id="judge-prompts")
@@ -244,23 +247,25 @@ def show_judge(be: Backend, name: str | None) -> tuple[Any, ...]:
     return (
         judge_header(results),
         fig,
-        summary_frame(results),
+        gr.Dataframe(value=summary_frame(results), visible=bool(results)),
         gr.Dropdown(choices=ds_names, value=ds_names[0] if ds_names else None),
     )
 
 
-def show_dataset(
-    be: Backend, name: str | None, dataset: str | None
-) -> tuple[Figure | None, pd.DataFrame | Styler, str]:
+def show_dataset(be: Backend, name: str | None, dataset: str | None) -> tuple[Figure | None, Any, str]:
     lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
     if lr is None:
-        return None, pd.DataFrame(), ""
+        return None, gr.Dataframe(value=pd.DataFrame(), visible=False), ""
     try:
         full = be.index.full(lr.path)
     except (OSError, ValueError) as e:  # changed or vanished since the listing: show what we have
         full = lr.result
         gr.Warning(f"could not re-read {lr.path}: {e}")
-    return plots.score_distributions(full), perturbation_frame(full), prompts_markdown(full)
+    return (
+        plots.score_distributions(full),
+        gr.Dataframe(value=perturbation_frame(full), visible=True),
+        prompts_markdown(full),
+    )
 
 
 def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked: gr.State) -> None:
@@ -510,6 +515,7 @@ def about_tab() -> None:
     with gr.Tab("About", id="about", elem_id="tab-about"):
         gr.Markdown(
             about_markdown(),
+            elem_id="about",
             latex_delimiters=[
                 {"left": "$$", "right": "$$", "display": True},
                 {"left": "$", "right": "$", "display": False},

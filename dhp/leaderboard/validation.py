@@ -205,7 +205,14 @@ def allowed_ports_from_env() -> frozenset[int]:
 def _split_url(url: str) -> tuple[str, str, int | None, str]:
     """Scheme, host, port and the URL, after the checks that hold in every mode."""
     field = "endpoint_url"
-    url = _clean(field, url, required=True, pattern=None, what="Endpoint URL")
+    url = _clean(field, url, required=False, pattern=None, what="Endpoint URL")
+    if not url:
+        raise ValidationError(
+            field,
+            "Give an endpoint URL, or leave it empty and give an HF model id (scored through Inference Providers).",
+        )
+    if "://" not in url:
+        raise ValidationError(field, f"Endpoint URL must look like https://host/path, not {url[:60]!r}.")
     if any(c.isspace() for c in url):
         raise ValidationError(field, "Endpoint URL must not contain spaces.")
     try:
@@ -216,7 +223,7 @@ def _split_url(url: str) -> tuple[str, str, int | None, str]:
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower().rstrip(".")
     if scheme not in ("http", "https") or not host:
-        raise ValidationError(field, "Endpoint URL must look like https://host/... .")
+        raise ValidationError(field, f"Endpoint URL must look like https://host/path, not {url[:60]!r}.")
     problem = secret_in_url(url)
     if problem == "credentials":
         raise ValidationError(

@@ -36,7 +36,16 @@ from dhp.naming import judge_slug
 from dhp.scoring.results import ResultError, parse_result
 from dhp.secrets import JUDGE_KEY_VARS, scrub
 
-__all__ = ["API_KEY_ENV", "HF_TOKEN_ENV", "Worker", "WorkerConfig", "score_command", "scorer_env", "scrub"]
+__all__ = [
+    "API_KEY_ENV",
+    "HF_TOKEN_ENV",
+    "Worker",
+    "WorkerConfig",
+    "score_command",
+    "scored_judge",
+    "scorer_env",
+    "scrub",
+]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +96,14 @@ def scorer_env(judge: Judge, environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def scored_judge(req: Request) -> Judge:
+    """The judge the scorer gets: an endpoint judge publishes its hosts in results only when its
+    submitter ticked "publish host" (``req.show_host``)."""
+    if isinstance(req.judge, EndpointJudge):
+        return req.judge.model_copy(update={"publish_host": req.show_host})
+    return req.judge
+
+
 class Worker:
     def __init__(
         self,
@@ -110,7 +127,7 @@ class Worker:
             with tempfile.TemporaryDirectory(prefix="dhp-worker-") as tmp:
                 out = Path(tmp) / "out"
                 judge_file = Path(tmp) / "judge.json"
-                write_judge(judge_file, req.judge)
+                write_judge(judge_file, scored_judge(req))
                 written = self._score(req, self._command(req, judge_file, out), out, secrets)
             if isinstance(written, Request):
                 return written

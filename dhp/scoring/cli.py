@@ -362,9 +362,12 @@ def _say_summary(path: Path) -> None:
         if s.n_without_d
         else ""
     )
+    from dhp.scoring.caveats import caveats
+
+    marks = caveats(r)
     print(
         f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
-        f"D_min^EW {f(s.d_min_ew)}{no_d}",
+        f"D_min^EW {f(s.d_min_ew)}{no_d}" + (f" [{'; '.join(marks)}]" if marks else ""),
         file=sys.stderr,
     )
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from dhp.builder.dataset_io import CARD, DataError, DatasetRows, read_items
 from dhp.builder.items import Item
+from dhp.scoring.caveats import version_label
 from dhp.types import DatasetSpec
 
 __all__ = ["DataError", "Item", "LoadedDataset", "load_hub", "load_local", "local_revision"]
@@ -55,7 +56,9 @@ def local_revision(folder: Path) -> str:
 
 
 def _loaded(spec: DatasetSpec, rows: DatasetRows, repo: str, revision: str) -> LoadedDataset:
-    return LoadedDataset(spec, repo, revision, rows.info.dataset_version, rows.items, rows.perturbed)
+    perturber = rows.info.perturber  # an offline-rules build is labelled so: v1.0.0+offline-rules.4
+    version = version_label(rows.info.dataset_version, perturber.kind, perturber.generator)
+    return LoadedDataset(spec, repo, revision, version, rows.items, rows.perturbed)
 
 
 def load_local(spec: DatasetSpec, folder: Path) -> LoadedDataset:

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from dhp.scoring.caveats import caveats
 from dhp.scoring.results import (
     DEFAULT_PROMPT_SET,
     CIModel,
@@ -195,8 +196,8 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
         "## Summary",
         "",
         "| judge | dataset | prompts | revision | mode | D_avg | D_min | D_avg^EW | D_min^EW | no D | qualified "
-        "| coverage | requests |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| coverage | requests | caveats |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
         s, c = r.summary, r.coverage
@@ -205,7 +206,7 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
             f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))} | "
             f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))} | "
             f"{s.n_without_d} | {_qualified(s.qualified)} | "
-            f"{c.coverage:.1%} | {_requests(r)} |"
+            f"{c.coverage:.1%} | {_requests(r)} | {'; '.join(caveats(r))} |"
         )
     lines += [
         "",

@@ -38,7 +38,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, host_of
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, published_hosts
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -116,7 +116,7 @@ class JudgeInfo(_Model):
         """The complete record of ``judge`` as scored (``model``: the name its requests carried): the
         one place a :data:`dhp.judge.Judge` becomes results metadata. A Hub judge is recorded as the
         OpenAI-compatible endpoint it was reached through, with its model id and ``settings.provider``."""
-        hosts = tuple(host_of(url) for url in endpoints(judge))
+        hosts = published_hosts(judge)  # an endpoint's hosts only when its submitter published them
         if isinstance(judge, BuiltinJudge):
             return cls(
                 name=judge.name,

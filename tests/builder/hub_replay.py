@@ -63,6 +63,7 @@ class Repo:
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     variables: dict[str, dict[str, Any]] = field(default_factory=dict)  # Space variables
+    private: bool = False  # as created (repo_info reports it)
 
     def resolve(self, rev: str) -> Commit | None:
         oid = self.branches.get(rev) or self.tags.get(rev) or (rev if rev in self.commits else None)
@@ -159,7 +160,11 @@ class _Hub(BaseHTTPRequestHandler):
         with self.state.lock:
             if repo_id in self.state.repos:
                 return self._reply("create_repo_conflict", ctx)
-            repo = Repo(repo_id, hashlib.sha1(repo_id.encode()).hexdigest()[:24])
+            repo = Repo(
+                repo_id,
+                hashlib.sha1(repo_id.encode()).hexdigest()[:24],
+                private=data.get("visibility") == "private" or data.get("private") is True,
+            )
             init = Commit(
                 hashlib.sha1(f"init {repo_id}".encode()).hexdigest(),
                 {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"},
@@ -284,7 +289,12 @@ class _Hub(BaseHTTPRequestHandler):
             siblings = [{"rfilename": p} for p in sorted(commit.files)]
             return self._reply(
                 "repo_info",
-                ctx | {"siblings": siblings, "used_storage": sum(map(len, commit.files.values()))},
+                ctx
+                | {
+                    "siblings": siblings,
+                    "used_storage": sum(map(len, commit.files.values())),
+                    "private": repo.private,
+                },
             )
         return self._reply("tree", ctx | {"entries": _tree_entries(commit)})
 

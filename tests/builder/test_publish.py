@@ -134,6 +134,7 @@ def test_scorer_reads_a_hub_snapshot_through_the_one_reader(
     remote = load_hub(spec, revision="v1.0.0")
     local = load_local(spec, built["answer-equivalence"].folder)
     repo = hub.state.repos["dhp/answer-equivalence"]
-    assert remote.revision == repo.tags["v1.0.0"] and remote.version == "v1.0.0"
+    assert remote.revision == repo.tags["v1.0.0"] and remote.version == local.version
+    assert (remote.version or "").startswith("v1.0.0+offline-rules.")  # an offline build says so
     assert remote.items == local.items and remote.perturbed == local.perturbed
     assert all(it.context["paragraph"] is None for it in remote.items)  # absent, not ""

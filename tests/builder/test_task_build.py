@@ -22,6 +22,7 @@ from dhp.builder.dataset_io import read_build_info, read_pairs
 from dhp.builder.items import Item
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.cli import main
+from dhp.scoring.caveats import version_label
 from dhp.scoring.data import local_revision
 from dhp.scoring.results import Result, read_result
 from dhp.spec import ANSWER_EQUIVALENCE, SUMMEVAL, SUMPUBMED
@@ -241,7 +242,9 @@ def test_control_judges_pass_the_built_in_checks(built: dict[str, Path], control
         for judge in ("random", "oracle", "lexical"):
             r = _result(control_results, judge, folder)
             assert r.dataset.name == spec.name and r.dataset.n_items == N
-            assert r.dataset.revision == local_revision(folder) and r.dataset.version == "v1.0.0"
+            perturber = read_build_info(folder).perturber  # an offline build says so in its version label
+            label = version_label("v1.0.0", perturber.kind, perturber.generator)
+            assert r.dataset.revision == local_revision(folder) and r.dataset.version == label
             assert r.coverage.coverage == 1.0
             assert r.coverage.expected_scores == len(spec.metrics) * (N + n_rows)
             assert r.scoring.weights_source == spec.weights.source

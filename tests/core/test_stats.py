@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -350,3 +351,101 @@ def test_missing_metric_and_missing_perturbation_are_left_out() -> None:
     assert an.d_min == pytest.approx(min(a.d, c.d))
     assert a.d == pytest.approx(float(discernment(a.p)))
     assert "d_avg" in an.ci and "d_min_ew" in an.ci
+
+
+# --- intervals hold their estimate -----------------------------------------------------------
+def _inside(value: float, ci: object) -> bool:
+    low, high = ci.low, ci.high  # type: ignore[attr-defined]
+    return bool(low <= value <= high)
+
+
+def test_exact_estimate_resamples_use_the_exact_path() -> None:
+    """40 distinct positive differences: exact p = 2^-40 (D = 9.26). Resamples repeat items (ties);
+    tested by the normal approximation they gave D ≈ 5.96 and the interval [5.96, 5.96]. By the
+    estimate's own (exact, tie-aware) method every resample keeps p = 2^-40."""
+    n = 40
+    orig = {"a": np.arange(1.0, n + 1) + 100.0}
+    pert = {"c1": {"a": np.full(n, 100.0)}}
+    an = analyse(orig, pert, {"c1": Level.CHARACTER}, {"c1": {"a": 1.0}}, n_boot=200, seed=0)
+    (pa,) = an.perturbations
+    assert pa.tests["a"].method == "exact"
+    assert pa.d == pytest.approx(n * math.log(2) / math.log(20))
+    assert pa.d_ci is not None
+    assert pa.d_ci.low == pytest.approx(pa.d) and pa.d_ci.high == pytest.approx(pa.d)
+
+
+def test_asymptotic_estimate_resamples_use_the_normal_path() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.integers(1, 6, 80).astype(float)
+    y = x - rng.integers(-1, 3, 80)
+    p_normal = wilcoxon_greater_batch(np.stack([x, x]), np.stack([y, y]), exact=False)
+    assert p_normal[0] == pytest.approx(wilcoxon_greater(x, y).pvalue, rel=1e-12)
+    # exact=True on tied scores is scipy's exhaustive sign-flip permutation test (n <= 13 here)
+    p_exact = wilcoxon_greater_batch(x[None, :12], y[None, :12], exact=True)
+    ref = wilcoxon_greater(x[:12], y[:12])
+    assert ref.method == "permutation" and p_exact[0] == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+@st.composite
+def _matrices(draw: st.DrawFn) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]], int]:
+    n = draw(st.integers(5, 100))
+    ties = draw(st.booleans())
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+
+    def vec() -> np.ndarray:
+        return rng.integers(1, 6, n).astype(float) if ties else rng.random(n) * 5.0
+
+    orig = {"a": vec(), "b": vec()}
+    shift = draw(st.sampled_from([0.0, 0.5, 1.5]))
+    pert = {
+        pid: {m: orig[m] - shift * rng.random(n) * 2 + (vec() - vec()) * 0.3 for m in orig} for pid in "xyz"
+    }
+    if ties:
+        pert = {pid: {m: np.round(v) for m, v in ms.items()} for pid, ms in pert.items()}
+    return orig, pert, seed
+
+
+@settings(max_examples=40, deadline=None)
+@given(_matrices())
+def test_every_d_lies_in_its_interval(
+    case: tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]], int],
+) -> None:
+    orig, pert, seed = case
+    levels = {"x": Level.CHARACTER, "y": Level.WORD, "z": Level.SENTENCE}
+    weights = {pid: {"a": 0.7, "b": 0.3} for pid in pert}
+    an = analyse(orig, pert, levels, weights, n_boot=60, seed=seed % 1000)
+    for pa in an.perturbations:
+        assert pa.d_ci is not None and _inside(pa.d, pa.d_ci), (pa.d, pa.d_ci)
+        assert pa.d_ew_ci is not None and _inside(pa.d_ew, pa.d_ew_ci), (pa.d_ew, pa.d_ew_ci)
+    for name in ("d_avg", "d_min", "d_avg_ew", "d_min_ew"):
+        assert _inside(getattr(an, name), an.ci[name]), (name, getattr(an, name), an.ci[name])
+
+
+def test_lexical_judge_at_limit_40_on_built_data(tmp_path: Path) -> None:
+    """`dhp score --judge lexical --limit 40 --n-boot 200` on a built wmt22-de-en: every D and every
+    aggregate in the result files lies in its interval (22 of 236 did not before)."""
+    from dhp.scoring.results import read_result
+    from dhp.spec import BENCHMARK
+    from tests.scoring.helpers import run_dhp
+    from tests.support.tiny_data import write_tiny_dataset
+
+    write_tiny_dataset(tmp_path / "data", BENCHMARK["wmt22-de-en"], n_items=48, seed=3)
+    out = tmp_path / "results"
+    proc = run_dhp(
+        "score", "--judge", "lexical", "--data", str(tmp_path / "data"), "--datasets", "wmt22-de-en",
+        "--out", str(out), "--limit", "40", "--n-boot", "200",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (path,) = sorted((out / "lexical").glob("*.json"))
+    r = read_result(path)
+    assert r.dataset.n_items == 40
+    checked = 0
+    for pr in r.perturbations:
+        for d, ci in ((pr.d, pr.d_ci), (pr.d_ew, pr.d_ew_ci)):
+            assert d is not None and ci is not None
+            assert _inside(d, ci), (pr.id, d, ci)
+            checked += 1
+    for name in ("d_avg", "d_min", "d_avg_ew", "d_min_ew"):
+        assert _inside(getattr(r.summary, name), r.summary.ci[name]), name
+    assert checked == 2 * len(BENCHMARK["wmt22-de-en"].perturbations)

@@ -168,7 +168,7 @@ def test_page_loads_with_ranked_table_and_bad_file_warning(page: Any) -> None:
     expect(page.locator("#filter-datasets")).to_be_hidden()  # filters collapsed
     expect(table).not_to_contain_text("Protocol")  # metadata columns off by default
     cell = page.locator("#leaderboard-table tbody tr").first.locator("td.num").nth(1)  # SummEval D avg
-    expect(cell).to_have_text(re.compile(r"^\d+\.\d\d ±\d+\.\d\d$"))
+    expect(cell).to_have_text(re.compile(r"^\d+\.\d\d\s*\[-?\d+\.\d\d, -?\d+\.\d\d\]$"))
     box = cell.bounding_box()
     assert (
         box is not None and box["x"] + box["width"] <= 1440 and box["y"] < 900
@@ -415,6 +415,8 @@ def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dic
         expect(linked.locator("#judge-info")).to_contain_text("nosuch")
         linked.wait_for_timeout(3000)  # a timer tick or the tab's select event must not replace the message
         expect(linked.locator("#judge-info")).to_contain_text("nosuch", timeout=1)
+        for table_id in ("#judge-summary", "#judge-perturbations"):  # no placeholder "1 2 3" tables
+            expect(linked.locator(table_id)).to_be_hidden(timeout=1)
     finally:
         ctx.close()
 
@@ -512,3 +514,108 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
     finally:
         ctx.close()
         demo.close()
+
+
+# -- 150 judges at 1440 px: six datasets in view, Rank/Judge/Overall fixed, headers keyboard-sortable --
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from dhp.leaderboard.app import AppConfig, build_app, launch
+
+    root = tmp_path_factory.mktemp("crowd")
+    judges = [(f"Synthetic judge number {i:03d} (temperature 0)", (i % 50) / 50, f"org/model-{i}-7b", 7e9)
+              for i in range(150)]  # fmt: skip
+    write_results(root / "results", judges=judges, n_items=20, n_boot=0)
+    demo = build_app(AppConfig.local(root))
+    port = _free_port()
+    launch(demo, port=port, block=False)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def test_six_datasets_fit_at_1440_with_150_judges(browser: Any, crowd: str) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd)
+        expect(_rows(pg).first).to_be_visible()
+        heads = pg.locator("#leaderboard-table th.ds")
+        expect(heads).to_have_count(6)
+        view = pg.locator("#leaderboard-table .dhp-board-wrap").bounding_box()
+        assert view is not None
+        for i in range(6):  # every dataset's two columns inside the table's visible box, unscrolled
+            box = heads.nth(i).bounding_box()
+            assert box is not None and box["x"] + box["width"] <= view["x"] + view["width"], (i, box, view)
+        expect(pg.locator("#leaderboard-table th").filter(has_text="Prompt spread")).to_have_count(0)
+        expect(pg.locator("#leaderboard-table td.caveats").first).to_contain_text(
+            "20/100 items"
+        )  # shown by default
+        rank = pg.locator("#leaderboard-table th.rank")
+        assert rank.evaluate("e => e.scrollWidth <= e.clientWidth"), "the Rank header is cut"
+        _shot(pg, "crowd-1440")
+        wrap = pg.locator("#leaderboard-table .dhp-board-wrap")
+        wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")  # scrolled to the end: the fixed columns stay
+        for sel in ("th.rank", "th.judge", "th.overall"):
+            box = pg.locator(f"#leaderboard-table {sel}").bounding_box()
+            wbox = wrap.bounding_box()
+            assert box is not None and wbox is not None and box["x"] >= wbox["x"] - 1, (sel, box, wbox)
+        _shot(pg, "crowd-1440-scrolled")
+        judge_th = _th(pg, "Judge")
+        judge_th.focus()
+        assert judge_th.get_attribute("role") == "button" and judge_th.get_attribute("tabindex") == "0"
+        pg.keyboard.press("Enter")
+        expect(_th(pg, "Judge")).to_contain_text("▲")
+    finally:
+        ctx.close()
+
+
+#: How many lines each header's text takes (a header broken inside a word, "Protoco l", takes two).
+HEADER_LINES = """(sel) => Array.from(document.querySelectorAll(`${sel} th`)).filter(th => th.textContent.trim())
+  .map(th => {
+    const walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    let most = 0;
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (!n.textContent.trim()) continue;
+      const r = document.createRange(); r.selectNodeContents(n);
+      const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
+      most = Math.max(most, tops.size);
+    }
+    return [th.textContent.trim(), most];
+  })"""
+
+
+def _open_tab(pg: Any, name: str, width: int) -> None:
+    """Open a tab at full width (a phone's tab bar hides some behind a menu), then lay the page out at
+    ``width``."""
+    pg.set_viewport_size({"width": 1440, "height": 844})
+    pg.get_by_role("tab", name=name).click()
+    pg.set_viewport_size({"width": width, "height": 844})
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_queue_and_about_headers_keep_their_words(browser: Any, site: dict[str, Any], width: int) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
+    try:
+        pg = ctx.new_page()
+        pg.goto(site["url"])
+        _open_tab(pg, "Queue", width)
+        expect(pg.locator("#queue-table th").filter(has_text="Protocol").first).to_be_visible()
+        lines = pg.evaluate(HEADER_LINES, "#queue-table")
+        assert lines and all(n == 1 for _, n in lines), lines
+        _shot(pg, f"queue-{width}")
+        _open_tab(pg, "About", width)
+        expect(pg.locator("#about table").first).to_be_visible()
+        lines = pg.evaluate(HEADER_LINES, "#about")
+        assert lines and all(n == 1 for _, n in lines), lines
+        scroll = pg.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert scroll[0] <= scroll[1], scroll  # a wide table scrolls in its own box, not the page
+        _shot(pg, f"about-{width}")
+    finally:
+        ctx.close()

@@ -11,12 +11,24 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from dhp.cli import main
-from dhp.leaderboard.space import SECRETS, VARIABLES, SpaceError, init_space, push_space, start_worker
+from dhp.leaderboard.app import StoreConfigError, check_space_stores, config_from_env, store_specs
+from dhp.leaderboard.service import AppConfig
+from dhp.leaderboard.space import (
+    SECRETS,
+    VARIABLES,
+    SpaceError,
+    init_space,
+    push_space,
+    start_worker,
+    worker_commands,
+)
+from dhp.leaderboard.stores import HubStore, LocalStore
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,10 +39,16 @@ def test_init_writes_front_matter_thin_app_pinned_requirements(tmp_path: Path) -
     readme = (tmp_path / "sp" / "README.md").read_text(encoding="utf-8")
     front = yaml.safe_load(readme.split("---")[1])
     assert front["sdk"] == "gradio" and front["app_file"] == "app.py" and front["hf_oauth"] is True
+    assert front["python_version"] == "3.11"  # a string: YAML would read 3.10 as 3.1
     app = (tmp_path / "sp" / "app.py").read_text(encoding="utf-8")
     assert "run_space()" in app and len(app.splitlines()) < 10
-    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").split()
-    assert reqs[0].startswith("dhp-bench==") and all("==" in r for r in reqs) and "gradio[oauth]==" in reqs[1]
+    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    # run from this checkout (no release of its version needed): a wheel of it, carried in the folder
+    assert reqs[0] == "-c constraints.txt" and reqs[1].startswith("./wheels/dhp_bench-")
+    assert (tmp_path / "sp" / reqs[1]).is_file() and "gradio[oauth]==" in reqs[2]
+    assert all("==" in r for r in reqs[2:])
+    lock = (ROOT / "requirements" / "lock.txt").read_text(encoding="utf-8")
+    assert (tmp_path / "sp" / "constraints.txt").read_text(encoding="utf-8") == lock
     for name in [*VARIABLES, *SECRETS]:
         assert f"`{name}`" in readme
     assert "DHP_RUN_WORKER" in readme and "dhp worker" in readme
@@ -106,7 +124,7 @@ def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> Non
                    timeout=1800)  # fmt: skip
     port = _free_port()
     env = {**os.environ, "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port), "DHP_MODE": "space",
-           "DHP_STORE_ROOT": str(tmp_path / "stores")}  # fmt: skip
+           "DHP_STORE_ROOT": str(tmp_path / "stores"), "DHP_ALLOW_LOCAL_STORES": "1"}  # fmt: skip
     env.pop("SPACE_ID", None)
     proc = subprocess.Popen(
         [str(py), "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
@@ -125,3 +143,89 @@ def test_the_folder_installs_into_a_fresh_venv_and_serves(tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# -- stores in Space mode: on the Hub by default, the request store private ------------------------
+class _RepoInfoApi:
+    """The one HfApi call the policy makes, answering whether the repository is private."""
+
+    def __init__(self, private: bool) -> None:
+        self.private = private
+        self.asked: list[str] = []
+
+    def repo_info(self, repo_id: str, repo_type: str, revision: str = "main") -> SimpleNamespace:
+        self.asked.append(repo_id)
+        return SimpleNamespace(private=self.private, sha="0" * 40)
+
+
+def test_space_mode_defaults_to_the_owners_hub_stores() -> None:
+    specs = store_specs("space", {"SPACE_ID": "acme/board"})
+    assert specs == {k: f"hf://datasets/acme/dhp-{k}" for k in ("results", "requests", "votes")}
+    assert store_specs("space", {"SPACE_ID": "acme/board", "DHP_RESULTS": "hf://datasets/x/r"})[
+        "results"
+    ] == ("hf://datasets/x/r")
+    assert store_specs("local", {"SPACE_ID": "acme/board"})["results"] == str(Path("out") / "results")
+
+
+def test_space_mode_refuses_local_stores_unless_told(tmp_path: Path) -> None:
+    env = {"DHP_MODE": "space", "DHP_STORE_ROOT": str(tmp_path)}
+    with pytest.raises(
+        StoreConfigError, match=r"DHP_RESULTS is the local folder .* DHP_ALLOW_LOCAL_STORES=1"
+    ):
+        config_from_env(env)
+    assert config_from_env({**env, "DHP_ALLOW_LOCAL_STORES": "1"}).mode == "space"
+    assert config_from_env({"DHP_MODE": "local", "DHP_STORE_ROOT": str(tmp_path)}).mode == "local"
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_space_mode_refuses_a_public_request_store(tmp_path: Path, private: bool) -> None:
+    api = _RepoInfoApi(private)
+    cfg = AppConfig(results=LocalStore(tmp_path / "r"), requests=HubStore("org/dhp-requests", api=api),
+                    votes=LocalStore(tmp_path / "v"), mode="space")  # fmt: skip
+    if private:
+        check_space_stores(cfg, allow_local=True)
+    else:
+        with pytest.raises(StoreConfigError, match="request store hf://datasets/org/dhp-requests is public"):
+            check_space_stores(cfg, allow_local=True)
+    assert api.asked == ["org/dhp-requests"]
+
+
+def test_init_pins_a_release_when_asked(tmp_path: Path) -> None:
+    assert main(["space", "init", str(tmp_path / "sp"), "--package", "dhp-bench==0.1.0"]) == 0
+    reqs = (tmp_path / "sp" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert (
+        reqs[:2] == ["-c constraints.txt", "dhp-bench==0.1.0"] and not (tmp_path / "sp" / "wheels").exists()
+    )
+
+
+def test_the_worker_fetches_the_pinned_datasets_first(tmp_path: Path) -> None:
+    env = {"DHP_REQUESTS": "hf://datasets/o/q", "DHP_RESULTS": "hf://datasets/o/r", "DHP_MODE": "space",
+           "DHP_WORKER_DATA": str(tmp_path / "data"), "DHP_DATASETS_VERSION": "v1.0.1"}  # fmt: skip
+    fetch, work = worker_commands(env)
+    assert fetch[2:] == [
+        "dhp",
+        "download",
+        "--out",
+        str(tmp_path / "data"),
+        "--version",
+        "v1.0.1",
+        "--org",
+        "dhp",
+    ]
+    assert work[2:4] == ["dhp", "worker"] and work[-2:] == ["--data", str(tmp_path / "data")]
+    (tmp_path / "data").mkdir()
+    assert [c[3] for c in worker_commands(env)] == ["worker"]  # already there: no download
+
+
+def test_space_mode_on_the_hub_checks_the_request_store_is_private(tmp_path: Path, hub: HubReplay) -> None:
+    """Against the loopback Hub replay: the default stores are the owner's Hub datasets, created
+    private; a request store made public beforehand stops the app."""
+    cfg = config_from_env({"DHP_MODE": "space", "SPACE_ID": "acme/board"})
+    assert [s.name for s in (cfg.results, cfg.requests, cfg.votes)] == [
+        f"hf://datasets/acme/dhp-{k}" for k in ("results", "requests", "votes")
+    ]
+    assert isinstance(cfg.requests, HubStore) and cfg.requests.is_private()
+    HubStore("other/open-requests", create=True, private=False)
+    env = {"DHP_MODE": "space", "SPACE_ID": "acme/board", "DHP_REQUESTS": "hf://datasets/other/open-requests"}
+    with pytest.raises(StoreConfigError, match="is public"):
+        config_from_env(env)

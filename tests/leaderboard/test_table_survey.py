@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import io
 import math
+import re
 import threading
 import time
 from html.parser import HTMLParser
@@ -186,19 +187,23 @@ def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
     parser.feed(page)
     csv_rows = list(csv.DictReader(io.StringIO(table.to_csv(v))))
     assert len(parser.rows) == len(csv_rows) == 3
-    shown_cols = ["Rank", "Judge", *[c for c in table.d_columns(v)]]
+    dcols = table.d_columns(v)
+    shown_cols = ["Rank", "Judge", *dcols, "Caveats"]  # Overall, the datasets, then the caveats
     for shown, row in zip(parser.rows, csv_rows, strict=True):
         assert len(shown) == len(shown_cols)
         for text, col in zip(shown, shown_cols, strict=True):
             if col in ("Rank", "Judge"):
                 assert text.startswith(row[col])
                 continue
+            if col == "Caveats":
+                assert text == row[col]
+                continue
             value, lo, hi = row[col], row[col + " low"], row[col + " high"]
             if not value:
                 assert text == "–"
-            else:  # "2.31 ±0.40": the CSV's value, and half its interval
-                assert text.split(" ±")[0] == value
-                assert text.split(" ±")[1] == f"{(float(hi) - float(lo)) / 2:.2f}"
+            else:  # "2.31 [1.91, 2.71]": the CSV's value and its interval, never a symmetric ±
+                assert "±" not in text
+                assert text == f"{value} [{float(lo):.2f}, {float(hi):.2f}]"
     assert any("bootstrap interval [" in t for t in parser.titles)
     assert (
         board_html.view_html(v.iloc[0:0], empty="Nothing here.")
@@ -290,7 +295,7 @@ def test_votes_to_weights_and_reweighting(tmp_path: Path) -> None:
     assert dict(de.entries["word_deletion_minor"].weights) == {"accuracy": 1.0, "fluency": 0.0}
     # datasets of tasks without votes keep their defaults
     assert version.weights["summeval"].entries == BENCHMARK["summeval"].weights.entries
-    rows = weights_rows(counts, version)
+    rows = weights_rows(counts, version, min_ballots=5)
     typo_row = next(r for r in rows if r["Task"] == "Translation" and "typos" in r["Quality issue"])
     assert typo_row["Votes"] == "accuracy: 1, fluency: 1" and typo_row["Ballots"] == "2"
 
@@ -305,3 +310,21 @@ def test_votes_to_weights_and_reweighting(tmp_path: Path) -> None:
     assert same.d_avg_ew == pytest.approx(lr.result.summary.d_avg_ew)
     df = table.build_frame([lr], summaries)
     assert df.loc[0, "wmt22-de-en D_avg^EW"] == pytest.approx(summaries["j/wmt.json"].d_avg_ew)
+
+
+def test_a_sort_survives_toggling_expert_weights(results_dir: Path) -> None:
+    from dhp.leaderboard.loading import ResultsIndex
+
+    full = table.build_frame(ResultsIndex(LocalStore(results_dir)).load().results)
+    sort = table.Sort("summeval D_min^EW", descending=False)  # sorted with weights, then weights off
+    plain = table.select_view(full, weighted=False, sort=sort)
+    assert plain["Judge"].tolist() == plain.sort_values("summeval D_min", kind="stable")["Judge"].tolist()
+    assert plain["summeval D_min"].is_monotonic_increasing
+    page = board_html.view_html(plain, sort)
+    head = re.search(
+        r'<th[^>]*data-sort="summeval D_min\|[^"]*"[^>]*>[^<]*<span class="arrow">([^<]*)<', page
+    )
+    assert head is not None and head.group(1) == " ▲"  # the arrow is on the unweighted twin
+    assert table.Sort("summeval D_min", True).aligned(["summeval D_min^EW"]) == table.Sort(
+        "summeval D_min^EW", True
+    )

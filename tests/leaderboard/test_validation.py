@@ -246,7 +246,7 @@ def test_a_provider_needs_a_hub_model_id_and_an_endpoint_still_needs_its_url() -
     assert [x.field for x in e.value.errors] == ["provider"]
     with pytest.raises(SubmissionErrors) as e:
         validate_submission(**form(endpoint_url="", hf_model_id="", revision=""), app_mode="space")
-    assert [x.field for x in e.value.errors] == ["endpoint_url"] and "required" in e.value.message
+    assert [x.field for x in e.value.errors] == ["endpoint_url"] and "HF model id" in e.value.message
 
 
 def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its_results() -> None:
@@ -267,5 +267,35 @@ def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its
         **form(judge_name="At an endpoint"), app_mode="space", resolver=PUBLIC
     )  # same model id
     assert find_duplicate(ep, [row]) is None
-    ep_board = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
+    published = ep.judge.model_copy(update={"publish_host": True})  # results name a published host only
+    ep_board = JudgeInfo.of(
+        published, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"}
+    )
     assert result_key(ep_board, "expected") == judge_key(ep.judge, "expected")
+    hidden = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
+    assert hidden.endpoint_hosts == ()  # its duplicate check is the queue's, which keeps the host privately
+
+
+# -- messages say what is wrong, once ------------------------------------------------------------
+def _url_message(url: str) -> str:
+    with pytest.raises(ValidationError) as e:
+        check_endpoint_url(url, "local")
+    return e.value.message
+
+
+def test_url_messages_name_the_problem_once() -> None:
+    assert _url_message("not a url") == "Endpoint URL must look like https://host/path, not 'not a url'."
+    assert (
+        _url_message("ftp://host/x") == "Endpoint URL must look like https://host/path, not 'ftp://host/x'."
+    )
+    assert _url_message("https://host/a b") == "Endpoint URL must not contain spaces."
+    assert ". ." not in _url_message("https:///nohost") and not _url_message("https:///nohost").endswith("..")
+
+
+def test_an_empty_form_says_a_url_or_a_model_id_is_needed() -> None:
+    with pytest.raises(SubmissionErrors) as e:
+        validate_submission(judge_name="", endpoint_url="", protocol="openai", model="", hf_model_id="",
+                            revision="", mode="expected", contact="", app_mode="space")  # fmt: skip
+    messages = [x.message for x in e.value.errors]
+    assert "Give an endpoint URL, or leave it empty and give an HF model id" in " ".join(messages)
+    assert "Endpoint URL is required." not in messages

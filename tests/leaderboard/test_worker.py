@@ -76,6 +76,9 @@ def test_scrub() -> None:
     for secret in ("sk-abcdef123456", "hf_abcdefghijk", "xyz.123", "foo", "s3cr3t!"):
         assert secret not in out
     assert "401" in out
+    prose = "--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`"
+    assert scrub(prose) == prose  # a sentence about a token is no token
+    assert "hunter22" not in scrub("password: hunter22") and "x7Yq" not in scrub("token:x7Yq")
 
 
 def test_failure_is_stored_with_a_scrubbed_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,12 +185,8 @@ def test_the_worker_hands_the_judge_whole_and_stores_results_unpatched(
     )  # stored byte for byte as the scorer wrote it
     j = parse_result(results.read(path).decode(), source=path).judge
     assert (j.name, j.kind, j.protocol, j.model) == ("Loopback judge (7B)", "endpoint", "openai", "org/m")
-    assert (j.hf_model_id, j.revision, j.n_params, j.endpoint_hosts) == (
-        "org/m",
-        "abc123",
-        7e9,
-        (f"127.0.0.1:{srv.port}",),
-    )
+    assert (j.hf_model_id, j.revision, j.n_params, j.endpoint_hosts) == ("org/m", "abc123", 7e9, ())
+    assert f"127.0.0.1:{srv.port}" not in results.read(path).decode()  # the host was not published
     assert j.settings["mode"] == "expected"
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"sk-endpointKey123" not in stored and b"hf_operatorToken456" not in stored
@@ -267,3 +266,78 @@ def test_a_result_of_another_judge_is_refused_not_patched(tmp_path: Path, tiny_d
     (req,), _ = q.load()
     assert req.state is State.FAILED and "'Someone else', not the request's" in (req.reason or "")
     assert not results.list(".json")
+
+
+# -- hosts: published only when the submitter ticked "publish host" --------------------------------
+_ACME = "https://api.acme-llm.example.com/v1"
+_ACME_TAIL = (  # what aiohttp prints when the endpoint cannot be reached (host, port, resolved address)
+    "aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host api.acme-llm.example.com:443 "
+    "ssl:default [Connect call failed ('203.0.113.77', 443)]\nHTTP error at https://API.acme-llm.example.com/v1/chat"
+)
+
+
+def _visible(tmp_path: Path, q: RequestQueue) -> str:
+    """Everything a visitor can read about the queue and the results: the Queue tab's rows (as the
+    app builds them) and every result file."""
+    from dhp.leaderboard.service import AppConfig, Backend
+
+    be = Backend(AppConfig(results=LocalStore(tmp_path / "results"), requests=q.store,
+                           votes=LocalStore(tmp_path / "votes")))  # fmt: skip
+    frame, _ = be.queue_frame()
+    results = "".join(p.read_text() for p in (tmp_path / "results").rglob("*.json"))
+    return frame.to_csv() + results
+
+
+@pytest.mark.parametrize("publish", [False, True])
+def test_a_hidden_host_is_nowhere_a_visitor_can_read_after_a_failure(tmp_path: Path, publish: bool) -> None:
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    q = RequestQueue(requests)
+    judge = EndpointJudge(name="Acme judge", endpoints=(_ACME,), model="acme-1")
+    q.submit(new_request(Submission(judge, "expected", "me@example.org", show_host=publish), "u"))
+
+    def runner(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(cmd, 1, "", "Traceback (most recent call last):\n" + _ACME_TAIL)
+
+    assert Worker(requests, results, WorkerConfig(data=tmp_path), runner=runner).drain(once=True) == 1
+    (req,), _ = q.load()
+    assert req.state is State.FAILED and "Cannot connect to host" in (req.reason or "")
+    visible = _visible(tmp_path, q).lower()
+    if publish:
+        assert "api.acme-llm.example.com" in visible
+    else:
+        assert "acme-llm" not in visible and "203.0.113.77" not in visible
+        assert "[host hidden]" in (req.reason or "") and "hidden" in visible
+
+
+def test_a_hidden_loopback_host_is_hidden_from_a_real_scorer_failure(tmp_path: Path, tiny_data: Path) -> None:
+    """The real `dhp score` against a loopback port with nothing listening: its error names the host."""
+    judge = EndpointJudge(name="Down judge", endpoints=("http://127.0.0.1:9/v1",), model="m")
+    req, spy, _ = _run_worker(tmp_path, tiny_data, Submission(judge, "expected", "c"))
+    assert req.state is State.FAILED and req.reason
+    assert "127.0.0.1" not in req.reason and "[host hidden]" in req.reason
+    assert spy.judges[0] == judge.model_copy(update={"publish_host": False})
+
+
+def test_a_run_time_refusal_hides_the_host(tmp_path: Path) -> None:
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    q = RequestQueue(requests)
+    q.submit(new_request(_endpoint(), "u"))
+    cfg = WorkerConfig(data=tmp_path, mode="space", resolver=lambda host: ["10.0.0.7"])
+    Worker(requests, results, cfg, runner=subprocess.run).drain(once=True)
+    (req,), _ = q.load()
+    assert req.state is State.FAILED and "refused at run time" in (req.reason or "")
+    assert "judge.example.org" not in (req.reason or "") and "10.0.0.7" not in (req.reason or "")
+
+
+def test_results_record_the_host_only_when_published(tmp_path: Path, tiny_data: Path) -> None:
+    with FakeJudgeServer(hashed_answer, model="org/m") as srv:
+        judge = EndpointJudge(name="Published judge", endpoints=(srv.url + "/",), model="org/m")
+        req, spy, results = _run_worker(
+            tmp_path, tiny_data, Submission(judge, "expected", "c", show_host=True)
+        )
+    assert req.state is State.FINISHED, req.reason
+    assert spy.judges[0].publish_host is True  # type: ignore[union-attr]
+    (path,) = req.results
+    assert parse_result(results.read(path).decode(), source=path).judge.endpoint_hosts == (
+        f"127.0.0.1:{srv.port}",
+    )

@@ -143,6 +143,10 @@ def test_a_builder_folder_loads_with_its_version(tmp_path: Path, sources_dir: Pa
     assert main(["build", "--sources", str(sources_dir), "--datasets", "story-cloze", "--out", str(out),
                  "--version", "v1.2.3", "--no-progress"]) == 0  # fmt: skip
     data = load_local(get_dataset("story-cloze"), out / "story-cloze")
-    assert data.version == "v1.2.3"
+    from dhp.builder.perturb.offline import OFFLINE_GENERATOR
+
+    assert data.version == "v1.2.3+" + OFFLINE_GENERATOR.replace(
+        "/", "."
+    )  # an offline-rules build, so labelled
     assert data.revision == local_revision(out / "story-cloze")
     assert len(data.items) == 100

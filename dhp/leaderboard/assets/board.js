@@ -7,6 +7,14 @@
     el.dispatchEvent(new Event("input", { bubbles: true }));
     return true;
   };
+  // Headers are buttons: Enter or Space on a focused header sorts as a click does.
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    const th = e.target.closest && e.target.closest("#leaderboard-table th[data-sort], #tasks-table th[data-sort]");
+    if (!th) return;
+    e.preventDefault();
+    send("board-sort", th.dataset.sort);
+  });
   document.addEventListener("click", (e) => {
     const th = e.target.closest("#leaderboard-table th[data-sort], #tasks-table th[data-sort]");
     if (th) { send("board-sort", th.dataset.sort); return; }
