@@ -14,7 +14,13 @@ from collections.abc import Sequence
 
 from dhp.types import SpecError
 
-STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli", "dhp.task_cli")
+STAGES = (
+    "dhp.builder.cli",
+    "dhp.scoring.cli",
+    "dhp.scoring.choice_cli",
+    "dhp.leaderboard.cli",
+    "dhp.task_cli",
+)
 DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
 
 

@@ -1,0 +1,71 @@
+"""``dhp compare`` and ``dhp misses``: choosing between judges from the results they already have
+(issue 20). Thin bodies over :mod:`dhp.scoring.compare` and :mod:`dhp.scoring.misses`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from dhp.cli import UserError
+
+__all__ = ["register"]
+
+
+def _positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+def register(sub: Any) -> None:
+    c = sub.add_parser(
+        "compare",
+        help="is judge A really better than judge B? paired bootstrap over the items both scored",
+        description="Pairs two judges' results on the items and perturbations both scored and gives, per "
+        "dataset and overall, the difference A - B of D_avg^EW and D_min^EW (and per perturbation of D^EW) "
+        "with a paired bootstrap interval and a verdict: A, B or tie (the interval contains 0). "
+        "No request is sent.",
+    )
+    c.add_argument("results_a", type=Path, metavar="RESULTS_A", help="judge A's result file or folder")
+    c.add_argument("results_b", type=Path, metavar="RESULTS_B", help="judge B's result file or folder")
+    c.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    c.add_argument("--n-boot", type=_positive_int, default=1000, help="bootstrap replicates (1000)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the item draws (0)")
+    c.set_defaults(func=_cmd_compare)
+
+
+def _results(path: Path) -> list[Any]:
+    from dhp.scoring.report import collect_results
+    from dhp.scoring.results import ResultError
+
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    try:
+        results = collect_results([path])
+    except ResultError as e:
+        raise UserError(str(e)) from e
+    if not results:
+        raise UserError(f"{path}: no result files")
+    return results
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from dhp.scoring.compare import (
+        CompareError,
+        compare_results,
+        comparison_json,
+        pick_results,
+        render_comparison,
+    )
+
+    try:
+        a = pick_results(_results(args.results_a), "RESULTS_A")
+        b = pick_results(_results(args.results_b), "RESULTS_B")
+        c = compare_results(a, b, n_boot=args.n_boot, seed=args.seed)
+    except CompareError as e:
+        raise UserError(str(e)) from e
+    print(json.dumps(comparison_json(c), indent=2) if args.json else render_comparison(c))
+    return 0

@@ -1,0 +1,153 @@
+"""``dhp compare`` on loopback judges of known behaviour (issue 20): a judge against itself is a tie
+everywhere with difference 0; a judge blind to fictional entities loses to one that sees them, on
+exactly those perturbations, with an interval that excludes 0."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from dhp.inference.pool import RetryPolicy
+from dhp.judge import EndpointJudge
+from dhp.scoring.compare import CompareError, compare_results, pick_results
+from dhp.scoring.results import read_result
+from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.spec import get_dataset
+from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
+from tests.scoring.helpers import pair_row, run_dhp, write_pairs
+
+AE = get_dataset("answer-equivalence")
+N = 16
+FAST = RetryPolicy(backoff_base=0.01, backoff_cap=0.05, timeout=5.0)
+_PERTURBED = re.compile(r"\[(\w+)\]")
+FICTIONAL = {"word_fictional_ne_minor", "word_fictional_ne_major"}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ae")
+    rows = []
+    for i in range(N):
+        original = f"Reference answer {i:02d} explains the topic in full detail."
+        for pid in AE.perturbation_ids:
+            rows.append(
+                pair_row(
+                    "answer-equivalence",
+                    f"q{i:02d}",
+                    pid,
+                    original,
+                    original[:-1] + f" [{pid}].",
+                    question=f"What is topic {i}?",
+                    paragraph=None,
+                )
+            )
+    write_pairs(root, "answer-equivalence", rows, split="validation")
+    return root
+
+
+def _score(digit: str) -> Answer:
+    return Answer((digit,), {digit: 1.0})
+
+
+def _item(prompt: str) -> int:
+    m = re.search(r"Reference answer (\d\d)", judged_text(prompt))
+    assert m is not None
+    return int(m.group(1))
+
+
+def discerning(prompt: str) -> Answer:
+    """5 to originals; perturbed texts 1 to 3 lower depending on the item, so pairs differ."""
+    drop = 1 + _item(prompt) % 3
+    return _score(str(5 - drop)) if _PERTURBED.search(judged_text(prompt)) else _score("5")
+
+
+def blind_to_fiction(prompt: str) -> Answer:
+    """Discerning, except that a text with fictional entities looks as good as its original."""
+    m = _PERTURBED.search(judged_text(prompt))
+    if m and m.group(1) in FICTIONAL:
+        return _score("5")
+    return discerning(prompt)
+
+
+def _score_run(script: object, out: Path, data: Path, name: str) -> Path:
+    with FakeJudgeServer(script) as srv:  # type: ignore[arg-type]
+        judge = EndpointJudge(name=name, endpoints=(srv.url,))
+        cfg = ScoreConfig(
+            judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST
+        )
+        (path,) = score_datasets(replace(cfg, use_cache=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("res")
+    return {
+        "seer": _score_run(discerning, out / "one", data, "Seer"),
+        "seer2": _score_run(discerning, out / "two", data, "Seer"),
+        "blind": _score_run(blind_to_fiction, out / "three", data, "Blind"),
+    }
+
+
+def test_a_judge_against_itself_ties_everywhere_with_difference_zero(runs: dict[str, Path]) -> None:
+    proc = run_dhp("compare", str(runs["seer"]), str(runs["seer2"]), "--json", "--n-boot", "200")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    ds = doc["datasets"]["answer-equivalence"]
+    cells = [ds["d_avg_ew"], ds["d_min_ew"], *ds["perturbations"].values(), *doc["overall"].values()]
+    assert set(ds["perturbations"]) == set(AE.perturbation_ids)
+    assert set(doc["overall"]) == {"d_avg_ew", "d_min_ew"}
+    for cell in cells:
+        assert cell == {"diff": 0.0, "ci": [0.0, 0.0], "verdict": "tie"}
+
+
+def test_the_judge_that_sees_fictional_entities_wins_on_them(runs: dict[str, Path]) -> None:
+    a = pick_results([read_result(runs["blind"])], "A")
+    b = pick_results([read_result(runs["seer"])], "B")
+    c = compare_results(a, b, n_boot=300, seed=1)
+    per = c.datasets["answer-equivalence"].perturbations
+    for pid in FICTIONAL:
+        d = per[pid]
+        assert d.verdict == "B" and d.diff is not None and d.diff < 0
+        assert d.ci is not None and d.ci[1] < 0  # the interval excludes 0
+    for pid in set(AE.perturbation_ids) - FICTIONAL:
+        assert per[pid].diff == 0.0 and per[pid].verdict == "tie"
+    agg = c.datasets["answer-equivalence"].aggregates
+    assert agg["d_min_ew"].verdict == "B" and agg["d_avg_ew"].verdict == "B"
+    assert c.overall["d_avg_ew"] == agg["d_avg_ew"]  # one dataset: the overall is that dataset's
+    again = compare_results(a, b, n_boot=300, seed=1)
+    assert again == c  # seeded: the same intervals
+    swapped = compare_results(b, a, n_boot=300, seed=1).datasets["answer-equivalence"].perturbations
+    assert swapped["word_fictional_ne_minor"].verdict == "A"
+
+
+def test_markdown_names_the_better_judge(runs: dict[str, Path]) -> None:
+    proc = run_dhp("compare", str(runs["blind"]), str(runs["seer"].parent.parent), "--n-boot", "100")
+    assert proc.returncode == 0, proc.stderr
+    assert "# Blind (A) vs Seer (B)" in proc.stdout
+    assert re.search(
+        r"\| word_fictional_ne_major D\^EW \| -\d+\.\d\d \| \[-[\d.]+, -[\d.]+\] \| B \|", proc.stdout
+    )
+
+
+def test_results_that_cannot_be_compared_are_refused_in_one_line(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    both = runs["seer"].parents[2]  # two judges under one folder
+    proc = run_dhp("compare", str(both), str(runs["seer"]))
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip()
+        == "dhp compare: error: RESULTS_A: give the results of exactly one judge (found Blind, Seer)"
+    )
+    missing = run_dhp("compare", str(tmp_path / "nope"), str(runs["seer"]))
+    assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+    r = read_result(runs["seer"])
+    with pytest.raises(CompareError, match="holds no item scores"):
+        compare_results({"x": r.model_copy(update={"scores": None})}, {"x": r}, n_boot=10)
+    with pytest.raises(CompareError, match="no dataset in common"):
+        compare_results({"x": r}, {"y": r}, n_boot=10)
