@@ -26,6 +26,7 @@ from dhp.scoring.results import (
     Result,
     cue_slug,
     judge_slug,
+    no_d_mark,
     read_result,
     revision_slug,
 )
@@ -183,8 +184,8 @@ _INTRO = (
     "D = log_0.05(p): D > 1 means the judge discerns the perturbation at p < 0.05. D_avg weighs each "
     "level (character, word, sentence) equally; D_min is the worst perturbation. Brackets: bootstrap "
     "95% intervals over items. A perturbation without any usable score (e.g. every text answered N/A) "
-    "has no D ('–') and is left out of D_avg and D_min ('no D' counts them). 'qualified': D_min^EW > 1 "
-    "(DHP v2's advice). With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
+    "has no D ('–') and is left out of D_avg and D_min ('no D' counts them; D_min says '(k no D)'). "
+    "'qualified': D_min^EW > 1 (DHP v2's advice) and every perturbation has a D. With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
     "evidence still gets D ≥ log_0.05(1/M) for M metrics, and a random judge is 'significant' often: "
     "compare with the random judge's baseline (README, 'Reading D') or use --combine wilson-landau."
 )
@@ -200,10 +201,11 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
     ]
     for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
         s, c = r.summary, r.coverage
+        mark = no_d_mark(s.n_without_d)
         lines.append(
             f"| {r.judge.name} | {r.dataset.name} | {variant(r)} | `{r.dataset.revision}` | {r.scoring.mode} | "
-            f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))} | "
-            f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))} | "
+            f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))}{mark} | "
+            f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))}{mark} | "
             f"{s.n_without_d} | {_qualified(s.qualified)} | "
             f"{c.coverage:.1%} | {_requests(r)} |"
         )
