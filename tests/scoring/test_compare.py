@@ -151,3 +151,57 @@ def test_results_that_cannot_be_compared_are_refused_in_one_line(
         compare_results({"x": r.model_copy(update={"scores": None})}, {"x": r}, n_boot=10)
     with pytest.raises(CompareError, match="no dataset in common"):
         compare_results({"x": r}, {"y": r}, n_boot=10)
+
+
+# ---------------------------------------------------------------------------------------------
+# dhp misses
+def test_misses_lists_exactly_the_pairs_the_judge_did_not_score_lower(
+    runs: dict[str, Path], data: Path, tmp_path: Path
+) -> None:
+    from dhp.scoring.misses import find_misses, miss_counts
+
+    blind, seer = read_result(runs["blind"]), read_result(runs["seer"])
+    counts = miss_counts(blind)
+    assert counts == {pid: (N if pid in FICTIONAL else 0) for pid in AE.perturbation_ids}
+    assert set(miss_counts(seer).values()) == {0}
+    misses = find_misses(blind, "word_fictional_ne_major")
+    assert [m.item_id for m in misses] == [f"q{i:02d}" for i in range(N)]  # all ties: by item
+    assert all(m.original_weighted == m.perturbed_weighted == 5.0 for m in misses)
+
+    csv_file = tmp_path / "misses.csv"
+    proc = run_dhp(
+        "misses", str(runs["blind"]), "--dataset", "answer-equivalence", "--perturbation",
+        "word_fictional_ne_major", "-n", "2", "--csv", str(csv_file), "--data", str(data), "--color", "never",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert f"Blind on answer-equivalence / word_fictional_ne_major: {N} of {N} pairs not scored lower" in out
+    assert out.count("\n== q") == 2 and "== q00: weighted original 5.00, perturbed 5.00" in out
+    assert "- original : Reference answer 00 explains the topic in full detail." in out
+    assert "{+ [word_fictional_ne_major]+}" in out  # marked as dhp show marks it
+    import csv
+
+    rows = list(csv.DictReader(csv_file.open()))
+    assert len(rows) == N and rows[0]["item"] == "q00" and rows[0]["perturbed_answer_quality"] == "5.00"
+    assert rows[0]["perturbed"].endswith("[word_fictional_ne_major].")
+
+
+def test_misses_refuses_texts_of_another_revision_and_unknown_perturbations(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    write_pairs(
+        other,
+        "answer-equivalence",
+        [
+            pair_row(
+                "answer-equivalence", "q00", "char_typo_minor", "A b c d e.", "A b c d f.", paragraph=None
+            )
+        ],
+        split="validation",
+    )
+    base = ("misses", str(runs["blind"]), "--dataset", "answer-equivalence")
+    proc = run_dhp(*base, "--perturbation", "char_typo_minor", "--data", str(other))
+    assert proc.returncode == 2 and "the result scored local:" in proc.stderr
+    proc = run_dhp(*base, "--perturbation", "nope", "--data", str(other))
+    assert proc.returncode == 2 and "has no perturbation 'nope'" in proc.stderr
