@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from dhp.scoring.breakdown import length_tertiles
 from dhp.scoring.results import (
     DEFAULT_PROMPT_SET,
     CIModel,
@@ -276,10 +277,24 @@ def _result_lines(r: Result, ds: str, images: dict[str, str]) -> list[str]:
             + ", ".join(f"{m} `{p.template_hash[:19]}`" for m, p in r.scoring.prompts.items())
             + "."
         )
+    lines += _tertile_lines(r)
     key = _scores_key(r)
     if key in images:
         lines += ["", f"![score distributions of {r.judge.name} on {ds}]({images[key]})"]
     return [*lines, ""]
+
+
+def _tertile_lines(r: Result) -> list[str]:
+    """The run's requests and wall time; D_avg^EW by length tertile of the original text (schema 1.2 on)."""
+    lines = [f"Run: {_requests(r)}; wall time {r.timing.wall_seconds:.1f} s."]
+    tertiles = length_tertiles(r)
+    if tertiles:
+        cells = [
+            f"{t.name} ({t.min_words}–{t.max_words} words, {t.n_items} items) {_fmt(t.d_avg_ew)}"
+            for t in tertiles
+        ]
+        lines.append("D_avg^EW by length tertile of the original text: " + " · ".join(cells) + ".")
+    return lines
 
 
 def _scores_key(r: Result) -> str:

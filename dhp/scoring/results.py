@@ -14,7 +14,8 @@ Schema 1.2 (1.0 and 1.1 files are still read, and upgraded on reading, see :func
 * ``Summary.by_level``: ``{"C"|"W"|"S": {"d_avg", "d_avg_ew"}}`` for each level the dataset has
   (null where that level has no D); ``Summary.qualified``: D_min^EW > 1 (DHP v2's advice), null
   when D_min^EW is missing;
-* 1.2: ``Summary.qualified`` also needs every perturbation to have a D (``n_without_d == 0``): a judge
+* 1.2: ``ItemScores.original_words`` (words of each original text, for D by length tertile);
+  ``Summary.qualified`` also needs every perturbation to have a D (``n_without_d == 0``): a judge
   that returns no score for a whole perturbation has not shown it discerns that issue;
 * ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
   and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null).
@@ -271,6 +272,8 @@ class ItemScores(_Model):
     item_ids: tuple[str, ...]
     original: Mapping[str, tuple[float | None, ...]]  # metric -> scores
     perturbed: Mapping[str, Mapping[str, tuple[float | None, ...]]]  # perturbation -> metric -> scores
+    # words of each item's original text (1.2; None in older results): the length tertiles' key
+    original_words: tuple[int, ...] | None = None
 
 
 class Result(_Model):

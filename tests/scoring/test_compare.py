@@ -205,3 +205,63 @@ def test_misses_refuses_texts_of_another_revision_and_unknown_perturbations(
     assert proc.returncode == 2 and "the result scored local:" in proc.stderr
     proc = run_dhp(*base, "--perturbation", "nope", "--data", str(other))
     assert proc.returncode == 2 and "has no perturbation 'nope'" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Length tertiles and run cost (dhp report, judge page)
+N_LEN = 18  # originals of 6 .. 23 words: tertiles of 6-11, 12-17 and 18-23 words
+
+
+@pytest.fixture(scope="module")
+def varied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("ae-len")
+    rows = []
+    for i in range(N_LEN):
+        original = f"Reference answer {i:02d} " + " ".join(["word"] * (3 + i)) + "."
+        for pid in AE.perturbation_ids:
+            rows.append(
+                pair_row(
+                    "answer-equivalence", f"q{i:02d}", pid, original, original[:-1] + f" [{pid}].",
+                    question=f"What is topic {i}?", paragraph=None,
+                )
+            )  # fmt: skip
+    write_pairs(root, "answer-equivalence", rows, split="validation")
+    return root
+
+
+def short_sighted(prompt: str) -> Answer:
+    """Discerning on short texts (under 13 words); 5 for every longer text, perturbed or not."""
+    return discerning(prompt) if len(judged_text(prompt).split()) < 13 else _score("5")
+
+
+def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: Path, tmp_path: Path) -> None:
+    from dhp.leaderboard.choice_views import judge_detail_markdown
+    from dhp.scoring.breakdown import length_tertiles
+
+    path = _score_run(short_sighted, tmp_path / "res", varied, "Short")
+    r = read_result(path)
+    assert r.scores is not None and r.scores.original_words == tuple(range(6, 6 + N_LEN))
+    short, medium, long = length_tertiles(r)
+    assert (short.min_words, short.max_words, short.n_items) == (6, 11, 6)
+    assert (long.min_words, long.max_words) == (18, 23)
+    assert short.d_avg_ew is not None and short.d_avg_ew > 1
+    assert medium.d_avg_ew == 0.0 and long.d_avg_ew == 0.0
+    assert r.timing.requests_sent == N_LEN * 10 and r.timing.wall_seconds > 0
+
+    rep = run_dhp("report", str(path), "--out", str(tmp_path / "rep"))
+    assert rep.returncode == 0, rep.stderr
+    md = Path(rep.stdout.strip()).read_text()
+    assert (
+        f"D_avg^EW by length tertile of the original text: short (6–11 words, 6 items) {short.d_avg_ew:.2f}"
+        in md
+    )
+    assert "medium (12–17 words, 6 items) 0.00 · long (18–23 words, 6 items) 0.00." in md
+    assert f"Run: {N_LEN * 10} sent, 0 cached; wall time" in md
+
+    page = judge_detail_markdown(r)
+    assert f"| short | 6–11 | 6 | {short.d_avg_ew:.2f} |" in page and "| long | 18–23 | 6 | 0.00 |" in page
+    typo = next(p for p in r.perturbations if p.id == "char_typo_minor")
+    assert f"| char_typo_minor | {typo.d_ew:.2f} | 12 of {N_LEN} |" in page  # the 12 longer texts are misses
+    assert f"**Run cost:** {N_LEN * 10} requests sent, 0 from the cache" in page
+    old = r.model_copy(update={"scores": r.scores.model_copy(update={"original_words": None})})
+    assert length_tertiles(old) == [] and "no length tertiles" in judge_detail_markdown(old)
