@@ -4,8 +4,10 @@ the point estimate."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from dhp.leaderboard import table
 from dhp.leaderboard.ranks import rank_range, rank_ranges
@@ -41,3 +43,58 @@ def test_the_board_shows_rank_ranges_sorted_by_the_estimate() -> None:
     out = table._rank_and_sort(df, overall, table.DEFAULT_SORT)
     assert list(out["Judge"]) == ["b", "c", "a", "d"]
     assert list(out[table.RANK]) == ["1–2", "1–2", "3", "4"]
+
+
+def test_pareto_front_keeps_only_judges_no_smaller_judge_beats() -> None:
+    from dhp.leaderboard.plots import pareto_front
+
+    pts = [
+        ("big", 70.0, 3.0),
+        ("mid", 7.0, 2.0),
+        ("bloated", 30.0, 1.5),
+        ("tiny", 1.0, 0.5),
+        ("twin", 7.0, 2.0),
+    ]
+    assert pareto_front(pts) == ["tiny", "mid", "big"]
+    assert pareto_front([]) == []
+
+
+def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_path: Path) -> None:
+    from matplotlib.lines import Line2D
+
+    from dhp.leaderboard.compare_view import size_points
+    from dhp.leaderboard.plots import size_plot
+    from dhp.leaderboard.service import AppConfig, Backend
+    from dhp.leaderboard.stores import LocalStore
+    from dhp.scoring.results import dump_result
+    from tests.leaderboard.factory import make_result
+
+    root = tmp_path / "results"
+    judges = [("Big", 0.9, 70e9), ("Small", 0.3, 2e9), ("Unsized", 0.5, None)]
+    for ds in ("summeval", "story-cloze"):
+        for name, skill, params in judges:
+            r = make_result(name, ds, skill=skill, n_params=params, n_items=20)
+            (root / name / f"{ds}@v1.json").parent.mkdir(parents=True, exist_ok=True)
+            (root / name / f"{ds}@v1.json").write_text(dump_result(r))
+        r = make_result("random", ds, skill=0.0, protocol="builtin", model="random", n_items=20)
+        (root / "random").mkdir(exist_ok=True)
+        (root / "random" / f"{ds}@v1.json").write_text(dump_result(r))
+    be = Backend(
+        AppConfig(
+            results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
+        )
+    )
+    full, _ = be.frame()
+    points, controls = size_points(full)
+    assert sorted((n, s) for n, s, _ in points) == [("Big", 70.0), ("Small", 2.0)]
+    assert [n for n, _ in controls] == ["random"]
+    big = next(d for n, _, d in points if n == "Big")
+    expected = (
+        full.loc[full["Judge"] == "Big", ["summeval D_avg^EW", "story-cloze D_avg^EW"]].mean(axis=1)
+    ).item()
+    assert big == pytest.approx(expected)
+    fig = size_plot(points, controls)
+    (ax,) = fig.axes
+    flat = [ln for ln in ax.get_lines() if isinstance(ln, Line2D) and len(set(ln.get_ydata())) == 1]
+    assert any(ln.get_ydata()[0] == pytest.approx(controls[0][1]) for ln in flat)  # the control's line
+    assert ax.get_xscale() == "log"
