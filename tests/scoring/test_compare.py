@@ -265,3 +265,23 @@ def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: P
     assert f"**Run cost:** {N_LEN * 10} requests sent, 0 from the cache" in page
     old = r.model_copy(update={"scores": r.scores.model_copy(update={"original_words": None})})
     assert length_tertiles(old) == [] and "no length tertiles" in judge_detail_markdown(old)
+
+
+def test_overall_is_the_mean_of_d_avg_and_the_minimum_of_d_min_over_the_datasets() -> None:
+    from tests.leaderboard.factory import make_result
+
+    a = {ds: make_result("A", ds, skill=0.9, n_items=30) for ds in ("summeval", "story-cloze")}
+    b = {ds: make_result("B", ds, skill=0.3, n_items=30) for ds in ("summeval", "story-cloze")}
+    c = compare_results(a, b, n_boot=50, seed=3)
+    diffs = [c.datasets[ds].aggregates["d_avg_ew"].diff for ds in ("summeval", "story-cloze")]
+    assert c.overall["d_avg_ew"].diff == pytest.approx(sum(d for d in diffs if d is not None) / 2)
+    min_a = min(r.summary.d_min_ew or 0.0 for r in a.values())
+    min_b = min(r.summary.d_min_ew or 0.0 for r in b.values())
+    assert c.overall["d_min_ew"].diff == pytest.approx(min_a - min_b)
+    for ds in a:  # the point estimates are the results' own
+        assert c.datasets[ds].aggregates["d_avg_ew"].diff == pytest.approx(
+            (a[ds].summary.d_avg_ew or 0.0) - (b[ds].summary.d_avg_ew or 0.0)
+        )
+    assert c.overall["d_avg_ew"].verdict == "A"
+    same = compare_results(a, a, n_boot=20)
+    assert same.overall["d_min_ew"].diff == 0.0 and same.overall["d_min_ew"].verdict == "tie"
