@@ -18,8 +18,13 @@ Prints, in seconds:
   ``--trace FILE`` also writes a Chrome performance trace of one load and one filter (open it in
   chrome://tracing or Perfetto).
 
-Usage: ``python benchmarks/bench_leaderboard.py [--judges 500] [--items 100] [--browser [--compare]]``.
-Target: page load and filter under 1 s.
+* with ``--readers N`` (issue 20): N concurrent readers against the app served on loopback, each
+  through Gradio's own client (``gradio_client``): the page's HTML (``GET /``), a client connected
+  (it fetches the page's config, as a browser does), the page-load event, then one filter (a family
+  filter, the board's own event); p50, p95 and max of the whole reader, and the errors (must be 0).
+
+Usage: ``python benchmarks/bench_leaderboard.py [--judges 500] [--items 100] [--browser [--compare]]
+[--readers 100]``. Target: page load and filter under 1 s.
 """
 
 from __future__ import annotations
@@ -104,6 +109,10 @@ def main() -> int:
         help="with --browser: also time every row drawn at once, alternating",
     )
     ap.add_argument("--keep", help="write the results here and keep them")
+    ap.add_argument(
+        "--readers", type=int, default=0, help="concurrent readers through gradio_client (0: none)"
+    )
+    ap.add_argument("--server-only", action="store_true", help="skip the in-process server timings")
     args = ap.parse_args()
 
     root = Path(args.keep or tempfile.mkdtemp(prefix="dhp-bench-lb-"))
@@ -130,8 +139,10 @@ def main() -> int:
     be.frame()
     print(f"first table build:                              {time.perf_counter() - t0:.3f} s")
 
-    bench_server(be, rep)
-
+    if not args.server_only:
+        bench_server(be, rep)
+    if args.readers:
+        bench_readers(cfg, be, args.readers)
     if args.browser:
         bench_browser(cfg, be, (args.loads, args.filters), args.trace, args.compare)
     if not args.keep:
@@ -337,6 +348,90 @@ LOADED = """() => {
 }"""
 LOAD_STEPS = {"sent": "its load request sent (Gradio page built):", "answered": "its load request answered:",
               "drawn": "the table drawn (navigation until it shows):"}  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Concurrent readers through Gradio's own client (issue 20)
+def _filter_endpoint(client: Any) -> tuple[str, dict[str, Any]]:
+    """The board's family-filter event (the 4th of the board's listeners, see ``ui.wire_board``) and
+    its arguments: every view input at its default, one family chosen."""
+    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    board = [k for k, v in api.items() if any(p["label"] == "Model family" for p in v["parameters"])]
+    name = board[3]
+    kwargs: dict[str, Any] = {}
+    for p in api[name]["parameters"]:
+        value = p.get("parameter_default") if p.get("parameter_has_default") else ""
+        if p["label"] == "Model family":
+            value = ["llama", "qwen"]
+        kwargs[p["parameter_name"]] = value
+    return name, kwargs
+
+
+def _reader(url: str, endpoint: str, kwargs: dict[str, Any]) -> tuple[float, float, float]:
+    """One reader: the page and a client on it (the page load: HTML, config, API info), the page-load
+    event, one filter. Returns the wall time to the page loaded, to the load event, to the filter."""
+    import httpx
+    from gradio_client import Client
+
+    t0 = time.perf_counter()
+    httpx.get(url, timeout=300).raise_for_status()
+    client = Client(url, verbose=False, httpx_kwargs={"timeout": 300})
+    t1 = time.perf_counter()
+    client.predict(api_name="/page_load")
+    t2 = time.perf_counter()
+    client.predict(api_name=endpoint, **kwargs)
+    return t1 - t0, t2 - t0, time.perf_counter() - t0
+
+
+def _readers(
+    url: str, endpoint: str, kwargs: dict[str, Any], n: int
+) -> tuple[list[tuple[float, ...]], list[str], float]:
+    """``n`` readers at once, one thread each (run in a child process: the server keeps its own)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    errors: list[str] = []
+    times: list[tuple[float, ...]] = []
+
+    def one(_: int) -> None:
+        try:
+            times.append(_reader(url, endpoint, kwargs))
+        except Exception as e:  # counted and printed: the benchmark's verdict, not swallowed
+            errors.append(f"{type(e).__name__}: {e}")
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        list(pool.map(one, range(n)))
+    return times, errors, time.perf_counter() - t0
+
+
+def _p95(xs: list[float]) -> float:
+    return statistics.quantiles(xs, n=20, method="inclusive")[18] if len(xs) > 1 else xs[0]
+
+
+def bench_readers(cfg: AppConfig, be: Backend, n: int) -> None:
+    """``n`` concurrent readers (threads of a child process) against the app on loopback."""
+    import multiprocessing
+
+    from gradio_client import Client
+
+    (_, demo, port), *_ = serve_variants(cfg, be, compare=False)
+    url = f"http://127.0.0.1:{port}/"
+    endpoint, kwargs = _filter_endpoint(Client(url, verbose=False))
+    _reader(url, endpoint, kwargs)  # warm: the view cache as after the first visitor
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        times, errors, wall = pool.apply(_readers, (url, endpoint, kwargs, n))
+    demo.close()
+    parts = ["page (HTML + client)", "+ page-load event", "+ family filter (whole reader)"]
+    print(f"{n} concurrent readers through gradio_client ({endpoint} for the filter); all done in {wall:.2f} s; "
+          f"errors {len(errors)}")  # fmt: skip
+    for i, label in enumerate(parts):
+        xs = [t[i] for t in times]
+        if xs:
+            print(
+                f"  {label:<32} p50 {statistics.median(xs):.2f} s, p95 {_p95(xs):.2f} s, max {max(xs):.2f} s"
+            )
+    for e in sorted(set(errors))[:5]:
+        print(f"  error: {e}")
 
 
 if __name__ == "__main__":

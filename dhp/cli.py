@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from dhp.errors import SpecError
 from dhp.errors import UserError as UserError  # re-exported: the stage CLIs raise it as dhp.cli.UserError
 
-STAGES = ("dhp.builder.cli", "dhp.scoring.cli", "dhp.leaderboard.cli", "dhp.task_cli")
+STAGES = (
+    "dhp.builder.cli",
+    "dhp.scoring.cli",
+    "dhp.scoring.choice_cli",
+    "dhp.leaderboard.cli",
+    "dhp.task_cli",
+)
 DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
 
 

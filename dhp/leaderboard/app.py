@@ -22,7 +22,7 @@ from typing import Any
 
 import gradio as gr
 
-from dhp.leaderboard import table, ui
+from dhp.leaderboard import compare_view, table, ui
 from dhp.leaderboard.about import intro_markdown
 from dhp.leaderboard.formatting import problems_markdown
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend
@@ -148,6 +148,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         }
         with gr.Tabs(elem_id="tabs") as tabs:
             parts.update(tabs=tabs, board=ui.board_tab(), judge=ui.judge_tab())
+            compare = compare_view.compare_tab()
             submit = ui.submit_tab(be)
             queue = ui.queue_tab()
             survey = ui.survey_tab(be)
@@ -156,6 +157,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         _wire_page(be, demo, timer, parts)
         ui.wire_board(be, parts["board"])
         ui.wire_judge(be, parts["judge"], tabs, parts["board"].judge_link, parts["linked"])
+        compare_view.wire_compare(be, compare)
         ui.wire_submit(be, submit, queue[1])
         ui.wire_queue(be, timer, queue)
         ui.wire_survey(be, survey, parts["board"].weights)

@@ -12,7 +12,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from dhp.leaderboard import table
-from dhp.scoring.results import PerturbationResult, Result, Summary
+from dhp.scoring.results import PerturbationResult, Result, Summary, no_d_mark
 from dhp.scoring.stats import CombineMethod, combine_pvalues, discernment
 
 MARK_ABOVE = "background-color: #d4edda"  # a test: discerned at p < 0.05
@@ -54,7 +54,7 @@ def judge_header(results: Sequence[Result]) -> str:
         f"**protocol:** {j.protocol} · **scoring mode:** {r.scoring.mode} · **repeats:** {r.scoring.repeats}",
         f"* **Settings:** {', '.join(f'{k}={v}' for k, v in j.settings.items()) or '–'} · **prompt set:** "
         f"{r.scoring.prompt_set} · **endpoint host:** not published",
-        f"* **Qualified** (D_min^EW > 1, every issue discerned at p < 0.05) on "
+        f"* **Qualified** (D_min^EW > 1 and a D for every perturbation: every issue discerned at p < 0.05) on "
         f"{sum(bool(x.summary.qualified) for x in results)} of {len(results)} dataset(s)",
         f"* **Combination:** {r.scoring.combine_method.value} · **weights:** {r.scoring.weights_source} · "
         f"**bootstrap:** {r.scoring.n_boot} replicates, seed {r.scoring.seed}, "
@@ -87,11 +87,11 @@ def summary_frame(results: Sequence[Result]) -> pd.DataFrame:
             {
                 "Dataset": r.dataset.name,
                 "D avg EW": _with_ci(s.d_avg_ew, s.ci.get("d_avg_ew")),
-                "D min EW": _with_ci(s.d_min_ew, s.ci.get("d_min_ew")),
+                "D min EW": _with_ci(s.d_min_ew, s.ci.get("d_min_ew")) + no_d_mark(s.n_without_d),
                 "Qualified": _qualified(s),
                 "Per level (EW)": _levels(s),
                 "D avg": _with_ci(s.d_avg, s.ci.get("d_avg")),
-                "D min": _with_ci(s.d_min, s.ci.get("d_min")),
+                "D min": _with_ci(s.d_min, s.ci.get("d_min")) + no_d_mark(s.n_without_d),
                 "No D": s.n_without_d,
                 "Coverage": f"{c.coverage:.1%} ({c.parsed_scores}/{c.expected_scores})",
                 "Unparsed / failed": f"{c.unparsed} / {c.failed}" + (f" ({why})" if why else ""),

@@ -19,10 +19,11 @@ matplotlib.use("Agg")
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from dhp.scoring.results import Result
 
-__all__ = ["discernment_bars", "score_distributions"]
+__all__ = ["discernment_bars", "pareto_front", "score_distributions", "size_plot"]
 
 _D_COLOR = "#7aa6d6"
 _EW_COLOR = "#1f4e89"
@@ -137,4 +138,49 @@ def score_distributions(result: Result) -> Figure:
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("share of scores")
     fig.suptitle(f"{result.judge.name} on {result.dataset.name}: response style", fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Size: Overall D_avg^EW against parameter count (issue 20)
+def pareto_front(points: Sequence[tuple[str, float, float]]) -> list[str]:
+    """Names of the (name, params, D) points no other point beats with as few or fewer parameters
+    and a higher D; in order of size. A point equal in both to an earlier one is not on the front."""
+    front: list[str] = []
+    best = -math.inf
+    for name, _, d in sorted(points, key=lambda p: (p[1], -p[2], p[0])):
+        if d > best:
+            front.append(name)
+            best = d
+    return front
+
+
+def size_plot(points: Sequence[tuple[str, float, float]], controls: Sequence[tuple[str, float]]) -> Figure:
+    """Overall D_avg^EW (y) against parameters in billions (x, log scale) for the judges that declare
+    their size; the Pareto front joined and labelled; control judges as horizontal reference lines."""
+    fig = Figure(figsize=(8.0, 4.6))
+    ax = fig.subplots()
+    front = pareto_front(points)
+    on = [p for p in sorted(points, key=lambda p: p[1]) if p[0] in front]
+    off = [p for p in points if p[0] not in front]
+    if off:
+        ax.scatter([p[1] for p in off], [p[2] for p in off], color=_D_COLOR, label="judge", zorder=3)
+    if on:
+        ax.plot([p[1] for p in on], [p[2] for p in on], "-o", color=_EW_COLOR, label="Pareto front", zorder=4)
+    for name, x, y in points:
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    for i, (name, d) in enumerate(controls):
+        ax.axhline(d, linestyle=("--", ":", "-.")[i % 3], color="grey", linewidth=1, label=f"control: {name}")
+    ax.axhline(1.0, color="crimson", linewidth=0.8, alpha=0.6, label="D = 1 (p = 0.05)")
+    if points:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}B"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.text(0.5, 0.5, "No judge declares its parameter count yet.", ha="center", transform=ax.transAxes)
+    ax.set_xlabel("parameters (billions)")
+    ax.set_ylabel("Overall $D_{avg}^{EW}$")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
     return fig

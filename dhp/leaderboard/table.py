@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.leaderboard.loading import LoadedResult, latest_results
+from dhp.leaderboard.ranks import rank_range, rank_ranges
 from dhp.scoring.caveats import caveats
 from dhp.scoring.results import Result, Summary
 from dhp.scoring.stability import stability
@@ -348,7 +349,9 @@ def _rank_and_sort(df: pd.DataFrame, overall_c: str, sort: Sort) -> pd.DataFrame
     rest = df[df["Family"] != CONTROL].sort_values(
         [overall_c, "Judge"], ascending=[False, True], na_position="last", kind="stable"
     )
-    ranks = [str(i + 1) if math.isfinite(v) else MISSING for i, v in enumerate(rest[overall_c].tolist())]
+    lo_c, hi_c = interval_columns(overall_c)  # rank ranges: judges whose intervals overlap share ranks
+    spans = rank_ranges(rest[overall_c].tolist(), rest[lo_c].tolist(), rest[hi_c].tolist())
+    ranks = [MISSING if r is None else rank_range(*r) for r in spans]
     rest = rest.assign(**{RANK: ranks})
     meaning = [BASELINES.get(m.removeprefix(f"{CONTROL}: "), CONTROL) for m in base["Model"]]
     base = base.assign(**{RANK: [f"{BASELINE}: {m}" for m in meaning]})

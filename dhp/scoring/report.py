@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from dhp.scoring.breakdown import length_tertiles
 from dhp.scoring.caveats import caveats
 from dhp.scoring.results import (
     DEFAULT_PROMPT_SET,
@@ -27,6 +28,7 @@ from dhp.scoring.results import (
     Result,
     cue_slug,
     judge_slug,
+    no_d_mark,
     read_result,
     revision_slug,
 )
@@ -184,8 +186,8 @@ _INTRO = (
     "D = log_0.05(p): D > 1 means the judge discerns the perturbation at p < 0.05. D_avg weighs each "
     "level (character, word, sentence) equally; D_min is the worst perturbation. Brackets: bootstrap "
     "95% intervals over items. A perturbation without any usable score (e.g. every text answered N/A) "
-    "has no D ('–') and is left out of D_avg and D_min ('no D' counts them). 'qualified': D_min^EW > 1 "
-    "(DHP v2's advice). With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
+    "has no D ('–') and is left out of D_avg and D_min ('no D' counts them; D_min says '(k no D)'). "
+    "'qualified': D_min^EW > 1 (DHP v2's advice) and every perturbation has a D. With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
     "evidence still gets D ≥ log_0.05(1/M) for M metrics, and a random judge is 'significant' often: "
     "compare with the random judge's baseline (README, 'Reading D') or use --combine wilson-landau."
 )
@@ -201,10 +203,11 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
     ]
     for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
         s, c = r.summary, r.coverage
+        mark = no_d_mark(s.n_without_d)
         lines.append(
             f"| {r.judge.name} | {r.dataset.name} | {variant(r)} | `{r.dataset.revision}` | {r.scoring.mode} | "
-            f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))} | "
-            f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))} | "
+            f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))}{mark} | "
+            f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))}{mark} | "
             f"{s.n_without_d} | {_qualified(s.qualified)} | "
             f"{c.coverage:.1%} | {_requests(r)} | {'; '.join(caveats(r))} |"
         )
@@ -275,10 +278,24 @@ def _result_lines(r: Result, ds: str, images: dict[str, str]) -> list[str]:
             + ", ".join(f"{m} `{p.template_hash[:19]}`" for m, p in r.scoring.prompts.items())
             + "."
         )
+    lines += _tertile_lines(r)
     key = _scores_key(r)
     if key in images:
         lines += ["", f"![score distributions of {r.judge.name} on {ds}]({images[key]})"]
     return [*lines, ""]
+
+
+def _tertile_lines(r: Result) -> list[str]:
+    """The run's requests and wall time; D_avg^EW by length tertile of the original text (schema 1.2 on)."""
+    lines = [f"Run: {_requests(r)}; wall time {r.timing.wall_seconds:.1f} s."]
+    tertiles = length_tertiles(r)
+    if tertiles:
+        cells = [
+            f"{t.name} ({t.min_words}–{t.max_words} words, {t.n_items} items) {_fmt(t.d_avg_ew)}"
+            for t in tertiles
+        ]
+        lines.append("D_avg^EW by length tertile of the original text: " + " · ".join(cells) + ".")
+    return lines
 
 
 def _scores_key(r: Result) -> str:

@@ -5,7 +5,7 @@ p-values and the item-level scores, so D^EW can be recomputed for new expert wei
 (:func:`reweight`) without a single new request. Parsing is pure (:func:`parse_result` takes text);
 reading and writing files stays at the edges (:func:`read_result`, :func:`write_result`).
 
-Schema 1.1 (1.0 files are still read, and upgraded on reading, see :func:`parse_result`):
+Schema 1.2 (1.0 and 1.1 files are still read, and upgraded on reading, see :func:`parse_result`):
 
 * missing means missing: a metric with no usable pair (``n_pairs == 0``) has ``p = null`` and is
   left out of its perturbation's combination; ``PerturbationResult.n_metrics_used`` counts the
@@ -14,6 +14,9 @@ Schema 1.1 (1.0 files are still read, and upgraded on reading, see :func:`parse_
 * ``Summary.by_level``: ``{"C"|"W"|"S": {"d_avg", "d_avg_ew"}}`` for each level the dataset has
   (null where that level has no D); ``Summary.qualified``: D_min^EW > 1 (DHP v2's advice), null
   when D_min^EW is missing;
+* 1.2: ``ItemScores.original_words`` (words of each original text, for D by length tertile);
+  ``Summary.qualified`` also needs every perturbation to have a D (``n_without_d == 0``): a judge
+  that returns no score for a whole perturbation has not shown it discerns that issue;
 * ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
   and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null).
 
@@ -71,7 +74,9 @@ __all__ = [
     "cue_slug",
     "dump_result",
     "judge_slug",
+    "no_d_mark",
     "parse_result",
+    "qualified",
     "read_result",
     "result_from_analysis",
     "result_path",
@@ -81,9 +86,9 @@ __all__ = [
     "write_result",
 ]
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 #: Versions :func:`parse_result` accepts; older ones are upgraded to the current meaning on reading.
-READABLE_SCHEMA_VERSIONS = ("1.0", "1.1")
+READABLE_SCHEMA_VERSIONS = ("1.0", "1.1", "1.2")
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
 #: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
@@ -228,7 +233,8 @@ class Summary(_Model):
     ci: Mapping[str, CIModel] = Field(default_factory=dict)
     n_without_d: int = 0  # perturbations with no D, left out of D_avg and D_min (1.1)
     by_level: Mapping[Level, LevelSummary] = Field(default_factory=dict)  # each level the dataset has (1.1)
-    qualified: bool | None = None  # D_min^EW > 1 (DHP v2's advice); None when D_min^EW is missing (1.1)
+    # D_min^EW > 1 (DHP v2's advice) and every perturbation has a D (1.2); None when D_min^EW is missing (1.1)
+    qualified: bool | None = None
 
 
 class Coverage(_Model):
@@ -266,10 +272,12 @@ class ItemScores(_Model):
     item_ids: tuple[str, ...]
     original: Mapping[str, tuple[float | None, ...]]  # metric -> scores
     perturbed: Mapping[str, Mapping[str, tuple[float | None, ...]]]  # perturbation -> metric -> scores
+    # words of each item's original text (1.2; None in older results): the length tertiles' key
+    original_words: tuple[int, ...] | None = None
 
 
 class Result(_Model):
-    schema_version: Literal["1.0", "1.1"] = "1.1"
+    schema_version: Literal["1.0", "1.1", "1.2"] = "1.2"
     dhp_version: str
     created_at: str  # ISO 8601, UTC
     judge: JudgeInfo
@@ -289,6 +297,17 @@ def _f(x: float | None) -> float | None:
 
 def _nan(x: float | None) -> float:
     return math.nan if x is None else x
+
+
+def qualified(d_min_ew: float | None, n_without_d: int) -> bool | None:
+    """Qualified: D_min^EW > 1 and no perturbation without a D (every issue discerned at p < 0.05);
+    None when there is no D_min^EW at all. The one rule, used by the summary and the 1.1 upgrade."""
+    return None if d_min_ew is None else (d_min_ew > 1.0 and n_without_d == 0)
+
+
+def no_d_mark(n_without_d: int) -> str:
+    """The mark D_min carries when perturbations without D were left out of it, e.g. `` (1 no D)``."""
+    return f" ({n_without_d} no D)" if n_without_d else ""
 
 
 def summarise(
@@ -311,15 +330,16 @@ def summarise(
             d_avg_ew=_f(float(np.nanmean(d_ew[mask]))) if np.any(~np.isnan(d_ew[mask])) else None,
         )
     d_min_ew = _f(float(mn_ew))
+    n_without_d = int(np.isnan(d).sum())
     return Summary(
         d_avg=_f(float(a)),
         d_min=_f(float(mn)),
         d_avg_ew=_f(float(a_ew)),
         d_min_ew=d_min_ew,
         ci=dict(ci or {}),
-        n_without_d=int(np.isnan(d).sum()),
+        n_without_d=n_without_d,
         by_level=by_level,
-        qualified=None if d_min_ew is None else d_min_ew > 1.0,
+        qualified=qualified(d_min_ew, n_without_d),
     )
 
 
@@ -501,12 +521,25 @@ def parse_result(text: str, source: str = "<string>") -> Result:
         result = Result.model_validate(data)
     except ValidationError as e:
         raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
+    if version == "1.1":
+        return _upgrade_1_1(result)
     if version != "1.0":
         return result
     try:
         return _upgraded_summary(result)
     except KeyError as e:
         raise ResultError(f"{source}: cannot upgrade from 1.0: {e.args[0]}") from e
+
+
+def _upgrade_1_1(result: Result) -> Result:
+    """1.1 -> 1.2: ``qualified`` recomputed (a perturbation without D now disqualifies); nothing else."""
+    s = result.summary
+    return result.model_copy(
+        update={
+            "schema_version": SCHEMA_VERSION,
+            "summary": s.model_copy(update={"qualified": qualified(s.d_min_ew, s.n_without_d)}),
+        }
+    )
 
 
 def _upgraded_summary(result: Result) -> Result:

@@ -677,10 +677,16 @@ def _result(
         scoring=settings,
         coverage=scored.coverage,
         timing=timing,
-        scores=done.scores,
+        scores=_with_lengths(done.scores, data),
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         dhp_version=dhp.__version__,
     )
+
+
+def _with_lengths(scores: ItemScores, data: LoadedDataset) -> ItemScores:
+    """The item scores with the word count of each item's original text (for the length tertiles)."""
+    words = {item.id: len(item.original.split()) for item in data.items}
+    return scores.model_copy(update={"original_words": tuple(words[i] for i in scores.item_ids)})
 
 
 async def _finish(run: _Run, s: _Sending, worker: ThreadPoolExecutor) -> Path | None:

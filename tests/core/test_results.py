@@ -119,7 +119,7 @@ def test_summary_has_levels_and_qualified_flag() -> None:
     assert s.d_min_ew is not None and s.qualified is (s.d_min_ew > 1)
     assert all(p.n_metrics_used == len(p.metrics) for p in r.perturbations)
     data = json.loads(dump_result(r))
-    assert data["schema_version"] == "1.1" and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
+    assert data["schema_version"] == "1.2" and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
 
 
 def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
@@ -143,7 +143,8 @@ def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
     second = up.perturbations[1]
     assert second.n_metrics_used == 1 and second.p == pytest.approx(p_acc) and second.d_ci is None
     assert second.d == pytest.approx(math.log(p_acc) / math.log(0.05))
-    assert up.schema_version == "1.1"
+    assert up.schema_version == "1.2"
+    assert up.summary.qualified is not True  # a perturbation without D never qualifies
     first = up.perturbations[0]
     assert first.d is None and first.d_ew is None and first.n_metrics_used == 0
     assert all(ms.p is None for ms in first.metrics.values())
@@ -166,3 +167,25 @@ def test_result_path_per_prompt_set_and_cue() -> None:
     assert cue_slug("a") != cue_slug("b")
     with pytest.raises(ValueError, match="prompt set"):
         result_path("/r", "J", "summeval", "abc", prompt_set="..")
+
+
+def test_a_perturbation_without_d_disqualifies_and_1_1_files_are_upgraded() -> None:
+    """Qualified means every issue discerned: 1.1 called a judge qualified with a perturbation
+    without D when the others had D > 1; 1.2 does not, and a 1.1 file reads with the 1.2 rule."""
+    from dhp.scoring.results import qualified
+
+    assert qualified(3.0, 0) is True and qualified(3.0, 1) is False and qualified(0.5, 0) is False
+    assert qualified(None, 2) is None
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    victim = data["perturbations"][0]
+    for ms in victim["metrics"].values():
+        ms.update(p=None, n_pairs=0, n_nonzero=0)
+    victim.update(p=None, p_ew=None, d=None, d_ew=None, d_ci=None, d_ew_ci=None, n_metrics_used=0)
+    data["summary"].update(n_without_d=1, d_min_ew=5.0, qualified=True)  # as 1.1 wrote it
+    data["schema_version"] = "1.1"
+    up = parse_result(json.dumps(data), source="old.json")
+    assert up.schema_version == "1.2" and up.summary.qualified is False
+    assert up.summary.d_min_ew == 5.0 and up.summary.n_without_d == 1  # the numbers are untouched
+    data["summary"]["n_without_d"] = 0
+    assert parse_result(json.dumps(data), source="old.json").summary.qualified is True

@@ -11,7 +11,13 @@ import pytest
 from matplotlib.patches import Rectangle
 
 from dhp.leaderboard import plots, table
-from dhp.leaderboard.formatting import MARK_ABOVE, calibrated_d, perturbation_frame, summary_frame
+from dhp.leaderboard.formatting import (
+    MARK_ABOVE,
+    calibrated_d,
+    judge_header,
+    perturbation_frame,
+    summary_frame,
+)
 from dhp.leaderboard.service import AppConfig, Backend
 from dhp.leaderboard.stores import LocalStore
 from dhp.scoring.results import dump_result
@@ -63,6 +69,17 @@ def test_summary_has_qualified_and_per_level() -> None:
     levels = df.loc[0, "Per level (EW)"]
     assert isinstance(levels, str)
     assert levels.startswith("C ") and " · W " in levels and " · S " in levels
+
+
+def test_a_judge_with_a_perturbation_without_d_is_never_qualified() -> None:
+    spec = BENCHMARK["summeval"]
+    deaf = make_result("deaf", "summeval", skill=3.0, n_items=30, no_scores_for=spec.perturbation_ids[0])
+    assert deaf.summary.n_without_d == 1 and deaf.summary.d_min_ew is not None and deaf.summary.d_min_ew > 1
+    df = summary_frame([deaf])
+    assert list(df["Qualified"]) == ["✗ no"]
+    assert str(df.loc[0, "D min EW"]).endswith("(1 no D)") and str(df.loc[0, "D min"]).endswith("(1 no D)")
+    header = judge_header([deaf])
+    assert "on 0 of 1 dataset(s)" in header
 
 
 def _backend(tmp_path: Path, results: list[tuple[str, object]]) -> Backend:

@@ -128,14 +128,15 @@ def test_na_for_one_perturbation_gives_no_D_through_score_and_report(data: Path,
     assert all(p.d == pytest.approx(D_DISCERN) for p in others)
     s = r.summary
     assert s.n_without_d == 1 and s.d_min == pytest.approx(D_DISCERN) and s.d_avg == pytest.approx(D_DISCERN)
-    assert s.qualified is True and s.by_level[Level.CHARACTER].d_avg == pytest.approx(D_DISCERN)
+    assert s.qualified is False and s.by_level[Level.CHARACTER].d_avg == pytest.approx(D_DISCERN)
     assert r.coverage.unparsed == N
     rep = run_dhp("report", str(out), "--out", str(tmp_path / "rep"))
     assert rep.returncode == 0, rep.stderr
     md = Path(rep.stdout.strip()).read_text()
     assert "| char_typo_minor | C | – (n=0) | 0 | – | – |" in md
     assert "1 perturbation(s) have no D" in md
-    assert "| NA Judge | answer-equivalence | default |" in md and "| 1 | yes |" in md
+    assert "| NA Judge | answer-equivalence | default |" in md and "| 1 | no |" in md
+    assert re.search(rf"\| {D_DISCERN:.2f} \[[\d.]+, [\d.]+\] \(1 no D\) \|", md)  # D_min carries the mark
 
 
 def test_stability_finds_the_judge_that_discerns_under_one_prompt_set(data: Path, tmp_path: Path) -> None:

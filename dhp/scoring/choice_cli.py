@@ -1,0 +1,150 @@
+"""``dhp compare`` and ``dhp misses``: choosing between judges from the results they already have
+(issue 20). Thin bodies over :mod:`dhp.scoring.compare` and :mod:`dhp.scoring.misses`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from dhp.cli import UserError
+
+__all__ = ["register"]
+
+
+def _positive_int(text: str) -> int:
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+def register(sub: Any) -> None:
+    c = sub.add_parser(
+        "compare",
+        help="is judge A really better than judge B? paired bootstrap over the items both scored",
+        description="Pairs two judges' results on the items and perturbations both scored and gives, per "
+        "dataset and overall, the difference A - B of D_avg^EW and D_min^EW (and per perturbation of D^EW) "
+        "with a paired bootstrap interval and a verdict: A, B or tie (the interval contains 0). "
+        "No request is sent.",
+    )
+    c.add_argument("results_a", type=Path, metavar="RESULTS_A", help="judge A's result file or folder")
+    c.add_argument("results_b", type=Path, metavar="RESULTS_B", help="judge B's result file or folder")
+    c.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    c.add_argument("--n-boot", type=_positive_int, default=1000, help="bootstrap replicates (1000)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the item draws (0)")
+    c.set_defaults(func=_cmd_compare)
+
+    m = sub.add_parser(
+        "misses",
+        help="where a judge fails: the pairs of one perturbation it did not score lower",
+        description="Lists the pairs of one perturbation that the judge scored at least as high perturbed "
+        "as original (on the metrics the perturbation's expert weights name), worst first, with both scores "
+        "and both texts, the differences marked as dhp show marks them. No request is sent.",
+    )
+    m.add_argument("results", type=Path, metavar="RESULTS", help="the judge's result file or folder")
+    m.add_argument("--dataset", required=True, help="dataset name, e.g. summeval")
+    m.add_argument("--perturbation", required=True, help="perturbation id, e.g. word_fictional_ne_minor")
+    m.add_argument("-n", type=_positive_int, default=5, help="misses to print (5)")
+    m.add_argument("--csv", type=Path, metavar="FILE", help="also write every miss to FILE as CSV")
+    m.add_argument(
+        "--data",
+        default="dhp",
+        help="where the scored texts are: 'dhp' for the Hub datasets (the scored revision), or a folder of "
+        "<dataset>/ folders (its revision must be the scored one)",
+    )
+    m.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="ANSI colours (auto: on a terminal)",
+    )
+    m.set_defaults(func=_cmd_misses)
+
+
+def _results(path: Path) -> list[Any]:
+    from dhp.scoring.report import collect_results
+    from dhp.scoring.results import ResultError
+
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    try:
+        results = collect_results([path])
+    except ResultError as e:
+        raise UserError(str(e)) from e
+    if not results:
+        raise UserError(f"{path}: no result files")
+    return results
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from dhp.scoring.compare import (
+        CompareError,
+        compare_results,
+        comparison_json,
+        pick_results,
+        render_comparison,
+    )
+
+    try:
+        a = pick_results(_results(args.results_a), "RESULTS_A")
+        b = pick_results(_results(args.results_b), "RESULTS_B")
+        c = compare_results(a, b, n_boot=args.n_boot, seed=args.seed)
+    except CompareError as e:
+        raise UserError(str(e)) from e
+    print(json.dumps(comparison_json(c), indent=2) if args.json else render_comparison(c))
+    return 0
+
+
+def _texts(result: Any, perturbation: str, data: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Item id -> original text and -> perturbed text, from the dataset revision that was scored."""
+    from dhp.scoring.data import DataError, load_hub, load_local
+
+    ref = result.dataset
+    try:
+        if data == "dhp":
+            from dhp.spec import get_dataset
+
+            loaded = load_hub(get_dataset(ref.name), ref.revision, org=ref.repo.split("/")[0])
+        else:
+            from dhp.task import folder_spec
+
+            folder = Path(data) / ref.name
+            if not folder.is_dir():
+                raise UserError(f"--data {data}: no folder {ref.name}/ in it")
+            loaded = load_local(folder_spec(folder), folder)
+    except DataError as e:
+        raise UserError(str(e)) from e
+    if loaded.revision != ref.revision:
+        raise UserError(
+            f"--data {data}: {ref.name} is revision {loaded.revision}, the result scored {ref.revision}"
+        )
+    return {i.id: i.original for i in loaded.items}, dict(loaded.perturbed.get(perturbation, {}))
+
+
+def _cmd_misses(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    from dhp.fsutil import atomic_write_text
+    from dhp.scoring.compare import CompareError, pick_results
+    from dhp.scoring.misses import MissesError, attach_texts, find_misses, misses_csv, render_misses
+
+    try:
+        by = pick_results(_results(args.results), "RESULTS")
+        if args.dataset not in by:
+            raise UserError(f"RESULTS: no result for dataset {args.dataset} (found {', '.join(sorted(by))})")
+        result = by[args.dataset]
+        misses = find_misses(result, args.perturbation)
+        misses = attach_texts(misses, *_texts(result, args.perturbation, args.data))
+    except (CompareError, MissesError) as e:
+        raise UserError(str(e)) from e
+    color = args.color == "always" or (
+        args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    )
+    print(render_misses(result, args.perturbation, misses, args.n, color), end="")
+    if args.csv is not None:
+        atomic_write_text(args.csv, misses_csv(args.perturbation, misses))
+        print(args.csv)
+    return 0

@@ -1,0 +1,154 @@
+"""Where a judge fails: the pairs it did not score lower (issue 20). Pure functions; no request.
+
+A *miss* of perturbation P is an item whose perturbed text the judge scored at least as high as
+the original on the metrics P's expert weights say it should hurt: the weighted mean
+``Σ_m w_m s_m / Σ_m w_m`` over the metrics with a weight above 0 and a score on both sides
+(unweighted over all scored metrics when P weighs none). Items without such a complete pair are
+neither hits nor misses. Misses are listed worst first (largest perturbed − original), then by item.
+
+The texts come from the dataset the result was scored on (:func:`attach_texts`); the differences
+are marked as ``dhp show`` marks them (:func:`dhp.builder.show.render_stacked`,
+:func:`dhp.builder.show.pair_html`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from dhp.scoring.results import ItemScores, Result
+
+__all__ = ["Miss", "MissesError", "attach_texts", "find_misses", "miss_counts", "misses_csv", "render_misses"]
+
+
+class MissesError(ValueError):
+    """A result or perturbation whose misses cannot be listed; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Miss:
+    item_id: str
+    original_scores: Mapping[str, float | None]  # metric -> score
+    perturbed_scores: Mapping[str, float | None]
+    original_weighted: float
+    perturbed_weighted: float
+    original_text: str | None = None  # filled by attach_texts
+    perturbed_text: str | None = None
+
+
+def _weighted(scores: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
+    if any(scores[m] is None for m in weights):
+        return None
+    total = sum(weights.values())
+    return sum(w * float(scores[m] or 0.0) for m, w in weights.items()) / total
+
+
+def _weights_for(result: Result, pid: str, metrics: Sequence[str]) -> Mapping[str, float]:
+    given = result.scoring.weights.get(pid, {})
+    w = {m: float(given.get(m, 0.0)) for m in metrics if float(given.get(m, 0.0)) > 0}
+    return w or dict.fromkeys(metrics, 1.0)
+
+
+def _scores(result: Result) -> ItemScores:
+    if result.scores is None:
+        raise MissesError(f"{result.judge.name} on {result.dataset.name}: the result holds no item scores")
+    return result.scores
+
+
+def find_misses(result: Result, perturbation: str) -> list[Miss]:
+    """The items of ``perturbation`` the judge did not score lower (see the module docstring)."""
+    s = _scores(result)
+    if perturbation not in s.perturbed:
+        raise MissesError(
+            f"{result.dataset.name} has no perturbation {perturbation!r}; scored: {', '.join(s.perturbed)}"
+        )
+    metrics = list(s.original)
+    weights = _weights_for(result, perturbation, metrics)
+    out: list[Miss] = []
+    for i, item in enumerate(s.item_ids):
+        o = {m: s.original[m][i] for m in metrics}
+        p = {m: s.perturbed[perturbation][m][i] for m in metrics}
+        wo, wp = _weighted(o, weights), _weighted(p, weights)
+        if wo is not None and wp is not None and wp >= wo:
+            out.append(Miss(item, o, p, wo, wp))
+    return sorted(out, key=lambda m: (-(m.perturbed_weighted - m.original_weighted), m.item_id))
+
+
+def miss_counts(result: Result) -> dict[str, int]:
+    """Perturbation id -> number of misses (empty when the result holds no item scores)."""
+    if result.scores is None:
+        return {}
+    return {pid: len(find_misses(result, pid)) for pid in result.scores.perturbed}
+
+
+def attach_texts(
+    misses: Sequence[Miss], originals: Mapping[str, str], perturbed: Mapping[str, str]
+) -> list[Miss]:
+    """The misses with their texts (item id -> text of the dataset scored); an item the dataset
+    lacks is an error, since then the texts are not the ones the judge saw."""
+    lacking = [m.item_id for m in misses if m.item_id not in originals or m.item_id not in perturbed]
+    if lacking:
+        raise MissesError(
+            f"the dataset lacks item(s) {', '.join(lacking[:3])}: not the texts that were scored"
+        )
+    return [
+        replace(m, original_text=originals[m.item_id], perturbed_text=perturbed[m.item_id]) for m in misses
+    ]
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:.2f}"
+
+
+def _scores_text(scores: Mapping[str, float | None]) -> str:
+    return ", ".join(f"{m} {_fmt(v)}" for m, v in scores.items())
+
+
+def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: int, color: bool) -> str:
+    """Terminal text: the count, then the first ``n`` misses with scores and marked texts."""
+    from dhp.builder.show import render_stacked
+
+    total = len(result.scores.item_ids) if result.scores is not None else 0
+    lines = [
+        f"{result.judge.name} on {result.dataset.name} / {perturbation}: {len(misses)} of {total} pairs "
+        "not scored lower (perturbed >= original on the weighted metrics)"
+    ]
+    for m in misses[:n]:
+        lines += [
+            "",
+            f"== {m.item_id}: weighted original {_fmt(m.original_weighted)}, perturbed {_fmt(m.perturbed_weighted)}",
+            f"   original : {_scores_text(m.original_scores)}",
+            f"   perturbed: {_scores_text(m.perturbed_scores)}",
+        ]
+        if m.original_text is not None and m.perturbed_text is not None:
+            lines.append(render_stacked(m.original_text, m.perturbed_text, color))
+    return "\n".join(lines) + "\n"
+
+
+def misses_csv(perturbation: str, misses: Sequence[Miss]) -> str:
+    """Every miss as CSV: item, weighted scores, per-metric scores, both texts and the marked diff."""
+    from dhp.builder.show import render_stacked
+
+    metrics = list(misses[0].original_scores) if misses else []
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        ["perturbation", "item", "original_weighted", "perturbed_weighted"]
+        + [f"original_{m}" for m in metrics]
+        + [f"perturbed_{m}" for m in metrics]
+        + ["original", "perturbed", "diff"]
+    )
+    for m in misses:
+        diff = (
+            "" if m.original_text is None else render_stacked(m.original_text, m.perturbed_text or "", False)
+        )
+        w.writerow(
+            [perturbation, m.item_id, _fmt(m.original_weighted), _fmt(m.perturbed_weighted)]
+            + [_fmt(m.original_scores[k]) for k in metrics]
+            + [_fmt(m.perturbed_scores[k]) for k in metrics]
+            + [m.original_text or "", m.perturbed_text or "", diff]
+        )
+    return buf.getvalue()
