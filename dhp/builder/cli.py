@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import DATASETS_HELP
+from dhp.cli import DATASETS_HELP, DEFAULT_DATA
 from dhp.types import PROTOCOLS, EndpointProtocol
 
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
 
-DEFAULT_OUT = Path("out") / "datasets"
+DEFAULT_OUT = Path(DEFAULT_DATA)
 DEFAULT_VERSION = "v1.0.0"
 
 
