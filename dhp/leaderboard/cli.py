@@ -69,11 +69,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     cfg = AppConfig(
         results=open_store(args.results), requests=open_store(args.requests), votes=open_store(votes), **kw
     )
-    print(f"DHP leaderboard on http://{args.host}:{args.port} ({args.mode} mode; results {cfg.results.name})")
+    app = build_app(cfg)
     try:
-        launch(build_app(cfg), host=args.host, port=args.port, block=True)
+        launch(app, host=args.host, port=args.port, block=False)
     except OSError as e:  # the port was taken between the check and the launch
         raise UserError(f"cannot listen on {args.host}:{args.port} ({e}); choose another --port") from None
+    # announced once it answers: the URL can be opened as soon as it is printed
+    print(f"DHP leaderboard on http://{args.host}:{args.port} ({args.mode} mode; results {cfg.results.name})",
+          flush=True)  # fmt: skip
+    app.block_thread()
     return 0
 
 

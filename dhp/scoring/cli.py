@@ -289,8 +289,7 @@ def _check_score_args(args: argparse.Namespace, judge_name: str) -> None:
     resolve_prompt_set(args.prompt_set)  # a PromptError (SpecError) is a one-line user error
     if args.cue is not None and not args.cue.strip():
         raise UserError("--cue TEXT must not be empty")
-    built_task = args.task is not None and Path(args.task).is_dir()  # a built task folder needs no --data
-    if args.data != HUB_DATA and not built_task and not Path(args.data).is_dir():
+    if args.task is None and args.data != HUB_DATA and not Path(args.data).is_dir():  # --task checks its own
         raise UserError(
             f"--data {args.data}: not a folder; build the datasets there (dhp build --out {args.data}) "
             f"or score the published ones with --data {HUB_DATA}"

@@ -325,8 +325,8 @@ def test_score_refuses_a_task_that_does_not_match_its_build(
     args = ["score", "--judge", "random", "--out", str(tmp_path)]
     assert main([*args, "--task", str(other), "--data", str(built["csv"].parent)]) == 2
     assert "built from a different version" in capsys.readouterr().err
-    assert main([*args, "--task", str(other)]) == 2
-    assert "give --data FOLDER" in capsys.readouterr().err
+    assert main([*args, "--task", str(other)]) == 2  # --data: out/datasets, the default of dhp build --task
+    assert "out/datasets/" in (err := capsys.readouterr().err) and "no built task folder" in err
     assert main([*args, "--task", str(built["csv"]), "--weights", str(other)]) == 2
     assert (
         "drop --prompts, --datasets and --weights (set weights in the task file)" in capsys.readouterr().err
