@@ -103,7 +103,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"dhp {args.command}: interrupted", file=sys.stderr)
         return 130
+    except (
+        _edge_errors()
+    ) as e:  # a file, network or Hub failure no command put in its own words: one line too
+        cause = " ".join(str(e).split())[:300] or type(e).__name__
+        print(f"dhp {args.command}: error: {type(e).__name__}: {cause}", file=sys.stderr)
+        return 1
     return rc
+
+
+def _edge_errors() -> tuple[type[BaseException], ...]:
+    from dhp.inference.hub import hub_unusable_errors
+
+    return (
+        hub_unusable_errors()
+    )  # OSError (files, sockets, offline mode) and the Hub client's transport errors
 
 
 if __name__ == "__main__":

@@ -168,7 +168,7 @@ def _scoring_args(how: Any) -> None:
         choices=("paper", "wilson", "wilson-landau"),
         default="paper",
         help="how a perturbation's metric p-values combine: paper (default; its unweighted form lets a random "
-        "judge look significant, see README 'Reading D'), wilson, or wilson-landau (calibrated)",
+        "judge look significant, see docs/method.md 'Reading D'), wilson, or wilson-landau (calibrated)",
     )
     how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
     how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (0 = none)")

@@ -164,6 +164,13 @@ def test_a_failed_export_leaves_no_output_folder(tmp_path: Path, data: Path) -> 
     assert ok.returncode == 0 and (out / f"{AE}.jsonl").is_file()  # the same export, from a good folder
 
 
+def test_a_file_system_failure_no_command_words_itself_is_still_one_line(tmp_path: Path, data: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    res = _dhp(tmp_path, "score", "--judge", "random", "--data", str(data), "--n-boot", "0", "--out",
+               str(tmp_path / "a-file" / "results"))  # fmt: skip
+    assert "dhp score: error: NotADirectoryError: " in _short_failure(res) and "a-file" in res.stderr
+
+
 # -- judges that give nothing usable ----------------------------------------------------------------
 def test_a_judge_that_refuses_everything_fails_and_says_why(tmp_path: Path, data: Path) -> None:
     refusal = Answer(("I cannot rate this text.",), {})
@@ -244,6 +251,28 @@ def test_an_html_error_page_is_summarised_and_its_retries_announced(
         "retrying failed requests, up to 1 times each (first: http-502: an HTML page titled 'Sign in'" in err
     )
     assert "<" not in err
+
+
+async def test_a_wave_of_fatal_errors_is_retrieved_whole(caplog: pytest.LogCaptureFixture) -> None:
+    """Several requests of one wave fail fatally together: the run stops on the first, and the others'
+    errors are retrieved too, not printed later as 'Task exception was never retrieved' tracebacks."""
+    import asyncio
+    import gc
+
+    from dhp.scoring.run import _cancel
+    from dhp.scoring.types import FatalJudgeError
+
+    async def fatal() -> None:
+        raise FatalJudgeError("not-json", "an HTML page")
+
+    tasks = [asyncio.ensure_future(fatal()) for _ in range(4)]
+    await asyncio.wait(tasks)  # all done, none retrieved
+    with pytest.raises(FatalJudgeError):
+        tasks[0].result()  # what the run reports
+    await _cancel(tasks)
+    del tasks
+    gc.collect()
+    assert "never retrieved" not in caplog.text
 
 
 def test_version() -> None:
