@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dhp.cli import DATASETS_HELP, DEFAULT_DATA, HUB_DATA, UserError
+from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
 
@@ -110,7 +110,12 @@ def _judge_args(who: Any) -> None:
 
 
 def _data_args(data: Any) -> None:
-    data.add_argument("--datasets", default="all", help=DATASETS_HELP)
+    data.add_argument(
+        "--datasets",
+        default="all",
+        help="all (from a folder: the benchmark datasets built there, the others named), or a comma-separated "
+        "list of dataset names (default: %(default)s)",
+    )
     data.add_argument(
         "--task",
         metavar="FILE_OR_FOLDER",
