@@ -21,6 +21,20 @@ def _store_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _store(spec: str) -> Any:
+    """The store of ``spec``; a Hub store the Hub cannot give (offline, unreachable, refused) is one line."""
+    from dhp.cli import UserError
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
+    from dhp.leaderboard.stores import open_store
+
+    try:
+        return open_store(spec)
+    except hub_unusable_errors() as e:
+        if not spec.startswith("hf://"):
+            raise
+        raise UserError(hub_failure(f"store {spec}", e)) from None
+
+
 def _check_port(host: str, port: int) -> None:
     """Refuse, before anything is printed or built, a port this host cannot listen on (in use, or not allowed)."""
     import socket
@@ -61,14 +75,11 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     if not votes:
         raise UserError("--votes is required when --results is a Hub store")
     from dhp.leaderboard.app import AppConfig, build_app, launch
-    from dhp.leaderboard.stores import open_store
 
     kw: dict[str, Any] = {"mode": args.mode, "refresh_s": args.refresh}
     if args.mode == "space":
         kw.update(rate_limit=3, rate_window_s=86400.0)
-    cfg = AppConfig(
-        results=open_store(args.results), requests=open_store(args.requests), votes=open_store(votes), **kw
-    )
+    cfg = AppConfig(results=_store(args.results), requests=_store(args.requests), votes=_store(votes), **kw)
     app = build_app(cfg)
     try:
         launch(app, host=args.host, port=args.port, block=False)
@@ -83,7 +94,6 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def _cmd_worker(args: argparse.Namespace) -> int:
     from dhp.cli import UserError
-    from dhp.leaderboard.stores import open_store
     from dhp.leaderboard.worker import Worker, WorkerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -100,7 +110,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         seed=args.seed,
         timeout_s=args.timeout,
     )
-    worker = Worker(open_store(args.requests), open_store(args.results), cfg)
+    worker = Worker(_store(args.requests), _store(args.results), cfg)
     n = worker.drain(once=args.once, poll_s=args.poll, stale_after_s=args.requeue_after)
     print(f"dhp worker: ran {n} request(s)")
     return 0

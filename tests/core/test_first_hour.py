@@ -136,6 +136,17 @@ def test_a_hub_task_source_out_of_reach_fails_at_once(tmp_path: Path) -> None:
     assert "source hub someone/answers (split test, revision main): cannot reach the Hub" in err
 
 
+@pytest.mark.parametrize("hub", ["offline", "closed"])
+def test_a_worker_on_a_hub_store_without_the_hub(tmp_path: Path, data: Path, hub: str) -> None:
+    res = _dhp(tmp_path, "worker", "--once", "--data", str(data), "--results", "hf://datasets/someone/results",
+               "--requests", "hf://datasets/someone/requests", hub=hub)  # fmt: skip
+    err = _short_failure(res)
+    assert "dhp worker: error: store hf://datasets/someone/requests: " in err
+    assert (
+        "HF_HUB_OFFLINE is set" if hub == "offline" else "cannot reach the Hub at http://127.0.0.1:"
+    ) in err
+
+
 # -- files and ports --------------------------------------------------------------------------------
 def test_leaderboard_on_a_port_in_use(tmp_path: Path) -> None:
     (tmp_path / "results").mkdir()
