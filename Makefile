@@ -48,8 +48,10 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
 
+# Sources: DHP_SOURCES when that folder exists, else downloaded; Story Cloze (on request) with STORY_CLOZE=FILE.
+STORY_CLOZE ?=
 demo: setup
-	DHP_SOURCES="$(DHP_SOURCES)" bash scripts/demo.sh "$(OUT)"
+	DHP_SOURCES="$(DHP_SOURCES)" STORY_CLOZE="$(STORY_CLOZE)" PYTHON="$(BIN)/python" bash scripts/demo.sh "$(OUT)"
 
 test: setup browser
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

@@ -23,6 +23,21 @@ STAGES = (
     "dhp.task_cli",
 )
 DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
+#: Where every command looks for built datasets unless given ``--data`` / ``--from`` (``dhp build``'s ``--out``).
+DEFAULT_DATA = "out/datasets"
+#: ``dhp score --data HUB_DATA``: the published datasets on the Hub instead of a folder.
+HUB_DATA = "dhp"
+
+
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Shows every option's default in ``--help``: ``(default: X)`` unless its help already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        shown = action.default not in (None, False, [], argparse.SUPPRESS) and action.option_strings
+        if shown and "default" not in text and not isinstance(action, argparse._VersionAction):
+            return f"{text} (default: %(default)s)"
+        return action.help
 
 
 def _cmd_spec(args: argparse.Namespace) -> int:
@@ -39,11 +54,15 @@ def _cmd_spec(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from dhp import __version__
+
     parser = argparse.ArgumentParser(
         prog="dhp",
         description="DHP benchmark for LLM judges: build the perturbed datasets, score a judge, "
         "serve the leaderboard.",
+        formatter_class=DefaultsFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"dhp-bench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     p = sub.add_parser("spec", help="print the benchmark: datasets, metrics, perturbations, weights")
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)
@@ -63,11 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _describe(parser: argparse.ArgumentParser) -> None:
-    """Give each subcommand without a description its one-line help as one (shown by `dhp X --help`)."""
+    """Give each subcommand without a description its one-line help as one (shown by `dhp X --help`),
+    and the formatter that shows defaults."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help for a in action._choices_actions}
             for name, sub in action.choices.items():
+                sub.formatter_class = DefaultsFormatter
                 line = helps.get(name)
                 if sub.description is None and line:
                     sub.description = f"{line[:1].upper()}{line[1:]}."
@@ -85,7 +106,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"dhp {args.command}: interrupted", file=sys.stderr)
         return 130
+    except (
+        _edge_errors()
+    ) as e:  # a file, network or Hub failure no command put in its own words: one line too
+        cause = " ".join(str(e).split())[:300] or type(e).__name__
+        print(f"dhp {args.command}: error: {type(e).__name__}: {cause}", file=sys.stderr)
+        return 1
     return rc
+
+
+def _edge_errors() -> tuple[type[BaseException], ...]:
+    from dhp.inference.hub import hub_unusable_errors
+
+    return (
+        hub_unusable_errors()
+    )  # OSError (files, sockets, offline mode) and the Hub client's transport errors
 
 
 if __name__ == "__main__":

@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import DATASETS_HELP
-from dhp.types import PROTOCOLS, EndpointProtocol
+from dhp.cli import DATASETS_HELP, DEFAULT_DATA
+from dhp.types import PROTOCOLS, DatasetSpec, EndpointProtocol
 
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
 
-DEFAULT_OUT = Path("out") / "datasets"
+DEFAULT_OUT = Path(DEFAULT_DATA)
 DEFAULT_VERSION = "v1.0.0"
 
 
@@ -92,6 +93,28 @@ def _print_report(r: Any) -> None:
         )
 
 
+def _available(
+    specs: Sequence[DatasetSpec], locator: Any, args: argparse.Namespace
+) -> tuple[DatasetSpec, ...]:
+    """The datasets whose sources can be had now; each missing source is named in one line, before any build.
+
+    A missing source stops the build unless ``--skip-missing`` (then the others are built); none left stops it.
+    """
+    from dhp.builder.errors import BuildError
+    from dhp.builder.sources import missing_source
+
+    missing = {
+        s.name: why for s in specs if (why := missing_source(s, locator, args.story_cloze)) is not None
+    }
+    for name, why in missing.items():
+        _err(f"dhp build: {name}: {why}")
+    left = tuple(s for s in specs if s.name not in missing)
+    if missing and (not args.skip_missing or not left):
+        more = f"; pass --skip-missing to build the other {len(left)}" if left else ""
+        raise BuildError(f"{len(missing)} of {len(specs)} source(s) missing (above), nothing built{more}")
+    return left
+
+
 def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.builder.build import BuildOptions, build_dataset, check_version
     from dhp.builder.errors import BuildError
@@ -108,6 +131,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
     where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
     _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
+    if task is None:
+        specs = _available(specs, locator, args)
     _say_generator(args)
     perturber = _perturber(args)
     opts = BuildOptions(
@@ -211,7 +236,11 @@ def _register_build(subparsers: Any) -> None:
         action="store_true",
         help="build with all eligible items when fewer than N are available (the card says so)",
     )
-    p.add_argument("--story-cloze", type=Path, help="your copy of the Story Cloze spring 2016 validation CSV")
+    p.add_argument("--story-cloze", type=Path, metavar="FILE",
+                   help="your copy of the Story Cloze spring 2016 validation CSV (distributed on request)")  # fmt: skip
+    p.add_argument("--skip-missing", action="store_true",
+                   help="build the datasets whose sources can be had and name the others (default: a missing "
+                   "source stops the build before anything is built)")  # fmt: skip
     p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
     p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
     p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value,

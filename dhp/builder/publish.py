@@ -18,6 +18,7 @@ from typing import Any
 from dhp.builder.build import check_version
 from dhp.builder.dataset_io import read_build_info
 from dhp.builder.errors import DataError, PublishError
+from dhp.inference.hub import hub_failure, hub_unusable_errors
 from dhp.types import DatasetSpec, Redistribution
 
 __all__ = ["check_publishable", "download_datasets", "publish_datasets"]
@@ -51,30 +52,6 @@ def _api(endpoint: str | None) -> Any:
     return HfApi(endpoint=endpoint)
 
 
-def _unreachable_errors() -> tuple[type[BaseException], ...]:
-    """What huggingface_hub raises when the Hub cannot be reached (or offline mode forbids it)."""
-    import httpx2  # the HTTP client of huggingface_hub >= 1.0
-
-    return (OSError, httpx2.TransportError)  # OSError: OfflineModeIsEnabled, LocalEntryNotFoundError, ...
-
-
-def _unreachable(repo_id: str, endpoint: str | None, e: BaseException) -> PublishError:
-    """One line: which repository, which endpoint, and why the Hub could not be reached."""
-    from huggingface_hub import constants
-
-    where = endpoint or constants.ENDPOINT
-    if constants.is_offline_mode():
-        return PublishError(
-            f"{repo_id}: HF_HUB_OFFLINE is set, so the Hub ({where}) is not contacted; unset it"
-        )
-    cause = " ".join(str(e).split()) or type(e).__name__
-    if len(cause) > 200:
-        cause = cause[:200] + "..."
-    return PublishError(
-        f"{repo_id}: cannot reach the Hub at {where} ({type(e).__name__}: {cause}); check the network"
-    )
-
-
 def publish_datasets(
     specs: Sequence[DatasetSpec],
     root: Path,
@@ -105,8 +82,8 @@ def publish_datasets(
                     "version: build and publish a new version instead"
                 ) from e
             raise PublishError(f"{repo_id}: publishing failed: {' '.join(str(e).split())}") from e
-        except _unreachable_errors() as e:
-            raise _unreachable(repo_id, endpoint, e) from e
+        except hub_unusable_errors() as e:
+            raise PublishError(hub_failure(repo_id, e, endpoint)) from e
         lines.append(f"{repo_id}@{version}: {commit_url}")
     return lines
 
@@ -151,7 +128,7 @@ def download_datasets(
             raise PublishError(f"{repo_id}: no such dataset repository (or no access)") from e
         except HfHubHTTPError as e:
             raise PublishError(f"{repo_id}: download failed: {' '.join(str(e).split())}") from e
-        except _unreachable_errors() as e:
-            raise _unreachable(repo_id, endpoint, e) from e
+        except hub_unusable_errors() as e:
+            raise PublishError(hub_failure(repo_id, e, endpoint)) from e
         paths.append(Path(str(path)))
     return paths

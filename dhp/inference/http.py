@@ -11,6 +11,9 @@ built once. Retries, timeouts, caching and concurrency are the pool's (:mod:`dhp
 
 Backends only translate: prompt and sampling parameters in, :class:`RawText` out, every failure
 classified once into a transient, permanent or fatal :class:`~dhp.inference.types.JudgeError`.
+Bodies that are not JSON (a proxy's login page, an HTML error page) are summarised in one line
+(:func:`body_summary`), never printed; a 200 answer that is not JSON at all is not the judge's API,
+so it stops the run at once (:class:`FatalJudgeError` ``not-json``) rather than being retried.
 Silent degradation is refused: an OpenAI-compatible server that ignores ``logprobs`` answers
 ``RawText(tokens=None)`` (the runner then refuses ``--mode expected``), and a server that rejects
 TGI's ``details`` is not TGI (:class:`CapabilityError`).
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import math
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -49,6 +53,7 @@ from dhp.types import TGI_MAX_TOP_N_TOKENS, EndpointProtocol
 __all__ = [
     "OpenAIChat",
     "TGIGenerate",
+    "body_summary",
     "discover_model",
     "host_label",
     "make_endpoint_backend",
@@ -89,12 +94,28 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, secs)
 
 
-def _error_message(raw: bytes) -> str:
-    """The server's error message: OpenAI's ``error.message``, TGI's ``error``, or the body."""
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+def body_summary(raw: bytes, content_type: str | None = None) -> str:
+    """One line saying what a body that is not JSON holds: an HTML page and its title, or its first words."""
+    head = raw[:200].lstrip().lower()
+    if "html" in (content_type or "").lower() or head.startswith((b"<!doctype html", b"<html")):
+        m = _TITLE.search(raw[:65536])
+        title = " ".join(m.group(1).decode("utf-8", "replace").split())[:80] if m else ""
+        return f"an HTML page{f' titled {title!r}' if title else ''} ({len(raw):,} bytes)"
+    flat = " ".join(raw[:1000].decode("utf-8", "replace").split())
+    if not flat:
+        return "an empty body"
+    return f"text {flat[:120]!r}{'...' if len(flat) > 120 else ''} ({len(raw):,} bytes)"
+
+
+def _error_message(raw: bytes, content_type: str | None = None) -> str:
+    """The server's error message: OpenAI's ``error.message``, TGI's ``error``, or what the body is."""
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return raw[:_MESSAGE_CHARS].decode("utf-8", "replace")
+        return body_summary(raw, content_type)
     if isinstance(doc, Mapping):
         err = doc.get("error", doc.get("detail", doc.get("message")))
         if isinstance(err, Mapping):
@@ -153,9 +174,12 @@ class _Client:
         try:
             async with session.post(url, data=orjson.dumps(body)) as resp:
                 raw = await resp.read()
+                ctype = resp.headers.get("Content-Type")
                 if resp.status != 200:
                     raise http_error(
-                        resp.status, _error_message(raw), parse_retry_after(resp.headers.get("Retry-After"))
+                        resp.status,
+                        _error_message(raw, ctype),
+                        parse_retry_after(resp.headers.get("Retry-After")),
                     )
         except aiohttp.ClientPayloadError as e:
             raise TransientJudgeError("bad-json", f"truncated body: {e}"[:_MESSAGE_CHARS]) from e
@@ -166,7 +190,16 @@ class _Client:
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError as e:
-            raise TransientJudgeError("bad-json", str(e)[:_MESSAGE_CHARS]) from e
+            if not raw.strip() or raw.lstrip()[:1] in (
+                b"{",
+                b"[",
+            ):  # JSON cut short or damaged: worth a retry
+                raise TransientJudgeError("bad-json", str(e)[:_MESSAGE_CHARS]) from e
+            raise FatalJudgeError(
+                "not-json",
+                f"{host_label(url)}{urlsplit(url).path} answered {body_summary(raw, ctype)} instead of JSON: "
+                "is the URL the judge's API?",
+            ) from e
 
     async def aclose(self) -> None:
         if self._session is not None:
@@ -353,7 +386,11 @@ async def discover_model(
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        raise FatalJudgeError("bad-json", f"{url}: not JSON") from e
+        raise FatalJudgeError(
+            "not-json",
+            f"{where}{urlsplit(url).path} answered {body_summary(raw)} instead of JSON: is it the "
+            "judge's API?",
+        ) from e
     if proto is EndpointProtocol.TGI:
         model_id = doc.get("model_id") if isinstance(doc, Mapping) else None
         if not isinstance(model_id, str) or not model_id:

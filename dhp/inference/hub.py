@@ -10,6 +10,10 @@ same lean HTTP path, pool and cache as any endpoint (:mod:`dhp.inference.http`).
 The token is the user's Hugging Face token: ``HF_TOKEN``, else the one ``hf auth login`` stored
 (``huggingface_hub.get_token``). It is sent only to the router, never written or logged.
 ``DHP_HF_ROUTER_URL`` points the judge at another router (a proxy, or a loopback replay in tests).
+
+Every command that talks to the Hub itself (datasets, models, publishing, the Space) reports a Hub it
+cannot use in one line: :func:`hub_unusable_errors` is what ``huggingface_hub`` raises then, and
+:func:`hub_failure` the line (offline mode, unreachable, or the Hub's own refusal).
 """
 
 from __future__ import annotations
@@ -17,7 +21,16 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["AUTO_PROVIDER", "HF_ROUTER_URL", "ROUTER_URL_ENV", "hf_token", "router_model", "router_url"]
+__all__ = [
+    "AUTO_PROVIDER",
+    "HF_ROUTER_URL",
+    "ROUTER_URL_ENV",
+    "hf_token",
+    "hub_failure",
+    "hub_unusable_errors",
+    "router_model",
+    "router_url",
+]
 
 HF_ROUTER_URL = "https://router.huggingface.co"
 ROUTER_URL_ENV = "DHP_HF_ROUTER_URL"
@@ -47,3 +60,33 @@ def hf_token() -> str | None:
     from huggingface_hub import get_token
 
     return os.environ.get("HF_TOKEN") or get_token()
+
+
+def hub_unusable_errors() -> tuple[type[BaseException], ...]:
+    """What ``huggingface_hub`` raises when the Hub cannot be reached, offline mode forbids it, or it refuses.
+
+    ``OSError`` covers ``OfflineModeIsEnabled``, ``LocalEntryNotFoundError`` and ``HfHubHTTPError`` (the
+    Hub's own answers); ``httpx2.TransportError`` a connection that failed (huggingface_hub >= 1.0).
+    """
+    import httpx2
+
+    return (OSError, httpx2.TransportError)
+
+
+def _one_line(e: BaseException, limit: int = 200) -> str:
+    cause = " ".join(str(e).split()) or type(e).__name__
+    return cause if len(cause) <= limit else cause[:limit] + "..."
+
+
+def hub_failure(what: str, e: BaseException, endpoint: str | None = None) -> str:
+    """One line: ``what`` could not be had from the Hub at ``endpoint`` (default: ``HF_ENDPOINT``), and why."""
+    from huggingface_hub import constants
+    from huggingface_hub.errors import HfHubHTTPError
+
+    where = endpoint or constants.ENDPOINT
+    if constants.is_offline_mode():
+        return f"{what}: HF_HUB_OFFLINE is set, so the Hub ({where}) is not contacted; unset it"
+    response = getattr(e, "response", None) if isinstance(e, HfHubHTTPError) else None
+    if response is not None:
+        return f"{what}: the Hub at {where} answered HTTP {response.status_code} ({_one_line(e)})"
+    return f"{what}: cannot reach the Hub at {where} ({type(e).__name__}: {_one_line(e)}); check the network"

@@ -171,6 +171,7 @@ class JudgePool(Generic[R]):
         self._total = Tally()
         self._set_aside = 0
         self._failed_in_a_row = 0
+        self._retry_announced = False  # the first retry of the run is logged: no silent minute of retries
         self._in_flight: dict[str, asyncio.Future[JudgeOutput | RequestFailure]] = {}
 
     # -- accounting ---------------------------------------------------------------------------
@@ -310,7 +311,14 @@ class JudgePool(Generic[R]):
                 return self._given_up(RequestFailure(last.reason, last.message), tally)
             self._total.retries += 1
             tally.retries += 1
+            self._announce_retry(last)
             await self._sleep(self._backoff(attempt))
+
+    def _announce_retry(self, err: TransientJudgeError) -> None:
+        if not self._retry_announced:
+            self._retry_announced = True
+            log.warning("retrying failed requests, up to %d times each (first: %s: %s)",
+                        self.policy.max_retries, err.reason, " ".join(err.message.split())[:200])  # fmt: skip
 
     async def _attempt(self, request: R, tally: Tally) -> JudgeOutput:
         """One attempt on the chosen replica; a timeout is a transient error, a permanent one a failure output."""

@@ -7,6 +7,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from dhp.cli import DEFAULT_DATA
+
 __all__ = ["register"]
 
 
@@ -19,34 +21,79 @@ def _store_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _store(spec: str) -> Any:
+    """The store of ``spec``; a Hub store the Hub cannot give (offline, unreachable, refused) is one line."""
+    from dhp.cli import UserError
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
+    from dhp.leaderboard.stores import open_store
+
+    try:
+        return open_store(spec)
+    except hub_unusable_errors() as e:
+        if not spec.startswith("hf://"):
+            raise
+        raise UserError(hub_failure(f"store {spec}", e)) from None
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse, before anything is printed or built, a port this host cannot listen on (in use, or not allowed)."""
+    import socket
+
+    from dhp.cli import UserError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise UserError(f"--host {host}: cannot resolve it ({e})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is free
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise UserError(
+                f"cannot listen on {host}:{port} ({e.strerror or e}); choose another --port"
+            ) from None
+
+
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from dhp.cli import UserError
-    from dhp.leaderboard.app import AppConfig, build_app, launch
-    from dhp.leaderboard.stores import open_store
 
     if args.mode == "space" and args.host in ("127.0.0.1", "localhost"):
         logging.getLogger(__name__).info("space mode on a loopback host: fine for trying it out")
     if not (1 <= args.port <= 65535):
         raise UserError(f"--port must be in 1..65535, got {args.port}")
+    if not args.results.startswith("hf://") and not Path(args.results).is_dir():
+        raise UserError(
+            f"--results {args.results}: no such folder; score a judge into it first "
+            f"(dhp score --judge random --out {args.results})"
+        )
+    _check_port(args.host, args.port)
     votes = args.votes
     if votes is None and not args.results.startswith("hf://"):
         votes = str(Path(args.results).parent / "votes")
     if not votes:
         raise UserError("--votes is required when --results is a Hub store")
+    from dhp.leaderboard.app import AppConfig, build_app, launch
+
     kw: dict[str, Any] = {"mode": args.mode, "refresh_s": args.refresh}
     if args.mode == "space":
         kw.update(rate_limit=3, rate_window_s=86400.0)
-    cfg = AppConfig(
-        results=open_store(args.results), requests=open_store(args.requests), votes=open_store(votes), **kw
-    )
-    print(f"DHP leaderboard on http://{args.host}:{args.port} ({args.mode} mode; results {cfg.results.name})")
-    launch(build_app(cfg), host=args.host, port=args.port, block=True)
+    cfg = AppConfig(results=_store(args.results), requests=_store(args.requests), votes=_store(votes), **kw)
+    app = build_app(cfg)
+    try:
+        launch(app, host=args.host, port=args.port, block=False)
+    except OSError as e:  # the port was taken between the check and the launch
+        raise UserError(f"cannot listen on {args.host}:{args.port} ({e}); choose another --port") from None
+    # announced once it answers: the URL can be opened as soon as it is printed
+    print(f"DHP leaderboard on http://{args.host}:{args.port} ({args.mode} mode; results {cfg.results.name})",
+          flush=True)  # fmt: skip
+    app.block_thread()
     return 0
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
     from dhp.cli import UserError
-    from dhp.leaderboard.stores import open_store
     from dhp.leaderboard.worker import Worker, WorkerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -63,7 +110,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         seed=args.seed,
         timeout_s=args.timeout,
     )
-    worker = Worker(open_store(args.requests), open_store(args.results), cfg)
+    worker = Worker(_store(args.requests), _store(args.results), cfg)
     n = worker.drain(once=args.once, poll_s=args.poll, stale_after_s=args.requeue_after)
     print(f"dhp worker: ran {n} request(s)")
     return 0
@@ -85,6 +132,7 @@ def _cmd_space_init(args: argparse.Namespace) -> int:
 
 def _cmd_space_push(args: argparse.Namespace) -> int:
     from dhp.cli import UserError
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
     from dhp.leaderboard.space import SpaceError, push_space
 
     variables: dict[str, str] = {}
@@ -97,8 +145,8 @@ def _cmd_space_push(args: argparse.Namespace) -> int:
         url = push_space(args.dir, args.repo, variables, private=args.private)
     except SpaceError as e:
         raise UserError(str(e)) from None
-    except OSError as e:  # network or Hub errors: one line
-        raise UserError(f"cannot push to the Hub: {e}") from None
+    except hub_unusable_errors() as e:  # network, offline mode or the Hub's refusal: one line
+        raise UserError(hub_failure(f"cannot push the Space {args.repo}", e)) from None
     print(f"pushed {args.dir} to {url} ({len(variables)} variable(s) set)")
     return 0
 
@@ -139,7 +187,7 @@ def register(subparsers: Any) -> None:
 
     w = subparsers.add_parser("worker", help="run queued leaderboard requests with `dhp score`")
     _store_args(w)
-    w.add_argument("--data", required=True, help="folder holding the built dataset folders")
+    w.add_argument("--data", default=DEFAULT_DATA, help="folder holding the built dataset folders")
     w.add_argument("--once", action="store_true", help="stop when the queue is empty")
     w.add_argument("--poll", type=float, default=30.0, help="seconds between queue checks")
     w.add_argument("--mode", choices=("local", "space"), default="local", help="endpoint checks at run time")

@@ -9,7 +9,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dhp.cli import DATASETS_HELP, UserError
+from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
 
@@ -85,7 +85,7 @@ def _judge_args(who: Any) -> None:
     who.add_argument(
         "--provider",
         default="auto",
-        help="with --model-id: 'auto' (the router chooses, default) or a provider name, e.g. novita, together",
+        help="with --model-id: 'auto' (the router chooses) or a provider name, e.g. novita, together",
     )
     who.add_argument(
         "--protocol",
@@ -110,7 +110,12 @@ def _judge_args(who: Any) -> None:
 
 
 def _data_args(data: Any) -> None:
-    data.add_argument("--datasets", default="all", help=DATASETS_HELP)
+    data.add_argument(
+        "--datasets",
+        default="all",
+        help="all (from a folder: the benchmark datasets built there, the others named), or a comma-separated "
+        "list of dataset names (default: %(default)s)",
+    )
     data.add_argument(
         "--task",
         metavar="FILE_OR_FOLDER",
@@ -118,9 +123,12 @@ def _data_args(data: Any) -> None:
         "folder `dhp build --task` wrote into)",
     )
     data.add_argument(
-        "--data", default="dhp", help="'dhp' for the Hub datasets, or a folder of <dataset>/ folders"
+        "--data",
+        default=DEFAULT_DATA,
+        help=f"a folder of <dataset>/ folders (dhp build's --out, default: %(default)s), or '{HUB_DATA}' for "
+        "the published datasets on the Hub",
     )
-    data.add_argument("--revision", help="Hub revision of the datasets (with --data dhp)")
+    data.add_argument("--revision", help=f"Hub revision of the datasets (with --data {HUB_DATA})")
     data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
     data.add_argument(
         "--limit", type=_positive_int, help="score only the first N items of each dataset (trials)"
@@ -136,13 +144,9 @@ def _scoring_args(how: Any) -> None:
         "sample: N samples at temperature 1. auto (default): expected where the endpoint returns "
         "log-probabilities, else sample",
     )
-    how.add_argument("--repeats", type=_positive_int, default=5, help="requests per score in paper mode (5)")
-    how.add_argument(
-        "--samples", type=_positive_int, default=10, help="samples per score in sample mode (10)"
-    )
-    how.add_argument(
-        "--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for (20)"
-    )
+    how.add_argument("--repeats", type=_positive_int, default=5, help="requests per score in paper mode")
+    how.add_argument("--samples", type=_positive_int, default=10, help="samples per score in sample mode")
+    how.add_argument("--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for")
     how.add_argument(
         "--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)"
     )
@@ -169,24 +173,24 @@ def _scoring_args(how: Any) -> None:
         choices=("paper", "wilson", "wilson-landau"),
         default="paper",
         help="how a perturbation's metric p-values combine: paper (default; its unweighted form lets a random "
-        "judge look significant, see README 'Reading D'), wilson, or wilson-landau (calibrated)",
+        "judge look significant, see docs/method.md 'Reading D'), wilson, or wilson-landau (calibrated)",
     )
     how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
-    how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (1000; 0 = none)")
-    how.add_argument("--seed", type=int, default=0, help="seed of every random choice (0)")
+    how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (0 = none)")
+    how.add_argument("--seed", type=int, default=0, help="seed of every random choice")
 
 
 def _running_args(run: Any) -> None:
-    run.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight (8)")
-    run.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per request (120)")
-    run.add_argument("--max-retries", type=_nonneg_int, default=6, help="retries of a failing request (6)")
+    run.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight")
+    run.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per request")
+    run.add_argument("--max-retries", type=_nonneg_int, default=6, help="retries of a failing request")
     run.add_argument("--cache", type=Path, help="response cache (default: <out>/.cache/<judge>.sqlite)")
     run.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     run.add_argument(
         "--max-failure-rate",
         type=_fraction,
         default=0.02,
-        help="write no result for a dataset whose failed-score share exceeds this (0.02)",
+        help="write no result for a dataset whose failed-score share exceeds this",
     )
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
     run.add_argument("--out", type=Path, required=True, help="results folder")
@@ -286,8 +290,34 @@ def _check_score_args(args: argparse.Namespace) -> None:
     """
     if args.cue is not None and not args.cue.strip():
         raise UserError("--cue TEXT must not be empty")
-    if args.data != "dhp" and not Path(args.data).is_dir():
-        raise UserError(f"--data {args.data}: not a folder (use 'dhp' for the Hub datasets)")
+    if args.task is None and args.data != HUB_DATA and not Path(args.data).is_dir():  # --task checks its own
+        raise UserError(
+            f"--data {args.data}: not a folder; build the datasets there (dhp build --out {args.data}) "
+            f"or score the published ones with --data {HUB_DATA}"
+        )
+
+
+def _built_datasets(data: str, datasets: str) -> str:
+    """``--datasets all`` on a folder: the benchmark datasets built there, the others named on stderr
+    (a build may lack Story Cloze, distributed on request). A list, or the Hub, is taken as given."""
+    import sys
+
+    from dhp.spec import DATASET_NAMES
+
+    if datasets != "all" or data == HUB_DATA:
+        return datasets
+    built = [name for name in DATASET_NAMES if (Path(data) / name).is_dir()]
+    if not built:
+        raise UserError(
+            f"--data {data}: holds none of the DHP datasets ({', '.join(DATASET_NAMES)}); run dhp build"
+        )
+    missing = [name for name in DATASET_NAMES if name not in built]
+    if missing:
+        print(
+            f"dhp score: not built in {data}: {', '.join(missing)}; scoring the other {len(built)}",
+            file=sys.stderr,
+        )
+    return ",".join(built)
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -310,7 +340,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     cfg = ScoreConfig(
         judge=judge,
         out=args.out,
-        datasets=args.datasets,
+        datasets=_built_datasets(args.data, args.datasets) if args.task is None else args.datasets,
         specs=specs,
         data=data,
         revision=args.revision,
@@ -339,37 +369,44 @@ def _cmd_score(args: argparse.Namespace) -> int:
         paths = score_datasets(cfg)
     except (RunError, JudgeError) as e:
         raise UserError(str(e)) from e
-    for path in paths:
-        print(path)
-        _say_summary(path)
+    without_d = [name for name in (_say_summary(path) for path in paths) if name is not None]
+    if without_d:
+        import sys
+
+        print(f"dhp score: error: no perturbation got a D on {', '.join(without_d)}: the judge gave no usable "
+              "score (see the unparsed reasons above; the result files keep examples)", file=sys.stderr)  # fmt: skip
+        return 1
     return 0
 
 
-def _say_summary(path: Path) -> None:
-    """One line per result on stderr: D_avg, D_min and how many perturbations have no D."""
+def _say_summary(path: Path) -> str | None:
+    """The result's path on stdout; on stderr one line: D_avg, D_min, perturbations without D, and the
+    unparsed scores with their reasons. The dataset's name when no perturbation has a D, else None."""
     import sys
 
+    from dhp.scoring.caveats import caveats
     from dhp.scoring.results import read_result
 
+    print(path)
     r = read_result(path)
-    s = r.summary
+    s, cov = r.summary, r.coverage
 
     def f(x: float | None) -> str:
         return "–" if x is None else f"{x:.2f}"
 
-    no_d = (
-        f"; {s.n_without_d} of {len(r.perturbations)} perturbations have no D (no usable score)"
-        if s.n_without_d
-        else ""
-    )
-    from dhp.scoring.caveats import caveats
-
+    no_d = f"; {s.n_without_d} of {len(r.perturbations)} perturbations have no D" if s.n_without_d else ""
+    reasons = ", ".join(f"{k} {n}" for k, n in cov.unparsed_reasons.items())
+    per = "" if cov.outputs == cov.expected_scores else f" of {cov.outputs} outputs"
+    why = f" ({reasons}{per})" if reasons else ""
+    failed = f"; {cov.failed} failed" if cov.failed else ""
     marks = caveats(r)
     print(
         f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
-        f"D_min^EW {f(s.d_min_ew)}{no_d}" + (f" [{'; '.join(marks)}]" if marks else ""),
+        f"D_min^EW {f(s.d_min_ew)}; {cov.unparsed}/{cov.expected_scores} unparsed{why}{failed}{no_d}"
+        + (f" [{'; '.join(marks)}]" if marks else ""),
         file=sys.stderr,
     )
+    return r.dataset.name if r.perturbations and s.n_without_d == len(r.perturbations) else None
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -70,17 +70,23 @@ def load_local(spec: DatasetSpec, folder: Path) -> LoadedDataset:
 
 
 def load_hub(spec: DatasetSpec, revision: str | None = None, org: str | None = None) -> LoadedDataset:
-    """Load ``<org>/<name>`` from the Hub, pinned to the commit its revision resolves to."""
+    """Load ``<org>/<name>`` from the Hub, pinned to the commit its revision resolves to.
+
+    A Hub that cannot be reached, offline mode, or a repository or revision the Hub refuses is one
+    :class:`DataError` line.
+    """
     from huggingface_hub import HfApi
-    from huggingface_hub.errors import HfHubHTTPError
+
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
 
     api = HfApi()
     repo = f"{org or spec.org}/{spec.name}"
     try:
         sha = api.dataset_info(repo, revision=revision).sha
-    except HfHubHTTPError as e:
-        raise DataError(f"{repo}: cannot resolve revision {revision or 'main'} on the Hub ({e})") from e
-    if not sha:
-        raise DataError(f"{repo}: the Hub returned no commit sha for revision {revision or 'main'}")
-    folder = Path(api.snapshot_download(repo, repo_type="dataset", revision=sha))
+        if not sha:
+            raise DataError(f"{repo}: the Hub returned no commit sha for revision {revision or 'main'}")
+        folder = Path(api.snapshot_download(repo, repo_type="dataset", revision=sha))
+    except hub_unusable_errors() as e:
+        line = hub_failure(f"dataset {repo}@{revision or 'main'}", e)
+        raise DataError(f"{line} (or score a local folder: --data out/datasets after dhp build)") from e
     return _loaded(spec, read_items(spec, folder, where=f"{spec.name} ({repo}@{sha[:12]})"), repo, sha)

@@ -9,19 +9,45 @@ or sampling seeded per request with ``torch.manual_seed``) and return it for par
 
 The model runs in a worker thread, one request at a time (a lock), so the event loop stays free;
 the runner loads it before the first request and sends requests one at a time.
+
+``MODEL`` is a folder, or a Hub model id taken from the local Hugging Face cache or else the Hub. A
+missing folder, or a Hub id the Hub cannot give (offline, unreachable, unknown), is one
+:class:`FatalJudgeError` line before transformers is asked (it would retry for most of a minute).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
 from dhp.scoring.parse import token_score
-from dhp.scoring.types import JudgeOutput, JudgeRequest, RawText, ScoreDistribution
+from dhp.scoring.types import FatalJudgeError, JudgeOutput, JudgeRequest, RawText, ScoreDistribution
 
-__all__ = ["LocalJudge"]
+__all__ = ["LocalJudge", "check_model"]
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+
+def check_model(model: str, revision: str | None = None) -> None:
+    """Refuse, in one line, a model transformers could not load: no such folder, or a Hub id out of reach."""
+    if Path(model).is_dir():
+        return
+    if not _HUB_ID.match(model):
+        raise FatalJudgeError("no-model", f"--local {model}: no such folder (nor a Hub model id ORG/NAME)")
+    from huggingface_hub import HfApi, try_to_load_from_cache
+
+    if isinstance(try_to_load_from_cache(model, "config.json", revision=revision), str):
+        return  # in the local Hugging Face cache: no network needed
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
+
+    try:
+        HfApi().model_info(model, revision=revision)
+    except hub_unusable_errors() as e:
+        line = hub_failure(f"model {model}", e)
+        raise FatalJudgeError("no-model", f"--local {model}: not a folder, and {line}") from e
 
 
 class LocalJudge:
@@ -38,14 +64,21 @@ class LocalJudge:
     # -- loading (lazy, in the worker thread) ------------------------------------------------------
     def _load(self) -> tuple[Any, Any]:
         if self._loaded is None:
+            check_model(self.model_name, self.revision)
             try:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
             except ImportError as e:  # pragma: no cover - depends on the installed extras
-                raise RuntimeError(
-                    "the local judge needs the `local` extra: pip install 'dhp-bench[local]'"
+                raise FatalJudgeError(
+                    "no-extra", "the local judge needs the `local` extra: pip install 'dhp-bench[local]'"
                 ) from e
-            tok: Any = AutoTokenizer.from_pretrained(self.model_name, revision=self.revision)
-            model: Any = AutoModelForCausalLM.from_pretrained(self.model_name, revision=self.revision)
+            try:
+                tok: Any = AutoTokenizer.from_pretrained(self.model_name, revision=self.revision)
+                model: Any = AutoModelForCausalLM.from_pretrained(self.model_name, revision=self.revision)
+            except OSError as e:  # transformers' one type for files it cannot find or fetch
+                cause = " ".join(str(e).split())[:300]
+                raise FatalJudgeError(
+                    "no-model", f"--local {self.model_name}: cannot load it ({cause})"
+                ) from e
             model.to(self.device)
             model.eval()
             self._loaded = (tok, model)

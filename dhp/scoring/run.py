@@ -387,10 +387,13 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
 
 
 async def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:
-    pending = [t for t in tasks if not t.done()]
-    for t in pending:
-        t.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
+    """Cancel what still runs and wait for all: every outcome is retrieved, so a second fatal error
+    of the same wave is not reported later as a task exception never retrieved."""
+    every = list(tasks)
+    for t in every:
+        if not t.done():
+            t.cancel()
+    await asyncio.gather(*every, return_exceptions=True)
 
 
 def _fixed_mode(cfg: ScoreConfig) -> ScoringMode | None:

@@ -1,10 +1,16 @@
-"""The README's main job, end to end (without serving): build, score the controls, report."""
+"""The README's main job, end to end, as a newcomer meets it: a sources folder without Story Cloze
+(distributed by its authors on request). The demo builds the other five datasets, says why the sixth
+is missing and how to add it, scores the controls, writes the report and serves the leaderboard."""
 
 from __future__ import annotations
 
 import os
+import select
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -13,31 +19,79 @@ from dhp.scoring.results import Result, read_result
 from dhp.spec import DATASET_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
+SKIPPED = "story-cloze"
+
+
+def _sources_without_story_cloze(sources: Path, into: Path) -> Path:
+    """A sources folder holding everything of ``sources`` but Story Cloze (links, nothing copied)."""
+    into.mkdir()
+    for entry in sources.iterdir():
+        if entry.name != "story_cloze":
+            (into / entry.name).symlink_to(entry)
+    return into
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+def _until_served(proc: subprocess.Popen[str], url: str, deadline: float) -> list[str]:
+    """The demo's output up to the leaderboard's announcement of ``url`` (fails past the deadline)."""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    while not any(url in ln for ln in lines):
+        left = deadline - time.monotonic()
+        assert left > 0 and proc.poll() is None, "".join(lines[-40:])
+        ready, _, _ = select.select([proc.stdout], [], [], left)
+        if ready:
+            lines.append(proc.stdout.readline())
+    return lines
+
+
+def _page(url: str) -> str:
+    """The leaderboard page (the URL is announced once the server answers)."""
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return str(resp.read().decode("utf-8", "replace"))
 
 
 @pytest.mark.slow
-def test_demo_script_builds_scores_and_reports(tmp_path: Path, sources_dir: Path) -> None:
+def test_demo_without_story_cloze_builds_five_says_why_scores_and_serves(
+    tmp_path: Path, sources_dir: Path
+) -> None:
+    port = _free_port()
     env = {
-        **os.environ,
-        "DHP_SOURCES": str(sources_dir),
-        "DHP_DEMO_SERVE": "0",
-        "VENV": str(Path(sys.executable).parent.parent),
+        **{k: v for k, v in os.environ.items() if k != "STORY_CLOZE"},
+        "DHP_SOURCES": str(_sources_without_story_cloze(sources_dir, tmp_path / "sources")),
+        "DHP_PORT": str(port),
+        "PYTHON": sys.executable,
+        "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_CACHE": str(tmp_path / "hf-cache"),
     }
     out = tmp_path / "out"
-    proc = subprocess.run(
-        ["bash", str(REPO / "scripts" / "demo.sh"), str(out)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
+    proc = subprocess.Popen(["bash", str(REPO / "scripts" / "demo.sh"), str(out)], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        text = "".join(_until_served(proc, url, time.monotonic() + 540))
+        page = _page(url)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        assert proc.stdout is not None
+        proc.stdout.close()
+    assert "<gradio-app" in page or "gradio" in page.lower()
+    assert "OFFLINE RULE-BASED" in text  # the CLI says plainly who made the LLM rows
+    assert (
+        f"dhp build: {SKIPPED}: distributed by its authors on request" in text
+        and "--story-cloze FILE" in text
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "OFFLINE RULE-BASED" in proc.stdout + proc.stderr  # the CLI says plainly who made the LLM rows
-    for name in DATASET_NAMES:
-        assert (out / "datasets" / name / "README.md").is_file()
+    built = [name for name in DATASET_NAMES if name != SKIPPED]
+    assert sorted(p.name for p in (out / "datasets").iterdir()) == sorted(built)
     results = sorted((out / "results").glob("*/*.json"))
-    assert len(results) == 3 * len(DATASET_NAMES)
+    assert len(results) == 3 * len(built)
     by_judge: dict[str, list[Result]] = {}
     for f in results:
         r = read_result(f)
@@ -47,3 +101,27 @@ def test_demo_script_builds_scores_and_reports(tmp_path: Path, sources_dir: Path
     assert all(r.summary.d_avg_ew is not None and r.summary.d_avg_ew < 1 for r in by_judge["random"])
     assert (out / "report" / "report.md").is_file()
     assert list((out / "report").glob("discernment_*.png"))
+
+
+def test_the_demo_stops_before_building_when_no_source_can_be_had(tmp_path: Path) -> None:
+    """No sources folder and no network (every download goes to a closed loopback proxy): each source is
+    named with its reason before anything is built, and nothing is written."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        proxy = f"http://127.0.0.1:{s.getsockname()[1]}"
+    env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "dhp_sources", "story_cloze")}
+    env.update(PYTHON=sys.executable, DHP_SOURCES=str(tmp_path / "none"), DHP_CACHE=str(tmp_path / "cache"),
+               HTTP_PROXY=proxy, HTTPS_PROXY=proxy, ALL_PROXY=proxy, DHP_DEMO_SERVE="0")  # fmt: skip
+    res = subprocess.run(["bash", str(REPO / "scripts" / "demo.sh"), str(tmp_path / "out")], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode != 0
+    lines = res.stderr.splitlines()
+    for name in DATASET_NAMES:
+        (line,) = [ln for ln in lines if ln.startswith(f"dhp build: {name}: ")]
+        assert ("--story-cloze FILE" if name == SKIPPED else "cannot download https://") in line
+    assert "dhp build: error: 6 of 6 source(s) missing (above), nothing built" in res.stderr
+    assert (
+        "Traceback" not in res.stderr
+        and not (tmp_path / "out").exists()
+        and not (tmp_path / "cache").exists()
+    )

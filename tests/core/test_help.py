@@ -37,6 +37,51 @@ def _undocumented(parser: argparse.ArgumentParser) -> list[str]:
     return missing
 
 
+def _hidden_defaults(parser: argparse.ArgumentParser) -> list[str]:
+    """Options whose default (anything but None, False or an empty list) their --help text does not show."""
+    hidden = []
+    for cmd, sub, _ in [("dhp", parser, None), *_commands(parser, "dhp")]:
+        formatter = sub._get_formatter()
+        for action in sub._actions:
+            if not action.option_strings or action.default in (None, False, [], argparse.SUPPRESS):
+                continue
+            text = formatter._expand_help(action) if action.help else ""
+            if str(action.default) not in text:
+                hidden.append(
+                    f"{cmd} {'/'.join(action.option_strings)}: default {action.default!r} not shown"
+                )
+    return hidden
+
+
+def test_every_default_is_shown_in_help() -> None:
+    assert _hidden_defaults(build_parser()) == []
+
+
+def test_the_walk_finds_a_hidden_default() -> None:
+    parser = build_parser()
+    (score,) = [sub for cmd, sub, _ in _commands(parser, "dhp") if cmd == "dhp score"]
+    score.add_argument("--quiet-default", default=7, help="a default, said in a way that hides it (see docs)")
+    assert _hidden_defaults(parser) == ["dhp score --quiet-default: default 7 not shown"]
+
+
+def test_score_and_the_other_commands_default_to_the_same_data_folder(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = build_parser()
+    defaults = {cmd: next(a.default for a in sub._actions if "--data" in a.option_strings or "--from" in
+                          a.option_strings) for cmd, sub, _ in _commands(parser, "dhp")
+                if cmd in ("dhp score", "dhp export", "dhp publish", "dhp show", "dhp worker")}  # fmt: skip
+    assert len(defaults) == 5 and {str(d) for d in defaults.values()} == {"out/datasets"}, defaults
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import dhp
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"dhp-bench {dhp.__version__}"
+
+
 def test_every_subcommand_and_option_has_help() -> None:
     parser = build_parser()
     assert len(list(_commands(parser, "dhp"))) >= 15  # the walk reaches the registered stages

@@ -7,6 +7,7 @@ import re
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy import stats as sps
@@ -71,8 +72,8 @@ def scripted(prompt: str) -> Answer:
 
 def _cfg(url: str | list[str], out: Path, data: Path, **kw: object) -> ScoreConfig:
     urls = (url,) if isinstance(url, str) else tuple(url)
-    protocol = kw.pop("protocol", "openai")
-    judge = EndpointJudge(name=str(kw.pop("name", "Scripted Judge")), endpoints=urls, protocol=protocol)  # type: ignore[arg-type]
+    protocol: Any = kw.pop("protocol", "openai")
+    judge = EndpointJudge(name=str(kw.pop("name", "Scripted Judge")), endpoints=urls, protocol=protocol)
     base = ScoreConfig(
         judge=judge, out=out, datasets="answer-equivalence", data=str(data), n_boot=0, policy=FAST
     )

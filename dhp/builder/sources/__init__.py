@@ -3,6 +3,9 @@
 A small registry shared by the six built-in datasets and user tasks (:mod:`dhp.task`): built-in
 datasets are looked up by name; a dataset whose source records a local ``file`` or a ``hub``
 dataset (:class:`~dhp.builder.sources.files.TableRef`) goes to the generic table loader.
+
+:func:`missing_source` says, before anything is built, why a built-in dataset's source cannot be
+had now (not in the sources folder, not downloadable, or Story Cloze without the user's copy).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 
 from dhp.builder.errors import SourceError
 from dhp.builder.items import SourceData
+from dhp.builder.sources import answer_equivalence, story_cloze, summeval, sumpubmed, wmt22
 from dhp.builder.sources.answer_equivalence import load_answer_equivalence
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.files import TableRef, load_table
@@ -21,7 +25,7 @@ from dhp.builder.sources.sumpubmed import load_sumpubmed
 from dhp.builder.sources.wmt22 import load_wmt22
 from dhp.types import DatasetSpec
 
-__all__ = ["LOADERS", "SourceLoader", "SourceLocator", "load_source", "loader_name"]
+__all__ = ["LOADERS", "SourceLoader", "SourceLocator", "load_source", "loader_name", "missing_source"]
 
 #: (spec, locator, Story Cloze file) -> the candidate items of the spec's source, in source order
 SourceLoader = Callable[[DatasetSpec, SourceLocator, "Path | None"], SourceData]
@@ -35,6 +39,31 @@ LOADERS: Mapping[str, SourceLoader] = {
     "wmt22-zh-en": lambda spec, loc, _: load_wmt22(spec, loc),
     "table": lambda spec, loc, _: load_table(spec, loc),
 }
+
+
+#: (spec, locator) -> the (layout path, public URL) of the files a loader reads (enough to tell it can)
+_FILES: Mapping[str, Callable[[DatasetSpec, SourceLocator], tuple[tuple[str, str | None], ...]]] = {
+    "summeval": summeval.source_files,
+    "sumpubmed": sumpubmed.source_files,
+    "answer-equivalence": answer_equivalence.source_files,
+    "wmt22-de-en": wmt22.source_files,
+    "wmt22-zh-en": wmt22.source_files,
+}
+
+
+def missing_source(
+    spec: DatasetSpec, locator: SourceLocator, story_cloze_file: Path | None = None
+) -> str | None:
+    """Why ``spec``'s source cannot be had now (one line), or None. A task's table source is not checked
+    here (its loader's errors are one line already)."""
+    name = loader_name(spec)
+    if name == "story-cloze":
+        return story_cloze.missing(locator, story_cloze_file)
+    for rel, url in _FILES[name](spec, locator) if name in _FILES else ():
+        why = locator.unavailable(rel, url)
+        if why is not None:
+            return why
+    return None
 
 
 def loader_name(spec: DatasetSpec) -> str:

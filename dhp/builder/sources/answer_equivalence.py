@@ -21,7 +21,7 @@ from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.types import DatasetSpec
 
-__all__ = ["AUGMENTED_AE_LINES", "LAYOUT", "load_answer_equivalence"]
+__all__ = ["AUGMENTED_AE_LINES", "LAYOUT", "load_answer_equivalence", "source_files"]
 
 PUBLISHED = ("train", "ae_dev", "ae_test")
 AUGMENTED = "answer_equivalence/ae_augmented_train.jsonl"
@@ -128,6 +128,23 @@ def _augmented(locator: SourceLocator) -> SourceData:
             "Items are de-duplicated by (question, reference); ids are hashes of that pair (the copy has no qid).",
         ),
         partial=True,
+    )
+
+
+def _use_published(locator: SourceLocator) -> bool:
+    return (
+        not locator.is_local
+        or locator.exists("answer_equivalence/train.jsonl")
+        or not locator.exists(AUGMENTED)
+    )
+
+
+def source_files(spec: DatasetSpec, locator: SourceLocator) -> tuple[tuple[str, str | None], ...]:
+    """The files :func:`load_answer_equivalence` reads: the published AE files, else the partial copy."""
+    if not _use_published(locator):
+        return ((AUGMENTED, None),)
+    return tuple(
+        (f"answer_equivalence/{split}.jsonl", spec.source.origin_urls.get(split)) for split in PUBLISHED
     )
 
 

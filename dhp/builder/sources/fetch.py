@@ -33,6 +33,9 @@ KNOWN_SHA256: Mapping[str, str] = {
 }
 
 
+_PROBE_TIMEOUT_S = 10.0
+
+
 def default_cache_dir() -> Path:
     """``$DHP_CACHE/sources``, else ``~/.cache/dhp/sources``."""
     base = os.environ.get("DHP_CACHE")
@@ -72,6 +75,20 @@ class SourceLocator:
         base = self.root if self.root is not None else self.cache_dir
         return (base / rel).is_file()
 
+    def unavailable(self, rel: str, url: str | None) -> str | None:
+        """Why ``rel`` cannot be had now (one line), or None: a local or cached copy, or an origin that answers.
+
+        Asks the origin once, with a short timeout (``HEAD``); nothing is downloaded.
+        """
+        if self.root is not None:
+            return None if (self.root / rel).is_file() else f"missing source file {self.root / rel}"
+        if (self.cache_dir / rel).is_file():
+            return None
+        if url is None:
+            return f"{rel} has no public origin: pass --sources DIR holding it"
+        why = _probe(url)
+        return None if why is None else f"cannot download {url} ({why}); pass --sources DIR with a local copy"
+
     def fetch(self, rel: str, url: str | None, layout: str) -> Fetched:
         """The local file for layout path ``rel``; ``layout`` describes the expected layout for errors."""
         if self.root is not None:
@@ -97,6 +114,17 @@ class SourceLocator:
                 f"replace it with the original file. Expected layout:\n{layout}"
             )
         return Fetched(path, SourceFile(path=rel, origin=origin, sha256=digest))
+
+
+def _probe(url: str) -> str | None:
+    """None when ``url`` answers (following redirects), else why not, in a few words."""
+    import httpx
+
+    try:
+        resp = httpx.head(url, follow_redirects=True, timeout=_PROBE_TIMEOUT_S)
+    except httpx.HTTPError as e:
+        return f"{type(e).__name__}: {' '.join(str(e).split())[:160]}"
+    return None if resp.status_code < 400 else f"HTTP {resp.status_code}"
 
 
 def _download(url: str, dest: Path) -> None:

@@ -102,14 +102,22 @@ def read_file_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     return columns, [{str(k): _text(r.get(k)) for k in columns} for r in records]
 
 
-def _hub_rows(ref: TableRef) -> tuple[list[str], list[dict[str, str]]]:
-    from huggingface_hub import constants
+def _check_hub(ref: TableRef) -> None:
+    """One line, at once, when the Hub cannot give the dataset (offline, unreachable, unknown): asked once,
+    without the retries ``datasets.load_dataset`` spends half a minute on."""
+    from huggingface_hub import HfApi
 
-    if constants.HF_HUB_OFFLINE:
-        raise SourceError(
-            f"source hub {ref.hub}: the Hugging Face Hub cannot be reached (HF_HUB_OFFLINE is set); "
-            "download the data and declare it as source: {path: FILE}"
-        )
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
+
+    try:
+        HfApi().dataset_info(ref.hub, revision=ref.revision or None)
+    except hub_unusable_errors() as e:
+        line = hub_failure(f"source hub {ref.describe()}", e)
+        raise SourceError(f"{line}; or download the data and declare it as source: {{path: FILE}}") from e
+
+
+def _hub_rows(ref: TableRef) -> tuple[list[str], list[dict[str, str]]]:
+    _check_hub(ref)
     import datasets
 
     try:

@@ -17,7 +17,7 @@ from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.types import DatasetSpec
 
-__all__ = ["FILE_NAMES", "HOW_TO_GET", "LAYOUT", "load_story_cloze"]
+__all__ = ["FILE_NAMES", "HOW_TO_GET", "LAYOUT", "load_story_cloze", "missing"]
 
 FILE_NAMES = ("cloze_test_val__spring2016.csv", "cloze_test_val__spring2016 - cloze_test_ALL_val.csv")
 LAYOUT = f"story_cloze/{FILE_NAMES[0]}   (or the authors' name {FILE_NAMES[1]!r})"
@@ -37,6 +37,18 @@ _COLUMNS = (
     "RandomFifthSentenceQuiz2",
     "AnswerRightEnding",
 )
+
+
+def missing(locator: SourceLocator, user_file: Path | None) -> str | None:
+    """Why the user's copy cannot be read (one line, saying how to add it), or None when it is there."""
+    if user_file is not None:
+        return None if user_file.is_file() else f"--story-cloze {user_file}: no such file"
+    if locator.is_local and any(locator.exists(f"story_cloze/{name}") for name in FILE_NAMES):
+        return None
+    return (
+        "distributed by its authors on request (https://cs.rochester.edu/nlp/rocstories/): add your copy "
+        f"with --story-cloze FILE{f' or as {locator.root}/story_cloze/{FILE_NAMES[0]}' if locator.root is not None else ''}"
+    )
 
 
 def _find(locator: SourceLocator, user_file: Path | None) -> tuple[Path, SourceFile]:

@@ -20,7 +20,7 @@ from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.safe_pickle import safe_load
 from dhp.types import DatasetSpec
 
-__all__ = ["LAYOUT", "detokenize", "load_summeval", "pick_reference"]
+__all__ = ["LAYOUT", "detokenize", "load_summeval", "pick_reference", "source_files"]
 
 LAYOUT = "summeval/data.pkl   (BARTScore SUM/SummEval/data.pkl, 1,176,833 bytes)"
 _PTB_SENT = re.compile(r"(?<=[.!?])\s+")
@@ -124,9 +124,15 @@ class _Quotes:
         return False, True
 
 
+def source_files(spec: DatasetSpec, locator: SourceLocator) -> tuple[tuple[str, str | None], ...]:
+    """The (layout path, public URL) of every file :func:`load_summeval` reads."""
+    return (("summeval/data.pkl", spec.source.origin_urls.get("data.pkl")),)
+
+
 def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
     """Read ``summeval/data.pkl`` with a restricted unpickler and return one item per article."""
-    fetched = locator.fetch("summeval/data.pkl", spec.source.origin_urls.get("data.pkl"), LAYOUT)
+    ((rel, url),) = source_files(spec, locator)
+    fetched = locator.fetch(rel, url, LAYOUT)
     try:
         data: Any = safe_load(fetched.path.read_bytes())
     except (pickle.UnpicklingError, EOFError, ValueError, IndexError, TypeError) as e:

@@ -32,6 +32,7 @@ __all__ = [
     "background_section",
     "candidate_pairs",
     "load_sumpubmed",
+    "source_files",
 ]
 
 LOCAL_POOL = range(1, 601)
@@ -71,16 +72,27 @@ def candidate_pairs(spec: DatasetSpec, locator: SourceLocator) -> list[int]:
     return sorted(rng.sample(range(1, ORIGIN_PAIRS + 1), ORIGIN_CANDIDATES))
 
 
+def _pair_files(spec: DatasetSpec, n: int) -> tuple[tuple[str, str | None], ...]:
+    """The (layout path, public URL) of pair ``n``'s abstract and article."""
+    urls = spec.source.origin_urls
+    return tuple(
+        (f"sumpubmed/{kind}/{kind}_{n}.txt", None if urls.get(kind) is None else urls[kind].format(n=n))
+        for kind in ("abstract", "text")
+    )
+
+
+def source_files(spec: DatasetSpec, locator: SourceLocator) -> tuple[tuple[str, str | None], ...]:
+    """The files of the first candidate pair: what tells whether the source is there (or reachable)."""
+    return _pair_files(spec, candidate_pairs(spec, locator)[0])
+
+
 def _sections(
     spec: DatasetSpec, locator: SourceLocator, n: int, files: list[SourceFile]
 ) -> list[list[str]] | None:
     """Abstract and article BACKGROUND lines of pair ``n`` (``None``: a section is missing at the origin)."""
     sections: list[list[str]] = []
-    for kind in ("abstract", "text"):
-        url = spec.source.origin_urls.get(kind)
-        fetched = locator.fetch(
-            f"sumpubmed/{kind}/{kind}_{n}.txt", None if url is None else url.format(n=n), LAYOUT
-        )
+    for rel, url in _pair_files(spec, n):
+        fetched = locator.fetch(rel, url, LAYOUT)
         files.append(fetched.record)
         try:
             raw = fetched.path.read_text(encoding="utf-8")

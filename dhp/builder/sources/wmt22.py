@@ -29,7 +29,7 @@ from dhp.builder.items import Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.types import DatasetSpec
 
-__all__ = ["Document", "group_segments", "load_wmt22", "xml_documents"]
+__all__ = ["Document", "group_segments", "load_wmt22", "source_files", "xml_documents"]
 
 _XML = {"de-en": "wmt22/wmttest2022.de-fr.all.xml", "zh-en": "wmt22/wmttest2022.zh-en.xml"}
 _JOIN = {"de": " ", "zh": ""}
@@ -138,6 +138,17 @@ def _lines(path: Path, layout: str) -> list[str]:
     return [ln.strip() for ln in text.split("\n")[: -1 if text.endswith("\n") else None]]
 
 
+def source_files(spec: DatasetSpec, locator: SourceLocator) -> tuple[tuple[str, str | None], ...]:
+    """The (layout path, public URL) of the source, reference and document files :func:`load_wmt22` reads."""
+    pair = spec.name.removeprefix("wmt22-")
+    urls = spec.source.origin_urls
+    return (
+        (f"wmt22/generaltest2022.{pair}.src.{pair.split('-')[0]}", urls.get("src")),
+        (f"wmt22/generaltest2022.{pair}.ref.A.en", urls.get("ref")),
+        (_XML.get(pair, f"wmt22/wmttest2022.{pair}.xml"), urls.get("xml")),
+    )
+
+
 def load_wmt22(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
     """Items of segment groups for ``wmt22-de-en`` or ``wmt22-zh-en``."""
     pair = spec.name.removeprefix("wmt22-")
@@ -145,10 +156,7 @@ def load_wmt22(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
     if pair not in _XML:
         raise SourceError(f"no WMT22 loader for {spec.name!r}; valid: wmt22-de-en, wmt22-zh-en")
     layout = _layout(pair, src_lang)
-    urls = spec.source.origin_urls
-    f_src = locator.fetch(f"wmt22/generaltest2022.{pair}.src.{src_lang}", urls.get("src"), layout)
-    f_ref = locator.fetch(f"wmt22/generaltest2022.{pair}.ref.A.en", urls.get("ref"), layout)
-    f_xml = locator.fetch(_XML[pair], urls.get("xml"), layout)
+    f_src, f_ref, f_xml = (locator.fetch(rel, url, layout) for rel, url in source_files(spec, locator))
     src, ref = _lines(f_src.path, layout), _lines(f_ref.path, layout)
     if len(src) != len(ref):
         raise SourceError(
