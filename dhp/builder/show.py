@@ -14,18 +14,24 @@ file is a pure function.
 from __future__ import annotations
 
 import argparse
-import difflib
 import html
 import os
 import random
-import re
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from dhp.builder.diffmark import (
+    DIM,
+    RESET,
+    Segment,
+    diff_words,
+    pair_html,
+    render_side_by_side,
+    render_stacked,
+)
 from dhp.types import DatasetSpec
 
 __all__ = [
@@ -40,96 +46,6 @@ __all__ = [
     "show",
     "write_samples_html",
 ]
-
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
-RED, GREEN, DIM, RESET = "\x1b[1;31m", "\x1b[1;32m", "\x1b[2m", "\x1b[0m"
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A run of text that both texts share (``same``), only the original has (``del``) or only
-    the perturbed text has (``ins``)."""
-
-    kind: Literal["same", "del", "ins"]
-    text: str
-
-
-def diff_words(original: str, perturbed: str) -> list[Segment]:
-    """Word-level diff: the original's text is the ``same`` + ``del`` segments in order, the
-    perturbed text the ``same`` + ``ins`` segments."""
-    a, b = _TOKENS.findall(original), _TOKENS.findall(perturbed)
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    out: list[Segment] = []
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        if op == "equal":
-            out.append(Segment("same", "".join(a[i1:i2])))
-            continue
-        if i2 > i1:
-            out.append(Segment("del", "".join(a[i1:i2])))
-        if j2 > j1:
-            out.append(Segment("ins", "".join(b[j1:j2])))
-    return out
-
-
-def _mark(seg: Segment, color: bool) -> str:
-    if seg.kind == "same":
-        return seg.text
-    if color:
-        return f"{RED if seg.kind == 'del' else GREEN}{seg.text}{RESET}"
-    return f"[-{seg.text}-]" if seg.kind == "del" else f"{{+{seg.text}+}}"
-
-
-def _side(segments: Sequence[Segment], kind: str, color: bool) -> str:
-    return "".join(_mark(s, color) for s in segments if s.kind in ("same", kind))
-
-
-def render_stacked(original: str, perturbed: str, color: bool, width: int = 0) -> str:
-    """Two blocks, original then perturbed, each with its own changes marked; ``width`` > 0 wraps
-    each block to that many visible characters."""
-    segs = diff_words(original, perturbed)
-    out = []
-    for label, kind in (("- original : ", "del"), ("+ perturbed: ", "ins")):
-        text = _side(segs, kind, color)
-        lines = _wrap_marked(text, max(20, width - len(label))) if width > 0 else [text]
-        out.append(label + ("\n" + " " * len(label)).join(lines))
-    return "\n".join(out)
-
-
-def _visible(text: str) -> int:
-    return len(_ANSI.sub("", text))
-
-
-def _wrap_marked(text: str, width: int) -> list[str]:
-    """Wrap text that may hold ANSI codes by its visible width, keeping codes open across lines."""
-    lines: list[str] = []
-    line, open_code = "", ""
-    for word in re.findall(r"\S+\s*", text):
-        if line and _visible(line) + _visible(word.rstrip()) > width:
-            lines.append(line.rstrip() + (RESET if open_code else ""))
-            line = open_code
-        line += word
-        codes = _ANSI.findall(word)
-        if codes:
-            open_code = "" if codes[-1] == RESET else codes[-1]
-    if _visible(line.strip()) or not lines:
-        lines.append(line.rstrip())
-    return lines
-
-
-def render_side_by_side(original: str, perturbed: str, color: bool, width: int = 100) -> str:
-    """Original left, perturbed right, each wrapped to half of ``width``, changes marked."""
-    segs = diff_words(original, perturbed)
-    col = max(20, (width - 3) // 2)
-    left = _wrap_marked(_side(segs, "del", color), col)
-    right = _wrap_marked(_side(segs, "ins", color), col)
-    rows = []
-    for i in range(max(len(left), len(right))):
-        lt = left[i] if i < len(left) else ""
-        rt = right[i] if i < len(right) else ""
-        rows.append(lt + " " * (col - _visible(lt)) + " | " + rt)
-    header = "original".ljust(col) + " | perturbed"
-    return "\n".join([header, "-" * min(width, 2 * col + 3), *rows])
 
 
 def sample_pairs(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> dict[str, list[Mapping[str, Any]]]:
@@ -151,20 +67,6 @@ def _verdict_text(spec: DatasetSpec, pid: str, original: str, perturbed: str) ->
     p = spec.perturbation(pid)
     v = validate(p, original, perturbed)
     return "passes the validator" if v.ok else f"validator: {v.reason}"
-
-
-def pair_html(original: str, perturbed: str) -> tuple[str, str]:
-    """The two texts as HTML, escaped, with ``<del>`` / ``<ins>`` around the changed words."""
-    segs = diff_words(original, perturbed)
-
-    def side(kind: str, tag: str) -> str:
-        return "".join(
-            html.escape(s.text) if s.kind == "same" else f"<{tag}>{html.escape(s.text)}</{tag}>"
-            for s in segs
-            if s.kind in ("same", kind)
-        )
-
-    return side("del", "del"), side("ins", "ins")
 
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}

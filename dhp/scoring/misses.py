@@ -7,8 +7,8 @@ the original on the metrics P's expert weights say it should hurt: the weighted 
 neither hits nor misses. Misses are listed worst first (largest perturbed − original), then by item.
 
 The texts come from the dataset the result was scored on (:func:`attach_texts`); the differences
-are marked as ``dhp show`` marks them (:func:`dhp.builder.show.render_stacked`,
-:func:`dhp.builder.show.pair_html`).
+are marked as ``dhp show`` marks them (:func:`dhp.builder.diffmark.render_stacked`,
+:func:`dhp.builder.diffmark.pair_html`).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def _scores_text(scores: Mapping[str, float | None]) -> str:
 
 def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: int, color: bool) -> str:
     """Terminal text: the count, then the first ``n`` misses with scores and marked texts."""
-    from dhp.builder.show import render_stacked
+    from dhp.builder.diffmark import render_stacked
 
     total = len(result.scores.item_ids) if result.scores is not None else 0
     lines = [
@@ -130,7 +130,7 @@ def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: 
 
 def misses_csv(perturbation: str, misses: Sequence[Miss]) -> str:
     """Every miss as CSV: item, weighted scores, per-metric scores, both texts and the marked diff."""
-    from dhp.builder.show import render_stacked
+    from dhp.builder.diffmark import render_stacked
 
     metrics = list(misses[0].original_scores) if misses else []
     buf = io.StringIO()

@@ -177,6 +177,8 @@ def test_score_refuses_an_unknown_prompt_set_and_an_empty_cue(tmp_path: Path) ->
         "random",
         "--data",
         str(tmp_path),
+        "--datasets",
+        "answer-equivalence",  # named: "all" on a folder holding no dataset is refused before the prompt set
         "--out",
         str(tmp_path / "o"),
         "--prompt-set",
