@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import UserError
+from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError
 
 __all__ = ["register"]
 
@@ -32,8 +32,8 @@ def register(sub: Any) -> None:
     c.add_argument("results_a", type=Path, metavar="RESULTS_A", help="judge A's result file or folder")
     c.add_argument("results_b", type=Path, metavar="RESULTS_B", help="judge B's result file or folder")
     c.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    c.add_argument("--n-boot", type=_positive_int, default=1000, help="bootstrap replicates (1000)")
-    c.add_argument("--seed", type=int, default=0, help="seed of the item draws (0)")
+    c.add_argument("--n-boot", type=_positive_int, default=1000, help="bootstrap replicates")
+    c.add_argument("--seed", type=int, default=0, help="seed of the item draws (default: 0)")
     c.set_defaults(func=_cmd_compare)
 
     m = sub.add_parser(
@@ -46,13 +46,13 @@ def register(sub: Any) -> None:
     m.add_argument("results", type=Path, metavar="RESULTS", help="the judge's result file or folder")
     m.add_argument("--dataset", required=True, help="dataset name, e.g. summeval")
     m.add_argument("--perturbation", required=True, help="perturbation id, e.g. word_fictional_ne_minor")
-    m.add_argument("-n", type=_positive_int, default=5, help="misses to print (5)")
+    m.add_argument("-n", type=_positive_int, default=5, help="misses to print")
     m.add_argument("--csv", type=Path, metavar="FILE", help="also write every miss to FILE as CSV")
     m.add_argument(
         "--data",
-        default="dhp",
-        help="where the scored texts are: 'dhp' for the Hub datasets (the scored revision), or a folder of "
-        "<dataset>/ folders (its revision must be the scored one)",
+        default=DEFAULT_DATA,
+        help="where the scored texts are: a folder of <dataset>/ folders (its revision must be the scored "
+        f"one), or '{HUB_DATA}' for the published datasets on the Hub (the scored revision)",
     )
     m.add_argument(
         "--color",
@@ -103,7 +103,7 @@ def _texts(result: Any, perturbation: str, data: str) -> tuple[dict[str, str], d
 
     ref = result.dataset
     try:
-        if data == "dhp":
+        if data == HUB_DATA:
             from dhp.spec import get_dataset
 
             loaded = load_hub(get_dataset(ref.name), ref.revision, org=ref.repo.split("/")[0])
