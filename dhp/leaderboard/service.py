@@ -78,6 +78,13 @@ class AppConfig:
         default_factory=lambda: bool(os.environ.get("SPACE_ID"))
     )  # HF OAuth works on a Space only
     csv_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dhp-leaderboard-csv-")))
+    # where the judge page reads missed pairs' texts: "dhp" (the Hub datasets), a folder of dataset
+    # folders, or None (scores only); $DHP_LEADERBOARD_DATA, else the Hub on a Space
+    data: str | None = field(
+        default_factory=lambda: (
+            os.environ.get("DHP_LEADERBOARD_DATA") or ("dhp" if os.environ.get("SPACE_ID") else None)
+        )
+    )
 
     @classmethod
     def local(
