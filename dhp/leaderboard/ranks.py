@@ -22,7 +22,7 @@ How items are resampled (the contract):
 * Per result (:func:`replicate_pvalues`), every (perturbation, metric) Wilcoxon test is redone on
   each replicate as :mod:`dhp.scoring.stats` does for its intervals (the method of the stored point
   test: exact/permutation or the normal approximation; a replicate with no complete pair has no
-  p-value). The p-values are kept (float32), so D_avg under any expert weights (the survey's too)
+  p-value). The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
   is recombined from them without retesting (:meth:`ReplicatePvalues.d_avg`).
 * Per view (:func:`joint_rank_ranges`): a judge's Overall in replicate b is the mean of its chosen
   datasets' replicate D_avg. A judge without replicates on a dataset (a result without item scores)
@@ -104,7 +104,16 @@ class ReplicatePvalues:
     perturbations: tuple[str, ...]
     levels: tuple[Level, ...]
     metrics: tuple[str, ...]
-    pvalues: npt.NDArray[np.float32]  # (replicates, perturbations, metrics); NaN: no complete pair
+    # (replicates, perturbations, metrics) natural logs of the p-values, float32: half the memory of
+    # p-values in float64 without losing the tiny ones (float32 p-values flush below 1e-38 to 0);
+    # NaN: no complete pair
+    log_p: npt.NDArray[np.float32]
+
+    @property
+    def pvalues(self) -> FloatArray:
+        """(replicates, perturbations, metrics) p-values, float64."""
+        return np.exp(self.log_p.astype(np.float64))
+
     method: CombineMethod
     weights: Mapping[str, Mapping[str, float]]  # the weights the result was scored with
 
@@ -115,20 +124,22 @@ class ReplicatePvalues:
 
     def d_avg(self, weights: Mapping[str, Mapping[str, float]] | None) -> FloatArray:
         """(replicates,) level-balanced D_avg: unweighted (``None``) or with these expert weights."""
-        p = self.pvalues.astype(np.float64)
+        p = self.pvalues
         if weights is None:
             d = discernment(combine_pvalues(p, None, self.method))
-        else:
-            cols = []
+        else:  # one combination per distinct weight vector (datasets have 1 to 5 among 6 to 12 perturbations)
+            groups: dict[tuple[float, ...], list[int]] = {}
             for i, pid in enumerate(self.perturbations):
-                w = np.array([float(weights.get(pid, {}).get(m, 0.0)) for m in self.metrics])
-                cols.append(discernment(combine_pvalues(p[:, i, :], w, self.method)))
-            d = np.stack(cols, axis=1)
+                row = tuple(float(weights.get(pid, {}).get(m, 0.0)) for m in self.metrics)
+                groups.setdefault(row, []).append(i)
+            d = np.empty(p.shape[:2])
+            for row, idx in groups.items():
+                d[:, idx] = discernment(combine_pvalues(p[:, idx, :], np.array(row), self.method))
         return avg_min(d, self.levels)[0]
 
 
-def _normal_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
-    """(replicates, cells) one-sided Wilcoxon p-values by the tie-corrected normal approximation of
+def _normal_log_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
+    """(replicates, cells) natural logs of one-sided Wilcoxon p-values by the tie-corrected normal approximation of
     each row of paired differences ``d`` (cells × items; NaN = no complete pair) resampled with
     ``counts`` (replicates × items): exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch`
     with ``exact=False`` gives on the expanded resample, computed from the multiplicities for every
@@ -136,10 +147,12 @@ def _normal_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
     ranks over ties). NaN: no complete pair in that replicate."""
     n_cells = d.shape[0]
     complete = ~np.isnan(d)
-    counts_t = np.ascontiguousarray(counts.T, dtype=np.float64)  # (items, replicates): rows gather fast
-    n_complete = complete.astype(np.float64) @ counts_t  # (cells, replicates)
+    # (items, replicates), float32: every count, rank sum and tie term below is a multiple of 1/2
+    # far below 2**24, so exact; rows gather fast
+    counts_t = np.ascontiguousarray(counts.T, dtype=np.float32)
+    n_complete = complete.astype(np.float32) @ counts_t  # (cells, replicates)
     cell, item = np.nonzero(complete & (d != 0))
-    p = np.ones((n_cells, counts.shape[0]))
+    log_p = np.zeros((n_cells, counts.shape[0]))
     if cell.size:
         a = np.abs(d[cell, item])
         order = np.lexsort((a, cell))
@@ -147,23 +160,26 @@ def _normal_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
         starts = np.flatnonzero(np.r_[True, (cell[1:] != cell[:-1]) | (a[1:] != a[:-1])])
         c = counts_t[item]  # (valid pairs, replicates)
         t = np.add.reduceat(c, starts, axis=0)  # (tie groups, replicates): copies per |d| within a cell
-        c[d[cell, item] < 0] = 0.0
+        c[d[cell, item] < 0] = 0
         pos = np.add.reduceat(c, starts, axis=0)  # of which positive differences
         g_cell = cell[starts]
         firsts = np.flatnonzero(np.r_[True, g_cell[1:] != g_cell[:-1]])  # each present cell's first group
         cum = np.cumsum(t, axis=0)
-        before = np.where((firsts > 0)[:, None], cum[np.maximum(firsts - 1, 0)], 0.0)  # earlier cells
+        before = np.where(
+            (firsts > 0)[:, None], cum[np.maximum(firsts - 1, 0)], np.float32(0)
+        )  # earlier cells
         avg_rank = cum - np.repeat(before, np.diff(np.r_[firsts, t.shape[0]]), axis=0) - (t - 1.0) / 2.0
-        r_plus = np.add.reduceat(pos * avg_rank, firsts, axis=0)
-        n = np.add.reduceat(t, firsts, axis=0)
-        tie = np.add.reduceat(t * t * t - t, firsts, axis=0)
+        r_plus = np.add.reduceat(pos * avg_rank, firsts, axis=0).astype(np.float64)
+        n = np.add.reduceat(t, firsts, axis=0).astype(np.float64)
+        tie = np.add.reduceat(t * t * t - t, firsts, axis=0).astype(np.float64)
         var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
-        from scipy.special import ndtr
+        from scipy.special import log_ndtr
 
         with np.errstate(divide="ignore", invalid="ignore"):
             z = (r_plus - n * (n + 1.0) * 0.25) / np.sqrt(var)
-        p[g_cell[firsts]] = np.where(n == 0, 1.0, ndtr(-z))  # the normal upper tail, as scipy.stats.norm.sf
-    return np.where(n_complete > 0, p, np.nan).T
+        # the log of the normal upper tail (scipy.stats.norm.sf), exact far below the smallest double
+        log_p[g_cell[firsts]] = np.where(n == 0, 0.0, log_ndtr(-z))
+    return np.where(n_complete > 0, log_p, np.nan).T
 
 
 def _exact_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
@@ -197,13 +213,16 @@ def replicate_pvalues(
             stored = p.metrics.get(m)
             if stored is not None and stored.test_method in ("exact", "permutation"):
                 idx = _resample_index(result.dataset.name, items, n_boot, seed)
-                out[:, i, j] = _exact_pvalues(_vec(s.original[m]), _vec(s.perturbed[p.id][m]), idx)
+                with np.errstate(divide="ignore"):
+                    out[:, i, j] = np.log(
+                        _exact_pvalues(_vec(s.original[m]), _vec(s.perturbed[p.id][m]), idx)
+                    )
             else:
                 normal.append((i, j))
     if normal:
         orig = {m: _vec(s.original[m]) for m in metrics}
         d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in normal])
-        pv = _normal_pvalues(d, counts)
+        pv = _normal_log_pvalues(d, counts)
         rows, cols = zip(*normal, strict=True)
         out[:, list(rows), list(cols)] = pv
     rp = ReplicatePvalues(
@@ -238,7 +257,7 @@ class RankSamples:
         by: dict[tuple[str, bool], dict[str, FloatArray]] = {}
         for judge, per in replicates.items():
             for ds, rp in per.items():
-                if rp is None or rp.pvalues.shape[0] != n_boot:
+                if rp is None or rp.log_p.shape[0] != n_boot:
                     continue
                 w = (ew_weights or {}).get(ds)
                 covered = w is not None and all(p in w for p in rp.perturbations)

@@ -55,7 +55,7 @@ def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None
     r = make_result("j", "wmt22-de-en", skill=0.2, n_items=80)
     assert r.scores is not None
     rp = replicate_pvalues(r, n_boot=40)
-    assert rp is not None and rp.pvalues.shape == (40, 10, 2)
+    assert rp is not None and rp.log_p.shape == (40, 10, 2)
     counts = item_multiplicities(r.dataset.name, r.scores.item_ids, 40, 0)
     idx = [np.repeat(np.arange(80), c) for c in counts]
     width = max(len(i) for i in idx)
@@ -152,3 +152,46 @@ def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_pat
     flat = [y for y in ys if len(set(y)) == 1]
     assert any(y[0] == pytest.approx(controls[0][1]) for y in flat)  # the control's reference line
     assert ax.get_xscale() == "log"
+
+
+def test_replicate_d_avg_recombines_like_the_result_summary() -> None:
+    """Fed the stored point p-values, a replicate's D_avg and D_avg^EW are the result's own, under
+    the scored weights and under others (the survey's): the combination is the scorer's."""
+    from dataclasses import replace
+
+    from dhp.scoring.results import reweight
+    from tests.leaderboard.factory import make_result
+
+    r = make_result("j", "summeval", skill=0.4, n_items=40)
+    rp = replicate_pvalues(r, n_boot=3)
+    assert rp is not None
+    stored = np.array(
+        [
+            [
+                [NAN if pr.metrics[m].p is None else pr.metrics[m].p for m in rp.metrics]
+                for pr in r.perturbations
+            ]
+        ]
+        * 3
+    )
+    point = replace(rp, log_p=np.log(stored).astype(np.float32))
+    d_un, d_ew = point.d_avg(None), point.d_avg(rp.weights)
+    assert d_un == pytest.approx([r.summary.d_avg] * 3, rel=1e-5)
+    assert d_ew == pytest.approx([r.summary.d_avg_ew] * 3, rel=1e-5)
+    flat = {pid: dict.fromkeys(rp.metrics, 1.0 / len(rp.metrics)) for pid in rp.perturbations}
+    assert point.d_avg(flat) == pytest.approx([reweight(r, flat).d_avg_ew] * 3, rel=1e-5)
+
+
+def test_tiny_p_values_keep_their_size() -> None:
+    """p-values far below float32's range (a strong judge on many items) are kept as logs: the
+    replicates' D_avg stays near the estimate instead of jumping to the floor's D_MAX."""
+    from dhp.scoring.stats import D_MAX
+    from tests.leaderboard.factory import make_result
+
+    r = make_result("s", "answer-equivalence", skill=3.0, n_items=700)
+    assert r.summary.d_avg is not None and r.summary.d_avg > 30  # p-values below 1e-39
+    rp = replicate_pvalues(r, n_boot=20)
+    assert rp is not None
+    d_un = rp.scored[0]
+    assert d_un.max() < D_MAX / 2
+    assert float(np.median(d_un)) == pytest.approx(r.summary.d_avg, rel=0.3)
