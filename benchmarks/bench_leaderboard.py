@@ -2,7 +2,8 @@
 
 Prints, in seconds:
 
-* cold scan: first read + parse of every results file (once per app process; later loads reuse it);
+* cold scan: first read + parse of every results file (once per app process; later loads reuse it),
+  with each file's joint-bootstrap replicates for the rank ranges (:mod:`dhp.leaderboard.ranks`);
 * page load (server): what a page load computes — re-list the store, build/reuse the table, apply
   the default view, render it as row strings and a CSV (``Backend.render_parts``) and hand the rows
   to Gradio's ``HTML`` component as JSON; first time, then from the render cache;

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from dhp.errors import SpecError
 from dhp.errors import UserError as UserError  # re-exported: the stage CLIs raise it as dhp.cli.UserError
+from dhp.naming import DEFAULT_DATA as DEFAULT_DATA  # re-exported: the stage CLIs read it here
+from dhp.naming import HUB_DATA as HUB_DATA
 
 STAGES = (
     "dhp.builder.cli",
@@ -23,10 +25,6 @@ STAGES = (
     "dhp.task_cli",
 )
 DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
-#: Where every command looks for built datasets unless given ``--data`` / ``--from`` (``dhp build``'s ``--out``).
-DEFAULT_DATA = "out/datasets"
-#: ``dhp score --data HUB_DATA``: the published datasets on the Hub instead of a folder.
-HUB_DATA = "dhp"
 
 
 class DefaultsFormatter(argparse.HelpFormatter):

@@ -11,7 +11,12 @@ import os
 import re
 import unicodedata
 
-__all__ = ["judge_slug", "revision_slug", "slug"]
+__all__ = ["DEFAULT_DATA", "HUB_DATA", "judge_slug", "revision_slug", "slug"]
+
+#: Where every command looks for built datasets unless given ``--data`` / ``--from`` (``dhp build``'s ``--out``).
+DEFAULT_DATA = "out/datasets"
+#: ``--data HUB_DATA``: the published datasets on the Hub instead of a folder.
+HUB_DATA = "dhp"
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]")
 

@@ -46,6 +46,7 @@ from dhp.inference.types import (
     RawText,
     Request,
     TokenAlternatives,
+    TokenUsage,
     TransientJudgeError,
 )
 from dhp.types import TGI_MAX_TOP_N_TOKENS, EndpointProtocol
@@ -211,6 +212,33 @@ def _top(alternatives: Any, token_key: str) -> tuple[tuple[str, float], ...]:
     return tuple((str(t[token_key]), float(t["logprob"])) for t in alternatives or ())
 
 
+def _count(value: Any) -> int | None:
+    """A token count as reported (a non-negative int), else None: a count is never guessed."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def openai_usage(doc: Any) -> TokenUsage | None:
+    """``usage.prompt_tokens`` / ``usage.completion_tokens`` of an OpenAI-compatible answer; None when absent."""
+    usage = doc.get("usage") if isinstance(doc, Mapping) else None
+    if not isinstance(usage, Mapping):
+        return None
+    u = TokenUsage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+    return None if u.prompt is None and u.completion is None else u
+
+
+def tgi_usage(details: Any) -> TokenUsage | None:
+    """TGI's ``details``: ``generated_tokens`` (completion) and, when the input details were asked
+    for, the ``prefill`` tokens (prompt); None without details (TGI reports nothing else)."""
+    if not isinstance(details, Mapping):
+        return None
+    prefill = details.get("prefill")
+    u = TokenUsage(
+        len(prefill) if isinstance(prefill, list) and prefill else None,
+        _count(details.get("generated_tokens")),
+    )
+    return None if u.prompt is None and u.completion is None else u
+
+
 class OpenAIChat:
     """``/v1/chat/completions``: one user message holding the rendered prompt."""
 
@@ -266,7 +294,12 @@ class OpenAIChat:
             raise _bad_response(
                 f"an unexpected chat completion ({type(e).__name__}: {e})"[:_MESSAGE_CHARS]
             ) from e
-        return RawText(text=str(text), tokens=tokens, finish_reason=None if finish is None else str(finish))
+        return RawText(
+            text=str(text),
+            tokens=tokens,
+            finish_reason=None if finish is None else str(finish),
+            usage=openai_usage(doc),
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -334,7 +367,12 @@ class TGIGenerate:
             raise _bad_response(f"an unexpected generation ({type(e).__name__}: {e})"[:_MESSAGE_CHARS]) from e
         if not isinstance(text, str):
             raise _bad_response("a generation without generated_text")
-        return RawText(text=text, tokens=tokens, finish_reason=None if finish is None else str(finish))
+        return RawText(
+            text=text,
+            tokens=tokens,
+            finish_reason=None if finish is None else str(finish),
+            usage=tgi_usage(details),
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()

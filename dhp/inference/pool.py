@@ -49,6 +49,7 @@ from dhp.inference.types import (
     FatalJudgeError,
     JudgeOutput,
     PermanentJudgeError,
+    RawText,
     Request,
     RequestFailure,
     TransientJudgeError,
@@ -100,10 +101,23 @@ class Tally:
     differences of the pool's totals: :meth:`JudgePool.submit` counts into the tally it is given.
     """
 
-    __slots__ = ("cached", "failed", "retries", "sent")
+    __slots__ = ("cached", "completion_tokens", "failed", "prompt_tokens", "retries", "sent")
 
     def __init__(self) -> None:
         self.sent = self.cached = self.retries = self.failed = 0
+        # tokens the endpoint reported for the answers it sent (None: it reported none of that kind)
+        self.prompt_tokens: int | None = None
+        self.completion_tokens: int | None = None
+
+    def add_usage(self, out: JudgeOutput) -> None:
+        """Add the tokens an answer from the endpoint cost, when it reported them."""
+        usage = out.usage if isinstance(out, RawText) else None
+        if usage is None:
+            return
+        if usage.prompt is not None:
+            self.prompt_tokens = (self.prompt_tokens or 0) + usage.prompt
+        if usage.completion is not None:
+            self.completion_tokens = (self.completion_tokens or 0) + usage.completion
 
     def snapshot(self) -> PoolStats:
         return PoolStats(self.sent, self.cached, self.retries, self.failed)
@@ -339,6 +353,7 @@ class JudgePool(Generic[R]):
             raise
         else:
             self._release_ok(replica)
+            tally.add_usage(out)
             return out
         self._release_failed(replica, err.retry_after, err.reason)
         raise err

@@ -38,6 +38,7 @@ __all__ = [
     "SamplingParams",
     "ScoreDistribution",
     "TokenAlternatives",
+    "TokenUsage",
     "TransientJudgeError",
     "content_key",
     "output_from_json",
@@ -146,12 +147,24 @@ class TokenAlternatives:
 
 
 @dataclass(frozen=True)
+class TokenUsage:
+    """Tokens one answer cost, as the endpoint reported them (None: that count was not reported)."""
+
+    prompt: int | None = None
+    completion: int | None = None
+
+
+@dataclass(frozen=True)
 class RawText:
-    """Generated text; ``tokens`` is None when the endpoint returned no log-probabilities."""
+    """Generated text; ``tokens`` is None when the endpoint returned no log-probabilities.
+
+    ``usage``: the tokens the endpoint said this answer cost (None when it said nothing); not part
+    of the answer's identity (left out of comparisons) and not cached: a cached answer cost nothing."""
 
     text: str
     tokens: tuple[TokenAlternatives, ...] | None = None
     finish_reason: str | None = None
+    usage: TokenUsage | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from dhp.leaderboard.app import AppConfig, build_app, launch
 
     kw: dict[str, Any] = {"mode": args.mode, "refresh_s": args.refresh}
+    if args.data is not None:
+        kw["data"] = args.data
     if args.mode == "space":
         kw.update(rate_limit=3, rate_window_s=86400.0)
     cfg = AppConfig(results=_store(args.results), requests=_store(args.requests), votes=_store(votes), **kw)
@@ -183,6 +185,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--mode", choices=("local", "space"), default="local",
                    help="space: https-only public endpoints, HF login for submissions and votes")  # fmt: skip
     p.add_argument("--refresh", type=float, default=15.0, help="seconds between checks for new results")
+    p.add_argument("--data", help="where the judge page reads missed pairs' texts: a folder of built dataset "
+                   "folders, or 'dhp' for the Hub datasets (default: $DHP_LEADERBOARD_DATA; none: scores only)")  # fmt: skip
     p.set_defaults(func=_cmd_leaderboard)
 
     w = subparsers.add_parser("worker", help="run queued leaderboard requests with `dhp score`")

@@ -3,7 +3,8 @@
 A bad file (invalid JSON, wrong schema) is reported with its reason and skipped, never raised.
 Parsed results are cached by the store's version token, so a page load only re-reads files that
 changed; the cache keeps results without their item scores (the judge page re-reads a file in full
-when it needs the score distributions). ``load(max_age_s=...)`` may reuse a listing that recent, so
+when it needs the score distributions), but with the p-values of the joint bootstrap behind the
+rank ranges, computed from the scores while they are at hand (:mod:`dhp.leaderboard.ranks`). ``load(max_age_s=...)`` may reuse a listing that recent, so
 a burst of page loads lists a (remote) store once.
 """
 
@@ -15,6 +16,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from dhp.leaderboard.ranks import ReplicatePvalues, replicate_pvalues
 from dhp.leaderboard.stores import Store
 from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError, parse_result
 
@@ -25,6 +27,7 @@ __all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "benchmark_setting", "l
 class LoadedResult:
     path: str  # relative to the results store
     result: Result  # without item scores (``scores=None``)
+    replicates: ReplicatePvalues | None = None  # joint-bootstrap p-values (None: the file had no item scores)
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,8 @@ class LoadReport:
 
 
 def parse_many(texts: Iterable[tuple[str, str]]) -> tuple[list[LoadedResult], list[str]]:
-    """Pure: (path, text) pairs -> the valid results (scores dropped) and one problem per bad file."""
+    """Pure: (path, text) pairs -> the valid results (scores dropped, their joint-bootstrap p-values
+    kept) and one problem per bad file."""
     ok: list[LoadedResult] = []
     bad: list[str] = []
     for path, text in texts:
@@ -44,7 +48,7 @@ def parse_many(texts: Iterable[tuple[str, str]]) -> tuple[list[LoadedResult], li
         except ResultError as e:
             bad.append(str(e))
             continue
-        ok.append(LoadedResult(path, res.model_copy(update={"scores": None})))
+        ok.append(LoadedResult(path, res.model_copy(update={"scores": None}), replicate_pvalues(res)))
     return ok, bad
 
 

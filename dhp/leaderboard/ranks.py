@@ -1,17 +1,67 @@
-"""Ranks with their uncertainty (issue 20): a rank range per judge from the bootstrap intervals.
+"""Ranks with their uncertainty (issue 20): rank ranges from a joint bootstrap over items.
 
-Arena-style: judge i cannot rank better than 1 + the number of judges whose interval lies wholly
-above its own, nor worse than the number of judges minus those whose interval lies wholly below.
-Judges whose intervals overlap thus share ranks. The rows stay sorted by the point estimate. A
-judge without an interval uses its point estimate as one (a judge without an estimate has no rank).
+Arena-style: in every bootstrap replicate the items are resampled *once for all judges*, every
+judge's Overall D_avg is recomputed on that resample, and the judges are ranked; a judge's rank
+range is the percentile interval of its rank over the replicates (95 %), joined with its rank by
+the point estimate (so the range always holds the row's place in the table). The rows stay sorted
+by the point estimate. Judges whose Overall moves together with others' across resamples share
+ranks only when the resamples actually reorder them, which separate per-judge intervals cannot say.
+
+How items are resampled (the contract):
+
+* **Poisson bootstrap by item id.** Replicate b gives item ``i`` of dataset ``ds`` a multiplicity
+  ``c_b(ds, i) ~ Poisson(1)``, drawn from ``numpy.random.default_rng([seed, h])`` where ``h`` is
+  the first 8 bytes of SHA-256 of ``"<ds>\\0<item id>"`` (:func:`item_multiplicities`). A judge's
+  replicate is its scored items repeated that many times. The draw depends on the item id only,
+  so it is the same for every judge that scored the item: the resample is joint, and judges scored
+  on different item subsets are still well defined (each contributes the items it scored, with the
+  multiplicities every other judge's copy of those items got). It is also why each result file's
+  replicates can be computed once, when the file is read, and cached with it (the union of items
+  over the board never has to be known). Poisson(1) multiplicities are the standard large-sample
+  equivalent of drawing N items with replacement (the resample's size varies around N).
+* Per result (:func:`replicate_pvalues`), every (perturbation, metric) Wilcoxon test is redone on
+  each replicate as :mod:`dhp.scoring.stats` does for its intervals (the method of the stored point
+  test: exact/permutation or the normal approximation; a replicate with no complete pair has no
+  p-value). The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
+  is recombined from them without retesting (:meth:`ReplicatePvalues.d_avg`).
+* Per view (:func:`joint_rank_ranges`): a judge's Overall in replicate b is the mean of its chosen
+  datasets' replicate D_avg. A judge without replicates on a dataset (a result without item scores)
+  enters that dataset with its point D_avg in every replicate. In each replicate a judge's rank is
+  1 + the number of judges with a strictly higher Overall (a replicate without a value ranks last).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-__all__ = ["rank_range", "rank_ranges"]
+import numpy as np
+import numpy.typing as npt
+
+from dhp.scoring.results import Result
+from dhp.scoring.stats import CombineMethod, avg_min, combine_pvalues, discernment, wilcoxon_greater_batch
+from dhp.types import Level
+
+__all__ = [
+    "RANK_N_BOOT",
+    "RANK_SEED",
+    "RankSamples",
+    "ReplicatePvalues",
+    "item_multiplicities",
+    "joint_rank_ranges",
+    "rank_range",
+    "replicate_pvalues",
+]
+
+FloatArray = npt.NDArray[np.float64]
+#: Replicates of the joint bootstrap behind the leaderboard's rank ranges, and its seed.
+RANK_N_BOOT = 200
+RANK_SEED = 0
+#: The rank range's coverage.
+RANK_CONFIDENCE = 0.95
 
 
 def rank_range(best: int, worst: int) -> str:
@@ -19,25 +69,242 @@ def rank_range(best: int, worst: int) -> str:
     return str(best) if best == worst else f"{best}–{worst}"
 
 
-def rank_ranges(
-    values: Sequence[float], lows: Sequence[float], highs: Sequence[float]
+@functools.lru_cache(maxsize=65536)
+def _item_counts(dataset: str, item_id: str, n_boot: int, seed: int) -> npt.NDArray[np.int64]:
+    h = int.from_bytes(hashlib.sha256(f"{dataset}\0{item_id}".encode()).digest()[:8], "big")
+    return np.random.default_rng([seed, h]).poisson(1.0, n_boot).astype(np.int64)
+
+
+def item_multiplicities(
+    dataset: str, item_ids: Sequence[str], n_boot: int = RANK_N_BOOT, seed: int = RANK_SEED
+) -> npt.NDArray[np.int64]:
+    """(n_boot, items) Poisson(1) multiplicities, a function of (dataset, item id, seed) only."""
+    if not item_ids:
+        return np.zeros((n_boot, 0), dtype=np.int64)
+    return np.stack([_item_counts(dataset, i, n_boot, seed) for i in item_ids], axis=1)
+
+
+@functools.lru_cache(maxsize=64)
+def _resample_index(dataset: str, item_ids: tuple[str, ...], n_boot: int, seed: int) -> npt.NDArray[np.int64]:
+    """(n_boot, L) item indices of each replicate, padded with ``len(item_ids)`` (a missing score)."""
+    counts = item_multiplicities(dataset, item_ids, n_boot, seed)
+    width = max(int(counts.sum(axis=1).max()), 1)
+    idx = np.full((n_boot, width), len(item_ids), dtype=np.int64)
+    items = np.arange(len(item_ids))
+    for b in range(n_boot):
+        row = np.repeat(items, counts[b])
+        idx[b, : row.size] = row
+    return idx
+
+
+@dataclass(frozen=True)
+class ReplicatePvalues:
+    """One result's per-(perturbation, metric) p-values in every joint-bootstrap replicate."""
+
+    perturbations: tuple[str, ...]
+    levels: tuple[Level, ...]
+    metrics: tuple[str, ...]
+    # (replicates, perturbations, metrics) natural logs of the p-values, float32: half the memory of
+    # p-values in float64 without losing the tiny ones (float32 p-values flush below 1e-38 to 0);
+    # NaN: no complete pair
+    log_p: npt.NDArray[np.float32]
+
+    @property
+    def pvalues(self) -> FloatArray:
+        """(replicates, perturbations, metrics) p-values, float64."""
+        return np.exp(self.log_p.astype(np.float64))
+
+    method: CombineMethod
+    weights: Mapping[str, Mapping[str, float]]  # the weights the result was scored with
+
+    @functools.cached_property
+    def scored(self) -> tuple[FloatArray, FloatArray]:
+        """(D_avg, D_avg^EW under the scored weights) per replicate, computed once (when read)."""
+        return self.d_avg(None), self.d_avg(self.weights)
+
+    def d_avg(self, weights: Mapping[str, Mapping[str, float]] | None) -> FloatArray:
+        """(replicates,) level-balanced D_avg: unweighted (``None``) or with these expert weights."""
+        p = self.pvalues
+        if weights is None:
+            d = discernment(combine_pvalues(p, None, self.method))
+        else:  # one combination per distinct weight vector (datasets have 1 to 5 among 6 to 12 perturbations)
+            groups: dict[tuple[float, ...], list[int]] = {}
+            for i, pid in enumerate(self.perturbations):
+                row = tuple(float(weights.get(pid, {}).get(m, 0.0)) for m in self.metrics)
+                groups.setdefault(row, []).append(i)
+            d = np.empty(p.shape[:2])
+            for row, idx in groups.items():
+                d[:, idx] = discernment(combine_pvalues(p[:, idx, :], np.array(row), self.method))
+        return avg_min(d, self.levels)[0]
+
+
+def _normal_log_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
+    """(replicates, cells) natural logs of one-sided Wilcoxon p-values by the tie-corrected normal approximation of
+    each row of paired differences ``d`` (cells × items; NaN = no complete pair) resampled with
+    ``counts`` (replicates × items): exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch`
+    with ``exact=False`` gives on the expanded resample, computed from the multiplicities for every
+    cell at once, without expanding or sorting per replicate (zero differences dropped, average
+    ranks over ties). NaN: no complete pair in that replicate."""
+    n_cells = d.shape[0]
+    complete = ~np.isnan(d)
+    # (items, replicates), float32: every count, rank sum and tie term below is a multiple of 1/2
+    # far below 2**24, so exact; rows gather fast
+    counts_t = np.ascontiguousarray(counts.T, dtype=np.float32)
+    n_complete = complete.astype(np.float32) @ counts_t  # (cells, replicates)
+    cell, item = np.nonzero(complete & (d != 0))
+    log_p = np.zeros((n_cells, counts.shape[0]))
+    if cell.size:
+        a = np.abs(d[cell, item])
+        order = np.lexsort((a, cell))
+        cell, item, a = cell[order], item[order], a[order]
+        starts = np.flatnonzero(np.r_[True, (cell[1:] != cell[:-1]) | (a[1:] != a[:-1])])
+        c = counts_t[item]  # (valid pairs, replicates)
+        t = np.add.reduceat(c, starts, axis=0)  # (tie groups, replicates): copies per |d| within a cell
+        c[d[cell, item] < 0] = 0
+        pos = np.add.reduceat(c, starts, axis=0)  # of which positive differences
+        g_cell = cell[starts]
+        firsts = np.flatnonzero(np.r_[True, g_cell[1:] != g_cell[:-1]])  # each present cell's first group
+        cum = np.cumsum(t, axis=0)
+        before = np.where(
+            (firsts > 0)[:, None], cum[np.maximum(firsts - 1, 0)], np.float32(0)
+        )  # earlier cells
+        avg_rank = cum - np.repeat(before, np.diff(np.r_[firsts, t.shape[0]]), axis=0) - (t - 1.0) / 2.0
+        r_plus = np.add.reduceat(pos * avg_rank, firsts, axis=0).astype(np.float64)
+        n = np.add.reduceat(t, firsts, axis=0).astype(np.float64)
+        tie = np.add.reduceat(t * t * t - t, firsts, axis=0).astype(np.float64)
+        var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
+        from scipy.special import log_ndtr
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (r_plus - n * (n + 1.0) * 0.25) / np.sqrt(var)
+        # the log of the normal upper tail (scipy.stats.norm.sf), exact far below the smallest double
+        log_p[g_cell[firsts]] = np.where(n == 0, 0.0, log_ndtr(-z))
+    return np.where(n_complete > 0, log_p, np.nan).T
+
+
+def _exact_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
+    """(replicates,) p-values by the exact tie-aware sign-flip distribution on the expanded resample
+    (``idx``: replicates × resample size, padded with a missing score); NaN: no complete pair."""
+    o, q = np.r_[xo, math.nan][idx], np.r_[xp, math.nan][idx]
+    pv = wilcoxon_greater_batch(o, q, exact=True)
+    no_pair = ~(~np.isnan(o) & ~np.isnan(q)).any(axis=1)
+    return np.where(no_pair, np.nan, pv)
+
+
+def _vec(values: Sequence[float | None]) -> FloatArray:
+    return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def replicate_pvalues(
+    result: Result, n_boot: int = RANK_N_BOOT, seed: int = RANK_SEED
+) -> ReplicatePvalues | None:
+    """The joint-bootstrap p-values of one result (see the module docstring); None without item scores."""
+    s = result.scores
+    if s is None or not s.item_ids or not s.original:
+        return None
+    items = tuple(s.item_ids)
+    counts = item_multiplicities(result.dataset.name, items, n_boot, seed)
+    metrics = tuple(s.original)
+    per = [p for p in result.perturbations if p.id in s.perturbed]
+    out = np.full((n_boot, len(per), len(metrics)), np.nan, dtype=np.float32)
+    normal: list[tuple[int, int]] = []
+    for i, p in enumerate(per):
+        for j, m in enumerate(metrics):
+            stored = p.metrics.get(m)
+            if stored is not None and stored.test_method in ("exact", "permutation"):
+                idx = _resample_index(result.dataset.name, items, n_boot, seed)
+                with np.errstate(divide="ignore"):
+                    out[:, i, j] = np.log(
+                        _exact_pvalues(_vec(s.original[m]), _vec(s.perturbed[p.id][m]), idx)
+                    )
+            else:
+                normal.append((i, j))
+    if normal:
+        orig = {m: _vec(s.original[m]) for m in metrics}
+        d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in normal])
+        pv = _normal_log_pvalues(d, counts)
+        rows, cols = zip(*normal, strict=True)
+        out[:, list(rows), list(cols)] = pv
+    rp = ReplicatePvalues(
+        tuple(p.id for p in per),
+        tuple(p.level for p in per),
+        metrics,
+        out,
+        result.scoring.combine_method,
+        result.scoring.weights,
+    )
+    _ = rp.scored  # now, while the file is read, not at every table build
+    return rp
+
+
+@dataclass(frozen=True)
+class RankSamples:
+    """Per (dataset, weighted), judge -> its replicate D_avg (``weighted``: D_avg^EW) on that dataset."""
+
+    n_boot: int
+    by: Mapping[tuple[str, bool], Mapping[str, FloatArray]]
+
+    @classmethod
+    def of(
+        cls,
+        replicates: Mapping[str, Mapping[str, ReplicatePvalues | None]],
+        ew_weights: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+        n_boot: int = RANK_N_BOOT,
+    ) -> RankSamples:
+        """From judge -> dataset -> its result's replicates; D^EW under ``ew_weights`` (dataset ->
+        perturbation -> metric -> weight, e.g. the survey's) where they cover every perturbation of
+        the result, else under the weights it was scored with (as the table's reweighting does)."""
+        by: dict[tuple[str, bool], dict[str, FloatArray]] = {}
+        for judge, per in replicates.items():
+            for ds, rp in per.items():
+                if rp is None or rp.log_p.shape[0] != n_boot:
+                    continue
+                w = (ew_weights or {}).get(ds)
+                covered = w is not None and all(p in w for p in rp.perturbations)
+                by.setdefault((ds, True), {})[judge] = rp.d_avg(w) if covered else rp.scored[1]
+                by.setdefault((ds, False), {})[judge] = rp.scored[0]
+        return cls(n_boot, by)
+
+    def overall(
+        self, judges: Sequence[str], datasets: Sequence[str], weighted: bool, points: FloatArray
+    ) -> FloatArray:
+        """(judges, replicates) Overall: the mean over ``datasets`` of the replicate D_avg; a judge
+        without replicates on a dataset uses its point value there (``points``: judges × datasets)."""
+        out = np.zeros((len(judges), self.n_boot))
+        for k, ds in enumerate(datasets):
+            have = self.by.get((ds, weighted), {})
+            for j, judge in enumerate(judges):
+                rep = have.get(judge)
+                out[j] += points[j, k] if rep is None else rep
+        return out / max(len(datasets), 1)
+
+
+def joint_rank_ranges(
+    points: Sequence[float], samples: FloatArray, confidence: float = RANK_CONFIDENCE
 ) -> list[tuple[int, int] | None]:
-    """(best, worst) rank of each judge (None without an estimate), from the intervals [low, high]."""
-    spans: list[tuple[float, float] | None] = []
-    for v, lo, hi in zip(values, lows, highs, strict=True):
-        if not math.isfinite(v):
-            spans.append(None)
-        elif math.isfinite(lo) and math.isfinite(hi):
-            spans.append((min(lo, v), max(hi, v)))
-        else:
-            spans.append((v, v))
-    ranked = [s for s in spans if s is not None]
-    out: list[tuple[int, int] | None] = []
-    for s in spans:
-        if s is None:
-            out.append(None)
-            continue
-        above = sum(1 for o in ranked if o[0] > s[1])
-        below = sum(1 for o in ranked if o[1] < s[0])
-        out.append((1 + above, len(ranked) - below))
+    """(best, worst) rank of each judge from its point Overall and its (replicates,) Overall row in
+    ``samples`` (judges × replicates); None for a judge without a point estimate (it is not ranked).
+
+    Ranks are competition ranks (1 + the number strictly higher) among the judges with a point
+    estimate; the range is the percentile interval of the replicate ranks joined with the point rank.
+    """
+    pt = np.asarray(points, dtype=np.float64)
+    ranked = np.flatnonzero(np.isfinite(pt))
+    out: list[tuple[int, int] | None] = [None] * pt.size
+    if ranked.size == 0:
+        return out
+    vals = pt[ranked]
+    point_rank = 1 + (vals[None, :] > vals[:, None]).sum(axis=1)
+    sm = np.where(np.isfinite(samples[ranked]), samples[ranked], -np.inf)  # (judges, replicates)
+    order = np.sort(sm, axis=0)  # per replicate, ascending
+    # rank = 1 + number strictly higher in the same replicate
+    higher = sm.shape[0] - np.stack(
+        [np.searchsorted(order[:, b], sm[:, b], side="right") for b in range(sm.shape[1])], axis=1
+    )
+    ranks = 1 + higher
+    alpha = (1.0 - confidence) / 2.0
+    lo = np.floor(np.quantile(ranks, alpha, axis=1)).astype(int)
+    hi = np.ceil(np.quantile(ranks, 1.0 - alpha, axis=1)).astype(int)
+    for k, j in enumerate(ranked):
+        out[int(j)] = (min(int(lo[k]), int(point_rank[k])), max(int(hi[k]), int(point_rank[k])))
     return out

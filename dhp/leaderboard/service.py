@@ -25,6 +25,7 @@ from dhp.judge import EndpointJudge, request_model
 from dhp.leaderboard import board_html, table
 from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
+from dhp.leaderboard.ranks import RankSamples
 from dhp.leaderboard.stores import Store, open_store
 from dhp.leaderboard.survey import (
     VotesStore,
@@ -45,6 +46,7 @@ from dhp.leaderboard.validation import (
     result_key,
     validate_submission,
 )
+from dhp.naming import HUB_DATA
 from dhp.scoring.results import Summary
 from dhp.spec import DATASET_NAMES
 
@@ -77,6 +79,13 @@ class AppConfig:
         default_factory=lambda: bool(os.environ.get("SPACE_ID"))
     )  # HF OAuth works on a Space only
     csv_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dhp-leaderboard-csv-")))
+    # where the judge page reads missed pairs' texts: "dhp" (the Hub datasets), a folder of dataset
+    # folders, or None (scores only); $DHP_LEADERBOARD_DATA, else the Hub on a Space
+    data: str | None = field(
+        default_factory=lambda: (
+            os.environ.get("DHP_LEADERBOARD_DATA") or (HUB_DATA if os.environ.get("SPACE_ID") else None)
+        )
+    )
 
     @classmethod
     def local(
@@ -160,7 +169,8 @@ class Backend:
         self.votes = VotesStore(cfg.votes)
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
-        self._frames: dict[tuple[int, str], pd.DataFrame] = {}
+        # (results generation, weights) -> the full table and the joint bootstrap of its rank ranges
+        self._frames: dict[tuple[int, str], tuple[pd.DataFrame, RankSamples]] = {}
         self._report: LoadReport | None = None  # the last listing report() answers with
         self._listed_at = -math.inf  # when it was made (monotonic)
         self._relisting = False  # a background listing is under way
@@ -236,11 +246,12 @@ class Backend:
         return f"Survey weights: {_ballots(n)} so far; they become selectable at {need}."
 
     def frame(self, weights: str = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, LoadReport]:
-        _, full, rep = self._frame(weights)
+        _, (full, _), rep = self._frame(weights)
         return full, rep
 
-    def _frame(self, weights: str) -> tuple[tuple[int, str], pd.DataFrame, LoadReport]:
-        """The full table, its cache key (results generation, weights version) and the report."""
+    def _frame(self, weights: str) -> tuple[tuple[int, str], tuple[pd.DataFrame, RankSamples], LoadReport]:
+        """The full table and its rank samples, their cache key (results generation, weights
+        version) and the report."""
         rep = self.report()
         summaries: dict[str, Summary] | None = None
         key_w = DEFAULT_WEIGHTS
@@ -255,9 +266,14 @@ class Backend:
         with self._lock:
             cached = self._frames.get(key)
         if cached is None:
+            ew = None
             if weights == SURVEY_WEIGHTS:
                 summaries = reweighted_summaries(rep.results, version)
-            cached = table.build_frame(rep.results, summaries)
+                ew = {
+                    ds: {p: dict(e.weights) for p, e in w.entries.items()}
+                    for ds, w in version.weights.items()
+                }
+            cached = (table.build_frame(rep.results, summaries), table.rank_samples(rep.results, ew))
             with self._lock:
                 self._frames = {k: v for k, v in self._frames.items() if k[0] == rep.generation}
                 self._frames[key] = cached
@@ -266,7 +282,7 @@ class Backend:
     def view(self, choice: ViewChoice | None = None, **choices: Any) -> pd.DataFrame:
         """The table for a :class:`ViewChoice` (or its fields as keywords)."""
         c = choice or ViewChoice.of(**choices)
-        full, _ = self.frame(c.weights)
+        _, (full, samples), _ = self._frame(c.weights)
         cols = list(table.DEFAULT_META) + list(table.KINDS) if c.columns is None else list(c.columns)
         return table.select_view(
             full,
@@ -278,6 +294,7 @@ class Backend:
             families=c.families,
             sizes=c.sizes,
             sort=table.Sort.parse(c.sort),
+            samples=samples,
         )
 
     @staticmethod

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.leaderboard.loading import LoadedResult, latest_results
-from dhp.leaderboard.ranks import rank_range, rank_ranges
+from dhp.leaderboard.ranks import RankSamples, joint_rank_ranges, rank_range
 from dhp.scoring.caveats import caveats
 from dhp.scoring.results import Result, Summary
 from dhp.scoring.stability import stability
@@ -44,6 +44,7 @@ __all__ = [
     "family_of",
     "params_of",
     "prompt_spreads",
+    "rank_samples",
     "select_view",
     "size_bucket",
     "to_csv",
@@ -281,6 +282,17 @@ def build_frame(
     return df
 
 
+def rank_samples(
+    results: Iterable[LoadedResult], ew_weights: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None
+) -> RankSamples:
+    """The joint-bootstrap D_avg replicates of the results :func:`build_frame` shows (the newest per
+    judge and dataset), for the rank ranges of :func:`select_view` (:mod:`dhp.leaderboard.ranks`)."""
+    latest = latest_results(results)
+    return RankSamples.of(
+        {judge: {ds: lr.replicates for ds, lr in per.items()} for judge, per in latest.items()}, ew_weights
+    )
+
+
 def _search_mask(df: pd.DataFrame, query: str) -> pd.Series:
     """``;``-separated terms, any may match (case-insensitive substring of judge, model, family)."""
     terms = [t.strip().lower() for t in query.split(";") if t.strip()]
@@ -343,14 +355,30 @@ def _filter_rows(
     return df[df[avg_cols].notna().any(axis=1)] if avg_cols else df.iloc[0:0]
 
 
-def _rank_and_sort(df: pd.DataFrame, overall_c: str, sort: Sort) -> pd.DataFrame:
-    """Baselines (control judges) pinned on top by name; the others ranked by Overall, then sorted."""
+def _rank_and_sort(
+    df: pd.DataFrame,
+    overall_c: str,
+    sort: Sort,
+    ranking: tuple[RankSamples, Sequence[str], bool] | None = None,
+) -> pd.DataFrame:
+    """Baselines (control judges) pinned on top by name; the others ranked by Overall, then sorted.
+
+    Rank ranges come from the joint bootstrap (``ranking``: the samples, the D_avg columns the
+    Overall averages and their datasets, weighted or not); without samples every judge's Overall is
+    its point estimate in every replicate (a judge ties only with equal estimates).
+    """
     base = df[df["Family"] == CONTROL].sort_values("Judge", kind="stable")
     rest = df[df["Family"] != CONTROL].sort_values(
         [overall_c, "Judge"], ascending=[False, True], na_position="last", kind="stable"
     )
-    lo_c, hi_c = interval_columns(overall_c)  # rank ranges: judges whose intervals overlap share ranks
-    spans = rank_ranges(rest[overall_c].tolist(), rest[lo_c].tolist(), rest[hi_c].tolist())
+    points = rest[overall_c].to_numpy(dtype="float64")
+    if ranking is None:
+        samples = points[:, None]
+    else:
+        rs, datasets, weighted = ranking
+        cols = [dataset_columns(d, weighted)[0] for d in datasets]
+        samples = rs.overall(rest["Judge"].tolist(), datasets, weighted, rest[cols].to_numpy(dtype="float64"))
+    spans = joint_rank_ranges(points.tolist(), samples)
     ranks = [MISSING if r is None else rank_range(*r) for r in spans]
     rest = rest.assign(**{RANK: ranks})
     meaning = [BASELINES.get(m.removeprefix(f"{CONTROL}: "), CONTROL) for m in base["Model"]]
@@ -382,8 +410,12 @@ def select_view(
     families: Sequence[str] | None = None,
     sizes: Sequence[str] | None = None,
     sort: Sort = DEFAULT_SORT,
+    samples: RankSamples | None = None,
 ) -> pd.DataFrame:
     """The table as shown: filtered rows, rank, chosen columns, an overall column with its interval.
+
+    The rank is a range from the joint bootstrap ``samples`` (:func:`rank_samples`) over the judges
+    shown: a filter changes who is ranked against whom.
 
     ``Overall D_avg(^EW)`` is the mean of the chosen datasets' ``D_avg`` and is left empty (ranked
     last) for a judge missing any of them, so partial coverage never ranks above full coverage; its
@@ -400,7 +432,8 @@ def select_view(
         lo_c: df[[interval_columns(c)[0] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
         hi_c: df[[interval_columns(c)[1] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
     })  # fmt: skip
-    df = _rank_and_sort(df, overall_c, sort.aligned(df.columns))
+    ranking = None if samples is None else (samples, chosen, weighted)
+    df = _rank_and_sort(df, overall_c, sort.aligned(df.columns), ranking)
     cols = [
         RANK,
         "Judge",

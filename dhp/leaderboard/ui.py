@@ -19,8 +19,8 @@ from matplotlib.figure import Figure
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown
-from dhp.leaderboard.choice_views import judge_detail_markdown
 from dhp.leaderboard.formatting import judge_header, perturbation_frame, prompts_markdown, summary_frame
+from dhp.leaderboard.judge_views import DetailBlock, detail_block, wire_detail
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
 from dhp.leaderboard.survey import TASKS, get_task
 from dhp.leaderboard.validation import (
@@ -212,7 +212,7 @@ class JudgeTab:
     dist: gr.Plot
     perturbations: gr.Dataframe
     prompts: gr.Markdown
-    detail: gr.Markdown  # misses, length tertiles, run cost (issue 20)
+    detail: DetailBlock  # misses, length tertiles, run cost (issue 20)
 
 
 def judge_tab() -> JudgeTab:
@@ -234,7 +234,7 @@ def judge_tab() -> JudgeTab:
         perturbations = gr.Dataframe(
             interactive=False, label="Per perturbation", elem_id="judge-perturbations", visible=False
         )
-        detail = gr.Markdown(elem_id="judge-detail")
+        detail = detail_block()
         with gr.Accordion("Prompts used", open=False):
             prompts = gr.Markdown(elem_id="judge-prompts")
     return JudgeTab(tab, select, info, bars, summary, dataset, dist, perturbations, prompts, detail)
@@ -271,17 +271,6 @@ def show_dataset(be: Backend, name: str | None, dataset: str | None) -> tuple[Fi
     )
 
 
-def show_detail(be: Backend, name: str | None, dataset: str | None) -> str:
-    """Misses per perturbation, length tertiles and run cost of the judge's result on ``dataset``."""
-    lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
-    if lr is None:
-        return ""
-    try:
-        return judge_detail_markdown(be.index.full(lr.path))
-    except (OSError, ValueError) as e:
-        return f"Could not re-read {lr.path}: {e}"
-
-
 def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked: gr.State) -> None:
     j.select.change(lambda n: show_judge(be, n), j.select, [j.info, j.bars, j.summary, j.dataset])
     j.select.change(None, j.select, None, js=URL_JS)  # the address follows the judge shown
@@ -296,7 +285,7 @@ def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked
     j.dataset.change(
         lambda n, d: show_dataset(be, n, d), [j.select, j.dataset], [j.dist, j.perturbations, j.prompts]
     )
-    j.dataset.change(lambda n, d: show_detail(be, n, d), [j.select, j.dataset], j.detail)
+    wire_detail(be, j.select, j.dataset, j.detail)
 
     def follow_link(value: str) -> tuple[Any, Any]:
         name = (value or "").split("\t", 1)[0]

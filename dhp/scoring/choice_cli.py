@@ -97,39 +97,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _texts(result: Any, perturbation: str, data: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Item id -> original text and -> perturbed text, from the dataset revision that was scored."""
-    from dhp.scoring.data import DataError, load_hub, load_local
-
-    ref = result.dataset
-    try:
-        if data == HUB_DATA:
-            from dhp.spec import get_dataset
-
-            loaded = load_hub(get_dataset(ref.name), ref.revision, org=ref.repo.split("/")[0])
-        else:
-            from dhp.task import folder_spec
-
-            folder = Path(data) / ref.name
-            if not folder.is_dir():
-                raise UserError(f"--data {data}: no folder {ref.name}/ in it")
-            loaded = load_local(folder_spec(folder), folder)
-    except DataError as e:
-        raise UserError(str(e)) from e
-    if loaded.revision != ref.revision:
-        raise UserError(
-            f"--data {data}: {ref.name} is revision {loaded.revision}, the result scored {ref.revision}"
-        )
-    return {i.id: i.original for i in loaded.items}, dict(loaded.perturbed.get(perturbation, {}))
-
-
 def _cmd_misses(args: argparse.Namespace) -> int:
     import os
     import sys
 
     from dhp.fsutil import atomic_write_text
     from dhp.scoring.compare import CompareError, pick_results
-    from dhp.scoring.misses import MissesError, attach_texts, find_misses, misses_csv, render_misses
+    from dhp.scoring.misses import (
+        MissesError,
+        attach_texts,
+        find_misses,
+        misses_csv,
+        render_misses,
+        scored_texts,
+    )
 
     try:
         by = pick_results(_results(args.results), "RESULTS")
@@ -137,7 +118,8 @@ def _cmd_misses(args: argparse.Namespace) -> int:
             raise UserError(f"RESULTS: no result for dataset {args.dataset} (found {', '.join(sorted(by))})")
         result = by[args.dataset]
         misses = find_misses(result, args.perturbation)
-        misses = attach_texts(misses, *_texts(result, args.perturbation, args.data))
+        texts = scored_texts(result.dataset, args.data)
+        misses = attach_texts(misses, texts.originals, texts.perturbed.get(args.perturbation, {}))
     except (CompareError, MissesError) as e:
         raise UserError(str(e)) from e
     color = args.color == "always" or (
@@ -145,6 +127,6 @@ def _cmd_misses(args: argparse.Namespace) -> int:
     )
     print(render_misses(result, args.perturbation, misses, args.n, color), end="")
     if args.csv is not None:
-        atomic_write_text(args.csv, misses_csv(args.perturbation, misses))
+        atomic_write_text(args.csv, misses_csv({args.perturbation: misses}))
         print(args.csv)
     return 0

@@ -19,9 +19,20 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from dhp.scoring.results import ItemScores, Result
+from dhp.naming import HUB_DATA
+from dhp.scoring.results import DatasetRef, ItemScores, Result
 
-__all__ = ["Miss", "MissesError", "attach_texts", "find_misses", "miss_counts", "misses_csv", "render_misses"]
+__all__ = [
+    "Miss",
+    "MissesError",
+    "ScoredTexts",
+    "attach_texts",
+    "find_misses",
+    "miss_counts",
+    "misses_csv",
+    "render_misses",
+    "scored_texts",
+]
 
 
 class MissesError(ValueError):
@@ -84,6 +95,43 @@ def miss_counts(result: Result) -> dict[str, int]:
     return {pid: len(find_misses(result, pid)) for pid in result.scores.perturbed}
 
 
+@dataclass(frozen=True)
+class ScoredTexts:
+    """The texts a result's judge saw: item id -> original, perturbation -> item id -> perturbed."""
+
+    originals: Mapping[str, str]
+    perturbed: Mapping[str, Mapping[str, str]]
+
+
+def scored_texts(ref: DatasetRef, data: str) -> ScoredTexts:
+    """The texts of the dataset revision a result scored (its ``dataset``): ``data`` is ``"dhp"`` (the Hub dataset
+    at that revision) or a folder of ``<dataset>/`` folders, whose revision must be the scored one.
+    Anything else (offline, no such folder, another revision) is one :class:`MissesError` line."""
+    from pathlib import Path
+
+    from dhp.scoring.data import DataError, load_hub, load_local
+
+    try:
+        if data == HUB_DATA:
+            from dhp.spec import get_dataset
+
+            loaded = load_hub(get_dataset(ref.name), ref.revision, org=ref.repo.split("/")[0])
+        else:
+            from dhp.task import folder_spec
+
+            folder = Path(data) / ref.name
+            if not folder.is_dir():
+                raise MissesError(f"--data {data}: no folder {ref.name}/ in it")
+            loaded = load_local(folder_spec(folder), folder)
+    except (DataError, KeyError) as e:
+        raise MissesError(str(e).strip("'\"")) from e
+    if loaded.revision != ref.revision:
+        raise MissesError(
+            f"--data {data}: {ref.name} is revision {loaded.revision}, the result scored {ref.revision}"
+        )
+    return ScoredTexts({i.id: i.original for i in loaded.items}, loaded.perturbed)
+
+
 def attach_texts(
     misses: Sequence[Miss], originals: Mapping[str, str], perturbed: Mapping[str, str]
 ) -> list[Miss]:
@@ -128,11 +176,13 @@ def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: 
     return "\n".join(lines) + "\n"
 
 
-def misses_csv(perturbation: str, misses: Sequence[Miss]) -> str:
-    """Every miss as CSV: item, weighted scores, per-metric scores, both texts and the marked diff."""
+def misses_csv(by_perturbation: Mapping[str, Sequence[Miss]]) -> str:
+    """Every miss (perturbation -> its misses) as CSV: perturbation, item, weighted scores,
+    per-metric scores, both texts and the marked diff; one header."""
     from dhp.builder.diffmark import render_stacked
 
-    metrics = list(misses[0].original_scores) if misses else []
+    first = next((ms[0] for ms in by_perturbation.values() if ms), None)
+    metrics = list(first.original_scores) if first is not None else []
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
@@ -141,7 +191,7 @@ def misses_csv(perturbation: str, misses: Sequence[Miss]) -> str:
         + [f"perturbed_{m}" for m in metrics]
         + ["original", "perturbed", "diff"]
     )
-    for m in misses:
+    for perturbation, m in ((p, m) for p, ms in by_perturbation.items() for m in ms):
         diff = (
             "" if m.original_text is None else render_stacked(m.original_text, m.perturbed_text or "", False)
         )

@@ -264,6 +264,10 @@ class Timing(_Model):
     requests_cached: int = 0
     retries: int = 0
     requests_failed: int = 0  # requests that got no output after retries (added in the scorer)
+    # run cost (issue 20): tokens the endpoint reported for the answers it sent this run (cached
+    # answers cost none); None when it reported none (built-in judges, older results, TGI without details)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
 
 
 class ItemScores(_Model):

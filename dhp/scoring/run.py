@@ -723,6 +723,8 @@ def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | No
         requests_cached=s.tally.cached,
         retries=s.tally.retries,
         requests_failed=s.tally.failed,
+        prompt_tokens=s.tally.prompt_tokens,
+        completion_tokens=s.tally.completion_tokens,
     )
     result = _result(run, data, plan, scored, done, s.prepared.templates, timing)
     path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, result.scoring.prompt_set, cfg.cue)

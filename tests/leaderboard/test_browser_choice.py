@@ -18,6 +18,7 @@ import pytest
 from dhp.scoring.results import dump_result, read_result
 from tests.leaderboard.conftest import ALL, write_results
 from tests.leaderboard.factory import make_result
+from tests.leaderboard.judge_data import point_at, write_summeval
 
 CHROMIUM = os.environ.get("DHP_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [
@@ -65,7 +66,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         p.write_text(dump_result(r))
     for f in results.rglob("*.json"):
         _with_lengths(f)
-    demo = build_app(AppConfig.local(root, refresh_s=1.0))
+    data = write_summeval(root / "data", N_ITEMS)  # the texts the judge page shows for missed pairs
+    point_at(results, data)
+    demo = build_app(AppConfig.local(root, refresh_s=1.0, data=str(data)))
     port = _free_port()
     launch(demo, port=port, block=False)
     try:
@@ -113,6 +116,19 @@ def _pick(pg: Any, elem_id: str, name: str) -> None:
     expect(box).to_have_value(name)
 
 
+def _broken_cells(pg: Any, selector: str) -> list[str]:
+    """The texts of the cells under ``selector`` drawn on more than one line (a number or word cut)."""
+    return list(
+        pg.evaluate(
+            """sel => [...document.querySelectorAll(sel)].filter(c => {
+                const r = document.createRange(); r.selectNodeContents(c);
+                return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1;
+            }).map(c => c.innerText)""",
+            selector,
+        )
+    )
+
+
 def _open_tab(pg: Any, name: str) -> None:
     """Click a tab; on a phone Gradio folds the later tabs into its overflow menu ("...")."""
     tab = pg.get_by_role("tab", name=name)
@@ -135,6 +151,12 @@ def test_compare_tab_and_size_plot(browser: Any, site: dict[str, Any], width: in
         expect(pg.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
         ranks = [t.strip() for t in pg.locator("#leaderboard-table tbody td.rank").all_inner_texts()]
         assert any(re.fullmatch(r"\d+(–\d+)?", r) for r in ranks), ranks
+        # the rank ranges drawn are the joint bootstrap's (the Backend's view of the same store)
+        from dhp.leaderboard.app import AppConfig, Backend
+        from dhp.leaderboard.table import RANK
+
+        view = Backend(AppConfig.local(site["root"])).view()
+        assert [r for r in ranks if r[0].isdigit()] == [r for r in view[RANK] if r[0].isdigit()]
         _open_tab(pg, "Compare")
         expect(pg.locator("#size-plot img")).to_be_visible()
         _pick(pg, "compare-a", "Strong Llama 70B")
@@ -146,6 +168,7 @@ def test_compare_tab_and_size_plot(browser: Any, site: dict[str, Any], width: in
         expect(out.locator("table").first).to_contain_text("d_avg_ew")
         assert "| A |" not in out.inner_text()  # rendered as tables, not raw markdown
         assert re.search(r"d_avg_ew\s+\+\d+\.\d\d\s+\[\+\d+\.\d\d, \+\d+\.\d\d\]\s+A", out.inner_text())
+        assert _broken_cells(pg, "#compare-result th, #compare-result td:not(:first-child)") == []
         img = pg.locator("#size-plot img").bounding_box()
         assert img is not None and img["x"] >= 0 and img["x"] + img["width"] <= width + 1
         _shot(pg, f"compare-{width}")
@@ -168,8 +191,24 @@ def test_judge_page_shows_misses_tertiles_and_run_cost(
         expect(detail).to_contain_text("short")
         expect(detail).to_contain_text("long")
         expect(detail).to_contain_text("Run cost:")
+        expect(detail).to_contain_text("tokens:")
         expect(detail.locator("table").first).to_contain_text("char_typo_minor")
-        detail.scroll_into_view_if_needed()
+        misses = pg.locator("#judge-misses")
+        expect(misses).to_contain_text(f"of {N_ITEMS}")
+        expect(misses.locator("del").first).to_have_text("clearly")  # marked as dhp show marks them
+        expect(misses.locator("ins").first).to_contain_text("vaguely-")
+        expect(pg.locator("#judge-misses-csv")).to_contain_text(".csv")
+        assert _broken_cells(pg, "#judge-detail th, #judge-detail td") == []
+        box = misses.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width + 1  # no sideways scrolling
+        misses.scroll_into_view_if_needed()
         _shot(pg, f"judge-detail-{width}")
+        # another perturbation picked: its own misses
+        pick = pg.locator("#judge-miss-pick input")
+        pick.click()
+        options = pg.locator("#judge-miss-pick").get_by_role("option")
+        second = options.nth(1).inner_text().split(" (")[0]
+        options.nth(1).click()
+        expect(misses).to_contain_text(second)
     finally:
         ctx.close()

@@ -7,48 +7,95 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from dhp.leaderboard import table
-from dhp.leaderboard.ranks import rank_range, rank_ranges
+from dhp.leaderboard.ranks import item_multiplicities, joint_rank_ranges, rank_range, replicate_pvalues
 
 NAN = math.nan
 
 
-def test_overlapping_intervals_share_ranks_and_separated_ones_do_not() -> None:
-    values = [5.0, 4.0, 3.8, 1.0, NAN]
-    lows = [4.5, 3.5, 3.0, 0.5, NAN]
-    highs = [5.5, 4.2, 4.1, 1.5, NAN]
-    assert rank_ranges(values, lows, highs) == [(1, 1), (2, 3), (2, 3), (4, 4), None]
-    assert [rank_range(*r) for r in rank_ranges(values, lows, highs) if r is not None] == [
-        "1",
-        "2–3",
-        "2–3",
-        "4",
-    ]
-    # an interval spanning everything ranks anywhere
-    assert rank_ranges([3.0, 2.0, 1.0], [0.0, 1.9, 0.9], [9.0, 2.1, 1.1]) == [(1, 3), (1, 2), (2, 3)]
-    # no interval: the estimate is its own interval (ties share the rank)
-    assert rank_ranges([2.0, 2.0, 1.0], [NAN] * 3, [NAN] * 3) == [(1, 2), (1, 2), (3, 3)]
-
-
-def test_the_board_shows_rank_ranges_sorted_by_the_estimate() -> None:
-    overall = "Overall D_avg^EW"
-    lo, hi = table.interval_columns(overall)
-    df = pd.DataFrame(
-        {
-            "Judge": ["a", "b", "c", "d"],
-            "Family": ["x"] * 4,
-            "Model": ["m"] * 4,
-            overall: [3.0, 5.0, 4.8, 1.0],
-            lo: [2.5, 4.5, 4.0, 0.5],
-            hi: [3.5, 5.5, 5.0, 1.5],
-        }
+def test_joint_ranks_share_ranks_only_where_resamples_reorder_judges() -> None:
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0, 1.0, 400)  # item-to-item variation every judge shares
+    own = rng.normal(0, 0.05, (4, 400))
+    # b is always 0.3 above c: wide marginal intervals that overlap, yet never reordered
+    samples = np.stack(
+        [10 + shared, 5.3 + shared + own[0], 5.0 + shared + own[1], 1.0 + own[2], 1.02 + own[3]]
     )
-    out = table._rank_and_sort(df, overall, table.DEFAULT_SORT)
-    assert list(out["Judge"]) == ["b", "c", "a", "d"]
-    assert list(out[table.RANK]) == ["1–2", "1–2", "3", "4"]
+    points = [10.0, 5.3, 5.0, 1.0, 1.02]
+    spans = joint_rank_ranges(points, samples)
+    assert spans == [(1, 1), (2, 2), (3, 3), (4, 5), (4, 5)]
+    # the overlap rule of separate intervals would have let b and c share ranks 2-3
+    assert joint_rank_ranges([3.0, NAN], np.array([[3.0] * 5, [NAN] * 5])) == [(1, 1), None]
+    # no samples: each judge its point estimate; equal estimates share the rank
+    assert joint_rank_ranges([2.0, 2.0, 1.0], np.array([[2.0], [2.0], [1.0]])) == [(1, 1), (1, 1), (3, 3)]
+    assert [rank_range(1, 1), rank_range(2, 5)] == ["1", "2–5"]
+
+
+def test_the_range_always_holds_the_point_rank() -> None:
+    # a judge ranked 2nd by its estimate but 1st in every replicate: the range still says 2
+    spans = joint_rank_ranges([5.0, 4.9], np.array([[1.0] * 10, [9.0] * 10]))
+    assert spans == [(1, 2), (1, 2)]
+
+
+def test_item_draws_depend_on_the_item_id_only() -> None:
+    a = item_multiplicities("summeval", ["x", "y", "z"], 50, 0)
+    b = item_multiplicities("summeval", ["z", "x"], 50, 0)
+    assert a.shape == (50, 3)
+    assert (a[:, 0] == b[:, 1]).all() and (a[:, 2] == b[:, 0]).all()  # same item, same draw
+    assert not (item_multiplicities("summeval", ["x"], 50, 1) == a[:, :1]).all()  # the seed matters
+    assert 0.7 < a.mean() < 1.3  # Poisson(1)
+
+
+def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None:
+    from dhp.scoring.stats import wilcoxon_greater_batch
+    from tests.leaderboard.factory import make_result
+
+    r = make_result("j", "wmt22-de-en", skill=0.2, n_items=80)
+    assert r.scores is not None
+    rp = replicate_pvalues(r, n_boot=40)
+    assert rp is not None and rp.log_p.shape == (40, 10, 2)
+    counts = item_multiplicities(r.dataset.name, r.scores.item_ids, 40, 0)
+    idx = [np.repeat(np.arange(80), c) for c in counts]
+    width = max(len(i) for i in idx)
+    for i, pid in enumerate(rp.perturbations):
+        for j, m in enumerate(rp.metrics):
+            o = np.array([v if v is not None else NAN for v in r.scores.original[m]] + [NAN])
+            q = np.array([v if v is not None else NAN for v in r.scores.perturbed[pid][m]] + [NAN])
+            pad = np.array([np.r_[x, np.full(width - len(x), 80)] for x in idx])
+            expected = wilcoxon_greater_batch(o[pad], q[pad], exact=False)
+            assert rp.pvalues[:, i, j] == pytest.approx(expected, rel=1e-5)
+    assert replicate_pvalues(r.model_copy(update={"scores": None})) is None
+
+
+def test_the_board_ranks_from_the_joint_bootstrap(tmp_path: Path) -> None:
+    """Two judges with the same skill tie; a much better one ranks first alone; a filter re-ranks."""
+    from dhp.leaderboard.service import AppConfig, Backend
+    from dhp.leaderboard.stores import LocalStore
+    from dhp.scoring.results import dump_result
+    from tests.leaderboard.factory import make_result
+
+    root = tmp_path / "results"
+    for name, skill, seed in (("Strong", 1.2, 0), ("Twin-a", 0.25, 1), ("Twin-b", 0.25, 2), ("Weak", 0.0, 3)):
+        for ds in ("summeval", "wmt22-de-en"):
+            r = make_result(name, ds, skill=skill, n_items=60, seed=seed, hf_model_id=f"org/{name}")
+            (root / name).mkdir(parents=True, exist_ok=True)
+            (root / name / f"{ds}@v1.json").write_text(dump_result(r))
+    be = Backend(
+        AppConfig(
+            results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
+        )
+    )
+    view = be.view(datasets=["summeval", "wmt22-de-en"])
+    ranks = dict(zip(view["Judge"], view[table.RANK], strict=True))
+    assert ranks["Strong"] == "1"
+    assert "–" in ranks["Twin-a"] and ranks["Twin-a"] == ranks["Twin-b"]  # indistinguishable: shared
+    assert list(view["Judge"]) == sorted(
+        view["Judge"], key=lambda j: -view.set_index("Judge").loc[j, "Overall D_avg^EW"]
+    )  # sorted by the point estimate
+    alone = be.view(search="Twin-a", datasets=["summeval"])
+    assert list(alone[table.RANK]) == ["1"]  # ranked only against the judges shown
 
 
 def test_pareto_front_keeps_only_judges_no_smaller_judge_beats() -> None:
@@ -105,3 +152,46 @@ def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_pat
     flat = [y for y in ys if len(set(y)) == 1]
     assert any(y[0] == pytest.approx(controls[0][1]) for y in flat)  # the control's reference line
     assert ax.get_xscale() == "log"
+
+
+def test_replicate_d_avg_recombines_like_the_result_summary() -> None:
+    """Fed the stored point p-values, a replicate's D_avg and D_avg^EW are the result's own, under
+    the scored weights and under others (the survey's): the combination is the scorer's."""
+    from dataclasses import replace
+
+    from dhp.scoring.results import reweight
+    from tests.leaderboard.factory import make_result
+
+    r = make_result("j", "summeval", skill=0.4, n_items=40)
+    rp = replicate_pvalues(r, n_boot=3)
+    assert rp is not None
+    stored = np.array(
+        [
+            [
+                [NAN if pr.metrics[m].p is None else pr.metrics[m].p for m in rp.metrics]
+                for pr in r.perturbations
+            ]
+        ]
+        * 3
+    )
+    point = replace(rp, log_p=np.log(stored).astype(np.float32))
+    d_un, d_ew = point.d_avg(None), point.d_avg(rp.weights)
+    assert d_un == pytest.approx([r.summary.d_avg] * 3, rel=1e-5)
+    assert d_ew == pytest.approx([r.summary.d_avg_ew] * 3, rel=1e-5)
+    flat = {pid: dict.fromkeys(rp.metrics, 1.0 / len(rp.metrics)) for pid in rp.perturbations}
+    assert point.d_avg(flat) == pytest.approx([reweight(r, flat).d_avg_ew] * 3, rel=1e-5)
+
+
+def test_tiny_p_values_keep_their_size() -> None:
+    """p-values far below float32's range (a strong judge on many items) are kept as logs: the
+    replicates' D_avg stays near the estimate instead of jumping to the floor's D_MAX."""
+    from dhp.scoring.stats import D_MAX
+    from tests.leaderboard.factory import make_result
+
+    r = make_result("s", "answer-equivalence", skill=3.0, n_items=700)
+    assert r.summary.d_avg is not None and r.summary.d_avg > 30  # p-values below 1e-39
+    rp = replicate_pvalues(r, n_boot=20)
+    assert rp is not None
+    d_un = rp.scored[0]
+    assert d_un.max() < D_MAX / 2
+    assert float(np.median(d_un)) == pytest.approx(r.summary.d_avg, rel=0.3)

@@ -235,7 +235,7 @@ def short_sighted(prompt: str) -> Answer:
 
 
 def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: Path, tmp_path: Path) -> None:
-    from dhp.leaderboard.choice_views import judge_detail_markdown
+    from dhp.leaderboard.judge_views import detail_markdown as judge_detail_markdown
     from dhp.scoring.breakdown import length_tertiles
 
     path = _score_run(short_sighted, tmp_path / "res", varied, "Short")
@@ -263,6 +263,8 @@ def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: P
     typo = next(p for p in r.perturbations if p.id == "char_typo_minor")
     assert f"| char_typo_minor | {typo.d_ew:.2f} | 12 of {N_LEN} |" in page  # the 12 longer texts are misses
     assert f"**Run cost:** {N_LEN * 10} requests sent, 0 from the cache" in page
+    assert r.timing.prompt_tokens and r.timing.completion_tokens == N_LEN * 10  # the server's usage
+    assert f"tokens: {r.timing.prompt_tokens:,} prompt, {N_LEN * 10} completion" in page
     old = r.model_copy(update={"scores": r.scores.model_copy(update={"original_words": None})})
     assert length_tertiles(old) == [] and "no length tertiles" in judge_detail_markdown(old)
 

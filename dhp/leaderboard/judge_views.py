@@ -1,0 +1,287 @@
+"""The judge page's views for choosing a judge (issue 20), for one dataset of the judge shown:
+
+* where it fails: the misses per perturbation next to D^EW (:func:`detail_markdown`), a few missed
+  pairs of a chosen perturbation with the differences marked as ``dhp show`` marks them
+  (:func:`misses_html`), and a CSV of every miss of every perturbation (:func:`misses_csv_path`);
+* D_avg^EW by length tertile of the original text;
+* the run's cost: requests, tokens where the endpoint reported them, wall time (:func:`run_cost_text`).
+
+Pure functions of one full result (item scores included) and, for the texts, the dataset revision
+it scored (:func:`dhp.scoring.misses.scored_texts`: the app's ``data`` folder, else the Hub). Texts
+that cannot be had are said so in one line; the scores are shown all the same. :func:`detail_block`
+and :func:`wire_detail` are the Gradio side, hooked into the Judge tab by :mod:`dhp.leaderboard.ui`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from dhp.fsutil import atomic_write_text
+from dhp.leaderboard.service import Backend
+from dhp.scoring.breakdown import length_tertiles
+from dhp.scoring.misses import (
+    Miss,
+    MissesError,
+    ScoredTexts,
+    attach_texts,
+    find_misses,
+    miss_counts,
+    misses_csv,
+)
+from dhp.scoring.misses import scored_texts as _load_texts
+from dhp.scoring.results import DatasetRef, Result
+
+__all__ = [
+    "MISSES_SHOWN",
+    "DetailBlock",
+    "detail_block",
+    "detail_markdown",
+    "miss_choices",
+    "misses_csv_path",
+    "misses_html",
+    "run_cost_text",
+    "show_detail",
+    "show_misses",
+    "texts_for",
+    "wire_detail",
+]
+
+#: Missed pairs shown on the page for the chosen perturbation (the CSV has all of them).
+MISSES_SHOWN = 3
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None or not math.isfinite(x) else f"{x:.2f}"
+
+
+def _tokens(prompt: int | None, completion: int | None) -> str:
+    """``tokens: 1,234 prompt, 56 completion``; a count the endpoint did not report says so."""
+    if prompt is None and completion is None:
+        return "tokens: not reported by the endpoint"
+    return "tokens: " + ", ".join(
+        f"{kind} not reported" if n is None else f"{n:,} {kind}"
+        for kind, n in (("prompt", prompt), ("completion", completion))
+    )
+
+
+def run_cost_text(r: Result) -> str:
+    """Requests, tokens (where the endpoint reported them) and wall time of the run behind ``r``."""
+    t = r.timing
+    if r.judge.kind == "builtin":
+        return f"**Run cost:** no requests (built-in judge); wall time {t.wall_seconds:.1f} s."
+    return (
+        f"**Run cost:** {t.requests_sent:,} requests sent, {t.requests_cached:,} from the cache, "
+        f"{t.retries:,} retries, {t.requests_failed:,} failed; {_tokens(t.prompt_tokens, t.completion_tokens)}; "
+        f"wall time {t.wall_seconds:.1f} s."
+    )
+
+
+def _misses_table(r: Result) -> list[str]:
+    counts = miss_counts(r)
+    n = len(r.scores.item_ids) if r.scores is not None else 0
+    if not counts:
+        return ["No item scores in this result: misses cannot be counted."]
+    lines = ["| perturbation | D^EW | missed |", "|---|---|---|"]
+    for p in r.perturbations:
+        k = counts.get(p.id)
+        lines.append(f"| {p.id} | {_fmt(p.d_ew)} | {'–' if k is None else f'{k} of {n}'} |")
+    return lines
+
+
+def _tertile_table(r: Result) -> list[str]:
+    tertiles = length_tertiles(r)
+    if not tertiles:
+        return ["No text lengths in this result (scored before results schema 1.2): no length tertiles."]
+    lines = ["| length | words | items | D_avg^EW |", "|---|---|---|---|"]
+    lines += [
+        f"| {t.name} | {t.min_words}–{t.max_words} | {t.n_items} | {_fmt(t.d_avg_ew)} |" for t in tertiles
+    ]
+    return lines
+
+
+def detail_markdown(r: Result) -> str:
+    """Misses next to D^EW, D_avg^EW per length tertile, and the run's cost, for one dataset."""
+    return "\n".join(
+        [
+            f"#### Where it fails on {r.dataset.name}",
+            "",
+            *_misses_table(r),
+            "",
+            "*missed*: pairs whose perturbed text the judge scored at least as high as the original on the "
+            f"weighted metrics. `dhp misses RESULTS --dataset {r.dataset.name} --perturbation ID` lists them.",
+            "",
+            "#### D_avg^EW by length of the original text",
+            "",
+            *_tertile_table(r),
+            "",
+            run_cost_text(r),
+        ]
+    )
+
+
+def miss_choices(r: Result) -> list[tuple[str, str]]:
+    """(label, perturbation id) for the perturbations with misses, the most missed first."""
+    counts = miss_counts(r)
+    ranked = sorted((p for p in counts if counts[p]), key=lambda p: (-counts[p], p))
+    return [(f"{p} ({counts[p]} missed)", p) for p in ranked]
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_texts(ref: DatasetRef, data: str) -> ScoredTexts | str:
+    try:
+        return _load_texts(ref, data)
+    except MissesError as e:
+        return str(e)
+
+
+def texts_for(r: Result, data: str | None) -> ScoredTexts | str:
+    """The texts ``r`` scored (``data``: ``"dhp"`` for the Hub, or a folder of dataset folders), or
+    one line saying why they cannot be had. Cached per (dataset revision, data): a few datasets."""
+    if data is None:
+        return "no dataset source configured (dhp leaderboard --data FOLDER, or dhp for the Hub)"
+    return _cached_texts(r.dataset, data)
+
+
+def _scores_line(m: Miss) -> str:
+    return ", ".join(
+        f"{k} {_fmt(m.original_scores[k])} → {_fmt(m.perturbed_scores[k])}" for k in m.original_scores
+    )
+
+
+def _with_texts(r: Result, perturbation: str, texts: ScoredTexts | str) -> tuple[list[Miss], str | None]:
+    """The misses of ``perturbation`` with their texts, or without them and the one-line reason."""
+    misses = find_misses(r, perturbation)
+    if isinstance(texts, str):
+        return misses, texts
+    try:
+        return attach_texts(misses, texts.originals, texts.perturbed.get(perturbation, {})), None
+    except MissesError as e:
+        return misses, str(e)
+
+
+def misses_html(r: Result, perturbation: str | None, texts: ScoredTexts | str, n: int = MISSES_SHOWN) -> str:
+    """The first ``n`` misses of ``perturbation`` (worst first): scores, and both texts with the
+    changed words marked as ``dhp show`` marks them (``<del>``/``<ins>``)."""
+    from dhp.builder.diffmark import pair_html
+
+    if not perturbation:
+        return "<p>No perturbation has a missed pair here.</p>" if r.scores is not None else ""
+    try:
+        misses, why = _with_texts(r, perturbation, texts)
+    except MissesError as e:
+        return f"<p>{html.escape(str(e))}</p>"
+    note = "" if why is None else f"<p class='dhp-misses-note'>Texts not shown: {html.escape(why)}</p>"
+    total = len(r.scores.item_ids) if r.scores is not None else 0
+    parts = [
+        f"<p><b>{len(misses)} of {total}</b> pairs of <code>{html.escape(perturbation)}</code> not scored "
+        f"lower; the {min(n, len(misses))} with the largest rise first.</p>",
+        note,
+    ]
+    for m in misses[:n]:
+        parts.append(
+            "<div class='dhp-miss'>"
+            f"<p><code>{html.escape(m.item_id)}</code>: weighted {_fmt(m.original_weighted)} → "
+            f"{_fmt(m.perturbed_weighted)} <span class='dhp-miss-scores'>({html.escape(_scores_line(m))})</span></p>"
+        )
+        if m.original_text is not None and m.perturbed_text is not None:
+            orig, pert = pair_html(m.original_text, m.perturbed_text)
+            parts.append(
+                f"<p class='dhp-miss-text'><b>original</b> {orig}</p><p class='dhp-miss-text'><b>perturbed</b> {pert}</p>"
+            )
+        parts.append("</div>")
+    return _STYLE + "".join(parts)
+
+
+_STYLE = (
+    "<style>#judge-misses del{background:#fdd;color:#900}"
+    "#judge-misses ins{background:#dfd;color:#060;text-decoration:none}"
+    "#judge-misses .dhp-miss{border-top:1px solid #ddd;padding:.3em 0;overflow-wrap:anywhere}"
+    "#judge-misses .dhp-miss-scores{color:#666;font-size:.9em}"
+    "#judge-misses .dhp-misses-note{color:#666}</style>"
+)
+
+
+def misses_csv_path(r: Result, texts: ScoredTexts | str, folder: Path) -> str | None:
+    """Every miss of every perturbation as CSV (texts and marked differences when available), in
+    ``folder`` under a name from its content; None without item scores."""
+    if r.scores is None:
+        return None
+    by = {pid: _with_texts(r, pid, texts)[0] for pid in r.scores.perturbed}  # the page says why texts lack
+    text = misses_csv(by)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    path = folder / f"dhp-misses-{_slug(r.judge.name)}-{r.dataset.name}-{digest}.csv"
+    if not path.is_file():
+        atomic_write_text(path, text)
+    return str(path)
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:60]
+
+
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DetailBlock:
+    detail: gr.Markdown
+    pick: gr.Dropdown
+    misses: gr.HTML
+    csv: gr.File
+
+
+def detail_block() -> DetailBlock:
+    """The components, created inside the Judge tab (under the per-perturbation table)."""
+    detail = gr.Markdown(elem_id="judge-detail")
+    pick = gr.Dropdown(choices=[], label="Missed pairs of", elem_id="judge-miss-pick", visible=False)
+    misses = gr.HTML(elem_id="judge-misses")
+    csv = gr.File(label="All misses (CSV)", elem_id="judge-misses-csv", visible=False, interactive=False)
+    return DetailBlock(detail, pick, misses, csv)
+
+
+def _result_on(be: Backend, name: str | None, dataset: str | None) -> Result | str | None:
+    """The judge's full result on ``dataset`` (None: none; a string: why it cannot be re-read)."""
+    lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
+    if lr is None:
+        return None
+    try:
+        return be.index.full(lr.path)
+    except (OSError, ValueError) as e:
+        return f"Could not re-read {lr.path}: {e}"
+
+
+def show_detail(be: Backend, name: str | None, dataset: str | None) -> tuple[Any, ...]:
+    """The block's values for a judge and dataset: the detail, the perturbation picker (the most
+    missed first), its missed pairs and the CSV of every miss."""
+    r = _result_on(be, name, dataset)
+    if not isinstance(r, Result):
+        hidden = gr.Dropdown(choices=[], value=None, visible=False)
+        return r or "", hidden, "", gr.File(value=None, visible=False)
+    choices = miss_choices(r)
+    first = choices[0][1] if choices else None
+    texts = texts_for(r, be.cfg.data)
+    csv = misses_csv_path(r, texts, be.cfg.csv_dir)
+    return (
+        detail_markdown(r),
+        gr.Dropdown(choices=choices, value=first, visible=bool(choices)),
+        misses_html(r, first, texts),
+        gr.File(value=csv, visible=csv is not None),
+    )
+
+
+def show_misses(be: Backend, name: str | None, dataset: str | None, perturbation: str | None) -> str:
+    r = _result_on(be, name, dataset)
+    return misses_html(r, perturbation, texts_for(r, be.cfg.data)) if isinstance(r, Result) else ""
+
+
+def wire_detail(be: Backend, select: gr.Dropdown, dataset: gr.Dropdown, block: DetailBlock) -> None:
+    """A dataset chosen on the Judge tab fills the block; a perturbation picked shows its misses."""
+    outputs = [block.detail, block.pick, block.misses, block.csv]
+    dataset.change(lambda n, d: show_detail(be, n, d), [select, dataset], outputs)
+    block.pick.input(lambda n, d, p: show_misses(be, n, d, p), [select, dataset, block.pick], block.misses)
