@@ -38,6 +38,7 @@ from dhp.scoring.misses import (
 )
 from dhp.scoring.misses import scored_texts as _load_texts
 from dhp.scoring.results import DatasetRef, Result
+from dhp.task import folder_spec
 
 __all__ = [
     "MISSES_SHOWN",
@@ -137,7 +138,7 @@ def miss_choices(r: Result) -> list[tuple[str, str]]:
 @functools.lru_cache(maxsize=8)
 def _cached_texts(ref: DatasetRef, data: str) -> ScoredTexts | str:
     try:
-        return _load_texts(ref, data)
+        return _load_texts(ref, data, folder_spec)
     except MissesError as e:
         return str(e)
 

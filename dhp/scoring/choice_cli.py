@@ -111,6 +111,7 @@ def _cmd_misses(args: argparse.Namespace) -> int:
         render_misses,
         scored_texts,
     )
+    from dhp.task import folder_spec
 
     try:
         by = pick_results(_results(args.results), "RESULTS")
@@ -118,7 +119,7 @@ def _cmd_misses(args: argparse.Namespace) -> int:
             raise UserError(f"RESULTS: no result for dataset {args.dataset} (found {', '.join(sorted(by))})")
         result = by[args.dataset]
         misses = find_misses(result, args.perturbation)
-        texts = scored_texts(result.dataset, args.data)
+        texts = scored_texts(result.dataset, args.data, folder_spec)
         misses = attach_texts(misses, texts.originals, texts.perturbed.get(args.perturbation, {}))
     except (CompareError, MissesError) as e:
         raise UserError(str(e)) from e

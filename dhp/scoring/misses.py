@@ -16,11 +16,13 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from dhp.naming import HUB_DATA
 from dhp.scoring.results import DatasetRef, ItemScores, Result
+from dhp.types import DatasetSpec
 
 __all__ = [
     "Miss",
@@ -103,12 +105,12 @@ class ScoredTexts:
     perturbed: Mapping[str, Mapping[str, str]]
 
 
-def scored_texts(ref: DatasetRef, data: str) -> ScoredTexts:
+def scored_texts(ref: DatasetRef, data: str, spec_of: Callable[[Path], DatasetSpec]) -> ScoredTexts:
     """The texts of the dataset revision a result scored (its ``dataset``): ``data`` is ``"dhp"`` (the Hub dataset
-    at that revision) or a folder of ``<dataset>/`` folders, whose revision must be the scored one.
-    Anything else (offline, no such folder, another revision) is one :class:`MissesError` line."""
-    from pathlib import Path
-
+    at that revision) or a folder of ``<dataset>/`` folders, whose revision must be the scored one;
+    ``spec_of`` reads a built folder's dataset spec (:func:`dhp.task.folder_spec`: a task file's, or
+    the built-in one; passed in by the caller, a stage above scoring). Anything else (offline, no
+    such folder, another revision) is one :class:`MissesError` line."""
     from dhp.scoring.data import DataError, load_hub, load_local
 
     try:
@@ -117,12 +119,10 @@ def scored_texts(ref: DatasetRef, data: str) -> ScoredTexts:
 
             loaded = load_hub(get_dataset(ref.name), ref.revision, org=ref.repo.split("/")[0])
         else:
-            from dhp.task import folder_spec
-
             folder = Path(data) / ref.name
             if not folder.is_dir():
                 raise MissesError(f"--data {data}: no folder {ref.name}/ in it")
-            loaded = load_local(folder_spec(folder), folder)
+            loaded = load_local(spec_of(folder), folder)
     except (DataError, KeyError) as e:
         raise MissesError(str(e).strip("'\"")) from e
     if loaded.revision != ref.revision:
