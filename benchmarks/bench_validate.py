@@ -17,7 +17,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from dhp.builder.dataset_io import read_build_info
-from dhp.builder.perturb.validate import check_severities_differ, validate
+from dhp.builder.perturb.registry import validate
+from dhp.builder.perturb.validate import check_severities_differ
 from dhp.spec import get_dataset
 
 

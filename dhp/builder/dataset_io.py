@@ -28,7 +28,7 @@ from typing import Any
 
 from dhp.builder.errors import DataError
 from dhp.builder.items import Item, SourceFile
-from dhp.types import DatasetSpec, pair_columns
+from dhp.types import DatasetSpec, PairRow, row_columns
 
 __all__ = [
     "BUILD_INFO",
@@ -40,6 +40,7 @@ __all__ = [
     "DataError",
     "DatasetRows",
     "NotApplicableRecord",
+    "PairRow",
     "PerturbationInfo",
     "PerturberInfo",
     "Row",
@@ -62,15 +63,9 @@ BUILD_INFO = "build_info.json"
 NOT_APPLICABLE = "not_applicable.jsonl"
 CARD = "README.md"
 SPLIT = "test"
-EXTRA_COLUMNS = ("generator_settings",)  # JSON string: k, seeds, or the LLM model and settings
 
-#: One pair row: column name -> value (``None`` only for an absent optional context field).
+#: One pair row as written to parquet: column name -> value (:meth:`dhp.types.PairRow.record`).
 Row = Mapping[str, str | None]
-
-
-def row_columns(spec: DatasetSpec) -> tuple[str, ...]:
-    """Parquet column order: :func:`dhp.types.pair_columns` then ``generator_settings``."""
-    return (*pair_columns(spec), *EXTRA_COLUMNS)
 
 
 def dump_json(obj: Any) -> str:
@@ -563,37 +558,30 @@ class DatasetRows:
     perturbed: Mapping[str, Mapping[str, str]]  # perturbation id -> item id -> perturbed text
 
 
-_REQUIRED = ("id", "original", "perturbed", "perturbation")
-
-
 def _check_columns(spec: DatasetSpec, info: BuildInfo, where: str) -> None:
-    missing = [c for c in _REQUIRED if c not in info.columns]
+    missing = [c for c in PairRow.required_columns() if c not in info.columns]
     missing += [c.name for c in spec.context_fields if c.required and c.name not in info.columns]
     if missing:
         raise DataError(f"{where}: missing columns {missing}; found {list(info.columns)}")
 
 
 def _add_row(
-    spec: DatasetSpec, row: Row, items: dict[str, Item], perturbed: dict[str, dict[str, str]], where: str
+    spec: DatasetSpec, row: PairRow, items: dict[str, Item], perturbed: dict[str, dict[str, str]], where: str
 ) -> None:
-    item_id, pid = str(row["id"]), str(row["perturbation"])
+    item_id, pid = row.id, row.perturbation
     if pid not in spec.perturbation_ids:
         raise DataError(
             f"{where}: unknown perturbation {pid!r} in row {item_id}; valid: {', '.join(spec.perturbation_ids)}"
         )
-    original, text = row["original"], row["perturbed"]
-    if not isinstance(original, str) or not isinstance(text, str):
-        raise DataError(f"{where}: row {item_id}/{pid}: original and perturbed must be strings")
-    context = {cf.name: row.get(cf.name) for cf in spec.context_fields}
-    prev = items.setdefault(item_id, Item(item_id, original, context))
-    if prev.original != original or prev.context != context:
+    prev = items.setdefault(item_id, Item(item_id, row.original, row.context))
+    if prev.original != row.original or prev.context != row.context:
         raise DataError(f"{where}: item {item_id} has different originals or contexts across rows")
     per = perturbed.setdefault(pid, {})
     if item_id in per:
         raise DataError(f"{where}: duplicate row for item {item_id}, perturbation {pid}")
-    if text == original:
+    if row.perturbed == row.original:
         raise DataError(f"{where}: row {item_id}/{pid}: the perturbed text equals the original")
-    per[item_id] = text
+    per[item_id] = row.perturbed
 
 
 def read_items(spec: DatasetSpec, folder: Path, where: str | None = None) -> DatasetRows:
@@ -603,8 +591,9 @@ def read_items(spec: DatasetSpec, folder: Path, where: str | None = None) -> Dat
     _check_columns(spec, info, where)
     items: dict[str, Item] = {}
     perturbed: dict[str, dict[str, str]] = {}
-    for row in read_pairs(folder):
-        _add_row(spec, row, items, perturbed, where)
+    context = [c.name for c in spec.context_fields]
+    for rec in read_pairs(folder):
+        _add_row(spec, PairRow.from_record(rec, context, where), items, perturbed, where)
     if not items:
         raise DataError(f"{where}: no rows")
     return DatasetRows(info, tuple(items[k] for k in sorted(items)), perturbed)
