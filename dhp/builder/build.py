@@ -70,6 +70,7 @@ __all__ = [
     "BuildReport",
     "Checked",
     "build_dataset",
+    "check_methods",
     "check_version",
     "collect_rows",
     "make_build_info",
@@ -90,6 +91,18 @@ def check_version(version: str) -> str:
     if not _SEMVER.match(version):
         raise BuildError(f"dataset version {version!r} is not semantic; use the form v1.0.0")
     return version
+
+
+def check_methods(spec: DatasetSpec) -> None:
+    """A :class:`BuildError` unless every perturbation declares the method its operation's record has
+    (the ``method`` column and the card must say how the rows were really made)."""
+    for p in spec.perturbations:
+        method = lookup(p.operation).method
+        if p.method is not method:
+            raise BuildError(
+                f"{spec.name}/{p.id}: declares method {p.method.value!r}, but {p.operation.value!r} is "
+                f"a {method.value} operation"
+            )
 
 
 @dataclass(frozen=True)
@@ -391,6 +404,7 @@ def build_dataset(
 
     t0 = time.perf_counter()
     check_version(opts.version)
+    check_methods(spec)
     seed = spec.selection.seed if opts.seed is None else opts.seed
     source = load_source(spec, locator, opts.story_cloze_file)
     sel = select_items(spec, source, allow_fewer=opts.allow_fewer)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from dhp.builder.items import Item
+from dhp.builder.items import WRONG_ENDING, Item
 from dhp.builder.perturb import offline, prompts, rules
 from dhp.builder.perturb import validate as checks
 from dhp.builder.perturb.base import Outcome
@@ -142,11 +142,8 @@ def _other_item(p: Perturbation, it: Item, pool: Sequence[tuple[str, str]], rng:
     return rules.other_item(it.id, it.original, pool, rng)
 
 
-_WRONG_ENDING = "wrong_ending"  # the item extra holding the dataset's own wrong alternative
-
-
 def _wrong_ending(p: Perturbation, it: Item, pool: Sequence[tuple[str, str]], rng: random.Random) -> Outcome:
-    return rules.wrong_ending(it.original, it.extras.get(_WRONG_ENDING))
+    return rules.wrong_ending(it.original, it.extras.get(WRONG_ENDING))
 
 
 def _names_enough_entities(text: str, severity: Severity) -> bool:
@@ -230,7 +227,7 @@ _RECORDS: tuple[OperationRecord, ...] = (
         checks.check_replacement_text,
         "The {t} is a wrong ending: it contradicts or ignores the story.",
         rule=_wrong_ending,
-        item_extra=_WRONG_ENDING,
+        item_extra=WRONG_ENDING,
     ),
 )
 
