@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from dhp.builder.build import BuildReport
-from dhp.builder.perturb import lexicon
+from dhp.builder.perturb import closed_class, lexicon
 from dhp.builder.perturb.base import NotApplicable, Perturbed
 from dhp.builder.perturb.offline import (
     OFFLINE_GENERATOR,
@@ -231,7 +231,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             "African American",
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
-        ("It came third in the race.", "third", "|".join(sorted(lexicon.ORDINAL_WORDS))),
+        ("It came third in the race.", "third", "|".join(sorted(closed_class.ORDINAL_WORDS))),
         ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (

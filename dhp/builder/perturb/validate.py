@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from dhp.builder.perturb import grammar_check, lexicon
+from dhp.builder.perturb import closed_class, grammar_check, lexicon
 from dhp.builder.perturb.lexicon import NUMBER_MASK, EntityType, Span, Token
 from dhp.builder.textstats import split_sentences
 from dhp.types import Perturbation, Severity
@@ -557,7 +557,7 @@ def _capitalised_mid_sentence(source: str, para: str, text: str) -> str:
     for m in _MID_WORD.finditer(para):
         word, after = m.group(1), m.group(2)
         low = word.lower()
-        function = low in grammar_check.PREPOSITIONS or low in grammar_check.ARTICLES
+        function = low in closed_class.PREPOSITIONS or low in closed_class.ARTICLES
         in_name = after[:1].isupper()  # "New Zealand", "North Brabant": part of a longer name
         ordinary = function or (
             lexicon.is_common_word(word) and not lexicon.is_name_word(word) and not in_name
@@ -697,7 +697,7 @@ def _broken_structure(source: str, para: str) -> str:
         return f"it ends on {words[-1]!r}"
     head, sep, tail = _partition_comma(para)
     head_words = _words(head)
-    fronted = bool(sep and head_words) and head_words[0] in grammar_check.PREPOSITIONS - _SUBORDINATORS
+    fronted = bool(sep and head_words) and head_words[0] in closed_class.PREPOSITIONS - _SUBORDINATORS
     moved = not _norm(source).lower().startswith(_norm(head).lower())
     if fronted and moved and set(head_words) & _FINITE_AUX:
         return f"the fronted phrase {head.strip()!r} holds a finite verb"
@@ -712,7 +712,7 @@ def _broken_structure(source: str, para: str) -> str:
     ):
         return f"two connectives lead one clause: {_norm(para)[:60]!r}"
     leftover = _LEFTOVER_THAT.match(_norm(para))
-    if leftover and leftover["prep"].lower() in grammar_check.PREPOSITIONS:
+    if leftover and leftover["prep"].lower() in closed_class.PREPOSITIONS:
         return f"the reported clause keeps its 'that' after {leftover['prep']!r}"
     return ""
 
