@@ -9,6 +9,7 @@ import yaml
 
 from dhp.builder.dataset_io import BuildInfo
 from dhp.builder.perturb.registry import lookup
+from dhp.records import to_data
 from dhp.types import DatasetSpec, Method, Operation, Redistribution, k_text
 
 __all__ = ["card_metadata", "render_card", "size_category"]
@@ -79,7 +80,7 @@ def _configs(info: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str,
 
 def card_metadata(spec: DatasetSpec, build: BuildInfo) -> dict[str, Any]:
     """The card's YAML header: licence, languages, task categories, size, sources, configs, pretty name."""
-    info = build.to_dict()
+    info = to_data(build)
     langs = ["en"] + ([_SOURCE_LANG[spec.name][0]] if spec.name in _SOURCE_LANG else [])
     configs, dataset_info = _configs(info)
     meta: dict[str, Any] = {
@@ -274,7 +275,7 @@ def render_card(spec: DatasetSpec, build: BuildInfo) -> str:
     from dhp.dataset_cards import template_text
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-    body = env.from_string(template_text()).render(**_template_vars(spec, build.to_dict()))
+    body = env.from_string(template_text()).render(**_template_vars(spec, to_data(build)))
     header = yaml.dump(
         card_metadata(spec, build), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000
     )
