@@ -20,6 +20,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from dhp.errors import DataError, SpecError
+from dhp.records import to_data
 
 __all__ = [
     "CONTROL_JUDGES",
@@ -203,13 +204,9 @@ class Metric:
         _require(self.scale_min < self.scale_max, f"metric {self.name!r}: scale_min must be < scale_max")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "label": self.label,
-            "definition": self.definition,
-            "scale_min": self.scale_min,
-            "scale_max": self.scale_max,
-        }
+        """The fields, in order (:func:`dhp.records.to_data`)."""
+        out: dict[str, Any] = to_data(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Metric:
@@ -353,16 +350,9 @@ class SourceSpec:
     hub_source_id: str = ""  # e.g. "mteb/summeval" for card `source_datasets`
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "citation": self.citation,
-            "homepage": self.homepage,
-            "licence": self.licence,
-            "redistribution": self.redistribution.value,
-            "terms": self.terms,
-            "origin_urls": dict(self.origin_urls),
-            "hub_source_id": self.hub_source_id,
-        }
+        """The fields, in order (:func:`dhp.records.to_data`)."""
+        out: dict[str, Any] = to_data(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SourceSpec:
@@ -389,13 +379,9 @@ class Selection:
     sample: bool = True  # False: take all eligible items (SummEval: one per article)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "n_items": self.n_items,
-            "seed": self.seed,
-            "min_chars": self.min_chars,
-            "sample": self.sample,
-        }
+        """The fields, in order (:func:`dhp.records.to_data`)."""
+        out: dict[str, Any] = to_data(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Selection:
