@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_validate.py /tmp/val-build [--failures 3] [--dataset summeval]
 
-Prints, for every perturbation: rows, rows passing :func:`dhp.builder.perturb.validate.validate`,
+Prints, for every perturbation: rows, rows passing :func:`dhp.builder.perturb.registry.validate`,
 the pass rate, coverage (rows / items), and the commonest failure reason; then the cross-row check
 that minor and major rows of an item differ, and the time the validator took.
 """

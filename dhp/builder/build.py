@@ -3,7 +3,7 @@
 The pipeline is rows -> build info -> folder write:
 
 1. :func:`make_outcomes` perturbs every (perturbation, item) and runs the validator
-   (:func:`dhp.builder.perturb.validate.validate`) on every output. A rule row that fails is a bug
+   (:func:`dhp.builder.perturb.registry.validate`) on every output. A rule row that fails is a bug
    (:class:`BuildError` naming the row); an offline-generator row that fails is left out as not
    applicable ("failed validation: ..."); an LLM output that fails is retried with a new seed (at
    most :data:`LLM_ATTEMPTS` outputs per item) and then left out the same way. Where the minor and
