@@ -14,7 +14,8 @@ A built dataset folder ``<out>/<name>/`` holds:
 The records are frozen dataclasses written and read by :mod:`dhp.records` (derived from their fields).
 The builder writes folders with :func:`write_dataset`; everything else (the scorer, export,
 publish, ``dhp show``) reads them, local or downloaded from the Hub, with :func:`read_build_info`,
-:func:`read_pairs`, :func:`read_not_applicable` and :func:`read_items`.
+:func:`read_pairs` (column -> value dicts), :func:`read_rows` (typed :class:`~dhp.types.PairRow` s),
+:func:`read_not_applicable` and :func:`read_items`.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ __all__ = [
     "read_items",
     "read_not_applicable",
     "read_pairs",
+    "read_rows",
     "row_columns",
     "write_dataset",
     "write_parquet",
@@ -391,6 +393,16 @@ def read_pairs(folder: Path, perturbations: Iterable[str] | None = None) -> list
     return rows
 
 
+def read_rows(
+    spec: DatasetSpec, folder: Path, perturbations: Iterable[str] | None = None, where: str | None = None
+) -> list[PairRow]:
+    """:func:`read_pairs` as typed rows of ``spec`` (its context fields); a :class:`DataError` naming
+    ``where`` (default: the dataset and folder) for a row missing a required column."""
+    context = [c.name for c in spec.context_fields]
+    here = where or f"{spec.name} ({folder})"
+    return [PairRow.from_record(rec, context, here) for rec in read_pairs(folder, perturbations)]
+
+
 def read_not_applicable(folder: Path) -> list[NotApplicableRecord]:
     """The (perturbation, id, reason) records of items a perturbation could not apply to."""
     path = folder / NOT_APPLICABLE
@@ -445,9 +457,8 @@ def read_items(spec: DatasetSpec, folder: Path, where: str | None = None) -> Dat
     _check_columns(spec, info, where)
     items: dict[str, Item] = {}
     perturbed: dict[str, dict[str, str]] = {}
-    context = [c.name for c in spec.context_fields]
-    for rec in read_pairs(folder):
-        _add_row(spec, PairRow.from_record(rec, context, where), items, perturbed, where)
+    for row in read_rows(spec, folder, where=where):
+        _add_row(spec, row, items, perturbed, where)
     if not items:
         raise DataError(f"{where}: no rows")
     return DatasetRows(info, tuple(items[k] for k in sorted(items)), perturbed)
