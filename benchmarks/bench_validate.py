@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_validate.py /tmp/val-build [--failures 3] [--dataset summeval]
 
-Prints, for every perturbation: rows, rows passing :func:`dhp.builder.perturb.validate.validate`,
+Prints, for every perturbation: rows, rows passing :func:`dhp.builder.perturb.registry.validate`,
 the pass rate, coverage (rows / items), and the commonest failure reason; then the cross-row check
 that minor and major rows of an item differ, and the time the validator took.
 """
@@ -14,11 +14,11 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from dhp.builder.dataset_io import read_build_info
-from dhp.builder.perturb.validate import check_severities_differ, validate
+from dhp.builder.dataset_io import read_build_info, read_rows
+from dhp.builder.perturb.registry import validate
+from dhp.builder.perturb.validate import check_severities_differ
 from dhp.spec import get_dataset
+from dhp.types import PairRow
 
 
 def _folders(root: Path) -> list[Path]:
@@ -32,20 +32,20 @@ def _n_items(folder: Path) -> int:
 
 
 def bench_dataset(folder: Path, failures: int) -> tuple[int, int]:
-    spec = get_dataset(read_build_info(folder).dataset)
+    info = read_build_info(folder)
+    spec = get_dataset(info.dataset)
     n_items = _n_items(folder)
     print(f"\n## {spec.name}  ({folder})")
     print(f"{'perturbation':30} {'method':6} {'rows':>5} {'pass':>5} {'rate':>7} {'cover':>6}  top failure")
     texts: dict[str, dict[str, str]] = defaultdict(dict)
     total = passed = 0
     for p in spec.perturbations:
-        path = folder / "data" / f"{p.id}.parquet"
-        rows = pq.read_table(path).to_pylist() if path.exists() else []
+        rows = read_rows(spec, folder, [p.id]) if info.perturbation(p.id).rows else []
         reasons: Counter[str] = Counter()
-        examples: list[tuple[dict[str, object], str]] = []
+        examples: list[tuple[PairRow, str]] = []
         for row in rows:
-            v = validate(p, str(row["original"]), str(row["perturbed"]))
-            texts[p.id][str(row["id"])] = str(row["perturbed"])
+            v = validate(p, row.original, row.perturbed)
+            texts[p.id][row.id] = row.perturbed
             if not v.ok:
                 reasons[v.reason.split(":")[0][:60]] += 1
                 examples.append((row, v.reason))
@@ -60,7 +60,7 @@ def bench_dataset(folder: Path, failures: int) -> tuple[int, int]:
             else f"{p.id:30} {p.method.value:6} {len(rows):5} {ok:5} {rate:>7} {cover:>6}"
         )
         for row, reason in examples[:failures]:
-            print(f"    FAIL {row['id']}: {reason}")
+            print(f"    FAIL {row.id}: {reason}")
     _cross_rows(texts)
     return total, passed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from dhp.types import DatasetSpec
+from dhp.types import DatasetSpec, k_text
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -39,9 +39,7 @@ def spec_table(datasets: Iterable[DatasetSpec]) -> str:
                 p.level.value,
                 p.method.value,
                 p.severity.value,
-                "all"
-                if p.k is None and p.operation.value == "sentence_reorder"
-                else ("-" if p.k is None else str(p.k)),
+                k_text(p.operation.value, p.k),
                 _fmt_weights(dict(d.weights.for_perturbation(p.id))),
                 p.description,
             )

@@ -52,12 +52,13 @@ from pydantic import (
 
 from dhp.builder.build import build_dataset
 from dhp.builder.cards import render_card
+from dhp.builder.perturb.registry import lookup
 from dhp.builder.select import select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.sources.files import FILE_FORMATS, TableRef, read_file_rows
 from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template
 from dhp.spec import BENCHMARK, DATASET_NAMES, get_dataset
-from dhp.types import DatasetSpec, Operation, Perturbation, Severity, SpecError
+from dhp.types import DatasetSpec, Perturbation, Severity, SpecError, k_text
 
 __all__ = [
     "PROMPTS_DIR",
@@ -124,7 +125,7 @@ def catalogue() -> Mapping[str, CatalogueEntry]:
     for ds in BENCHMARK.values():
         groups: dict[str, list[Perturbation]] = {}
         for p in ds.perturbations:
-            if p.operation is not Operation.WRONG_ENDING:
+            if lookup(p.operation).item_extra is None:
                 groups.setdefault(_base_id(p.id), []).append(p)
         for base, rows in groups.items():
             out.setdefault(base, CatalogueEntry(base, tuple(rows), ds.judged_label.lower()))
@@ -636,13 +637,7 @@ def describe(task: Task, report: CheckReport) -> str:
         f"perturbations ({len(spec.perturbations)}, {report.n_selected * len(spec.perturbations)} pairs at most):",
     ]
     for p in spec.perturbations:
-        k = (
-            "all"
-            if p.k is None and p.operation.value == "sentence_reorder"
-            else "-"
-            if p.k is None
-            else str(p.k)
-        )
+        k = k_text(p.operation.value, p.k)
         out.append(
             f"  {p.id:28} {p.level.value} {p.method.value:4} {p.severity.value:6} k={k:4} {p.description}"
         )

@@ -15,17 +15,18 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-from dhp.errors import SpecError
+from dhp.errors import DataError, SpecError
+from dhp.records import to_data
 
 __all__ = [
     "CONTROL_JUDGES",
+    "K_NONE_MEANS_ALL",
     "MODE_AUTO",
     "MODE_CHOICES",
-    "PAIR_COLUMNS",
     "PROTOCOLS",
     "TGI_MAX_TOP_N_TOKENS",
     "ContextField",
@@ -37,6 +38,7 @@ __all__ = [
     "Method",
     "Metric",
     "Operation",
+    "PairRow",
     "PaperStats",
     "Perturbation",
     "Redistribution",
@@ -48,7 +50,8 @@ __all__ = [
     "SpecError",
     "TaskKind",
     "WeightEntry",
-    "pair_columns",
+    "k_text",
+    "row_columns",
 ]
 
 SCORE_MIN = 1
@@ -90,6 +93,20 @@ class Operation(str, enum.Enum):
     REWRITE_INSERT = "rewrite_insert"  # rephrase sentence(s), insert right after the original (LLM)
     OTHER_ITEM = "other_item"  # replace the text by the same field of another item
     WRONG_ENDING = "wrong_ending"  # replace the text by the dataset's own wrong alternative
+
+
+#: Operation values whose ``k=None`` means "all" (reorder every sentence); for the others it means "no k".
+K_NONE_MEANS_ALL: frozenset[str] = frozenset({Operation.SENTENCE_REORDER.value})
+
+
+def k_text(operation: str, k: int | None, none: str = "-") -> str:
+    """How listings show a perturbation's ``k``: the number, ``all``, or ``none`` where it has no k.
+
+    ``operation`` is an :class:`Operation` value (a build-info record may hold one this version lacks).
+    """
+    if k is not None:
+        return str(k)
+    return "all" if operation in K_NONE_MEANS_ALL else none
 
 
 class Redistribution(str, enum.Enum):
@@ -187,13 +204,9 @@ class Metric:
         _require(self.scale_min < self.scale_max, f"metric {self.name!r}: scale_min must be < scale_max")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "label": self.label,
-            "definition": self.definition,
-            "scale_min": self.scale_min,
-            "scale_max": self.scale_max,
-        }
+        """The fields, in order (:func:`dhp.records.to_data`)."""
+        out: dict[str, Any] = to_data(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Metric:
@@ -337,16 +350,9 @@ class SourceSpec:
     hub_source_id: str = ""  # e.g. "mteb/summeval" for card `source_datasets`
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "citation": self.citation,
-            "homepage": self.homepage,
-            "licence": self.licence,
-            "redistribution": self.redistribution.value,
-            "terms": self.terms,
-            "origin_urls": dict(self.origin_urls),
-            "hub_source_id": self.hub_source_id,
-        }
+        """The fields, in order (:func:`dhp.records.to_data`)."""
+        out: dict[str, Any] = to_data(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> SourceSpec:
@@ -373,13 +379,9 @@ class Selection:
     sample: bool = True  # False: take all eligible items (SummEval: one per article)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "n_items": self.n_items,
-            "seed": self.seed,
-            "min_chars": self.min_chars,
-            "sample": self.sample,
-        }
+        """The fields, in order (:func:`dhp.records.to_data`)."""
+        out: dict[str, Any] = to_data(self)
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Selection:
@@ -543,18 +545,73 @@ class DatasetSpec:
 # --------------------------------------------------------------------------------------------
 # The row schema of a built DHP dataset (builder writes it, scoring reads it)
 # --------------------------------------------------------------------------------------------
-#: Columns of every pair row, after ``id`` and the dataset's context fields.
-PAIR_COLUMNS: tuple[str, ...] = (
-    Role.ORIGINAL.value,  # the judged text as selected from the source
-    Role.PERTURBED.value,  # the degraded text; always differs from `original`
-    "perturbation",  # a Perturbation.id
-    "level",  # Level value: C / W / S
-    "method",  # Method value: rule / llm
-    "severity",  # Severity value
-    "generator",  # what produced `perturbed`: "rule", "offline-rules/<version>" or "llm:<model>"
-)
+_CONTEXT = "context"  # the PairRow field that spreads into one column per context field
 
 
-def pair_columns(spec: DatasetSpec) -> tuple[str, ...]:
-    """Column order of the dataset's parquet files: id, context fields, then PAIR_COLUMNS."""
-    return ("id", *(c.name for c in spec.context_fields), *PAIR_COLUMNS)
+@dataclass(frozen=True)
+class PairRow:
+    """One pair of a built dataset: the original text, its perturbed version and what made it.
+
+    The field names are the column names, spelled nowhere else: the parquet columns are the fields
+    in this order, with ``context`` spread into one column per context field of the dataset
+    (:func:`row_columns`). The fields without a default are the columns every folder must have; the
+    descriptive ones are ``None`` when read from a folder written without them.
+    """
+
+    id: str
+    context: Mapping[str, str | None]  # context field name -> text (None: an absent optional field)
+    original: str  # the judged text as selected from the source
+    perturbed: str  # the degraded text; always differs from `original`
+    perturbation: str  # a Perturbation.id
+    level: str | None = None  # Level value: C / W / S
+    method: str | None = None  # Method value: rule / llm
+    severity: str | None = None  # Severity value
+    generator: str | None = (
+        None  # what produced `perturbed`: "rule", "offline-rules/<version>" or "llm:<model>"
+    )
+    generator_settings: str | None = None  # JSON: k, seeds, or the LLM model and settings
+
+    @classmethod
+    def columns(cls, context: Sequence[str]) -> tuple[str, ...]:
+        """Column order of a dataset whose context fields are ``context``."""
+        out: list[str] = []
+        for f in fields(cls):
+            out.extend(context if f.name == _CONTEXT else (f.name,))
+        return tuple(out)
+
+    @classmethod
+    def required_columns(cls) -> tuple[str, ...]:
+        """The columns every folder must have (the dataset's required context fields besides)."""
+        return tuple(f.name for f in fields(cls) if f.name != _CONTEXT and f.default is MISSING)
+
+    def record(self) -> dict[str, str | None]:
+        """The row as written: column -> value, in :meth:`columns` order."""
+        out: dict[str, str | None] = {}
+        for f in fields(self):
+            if f.name == _CONTEXT:
+                out.update(self.context)
+            else:
+                out[f.name] = getattr(self, f.name)
+        return out
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any], context: Sequence[str], where: str) -> PairRow:
+        """The row of a record read back (column -> value); a :class:`DataError` naming ``where`` if a
+        required column is missing or a column holds something other than a string (or null)."""
+        values: dict[str, Any] = {_CONTEXT: {name: rec.get(name) for name in context}}
+        for f in fields(cls):
+            if f.name != _CONTEXT:
+                values[f.name] = rec.get(f.name)
+        bad = [
+            name for name, v in values.items() if name != _CONTEXT and not (v is None or isinstance(v, str))
+        ]
+        bad += [name for name, v in values[_CONTEXT].items() if not (v is None or isinstance(v, str))]
+        missing = [name for name in cls.required_columns() if values[name] is None]
+        if bad or missing:
+            raise DataError(f"{where}: a row lacks the columns {missing} or holds non-strings in {bad}")
+        return cls(**values)
+
+
+def row_columns(spec: DatasetSpec) -> tuple[str, ...]:
+    """Column order of the dataset's parquet files: :meth:`PairRow.columns` of its context fields."""
+    return PairRow.columns(tuple(c.name for c in spec.context_fields))

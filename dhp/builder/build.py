@@ -3,7 +3,7 @@
 The pipeline is rows -> build info -> folder write:
 
 1. :func:`make_outcomes` perturbs every (perturbation, item) and runs the validator
-   (:func:`dhp.builder.perturb.validate.validate`) on every output. A rule row that fails is a bug
+   (:func:`dhp.builder.perturb.registry.validate`) on every output. A rule row that fails is a bug
    (:class:`BuildError` naming the row); an offline-generator row that fails is left out as not
    applicable ("failed validation: ..."); an LLM output that fails is retried with a new seed (at
    most :data:`LLM_ATTEMPTS` outputs per item) and then left out the same way. Where the minor and
@@ -34,7 +34,6 @@ from dhp.builder.dataset_io import (
     NotApplicableRecord,
     PerturbationInfo,
     PerturberInfo,
-    Row,
     SelectionInfo,
     SourceInfo,
     StatisticsInfo,
@@ -46,7 +45,6 @@ from dhp.builder.errors import BuildError
 from dhp.builder.hashing import derive_seed
 from dhp.builder.items import Item, SourceData
 from dhp.builder.perturb import (
-    LLM_OPERATIONS,
     NotApplicable,
     Outcome,
     Perturbed,
@@ -57,14 +55,12 @@ from dhp.builder.perturb import (
 )
 from dhp.builder.perturb.llm import LLMJob, LLMPerturber
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
-from dhp.builder.perturb.offline.edits import change_count
-from dhp.builder.perturb.offline.entities import replaceable_entities
-from dhp.builder.perturb.prompts import build_prompt
-from dhp.builder.perturb.validate import check_severities_differ, validate
+from dhp.builder.perturb.registry import build_prompt, lookup, validate
+from dhp.builder.perturb.validate import check_severities_differ
 from dhp.builder.select import Selected, select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.textstats import SPLITTER, compute_stats
-from dhp.types import DatasetSpec, Operation, Perturbation, Severity
+from dhp.types import DatasetSpec, Method, PairRow, Perturbation, Severity
 
 __all__ = [
     "BUILDER_VERSION",
@@ -74,6 +70,7 @@ __all__ = [
     "BuildReport",
     "Checked",
     "build_dataset",
+    "check_methods",
     "check_version",
     "collect_rows",
     "make_build_info",
@@ -94,6 +91,18 @@ def check_version(version: str) -> str:
     if not _SEMVER.match(version):
         raise BuildError(f"dataset version {version!r} is not semantic; use the form v1.0.0")
     return version
+
+
+def check_methods(spec: DatasetSpec) -> None:
+    """A :class:`BuildError` unless every perturbation declares the method its operation's record has
+    (the ``method`` column and the card must say how the rows were really made)."""
+    for p in spec.perturbations:
+        method = lookup(p.operation).method
+        if p.method is not method:
+            raise BuildError(
+                f"{spec.name}/{p.id}: declares method {p.method.value!r}, but {p.operation.value!r} is "
+                f"a {method.value} operation"
+            )
 
 
 @dataclass(frozen=True)
@@ -216,11 +225,18 @@ def _llm(
 
 
 def _severities_differ(spec: DatasetSpec, items: Sequence[Item], results: dict[Key, Checked]) -> None:
-    """Where the minor and major reordering of an item are the same text, the major row is not applicable."""
-    by_sev = {p.severity: p for p in spec.perturbations if p.operation is Operation.SENTENCE_REORDER}
-    minor, major = by_sev.get(Severity.MINOR), by_sev.get(Severity.MAJOR)
-    if minor is None or major is None:
-        return
+    """For each operation whose record says so (sentence reordering): where an item's minor and major
+    outputs are the same text, the major row is not applicable."""
+    for op in dict.fromkeys(p.operation for p in spec.perturbations if lookup(p.operation).severities_differ):
+        by_sev = {p.severity: p for p in spec.perturbations if p.operation is op}
+        minor, major = by_sev.get(Severity.MINOR), by_sev.get(Severity.MAJOR)
+        if minor is not None and major is not None:
+            _major_differs(minor, major, items, results)
+
+
+def _major_differs(
+    minor: Perturbation, major: Perturbation, items: Sequence[Item], results: dict[Key, Checked]
+) -> None:
     for it in items:
         a, b = results[(minor.id, it.id)].outcome, results[(major.id, it.id)].outcome
         if isinstance(a, Perturbed) and isinstance(b, Perturbed):
@@ -239,7 +255,7 @@ def make_outcomes(
     llm_todo: list[tuple[Perturbation, Item]] = []
     for p in spec.perturbations:
         for it in sel.items:
-            if p.operation not in LLM_OPERATIONS:
+            if lookup(p.operation).method is Method.RULE:
                 results[(p.id, it.id)] = _rule(ctx, p, it, pool)
             elif opts.perturber is None:
                 results[(p.id, it.id)] = _offline(ctx, p, it)
@@ -253,11 +269,10 @@ def make_outcomes(
     return results
 
 
-def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> dict[str, str | None]:
-    row: dict[str, str | None] = {"id": it.id}
-    for c in spec.context_fields:
-        row[c.name] = it.context.get(c.name)
-    row.update(
+def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> PairRow:
+    return PairRow(
+        id=it.id,
+        context={c.name: it.context.get(c.name) for c in spec.context_fields},
         original=it.original,
         perturbed=out.text,
         perturbation=p.id,
@@ -267,16 +282,16 @@ def _row(spec: DatasetSpec, p: Perturbation, it: Item, out: Perturbed) -> dict[s
         generator=out.generator,
         generator_settings=json.dumps(dict(out.settings), sort_keys=True, ensure_ascii=False),
     )
-    return row
 
 
 def applicable_items(p: Perturbation, items: Sequence[Item]) -> int | None:
-    """How many items the perturbation can apply to, where that depends on the text: for fictional
-    entities, the items naming as many replaceable entities as the severity replaces; else None (all)."""
-    if p.operation is not Operation.FICTIONAL_ENTITIES:
+    """How many items the perturbation can apply to, where its record says that depends on the text
+    (fictional entities: the items naming as many replaceable entities as the severity replaces);
+    None where every item is applicable."""
+    applicable = lookup(p.operation).applicable
+    if applicable is None:
         return None
-    need = change_count(p.severity)[0]
-    return sum(len(replaceable_entities(it.original)) >= need for it in items)
+    return sum(applicable(it.original, p.severity) for it in items)
 
 
 def _perturbation_info(
@@ -304,13 +319,13 @@ def _perturbation_info(
 
 def collect_rows(
     spec: DatasetSpec, items: Sequence[Item], outcomes: Mapping[Key, Checked]
-) -> tuple[dict[str, list[Row]], list[NotApplicableRecord], list[PerturbationInfo]]:
+) -> tuple[dict[str, list[PairRow]], list[NotApplicableRecord], list[PerturbationInfo]]:
     """Rows per perturbation, not-applicable records and per-perturbation counts, in spec and item order."""
-    rows: dict[str, list[Row]] = {}
+    rows: dict[str, list[PairRow]] = {}
     na: list[NotApplicableRecord] = []
     perts: list[PerturbationInfo] = []
     for p in spec.perturbations:
-        these: list[Row] = []
+        these: list[PairRow] = []
         for it in items:
             out = outcomes[(p.id, it.id)].outcome
             if isinstance(out, NotApplicable):
@@ -389,6 +404,7 @@ def build_dataset(
 
     t0 = time.perf_counter()
     check_version(opts.version)
+    check_methods(spec)
     seed = spec.selection.seed if opts.seed is None else opts.seed
     source = load_source(spec, locator, opts.story_cloze_file)
     sel = select_items(spec, source, allow_fewer=opts.allow_fewer)
@@ -397,7 +413,8 @@ def build_dataset(
     rows, na, perts = collect_rows(spec, sel.items, outcomes)
     info = make_build_info(spec, source, sel, opts, seed, perts)
     card = render_card or default_card
-    folder, info = write_dataset(out_root, info, rows, na, lambda i: card(spec, i), extra_files)
+    records = {pid: [r.record() for r in these] for pid, these in rows.items()}
+    folder, info = write_dataset(out_root, info, records, na, lambda i: card(spec, i), extra_files)
     generators: Counter[str] = Counter()
     for p in info.perturbations:
         generators.update(p.generators)

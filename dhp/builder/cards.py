@@ -8,7 +8,9 @@ from typing import Any
 import yaml
 
 from dhp.builder.dataset_io import BuildInfo
-from dhp.types import DatasetSpec, Operation, Redistribution
+from dhp.builder.perturb.registry import lookup
+from dhp.records import to_data
+from dhp.types import DatasetSpec, Method, Operation, Redistribution, k_text
 
 __all__ = ["card_metadata", "render_card", "size_category"]
 
@@ -78,7 +80,7 @@ def _configs(info: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str,
 
 def card_metadata(spec: DatasetSpec, build: BuildInfo) -> dict[str, Any]:
     """The card's YAML header: licence, languages, task categories, size, sources, configs, pretty name."""
-    info = build.to_dict()
+    info = to_data(build)
     langs = ["en"] + ([_SOURCE_LANG[spec.name][0]] if spec.name in _SOURCE_LANG else [])
     configs, dataset_info = _configs(info)
     meta: dict[str, Any] = {
@@ -166,11 +168,11 @@ def _rel(ours: float, paper: float) -> float:
 def _perturbation_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for p in info["perturbations"]:
-        k_text = ("all" if p["operation"] == "sentence_reorder" else "–") if p["k"] is None else str(p["k"])
+        k = k_text(p["operation"], p["k"], "–")
         out.append(
             {
                 **p,
-                "k_text": k_text,
+                "k_text": k,
                 "generator_text": _generator_text(p["generators"]),
                 "pass_text": _pct(p["pass_rate"]),
                 "coverage_text": _pct(p["coverage"]),
@@ -192,26 +194,16 @@ def _statistics(info: dict[str, Any]) -> dict[str, Any]:
     return stats
 
 
-#: what the offline stand-in does per LLM-based operation (only the dataset's own are described)
-_OFFLINE_OPS = {
-    Operation.FICTIONAL_ENTITIES: "fictional entities replace named entities, numbers, dates and known domain "
-    "terms with seeded fictional ones of the same type",
-    Operation.GRAMMATICAL_ERRORS: "grammatical errors come from a catalogue of real error types (agreement, "
-    "tense, prepositions, articles)",
-    Operation.REWRITE_INSERT: "rewriting-and-insertion inserts a paraphrase of a sentence after it",
-}
-
-
 def _llm_operations(spec: DatasetSpec) -> list[Operation]:
     """The dataset's LLM-based operations, in spec order, each once."""
-    ops = [p.operation for p in spec.perturbations if p.operation in _OFFLINE_OPS]
+    ops = [p.operation for p in spec.perturbations if lookup(p.operation).method is Method.LLM]
     return list(dict.fromkeys(ops))
 
 
 def _generator_texts(spec: DatasetSpec, gen: dict[str, Any]) -> tuple[str, str]:
     """The card's one-line and one-paragraph account of what made the LLM-method rows."""
     if gen["kind"] == "offline":
-        what = "; ".join(_OFFLINE_OPS[op] for op in _llm_operations(spec))
+        what = "; ".join(lookup(op).offline_summary for op in _llm_operations(spec))
         return (
             f"offline rules (`{gen['generator']}`), **not an LLM**",
             f"**No LLM was used for this build.** The LLM-based rows (method `llm`) were produced by DHP-bench's "
@@ -283,7 +275,7 @@ def render_card(spec: DatasetSpec, build: BuildInfo) -> str:
     from dhp.dataset_cards import template_text
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-    body = env.from_string(template_text()).render(**_template_vars(spec, build.to_dict()))
+    body = env.from_string(template_text()).render(**_template_vars(spec, to_data(build)))
     header = yaml.dump(
         card_metadata(spec, build), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=1000
     )

@@ -11,9 +11,11 @@ A built dataset folder ``<out>/<name>/`` holds:
 * ``build_info.json`` - the :class:`BuildInfo` record: version, builder version, seed, source
   checksums, counts, validator pass rates, coverage and statistics.
 
+The records are frozen dataclasses written and read by :mod:`dhp.records` (derived from their fields).
 The builder writes folders with :func:`write_dataset`; everything else (the scorer, export,
 publish, ``dhp show``) reads them, local or downloaded from the Hub, with :func:`read_build_info`,
-:func:`read_pairs`, :func:`read_not_applicable` and :func:`read_items`.
+:func:`read_pairs` (column -> value dicts), :func:`read_rows` (typed :class:`~dhp.types.PairRow` s),
+:func:`read_not_applicable` and :func:`read_items`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from typing import Any
 
 from dhp.builder.errors import DataError
 from dhp.builder.items import Item, SourceFile
-from dhp.types import DatasetSpec, pair_columns
+from dhp.records import OMIT_NONE, from_data, problem, to_data
+from dhp.types import DatasetSpec, PairRow, row_columns
 
 __all__ = [
     "BUILD_INFO",
@@ -40,6 +43,7 @@ __all__ = [
     "DataError",
     "DatasetRows",
     "NotApplicableRecord",
+    "PairRow",
     "PerturbationInfo",
     "PerturberInfo",
     "Row",
@@ -52,6 +56,7 @@ __all__ = [
     "read_items",
     "read_not_applicable",
     "read_pairs",
+    "read_rows",
     "row_columns",
     "write_dataset",
     "write_parquet",
@@ -62,15 +67,9 @@ BUILD_INFO = "build_info.json"
 NOT_APPLICABLE = "not_applicable.jsonl"
 CARD = "README.md"
 SPLIT = "test"
-EXTRA_COLUMNS = ("generator_settings",)  # JSON string: k, seeds, or the LLM model and settings
 
-#: One pair row: column name -> value (``None`` only for an absent optional context field).
+#: One pair row as written to parquet: column name -> value (:meth:`dhp.types.PairRow.record`).
 Row = Mapping[str, str | None]
-
-
-def row_columns(spec: DatasetSpec) -> tuple[str, ...]:
-    """Parquet column order: :func:`dhp.types.pair_columns` then ``generator_settings``."""
-    return (*pair_columns(spec), *EXTRA_COLUMNS)
 
 
 def dump_json(obj: Any) -> str:
@@ -95,25 +94,9 @@ class SelectionInfo:
     def fewer_than_requested(self) -> bool:
         return self.n_selected < self.n_requested
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "n_requested": self.n_requested,
-            "n_selected": self.n_selected,
-            "n_eligible": self.n_eligible,
-            "n_candidates": self.n_candidates,
-            "fewer_than_requested": self.fewer_than_requested,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SelectionInfo:
-        return cls(
-            str(d["rule"]),
-            int(d["n_requested"]),
-            int(d["n_selected"]),
-            int(d["n_eligible"]),
-            int(d["n_candidates"]),
-        )
+    def derived(self) -> dict[str, Any]:
+        """Written beside the counts for readers of ``build_info.json``; ignored when read back."""
+        return {"fewer_than_requested": self.fewer_than_requested}
 
 
 @dataclass(frozen=True)
@@ -129,31 +112,6 @@ class SourceInfo:
     notes: tuple[str, ...]
     files: tuple[SourceFile, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "licence": self.licence,
-            "redistribution": self.redistribution,
-            "terms": self.terms,
-            "homepage": self.homepage,
-            "partial": self.partial,
-            "notes": list(self.notes),
-            "files": [{"path": f.path, "origin": f.origin, "sha256": f.sha256} for f in self.files],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SourceInfo:
-        return cls(
-            name=str(d["name"]),
-            licence=str(d["licence"]),
-            redistribution=str(d["redistribution"]),
-            terms=str(d["terms"]),
-            homepage=str(d["homepage"]),
-            partial=bool(d["partial"]),
-            notes=tuple(str(n) for n in d["notes"]),
-            files=tuple(SourceFile(str(f["path"]), str(f["origin"]), str(f["sha256"])) for f in d["files"]),
-        )
-
 
 @dataclass(frozen=True)
 class PerturberInfo:
@@ -161,18 +119,7 @@ class PerturberInfo:
 
     kind: str  # "offline" | "llm"
     generator: str
-    url_protocol: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "generator": self.generator}
-        if self.url_protocol is not None:
-            d["url_protocol"] = self.url_protocol
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PerturberInfo:
-        proto = d.get("url_protocol")
-        return cls(str(d["kind"]), str(d["generator"]), None if proto is None else str(proto))
+    url_protocol: str | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True)
@@ -183,13 +130,6 @@ class TextStatistics:
     words: float
     sentences: float
 
-    def to_dict(self) -> dict[str, float]:
-        return {"chars": self.chars, "words": self.words, "sentences": self.sentences}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> TextStatistics:
-        return cls(float(d["chars"]), float(d["words"]), float(d["sentences"]))
-
 
 @dataclass(frozen=True)
 class StatisticsInfo:
@@ -198,22 +138,6 @@ class StatisticsInfo:
     splitter: str
     ours: TextStatistics
     paper: TextStatistics | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "splitter": self.splitter,
-            "ours": self.ours.to_dict(),
-            "paper": None if self.paper is None else self.paper.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> StatisticsInfo:
-        paper = d.get("paper")
-        return cls(
-            str(d["splitter"]),
-            TextStatistics.from_dict(d["ours"]),
-            None if paper is None else TextStatistics.from_dict(paper),
-        )
 
 
 @dataclass(frozen=True)
@@ -266,49 +190,13 @@ class PerturbationInfo:
         eligible = self.n_items - self.not_applicable + self.failed_validation
         return self.rows / eligible if eligible else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def derived(self) -> dict[str, Any]:
+        """The rates written beside the counts (rounded to 4 places; ``pass_rate`` None when nothing was checked)."""
         return {
-            "id": self.id,
-            "level": self.level,
-            "method": self.method,
-            "operation": self.operation,
-            "severity": self.severity,
-            "k": self.k,
-            "description": self.description,
-            "rows": self.rows,
-            "not_applicable": self.not_applicable,
-            "failed_validation": self.failed_validation,
-            "checked": self.checked,
-            "passed": self.passed,
-            "n_items": self.n_items,
             "pass_rate": None if self.pass_rate is None else round(self.pass_rate, 4),
             "coverage": round(self.coverage, 4),
-            "applicable": self.applicable,
             "applicable_coverage": round(self.applicable_coverage, 4),
-            "generators": dict(sorted(self.generators.items())),
-            "num_bytes": self.num_bytes,
         }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PerturbationInfo:
-        return cls(
-            id=str(d["id"]),
-            level=str(d["level"]),
-            method=str(d["method"]),
-            operation=str(d["operation"]),
-            severity=str(d["severity"]),
-            k=None if d.get("k") is None else int(d["k"]),
-            description=str(d["description"]),
-            rows=int(d["rows"]),
-            not_applicable=int(d["not_applicable"]),
-            failed_validation=int(d["failed_validation"]),
-            checked=int(d["checked"]),
-            passed=int(d["passed"]),
-            n_items=int(d["n_items"]),
-            generators={str(g): int(n) for g, n in d["generators"].items()},
-            num_bytes=int(d["num_bytes"]),
-            applicable=None if d.get("applicable") is None else int(d["applicable"]),
-        )
 
 
 @dataclass(frozen=True)
@@ -345,47 +233,9 @@ class BuildInfo:
             f"{self.dataset}: no perturbation {pid!r}; valid: {', '.join(q.id for q in self.perturbations)}"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "pretty_name": self.pretty_name,
-            "hub_repo": self.hub_repo,
-            "dataset_version": self.dataset_version,
-            "builder_version": self.builder_version,
-            "seed": self.seed,
-            "columns": list(self.columns),
-            "split": self.split,
-            "selection": self.selection.to_dict(),
-            "source": self.source.to_dict(),
-            "perturber": self.perturber.to_dict(),
-            "statistics": self.statistics.to_dict(),
-            "perturbations": [p.to_dict() for p in self.perturbations],
-            "n_rows": self.n_rows,
-            "n_not_applicable": self.n_not_applicable,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], where: str = BUILD_INFO) -> BuildInfo:
-        try:
-            return cls(
-                dataset=str(d["dataset"]),
-                pretty_name=str(d["pretty_name"]),
-                hub_repo=str(d["hub_repo"]),
-                dataset_version=str(d["dataset_version"]),
-                builder_version=str(d["builder_version"]),
-                seed=int(d["seed"]),
-                columns=tuple(str(c) for c in d["columns"]),
-                split=str(d["split"]),
-                selection=SelectionInfo.from_dict(d["selection"]),
-                source=SourceInfo.from_dict(d["source"]),
-                perturber=PerturberInfo.from_dict(d["perturber"]),
-                statistics=StatisticsInfo.from_dict(d["statistics"]),
-                perturbations=tuple(PerturbationInfo.from_dict(p) for p in d["perturbations"]),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise DataError(
-                f"{where}: not a build-info record of this builder ({type(e).__name__}: {e})"
-            ) from e
+    def derived(self) -> dict[str, Any]:
+        """The totals, written for readers of ``build_info.json``; ignored when read back."""
+        return {"n_rows": self.n_rows, "n_not_applicable": self.n_not_applicable}
 
 
 @dataclass(frozen=True)
@@ -397,9 +247,8 @@ class NotApplicableRecord:
     reason: str
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"perturbation": self.perturbation, "id": self.id, "reason": self.reason}, ensure_ascii=False
-        )
+        """One line of ``not_applicable.jsonl``: the fields in order."""
+        return json.dumps(to_data(self), ensure_ascii=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,7 +306,7 @@ def _write_files(
         perts.append(replace(p, num_bytes=size))
     done = replace(info, perturbations=tuple(perts))
     (tmp / NOT_APPLICABLE).write_text("".join(r.to_json() + "\n" for r in not_applicable), encoding="utf-8")
-    (tmp / BUILD_INFO).write_text(dump_json(done.to_dict()), encoding="utf-8")
+    (tmp / BUILD_INFO).write_text(dump_json(to_data(done)), encoding="utf-8")
     return done
 
 
@@ -511,7 +360,10 @@ def read_build_info(folder: Path) -> BuildInfo:
         raise DataError(f"{path}: not valid JSON ({e})") from e
     if not isinstance(raw, Mapping):
         raise DataError(f"{path}: not a JSON object")
-    return BuildInfo.from_dict(raw, where=str(path))
+    try:
+        return from_data(BuildInfo, raw)
+    except ValueError as e:
+        raise DataError(f"{path}: not a build-info record of this builder ({problem(e)})") from e
 
 
 def read_pairs(folder: Path, perturbations: Iterable[str] | None = None) -> list[dict[str, str | None]]:
@@ -541,6 +393,16 @@ def read_pairs(folder: Path, perturbations: Iterable[str] | None = None) -> list
     return rows
 
 
+def read_rows(
+    spec: DatasetSpec, folder: Path, perturbations: Iterable[str] | None = None, where: str | None = None
+) -> list[PairRow]:
+    """:func:`read_pairs` as typed rows of ``spec`` (its context fields); a :class:`DataError` naming
+    ``where`` (default: the dataset and folder) for a row missing a required column."""
+    context = [c.name for c in spec.context_fields]
+    here = where or f"{spec.name} ({folder})"
+    return [PairRow.from_record(rec, context, here) for rec in read_pairs(folder, perturbations)]
+
+
 def read_not_applicable(folder: Path) -> list[NotApplicableRecord]:
     """The (perturbation, id, reason) records of items a perturbation could not apply to."""
     path = folder / NOT_APPLICABLE
@@ -549,8 +411,7 @@ def read_not_applicable(folder: Path) -> list[NotApplicableRecord]:
     out = []
     for ln in path.read_text(encoding="utf-8").splitlines():
         if ln.strip():
-            d = json.loads(ln)
-            out.append(NotApplicableRecord(str(d["perturbation"]), str(d["id"]), str(d["reason"])))
+            out.append(from_data(NotApplicableRecord, json.loads(ln)))
     return out
 
 
@@ -563,37 +424,30 @@ class DatasetRows:
     perturbed: Mapping[str, Mapping[str, str]]  # perturbation id -> item id -> perturbed text
 
 
-_REQUIRED = ("id", "original", "perturbed", "perturbation")
-
-
 def _check_columns(spec: DatasetSpec, info: BuildInfo, where: str) -> None:
-    missing = [c for c in _REQUIRED if c not in info.columns]
+    missing = [c for c in PairRow.required_columns() if c not in info.columns]
     missing += [c.name for c in spec.context_fields if c.required and c.name not in info.columns]
     if missing:
         raise DataError(f"{where}: missing columns {missing}; found {list(info.columns)}")
 
 
 def _add_row(
-    spec: DatasetSpec, row: Row, items: dict[str, Item], perturbed: dict[str, dict[str, str]], where: str
+    spec: DatasetSpec, row: PairRow, items: dict[str, Item], perturbed: dict[str, dict[str, str]], where: str
 ) -> None:
-    item_id, pid = str(row["id"]), str(row["perturbation"])
+    item_id, pid = row.id, row.perturbation
     if pid not in spec.perturbation_ids:
         raise DataError(
             f"{where}: unknown perturbation {pid!r} in row {item_id}; valid: {', '.join(spec.perturbation_ids)}"
         )
-    original, text = row["original"], row["perturbed"]
-    if not isinstance(original, str) or not isinstance(text, str):
-        raise DataError(f"{where}: row {item_id}/{pid}: original and perturbed must be strings")
-    context = {cf.name: row.get(cf.name) for cf in spec.context_fields}
-    prev = items.setdefault(item_id, Item(item_id, original, context))
-    if prev.original != original or prev.context != context:
+    prev = items.setdefault(item_id, Item(item_id, row.original, row.context))
+    if prev.original != row.original or prev.context != row.context:
         raise DataError(f"{where}: item {item_id} has different originals or contexts across rows")
     per = perturbed.setdefault(pid, {})
     if item_id in per:
         raise DataError(f"{where}: duplicate row for item {item_id}, perturbation {pid}")
-    if text == original:
+    if row.perturbed == row.original:
         raise DataError(f"{where}: row {item_id}/{pid}: the perturbed text equals the original")
-    per[item_id] = text
+    per[item_id] = row.perturbed
 
 
 def read_items(spec: DatasetSpec, folder: Path, where: str | None = None) -> DatasetRows:
@@ -603,7 +457,7 @@ def read_items(spec: DatasetSpec, folder: Path, where: str | None = None) -> Dat
     _check_columns(spec, info, where)
     items: dict[str, Item] = {}
     perturbed: dict[str, dict[str, str]] = {}
-    for row in read_pairs(folder):
+    for row in read_rows(spec, folder, where=where):
         _add_row(spec, row, items, perturbed, where)
     if not items:
         raise DataError(f"{where}: no rows")

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["Item", "SourceData", "SourceFile"]
+__all__ = ["WRONG_ENDING", "Item", "SourceData", "SourceFile"]
+
+#: the :attr:`Item.extras` key of a story's own wrong ending (Story Cloze), which its wrong-ending rule uses
+WRONG_ENDING = "wrong_ending"
 
 
 @dataclass(frozen=True)

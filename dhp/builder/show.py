@@ -62,7 +62,7 @@ def sample_pairs(rows: Sequence[Mapping[str, Any]], n: int, seed: int) -> dict[s
 
 
 def _verdict_text(spec: DatasetSpec, pid: str, original: str, perturbed: str) -> str:
-    from dhp.builder.perturb.validate import validate
+    from dhp.builder.perturb.registry import validate
 
     p = spec.perturbation(pid)
     v = validate(p, original, perturbed)

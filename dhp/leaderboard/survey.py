@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from dhp.builder.perturb.registry import lookup
 from dhp.errors import first_validation_problem
 from dhp.leaderboard.loading import LoadedResult
 from dhp.leaderboard.queue import utcnow
@@ -44,18 +45,6 @@ _TEXT = {
     "story_completion": "story ending",
     "question_answering": "answer",
     "translation": "translation",
-}
-_ISSUES: Mapping[Operation, str] = {
-    Operation.CHAR_DELETION: "In the {t}, there are some incomplete words with random missing letters.",
-    Operation.CHAR_TYPO: "In the {t}, there are some typos (misspelled words).",
-    Operation.WORD_DELETION: "In the {t}, some consecutive words are missing.",
-    Operation.FICTIONAL_ENTITIES: "In the {t}, some named entities (names, places, numbers, terms) are replaced "
-    "by fictional ones.",
-    Operation.GRAMMATICAL_ERRORS: "The {t} contains grammatical errors (agreement, tense, prepositions, fragments).",
-    Operation.SENTENCE_REORDER: "The sentences of the {t} are in a shuffled order.",
-    Operation.REWRITE_INSERT: "The {t} repeats some of its sentences in other words, right after the original.",
-    Operation.OTHER_ITEM: "The {t} was written for a different input (it is taken from another item).",
-    Operation.WRONG_ENDING: "The {t} is a wrong ending: it contradicts or ignores the story.",
 }
 
 
@@ -98,7 +87,7 @@ def _build_tasks(datasets: Mapping[str, DatasetSpec]) -> tuple[SurveyTask, ...]:
                 issues=tuple(
                     Issue(
                         op.value,
-                        _ISSUES.get(op, op.value).format(t=text),
+                        lookup(op).symptom.format(t=text),
                         {k: tuple(v) for k, v in per.items()},
                     )
                     for op, per in issues.items()

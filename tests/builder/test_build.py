@@ -14,6 +14,7 @@ from dhp.builder.errors import BuildError, TooFewItemsError
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
 from dhp.builder.sources import SourceLocator
 from dhp.cli import main
+from dhp.records import to_data
 from dhp.spec import BENCHMARK, DATASET_NAMES
 from dhp.types import Method
 
@@ -111,7 +112,7 @@ STAT_TOLERANCE = 0.15
     ],
 )
 def test_statistics_within_15_percent_of_paper(built: dict[str, BuildReport], name: str) -> None:
-    stats = built[name].info.statistics.to_dict()
+    stats = to_data(built[name].info.statistics)
     for key in ("chars", "words", "sentences"):
         ours, paper = stats["ours"][key], stats["paper"][key]
         assert abs(ours - paper) / paper <= STAT_TOLERANCE, (name, key, ours, paper)

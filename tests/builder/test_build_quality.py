@@ -20,7 +20,7 @@ import pytest
 
 from dhp.builder.build import FAILED_VALIDATION, BuildOptions, BuildReport, build_dataset
 from dhp.builder.dataset_io import read_not_applicable, read_pairs
-from dhp.builder.perturb.validate import validate
+from dhp.builder.perturb.registry import validate
 from dhp.builder.sources import SourceLocator
 from dhp.spec import BENCHMARK, DATASET_NAMES
 from dhp.types import Operation, Perturbation

@@ -13,20 +13,20 @@ import pandas as pd
 import pytest
 
 from dhp.builder.build import BuildReport
-from dhp.builder.perturb import lexicon
+from dhp.builder.perturb import closed_class, lexicon
 from dhp.builder.perturb.base import NotApplicable, Perturbed
 from dhp.builder.perturb.offline import (
     OFFLINE_GENERATOR,
     fictional_entities,
     grammatical_errors,
-    offline_perturb,
     rewrite_insert,
 )
 from dhp.builder.perturb.offline.entities import replaceable_entities
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
 from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
+from dhp.builder.perturb.registry import lookup, validate
 from dhp.builder.perturb.rules import sentence_reorder
-from dhp.builder.perturb.validate import validate, word_type_jaccard
+from dhp.builder.perturb.validate import word_type_jaccard
 from dhp.builder.textstats import split_sentences
 from dhp.spec import BENCHMARK
 from dhp.types import Method, Operation, Severity
@@ -231,7 +231,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             "African American",
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
-        ("It came third in the race.", "third", "|".join(sorted(lexicon.ORDINAL_WORDS))),
+        ("It came third in the race.", "third", "|".join(sorted(closed_class.ORDINAL_WORDS))),
         ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
@@ -596,8 +596,8 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
         + NEWS
         + " Kevin Mirallas scored the only goal of the game."
     )
-    a = offline_perturb(op, text, Severity.MAJOR, random.Random(11))
-    b = offline_perturb(op, text, Severity.MAJOR, random.Random(11))
+    a = lookup(op).apply_offline(text, Severity.MAJOR, random.Random(11))
+    b = lookup(op).apply_offline(text, Severity.MAJOR, random.Random(11))
     assert a == b and random.getstate() == state
     assert isinstance(a, Perturbed) and a.generator == OFFLINE_GENERATOR and a.text != text
 

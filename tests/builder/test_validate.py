@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dhp.builder.perturb.validate import Verdict, check_severities_differ, token_edits, validate
+from dhp.builder.perturb.registry import validate
+from dhp.builder.perturb.validate import Verdict, check_severities_differ, token_edits
 from dhp.spec import get_dataset
 from dhp.types import Operation, Perturbation
 

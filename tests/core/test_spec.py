@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from dhp.spec import BENCHMARK, DATASET_NAMES, get_dataset, resolve_datasets
-from dhp.types import DatasetSpec, Level, Method, Operation, Redistribution, Severity, SpecError, pair_columns
+from dhp.types import DatasetSpec, Level, Method, Operation, Redistribution, Severity, SpecError, row_columns
 
 
 def _ids(name: str) -> list[str]:
@@ -154,7 +154,7 @@ def test_user_declared_dataset() -> None:
     decl = _declaration()
     spec = DatasetSpec.from_dict(decl)
     assert spec.hub_repo == "dhp/my-task"
-    assert pair_columns(spec)[:2] == ("id", "original")
+    assert row_columns(spec)[:2] == ("id", "original")
 
 
 @pytest.mark.parametrize(

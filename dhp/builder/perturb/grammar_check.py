@@ -28,32 +28,23 @@ import re
 from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
+from dhp.builder.perturb.closed_class import (
+    ARTICLES,
+    BE,
+    DO,
+    HAVE,
+    MODALS,
+    PL_DET,
+    PL_PRON,
+    PREPOSITIONS,
+    PRONOUN_CASE,
+    SG_DET,
+    SG_PRON,
+    SUBORDINATORS,
+)
 
 __all__ = ["CONTRACTIONS", "Context", "error_pattern"]
 
-MODALS = frozenset("can could will would shall should may might must".split())
-DO = frozenset("do does did".split())
-HAVE = frozenset("have has had having".split())
-BE = frozenset("be am is are was were been being".split())
-ARTICLES = frozenset({"a", "an", "the"})
-SG_PRON = frozenset("he she it".split())
-PL_PRON = frozenset("i you we they".split())
-#: articles, demonstratives and possessives: the words that open a definite or indefinite noun phrase
-CORE_DET = frozenset("the a an this that these those his her its their my our your".split())
-#: every determiner the generators and checks treat as closed-class: the core ones and the quantifiers
-DETERMINERS = CORE_DET | frozenset("some any no each every another".split())
-SG_DET = frozenset("a an one this that each every another".split())
-PL_DET = frozenset("these those many several both few two three four five six seven eight nine ten".split())
-SUBORDINATORS = frozenset(
-    "because although though which who whom whose while whereas since if unless after before as "
-    "when where until so that".split()
-)
-PREPOSITIONS = frozenset(
-    "about above across after against along among around at before behind below beneath beside "
-    "between beyond by despite down during except for from in inside into like near of off on onto "
-    "out outside over past since through throughout to toward towards under until up upon with "
-    "within without".split()
-)
 _BE_NUMBER = {
     "is": "sg",
     "was": "sg",
@@ -64,24 +55,6 @@ _BE_NUMBER = {
     "have": "pl",
     "does": "sg",
     "do": "pl",
-}
-_PRONOUN_CASE = {  # word -> (person/number, cases it can have)
-    "i": ("1sg", "subj"),
-    "me": ("1sg", "obj"),
-    "my": ("1sg", "poss"),
-    "we": ("1pl", "subj"),
-    "us": ("1pl", "obj"),
-    "our": ("1pl", "poss"),
-    "he": ("3sg", "subj"),
-    "him": ("3sg", "obj"),
-    "his": ("3sg", "poss"),
-    "she": ("3sg", "subj"),
-    "her": ("3sg", "obj poss"),
-    "its": ("3sg", "poss"),
-    "it": ("3sg", "subj obj"),
-    "they": ("3pl", "subj"),
-    "them": ("3pl", "obj"),
-    "their": ("3pl", "poss"),
 }
 # word (or lemma) -> the prepositions it takes; a swap to one outside the set is a misuse
 GOVERNS: dict[str, frozenset[str]] = {
@@ -312,7 +285,7 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     words = _words(old)
     if len(words) > 2:
         return "", f"deleting {' '.join(old)!r} removes more than a fragment's verb or subject"
-    if any(w not in _AUX_FINITE | ARTICLES | _PRONOUN_CASE.keys() for w in words):
+    if any(w not in _AUX_FINITE | ARTICLES | PRONOUN_CASE.keys() for w in words):
         return (
             "",
             f"deleting {' '.join(old)!r} removes a content word: the meaning changes, not only the grammar",
@@ -324,7 +297,7 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
         if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
             return "", f"deleting {' '.join(old)!r} before {ctx.next!r} leaves a grammatical past tense"
         return "fragment (auxiliary or copula removed)", ""
-    if len(words) == 1 and words[0] in _PRONOUN_CASE and _PRONOUN_CASE[words[0]][1] == "subj":
+    if len(words) == 1 and words[0] in PRONOUN_CASE and PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
     if (
         words in (["a"], ["an"])
@@ -342,7 +315,7 @@ def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
     nxt = ctx.next.lower()
     if len(words) == 1 and len(new) == 1:
         w = words[0]
-        if w in ("a", "an") and (_is_plural_noun(nxt) or nxt in _PRONOUN_CASE):
+        if w in ("a", "an") and (_is_plural_noun(nxt) or nxt in PRONOUN_CASE):
             return "article misuse", ""
         if w in ("a", "an") and ctx.next[:1].isalpha() and lexicon.an_mismatch(w, ctx.next):
             return "a/an misuse", ""  # "fox, an badger": wrong whatever the article's role
@@ -366,7 +339,7 @@ def _article(o: str, n: str, ctx: Context) -> tuple[str, str]:
 
 
 def _pronoun(o: str, n: str, ctx: Context) -> tuple[str, str]:
-    (po, co), (pn, cn) = _PRONOUN_CASE[o], _PRONOUN_CASE[n]
+    (po, co), (pn, cn) = PRONOUN_CASE[o], PRONOUN_CASE[n]
     if not set(co.split()) & set(cn.split()):
         return "pronoun case error", ""
     if po[0] == pn[0] and po[1:] != pn[1:]:
@@ -398,7 +371,7 @@ def _determiner(o: str, n: str, ctx: Context) -> tuple[str, str]:
     plural_det = n in ("these", "those", "many", "fewer")
     if (plural_det and _is_singular_noun(ctx.next)) or (not plural_det and _is_plural_noun(ctx.next)):
         return "determiner-noun disagreement", ""
-    if "subj" in _PRONOUN_CASE.get(ctx.next.lower(), ("", ""))[1]:
+    if "subj" in PRONOUN_CASE.get(ctx.next.lower(), ("", ""))[1]:
         return f"determiner {n!r} before a pronoun", ""
     return "", f"{o!r} -> {n!r} before {ctx.next!r} stays grammatical"
 
@@ -430,7 +403,7 @@ def _is_subject(word: str) -> bool:
     """Can ``word`` be the subject right before a verb (pronoun, name, noun, relative)?"""
     low = word.lower()
     return (
-        "subj" in _PRONOUN_CASE.get(low, ("", ""))[1]
+        "subj" in PRONOUN_CASE.get(low, ("", ""))[1]
         or (
             word[:1].isupper() and low not in SUBORDINATORS | ARTICLES and "VBG" not in lexicon.word_tags(low)
         )
@@ -509,7 +482,7 @@ def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
 def _closed_class(lo: str, ln: str, ctx: Context) -> tuple[str, str] | None:
     """The verdict on a swap inside one closed class (articles, pronouns, prepositions, determiner
     pairs), or None when the two words are not of one such class."""
-    for group, check in ((ARTICLES, _article), (_PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
+    for group, check in ((ARTICLES, _article), (PRONOUN_CASE, _pronoun), (PREPOSITIONS, _preposition)):
         if lo in group and ln in group:
             return check(lo, ln, ctx)
     if (lo, ln) in _DET_PAIRS or (ln, lo) in _DET_PAIRS:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from dhp.builder.perturb.closed_class import MONTH_ABBR, MONTHS, NUMBER_WORDS, ORDINAL_WORDS, WEEKDAYS
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
@@ -51,7 +52,6 @@ __all__ = [
     "FICTIONAL_TOWNS",
     "HOLIDAYS",
     "NUMBER_MASK",
-    "ORDINAL_WORDS",
     "PERCENT_AFTER",
     "WORD_LISTS",
     "EntityType",
@@ -163,20 +163,6 @@ _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
 
-MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
-_MONTH_ABBR = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
-WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-NUMBER_WORDS = frozenset(
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
-    "thousand million billion trillion dozen dozens hundreds thousands millions billions".split()
-)
-#: ordinal number words; "first" and "second" are left out (mostly "at first", "a second")
-ORDINAL_WORDS = frozenset(
-    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth twentieth thirtieth fiftieth hundredth".split()
-)
 _SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
 TITLES = frozenset(_LISTS["TITLES"])
 ORG_KEYWORDS = frozenset(_LISTS["ORG_KEYWORDS"])
@@ -767,7 +753,7 @@ def _number_type(word: str) -> EntityType | None:
     if _ORDINAL_COMPOUND.match(word):
         return EntityType.NUMBER
     month = low in MONTHS and not (word.islower() and low in _MODAL_MONTHS)  # "may" is the modal verb
-    if _DECADE.match(low) or month or low in WEEKDAYS or low.strip(".") in _MONTH_ABBR:
+    if _DECADE.match(low) or month or low in WEEKDAYS or low.strip(".") in MONTH_ABBR:
         return EntityType.DATE
     if _ORDINAL.match(word) or low in NUMBER_WORDS or low in ORDINAL_WORDS:
         return EntityType.NUMBER
@@ -985,7 +971,7 @@ def _date_end(toks: list[Token], i: int) -> int:
     low = toks[i].text.lower().strip(".")
     if low in WEEKDAYS:
         return i + 1
-    if low not in MONTHS and low not in _MONTH_ABBR:
+    if low not in MONTHS and low not in MONTH_ABBR:
         return i
     if low in _MODAL_MONTHS and not toks[i].text[0].isupper():
         return i

@@ -42,6 +42,7 @@ from typing import Any
 from dhp.builder.errors import PerturberError
 from dhp.builder.hashing import sha256_text
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.registry import lookup
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.http import discover_model, host_label, make_endpoint_backend
 from dhp.inference.pool import JudgePool, RetryPolicy
@@ -144,7 +145,7 @@ def validate_output(raw: str, job: LLMJob) -> str:
     n, m = len(job.original), len(out)
     lo: float
     hi: float
-    if job.operation is Operation.REWRITE_INSERT:
+    if lookup(job.operation).inserts:
         lo, hi = n + 5.0, 3.2 * n + 60
     else:
         lo, hi = 0.5 * n - 20, 1.6 * n + 40
@@ -187,7 +188,7 @@ class LLMPerturber:
             "top_p": self.settings.top_p,
             "max_tokens": min(
                 4096,
-                len(job.original) if job.operation is Operation.REWRITE_INSERT else len(job.original) // 2,
+                len(job.original) if lookup(job.operation).inserts else len(job.original) // 2,
             )
             + 256,
             "seed": (job.seed + attempt) % (2**31),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_file
-from dhp.builder.items import Item, SourceData, SourceFile
+from dhp.builder.items import WRONG_ENDING, Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.types import DatasetSpec
 
@@ -95,7 +95,7 @@ def load_story_cloze(spec: DatasetSpec, locator: SourceLocator, user_file: Path 
                 id=row["InputStoryid"].strip(),
                 original=right,
                 context={"story": story},
-                extras={"wrong_ending": wrong},
+                extras={WRONG_ENDING: wrong},
             )
         )
     if not items:

@@ -12,24 +12,23 @@ One module per operation, all randomness from the ``random.Random`` passed in:
 Minor / single severity makes one change; major makes two or three (an item with a single
 candidate is *not applicable* at major severity, with the reason). Every row records
 ``generator = offline-rules/<OFFLINE_VERSION>``; the CLI and the card say these rows were not
-written by an LLM.
+written by an LLM. Each function is named as its operation's offline generator in
+:mod:`dhp.builder.perturb.registry`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from dhp.builder.perturb.base import Outcome
 from dhp.builder.perturb.offline import entities, grammar, paraphrase
-from dhp.types import Operation, Severity
+from dhp.types import Severity
 
 __all__ = [
     "OFFLINE_GENERATOR",
     "OFFLINE_VERSION",
     "fictional_entities",
     "grammatical_errors",
-    "offline_perturb",
     "rewrite_insert",
 ]
 
@@ -50,19 +49,3 @@ def grammatical_errors(text: str, severity: Severity, rng: random.Random) -> Out
 def rewrite_insert(text: str, severity: Severity, rng: random.Random) -> Outcome:
     """Paraphrase one (minor) or two to three (major) sentences, each inserted right after its original."""
     return paraphrase.rewrite_insert(text, severity, rng, OFFLINE_GENERATOR)
-
-
-_OFFLINE: dict[Operation, Callable[[str, Severity, random.Random], Outcome]] = {
-    Operation.FICTIONAL_ENTITIES: fictional_entities,
-    Operation.GRAMMATICAL_ERRORS: grammatical_errors,
-    Operation.REWRITE_INSERT: rewrite_insert,
-}
-
-
-def offline_perturb(operation: Operation, text: str, severity: Severity, rng: random.Random) -> Outcome:
-    """Dispatch an LLM-row operation to its offline rule."""
-    try:
-        fn = _OFFLINE[operation]
-    except KeyError:
-        raise ValueError(f"no offline generator for operation {operation.value!r}") from None
-    return fn(text, severity, rng)

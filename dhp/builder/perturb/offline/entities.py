@@ -22,7 +22,7 @@ import random
 import re
 from collections.abc import Callable
 
-from dhp.builder.perturb import lexicon
+from dhp.builder.perturb import closed_class, lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.lexicon import EntityType, Span
 from dhp.builder.perturb.offline.edits import Edit, apply_edits, change_count
@@ -34,10 +34,10 @@ __all__ = ["entity_candidates", "fictional_entities", "plurals", "replaceable_en
 
 _LAST = list(_LISTS["_LAST"])
 _PLACES = list(lexicon.FICTIONAL_PLACES)
-_MONTHS = [m.capitalize() for m in sorted(lexicon.MONTHS)]
-_WEEKDAYS = [d.capitalize() for d in sorted(lexicon.WEEKDAYS)]
+_MONTHS = [m.capitalize() for m in sorted(closed_class.MONTHS)]
+_WEEKDAYS = [d.capitalize() for d in sorted(closed_class.WEEKDAYS)]
 _NUMBER_WORDS = list(_LISTS["_NUMBER_WORDS"])
-_ORDINAL_WORDS = sorted(lexicon.ORDINAL_WORDS)
+_ORDINAL_WORDS = sorted(closed_class.ORDINAL_WORDS)
 _PLURAL_SCALES = list(_LISTS["_PLURAL_SCALES"])
 _SCALES = ["dozen", "hundred", "thousand", "million", "billion"]  # "a hundred" -> "a thousand"
 _TRIES = 30
@@ -87,9 +87,9 @@ def _number(span: str, rng: random.Random) -> str:
 def _date(span: str, rng: random.Random) -> str:
     def one(word: str) -> str:
         low = word.lower().strip(",.")
-        if low in lexicon.MONTHS:
+        if low in closed_class.MONTHS:
             return word.replace(word.strip(",."), rng.choice([m for m in _MONTHS if m.lower() != low]))
-        if low in lexicon.WEEKDAYS:
+        if low in closed_class.WEEKDAYS:
             return word.replace(word.strip(",."), rng.choice([d for d in _WEEKDAYS if d.lower() != low]))
         if m := re.fullmatch(r"(1[0-9]|20)(\d)0s", low):
             return f"{m.group(1)}{(int(m.group(2)) + rng.randint(1, 8)) % 10}0s"

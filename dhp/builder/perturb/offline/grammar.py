@@ -29,14 +29,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import (
+from dhp.builder.perturb.closed_class import (
     DETERMINERS,
+    MODALS,
     PL_PRON,
     PREPOSITIONS,
     SG_PRON,
+    SUBJECT_TO_OBJECT,
     SUBORDINATORS,
-    TAKES_INFINITIVE,
 )
+from dhp.builder.perturb.grammar_check import TAKES_INFINITIVE
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -121,16 +123,14 @@ def _sub(t: _Tok, new: str, kind: str) -> Edit:
 _AGREE = {
     "is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has", "does": "do",
 }  # fmt: skip
-_MODALS = frozenset(
-    "will would can could should must may might shall did didn't don't doesn't won't can't couldn't "
-    "wouldn't shouldn't to".split()
-)
-_THIRD = frozenset({"he", "she", "it"})
-_NON_THIRD = frozenset({"i", "we", "they", "you"})
+#: words a bare verb follows: the modals, "did", the negated auxiliaries and "to"
+_MODALS = MODALS | frozenset("did didn't don't doesn't won't can't couldn't wouldn't shouldn't to".split())
+_THIRD = SG_PRON
+_NON_THIRD = PL_PRON
 _SUBJECTS = _THIRD | _NON_THIRD
 
 
-_NO_VBZ = frozenset({"be", "may", "might", "must", "shall", "will", "can", "could", "would", "should"})
+_NO_VBZ = MODALS | {"be"}
 _SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
 
 
@@ -275,7 +275,7 @@ def _infinitive_to(toks: list[_Tok], to: _Tok) -> bool:
 
 
 # -- pronoun case ---------------------------------------------------------------------------------
-_SUBJ_TO_OBJ = {"he": "him", "she": "her", "they": "them", "we": "us", "i": "me"}
+_SUBJ_TO_OBJ = {s: o for s, o in SUBJECT_TO_OBJECT.items() if s != o}  # he -> him, not it -> it
 _OBJ_TO_SUBJ = {"him": "he", "them": "they", "us": "we", "me": "I"}
 _POSS_TO_OBJ = {
     "their": "them",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.grammar_check import CORE_DET, PREPOSITIONS
+from dhp.builder.perturb.closed_class import CORE_DET, MONTHS_IN_ORDER, PREPOSITIONS, SUBJECT_TO_OBJECT
 from dhp.builder.perturb.lexicon import word_tags
 from dhp.builder.perturb.offline import wording
 from dhp.builder.perturb.offline.edits import WORD, change_count, compiled, inflect, lemmas
@@ -50,7 +50,7 @@ _FUNCTION = frozenset(
     "the a an this that these those there it he she they we you his her its their our my your some many "
     "most all each every both no one two three several such".split()
 )
-_OBJECT = {"he": "him", "she": "her", "they": "them", "we": "us", "i": "me", "it": "it", "you": "you"}
+_OBJECT = SUBJECT_TO_OBJECT
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def _has_finite(text: str) -> bool:
     return False
 
 
-_MONTH = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTH = "|".join(m.capitalize() for m in MONTHS_IN_ORDER)
 
 
 _DET = "|".join(sorted(CORE_DET))  # an alternation for the patterns below
