@@ -39,6 +39,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dhp.weights",
             "dhp.secrets",
             "dhp.fsutil",
+            "dhp.records",
             "dhp.render",
             "dhp.dataset_cards",
         ),
