@@ -53,3 +53,28 @@ def pair_row(
         "severity": p.severity.value,
         "generator": "rule",
     }
+
+
+def write_marked_answers(root: Path, n: int) -> Path:
+    """``root``, holding an Answer Equivalence folder of ``n`` items whose perturbed answer is the original with its
+    perturbation's id marked (``... detail [word_typo_minor].``), so that a loopback judge can see
+    which perturbation it is scoring (:func:`tests.scoring.fake_server.judged_text`)."""
+    from dhp.spec import get_dataset
+
+    rows = []
+    for i in range(n):
+        original = f"Reference answer {i:02d} explains the topic in full detail."
+        for pid in get_dataset("answer-equivalence").perturbation_ids:
+            rows.append(
+                pair_row(
+                    "answer-equivalence",
+                    f"q{i:02d}",
+                    pid,
+                    original,
+                    original[:-1] + f" [{pid}].",
+                    question=f"What is topic {i}?",
+                    paragraph=None,
+                )
+            )
+    write_pairs(root, "answer-equivalence", rows, split="validation")
+    return root

@@ -18,7 +18,7 @@ from dhp.scoring.results import read_result
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
-from tests.scoring.helpers import pair_row, run_dhp, write_pairs
+from tests.scoring.helpers import pair_row, run_dhp, write_marked_answers, write_pairs
 
 AE = get_dataset("answer-equivalence")
 N = 16
@@ -29,24 +29,7 @@ FICTIONAL = {"word_fictional_ne_minor", "word_fictional_ne_major"}
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ae")
-    rows = []
-    for i in range(N):
-        original = f"Reference answer {i:02d} explains the topic in full detail."
-        for pid in AE.perturbation_ids:
-            rows.append(
-                pair_row(
-                    "answer-equivalence",
-                    f"q{i:02d}",
-                    pid,
-                    original,
-                    original[:-1] + f" [{pid}].",
-                    question=f"What is topic {i}?",
-                    paragraph=None,
-                )
-            )
-    write_pairs(root, "answer-equivalence", rows, split="validation")
-    return root
+    return write_marked_answers(tmp_path_factory.mktemp("ae"), N)
 
 
 def _score(digit: str) -> Answer:

@@ -29,7 +29,7 @@ from dhp.scoring.stability import stability
 from dhp.spec import get_dataset
 from dhp.types import Level
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
-from tests.scoring.helpers import pair_row, run_dhp, write_pairs
+from tests.scoring.helpers import run_dhp, write_marked_answers
 
 AE = get_dataset("answer-equivalence")
 N = 16
@@ -41,24 +41,7 @@ _CUE = re.compile(r"rated this text (\d) out of")
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ae")
-    rows = []
-    for i in range(N):
-        original = f"Reference answer {i:02d} explains the topic in full detail."
-        for pid in AE.perturbation_ids:
-            rows.append(
-                pair_row(
-                    "answer-equivalence",
-                    f"q{i:02d}",
-                    pid,
-                    original,
-                    original[:-1] + f" [{pid}].",
-                    question=f"What is topic {i}?",
-                    paragraph=None,
-                )
-            )
-    write_pairs(root, "answer-equivalence", rows, split="validation")
-    return root
+    return write_marked_answers(tmp_path_factory.mktemp("ae"), N)
 
 
 def _score(digit: str) -> Answer:
