@@ -119,13 +119,32 @@ TEXT_OVER_IMAGE = """(sel) => {
 }"""
 
 
+#: A figure's smallest text as shown, in CSS px: the figure must be vector SVG (text kept as text), so
+#: its smallest font-size (in viewBox units) times the shown width over the viewBox width is what is read.
+FIGURE_TEXT_PX = """(sel) => {
+  const img = document.querySelector(`${sel} img`);
+  const prefix = 'data:image/svg+xml;base64,';
+  if (!img.src.startsWith(prefix)) return {vector: false, src: img.src.slice(0, 30)};
+  const svg = atob(img.src.slice(prefix.length));
+  const box = svg.match(/viewBox="([^"]+)"/)[1].split(/\\s+/).map(Number);
+  const sizes = Array.from(svg.matchAll(/font-size:\\s*([0-9.]+)px/g), m => parseFloat(m[1]));
+  const shown = img.getBoundingClientRect().width;
+  return {vector: true, texts: sizes.length, px: Math.min(...sizes) * shown / box[2], shown: shown};
+}"""
+#: Readable: the smallest text of a judge-page figure, as shown (the 700 px PNGs shrunk on a phone: 4-5 px).
+MIN_FIGURE_TEXT_PX = 9.0
+
+
 def _plots_clear(pg: Any) -> None:
-    """Each judge-page figure has its title above it and no text drawn over it."""
+    """Each judge-page figure has its title above it, no text drawn over it, and its text readable."""
     from playwright.sync_api import expect
 
     for plot, title in (("#judge-bars", "Discernment per perturbation"), ("#judge-dist", "Response style")):
         expect(pg.locator(f"{plot} img")).to_be_visible()
         assert pg.evaluate(TEXT_OVER_IMAGE, plot) == [], plot
+        text = pg.evaluate(FIGURE_TEXT_PX, plot)
+        assert text["vector"] and text["texts"] > 5, (plot, text)
+        assert MIN_FIGURE_TEXT_PX <= text["px"] <= 20, (plot, text)
         head = pg.locator(f"{plot}-title")
         expect(head).to_contain_text(title)
         img, box = pg.locator(f"{plot} img").bounding_box(), head.bounding_box()
@@ -278,8 +297,11 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         assert (
             img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390
         )  # the figure fits the phone
-        _plots_clear(pg)  # titles above the figures, no label over the top panel's title
+        _plots_clear(pg)  # titles above the figures, no label over the top panel's title, text readable
         _summary_compact(pg, 390)
+        expect(pg.locator("#judge-detail table").first).to_be_visible()
+        lines = pg.evaluate(HEADER_LINES, "#judge-detail")  # "perturbati on" and "D^ EW" were broken
+        assert lines and all(n == 1 for _, n in lines), lines
         scroll = pg.evaluate(
             "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
         )
