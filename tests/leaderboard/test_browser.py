@@ -617,15 +617,41 @@ def _open_tab(pg: Any, name: str, width: int) -> None:
     pg.set_viewport_size({"width": width, "height": 844})
 
 
+def _queue_rows(root: Path) -> None:
+    """Rows with long cells in the Queue (its headers broke letter by letter beside them): a pending
+    judge whose submitter published its host, and a failed one with a long reason."""
+    from dhp.judge import EndpointJudge
+    from dhp.leaderboard.queue import RequestQueue, new_request
+    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.validation import Submission
+
+    q = RequestQueue(LocalStore(root / "requests"))
+    if any(r.judge_name.startswith("Acme") for r in q.load()[0]):
+        return
+    for i, name in enumerate(("Acme judge, failed run", "Acme judge with a rather long name (70B)")):
+        judge = EndpointJudge(name=name, endpoints=("https://api.acme-llm.example.com/v1",),
+                              model="acme/acme-judge-70b-instruct-2026-11", publish_host=True)  # fmt: skip
+        req = q.submit(new_request(Submission(judge, "expected", "c", show_host=True), f"user{i}"))
+        if i == 0:
+            claimed = q.claim_next("w")
+            assert claimed is not None and claimed.id == req.id
+            q.fail(
+                claimed,
+                "the endpoint answered HTTP 503 Service Unavailable to 40 of 40 requests; retry later",
+            )
+
+
 @pytest.mark.parametrize("width", [390, 1440])
 def test_queue_and_about_headers_keep_their_words(browser: Any, site: dict[str, Any], width: int) -> None:
     from playwright.sync_api import expect
 
+    _queue_rows(site["root"])
     ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
     try:
         pg = ctx.new_page()
         pg.goto(site["url"])
         _open_tab(pg, "Queue", width)
+        expect(pg.locator("#queue-table")).to_contain_text("api.acme-llm.example.com")
         expect(pg.locator("#queue-table th").filter(has_text="Protocol").first).to_be_visible()
         lines = pg.evaluate(HEADER_LINES, "#queue-table")
         assert lines and all(n == 1 for _, n in lines), lines
