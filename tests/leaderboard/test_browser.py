@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from dhp.scoring.results import dump_result
 from dhp.spec import BENCHMARK
 from tests.leaderboard.conftest import write_results
+from tests.leaderboard.factory import make_result
 from tests.support.tiny_data import write_tiny_dataset
 
 CHROMIUM = os.environ.get("DHP_CHROMIUM", "/usr/bin/chromium")
@@ -547,6 +549,10 @@ def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     judges = [(f"Synthetic judge number {i:03d} (temperature 0)", (i % 50) / 50, f"org/model-{i}-7b", 7e9)
               for i in range(150)]  # fmt: skip
     write_results(root / "results", judges=judges, n_items=20, n_boot=0)
+    for ds in BENCHMARK:  # a control judge: the baseline row every view keeps
+        r = make_result("Random", ds, skill=0.0, protocol="builtin", model="random", n_items=20)
+        (root / "results" / "random").mkdir(exist_ok=True)
+        (root / "results" / "random" / f"{ds}@v1.json").write_text(dump_result(r))
     demo = build_app(AppConfig.local(root))
     port = _free_port()
     launch(demo, port=port, block=False)
@@ -590,6 +596,30 @@ def test_six_datasets_fit_at_1440_with_150_judges(browser: Any, crowd: str) -> N
         assert judge_th.get_attribute("role") == "button" and judge_th.get_attribute("tabindex") == "0"
         pg.keyboard.press("Enter")
         expect(_th(pg, "Judge")).to_contain_text("▲")
+    finally:
+        ctx.close()
+
+
+def test_the_baseline_stays_under_a_search(browser: Any, crowd: str) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd)
+        expect(_rows(pg).first).to_be_visible()
+        pg.locator("#search textarea, #search input").first.fill("number 007")
+        expect(_rows(pg)).to_have_count(2)  # the one match, and the baseline
+        expect(_rows(pg).filter(has_text="Synthetic judge number 007")).to_have_count(1)
+        baseline = _rows(pg).filter(has_text="Random")
+        expect(baseline).to_have_count(1)
+        expect(baseline.locator("td.rank")).to_have_text("baseline")
+        assert baseline.locator("td.rank").evaluate("e => e.scrollWidth <= e.clientWidth"), "baseline cut"
+        pg.locator("#search textarea, #search input").first.fill("no such judge at all")
+        expect(pg.locator("#leaderboard-table .dhp-empty")).to_contain_text("No judge matches")
+        expect(_rows(pg)).to_have_count(1)  # said above the baseline, which stays
+        expect(_rows(pg).first.locator("td.rank")).to_have_text("baseline")
+        _shot(pg, "crowd-1440-search")
     finally:
         ctx.close()
 
