@@ -3,6 +3,9 @@
 Responses come from ``hub_recording.json`` (request/response shapes of the real Hub); this module
 keeps the repository state those responses describe (repos, commits, branches, tags, LFS blobs) and
 fills the recorded templates with it. Every request is logged so tests can assert the exchange.
+It also signs users in as the Hub's OpenID Connect provider does for a Space with ``hf_oauth``
+(discovery, authorization code, token with an RS256 id_token, JWKS), approving at once as
+:attr:`HubState.oauth_user`.
 """
 
 from __future__ import annotations

@@ -89,7 +89,8 @@ def test_push_creates_the_space_sets_variables_and_no_secret(tmp_path: Path, hub
     push_space(folder, "org/board", {"DHP_RESULTS": "hf://datasets/org/res", "DHP_MODE": "space"})
     space = hub.state.repos["org/board"]
     files = space.commits[space.branches["main"]].files
-    assert {"README.md", "app.py", "requirements.txt"} <= set(files)
+    assert {"README.md", "app.py", "requirements.txt", "dhp/leaderboard/space.py"} <= set(files)
+    assert any(f.startswith("dhp_bench-") and f.endswith(".dist-info/METADATA") for f in files)
     assert space.variables["DHP_RESULTS"]["value"] == "hf://datasets/org/res"
     assert ("POST", "/api/spaces/org/board/variables") in hub.state.log
     push_space(folder, "org/board", {"DHP_MODE": "space"})  # again: the Space is updated, not refused
@@ -101,10 +102,15 @@ def test_push_creates_the_space_sets_variables_and_no_secret(tmp_path: Path, hub
     with pytest.raises(SpaceError, match=r"notes\.txt contains the value of a secret"):
         push_space(folder, "org/board", {})
     (folder / "notes.txt").unlink()
+    (folder / "dhp" / "__pycache__").mkdir(exist_ok=True)
+    (folder / "dhp" / "__pycache__" / "cli.cpython-311.pyc").write_bytes(b"\0")
     (folder / ".env").write_text("HF_TOKEN=hf_other\n")
     push_space(folder, "org/board", {})
     space = hub.state.repos["org/board"]
     assert ".env" not in space.commits[space.branches["main"]].files  # .env files are never uploaded
+    assert not [
+        f for f in space.commits[space.branches["main"]].files if "__pycache__" in f or f.endswith(".pyc")
+    ]
     assert all(REPLAY_TOKEN.encode() not in d for d in space.commits[space.branches["main"]].files.values())
 
 
