@@ -173,15 +173,19 @@ def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[
 
 
 def view_parts(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No judge to show.") -> BoardParts:
-    """The view as an HTML table in a horizontally scrolling box; ``empty`` is said when no row is left."""
+    """The view as an HTML table in a horizontally scrolling box; ``empty`` is said when no row is
+    left, and above the table when only baselines are (they stay in every filtered view)."""
+    note = f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>'
     if df.empty:
-        return BoardParts(f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>', (), "")
+        return BoardParts(note, (), "")
     dcols = d_columns(df)
     meta = _meta_of(df)
     cols: dict[str, list[Any]] = {c: df[c].tolist() for c in df.columns}
     first = html.escape(str(cols["Judge"][0]))
+    only_baselines = all(str(r).startswith(BASELINE) for r in cols[RANK])
     head = (
-        f'<div class="dhp-board-wrap"><table class="dhp-board" data-rows="{len(df)}" data-first="{first}">'
+        (note if only_baselines else "")
+        + f'<div class="dhp-board-wrap"><table class="dhp-board" data-rows="{len(df)}" data-first="{first}">'
         f"{_header(df, sort)}<tbody>"
     )
     return BoardParts(

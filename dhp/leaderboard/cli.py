@@ -156,13 +156,17 @@ def _cmd_space_push(args: argparse.Namespace) -> int:
 def _register_space(subparsers: Any) -> None:
     sp = subparsers.add_parser("space", help="write a deployable Hugging Face Space folder, or push it")
     ssub = sp.add_subparsers(dest="space_command", metavar="SPACE_COMMAND", required=True)
-    i = ssub.add_parser("init", help="write a Space folder: README front matter, app.py, pinned requirements")
+    i = ssub.add_parser(
+        "init", help="write a Space folder: README front matter, app.py, fully pinned requirements"
+    )
     i.add_argument("dir", help="the folder to write (new or empty)")
     src = i.add_mutually_exclusive_group()
     src.add_argument(
         "--package", help="pip requirement for the dhp package (default: dhp-bench==<this version>)"
     )
-    src.add_argument("--wheel", help="a dhp-bench wheel to copy into the folder and install from there")
+    src.add_argument(
+        "--wheel", help="a dhp-bench wheel to unpack into the folder (the Space imports it from there)"
+    )
     i.add_argument("--title", help="the Space's title")
     i.set_defaults(func=_cmd_space_init)
     p = ssub.add_parser(

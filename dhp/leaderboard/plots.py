@@ -1,5 +1,9 @@
 """Judge-page figures with matplotlib's object API (no pyplot state, safe in Gradio's threads).
 
+They are drawn for a phone: :data:`FIG_WIDTH_IN` wide (307 CSS px), sent as vector SVG
+(:func:`figure_html`), so that on a 390 px screen they show near their natural size and their
+smallest text (:data:`MIN_FONT_PT`) stays about 10 px; a wider screen scales them up, sharp.
+
 * :func:`discernment_bars` — the paper's Figure 4 for one judge: per dataset, D^i and D^{i,EW} for
   every perturbation, bootstrap intervals where stored, and a red line at D = 1.
 * :func:`score_distributions` — the response style: how often each score was given to the
@@ -9,7 +13,11 @@
 
 from __future__ import annotations
 
+import base64
+import html
+import io
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +31,21 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from dhp.scoring.results import Result
 
-__all__ = ["discernment_bars", "pareto_front", "score_distributions", "size_plot"]
+__all__ = [
+    "FIG_WIDTH_IN",
+    "MIN_FONT_PT",
+    "discernment_bars",
+    "figure_html",
+    "pareto_front",
+    "score_distributions",
+    "size_plot",
+]
+
+#: The judge-page figures' width: what a 390 px phone shows of the page (3.2 in = 230 pt = 307 CSS px).
+FIG_WIDTH_IN = 3.2
+#: Their smallest text (tick labels, legends), in points: 7.5 pt = 10 CSS px at natural size.
+MIN_FONT_PT = 7.5
+_TEXT_PT = 8.5  # titles and axis labels
 
 _D_COLOR = "#7aa6d6"
 _EW_COLOR = "#1f4e89"
@@ -65,14 +87,16 @@ def _panel(ax: Any, res: Result) -> None:
     for i, p in enumerate(ps):
         if p.d is None and p.d_ew is None:
             ax.text(i, 0.05, "–", ha="center", va="bottom", fontsize=9, color="#555")  # no D: not 0
-    ax.set_xticks(x, [p.id for p in ps], rotation=60, ha="right", fontsize=7)
+    ax.set_xticks(x, [p.id for p in ps], rotation=90, fontsize=MIN_FONT_PT)
+    ax.tick_params(axis="y", labelsize=MIN_FONT_PT)
+    ax.set_xlim(-0.6, len(ps) - 0.4)
     s = res.summary
     ax.set_title(
-        f"{res.dataset.name}: D_avg^EW {_fmt(s.d_avg_ew)}, D_min^EW {_fmt(s.d_min_ew)}",
-        fontsize=9,
+        f"{res.dataset.name}\nD_avg^EW {_fmt(s.d_avg_ew)}, D_min^EW {_fmt(s.d_min_ew)}",
+        fontsize=_TEXT_PT,
         loc="left",
-    )
-    ax.set_ylabel("D")
+    )  # two lines: one would run past a phone-wide figure
+    ax.set_ylabel("D", fontsize=_TEXT_PT)
     ax.set_ylim(0, _top(np.concatenate([d, dew]), d_cis + ew_cis))
     ax.grid(axis="y", alpha=0.3)
 
@@ -85,19 +109,24 @@ def discernment_bars(results: Sequence[Result], title: str = "") -> Figure:
     """One panel per dataset, stacked (readable on a phone): grouped bars of D and D^EW per
     perturbation with their intervals; the y axis fits the intervals; the legend sits below the panels."""
     n = max(1, len(results))
-    fig = Figure(figsize=(7.0, 2.9 * n + 0.6), layout="constrained")
+    fig = Figure(figsize=(FIG_WIDTH_IN, 2.9 * n + 0.7), layout="constrained")
     axes = fig.subplots(n, 1, squeeze=False).ravel()
     for ax, res in zip(axes, results, strict=False):
         _panel(ax, res)
     if results:
         handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=MIN_FONT_PT, frameon=False)
     else:
         axes[0].text(0.5, 0.5, "no results", ha="center", va="center", transform=axes[0].transAxes)
         axes[0].set_axis_off()
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(_wrap(title), fontsize=_TEXT_PT)
     return fig
+
+
+def _wrap(title: str) -> str:
+    """A figure title in lines that fit a phone-wide figure."""
+    return textwrap.fill(title, width=44, break_long_words=False)
 
 
 def score_distributions(result: Result) -> Figure:
@@ -107,10 +136,16 @@ def score_distributions(result: Result) -> Figure:
     if scores is not None:
         metrics = list(scores.original)
     n = max(1, len(metrics))
-    fig = Figure(figsize=(3.4 * n, 3.0), layout="constrained")
-    axes = fig.subplots(1, n, squeeze=False).ravel()
+    cols = min(n, 2)  # two panels a row fit a phone's width
+    rows = math.ceil(n / cols)
+    fig = Figure(figsize=(FIG_WIDTH_IN, 2.3 * rows + 0.5), layout="constrained")
+    grid = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in grid[n:]:
+        ax.set_axis_off()
+    axes = grid[:n]
     if scores is None or not metrics:
-        axes[0].text(0.5, 0.5, "item scores not stored in this result", ha="center", va="center")
+        axes[0].text(0.5, 0.5, "item scores not stored\nin this result", ha="center", va="center",
+                     fontsize=_TEXT_PT)  # fmt: skip
         axes[0].set_axis_off()
         return fig
     edges = np.arange(0.75, 5.76, 0.5)
@@ -127,18 +162,33 @@ def score_distributions(result: Result) -> Figure:
             if data.size == 0:
                 continue
             h, _ = np.histogram(np.clip(data, 1, 5), bins=edges)
-            ax.bar(
-                centres + shift, h / data.size, 0.22, color=color, label=f"{label} (mean {data.mean():.2f})"
-            )
-        ax.set_title(m, fontsize=9)
+            ax.bar(centres + shift, h / data.size, 0.22, color=color, label=label)
+        means = " → ".join(f"{d.mean():.2f}" if d.size else "–" for d in (orig, pert))
+        ax.set_title(f"{m}\nmean {means}", fontsize=MIN_FONT_PT)
         ax.set_xticks([1, 2, 3, 4, 5])
-        ax.set_xlabel("score")
+        ax.tick_params(labelsize=MIN_FONT_PT)
+        ax.set_xlabel("score", fontsize=MIN_FONT_PT)
         ax.set_ylim(0, 1)
-        ax.legend(fontsize=7, loc="upper left")
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("share of scores")
-    fig.suptitle(f"{result.judge.name} on {result.dataset.name}: response style", fontsize=10)
+    for ax in grid[::cols]:
+        ax.set_ylabel("share of scores", fontsize=MIN_FONT_PT)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=MIN_FONT_PT, frameon=False)
+    title = _wrap(f"{result.judge.name} on {result.dataset.name}: response style")
+    fig.suptitle(f"{title}\n(panel titles: mean original → mean perturbed)", fontsize=_TEXT_PT)
     return fig
+
+
+def figure_html(fig: Figure | None, alt: str) -> str:
+    """The figure as an ``<img>`` of vector SVG (text kept as text, so it stays sharp when scaled),
+    for a ``gr.HTML``; "" for no figure."""
+    if fig is None:
+        return ""
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "dhp"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
+    return f'<img class="dhp-figure" alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{data}">'
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,11 +1,18 @@
 """`dhp space init DIR` and `dhp space push --repo ORG/NAME`: a deployable Hugging Face Space.
 
 :func:`init_space` writes a complete Space folder: ``README.md`` with the Space front matter
-(``sdk: gradio``, ``app_file``, ``hf_oauth``), a thin ``app.py``, ``requirements.txt`` pinned to
-the versions installed here, and a table of the variables and secrets to set. :func:`push_space`
-creates or updates the Space through :class:`huggingface_hub.HfApi`, uploads the folder and sets
-its variables; it never uploads a secret (secret-named variables are refused, and a file holding
-the value of a secret from this environment stops the push).
+(``sdk: gradio``, ``sdk_version``, ``python_version``, ``app_file``, ``hf_oauth``), a thin
+``app.py``, ``requirements.txt`` and a table of the variables and secrets to set. It is built for
+the way Spaces build a Gradio Space: ``requirements.txt`` is mounted *alone* at
+``/tmp/requirements.txt`` and installed (with ``gradio[oauth]==<sdk_version>``, ``uvicorn`` and
+``spaces``) before the repository is copied in, so it can name no other file: no ``-c`` constraints
+file, no wheel path. Hence every package the Space needs is pinned in it (the run-time closure of
+dhp-bench and gradio[oauth], at the versions of requirements/lock.txt), and a dhp-bench that is not
+a release travels *unpacked* in the folder (``dhp/`` and its ``.dist-info``, as pip would install
+the wheel), importable because Spaces run ``python app.py`` from the repository's root.
+:func:`push_space` creates or updates the Space through :class:`huggingface_hub.HfApi`, uploads
+the folder and sets its variables; it never uploads a secret (secret-named variables are refused,
+and a file holding the value of a secret from this environment stops the push).
 
 The queue worker runs either inside the Space, as a background process started by ``app.py``
 when ``DHP_RUN_WORKER=1`` (judges are remote endpoints, so a CPU Space suffices), or anywhere else
@@ -18,12 +25,16 @@ import importlib.metadata as md
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from dhp.leaderboard.validation import Mode
 from dhp.secrets import JUDGE_KEY_VARS
@@ -32,14 +43,19 @@ __all__ = [
     "LOCK",
     "PYTHON_VERSION",
     "SECRETS",
+    "SPACE_ROOTS",
     "VARIABLES",
     "SpaceError",
     "build_wheel",
     "init_space",
+    "lock_versions",
     "push_space",
     "run_space",
+    "runtime_closure",
     "source_root",
+    "space_versions",
     "start_worker",
+    "unpack_wheel",
     "worker_commands",
 ]
 
@@ -87,20 +103,12 @@ SECRETS: Mapping[str, str] = {
 }
 #: The Python a Space runs (Spaces default to 3.10; the pinned versions need 3.11 or later).
 PYTHON_VERSION = "3.11"
-#: The repository's pip-constraints lock, copied into the folder as constraints.txt.
+#: The repository's pip-constraints lock: the versions the Space's requirements.txt pins.
 LOCK = "requirements/lock.txt"
+#: What the Space runs on, beside dhp-bench: Spaces install ``gradio[oauth]`` at the front matter's
+#: ``sdk_version`` whatever requirements.txt says, so its closure is pinned too.
+SPACE_ROOTS: tuple[tuple[str, tuple[str, ...]], ...] = (("dhp-bench", ()), ("gradio", ("oauth",)))
 _SECRET_NAME = re.compile(r"(?i)(token|secret|password|api[_-]?key|^hf_)")
-_PINNED = (
-    "gradio",
-    "huggingface_hub",
-    "datasets",
-    "pandas",
-    "numpy",
-    "scipy",
-    "matplotlib",
-    "pydantic",
-    "pyarrow",
-)
 _APP = '''"""The DHP leaderboard Space (written by `dhp space init`; configure it with the Space's variables)."""
 
 from dhp.leaderboard.space import run_space
@@ -119,19 +127,19 @@ class SpaceFolder:
     files: tuple[str, ...]
 
 
-def _front_matter(title: str) -> str:
+def _front_matter(title: str, gradio: str) -> str:
     return "\n".join([
         "---", f"title: {title}", "emoji: 🔎", "colorFrom: blue", "colorTo: green", "sdk: gradio",
-        f"sdk_version: {md.version('gradio')}", f'python_version: "{PYTHON_VERSION}"', "app_file: app.py",
+        f"sdk_version: {gradio}", f'python_version: "{PYTHON_VERSION}"', "app_file: app.py",
         "hf_oauth: true", "pinned: false", "---", "",
     ])  # fmt: skip
 
 
-def _readme(title: str) -> str:
+def _readme(title: str, gradio: str) -> str:
     var_rows = "\n".join(f"| `{k}` | `{v}` | {why} |" for k, (v, why) in VARIABLES.items())
     secret_rows = "\n".join(f"| `{k}` | {why} |" for k, why in SECRETS.items())
     return (
-        _front_matter(title)
+        _front_matter(title, gradio)
         + f"# {title}\n\nThe DHP discernment leaderboard (`dhp.leaderboard`). Configure it with these **variables** "
         "(`dhp space push --var NAME=VALUE` sets them):\n\n| variable | default | what |\n|---|---|---|\n"
         + var_rows
@@ -140,16 +148,87 @@ def _readme(title: str) -> str:
         "`DHP_REQUESTS` until a worker scores them. Either set `DHP_RUN_WORKER=1` (the Space starts "
         "`dhp worker` in the background; judges are remote endpoints, so a CPU Space suffices; put the "
         "built datasets in `DHP_WORKER_DATA`), or run `dhp worker --requests ... --results ... --data ...` "
-        "on a machine of your choice.\n"
+        "on a machine of your choice.\n\n## Files\n\n`requirements.txt` pins every package (Spaces install it "
+        "alone, before the folder is copied in, so it names no other file); when `dhp/` and its `.dist-info` are "
+        "here, they are the dhp-bench package itself, unpacked as pip installs a wheel, found because Spaces run "
+        "`python app.py` from this folder.\n"
     )
 
 
-def _requirements(package: str, constrained: bool) -> str:
-    """The package, then the Space's direct needs pinned as installed here; ``constrained``: every
-    other version too, by the repository's lock (``-c constraints.txt``, a copy of requirements/lock.txt)."""
+def runtime_closure(roots: Sequence[tuple[str, tuple[str, ...]]] = SPACE_ROOTS) -> list[str]:
+    """The canonical names of every distribution the ``roots`` (name, extras) need at run time, as
+    installed here (their metadata's requirements, markers evaluated for this Python), sorted."""
+    seen: dict[str, set[str]] = {}
+    todo = [(name, set(extras)) for name, extras in roots]
+    while todo:
+        name, extras = todo.pop()
+        key = canonicalize_name(name)
+        if key in seen and extras <= seen[key]:
+            continue
+        seen[key] = seen.get(key, set()) | extras
+        try:
+            requires = md.distribution(key).requires or []
+        except md.PackageNotFoundError:
+            raise SpaceError(
+                f"{key} is needed by the Space but not installed here; install dhp-bench first"
+            ) from None
+        for line in requires:
+            req = Requirement(line)
+            if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in (seen[key] or {""})):
+                todo.append((req.name, set(req.extras)))
+    return sorted(seen)
+
+
+def lock_versions(lock: Path) -> dict[str, str]:
+    """``name==version`` lines of a pip constraints file, by canonical name."""
+    pins: dict[str, str] = {}
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.split("#")[0].strip().partition("==")
+        if sep:
+            pins[canonicalize_name(name)] = version.strip()
+    return pins
+
+
+def space_versions(lock: Path | None) -> dict[str, str]:
+    """The version of every distribution of :func:`runtime_closure` but dhp-bench: the ``lock``'s
+    (a checkout: one missing there is an error), else the one installed here."""
+    locked = lock_versions(lock) if lock is not None else {}
+    versions: dict[str, str] = {}
+    for name in runtime_closure():
+        if name == "dhp-bench":
+            continue
+        if lock is not None and name not in locked:
+            raise SpaceError(
+                f"{name} is needed by the Space but not pinned in {LOCK}; refresh it with `make lock`"
+            )
+        versions[name] = locked.get(name) or md.version(name)
+    return versions
+
+
+def _requirements(package: str | None, versions: Mapping[str, str]) -> str:
+    """requirements.txt: ``package`` (a release; None when the package travels in the folder), then
+    every other distribution the Space needs, pinned to ``versions``."""
     extras = {"gradio": "[oauth]"}  # hf_oauth: the Space's sign-in
-    pins = [f"{name}{extras.get(name, '')}=={md.version(name)}" for name in _PINNED]
-    return "\n".join([*(["-c constraints.txt"] if constrained else []), package, *pins]) + "\n"
+    pins = [f"{name}{extras.get(name, '')}=={v}" for name, v in versions.items()]
+    header = "# every package pinned: Spaces install this file alone, before the folder is copied in"
+    return "\n".join([header, *([package] if package else []), *pins]) + "\n"
+
+
+def unpack_wheel(wheel: Path, dest: Path) -> list[str]:
+    """Unpack a pure-Python wheel into ``dest`` as pip installs it into site-packages (its packages
+    and its ``.dist-info``); returns the top-level names written."""
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+        if any(n.split("/")[0].endswith(".data") for n in names):
+            raise SpaceError(
+                f"{wheel.name} has a .data folder; only a pure-Python wheel can travel in the folder"
+            )
+        for n in names:
+            target = (dest / n).resolve()
+            if not target.is_relative_to(dest.resolve()):
+                raise SpaceError(f"{wheel.name}: {n} would land outside the folder")
+        zf.extractall(dest)
+    return sorted({n.split("/")[0] for n in names})
 
 
 def source_root() -> Path | None:
@@ -188,36 +267,34 @@ def init_space(
     wheel: str | None = None,
     title: str | None = None,
 ) -> SpaceFolder:
-    """Write a Space folder. The package comes from ``wheel`` (copied into the folder), ``package``
-    (a pip requirement, e.g. a release ``dhp-bench==0.1.0``), or by default: run from a source
-    checkout (whose version need not be released), a wheel of it built into the folder; run from an
-    installed release, that release. A checkout's requirements/lock.txt constrains every version."""
+    """Write a Space folder. The package comes from ``wheel`` (unpacked into the folder), ``package``
+    (a pip requirement for a release, e.g. ``dhp-bench==0.1.0``), or by default: run from a source
+    checkout (whose version need not be released), a wheel of it unpacked into the folder; run from
+    an installed release, that release. Every other package is pinned in requirements.txt (a
+    checkout's requirements/lock.txt gives the versions)."""
     out = Path(folder)
     if out.exists() and any(out.iterdir()):
         raise SpaceError(f"{out} exists and is not empty; choose a new folder")
     root = source_root()
-    if wheel is not None:
-        src = Path(wheel)
-        if not src.is_file() or src.suffix != ".whl":
-            raise SpaceError(f"--wheel {src} is not a wheel file")
-    out.mkdir(parents=True, exist_ok=True)
-    requirement = package or f"dhp-bench=={md.version('dhp-bench')}"
-    if wheel is not None:
-        (out / "wheels").mkdir()
-        shutil.copy2(src, out / "wheels" / src.name)
-        requirement = f"./wheels/{src.name}"
-    elif package is None and root is not None:
-        requirement = f"./wheels/{build_wheel(root, out / 'wheels').name}"
-    if root is not None:
-        shutil.copy2(root / LOCK, out / "constraints.txt")
+    if wheel is not None and (not Path(wheel).is_file() or Path(wheel).suffix != ".whl"):
+        raise SpaceError(f"--wheel {wheel} is not a wheel file")
+    carried = wheel is not None or (package is None and root is not None)  # the package travels in the folder
+    requirement = None if carried else (package or f"dhp-bench=={md.version('dhp-bench')}")
+    versions = space_versions(root / LOCK if root is not None else None)
     files = {
-        "README.md": _readme(title or "DHP discernment leaderboard"),
+        "README.md": _readme(title or "DHP discernment leaderboard", versions["gradio"]),
         "app.py": _APP,
-        "requirements.txt": _requirements(requirement, constrained=root is not None),
+        "requirements.txt": _requirements(requirement, versions),
     }
+    out.mkdir(parents=True, exist_ok=True)
+    if wheel is not None:
+        unpack_wheel(Path(wheel), out)
+    elif package is None and root is not None:
+        with tempfile.TemporaryDirectory(prefix="dhp-wheel-") as tmp:
+            unpack_wheel(build_wheel(root, Path(tmp)), out)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
-    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    written = sorted(str(p.relative_to(out)) for p in out.iterdir())
     return SpaceFolder(out, tuple(written))
 
 
@@ -251,7 +328,7 @@ def push_space(
     url = api.create_repo(repo, repo_type="space", space_sdk="gradio", exist_ok=True, private=private)
     api.upload_folder(
         folder_path=src, repo_id=repo, repo_type="space", commit_message="dhp space push",
-        ignore_patterns=[".env", ".env.*", "*.secret", ".git/*", "__pycache__/*"],
+        ignore_patterns=[".env", ".env.*", "*.secret", ".git/*", "__pycache__/*", "*/__pycache__/*", "*.pyc"],
     )  # fmt: skip
     for key, value in variables.items():
         api.add_space_variable(repo, key, value, description=VARIABLES.get(key, ("", ""))[1] or None)

@@ -15,7 +15,6 @@ from typing import Any
 
 import gradio as gr
 import pandas as pd
-from matplotlib.figure import Figure
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown
@@ -206,10 +205,10 @@ class JudgeTab:
     tab: gr.Tab
     select: gr.Dropdown
     info: gr.Markdown
-    bars: gr.Plot
+    bars: gr.HTML  # vector figures drawn for a phone (plots.figure_html)
     summary: gr.Dataframe
     dataset: gr.Dropdown
-    dist: gr.Plot
+    dist: gr.HTML
     perturbations: gr.Dataframe
     prompts: gr.Markdown
     detail: DetailBlock  # misses, length tertiles, run cost (issue 20)
@@ -222,7 +221,7 @@ def judge_tab() -> JudgeTab:
         # Titles above the figures, not Gradio's floating labels: on a phone those covered the top
         # panel's title inside the image.
         gr.Markdown("#### Discernment per perturbation (paper Figure 4)", elem_id="judge-bars-title")
-        bars = gr.Plot(show_label=False, elem_id="judge-bars", format="png")
+        bars = gr.HTML(elem_id="judge-bars", padding=False)
         # hidden until a judge is shown: an empty Dataframe draws placeholder headers "1 2 3"
         summary = gr.Dataframe(
             interactive=False, label="Per dataset: D with bootstrap intervals, coverage and parse failures",
@@ -230,7 +229,7 @@ def judge_tab() -> JudgeTab:
         )  # fmt: skip
         dataset = gr.Dropdown(choices=[], label="Dataset", elem_id="judge-dataset")
         gr.Markdown("#### Response style: score distributions", elem_id="judge-dist-title")
-        dist = gr.Plot(show_label=False, elem_id="judge-dist", format="png")
+        dist = gr.HTML(elem_id="judge-dist", padding=False)
         perturbations = gr.Dataframe(
             interactive=False, label="Per perturbation", elem_id="judge-perturbations", visible=False
         )
@@ -246,26 +245,29 @@ def show_judge(be: Backend, name: str | None) -> tuple[Any, ...]:
     lrs = be.judge_results(name)
     results = [x.result for x in lrs]
     fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
+    bars = plots.figure_html(fig, f"{name}: D and D^EW per perturbation, per dataset")
     ds_names = [r.dataset.name for r in results]
     return (
         judge_header(results),
-        fig,
+        bars,
         gr.Dataframe(value=summary_frame(results), visible=bool(results)),
         gr.Dropdown(choices=ds_names, value=ds_names[0] if ds_names else None),
     )
 
 
-def show_dataset(be: Backend, name: str | None, dataset: str | None) -> tuple[Figure | None, Any, str]:
+def show_dataset(be: Backend, name: str | None, dataset: str | None) -> tuple[str, Any, str]:
     lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
     if lr is None:
-        return None, gr.Dataframe(value=pd.DataFrame(), visible=False), ""
+        return "", gr.Dataframe(value=pd.DataFrame(), visible=False), ""
     try:
         full = be.index.full(lr.path)
     except (OSError, ValueError) as e:  # changed or vanished since the listing: show what we have
         full = lr.result
         gr.Warning(f"could not re-read {lr.path}: {e}")
     return (
-        plots.score_distributions(full),
+        plots.figure_html(
+            plots.score_distributions(full), f"{full.judge.name} on {full.dataset.name}: score shares"
+        ),
         gr.Dataframe(value=perturbation_frame(full), visible=True),
         prompts_markdown(full),
     )

@@ -3,6 +3,9 @@
 Responses come from ``hub_recording.json`` (request/response shapes of the real Hub); this module
 keeps the repository state those responses describe (repos, commits, branches, tags, LFS blobs) and
 fills the recorded templates with it. Every request is logged so tests can assert the exchange.
+It also signs users in as the Hub's OpenID Connect provider does for a Space with ``hf_oauth``
+(discovery, authorization code, token with an RS256 id_token, JWKS), approving at once as
+:attr:`HubState.oauth_user`.
 """
 
 from __future__ import annotations
@@ -12,13 +15,15 @@ import contextlib
 import hashlib
 import json
 import re
+import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import pytest
 
@@ -77,6 +82,19 @@ class HubState:
     blobs: dict[str, bytes] = field(default_factory=dict)  # LFS sha256 -> content
     log: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    oauth_user: str = "replay-user"  # who signs in with Hugging Face (the replay approves at once)
+    oauth_codes: dict[str, dict[str, str]] = field(default_factory=dict)  # code -> its authorize request
+    oauth_key: Any = None  # the RS256 key that signs id_tokens (made on first use)
+
+    def signing_key(self) -> Any:
+        from joserfc.jwk import RSAKey
+
+        with self.lock:
+            if self.oauth_key is None:
+                self.oauth_key = RSAKey.generate_key(
+                    2048, parameters={"kid": "replay-1", "use": "sig", "alg": "RS256"}
+                )
+            return self.oauth_key
 
 
 class _Hub(BaseHTTPRequestHandler):
@@ -129,10 +147,10 @@ class _Hub(BaseHTTPRequestHandler):
         for methods, pattern, top_handler in _TOP_ROUTES:
             if self.command in methods and (m := re.fullmatch(pattern, path)):
                 return top_handler(self, m, ctx)
-        m = re.fullmatch(r"/(api/)?(?:datasets|spaces)/([^/]+/[^/.]+)(\.git)?/(.*)", path)
+        m = re.fullmatch(r"/(api/)?(?:datasets|spaces)/([^/]+/[^/.]+)(\.git)?(?:/(.*))?", path)
         if not m:
             return self._reply("repo_not_found", ctx)
-        repo_id, rest = m.group(2), m.group(4)
+        repo_id, rest = m.group(2), m.group(4) or ""
         repo = self.state.repos.get(repo_id)
         ctx |= {"repo_id": repo_id, "org": repo_id.split("/")[0]}
         if repo is None:
@@ -192,6 +210,51 @@ class _Hub(BaseHTTPRequestHandler):
             space = self.state.repos[m.group(1)]
             space.variables[data["key"]] = {"value": data["value"], "description": data.get("description")}
             self._reply("add_space_variable", ctx | {"variables": dict(space.variables)})
+
+    # -- Sign in with Hugging Face (OpenID Connect, authorization code) ---------------------------
+
+    def _oauth_config(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        self._reply("oauth_openid_configuration", ctx)
+
+    def _oauth_authorize(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+        for key in RECORDING["oauth_authorize"]["request"]["query_keys"]:
+            assert key in query, ("oauth_authorize", key, query)
+        assert query["response_type"] == "code"
+        code = secrets.token_urlsafe(16)
+        with self.state.lock:
+            self.state.oauth_codes[code] = query
+        sep = "&" if "?" in query["redirect_uri"] else "?"
+        location = query["redirect_uri"] + sep + urlencode({"code": code, "state": query["state"]})
+        self._reply("oauth_authorize", ctx | {"location": location})
+
+    def _oauth_token(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        from joserfc import jwt
+
+        form = {k: v[0] for k, v in parse_qs(self._body().decode()).items()}
+        for key in RECORDING["oauth_token"]["request"]["form_keys"]:
+            assert key in form, ("oauth_token", key, form)
+        client_id = form.get("client_id")
+        auth = self.headers.get("Authorization", "")
+        if auth.startswith("Basic "):
+            client_id = base64.b64decode(auth[6:]).decode().partition(":")[0]
+        with self.state.lock:
+            asked = self.state.oauth_codes.pop(form["code"], None)
+        if asked is None or asked["client_id"] != client_id or asked["redirect_uri"] != form["redirect_uri"]:
+            return self._reply("oauth_token_invalid", ctx)
+        now = int(time.time())
+        user = self.state.oauth_user
+        claims = fill(RECORDING["oauth_id_token_claims"], ctx | {
+            "sub": hashlib.sha1(user.encode()).hexdigest()[:24], "client_id": client_id,
+            "nonce": asked.get("nonce", ""), "fullname": user.title(), "username": user, "iat": now, "exp": now + 28800,
+        })  # fmt: skip
+        key = self.state.signing_key()
+        id_token = jwt.encode({"alg": "RS256", "kid": key.kid}, claims, key)
+        self._reply("oauth_token", ctx | {"access_token": "hf_oauth_" + secrets.token_hex(8), "id_token": id_token,
+                                          "scope": asked["scope"]})  # fmt: skip
+
+    def _oauth_jwks(self, m: re.Match[str], ctx: dict[str, Any]) -> None:
+        self._reply("oauth_jwks", ctx | {"keys": [self.state.signing_key().as_dict(private=False)]})
 
     # -- routes inside a repository -------------------------------------------------------------
 
@@ -281,11 +344,12 @@ class _Hub(BaseHTTPRequestHandler):
         return self._reply("tag", ctx)
 
     def _revision_or_tree(self, repo: Repo, m: re.Match[str], ctx: dict[str, Any]) -> None:
-        commit = repo.resolve(m.group(2))
+        rev = m.group(2) or "main"  # GET /api/datasets/{repo_id}: the repository's info at main
+        commit = repo.resolve(rev)
         if commit is None:
-            return self._reply("revision_not_found", ctx | {"revision": m.group(2)})
+            return self._reply("revision_not_found", ctx | {"revision": rev})
         ctx["commit"] = commit.oid
-        if m.group(1) == "revision":
+        if m.group(1) in ("revision", ""):
             siblings = [{"rfilename": p} for p in sorted(commit.files)]
             return self._reply(
                 "repo_info",
@@ -364,6 +428,10 @@ _TOP_ROUTES: tuple[tuple[tuple[str, ...], str, _TopHandler], ...] = (
     (("PUT",), r"/lfs-upload/([0-9a-f]{64})", _Hub._lfs_upload),
     (("GET", "HEAD"), r"/cdn-lfs/([0-9a-f]{64})", _Hub._cdn_lfs),
     (("POST",), r"/api/spaces/([^/]+/[^/]+)/variables", _Hub._space_variable),
+    (("GET",), r"/\.well-known/openid-configuration", _Hub._oauth_config),
+    (("GET",), r"/oauth/authorize", _Hub._oauth_authorize),
+    (("POST",), r"/oauth/token", _Hub._oauth_token),
+    (("GET",), r"/oauth/jwks", _Hub._oauth_jwks),
 )
 #: (methods or any, only under `<repo>.git/`, path inside the repository) -> handler, in order.
 _REPO_ROUTES: tuple[tuple[tuple[str, ...] | None, bool, str, _RepoHandler], ...] = (
@@ -373,6 +441,7 @@ _REPO_ROUTES: tuple[tuple[tuple[str, ...] | None, bool, str, _RepoHandler], ...]
     (("POST",), False, r"commit/(.+)", _Hub._commit),
     (("POST",), False, r"tag/(.+)", _Hub._tag),
     (("GET",), False, r"(revision|tree)/([^/]+)(/.*)?", _Hub._revision_or_tree),
+    (("GET",), False, r"()()", _Hub._revision_or_tree),  # the repository's info (at main)
     (("GET", "HEAD"), False, r"resolve/([^/]+)/(.+)", _Hub._resolve),
 )
 

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from dhp.scoring.results import dump_result
 from dhp.spec import BENCHMARK
 from tests.leaderboard.conftest import write_results
+from tests.leaderboard.factory import make_result
 from tests.support.tiny_data import write_tiny_dataset
 
 CHROMIUM = os.environ.get("DHP_CHROMIUM", "/usr/bin/chromium")
@@ -119,13 +121,32 @@ TEXT_OVER_IMAGE = """(sel) => {
 }"""
 
 
+#: A figure's smallest text as shown, in CSS px: the figure must be vector SVG (text kept as text), so
+#: its smallest font-size (in viewBox units) times the shown width over the viewBox width is what is read.
+FIGURE_TEXT_PX = """(sel) => {
+  const img = document.querySelector(`${sel} img`);
+  const prefix = 'data:image/svg+xml;base64,';
+  if (!img.src.startsWith(prefix)) return {vector: false, src: img.src.slice(0, 30)};
+  const svg = atob(img.src.slice(prefix.length));
+  const box = svg.match(/viewBox="([^"]+)"/)[1].split(/\\s+/).map(Number);
+  const sizes = Array.from(svg.matchAll(/font-size:\\s*([0-9.]+)px/g), m => parseFloat(m[1]));
+  const shown = img.getBoundingClientRect().width;
+  return {vector: true, texts: sizes.length, px: Math.min(...sizes) * shown / box[2], shown: shown};
+}"""
+#: Readable: the smallest text of a judge-page figure, as shown (the 700 px PNGs shrunk on a phone: 4-5 px).
+MIN_FIGURE_TEXT_PX = 9.0
+
+
 def _plots_clear(pg: Any) -> None:
-    """Each judge-page figure has its title above it and no text drawn over it."""
+    """Each judge-page figure has its title above it, no text drawn over it, and its text readable."""
     from playwright.sync_api import expect
 
     for plot, title in (("#judge-bars", "Discernment per perturbation"), ("#judge-dist", "Response style")):
         expect(pg.locator(f"{plot} img")).to_be_visible()
         assert pg.evaluate(TEXT_OVER_IMAGE, plot) == [], plot
+        text = pg.evaluate(FIGURE_TEXT_PX, plot)
+        assert text["vector"] and text["texts"] > 5, (plot, text)
+        assert MIN_FIGURE_TEXT_PX <= text["px"] <= 20, (plot, text)
         head = pg.locator(f"{plot}-title")
         expect(head).to_contain_text(title)
         img, box = pg.locator(f"{plot} img").bounding_box(), head.bounding_box()
@@ -278,8 +299,11 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         assert (
             img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390
         )  # the figure fits the phone
-        _plots_clear(pg)  # titles above the figures, no label over the top panel's title
+        _plots_clear(pg)  # titles above the figures, no label over the top panel's title, text readable
         _summary_compact(pg, 390)
+        expect(pg.locator("#judge-detail table").first).to_be_visible()
+        lines = pg.evaluate(HEADER_LINES, "#judge-detail")  # "perturbati on" and "D^ EW" were broken
+        assert lines and all(n == 1 for _, n in lines), lines
         scroll = pg.evaluate(
             "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
         )
@@ -525,6 +549,10 @@ def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     judges = [(f"Synthetic judge number {i:03d} (temperature 0)", (i % 50) / 50, f"org/model-{i}-7b", 7e9)
               for i in range(150)]  # fmt: skip
     write_results(root / "results", judges=judges, n_items=20, n_boot=0)
+    for ds in BENCHMARK:  # a control judge: the baseline row every view keeps
+        r = make_result("Random", ds, skill=0.0, protocol="builtin", model="random", n_items=20)
+        (root / "results" / "random").mkdir(exist_ok=True)
+        (root / "results" / "random" / f"{ds}@v1.json").write_text(dump_result(r))
     demo = build_app(AppConfig.local(root))
     port = _free_port()
     launch(demo, port=port, block=False)
@@ -572,6 +600,30 @@ def test_six_datasets_fit_at_1440_with_150_judges(browser: Any, crowd: str) -> N
         ctx.close()
 
 
+def test_the_baseline_stays_under_a_search(browser: Any, crowd: str) -> None:
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd)
+        expect(_rows(pg).first).to_be_visible()
+        pg.locator("#search textarea, #search input").first.fill("number 007")
+        expect(_rows(pg)).to_have_count(2)  # the one match, and the baseline
+        expect(_rows(pg).filter(has_text="Synthetic judge number 007")).to_have_count(1)
+        baseline = _rows(pg).filter(has_text="Random")
+        expect(baseline).to_have_count(1)
+        expect(baseline.locator("td.rank")).to_have_text("baseline")
+        assert baseline.locator("td.rank").evaluate("e => e.scrollWidth <= e.clientWidth"), "baseline cut"
+        pg.locator("#search textarea, #search input").first.fill("no such judge at all")
+        expect(pg.locator("#leaderboard-table .dhp-empty")).to_contain_text("No judge matches")
+        expect(_rows(pg)).to_have_count(1)  # said above the baseline, which stays
+        expect(_rows(pg).first.locator("td.rank")).to_have_text("baseline")
+        _shot(pg, "crowd-1440-search")
+    finally:
+        ctx.close()
+
+
 #: How many lines each header's text takes (a header broken inside a word, "Protoco l", takes two).
 HEADER_LINES = """(sel) => Array.from(document.querySelectorAll(`${sel} th`)).filter(th => th.textContent.trim())
   .map(th => {
@@ -595,15 +647,41 @@ def _open_tab(pg: Any, name: str, width: int) -> None:
     pg.set_viewport_size({"width": width, "height": 844})
 
 
+def _queue_rows(root: Path) -> None:
+    """Rows with long cells in the Queue (its headers broke letter by letter beside them): a pending
+    judge whose submitter published its host, and a failed one with a long reason."""
+    from dhp.judge import EndpointJudge
+    from dhp.leaderboard.queue import RequestQueue, new_request
+    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.validation import Submission
+
+    q = RequestQueue(LocalStore(root / "requests"))
+    if any(r.judge_name.startswith("Acme") for r in q.load()[0]):
+        return
+    for i, name in enumerate(("Acme judge, failed run", "Acme judge with a rather long name (70B)")):
+        judge = EndpointJudge(name=name, endpoints=("https://api.acme-llm.example.com/v1",),
+                              model="acme/acme-judge-70b-instruct-2026-11", publish_host=True)  # fmt: skip
+        req = q.submit(new_request(Submission(judge, "expected", "c", show_host=True), f"user{i}"))
+        if i == 0:
+            claimed = q.claim_next("w")
+            assert claimed is not None and claimed.id == req.id
+            q.fail(
+                claimed,
+                "the endpoint answered HTTP 503 Service Unavailable to 40 of 40 requests; retry later",
+            )
+
+
 @pytest.mark.parametrize("width", [390, 1440])
 def test_queue_and_about_headers_keep_their_words(browser: Any, site: dict[str, Any], width: int) -> None:
     from playwright.sync_api import expect
 
+    _queue_rows(site["root"])
     ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
     try:
         pg = ctx.new_page()
         pg.goto(site["url"])
         _open_tab(pg, "Queue", width)
+        expect(pg.locator("#queue-table")).to_contain_text("api.acme-llm.example.com")
         expect(pg.locator("#queue-table th").filter(has_text="Protocol").first).to_be_visible()
         lines = pg.evaluate(HEADER_LINES, "#queue-table")
         assert lines and all(n == 1 for _, n in lines), lines

@@ -136,6 +136,11 @@ def test_baselines_are_pinned_and_sort_keeps_them_on_top() -> None:
     by_name = table.select_view(full, datasets=["summeval"], sort=table.Sort.parse("Judge|asc"))
     assert list(by_name["Judge"]) == ["random", "bad", "good"]
     assert table.Sort.parse("") == table.DEFAULT_SORT and table.Sort.parse("x|desc").descending
+    searched = table.select_view(full, datasets=["summeval"], search="no such judge")
+    assert list(searched["Judge"]) == ["random"]  # the baseline stays under a search
+    page = board_html.view_html(searched, empty="No judge matches “no such judge”.")
+    assert page.index("No judge matches") < page.index("<table")  # said above the baseline
+    assert "No judge matches" not in board_html.view_html(v, empty="No judge matches “x”.")
 
 
 def test_family_and_size_heuristics() -> None:
