@@ -481,7 +481,7 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("the goal of the present study was to assess the capacity of these cells.", True,
          "the present study aimed to evaluate the capacity of these cells."),
         ("given that X is altered in some conditions, this study aimed to establish which genes are stable.", True,
-         "given that X is altered in some conditions, the goal of this study was to establish which genes are stable."),
+         "given that X is changed in some conditions, the goal of this study was to establish which genes are stable."),
         ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep enhances memory."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
@@ -608,12 +608,12 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 FLOORS = {
     Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
-    # major 56%) and story endings (80%) have fewer sites left; the rest go to not_applicable.jsonl
+    # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
-    # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
+    # bound by the paraphrase rules (measured 34% SumPubMed major; split_sentences no longer breaks "m. bovis"
     # or "approx. <dig>" into false sentences, which cost two items)
-    # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 7%
-    Operation.REWRITE_INSERT: (0.97, 0.07),
+    # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 31%
+    Operation.REWRITE_INSERT: (0.97, 0.30),
 }
 
 
@@ -657,9 +657,7 @@ def test_offline_grammar_kinds_are_each_at_most_a_quarter(built: dict[str, Build
 def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildReport]) -> None:
     """Issue 19: on SummEval and SumPubMed every inserted sentence shares < 80% of its word types with
     its source and none is a cleft (the validator checks both); at least 50 minor and 30 major rows."""
-    # SummEval major is 7 (of 100 summaries of ~4 sentences, few have two that the tables reword far
-    # enough): below the issue's 30, a limit of this generator recorded in not_applicable.jsonl
-    floors = {"summeval": {"minor": 50, "major": 7}, "sumpubmed": {"minor": 50, "major": 30}}
+    floors = {"summeval": {"minor": 50, "major": 30}, "sumpubmed": {"minor": 50, "major": 30}}
     for name, by_severity in floors.items():
         for sev, floor in by_severity.items():
             df = _rows(built[name].folder, f"sent_rewrite_insert_{sev}")
