@@ -469,7 +469,7 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("therefore, it is essential to analyze mechanisms responsible for chromatin packing.", True,
          "thus, analyzing mechanisms responsible for chromatin packing is essential."),
         ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
-         "the goal of this study was to detect potential yeast derivatives that may be used to stop infection."),
+         "the goal of this study was to identify potential yeast derivatives that may be used to stop infection."),
         # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
         ("It has been shown that autophagy protects neurons from stress.", False,
          "As has been shown, autophagy protects neurons from stress."),

@@ -108,10 +108,23 @@ LEXICAL = [
     ("The chain has decided to expand.", "has opted to", "has chose"),  # a participle for a participle
     ("The camera may now be taken down.", "may now be", "currently"),  # "now" after a modal stays
     ("The team is now top of the league.", "is currently top", "is now"),
+    ("The two are in a good place now however.", "place now", "currently"),  # ">is": only after "be"
     ("They are not weapons, but to benefit society.", "but to", "yet to"),  # "but" before "to" stays
     ("His remarks led to the ban.", "resulted in the ban", "led to"),
     ("He was led to believe it.", "was led to", "resulted"),
     ("Ozil posted to his social media.", "posted to", "published to"),
+    ("They restarted their bout of banter.", "bout of", "fight of"),  # read in a SummEval row
+    ("He won the bout on points.", "the fight", "bout"),
+    # read in SumPubMed rows: a technical term keeps its sense
+    ("we investigate the role of wildlife.", "role of wildlife", "part of"),
+    ("it plays a key role in growth.", "key part in", "key role"),
+    ("the stress is measured by chi squared analysis.", "squared analysis", "examination"),
+    ("<dig> colicin types were analysed.", "colicin types", "kinds"),
+    ("two types of signal molecules.", "kinds of", "types of"),
+    ("microarrays are increasingly being used.", "increasingly being", "more and more"),
+    ("the aim was to identify potential yeast derivatives.", "identify", "detect"),
+    ("results depend on accurate data normalization.", "accurate", "precise"),
+    ("erfs are involved in response to ethylene.", "in response to", "reaction"),
 ]
 
 
@@ -147,3 +160,15 @@ def test_a_number_in_digits_is_the_same_fact() -> None:
     assert paraphrase_verdict(source, para).ok, paraphrase_verdict(source, para).reason
     wrong = "Leicester are presently 8 points adrift at the foot of the table."
     assert "drops or alters 'seven'" in paraphrase_verdict(source, wrong).reason
+
+
+def test_an_abstract_heading_is_no_subject() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _Ctx, _used_to
+
+    ctx = _Ctx(True, frozenset())
+    run_in = "methods homology-based cloning and race techniques were used to obtain the full-length cdna."
+    assert (
+        _used_to(run_in, ctx) is None
+    )  # read in a SumPubMed row: "... was acquired with approaches homology-based"
+    good = _used_to("quantitative real-time pcr is often used to analyse gene expression.", ctx)
+    assert good == "gene expression is often analysed with quantitative real-time pcr."

@@ -553,6 +553,7 @@ _USED_TO = compiled(
 )
 
 
+_HEADINGS = frozenset("background methods results conclusions conclusion objective objectives aims".split())
 _PLURAL_BE = {"is": "are", "was": "were", "has been": "have been"}
 _SINGULAR_BE = {plural: singular for singular, plural in _PLURAL_BE.items()}
 
@@ -565,6 +566,8 @@ def _used_to(s: str, c: _Ctx) -> str | None:
         return None
     vbn = inflect(m.group("verb"), "VBN")
     x, y = m.group("x"), m.group("y")
+    if x.split()[0].lower() in _HEADINGS:
+        return None  # "methods homology-based cloning ... were used to": an abstract's heading ran into the sentence
     if (
         vbn is None
         or not (_phrase_ok(x.split()) and _phrase_ok(y.split()))

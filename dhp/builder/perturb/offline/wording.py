@@ -30,6 +30,7 @@ class _Guard:
     not_before: frozenset[str] = frozenset()
     not_after: frozenset[str] = frozenset()
     only_before: frozenset[str] = frozenset()  # "#" stands for a number
+    only_after: frozenset[str] = frozenset()
     before_word: bool = False  # a lower-case word must follow ("seven points", not "two 1-0 wins")
 
     def allows(self, prev: str, nxt: str, rest: str) -> bool:
@@ -40,6 +41,8 @@ class _Guard:
             or prev in self.not_after
             or (self.before_word and not re.match(r" [a-z]", rest))
         ):
+            return False
+        if self.only_after and prev not in self.only_after:
             return False
         if not self.only_before:
             return True
@@ -53,7 +56,8 @@ def _table() -> dict[str, tuple[str, _Guard]]:
 
     The third column lists guard words, comma-separated: a bare word bars the swap before it
     ("because of" -> "since of"), ``<word`` bars it after that word ("at large"), ``+word`` allows it
-    only before one of the ``+`` words ("forced to"; ``+#``: before a number)."""
+    only before one of the ``+`` words ("forced to"; ``+#``: before a number), ``>word`` only after one
+    of the ``>`` words ("is now" -> "is currently", not "a good place currently")."""
     table: dict[str, tuple[str, _Guard]] = {}
     for line in _TABLE.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
@@ -63,9 +67,10 @@ def _table() -> dict[str, tuple[str, _Guard]]:
         table[word] = (
             new,
             _Guard(
-                frozenset(g for g in marks if g[0] not in "<+"),
+                frozenset(g for g in marks if g[0] not in "<+>"),
                 frozenset(g[1:] for g in marks if g[0] == "<"),
                 frozenset(g[1:] for g in marks if g[0] == "+"),
+                frozenset(g[1:] for g in marks if g[0] == ">"),
             ),
         )
     for word, digits in lexicon.NUMERALS.items():
@@ -104,7 +109,7 @@ _PHRASES = (
     (r"because of", "owing to"), (r"in the past", "previously"), (r"at present", "currently"),
     (r"in general", "generally"), (r"(has|have) the ability to", "can"), (r"not well understood", "poorly understood"),
     (r"(is|are) unknown", r"\1 not known"), (r"(is|are) unclear", r"\1 not clear"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
-    (r"in response to", "in reaction to"), (r"a range of", "various"), (r"so far", "to date"),
+    (r"a range of", "various"), (r"so far", "to date"),
     (r"(?<=[a-z] )linked to", "associated with"), (r"known as", "called"),
     (r"(is|am|are|was|were|be|been) looking for", r"\1 seeking"), (r"(to|will|would|can|could) look for", r"\1 seek"),
     (r"(is|are|was|were|be|been) coming back", r"\1 returning"), (r"(to|will|would|could|can|may|might) come back", r"\1 return"),
@@ -114,6 +119,7 @@ _PHRASES = (
     (r"(is|are|was|were) believed to", r"\1 thought to"),
     (r"(is|are|was|were|be|been) asking for", r"\1 requesting"), (r"asked for", "requested"), (r"(?<!\bto )get older", "grow older"),
     (r"tied the knot with", "married"),
+    (r"in front of(?= \d)", "before"), (r"(been|was|were|is|are) set aside", r"\1 reserved"),
     (r"(is|are|was|were|be|been) looking into", r"\1 investigating"), (r"any longer", "anymore"), (r"in regards? to", "concerning"),
     (r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )(?<!\bbe )(?<!\bbeing )led to", "resulted in"), (r"(?<![Aa] )leads to", "results in"),
     (r"(can|could|may|might|will|would|to) lead to", r"\1 result in"),
