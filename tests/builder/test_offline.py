@@ -345,6 +345,31 @@ def test_grammar_catalogue_examples(text: str, kind: str, old: str, new: str) ->
     assert (old, new) in edits
 
 
+@pytest.mark.parametrize(
+    ("text", "dropped"),
+    [  # read in SummEval rows: "He then sacked again", "but twice ignored" read as acts, not as fragments
+        ("He was then sacked again following a defeat.", False),
+        ("He reported it but was twice ignored by staff.", False),
+        ("The game was then exciting and long.", True),
+    ],
+)
+def test_a_passive_keeps_its_be_after_an_adverb(text: str, dropped: bool) -> None:
+    frags = [text[e.start : e.end] for e in grammar_edits(text) if e.kind == "fragment"]
+    assert ("was " in frags) is dropped, frags
+
+
+@pytest.mark.parametrize(
+    ("text", "split"),
+    [  # read in a SummEval row: "... a new contract even. Though Henderson's contract ran ..."
+        ("They signed him to a new contract even though his contract ran for months.", False),
+        ("They signed him to a new contract though his contract ran for months.", True),
+    ],
+)
+def test_a_connective_is_not_split(text: str, split: bool) -> None:
+    frags = [e.new for e in grammar_edits(text) if e.kind == "fragment"]
+    assert (". Though" in frags) is split, frags
+
+
 def test_grammar_fragments_never_delete_a_content_word() -> None:
     # issue 19: "Williams eventually Errani", "why Zuckerberg the name": a deleted verb deletes meaning
     text = "World No 1 Williams eventually beat Errani in Rome. Zuckerberg was proud of the name, because it was short."
