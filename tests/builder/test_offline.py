@@ -927,3 +927,33 @@ def test_entities_keep_numbers_plausible_and_leave_numbering_alone() -> None:
                 c["to"], text[text.index(old) + len(old) :]
             )
     assert replaceable_entities("1) What do you do? 2) Are you happy?") == []
+
+
+def test_an_enumerating_ordinal_is_no_entity() -> None:
+    # read in a SumPubMed row: "first, ... second, ... third, an allele" became "ninth, an allele"
+    text = "This is hard for four reasons. First, errors matter. Third, an allele may be missed in the third pool."
+    for seed in range(12):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "Third, an allele" in out.text, out.text
+            assert "four reasons" not in out.text or "the third pool" not in out.text, out.text
+
+
+def test_a_numbered_item_keeps_its_number() -> None:
+    # read in a wmt22-de-en row: the list item "1. The heroes ..." became "8. The heroes ..."
+    text = "Two endings are possible. 1. The heroes fall and are healed by 3 monks. 2. They win."
+    for seed in range(12):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "possible. 1. The heroes" in out.text and " 2. They" in out.text, out.text
+
+
+def test_a_year_never_moves_into_the_future() -> None:
+    # read in a wmt22-zh-en row: "when he visited China during the Beijing 2008 Summer Olympics" -> "2035"
+    text = "When he visited China during the Beijing 2008 Summer Olympics, the work left a deep impression."
+    years: set[int] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            years.update(int(y) for y in re.findall(r"\b\d{4}\b", out.text))
+    assert years and max(years) <= 2022 and years != {2008}, years

@@ -84,6 +84,10 @@ def _number(span: str, rng: random.Random) -> str:
     return " ".join(_same_shape_digits(w, rng) if re.search(r"\d", w) else w for w in words)
 
 
+#: no source text is newer than WMT22's test data: a later year could be a future event told in the past tense
+_LATEST_YEAR = 2022
+
+
 def _date(span: str, rng: random.Random) -> str:
     def one(word: str) -> str:
         low = word.lower().strip(",.")
@@ -96,7 +100,11 @@ def _date(span: str, rng: random.Random) -> str:
         if re.fullmatch(r"\d{1,2}", low):  # a day of the month ("May 19"): another valid day
             return str(rng.choice([d for d in range(1, 29) if d != int(low)]))
         if re.fullmatch(r"\d{4}", low):
-            return str(int(low) + rng.choice([-1, 1]) * rng.randint(1, 30))
+            year, step = int(low), rng.randint(1, 30)
+            later = (
+                rng.random() < 0.5 and year + step <= _LATEST_YEAR
+            )  # "the Beijing 2035 Olympics" told as past
+            return str(year + step if later else year - step)
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
 
     parts = span.split(" ")
@@ -611,11 +619,14 @@ def replaceable_entities(text: str) -> list[str]:
 
 
 def _enumerator(text: str, span: Span) -> bool:
-    """A list number or citation ("2) What ...", "[5]") or a dotted acronym ("the U.S."): numbering and
+    """A list number or citation ("2) What ...", "1. The ...", "[5]", "Third, ..."), or a dotted acronym ("the U.S."): numbering and
     abbreviation, no entity to make fictional."""
     before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
     listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
-    return listed or ("." in span.text and after == ".")
+    opens = not text[: span.start].strip() or text[: span.start].rstrip()[-1:] in ".;:"
+    counted = span.text.lower() in lexicon.ORDINAL_WORDS and opens and after == ","  # "Third, an allele ..."
+    item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
+    return listed or counted or bool(item) or ("." in span.text and after == ".")
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
