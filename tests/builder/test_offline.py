@@ -22,7 +22,7 @@ from dhp.builder.perturb.offline import (
     offline_perturb,
     rewrite_insert,
 )
-from dhp.builder.perturb.offline.entities import replaceable_entities
+from dhp.builder.perturb.offline.entities import entity_candidates, replaceable_entities
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
 from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.rules import sentence_reorder
@@ -957,3 +957,16 @@ def test_a_year_never_moves_into_the_future() -> None:
         if isinstance(out, Perturbed):
             years.update(int(y) for y in re.findall(r"\b\d{4}\b", out.text))
     assert years and max(years) <= 2022 and years != {2008}, years
+
+
+def test_an_organisation_named_after_two_places_is_left_whole() -> None:
+    # read in a wmt22-zh-en row: "Bosnia and Herzegovina Olympic Committee" -> "Bosnia and Wexley Committee"
+    text = "Kvesic, president of Bosnia and Herzegovina Olympic Committee, said that the Red Cross helped."
+    assert "Herzegovina Olympic Committee" not in entity_candidates(text)
+    assert "Red Cross" in entity_candidates(text)
+
+
+def test_a_season_is_left_whole() -> None:
+    # read in an answer-equivalence row: "from 1991–92" -> "from 1979–92"
+    text = "Replays were played three days later, but from 1991–92 they were staged 10 days later."
+    assert {"1991", "92"}.isdisjoint(entity_candidates(text)) and "three" in entity_candidates(text)

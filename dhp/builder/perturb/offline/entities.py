@@ -524,10 +524,21 @@ def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
     return lambda s, r, t: _other_name(s, r)
 
 
+def _partial(span: Span, text: str) -> bool:
+    """The span is part of a longer entity that a replacement would break: an organisation named after two
+    places ("Bosnia and Herzegovina Olympic Committee"), a season ("1991–92": "1979–92" is none)."""
+    before, after = text[max(0, span.start - 30) : span.start], text[span.end : span.end + 4]
+    if span.type is EntityType.ORG:
+        return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
+    return re.match(r"[–-]\d{2}\b", after) is not None or re.search(r"\d{4}[–-]$", before) is not None
+
+
 def entity_candidates(text: str) -> dict[str, list[Span]]:
     """Replaceable entities: surface text -> its spans (all occurrences of one entity)."""
     groups: dict[str, list[Span]] = {}
     for s in lexicon.find_entities(text):
+        if _partial(s, text):
+            continue
         if s.type in _MAKERS or (s.type is EntityType.OTHER and _other_maker(s.text) is not None):
             groups.setdefault(s.text, []).append(s)
     return groups
