@@ -103,7 +103,8 @@ LEXICAL = [
     ("A gang of three people robbed him and two others.", "of three", "3"),  # two numbers: words kept
     ("He was forced to quit Labor.", "compelled to quit", "forced"),  # "+to": only before "to"
     ("The save forced a corner.", "forced a corner", "compelled"),
-    ("The suspects remain at large.", "at large", "at big"),  # "<at": not after "at"
+    ("The suspects remain at large.", "at large", "at big"),  # no "large" -> "big" at all
+    ("a diagnosis of primary large colon impaction.", "large colon", "big colon"),  # an anatomical term
     ("The media has found it difficult.", "found it", "discovered it"),  # not before "it"
     ("The chain has decided to expand.", "has opted to", "has chose"),  # a participle for a participle
     ("The camera may now be taken down.", "may now be", "currently"),  # "now" after a modal stays
@@ -115,6 +116,8 @@ LEXICAL = [
     ("Ozil posted to his social media.", "posted to", "published to"),
     ("They restarted their bout of banter.", "bout of", "fight of"),  # read in a SummEval row
     ("He won the bout on points.", "the fight", "bout"),
+    ("this is a novel therapy.", "new therapy", "novel therapy"),  # "novel" the adjective
+    ("she wrote a novel about the war.", "novel about", "new about"),  # "novel" the noun stays
     # read in SumPubMed rows: a technical term keeps its sense
     ("we investigate the role of wildlife.", "role of wildlife", "part of"),
     ("it plays a key role in growth.", "key part in", "key role"),
@@ -122,6 +125,7 @@ LEXICAL = [
     ("<dig> colicin types were analysed.", "colicin types", "kinds"),
     ("two types of signal molecules.", "kinds of", "types of"),
     ("microarrays are increasingly being used.", "increasingly being", "more and more"),
+    ("marmosets play an increasingly large part.", "increasingly large", "more and more"),
     ("the aim was to identify potential yeast derivatives.", "identify", "detect"),
     ("results depend on accurate data normalization.", "accurate", "precise"),
     ("erfs are involved in response to ethylene.", "in response to", "reaction"),

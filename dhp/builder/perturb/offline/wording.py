@@ -119,6 +119,7 @@ _PHRASES = (
     (r"(is|are|was|were) believed to", r"\1 thought to"),
     (r"(is|are|was|were|be|been) asking for", r"\1 requesting"), (r"asked for", "requested"), (r"(?<!\bto )get older", "grow older"),
     (r"tied the knot with", "married"),
+    (r"remains (limited|scarce)", r"is still \1"), (r"(is|are) afflicted with", r"\1 affected by"),
     (r"in front of(?= \d)", "before"), (r"(been|was|were|is|are) set aside", r"\1 reserved"),
     (r"(is|are|was|were|be|been) looking into", r"\1 investigating"), (r"any longer", "anymore"), (r"in regards? to", "concerning"),
     (r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )(?<!\bbe )(?<!\bbeing )led to", "resulted in"), (r"(?<![Aa] )leads to", "results in"),
