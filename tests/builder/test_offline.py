@@ -970,3 +970,25 @@ def test_a_season_is_left_whole() -> None:
     # read in an answer-equivalence row: "from 1991–92" -> "from 1979–92"
     text = "Replays were played three days later, but from 1991–92 they were staged 10 days later."
     assert {"1991", "92"}.isdisjoint(entity_candidates(text)) and "three" in entity_candidates(text)
+
+
+def test_a_capitalised_name_is_no_verb_to_make_a_gerund() -> None:
+    # read in a SummEval row: "Manchester United striker" -> "Manchester Uniting striker"
+    text = "River Plate dream of Manchester United striker Falcao. Kevin bought a house."
+    gerunds = {text[e.start : e.end]: e.new for e in grammar_edits(text) if e.kind == "nonfinite"}
+    assert "United" not in gerunds and gerunds.get("bought") == "buying", gerunds
+
+
+def test_a_number_in_a_name_is_left_and_a_scale_moves_one_step() -> None:
+    # read in wmt22-de-en rows: "his first Formula 1 title" -> "Formula 9", "Thousands of people" -> "Billions"
+    text = (
+        "Verstappen dashed to his first Formula 1 title after 3 laps. Thousands of people crossed the border."
+    )
+    assert "1" not in entity_candidates(text) and "3" in entity_candidates(text)
+    scales: set[str] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "Formula 1 title" in out.text, out.text
+            scales.update(re.findall(r"(\w+) of people", out.text))
+    assert scales and scales <= {"Thousands", "Hundreds", "Millions"}, scales

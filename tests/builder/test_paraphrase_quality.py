@@ -116,6 +116,8 @@ LEXICAL = [
     ("Ozil posted to his social media.", "posted to", "published to"),
     ("They restarted their bout of banter.", "bout of", "fight of"),  # read in a SummEval row
     ("He won the bout on points.", "the fight", "bout"),
+    ("in the past few years, many methods were proposed.", "in the past few", "previously"),  # SumPubMed row
+    ("such methods were tried in the past.", "tried previously", "in the past"),
     ("this is a novel therapy.", "new therapy", "novel therapy"),  # "novel" the adjective
     ("she wrote a novel about the war.", "novel about", "new about"),  # "novel" the noun stays
     # read in SumPubMed rows: a technical term keeps its sense

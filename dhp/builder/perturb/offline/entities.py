@@ -62,6 +62,15 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+def _others(pool: list[str], word: str) -> list[str]:
+    """The values ``word`` may become: a scale only moves one step ("thousands" -> "hundreds" or "millions",
+    not "billions of people crossed the border"), a number word to any other."""
+    if pool is _PLURAL_SCALES or pool is _SCALES:
+        i = pool.index(word)
+        return [pool[j] for j in (i - 1, i + 1) if 0 <= j < len(pool)]
+    return [w for w in pool if w != word]
+
+
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
     head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
@@ -72,7 +81,7 @@ def _number(span: str, rng: random.Random) -> str:
         _SCALES,
     ):  # "two" -> "five", "third" -> "seventh"
         if head in pool and (not dash or rest.replace("-", "").isalpha()):
-            word = rng.choice([w for w in pool if w != head]) + dash + span[len(head) + len(dash) :]
+            word = rng.choice(_others(pool, head)) + dash + span[len(head) + len(dash) :]
             return word.capitalize() if span[:1].isupper() else word
     if low.replace("-", "").isalpha():
         return span  # "dozens", "hundred", "hundred-year": no same-shape fictional value
@@ -526,10 +535,17 @@ def _other_maker(name: str) -> Callable[[str, random.Random, str], str] | None:
 
 def _partial(span: Span, text: str) -> bool:
     """The span is part of a longer entity that a replacement would break: an organisation named after two
-    places ("Bosnia and Herzegovina Olympic Committee"), a season ("1991–92": "1979–92" is none)."""
+    places ("Bosnia and Herzegovina Olympic Committee"), a number in a name ("his first Formula 1 title"),
+    a season ("1991–92": "1979–92" is none)."""
     before, after = text[max(0, span.start - 30) : span.start], text[span.end : span.end + 4]
     if span.type is EntityType.ORG:
         return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
+    if span.type is EntityType.NUMBER and re.fullmatch(r"\d{1,2}", span.text):
+        name = re.search(
+            r"(?<=[\w,] )([A-Z][A-Za-z]+) $", before
+        )  # "Formula 1", "Version 2 (V2)": a name's number
+        if name and name.group(1).lower() not in lexicon.MONTHS:
+            return True
     return re.match(r"[–-]\d{2}\b", after) is not None or re.search(r"\d{4}[–-]$", before) is not None
 
 

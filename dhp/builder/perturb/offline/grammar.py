@@ -246,8 +246,13 @@ def _past_to_gerund(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for i, t in enumerate(toks[1:], start=1):
         k = i - 2 if i > 1 and _adverb(toks[i - 1]) else i - 1
         subj, lemma = toks[k], _verb_lemma(t.low)
-        if not t.joined or not _is_subject(toks, k) or lemma in _NO_VBZ | {"have", "do", None}:
-            continue
+        if (
+            not t.joined
+            or not _is_subject(toks, k)
+            or lemma in _NO_VBZ | {"have", "do", None}
+            or t.word[:1].isupper()
+        ):
+            continue  # "Manchester United" is a name, not "Manchester" doing something
         finite = {inflect(str(lemma), "VBD"), inflect(str(lemma), "VBP" if subj.low in _NON_THIRD else "VBZ")}
         if t.low in finite and "NOUN" not in lemmas(t.low) and (ing := inflect(str(lemma), "VBG")):
             yield _sub(t, ing, "nonfinite")

@@ -106,7 +106,7 @@ _PHRASES = (
     (r"in recent years", "lately"), (r"(is|are) thought to", r"\1 believed to"),
     (r"(has|have) been shown to", r"\1 been demonstrated to"), (r"whether or not", "whether"),
     (r"(?<=, )but(?= (?!to\b)[a-z])", "yet"), (r"(?<!how )(?<!so )(?<!too )(?<!as )many(?= [a-z]+s\b)", "numerous"),
-    (r"because of", "owing to"), (r"in the past", "previously"), (r"at present", "currently"),
+    (r"because of", "owing to"), (r"in the past(?=[,.;])", "previously"), (r"at present", "currently"),
     (r"in general", "generally"), (r"(has|have) the ability to", "can"), (r"not well understood", "poorly understood"),
     (r"(is|are) unknown", r"\1 not known"), (r"(is|are) unclear", r"\1 not clear"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
     (r"a range of", "various"), (r"so far", "to date"),
