@@ -54,12 +54,12 @@ def test_every_written_row_passes_the_validator(offline_build: dict[str, BuildRe
 _SHORT_OF_THE_BAR = {
     "sumpubmed": "reordering major: 82% (two-sentence texts, where minor and major cannot differ)",
     # grammatical errors, measured on the offline-rules/5 build of 2026-11-25; on the other datasets they meet
-    # the bar (SummEval major 99%, SumPubMed major 97%, answer-equivalence 100% of eligible items, de-en 98%).
+    # the bar (SummEval major 99%, SumPubMed major 97%, answer-equivalence 100% of eligible items, de-en 99%).
     # Making a subject of every first name ("Harry loved Mary" -> "Harry loving Mary") lifts story-cloze to 96%
     # but makes "nonfinite" 36% of its edits, over the quarter that no error kind may exceed.
     "story-cloze": "grammatical errors: 87% (13 one-sentence endings have no catalogued error site, e.g. 'Harry "
     "loved Mary.', 'Everyone had a great time.')",
-    "wmt22-zh-en": "grammatical errors major: 93% (7 news texts have fewer than two catalogued error sites that "
+    "wmt22-zh-en": "grammatical errors major: 92% (8 news texts have fewer than two catalogued error sites that "
     "the validator accepts five or more words apart)",
 }
 _COVERAGE_DATASETS = [

@@ -992,3 +992,15 @@ def test_a_number_in_a_name_is_left_and_a_scale_moves_one_step() -> None:
             assert "Formula 1 title" in out.text, out.text
             scales.update(re.findall(r"(\w+) of people", out.text))
     assert scales and scales <= {"Thousands", "Hundreds", "Millions"}, scales
+
+
+def test_a_score_stays_a_plausible_score() -> None:
+    # read in a wmt22-de-en row: a handball score "3-10 after 20 minutes" became "8-82"
+    text = "The game was over early with 3-10 after 20 minutes."
+    seen: set[tuple[int, int]] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed) and (m := re.search(r"(\d+)-(\d+)", out.text)):
+            seen.add((int(m.group(1)), int(m.group(2))))
+    changed = seen - {(3, 10)}  # a minor row may change "20" instead
+    assert changed and all(a <= 6 and b <= 20 for a, b in changed), seen

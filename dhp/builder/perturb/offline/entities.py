@@ -89,6 +89,13 @@ def _number(span: str, rng: random.Random) -> str:
         return f"{m.group(1)}{rng.choice([d for d in '123456789' if d != m.group(2)])}0s"
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "61st", "10th-minute"
         return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1) + (m.group(3) or "")
+    if m := re.fullmatch(
+        r"(\d{1,3})([-–])(\d{1,3})", span
+    ):  # a score: each side at most doubled ("3-10" -> not "8-82")
+        a, b = int(m.group(1)), int(m.group(3))
+        while (new := (rng.randint(0, max(3, 2 * a)), rng.randint(0, max(3, 2 * b)))) == (a, b):
+            pass
+        return f"{new[0]}{m.group(2)}{new[1]}"
     words = span.split(" ")
     return " ".join(_same_shape_digits(w, rng) if re.search(r"\d", w) else w for w in words)
 
