@@ -21,7 +21,7 @@ from dhp.builder.perturb.offline import (
     grammatical_errors,
     rewrite_insert,
 )
-from dhp.builder.perturb.offline.entities import replaceable_entities
+from dhp.builder.perturb.offline.entities import entity_candidates, replaceable_entities
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
 from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.registry import lookup, validate
@@ -345,6 +345,31 @@ def test_grammar_catalogue_examples(text: str, kind: str, old: str, new: str) ->
     assert (old, new) in edits
 
 
+@pytest.mark.parametrize(
+    ("text", "dropped"),
+    [  # read in SummEval rows: "He then sacked again", "but twice ignored" read as acts, not as fragments
+        ("He was then sacked again following a defeat.", False),
+        ("He reported it but was twice ignored by staff.", False),
+        ("The game was then exciting and long.", True),
+    ],
+)
+def test_a_passive_keeps_its_be_after_an_adverb(text: str, dropped: bool) -> None:
+    frags = [text[e.start : e.end] for e in grammar_edits(text) if e.kind == "fragment"]
+    assert ("was " in frags) is dropped, frags
+
+
+@pytest.mark.parametrize(
+    ("text", "split"),
+    [  # read in a SummEval row: "... a new contract even. Though Henderson's contract ran ..."
+        ("They signed him to a new contract even though his contract ran for months.", False),
+        ("They signed him to a new contract though his contract ran for months.", True),
+    ],
+)
+def test_a_connective_is_not_split(text: str, split: bool) -> None:
+    frags = [e.new for e in grammar_edits(text) if e.kind == "fragment"]
+    assert (". Though" in frags) is split, frags
+
+
 def test_grammar_fragments_never_delete_a_content_word() -> None:
     # issue 19: "Williams eventually Errani", "why Zuckerberg the name": a deleted verb deletes meaning
     text = "World No 1 Williams eventually beat Errani in Rome. Zuckerberg was proud of the name, because it was short."
@@ -469,7 +494,7 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("therefore, it is essential to analyze mechanisms responsible for chromatin packing.", True,
          "thus, analyzing mechanisms responsible for chromatin packing is essential."),
         ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
-         "the goal of this study was to detect potential yeast derivatives that may be used to stop infection."),
+         "the goal of this study was to identify potential yeast derivatives that may be used to stop infection."),
         # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
         ("It has been shown that autophagy protects neurons from stress.", False,
          "As has been shown, autophagy protects neurons from stress."),
@@ -481,7 +506,7 @@ def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() ->
         ("the goal of the present study was to assess the capacity of these cells.", True,
          "the present study aimed to evaluate the capacity of these cells."),
         ("given that X is altered in some conditions, this study aimed to establish which genes are stable.", True,
-         "given that X is altered in some conditions, the goal of this study was to establish which genes are stable."),
+         "given that X is changed in some conditions, the goal of this study was to establish which genes are stable."),
         ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep enhances memory."),
         # "a" inside a name is no article: only the article before a swapped word is fixed
         ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
@@ -608,12 +633,12 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 FLOORS = {
     Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
-    # major 56%) and story endings (80%) have fewer sites left; the rest go to not_applicable.jsonl
+    # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
     # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
     # or "approx. <dig>" into false sentences, which cost two items)
-    # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 7%
-    Operation.REWRITE_INSERT: (0.97, 0.07),
+    # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 33%
+    Operation.REWRITE_INSERT: (0.97, 0.30),
 }
 
 
@@ -657,9 +682,7 @@ def test_offline_grammar_kinds_are_each_at_most_a_quarter(built: dict[str, Build
 def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildReport]) -> None:
     """Issue 19: on SummEval and SumPubMed every inserted sentence shares < 80% of its word types with
     its source and none is a cleft (the validator checks both); at least 50 minor and 30 major rows."""
-    # SummEval major is 7 (of 100 summaries of ~4 sentences, few have two that the tables reword far
-    # enough): below the issue's 30, a limit of this generator recorded in not_applicable.jsonl
-    floors = {"summeval": {"minor": 50, "major": 7}, "sumpubmed": {"minor": 50, "major": 30}}
+    floors = {"summeval": {"minor": 50, "major": 30}, "sumpubmed": {"minor": 50, "major": 30}}
     for name, by_severity in floors.items():
         for sev, floor in by_severity.items():
             df = _rows(built[name].folder, f"sent_rewrite_insert_{sev}")
@@ -904,3 +927,80 @@ def test_entities_keep_numbers_plausible_and_leave_numbering_alone() -> None:
                 c["to"], text[text.index(old) + len(old) :]
             )
     assert replaceable_entities("1) What do you do? 2) Are you happy?") == []
+
+
+def test_an_enumerating_ordinal_is_no_entity() -> None:
+    # read in a SumPubMed row: "first, ... second, ... third, an allele" became "ninth, an allele"
+    text = "This is hard for four reasons. First, errors matter. Third, an allele may be missed in the third pool."
+    for seed in range(12):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "Third, an allele" in out.text, out.text
+            assert "four reasons" not in out.text or "the third pool" not in out.text, out.text
+
+
+def test_a_numbered_item_keeps_its_number() -> None:
+    # read in a wmt22-de-en row: the list item "1. The heroes ..." became "8. The heroes ..."
+    text = "Two endings are possible. 1. The heroes fall and are healed by 3 monks. 2. They win."
+    for seed in range(12):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "possible. 1. The heroes" in out.text and " 2. They" in out.text, out.text
+
+
+def test_a_year_never_moves_into_the_future() -> None:
+    # read in a wmt22-zh-en row: "when he visited China during the Beijing 2008 Summer Olympics" -> "2035"
+    text = "When he visited China during the Beijing 2008 Summer Olympics, the work left a deep impression."
+    years: set[int] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            years.update(int(y) for y in re.findall(r"\b\d{4}\b", out.text))
+    assert years and max(years) <= 2022 and years != {2008}, years
+
+
+def test_an_organisation_named_after_two_places_is_left_whole() -> None:
+    # read in a wmt22-zh-en row: "Bosnia and Herzegovina Olympic Committee" -> "Bosnia and Wexley Committee"
+    text = "Kvesic, president of Bosnia and Herzegovina Olympic Committee, said that the Red Cross helped."
+    assert "Herzegovina Olympic Committee" not in entity_candidates(text)
+    assert "Red Cross" in entity_candidates(text)
+
+
+def test_a_season_is_left_whole() -> None:
+    # read in an answer-equivalence row: "from 1991–92" -> "from 1979–92"
+    text = "Replays were played three days later, but from 1991–92 they were staged 10 days later."
+    assert {"1991", "92"}.isdisjoint(entity_candidates(text)) and "three" in entity_candidates(text)
+
+
+def test_a_capitalised_name_is_no_verb_to_make_a_gerund() -> None:
+    # read in a SummEval row: "Manchester United striker" -> "Manchester Uniting striker"
+    text = "River Plate dream of Manchester United striker Falcao. Kevin bought a house."
+    gerunds = {text[e.start : e.end]: e.new for e in grammar_edits(text) if e.kind == "nonfinite"}
+    assert "United" not in gerunds and gerunds.get("bought") == "buying", gerunds
+
+
+def test_a_number_in_a_name_is_left_and_a_scale_moves_one_step() -> None:
+    # read in wmt22-de-en rows: "his first Formula 1 title" -> "Formula 9", "Thousands of people" -> "Billions"
+    text = (
+        "Verstappen dashed to his first Formula 1 title after 3 laps. Thousands of people crossed the border."
+    )
+    assert "1" not in entity_candidates(text) and "3" in entity_candidates(text)
+    scales: set[str] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert "Formula 1 title" in out.text, out.text
+            scales.update(re.findall(r"(\w+) of people", out.text))
+    assert scales and scales <= {"Thousands", "Hundreds", "Millions"}, scales
+
+
+def test_a_score_stays_a_plausible_score() -> None:
+    # read in a wmt22-de-en row: a handball score "3-10 after 20 minutes" became "8-82"
+    text = "The game was over early with 3-10 after 20 minutes."
+    seen: set[tuple[int, int]] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        if isinstance(out, Perturbed) and (m := re.search(r"(\d+)-(\d+)", out.text)):
+            seen.add((int(m.group(1)), int(m.group(2))))
+    changed = seen - {(3, 10)}  # a minor row may change "20" instead
+    assert changed and all(a <= 6 and b <= 20 for a, b in changed), seen

@@ -19,6 +19,7 @@ __all__ = [
     "MONTHS_IN_ORDER",
     "MONTH_ABBR",
     "NUMBER_WORDS",
+    "NUMERALS",
     "ORDINAL_WORDS",
     "PL_DET",
     "PL_PRON",
@@ -105,6 +106,8 @@ NUMBER_WORDS = frozenset(
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
     "thousand million billion trillion dozen dozens hundreds thousands millions billions".split()
 )
+#: the small number words and their digits ("seven points" and "7 points" state the same number)
+NUMERALS = {w: str(n) for n, w in enumerate("two three four five six seven eight nine ten".split(), start=2)}
 #: ordinal number words; "first" and "second" are left out (mostly "at first", "a second")
 ORDINAL_WORDS = frozenset(
     "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth twentieth thirtieth fiftieth hundredth".split()

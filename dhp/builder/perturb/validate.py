@@ -747,6 +747,14 @@ def word_type_jaccard(source: str, para: str) -> float:
     return len(a & b) / max(1, len(a | b))
 
 
+def _keeps_fact(fact: str, para: str) -> bool:
+    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits."""
+    digits = closed_class.NUMERALS.get(fact.lower())
+    return fact.lower() in para.lower() or (
+        digits is not None and re.search(rf"\b{digits}\b", para) is not None
+    )
+
+
 def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
     ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
@@ -773,7 +781,7 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     lost = [
         s.text
         for s in lexicon.find_entities(source)
-        if s.type in _FACT_TYPES and s.text.lower() not in para.lower()
+        if s.type in _FACT_TYPES and not _keeps_fact(s.text, para)
     ]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")

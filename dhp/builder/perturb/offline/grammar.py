@@ -246,8 +246,13 @@ def _past_to_gerund(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     for i, t in enumerate(toks[1:], start=1):
         k = i - 2 if i > 1 and _adverb(toks[i - 1]) else i - 1
         subj, lemma = toks[k], _verb_lemma(t.low)
-        if not t.joined or not _is_subject(toks, k) or lemma in _NO_VBZ | {"have", "do", None}:
-            continue
+        if (
+            not t.joined
+            or not _is_subject(toks, k)
+            or lemma in _NO_VBZ | {"have", "do", None}
+            or t.word[:1].isupper()
+        ):
+            continue  # "Manchester United" is a name, not "Manchester" doing something
         finite = {inflect(str(lemma), "VBD"), inflect(str(lemma), "VBP" if subj.low in _NON_THIRD else "VBZ")}
         if t.low in finite and "NOUN" not in lemmas(t.low) and (ing := inflect(str(lemma), "VBG")):
             yield _sub(t, ing, "nonfinite")
@@ -415,8 +420,8 @@ def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     "was arrested" is left: "The man arrested" reads as an act); "..., because X." -> "... . Because X."."""
     for i, t in enumerate(toks):
         j = i + 1
-        while j + 1 < len(toks) and toks[j].low.endswith("ly") and toks[j + 1].joined:
-            j += 1  # "is artificially heated": the participle after the adverb decides
+        while j + 1 < len(toks) and _skippable(toks[j]) and toks[j + 1].joined:
+            j += 1  # "is artificially heated", "was then sacked": the participle after the adverb decides
         nxt = toks[j] if j < len(toks) and toks[j].joined else None
         if nxt is None or i == 0 or not t.joined:
             continue
@@ -426,10 +431,23 @@ def _fragment(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             end = t.end + 1 if text[t.end : t.end + 1] == " " else t.end
             yield Edit(t.start, end, "", "fragment")
     for i, t in enumerate(toks):
-        if i and t.low in _SPLIT_AT and not t.initial and i + 3 < len(toks):
+        if i and t.low in _SPLIT_AT and not t.initial and i + 3 < len(toks) and toks[i - 1].low not in _BOUND:
             start = toks[i - 1].end
             if text[start : t.start].strip() in ("", ","):
                 yield Edit(start, t.end, ". " + t.word.capitalize(), "fragment")
+
+
+#: words that make one connective with the next ("even though", "as if", "so that"): no split between them
+_BOUND = frozenset("even as so only just".split())
+
+
+def _skippable(t: _Tok) -> bool:
+    """An adverb between "be" and its participle ("was twice ignored", "is artificially heated")."""
+    return (
+        t.low.endswith("ly")
+        or t.low in _BETWEEN
+        or t.low in {"twice", "again", "later", "just", "even", "not"}
+    )
 
 
 _OBJECT_START = frozenset(

@@ -553,6 +553,7 @@ _USED_TO = compiled(
 )
 
 
+_HEADINGS = frozenset("background methods results conclusions conclusion objective objectives aims".split())
 _PLURAL_BE = {"is": "are", "was": "were", "has been": "have been"}
 _SINGULAR_BE = {plural: singular for singular, plural in _PLURAL_BE.items()}
 
@@ -565,6 +566,8 @@ def _used_to(s: str, c: _Ctx) -> str | None:
         return None
     vbn = inflect(m.group("verb"), "VBN")
     x, y = m.group("x"), m.group("y")
+    if x.split()[0].lower() in _HEADINGS:
+        return None  # "methods homology-based cloning ... were used to": an abstract's heading ran into the sentence
     if (
         vbn is None
         or not (_phrase_ok(x.split()) and _phrase_ok(y.split()))
@@ -611,7 +614,31 @@ def _study_aimed(s: str, c: _Ctx) -> str | None:
     return f"{subj} {verb} to {m.group('rest')}"
 
 
+_TEAM = r"(?:[A-Z][\w'’.-]*)(?: (?:[A-Z][\w'’.-]*|de|del|of))*"
+_RESULT = re.compile(
+    rf"^(?P<a>{_TEAM}) (?P<verb>beat|defeated|lost to) (?P<b>{_TEAM})(?P<score> \d{{1,2}}-\d{{1,2}})?"
+    r"(?P<tail>(?: (?:at|in|on|during|after|before|last|this|thanks|with)\b[^;:]*)?)(?P<end>[.!?])$"
+)
+
+
+def _result(s: str, c: _Ctx) -> str | None:
+    """A match result told from the other side: 'Everton defeated Burnley 1-0 at Goodison Park.' ->
+    'Burnley lost 1-0 to Everton at Goodison Park.'; 'Napoli lost to Roma 1-0.' -> 'Roma beat Napoli 1-0.'"""
+    m = _RESULT.match(s)
+    if (
+        m is None
+        or c.lower
+        or any(_is_common(w) and w not in c.names for w in (m["a"].split()[0], m["b"].split()[0]))
+    ):
+        return None  # "The Spaniard beat ...": a common word opens the phrase, not a team's name
+    score = m["score"] or ""
+    if m["verb"] == "lost to":
+        return f"{m['b']} beat {m['a']}{score}{m['tail']}{m['end']}"
+    return f"{m['b']} lost{score} to {m['a']}{m['tail']}{m['end']}"
+
+
 _SYNTAX: tuple[Callable[[str, _Ctx], str | None], ...] = (
+    _result,
     _by_passive,
     _as_shown,
     _used_to,

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from dhp.builder.perturb import closed_class
 from dhp.builder.perturb.grammar_check import CONTRACTIONS
 from dhp.builder.perturb.offline.edits import WORD, compiled
 
@@ -21,19 +23,70 @@ __all__ = ["contractions", "phrases", "synonyms"]
 _TABLE = Path(__file__).resolve().parent.parent / "data" / "synonyms.tsv"
 
 
+@dataclass(frozen=True)
+class _Guard:
+    """Where a table swap may not be made: before or after certain words, or only before some."""
+
+    not_before: frozenset[str] = frozenset()
+    not_after: frozenset[str] = frozenset()
+    only_before: frozenset[str] = frozenset()  # "#" stands for a number
+    only_after: frozenset[str] = frozenset()
+    before_word: bool = False  # a lower-case word must follow ("seven points", not "two 1-0 wins")
+
+    def allows(self, prev: str, nxt: str, rest: str) -> bool:
+        """The swap fits between the previous word ``prev`` and the next word ``nxt`` (lower case);
+        ``rest`` is the text after the word."""
+        if (
+            nxt in self.not_before
+            or prev in self.not_after
+            or (self.before_word and not re.match(r" [a-z]", rest))
+        ):
+            return False
+        if self.only_after and prev not in self.only_after:
+            return False
+        if not self.only_before:
+            return True
+        number = "#" in self.only_before and bool(re.match(r"\s+\d", rest))
+        return number or nxt in self.only_before
+
+
 @functools.lru_cache(maxsize=1)
-def _table() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
-    """The curated synonym table (data/synonyms.tsv): word -> synonym, and word -> the next words
-    before which the swap would break ("because of" -> "since of")."""
-    syn: dict[str, str] = {}
-    not_before: dict[str, frozenset[str]] = {}
+def _table() -> dict[str, tuple[str, _Guard]]:
+    """The curated synonym table (data/synonyms.tsv): word -> (synonym, where the swap is barred).
+
+    The third column lists guard words, comma-separated: a bare word bars the swap before it
+    ("because of" -> "since of"), ``<word`` bars it after that word ("at large"), ``+word`` allows it
+    only before one of the ``+`` words ("forced to"; ``+#``: before a number), ``>word`` only after one
+    of the ``>`` words ("is now" -> "is currently", not "a good place currently")."""
+    table: dict[str, tuple[str, _Guard]] = {}
     for line in _TABLE.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         word, new, *rest = line.split("\t")
-        syn[word] = new
-        not_before[word] = frozenset(rest[0].split(",")) if rest and rest[0] else frozenset()
-    return syn, not_before
+        marks = [g for g in (rest[0].split(",") if rest else []) if g]
+        table[word] = (
+            new,
+            _Guard(
+                frozenset(g for g in marks if g[0] not in "<+>"),
+                frozenset(g[1:] for g in marks if g[0] == "<"),
+                frozenset(g[1:] for g in marks if g[0] == "+"),
+                frozenset(g[1:] for g in marks if g[0] == ">"),
+            ),
+        )
+    for word, digits in closed_class.NUMERALS.items():
+        table[word] = (digits, _NUMERAL_GUARD)
+    return table
+
+
+#: a number word is written in digits only where a count of things follows ("seven points"), not in
+#: "one or two", "two of the", "the two sides" (after a determiner the word reads as part of the phrase)
+_NUMERAL_GUARD = _Guard(
+    frozenset("of or and to more other hundred thousand million billion dozen".split()),
+    frozenset(
+        "the these those all both his her their its our my your first last next every one or to and between".split()
+    ),
+    before_word=True,
+)
 
 
 #: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
@@ -52,12 +105,25 @@ _PHRASES = (
     (r"take part in", "participate in"), (r"took part in", "participated in"),
     (r"in recent years", "lately"), (r"(is|are) thought to", r"\1 believed to"),
     (r"(has|have) been shown to", r"\1 been demonstrated to"), (r"whether or not", "whether"),
-    (r"(?<=, )but(?= [a-z])", "yet"), (r"(?<!how )(?<!so )(?<!too )(?<!as )many(?= [a-z]+s\b)", "numerous"),
-    (r"because of", "owing to"), (r"in the past", "previously"), (r"at present", "currently"),
+    (r"(?<=, )but(?= (?!to\b)[a-z])", "yet"), (r"(?<!how )(?<!so )(?<!too )(?<!as )many(?= [a-z]+s\b)", "numerous"),
+    (r"because of", "owing to"), (r"in the past(?=[,.;])", "previously"), (r"at present", "currently"),
     (r"in general", "generally"), (r"(has|have) the ability to", "can"), (r"not well understood", "poorly understood"),
     (r"(is|are) unknown", r"\1 not known"), (r"(is|are) unclear", r"\1 not clear"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
-    (r"in response to", "in reaction to"), (r"a range of", "various"), (r"so far", "to date"),
+    (r"a range of", "various"), (r"so far", "to date"),
     (r"(?<=[a-z] )linked to", "associated with"), (r"known as", "called"),
+    (r"(is|am|are|was|were|be|been) looking for", r"\1 seeking"), (r"(to|will|would|can|could) look for", r"\1 seek"),
+    (r"(is|are|was|were|be|been) coming back", r"\1 returning"), (r"(to|will|would|could|can|may|might) come back", r"\1 return"),
+    (r"on holiday", "on vacation"), (r"top scorer", "leading scorer"), (r"(?<!\bgive )(?<!\bgave )(?<!\bsend )thanks to", "owing to"),
+    (r"in a bid to", "in an attempt to"), (r"took place", "occurred"), (r"(to|will|would|could|can|may|might|did) take place", r"\1 occur"),
+    (r"takes place", "occurs"), (r"(?<=\w) as well(?=[.,])", " too"), (r"in the wake of", "following"),
+    (r"(is|are|was|were) believed to", r"\1 thought to"),
+    (r"(is|are|was|were|be|been) asking for", r"\1 requesting"), (r"asked for", "requested"), (r"(?<!\bto )get older", "grow older"),
+    (r"tied the knot with", "married"),
+    (r"remains (limited|scarce)", r"is still \1"), (r"(is|are) afflicted with", r"\1 affected by"),
+    (r"in front of(?= \d)", "before"), (r"(been|was|were|is|are) set aside", r"\1 reserved"),
+    (r"(is|are|was|were|be|been) looking into", r"\1 investigating"), (r"any longer", "anymore"), (r"in regards? to", "concerning"),
+    (r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )(?<!\bbe )(?<!\bbeing )led to", "resulted in"), (r"(?<![Aa] )leads to", "results in"),
+    (r"(can|could|may|might|will|would|to) lead to", r"\1 result in"),
     (r"(plays?) an? (important|key|crucial|critical|major|central|vital) role in", None),
 )  # fmt: skip
 
@@ -142,15 +208,19 @@ def synonyms(s: str) -> tuple[str, int]:
     out: list[str] = []
     n = last = 0
     toks = list(WORD.finditer(s))
+    one_number = sum(t.group(0).lower() in closed_class.NUMERALS for t in toks) == 1
     for i, m in enumerate(toks):
         w = m.group(0)
         if i == 0 and not _opener(w):
             continue  # "methods homology-based cloning ...": a heading or a name may open the sentence
-        table, not_before = _table()
-        new = table.get(w.lower() if i == 0 else w)
+        if w.lower() in closed_class.NUMERALS and not one_number:
+            continue  # "3 people ... two passengers": digits for all the numbers or for none
+        entry = _table().get(w.lower() if i == 0 else w)
         nxt = toks[i + 1].group(0).lower() if i + 1 < len(toks) else ""
-        if new is None or _inside_name(toks, i) or nxt in not_before.get(w.lower(), ()):
+        prev = toks[i - 1].group(0).lower() if i else ""
+        if entry is None or _inside_name(toks, i) or not entry[1].allows(prev, nxt, s[m.end() :]):
             continue
+        new = entry[0]
         before = _fix_article(s[last : m.start()], new)
         out.append(before + (new[:1].upper() + new[1:] if w[:1].isupper() else new))
         last = m.end()
