@@ -27,6 +27,14 @@ STAGES = (
 DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
 
 
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer of at least 1 (``--n-boot``, ``-n``, ``--concurrency``)."""
+    v = int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
 class DefaultsFormatter(argparse.HelpFormatter):
     """Shows every option's default in ``--help``: ``(default: X)`` unless its help already says it."""
 

@@ -8,16 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError
+from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError, positive_int
 
 __all__ = ["register"]
-
-
-def _positive_int(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
 
 
 def register(sub: Any) -> None:
@@ -32,7 +25,7 @@ def register(sub: Any) -> None:
     c.add_argument("results_a", type=Path, metavar="RESULTS_A", help="judge A's result file or folder")
     c.add_argument("results_b", type=Path, metavar="RESULTS_B", help="judge B's result file or folder")
     c.add_argument("--json", action="store_true", help="print JSON instead of markdown")
-    c.add_argument("--n-boot", type=_positive_int, default=1000, help="bootstrap replicates")
+    c.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap replicates")
     c.add_argument("--seed", type=int, default=0, help="seed of the item draws (default: 0)")
     c.set_defaults(func=_cmd_compare)
 
@@ -46,7 +39,7 @@ def register(sub: Any) -> None:
     m.add_argument("results", type=Path, metavar="RESULTS", help="the judge's result file or folder")
     m.add_argument("--dataset", required=True, help="dataset name, e.g. summeval")
     m.add_argument("--perturbation", required=True, help="perturbation id, e.g. word_fictional_ne_minor")
-    m.add_argument("-n", type=_positive_int, default=5, help="misses to print")
+    m.add_argument("-n", type=positive_int, default=5, help="misses to print")
     m.add_argument("--csv", type=Path, metavar="FILE", help="also write every miss to FILE as CSV")
     m.add_argument(
         "--data",

@@ -9,19 +9,12 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError
+from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError, positive_int
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
 
 if TYPE_CHECKING:
     from dhp.judge import Judge
-
-
-def _positive_int(text: str) -> int:
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
 
 
 def _nonneg_int(text: str) -> int:
@@ -131,7 +124,7 @@ def _data_args(data: Any) -> None:
     data.add_argument("--revision", help=f"Hub revision of the datasets (with --data {HUB_DATA})")
     data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
     data.add_argument(
-        "--limit", type=_positive_int, help="score only the first N items of each dataset (trials)"
+        "--limit", type=positive_int, help="score only the first N items of each dataset (trials)"
     )
 
 
@@ -144,11 +137,11 @@ def _scoring_args(how: Any) -> None:
         "sample: N samples at temperature 1. auto (default): expected where the endpoint returns "
         "log-probabilities, else sample",
     )
-    how.add_argument("--repeats", type=_positive_int, default=5, help="requests per score in paper mode")
-    how.add_argument("--samples", type=_positive_int, default=10, help="samples per score in sample mode")
-    how.add_argument("--top-logprobs", type=_positive_int, default=20, help="top log-probabilities asked for")
+    how.add_argument("--repeats", type=positive_int, default=5, help="requests per score in paper mode")
+    how.add_argument("--samples", type=positive_int, default=10, help="samples per score in sample mode")
+    how.add_argument("--top-logprobs", type=positive_int, default=20, help="top log-probabilities asked for")
     how.add_argument(
-        "--max-tokens", type=_positive_int, help="generated tokens (default 8 expected, 32 otherwise)"
+        "--max-tokens", type=positive_int, help="generated tokens (default 8 expected, 32 otherwise)"
     )
     how.add_argument(
         "--prompts", type=Path, help="folder of prompt templates overriding the prompt set's ones"
@@ -181,7 +174,7 @@ def _scoring_args(how: Any) -> None:
 
 
 def _running_args(run: Any) -> None:
-    run.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight")
+    run.add_argument("--concurrency", type=positive_int, default=8, help="requests in flight")
     run.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per request")
     run.add_argument("--max-retries", type=_nonneg_int, default=6, help="retries of a failing request")
     run.add_argument("--cache", type=Path, help="response cache (default: <out>/.cache/<judge>.sqlite)")

@@ -658,7 +658,9 @@ def _enumerator(text: str, span: Span) -> bool:
     before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
     listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
     opens = not text[: span.start].strip() or text[: span.start].rstrip()[-1:] in ".;:"
-    counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","  # "Third, an allele ..."
+    counted = (
+        span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","
+    )  # "Third, an allele ..."
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
     return listed or counted or bool(item) or ("." in span.text and after == ".")
 
