@@ -111,22 +111,7 @@ def _low_coverage(r: BuildReport, name: str, keep: Callable[[Perturbation], bool
     return low
 
 
-#: grammatical errors short of the bar since content words are no longer deleted (offline-rules/5, 2026-11-25)
-_GRAMMAR_SHORT = {
-    "story-cloze": "word_grammar 87/100: short stories with no error site the catalogue can use",
-    "wmt22-zh-en": "word_grammar_major 93/100: one-sentence translations with one error site, major needs two",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_GRAMMAR_SHORT[n]))
-        if n in _GRAMMAR_SHORT
-        else n
-        for n in DATASET_NAMES
-    ],
-)
+@pytest.mark.parametrize("name", DATASET_NAMES)
 def test_coverage_enforced(offline_build: dict[str, BuildReport], name: str) -> None:
     low = _low_coverage(offline_build[name], name, lambda p: p.operation in ENFORCED)
     assert not low, f"{name}: coverage below {COVERAGE:.0%}: {low}"
