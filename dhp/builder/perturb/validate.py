@@ -619,39 +619,7 @@ def _new_form_error(source: str, para: str) -> str:
 
 
 #: discourse markers that announce a restatement; a copy behind one is still a copy
-DISCOURSE_MARKERS = frozenset(
-    {
-        "in other words",
-        "put differently",
-        "put another way",
-        "to put it another way",
-        "to put it differently",
-        "that is",
-        "that is to say",
-        "namely",
-        "i.e.",
-        "ie",
-        "in short",
-        "simply put",
-        "put simply",
-        "stated differently",
-        "said differently",
-        "to rephrase",
-        "to rephrase it",
-        "in simpler terms",
-        "in plain terms",
-        "again",
-        "once again",
-        "to repeat",
-        "to reiterate",
-        "as noted",
-        "as mentioned",
-        "as said",
-        "in sum",
-        "in summary",
-        "to sum up",
-    }
-)
+DISCOURSE_MARKERS = frozenset(closed_class.DISCOURSE_MARKERS)
 
 
 def _strip_marker(para: str) -> str:

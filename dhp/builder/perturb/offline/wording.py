@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dhp.builder.perturb import closed_class
+from dhp.builder.perturb.closed_class import data_table
 from dhp.builder.perturb.grammar_check import CONTRACTIONS
 from dhp.builder.perturb.offline.edits import WORD, compiled
 
@@ -88,44 +89,16 @@ _NUMERAL_GUARD = _Guard(
     before_word=True,
 )
 
-
-#: multi-word phrase (regex) -> its rewrite; applied in one pass, so no swap undoes another
-_PHRASES = (
-    (r"in order to", "so as to"), (r"a variety of", "various"), (r"such as(?! (?:could|can|may|might|would|will|should|must|is|are|was|were|to)\b)", "including"),
-    (r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?<!\bbeen )due to", "because of"),
-    (r"(?<!\bup )to date(?=[,.;:]| there| no| on| in)", "so far"), (r"remains (unknown|unclear)", r"is still \1"),
-    (r"remain (unknown|unclear)", r"are still \1"), (r"is still (unknown|unclear)", r"remains \1"),
-    (r"are still (unknown|unclear)", r"remain \1"), (r"(?:is|are) able to", "can"),
-    (r"in addition,", "additionally,"), (r"more than(?= \d)", "over"), (r"in the present study", "in this study"),
-    (r"in this study", "in the present study"), (r"prior to", "before"), (r"in the absence of", "without"),
-    (r"associated with", "linked to"), (r"in particular", "particularly"), (r"for example", "for instance"),
-    (r"for instance", "for example"), (r"as a result", "consequently"), (r"in contrast", "by contrast"),
-    (r"the majority of", "most of"), (r"a large number of", "many"), (r"a lot of(?= [a-z]+s\b)", "many"),
-    (r"at the moment", "currently"), (r"at the same time", "simultaneously"),
-    (r"take part in", "participate in"), (r"took part in", "participated in"),
-    (r"in recent years", "lately"), (r"(is|are) thought to", r"\1 believed to"),
-    (r"(has|have) been shown to", r"\1 been demonstrated to"), (r"whether or not", "whether"),
-    (r"(?<=, )but(?= (?!to\b)[a-z])", "yet"), (r"(?<!how )(?<!so )(?<!too )(?<!as )many(?= [a-z]+s\b)", "numerous"),
-    (r"because of", "owing to"), (r"in the past(?=[,.;])", "previously"), (r"at present", "currently"),
-    (r"in general", "generally"), (r"(has|have) the ability to", "can"), (r"not well understood", "poorly understood"),
-    (r"(is|are) unknown", r"\1 not known"), (r"(is|are) unclear", r"\1 not clear"), (r"(?<=we )show that", "demonstrate that"), (r"here, we", "in this work, we"),
-    (r"a range of", "various"), (r"so far", "to date"),
-    (r"(?<=[a-z] )linked to", "associated with"), (r"known as", "called"),
-    (r"(is|am|are|was|were|be|been) looking for", r"\1 seeking"), (r"(to|will|would|can|could) look for", r"\1 seek"),
-    (r"(is|are|was|were|be|been) coming back", r"\1 returning"), (r"(to|will|would|could|can|may|might) come back", r"\1 return"),
-    (r"on holiday", "on vacation"), (r"top scorer", "leading scorer"), (r"(?<!\bgive )(?<!\bgave )(?<!\bsend )thanks to", "owing to"),
-    (r"in a bid to", "in an attempt to"), (r"took place", "occurred"), (r"(to|will|would|could|can|may|might|did) take place", r"\1 occur"),
-    (r"takes place", "occurs"), (r"(?<=\w) as well(?=[.,])", " too"), (r"in the wake of", "following"),
-    (r"(is|are|was|were) believed to", r"\1 thought to"),
-    (r"(is|are|was|were|be|been) asking for", r"\1 requesting"), (r"asked for", "requested"), (r"(?<!\bto )get older", "grow older"),
-    (r"tied the knot with", "married"),
-    (r"remains (limited|scarce)", r"is still \1"), (r"(is|are) afflicted with", r"\1 affected by"),
-    (r"in front of(?= \d)", "before"), (r"(been|was|were|is|are) set aside", r"\1 reserved"),
-    (r"(is|are|was|were|be|been) looking into", r"\1 investigating"), (r"any longer", "anymore"), (r"in regards? to", "concerning"),
-    (r"(?<!\bwas )(?<!\bwere )(?<!\bbeen )(?<!\bbe )(?<!\bbeing )led to", "resulted in"), (r"(?<![Aa] )leads to", "results in"),
-    (r"(can|could|may|might|will|would|to) lead to", r"\1 result in"),
-    (r"(plays?) an? (important|key|crucial|critical|major|central|vital) role in", None),
-)  # fmt: skip
+#: multi-word phrase (regex) -> its rewrite (``data/phrases.tsv``), and last the role rule below; applied in
+#: one pass, so no swap undoes another
+_PHRASES: tuple[tuple[str, str | None], ...] = (
+    *(
+        (pattern, rewrite)
+        for pattern, rewrite in (line.split("\t") for line in data_table("phrases.tsv").splitlines())
+        if not pattern.startswith("#")
+    ),
+    ("(plays?) an? (important|key|crucial|critical|major|central|vital) role in", None),
+)
 
 
 def _role(m: re.Match[str]) -> str:
