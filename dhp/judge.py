@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
 from dhp.inference.hub import AUTO_PROVIDER, router_model, router_url
-from dhp.naming import judge_slug
+from dhp.naming import check_judge_name
 from dhp.secrets import secret_in_url
 from dhp.types import ControlJudge, EndpointProtocol
 
@@ -60,15 +60,12 @@ class JudgeSpecError(ValueError):
 class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(
-        min_length=1, max_length=100
-    )  # shown on the leaderboard; its slug names the results folder
+    name: str  # shown on the leaderboard; its slug names the results folder
 
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        judge_slug(v)  # one rule for every folder name: refuses separators, control characters, empty slugs
-        return v
+        return check_judge_name(v)  # the one name rule of form, CLI and judge files
 
 
 class BuiltinJudge(_Base):

@@ -11,7 +11,15 @@ import os
 import re
 import unicodedata
 
-__all__ = ["DEFAULT_DATA", "HUB_DATA", "judge_slug", "revision_slug", "slug"]
+__all__ = [
+    "DEFAULT_DATA",
+    "HUB_DATA",
+    "JUDGE_NAME_RULE",
+    "check_judge_name",
+    "judge_slug",
+    "revision_slug",
+    "slug",
+]
 
 #: Where every command looks for built datasets unless given ``--data`` / ``--from`` (``dhp build``'s ``--out``).
 DEFAULT_DATA = "out/datasets"
@@ -24,6 +32,26 @@ _UNSAFE = re.compile(r"[^a-z0-9._-]")
 def slug(text: str) -> str:
     """Lowercased; every character outside ``[a-z0-9._-]`` becomes ``-`` (one for one, no collapsing)."""
     return _UNSAFE.sub("-", text.lower())
+
+
+#: The one rule for a judge's name, whether it comes from the submission form, ``--judge-name`` or a
+#: judge file (:class:`dhp.judge.Judge` validates it; the form says it in these words).
+JUDGE_NAME_RULE = (
+    "1 to 64 characters: letters, digits, spaces and . _ ( ) + -, starting with a letter or digit "
+    "and not ending with a space"
+)
+_JUDGE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._()+-]{0,62}[A-Za-z0-9._()+-])?")
+
+
+def check_judge_name(name: str) -> str:
+    """``name`` if it follows :data:`JUDGE_NAME_RULE` (so its :func:`judge_slug` is a folder name);
+    else a one-line :class:`ValueError` quoting the rule. Display names such as ``GPT-4o (temp 0)`` or
+    ``my judge v2`` are fine; their slugs (``gpt-4o--temp-0-``, ``my-judge-v2``) name the results
+    folder and are the judge's key for duplicates."""
+    judge_slug(name)  # the folder-name problems first, in their own words (a path separator, ...)
+    if not _JUDGE_NAME.fullmatch(name):
+        raise ValueError(f"judge name {name!r}: {JUDGE_NAME_RULE}")
+    return name
 
 
 def judge_slug(name: str) -> str:

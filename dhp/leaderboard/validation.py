@@ -31,7 +31,7 @@ from dhp.judge import (
     parse_judge,
     request_model,
 )
-from dhp.naming import slug
+from dhp.naming import JUDGE_NAME_RULE, check_judge_name, slug
 from dhp.scoring.results import JudgeInfo
 from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
@@ -92,8 +92,6 @@ METADATA_HOSTS: frozenset[str] = frozenset(
 #: Metadata addresses that are not covered by the private / link-local ranges.
 _METADATA_IPS = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
 
-# no "/" or "\\": dhp.naming.judge_slug refuses path separators in judge names
-_JUDGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]*$")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
@@ -416,10 +414,12 @@ def _judge_of(route: Route, v: Mapping[str, object]) -> Judge:
 
 
 def _judge_name(value: str | None) -> str:
-    name = _clean("judge_name", value, required=True, pattern=_JUDGE_NAME, what="Judge name")
-    if len(name) < 2:
-        raise ValidationError("judge_name", "Judge name must have at least 2 characters.")
-    return name
+    """The judge record's own name rule (:func:`dhp.naming.check_judge_name`), worded for the form."""
+    name = _clean("judge_name", value, required=True, pattern=None, what="Judge name")
+    try:
+        return check_judge_name(name)
+    except ValueError:
+        raise ValidationError("judge_name", f"Judge name must be {JUDGE_NAME_RULE}.") from None
 
 
 def _one_of(field: str, value: str, allowed: Sequence[str], what: str) -> str:

@@ -122,9 +122,10 @@ def test_local_mode_allows_http_only_to_loopback() -> None:
     ("field", "value", "needle"),
     [
         ("judge_name", "", "required"),
-        ("judge_name", "x", "at least 2"),
+        ("judge_name", "-x", "starting with a letter or digit"),  # the judge record's one name rule
+        ("judge_name", "my/judge", "starting with a letter or digit"),
         ("judge_name", "a" * 65, "too long"),
-        ("judge_name", "bad<script>", "not allowed"),
+        ("judge_name", "bad<script>", "letters, digits, spaces and . _ ( ) + -"),
         ("judge_name", "tab\there", "control"),
         ("model", "", "required"),
         ("model", "m" * 201, "too long"),
@@ -143,6 +144,27 @@ def test_field_limits(field: str, value: str, needle: str) -> None:
         validate_submission(**form(**{field: value}), app_mode="space", resolver=PUBLIC)
     assert needle in e.value.message
     assert e.value.field == field
+
+
+@pytest.mark.parametrize(
+    "name", ["x", "my judge v2", "GPT-4o (temp 0)", "-x", "my/judge", "bad<script>", "a" * 65, "Jüdge"]
+)
+def test_the_form_and_the_judge_record_share_one_name_rule(name: str) -> None:
+    """The form accepts exactly the names the judge record (CLI, judge files) accepts (the form strips
+    surrounding spaces first, as it does for every field)."""
+    from dhp.judge import EndpointJudge, JudgeSpecError
+
+    try:
+        EndpointJudge(name=name, endpoints=("https://api.example.com/v1",), protocol="openai")
+        record_ok = True
+    except (ValueError, JudgeSpecError):
+        record_ok = False
+    try:
+        validate_submission(**form(judge_name=name), app_mode="space", resolver=PUBLIC)
+        form_ok = True
+    except ValidationError:
+        form_ok = False
+    assert form_ok == record_ok == (name in ("x", "my judge v2", "GPT-4o (temp 0)"))
 
 
 def test_revision_needs_model_id() -> None:
