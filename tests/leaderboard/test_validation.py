@@ -155,7 +155,7 @@ def test_the_form_and_the_judge_record_share_one_name_rule(name: str) -> None:
     from dhp.judge import EndpointJudge, JudgeSpecError
 
     try:
-        EndpointJudge(name=name, endpoints=("https://api.example.com/v1",), protocol="openai")
+        EndpointJudge(name=name, endpoints=("https://api.example.com/v1",), protocol=EndpointProtocol.OPENAI)
         record_ok = True
     except (ValueError, JudgeSpecError):
         record_ok = False
