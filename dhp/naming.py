@@ -36,11 +36,8 @@ def slug(text: str) -> str:
 
 #: The one rule for a judge's name, whether it comes from the submission form, ``--judge-name`` or a
 #: judge file (:class:`dhp.judge.Judge` validates it; the form says it in these words).
-JUDGE_NAME_RULE = (
-    "1 to 64 characters: letters, digits, spaces and . _ ( ) + -, starting with a letter or digit "
-    "and not ending with a space"
-)
-_JUDGE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._()+-]{0,62}[A-Za-z0-9._()+-])?")
+JUDGE_NAME_RULE = "1 to 64 characters, starting with a letter or digit, not ending with a space, without / \\ < or >"
+_JUDGE_NAME = re.compile(r"[^\W_](?:[^/\\<>]{0,62}[^/\\<>\s])?")
 
 
 def check_judge_name(name: str) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from dhp.scoring.results import dump_result
+from tests.leaderboard.browser import browser  # noqa: F401 (the browser tests' fixture, shared from here)
 from tests.leaderboard.factory import make_result
 
 ALL = ("summeval", "sumpubmed", "story-cloze", "answer-equivalence", "wmt22-de-en", "wmt22-zh-en")

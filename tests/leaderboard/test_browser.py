@@ -6,7 +6,6 @@ import csv
 import io
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -19,21 +18,12 @@ import pytest
 
 from dhp.scoring.results import dump_result
 from dhp.spec import BENCHMARK
+from tests.leaderboard.browser import BROWSER_MARKS, TIMEOUT_MS
 from tests.leaderboard.conftest import write_results
 from tests.leaderboard.factory import make_result
 from tests.support.tiny_data import write_tiny_dataset
 
-CHROMIUM = os.environ.get("DHP_CHROMIUM", "/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists() and shutil.which("chromium") is None,
-        reason="Debian's chromium is not installed (apt-get install chromium, or `make browser`)",
-    ),
-]
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-TIMEOUT_MS = 90_000  # generous: the test machine is shared; nothing here is a timing assertion
+pytestmark = BROWSER_MARKS
 
 
 def _free_port() -> int:
@@ -60,18 +50,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {"url": f"http://127.0.0.1:{port}/", "root": root, "data": data}
     finally:
         demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    exe = CHROMIUM if Path(CHROMIUM).exists() else str(shutil.which("chromium"))
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture()

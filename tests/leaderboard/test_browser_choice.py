@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import tempfile
 from collections.abc import Iterator
@@ -16,21 +15,12 @@ from typing import Any
 import pytest
 
 from dhp.scoring.results import dump_result, read_result
+from tests.leaderboard.browser import BROWSER_MARKS, TIMEOUT_MS
 from tests.leaderboard.conftest import ALL, write_results
 from tests.leaderboard.factory import make_result
 from tests.leaderboard.judge_data import point_at, write_summeval
 
-CHROMIUM = os.environ.get("DHP_CHROMIUM", "/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists() and shutil.which("chromium") is None,
-        reason="Debian's chromium is not installed (apt-get install chromium, or `make browser`)",
-    ),
-]
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-TIMEOUT_MS = 90_000  # generous: the test machine is shared; nothing here is a timing assertion
+pytestmark = BROWSER_MARKS
 SHOTS = Path(os.environ.get("DHP_SCREENSHOTS", tempfile.gettempdir())) / "dhp-leaderboard-shots"
 N_ITEMS = 24
 
@@ -75,18 +65,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {"url": f"http://127.0.0.1:{port}/", "root": root}
     finally:
         demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=TIMEOUT_MS)
-    exe = CHROMIUM if Path(CHROMIUM).exists() else str(shutil.which("chromium"))
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=ARGS)
-        yield b
-        b.close()
 
 
 def _page(browser: Any, site: dict[str, Any], width: int) -> tuple[Any, Any]:

@@ -36,7 +36,7 @@ from dhp.inference.hub import ROUTER_URL_ENV
 from dhp.leaderboard.space import PYTHON_VERSION, init_space
 from dhp.spec import BENCHMARK
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
-from tests.leaderboard.test_browser import ARGS, CHROMIUM
+from tests.leaderboard.browser import ARGS, CHROMIUM
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
 from tests.support.tiny_data import write_tiny_dataset
 
