@@ -36,7 +36,9 @@ def slug(text: str) -> str:
 
 #: The one rule for a judge's name, whether it comes from the submission form, ``--judge-name`` or a
 #: judge file (:class:`dhp.judge.Judge` validates it; the form says it in these words).
-JUDGE_NAME_RULE = "1 to 64 characters, starting with a letter or digit, not ending with a space, without / \\ < or >"
+JUDGE_NAME_RULE = (
+    "1 to 64 characters, starting with a letter or digit, not ending with a space, without / \\ < or >"
+)
 _JUDGE_NAME = re.compile(r"[^\W_](?:[^/\\<>]{0,62}[^/\\<>\s])?")
 
 
