@@ -11,21 +11,31 @@ A judge is one of four kinds, a tagged union on ``kind``:
 The leaderboard's form builds one (:mod:`dhp.leaderboard.validation`), the queue stores it in the
 request, the worker hands it whole to ``dhp score --judge-file``, the command-line flags for humans
 (``--judge``, ``--endpoint``, ``--model-id``, ``--local``) build the same object, and the scorer
-writes the results' judge record from it (:meth:`dhp.scoring.results.JudgeInfo.of`). Its JSON form
-(:func:`dump_judge`, :func:`parse_judge`) round-trips and never holds a secret: API keys stay in
-environment variables (:mod:`dhp.secrets`); an endpoint URL with credentials or a key-like query
-parameter is refused. How the judge is scored (the mode, repeats, ...) is not part of it.
+embeds it in the results' judge record as :func:`published` makes it (an endpoint's URLs reduced
+to their hosts, and to none unless its submitter published them; :class:`dhp.scoring.results.JudgeInfo`).
+Its JSON form (:func:`dump_judge`, :func:`parse_judge`) round-trips and never holds a secret: API keys
+stay in environment variables (:mod:`dhp.secrets`); an endpoint URL with credentials or a key-like
+query parameter is refused. How the judge is scored (the mode, repeats, ...) is not part of it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
@@ -35,6 +45,7 @@ from dhp.secrets import secret_in_url
 from dhp.types import ControlJudge, EndpointProtocol
 
 __all__ = [
+    "PUBLISHED",
     "BuiltinJudge",
     "EndpointJudge",
     "HubJudge",
@@ -44,13 +55,20 @@ __all__ = [
     "dump_judge",
     "endpoints",
     "host_of",
+    "hosts",
     "judge_dict",
     "parse_judge",
+    "published",
     "published_hosts",
     "read_judge",
     "request_model",
     "write_judge",
 ]
+
+
+#: The validation context of a judge as results record it (:func:`published`): endpoint hosts, not URLs.
+PUBLISHED: Mapping[str, bool] = {"published": True}
+_HOST = re.compile(r"[^\s/@?#]+")  # host or host:port: no path, query or credentials
 
 
 class JudgeSpecError(ValueError):
@@ -91,17 +109,26 @@ class EndpointJudge(_Base):
     """An endpoint judge; several URLs are replicas of one judge (requests go to the least busy)."""
 
     kind: Literal["endpoint"] = "endpoint"
-    endpoints: tuple[str, ...] = Field(min_length=1)
+    endpoints: tuple[str, ...]  # URLs; in a results record (:func:`published`) their hosts, or none
     protocol: EndpointProtocol = EndpointProtocol.OPENAI
     model: str | None = None  # the model name sent to the endpoint; None: the one it lists
     hf_model_id: str | None = None  # recorded in results
     revision: str | None = None
     n_params: float | None = None
-    publish_host: bool = False  # results record the endpoint hosts only when the submitter said so
+    publish_host: bool = (
+        False  # the Queue tab and results show the endpoint hosts only when the submitter said so
+    )
 
     @field_validator("endpoints")
     @classmethod
-    def _urls(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+    def _urls(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        if (info.context or {}).get("published"):  # a results record: hosts only, none unless published
+            bad = [h for h in v if not _HOST.fullmatch(h)]
+            if bad:
+                raise ValueError(f"a published endpoint is a host (host or host:port), got {bad[0]!r}")
+            return v
+        if not v:
+            raise ValueError("an endpoint judge needs at least one endpoint URL")
         for url in v:
             try:
                 parts = urlsplit(url)
@@ -203,12 +230,29 @@ def endpoints(judge: Judge) -> tuple[str, ...]:
     return ()
 
 
+def published(judge: Judge) -> Judge:
+    """The judge as results record it: an endpoint judge's URLs reduced to their hosts, and to none
+    unless its submitter published them (``publish_host``); any other judge as it is. What it makes
+    validates only in the :data:`PUBLISHED` context (a results file), never as a judge to score."""
+    if not isinstance(judge, EndpointJudge):
+        return judge
+    hosts = tuple(host_of(url) for url in judge.endpoints) if judge.publish_host else ()
+    return judge.model_copy(update={"endpoints": hosts})
+
+
+def hosts(judge: Judge) -> tuple[str, ...]:
+    """Where the judge's requests go, as ``host`` or ``host:port`` (of a :func:`published` judge, the
+    hosts it records)."""
+    return tuple(url if _HOST.fullmatch(url) else host_of(url) for url in endpoints(judge))
+
+
 def published_hosts(judge: Judge) -> tuple[str, ...]:
-    """The hosts a result may record: an endpoint judge's only when it opted in (``publish_host``);
-    the HF router of a Hub judge (public) always."""
+    """The hosts a public page or a result may show: an endpoint judge's only when it opted in
+    (``publish_host``), the HF router of a Hub judge (public) always. The same for a judge and for
+    its :func:`published` record."""
     if isinstance(judge, EndpointJudge) and not judge.publish_host:
         return ()
-    return tuple(host_of(url) for url in endpoints(judge))
+    return hosts(judge)
 
 
 def request_model(judge: Judge) -> str | None:

@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from dhp.errors import first_validation_problem
-from dhp.judge import EndpointJudge, HubJudge, Judge, endpoints, host_of
+from dhp.judge import EndpointJudge, HubJudge, endpoints, hosts
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import Existing, Submission, judge_key
 from dhp.naming import judge_slug
@@ -73,18 +73,13 @@ def hash_user(user: str) -> str:
     return hashlib.sha256(f"dhp-leaderboard|{user}".encode()).hexdigest()[:16]
 
 
-class Request(BaseModel):
-    """One queued evaluation of a judge: the judge (:data:`dhp.judge.Judge`, handed whole to the
-    scorer) and how to score it. Files written before the judge had one description (flat
-    ``judge_name`` / ``endpoint_url`` / ``protocol`` / ``model`` / ... fields) are upgraded on reading."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Request(Submission):
+    """One queued evaluation: a :class:`~dhp.leaderboard.validation.Submission` (the judge, handed
+    whole to the scorer, and how to score it) plus its queue state. Files written before the judge
+    had one description (flat ``judge_name`` / ``endpoint_url`` / ``protocol`` / ``model`` / ...
+    fields) or before ``show_host`` became the judge's ``publish_host`` are upgraded on reading."""
 
     id: str
-    judge: Judge
-    mode: str  # a ScoringMode value: expected | paper | sample, or builtin for a built-in judge
-    contact: str = ""
-    show_host: bool = False  # the submitter lets the public Queue tab show the endpoint host
     submitter: str = ""  # hash_user(...) of who submitted
     datasets: str = "all"
     state: State = State.PENDING
@@ -99,22 +94,24 @@ class Request(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
-        """A request file of the flat layout -> the judge record (the same judge, described once)."""
-        if not isinstance(data, dict) or "judge" in data or "judge_name" not in data:
+        """A request file of an older layout -> the judge record (the same judge, described once)."""
+        if not isinstance(data, dict) or ("judge_name" not in data and "show_host" not in data):
             return data
         old = dict(data)
+        show = bool(old.pop("show_host", False))
+        if "judge" in old:  # show_host, a request's flag until it became the judge's publish_host
+            record = old["judge"]
+            if isinstance(record, dict) and record.get("kind") == "endpoint":
+                old["judge"] = {**record, "publish_host": bool(record.get("publish_host")) or show}
+            return old
         flat = {k: old.pop(k, None) for k in _FLAT_FIELDS}
         if flat["protocol"] == "builtin":
             judge: dict[str, Any] = {"kind": "builtin", "name": flat["judge_name"], "control": flat["model"]}
         else:
             judge = {"kind": "endpoint", "name": flat["judge_name"], "endpoints": [flat["endpoint_url"]],
                      "protocol": flat["protocol"], "model": flat["model"], "hf_model_id": flat["hf_model_id"],
-                     "revision": flat["revision"]}  # fmt: skip
+                     "revision": flat["revision"], "publish_host": show}  # fmt: skip
         return {**old, "judge": judge}
-
-    @property
-    def judge_name(self) -> str:
-        return self.judge.name
 
     @property
     def path(self) -> str:
@@ -125,14 +122,14 @@ class Request(BaseModel):
         """Where the judge is reached: the endpoint host, "Inference Providers (<provider>)", or "built-in"."""
         if isinstance(self.judge, HubJudge):
             return f"Inference Providers ({self.judge.provider})"
-        return min((host_of(u) for u in endpoints(self.judge)), default="built-in")
+        return min(hosts(self.judge), default="built-in")
 
     @property
     def public_host(self) -> str:
         """The host as the public Queue tab shows it: an endpoint's only when the submitter chose to."""
         if not isinstance(self.judge, EndpointJudge):
             return self.host
-        return self.host if self.show_host else "hidden"
+        return self.host if self.judge.publish_host else "hidden"
 
     @property
     def public_reason(self) -> str:
@@ -168,11 +165,8 @@ def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str
     stamp = ts.replace("-", "").replace(":", "").replace("Z", "")
     rid = f"{stamp}-{judge_slug(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
     return Request(
+        **dict(sub),
         id=rid,
-        judge=sub.judge,
-        mode=sub.mode,
-        contact=sub.contact,
-        show_host=sub.show_host,
         submitter=submitter,
         datasets=datasets,
         created_at=ts,

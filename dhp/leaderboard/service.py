@@ -43,7 +43,7 @@ from dhp.leaderboard.validation import (
     ValidationError,
     allowed_ports_from_env,
     find_duplicate,
-    result_key,
+    judge_key,
     validate_submission,
 )
 from dhp.naming import HUB_DATA
@@ -389,7 +389,9 @@ class Backend:
         out = list(self.queue.existing())
         for r in self.report().results:
             j = r.result.judge
-            out.append(Existing(j.name, result_key(j, r.result.scoring.mode), f"leaderboard row {j.name!r}"))
+            out.append(
+                Existing(j.name, judge_key(j.judge, r.result.scoring.mode), f"leaderboard row {j.name!r}")
+            )
         return out
 
     # -- submissions ----------------------------------------------------------------------------

@@ -375,12 +375,16 @@ def submit_tab(be: Backend) -> SubmitTab:
                 max_length=40,
             )
             rev = gr.Textbox(label="Revision (optional)", elem_id="s-rev", max_length=64)
-        show_host = gr.Checkbox(
-            value=False, label="Show my endpoint's host name on the public Queue tab", elem_id="s-show-host"
+        publish_host = gr.Checkbox(
+            value=False,
+            label="Publish my endpoint's host name (Queue tab and results)",
+            elem_id="s-show-host",
         )
         button = gr.Button("Submit", variant="primary", elem_id="s-submit")
         status = gr.Markdown(elem_id="submit-status")
-    return SubmitTab((name, url, proto, model, hf, provider, rev, smode, contact, show_host), button, status)
+    return SubmitTab(
+        (name, url, proto, model, hf, provider, rev, smode, contact, publish_host), button, status
+    )
 
 
 def _errors_markdown(e: ValidationError) -> str:
@@ -401,14 +405,14 @@ def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
         "revision",
         "mode",
         "contact",
-        "show_host",
+        "publish_host",
     )
 
     def handler(
         name: str, url: str, proto: str, model: str, hf: str, provider: str, rev: str, mode: str, contact: str,
-        show_host: bool, request: gr.Request, profile: gr.OAuthProfile | None = None,
+        publish_host: bool, request: gr.Request, profile: gr.OAuthProfile | None = None,
     ) -> tuple[str, Any]:  # fmt: skip
-        values = (name, url, proto, model, hf, provider, rev, mode, contact, bool(show_host))
+        values = (name, url, proto, model, hf, provider, rev, mode, contact, bool(publish_host))
         try:
             msg = be.submit(dict(zip(keys, values, strict=True)), user_of(request, profile, be.cfg.mode))
         except ValidationError as e:

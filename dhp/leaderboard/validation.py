@@ -20,19 +20,19 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
+from pydantic import BaseModel, ConfigDict
+
 from dhp.inference.hub import AUTO_PROVIDER, router_model
 from dhp.judge import (
     EndpointJudge,
     HubJudge,
     Judge,
     JudgeSpecError,
-    endpoints,
-    host_of,
+    hosts,
     parse_judge,
     request_model,
 )
 from dhp.naming import JUDGE_NAME_RULE, check_judge_name, slug
-from dhp.scoring.results import JudgeInfo
 from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
 
@@ -52,8 +52,6 @@ __all__ = [
     "check_endpoint_url",
     "find_duplicate",
     "judge_key",
-    "result_key",
-    "settings_key",
     "system_resolver",
     "validate_submission",
 ]
@@ -119,14 +117,16 @@ class SubmissionErrors(ValidationError):
         return " ".join(e.message for e in self.errors)
 
 
-@dataclass(frozen=True)
-class Submission:
-    """A validated submission: the judge (:data:`dhp.judge.Judge`) and how to score it."""
+class Submission(BaseModel):
+    """A validated submission: the judge (:data:`dhp.judge.Judge`; whether its endpoint host may be
+    shown is the judge's ``publish_host``) and what the form adds, how to score it and whom to tell.
+    A queued request (:class:`dhp.leaderboard.queue.Request`) is a submission plus its queue state."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     judge: Judge
     mode: str  # expected | paper | sample; a built-in judge: "builtin" (ScoringMode.BUILTIN)
-    contact: str
-    show_host: bool = False  # the submitter lets the Queue tab show the endpoint host (default: hidden)
+    contact: str = ""
 
     @property
     def judge_name(self) -> str:
@@ -362,13 +362,14 @@ def validate_submission(
     provider: str | None = None,
     resolver: Resolver | None = None,
     allowed_ports: frozenset[int] = HTTPS_PORTS,
-    show_host: bool = False,
+    publish_host: bool = False,
 ) -> Submission:
     """Check every field of the form; raise :class:`SubmissionErrors` listing every problem, in form order.
 
     An endpoint URL gives an endpoint judge; an empty URL with an HF model id gives a Hub judge
     (scored through Inference Providers, ``provider`` "auto" unless named); protocol "builtin"
-    (local mode only) gives a built-in control judge."""
+    (local mode only) gives a built-in control judge. ``publish_host``: the submitter lets the
+    Queue tab and the results show an endpoint's host (default: hidden)."""
     proto = (protocol or "").strip().lower()
     route = _route(proto, endpoint_url, hf_model_id)
     allowed = (*PROTOCOLS, "builtin") if app_mode == "local" else PROTOCOLS
@@ -387,10 +388,10 @@ def validate_submission(
     if errors:
         raise SubmissionErrors(errors)
     v = dict(zip(_FORM_ORDER, values, strict=True))
-    return Submission(_judge_of(route, v), str(v["mode"]), str(v["contact"]), show_host)
+    return Submission(judge=_judge_of(route, v, publish_host), mode=str(v["mode"]), contact=str(v["contact"]))
 
 
-def _judge_of(route: Route, v: Mapping[str, object]) -> Judge:
+def _judge_of(route: Route, v: Mapping[str, object], publish_host: bool) -> Judge:
     """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.judge`)."""
     name, rev = str(v["judge_name"]), v["revision"] or None
     data: dict[str, object]
@@ -406,7 +407,8 @@ def _judge_of(route: Route, v: Mapping[str, object]) -> Judge:
         }
     else:
         data = {"kind": "endpoint", "name": name, "endpoints": [v["endpoint_url"]], "protocol": v["protocol"],
-                "model": v["model"], "hf_model_id": v["hf_model_id"], "revision": rev}  # fmt: skip
+                "model": v["model"], "hf_model_id": v["hf_model_id"], "revision": rev,
+                "publish_host": publish_host}  # fmt: skip
     try:
         return parse_judge(data, source="submission")
     except JudgeSpecError as e:
@@ -480,38 +482,20 @@ def _revision(value: str | None, hf_model_id: str | None) -> str | None:
     return rev
 
 
-def settings_key(
-    where: str, model: str, hf_model_id: str | None, revision: str | None, protocol: str, mode: str
-) -> tuple[str, ...]:
-    """What makes two submissions the same: where the judge is reached (endpoint host, or
-    ``hub:<provider>``), model, revision and scoring settings (case-insensitive). Two servers on
-    different hosts may both report the model name "tgi"."""
-    return (
-        where.strip().lower(),
-        (hf_model_id or model).strip().lower(),
-        (revision or "").strip().lower(),
-        protocol.strip().lower(),
-        mode.strip().lower(),
-    )
-
-
 def judge_key(judge: Judge, mode: str) -> tuple[str, ...]:
-    """The duplicate-check key of a queued judge (agrees with :func:`result_key` of its results)."""
+    """What makes two judges the same, for queued requests and leaderboard rows alike (a row's
+    judge is its results' :func:`dhp.judge.published` record): where the judge is reached (an
+    endpoint's host, ``hub:<provider>``, or nothing), model, revision, protocol and scoring mode,
+    case-insensitive. Two servers on different hosts may both report the model name "tgi". A row
+    whose host was not published has none in its key: the queue, which keeps the host privately,
+    catches the resubmission of a judge still queued."""
     if isinstance(judge, HubJudge):
-        return settings_key(f"hub:{judge.provider}", judge.model_id, None, judge.revision, "hub", mode)
-    model = request_model(judge) or ""
-    where = min((host_of(u) for u in endpoints(judge)), default="")
-    protocol = judge.protocol.value if isinstance(judge, EndpointJudge) else judge.kind
-    return settings_key(where, model, judge.hf_model_id, judge.revision, protocol, mode)
-
-
-def result_key(info: JudgeInfo, mode: str) -> tuple[str, ...]:
-    """The duplicate-check key of a judge on the leaderboard, from its results' judge record."""
-    provider = info.settings.get("provider")
-    if provider is not None:  # a Hub judge (JudgeInfo.of records it so)
-        return settings_key(f"hub:{provider}", info.hf_model_id or "", None, info.revision, "hub", mode)
-    where = min(info.endpoint_hosts, default="")
-    return settings_key(where, info.model or info.name, info.hf_model_id, info.revision, info.protocol, mode)
+        where, model, protocol = f"hub:{judge.provider}", judge.model_id, "hub"
+    else:
+        where = min(hosts(judge), default="")
+        model = judge.hf_model_id or request_model(judge) or ""
+        protocol = judge.protocol.value if isinstance(judge, EndpointJudge) else judge.kind
+    return tuple(x.strip().lower() for x in (where, model, judge.revision or "", protocol, mode))
 
 
 @dataclass(frozen=True)

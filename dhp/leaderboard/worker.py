@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, write_judge
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, published, write_judge
 from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import (
@@ -42,7 +42,6 @@ __all__ = [
     "Worker",
     "WorkerConfig",
     "score_command",
-    "scored_judge",
     "scorer_env",
     "scrub",
 ]
@@ -96,14 +95,6 @@ def scorer_env(judge: Judge, environ: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def scored_judge(req: Request) -> Judge:
-    """The judge the scorer gets: an endpoint judge publishes its hosts in results only when its
-    submitter ticked "publish host" (``req.show_host``)."""
-    if isinstance(req.judge, EndpointJudge):
-        return req.judge.model_copy(update={"publish_host": req.show_host})
-    return req.judge
-
-
 class Worker:
     def __init__(
         self,
@@ -127,7 +118,7 @@ class Worker:
             with tempfile.TemporaryDirectory(prefix="dhp-worker-") as tmp:
                 out = Path(tmp) / "out"
                 judge_file = Path(tmp) / "judge.json"
-                write_judge(judge_file, scored_judge(req))
+                write_judge(judge_file, req.judge)
                 written = self._score(req, self._command(req, judge_file, out), out, secrets)
             if isinstance(written, Request):
                 return written
@@ -167,7 +158,7 @@ class Worker:
                 continue  # the scorer's cache and temporary files
             data = f.read_bytes()
             res = parse_result(data.decode("utf-8"), source=f.name)
-            if res.judge.name != req.judge.name or res.judge.hf_model_id != req.judge.hf_model_id:
+            if res.judge.judge != published(req.judge):
                 raise ResultError(f"{f.name}: the result is of judge {res.judge.name!r}, not the request's")
             staged.append((f"{judge_slug(req.judge.name)}/{f.name}", data))
         for path, data in staged:

@@ -26,7 +26,7 @@ from typing import Any
 from dhp.scoring.parse import token_score
 from dhp.scoring.types import FatalJudgeError, JudgeOutput, JudgeRequest, RawText, ScoreDistribution
 
-__all__ = ["LocalJudge", "check_model"]
+__all__ = ["LocalModel", "check_model"]
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 
@@ -50,7 +50,7 @@ def check_model(model: str, revision: str | None = None) -> None:
         raise FatalJudgeError("no-model", f"--local {model}: not a folder, and {line}") from e
 
 
-class LocalJudge:
+class LocalModel:
     def __init__(self, model: str, revision: str | None = None, seed: int = 0, device: str = "cpu") -> None:
         self.model_name = model
         self.revision = revision

@@ -5,7 +5,7 @@ p-values and the item-level scores, so D^EW can be recomputed for new expert wei
 (:func:`reweight`) without a single new request. Parsing is pure (:func:`parse_result` takes text);
 reading and writing files stays at the edges (:func:`read_result`, :func:`write_result`).
 
-Schema 1.2 (1.0 and 1.1 files are still read, and upgraded on reading, see :func:`parse_result`):
+Schema 1.3 (1.0-1.2 files are still read, and upgraded on reading, see :func:`parse_result`):
 
 * missing means missing: a metric with no usable pair (``n_pairs == 0``) has ``p = null`` and is
   left out of its perturbation's combination; ``PerturbationResult.n_metrics_used`` counts the
@@ -18,7 +18,10 @@ Schema 1.2 (1.0 and 1.1 files are still read, and upgraded on reading, see :func
   ``Summary.qualified`` also needs every perturbation to have a D (``n_without_d == 0``): a judge
   that returns no score for a whole perturbation has not shown it discerns that issue;
 * ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
-  and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null).
+  and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null);
+* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.judge.Judge`, as
+  :func:`dhp.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
+  of 1.0-1.2 (``name``, ``kind``, ``protocol``, ``endpoint_hosts``, ...) are read as that record.
 
 Where a result lives (:func:`result_path`, the one place that decides)::
 
@@ -37,11 +40,19 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, published_hosts
+from dhp.judge import PUBLISHED, EndpointJudge, HubJudge, Judge, published, published_hosts
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -86,9 +97,9 @@ __all__ = [
     "write_result",
 ]
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 #: Versions :func:`parse_result` accepts; older ones are upgraded to the current meaning on reading.
-READABLE_SCHEMA_VERSIONS = ("1.0", "1.1", "1.2")
+READABLE_SCHEMA_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
 #: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
@@ -104,52 +115,78 @@ class _Model(BaseModel):
 
 
 class JudgeInfo(_Model):
-    """Who was judged. Never holds an API key or a full endpoint URL (only its host)."""
+    """Who was judged (1.3): the judge (:data:`dhp.judge.Judge`) as :func:`dhp.judge.published`
+    makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
+    submitter published them), the model name its requests carried, and how it was called.
 
-    name: str = Field(min_length=1, max_length=100)
-    kind: Literal["endpoint", "builtin", "local"]
-    protocol: Literal["openai", "tgi", "local", "builtin"]
-    model: str | None = None  # model name on the endpoint
-    hf_model_id: str | None = None
-    revision: str | None = None
-    n_params: float | None = None  # parameters, when known
-    endpoint_hosts: tuple[str, ...] = ()
-    settings: Mapping[str, Any] = Field(default_factory=dict)  # temperature, top_logprobs, max_tokens, ...
+    Records of 1.0-1.2 held the judge's fields flat (``name``, ``kind``, ``protocol``,
+    ``endpoint_hosts``, a Hub judge as an endpoint with ``settings.provider``); they are read as the
+    same judge (:meth:`_upgrade`)."""
+
+    judge: Judge
+    model: str | None = None  # the model name the requests carried (an endpoint's own, when discovered)
+    settings: Mapping[str, Any] = Field(default_factory=dict)  # mode, temperature, top_logprobs, ...
 
     @classmethod
     def of(cls, judge: Judge, *, model: str | None, settings: Mapping[str, Any]) -> JudgeInfo:
-        """The complete record of ``judge`` as scored (``model``: the name its requests carried): the
-        one place a :data:`dhp.judge.Judge` becomes results metadata. A Hub judge is recorded as the
-        OpenAI-compatible endpoint it was reached through, with its model id and ``settings.provider``."""
-        hosts = published_hosts(judge)  # an endpoint's hosts only when its submitter published them
-        if isinstance(judge, BuiltinJudge):
-            return cls(
-                name=judge.name,
-                kind="builtin",
-                protocol="builtin",
-                model=judge.control.value,
-                settings=settings,
-            )
-        if isinstance(judge, LocalJudge):
-            kind: Literal["endpoint", "local"] = "local"
-            protocol: Literal["openai", "tgi", "local"] = "local"
+        """The record of ``judge`` as scored (``model``: the name its requests carried)."""
+        return cls(judge=published(judge), model=model, settings=settings)
+
+    @property
+    def name(self) -> str:
+        return self.judge.name
+
+    @property
+    def kind(self) -> str:
+        return self.judge.kind
+
+    @property
+    def protocol(self) -> str:
+        """How it was called: an endpoint's protocol, ``openai`` for a Hub judge, else its kind."""
+        j = self.judge
+        if isinstance(j, EndpointJudge):
+            return j.protocol.value
+        return EndpointProtocol.OPENAI.value if isinstance(j, HubJudge) else j.kind
+
+    @property
+    def hf_model_id(self) -> str | None:
+        return self.judge.hf_model_id
+
+    @property
+    def revision(self) -> str | None:
+        return self.judge.revision
+
+    @property
+    def n_params(self) -> float | None:
+        return self.judge.n_params
+
+    @property
+    def endpoint_hosts(self) -> tuple[str, ...]:
+        return published_hosts(self.judge)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        """A flat record (1.0-1.2) -> the same judge, described once."""
+        if not isinstance(data, dict) or "judge" in data:
+            return data
+        old = dict(data)
+        settings = dict(old.get("settings") or {})
+        name, kind, model = old.get("name"), old.get("kind"), old.get("model")
+        ids = {k: old.get(k) for k in ("hf_model_id", "revision", "n_params")}
+        judge: dict[str, Any]
+        if kind == "builtin":
+            judge = {"kind": "builtin", "name": name, "control": model}
+        elif kind == "local":
+            judge = {"kind": "local", "name": name, "model": model or ids["hf_model_id"] or name, **ids}
+        elif "provider" in settings:  # a Hub judge, recorded as the router's endpoint
+            judge = {"kind": "hub", "name": name, "model_id": ids["hf_model_id"],
+                     "provider": settings.pop("provider"), "revision": ids["revision"], "n_params": ids["n_params"]}  # fmt: skip
         else:
-            kind, protocol = "endpoint", EndpointProtocol.OPENAI.value
-        if isinstance(judge, EndpointJudge):
-            protocol = judge.protocol.value
-        if isinstance(judge, HubJudge):
-            settings = {**settings, "provider": judge.provider}
-        return cls(
-            name=judge.name,
-            kind=kind,
-            protocol=protocol,
-            model=model,
-            hf_model_id=judge.hf_model_id,
-            revision=judge.revision,
-            n_params=judge.n_params,
-            endpoint_hosts=hosts,
-            settings=settings,
-        )
+            hosts = tuple(old.get("endpoint_hosts") or ())
+            judge = {"kind": "endpoint", "name": name, "endpoints": hosts, "protocol": old.get("protocol"),
+                     "model": model, "publish_host": bool(hosts), **ids}  # fmt: skip
+        return {"judge": judge, "model": model, "settings": settings}
 
 
 class DatasetRef(_Model):
@@ -281,7 +318,7 @@ class ItemScores(_Model):
 
 
 class Result(_Model):
-    schema_version: Literal["1.0", "1.1", "1.2"] = "1.2"
+    schema_version: Literal["1.0", "1.1", "1.2", "1.3"] = "1.3"
     dhp_version: str
     created_at: str  # ISO 8601, UTC
     judge: JudgeInfo
@@ -522,13 +559,13 @@ def parse_result(text: str, source: str = "<string>") -> Result:
     if version == "1.0":
         data = _upgrade_1_0(data)
     try:
-        result = Result.model_validate(data)
+        result = Result.model_validate(data, context=PUBLISHED)  # the judge as published: hosts, not URLs
     except ValidationError as e:
         raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
     if version == "1.1":
         return _upgrade_1_1(result)
     if version != "1.0":
-        return result
+        return result.model_copy(update={"schema_version": SCHEMA_VERSION})  # 1.2: its judge read as 1.3's
     try:
         return _upgraded_summary(result)
     except KeyError as e:

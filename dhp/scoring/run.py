@@ -46,9 +46,7 @@ import numpy as np
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, RetryPolicy, Tally
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, LocalJudge, request_model
-from dhp.judge import Judge as JudgeSpec
-from dhp.judge import endpoints as judge_endpoints
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, request_model
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context, resolve_prompt_set
@@ -71,7 +69,7 @@ from dhp.scoring.types import (
     ORIGINAL,
     CapabilityError,
     FatalJudgeError,
-    Judge,
+    JudgeBackend,
     JudgeOutput,
     JudgeRequest,
     ParsedScore,
@@ -114,7 +112,7 @@ def api_key_from_env() -> str | None:
 
 @dataclass(frozen=True)
 class ScoreConfig:
-    judge: JudgeSpec  # which judge (dhp.judge): built-in, endpoint replicas, Hub model id or in-process
+    judge: Judge  # which judge (dhp.judge): built-in, endpoint replicas, Hub model id or in-process
     out: Path
     datasets: str = "all"
     specs: tuple[DatasetSpec, ...] | None = (
@@ -147,7 +145,7 @@ class ScoreConfig:
 # ---------------------------------------------------------------------------------------------
 # Judges
 # ---------------------------------------------------------------------------------------------
-async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
+async def _build_replicas(cfg: ScoreConfig) -> tuple[list[JudgeBackend], str | None]:
     """The judge's replicas and the model name that goes into cache keys and results."""
     j = cfg.judge
     if isinstance(j, BuiltinJudge):
@@ -155,7 +153,7 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
 
         return [make_builtin(j.control.value, seed=cfg.seed)], j.control.value
     if isinstance(j, LocalJudge):
-        from dhp.scoring.local import LocalJudge as LocalModel
+        from dhp.scoring.local import LocalModel
 
         local = LocalModel(j.model, revision=j.revision, seed=cfg.seed)
         await local.load()
@@ -164,12 +162,12 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[Judge], str | None]:
 
     key = _endpoint_key(j)
     protocol = j.protocol if isinstance(j, EndpointJudge) else EndpointProtocol.OPENAI
-    urls = judge_endpoints(j)
+    urls = endpoints(j)
     model = request_model(j)
     if model is None or protocol is EndpointProtocol.TGI:  # TGI: /info also proves the server is TGI
         found = await discover_model(urls[0], protocol.value, key, timeout=min(cfg.policy.timeout, 30.0))
         model = model or found
-    judges: list[Judge] = [
+    judges: list[JudgeBackend] = [
         make_endpoint_backend(
             url,
             protocol=protocol.value,
@@ -749,7 +747,7 @@ def _checked_inputs(cfg: ScoreConfig) -> _Inputs:
     return _Inputs(prompt_set, tuple(specs))
 
 
-async def _open_cache(cfg: ScoreConfig, judges: Sequence[Judge]) -> ResponseCache | None:
+async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> ResponseCache | None:
     if not cfg.use_cache or cfg.judge.kind == "builtin":
         return None
     try:
@@ -812,7 +810,9 @@ async def _run_all(
     return written
 
 
-async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
+async def score_datasets_async(
+    cfg: ScoreConfig, replicas: Sequence[JudgeBackend] | None = None
+) -> list[Path]:
     """The async body of :func:`score_datasets`, for callers that run their own event loop.
 
     The edge of the scorer: the prompt set, the datasets and the weights file are checked here,
@@ -845,7 +845,7 @@ async def score_datasets_async(cfg: ScoreConfig, replicas: Sequence[Judge] | Non
             cache.close()
 
 
-def score_datasets(cfg: ScoreConfig, replicas: Sequence[Judge] | None = None) -> list[Path]:
+def score_datasets(cfg: ScoreConfig, replicas: Sequence[JudgeBackend] | None = None) -> list[Path]:
     """Score the judge on the chosen datasets; return the result files written.
 
     ``replicas`` overrides the judge backends built from ``cfg.judge`` (tests, custom judges).

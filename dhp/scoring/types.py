@@ -38,7 +38,7 @@ __all__ = [
     "ORIGINAL",
     "CapabilityError",
     "FatalJudgeError",
-    "Judge",
+    "JudgeBackend",
     "JudgeError",
     "JudgeOutput",
     "JudgeRequest",
@@ -106,4 +106,4 @@ class Unparsed:
 
 
 #: A judge backend (one replica): :class:`dhp.inference.types.Backend` of a :class:`JudgeRequest`.
-Judge = Backend[JudgeRequest]
+JudgeBackend = Backend[JudgeRequest]

@@ -3,11 +3,23 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from dhp.judge import (
+    BuiltinJudge,
+    EndpointJudge,
+    HubJudge,
+    Judge,
+    JudgeSpecError,
+    LocalJudge,
+    parse_judge,
+    published,
+)
 from dhp.scoring.results import (
+    SCHEMA_VERSION,
     Coverage,
     DatasetRef,
     ItemScores,
@@ -24,6 +36,7 @@ from dhp.scoring.results import (
 )
 from dhp.scoring.stats import analyse
 from dhp.spec import get_dataset
+from dhp.types import ControlJudge, EndpointProtocol
 
 
 def _result(seed: int = 0):  # type: ignore[no-untyped-def]
@@ -49,7 +62,9 @@ def _result(seed: int = 0):  # type: ignore[no-untyped-def]
         weights,
         result_from_analysis(
             analysis,
-            judge=JudgeInfo(name="toy", kind="builtin", protocol="builtin"),
+            judge=JudgeInfo.of(
+                BuiltinJudge(name="toy", control=ControlJudge.RANDOM), model="random", settings={}
+            ),
             dataset=DatasetRef(name=spec.name, repo=spec.hub_repo, revision="local:abc", n_items=n),
             scoring=ScoringSettings(mode="builtin", weights=weights, n_boot=50, seed=1),
             coverage=Coverage(
@@ -119,7 +134,7 @@ def test_summary_has_levels_and_qualified_flag() -> None:
     assert s.d_min_ew is not None and s.qualified is (s.d_min_ew > 1)
     assert all(p.n_metrics_used == len(p.metrics) for p in r.perturbations)
     data = json.loads(dump_result(r))
-    assert data["schema_version"] == "1.2" and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
+    assert data["schema_version"] == "1.3" and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
 
 
 def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
@@ -143,7 +158,7 @@ def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
     second = up.perturbations[1]
     assert second.n_metrics_used == 1 and second.p == pytest.approx(p_acc) and second.d_ci is None
     assert second.d == pytest.approx(math.log(p_acc) / math.log(0.05))
-    assert up.schema_version == "1.2"
+    assert up.schema_version == "1.3"
     assert up.summary.qualified is not True  # a perturbation without D never qualifies
     first = up.perturbations[0]
     assert first.d is None and first.d_ew is None and first.n_metrics_used == 0
@@ -185,7 +200,72 @@ def test_a_perturbation_without_d_disqualifies_and_1_1_files_are_upgraded() -> N
     data["summary"].update(n_without_d=1, d_min_ew=5.0, qualified=True)  # as 1.1 wrote it
     data["schema_version"] = "1.1"
     up = parse_result(json.dumps(data), source="old.json")
-    assert up.schema_version == "1.2" and up.summary.qualified is False
+    assert up.schema_version == "1.3" and up.summary.qualified is False
     assert up.summary.d_min_ew == 5.0 and up.summary.n_without_d == 1  # the numbers are untouched
     data["summary"]["n_without_d"] = 0
     assert parse_result(json.dumps(data), source="old.json").summary.qualified is True
+
+
+# -- 1.3: the judge record itself, flat 1.0-1.2 judge fields read as that record -----------------------
+_FLAT_1_2: dict[str, tuple[dict[str, Any], Judge]] = {
+    "builtin": (
+        {"name": "Random control", "kind": "builtin", "protocol": "builtin", "model": "random", "settings": {"seed": 0}},
+        BuiltinJudge(name="Random control", control=ControlJudge.RANDOM),
+    ),
+    "endpoint, host published": (
+        {"name": "My judge", "kind": "endpoint", "protocol": "tgi", "model": "tgi", "hf_model_id": "org/m",
+         "revision": "main", "n_params": 7e9, "endpoint_hosts": ["judge.example.org"], "settings": {}},
+        published(EndpointJudge(name="My judge", endpoints=("https://judge.example.org/v1",), protocol=EndpointProtocol.TGI,
+                                model="tgi", hf_model_id="org/m", revision="main", n_params=7e9, publish_host=True)),
+    ),
+    "endpoint, host hidden": (
+        {"name": "Hidden", "kind": "endpoint", "protocol": "openai", "model": "m", "endpoint_hosts": [], "settings": {}},
+        published(EndpointJudge(name="Hidden", endpoints=("https://judge.example.org/v1",), model="m")),
+    ),
+    "hub, recorded as the router's endpoint": (
+        {"name": "Hub judge", "kind": "endpoint", "protocol": "openai", "model": "org/m:novita", "hf_model_id": "org/m",
+         "endpoint_hosts": ["router.huggingface.co"], "settings": {"provider": "novita", "replicas": 1}},
+        HubJudge(name="Hub judge", model_id="org/m", provider="novita"),
+    ),
+    "local": (
+        {"name": "Tiny", "kind": "local", "protocol": "local", "model": "/models/tiny", "hf_model_id": "org/tiny",
+         "settings": {}},
+        LocalJudge(name="Tiny", model="/models/tiny", hf_model_id="org/tiny"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(_FLAT_1_2))
+def test_a_flat_judge_record_of_1_2_reads_as_the_judge_it_recorded(case: str) -> None:
+    flat, judge = _FLAT_1_2[case]
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    data["schema_version"], data["judge"] = "1.2", flat
+    up = parse_result(json.dumps(data))
+    assert up.schema_version == SCHEMA_VERSION and up.judge.judge == judge
+    assert up.judge.name == flat["name"] and up.judge.model == flat["model"]
+    assert up.judge.protocol == flat["protocol"] or case.startswith(
+        "hub"
+    )  # a Hub judge's kind is its own now
+    assert "provider" not in up.judge.settings  # the provider lives in the judge record
+    again = parse_result(dump_result(up))  # and the 1.3 file it would be written as reads the same
+    assert again.judge == up.judge
+
+
+def test_a_result_never_holds_an_endpoint_url_and_a_scorable_judge_needs_one() -> None:
+    judge = EndpointJudge(name="J", endpoints=("https://judge.example.org:8443/v1",), publish_host=True)
+    info = JudgeInfo.of(judge, model="m", settings={})
+    assert info.judge.endpoints == ("judge.example.org:8443",) == info.endpoint_hosts  # type: ignore[union-attr]
+    assert (
+        JudgeInfo.of(judge.model_copy(update={"publish_host": False}), model="m", settings={}).endpoint_hosts
+        == ()
+    )
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    data["judge"] = {
+        "judge": {"kind": "endpoint", "name": "J", "endpoints": ["https://judge.example.org/v1"]}
+    }
+    with pytest.raises(ResultError, match="published endpoint is a host"):
+        parse_result(json.dumps(data))  # a full URL in a results file is refused
+    with pytest.raises(JudgeSpecError, match="at least one endpoint"):
+        parse_judge({"kind": "endpoint", "name": "J", "endpoints": []})  # a judge to score has one

@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 
+from dhp.judge import BuiltinJudge, EndpointJudge
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -24,7 +25,7 @@ from dhp.scoring.results import (
 )
 from dhp.scoring.stats import analyse
 from dhp.spec import BENCHMARK
-from dhp.types import DatasetSpec
+from dhp.types import ControlJudge, DatasetSpec, EndpointProtocol
 
 
 def make_result(
@@ -91,15 +92,21 @@ def make_result(
     builtin = protocol == "builtin"
     return result_from_analysis(
         analysis,
-        judge=JudgeInfo(
-            name=judge,
-            kind="builtin" if builtin else "endpoint",
-            protocol=protocol,  # type: ignore[arg-type]
+        judge=JudgeInfo.of(
+            BuiltinJudge(name=judge, control=ControlJudge(model or "random"))
+            if builtin
+            else EndpointJudge(
+                name=judge,
+                endpoints=("https://judge.example.org/v1",),
+                protocol=EndpointProtocol(protocol),
+                model=model,
+                hf_model_id=hf_model_id,
+                revision=revision,
+                n_params=n_params,
+                publish_host=True,
+            ),
             model=model,
-            hf_model_id=hf_model_id,
-            revision=revision,
-            n_params=n_params,
-            endpoint_hosts=() if builtin else ("judge.example.org",),
+            settings={},
         ),
         dataset=DatasetRef(
             name=spec.name, repo=spec.hub_repo, revision="0123456789abcdef", version=version, n_items=n_items

@@ -59,7 +59,7 @@ def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Pat
     df, problems = be.queue_frame()
     assert list(df["State"]) == ["PENDING", "PENDING"] and not problems
     assert set(df["Host"]) == {"hidden"}  # the submitters did not choose to show it
-    be.submit({**_form(judge_name="Shown", model="org/shown"), "show_host": True}, "hf:carol")
+    be.submit({**_form(judge_name="Shown", model="org/shown"), "publish_host": True}, "hf:carol")
     assert be.queue_frame()[0].set_index("Judge").loc["Shown", "Host"] == "judge.example.org"
     with pytest.raises(ValidationError, match="private"):
         Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(

@@ -345,7 +345,7 @@ def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) 
     q = RequestQueue(LocalStore(root / "requests"))
     if not any(r.judge_name == "Random control" for r in q.load()[0]):  # when run alone
         judge = BuiltinJudge(name="Random control", control=ControlJudge.RANDOM)
-        q.submit(new_request(Submission(judge, "builtin", "t"), "t"))
+        q.submit(new_request(Submission(judge=judge, mode="builtin", contact="t"), "t"))
     expect(page.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
     cmd = [sys.executable, "-m", "dhp", "worker", "--once", "--data", str(site["data"]),
            "--requests", str(root / "requests"), "--results", str(root / "results"), "--n-boot", "20"]  # fmt: skip
@@ -639,7 +639,7 @@ def _queue_rows(root: Path) -> None:
     for i, name in enumerate(("Acme judge, failed run", "Acme judge with a rather long name (70B)")):
         judge = EndpointJudge(name=name, endpoints=("https://api.acme-llm.example.com/v1",),
                               model="acme/acme-judge-70b-instruct-2026-11", publish_host=True)  # fmt: skip
-        req = q.submit(new_request(Submission(judge, "expected", "c", show_host=True), f"user{i}"))
+        req = q.submit(new_request(Submission(judge=judge, mode="expected", contact="c"), f"user{i}"))
         if i == 0:
             claimed = q.claim_next("w")
             assert claimed is not None and claimed.id == req.id

@@ -27,9 +27,9 @@ from dhp.types import ControlJudge, EndpointProtocol
 
 def _sub(name: str = "judge A", model: str = "org/model") -> Submission:
     return Submission(
-        EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model=model),
-        "expected",
-        "me@x.org",
+        judge=EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model=model),
+        mode="expected",
+        contact="me@x.org",
     )
 
 
@@ -191,19 +191,42 @@ def test_request_files_of_the_flat_layout_still_load_and_upgrade(tmp_path: Path)
     q = RequestQueue(s)
     (ep, bi), problems = q.load()
     assert len(problems) == 1 and "bad.json" in problems[0] and "control" in problems[0]
-    assert ep.judge == EndpointJudge(name="Old endpoint judge", endpoints=("https://judge.example.org/v1",),
-                                     protocol=EndpointProtocol.TGI, model="tgi", hf_model_id="org/old", revision="r1")  # fmt: skip
+    assert ep.judge == EndpointJudge(
+        name="Old endpoint judge",
+        endpoints=("https://judge.example.org/v1",),
+        protocol=EndpointProtocol.TGI,
+        model="tgi",
+        hf_model_id="org/old",
+        revision="r1",
+        publish_host=True,
+    )  # fmt: skip  (show_host became the judge's publish_host)
     assert ep.mode == "paper" and ep.public_host == "judge.example.org" and ep.submitter == "abc"
     assert (
         bi.judge == BuiltinJudge(name="Old random", control=ControlJudge.RANDOM)
         and bi.public_host == "built-in"
     )
-    fresh = new_request(Submission(ep.judge, "paper", "c"), "u")
+    fresh = new_request(Submission(judge=ep.judge, mode="paper", contact="c"), "u")
     assert fresh.key == ep.key  # duplicates of old requests are still found
     claimed = q.claim_next("w")
     assert claimed is not None and claimed.id == ep.id and claimed.judge == ep.judge
     rewritten = json.loads(s.read(ep.path))  # a transition writes the new layout
     assert rewritten["judge"]["kind"] == "endpoint" and "endpoint_url" not in rewritten
+    assert rewritten["judge"]["publish_host"] is True and "show_host" not in rewritten
+
+
+def test_request_files_with_the_judge_record_and_a_show_host_flag_load_as_the_judge_publishing_it(
+    tmp_path: Path,
+) -> None:
+    s = LocalStore(tmp_path)
+    judge = {"kind": "endpoint", "name": "Shown", "endpoints": ["https://judge.example.org/v1"], "model": "m"}
+    rest = {k: v for k, v in OLD_ENDPOINT.items() if k not in ("judge_name", "endpoint_url", "protocol", "model",
+                                                                  "hf_model_id", "revision", "show_host")}  # fmt: skip
+    for i, show in enumerate((True, False)):
+        doc = {**rest, "id": f"2025010{i}-shown", "judge": judge, "show_host": show}
+        s.write(f"{doc['id']}.json", json.dumps(doc).encode())
+    (shown, hidden), problems = RequestQueue(s).load()
+    assert problems == [] and shown.public_host == "judge.example.org" and hidden.public_host == "hidden"
+    assert isinstance(shown.judge, EndpointJudge) and shown.judge.publish_host is True
 
 
 # --------------------------------------------------------------------------------------------- hub

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge
+from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, endpoints
 from dhp.leaderboard.validation import (
     Existing,
     Submission,
@@ -17,8 +17,6 @@ from dhp.leaderboard.validation import (
     check_endpoint_url,
     find_duplicate,
     judge_key,
-    result_key,
-    settings_key,
     validate_submission,
 )
 from dhp.scoring.results import JudgeInfo
@@ -185,18 +183,20 @@ def test_builtin_judges_only_locally() -> None:
 
 def test_duplicates_point_at_the_existing_entry() -> None:
     sub = validate_submission(**form(), app_mode="space", resolver=PUBLIC)
-    host = "judge.example.org"
-    hf = sub.judge.hf_model_id
-    same = Existing("Other name", settings_key(host, "m", hf, "MAIN", "openai", "expected"), "row 'x'")
-    msg = find_duplicate(sub, [same])
+    assert isinstance(sub.judge, EndpointJudge)
+
+    def row(where: str, judge: Judge, mode: str = "expected") -> Existing:
+        return Existing(judge.name, judge_key(judge, mode), where)
+
+    same = sub.judge.model_copy(update={"name": "Other name", "revision": "MAIN"})  # case-insensitive
+    msg = find_duplicate(sub, [row("row 'x'", same)])
     assert msg is not None and "row 'x'" in msg
     assert "revision" in msg and "HF model id" in msg  # the advice names what a revision needs
-    other_mode = Existing("Other", settings_key(host, "m", hf, "main", "openai", "paper"), "row 'y'")
-    assert find_duplicate(sub, [other_mode]) is None
-    other_host = Existing(
-        "Other", settings_key("tgi.other.org", "m", hf, "main", "openai", "expected"), "row 'z'"
-    )
-    assert find_duplicate(sub, [other_host]) is None  # two servers may both call their model "tgi"
+    assert find_duplicate(sub, [row("row 'y'", same, mode="paper")]) is None
+    other_host = same.model_copy(update={"endpoints": ("https://tgi.other.org/v1",)})
+    assert (
+        find_duplicate(sub, [row("row 'z'", other_host)]) is None
+    )  # two servers may both call their model "tgi"
     name_taken = Existing("my judge 7b", ("other",), "request 1 (PENDING)")
     msg = find_duplicate(sub, [name_taken])
     assert msg is not None and "taken" in msg and "request 1" in msg
@@ -231,7 +231,9 @@ def test_space_mode_takes_only_the_standard_https_port_unless_allowed(
 
 
 def test_duplicate_names_compare_by_the_one_slug() -> None:
-    sub = Submission(BuiltinJudge(name="GPT-4o (temp 0)", control=ControlJudge.RANDOM), "builtin", "c")
+    sub = Submission(
+        judge=BuiltinJudge(name="GPT-4o (temp 0)", control=ControlJudge.RANDOM), mode="builtin", contact="c"
+    )
     taken = Existing("gpt-4o  temp 0-", ("other",), "row 'z'")  # same folder name: gpt-4o--temp-0-
     msg = find_duplicate(sub, [taken])
     assert msg is not None and "taken" in msg
@@ -278,7 +280,7 @@ def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its
     on_board = JudgeInfo.of(
         novita.judge, model="meta-llama/Llama-3.1-8B-Instruct:novita", settings={"mode": "expected"}
     )
-    row = Existing(on_board.name, result_key(on_board, "expected"), "leaderboard row 'My judge 7B'")
+    row = Existing(on_board.name, judge_key(on_board.judge, "expected"), "leaderboard row 'My judge 7B'")
     again = validate_submission(
         **form(judge_name="Renamed", endpoint_url="", model="", provider="novita"), app_mode="space"
     )
@@ -293,9 +295,12 @@ def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its
     ep_board = JudgeInfo.of(
         published, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"}
     )
-    assert result_key(ep_board, "expected") == judge_key(ep.judge, "expected")
+    assert judge_key(ep_board.judge, "expected") == judge_key(published, "expected")  # one key, both records
     hidden = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
-    assert hidden.endpoint_hosts == ()  # its duplicate check is the queue's, which keeps the host privately
+    assert hidden.endpoint_hosts == () and endpoints(hidden.judge) == ()  # no host in the public record
+    assert (
+        judge_key(hidden.judge, "expected")[0] == ""
+    )  # its duplicate check is the queue's, which keeps the host
 
 
 # -- messages say what is wrong, once ------------------------------------------------------------

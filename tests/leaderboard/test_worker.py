@@ -43,7 +43,7 @@ def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _endpoint(name: str = "ep judge") -> Submission:
     judge = EndpointJudge(name=name, endpoints=("https://judge.example.org/v1",), model="org/m", hf_model_id="org/m",
                           revision="abc123")  # fmt: skip
-    return Submission(judge, "expected", "c")
+    return Submission(judge=judge, mode="expected", contact="c")
 
 
 def test_score_command_passes_the_judge_whole_and_no_secret(
@@ -121,7 +121,9 @@ def test_space_worker_rechecks_the_endpoint(tmp_path: Path) -> None:
 def test_worker_runs_a_control_judge_end_to_end(tmp_path: Path, tiny_data: Path) -> None:
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
     q = RequestQueue(requests)
-    sub = Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "ci")
+    sub = Submission(
+        judge=BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), mode="builtin", contact="ci"
+    )
     q.submit(new_request(sub, "u"))
     cmd = [sys.executable, "-m", "dhp", "worker", "--once", "--data", str(tiny_data),
            "--requests", str(tmp_path / "requests"), "--results", str(tmp_path / "results"),
@@ -174,7 +176,9 @@ def test_the_worker_hands_the_judge_whole_and_stores_results_unpatched(
     with FakeJudgeServer(hashed_answer, model="org/m") as srv:
         judge = EndpointJudge(name="Loopback judge (7B)", endpoints=(srv.url + "/",), model="org/m",
                               hf_model_id="org/m", revision="abc123", n_params=7e9)  # fmt: skip
-        req, spy, results = _run_worker(tmp_path, tiny_data, Submission(judge, "expected", "c"))
+        req, spy, results = _run_worker(
+            tmp_path, tiny_data, Submission(judge=judge, mode="expected", contact="c")
+        )
     assert req.state is State.FINISHED, req.reason
     assert spy.judges == [judge]  # exactly the submitted judge, as one record
     assert {e.headers.get("Authorization") for e in srv.log} == {"Bearer sk-endpointKey123"}
@@ -214,12 +218,7 @@ def test_a_hub_model_id_submission_is_scored_through_the_router_with_the_operato
     assert {e.body["model"] for e in srv.log} == {"test-org/judge-7b:novita"}
     (path,) = req.results
     j = parse_result(results.read(path).decode(), source=path).judge
-    assert (j.name, j.hf_model_id, j.model, j.settings["provider"]) == (
-        "Judge 7B via novita",
-        "test-org/judge-7b",
-        "test-org/judge-7b:novita",
-        "novita",
-    )
+    assert j.judge == sub.judge and j.model == "test-org/judge-7b:novita"  # the provider is the judge's
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"hf_operatorToken456" not in stored and b"sk-meantForEndpoints1" not in stored
 
@@ -231,7 +230,9 @@ def test_a_hub_judge_without_a_token_fails_with_a_one_line_reason(
     monkeypatch.delenv(HF_TOKEN_ENV, raising=False)
     monkeypatch.setenv("HF_HOME", str(tmp_path / "no-login"))
     monkeypatch.setenv(ROUTER_URL_ENV, "http://127.0.0.1:9")
-    sub = Submission(HubJudge(name="Hub judge", model_id="test-org/judge-7b"), "expected", "c")
+    sub = Submission(
+        judge=HubJudge(name="Hub judge", model_id="test-org/judge-7b"), mode="expected", contact="c"
+    )
     req, _, _ = _run_worker(tmp_path, tiny_data, sub)
     assert req.state is State.FAILED and "needs a Hugging Face token" in (req.reason or "")
     assert "Traceback" not in (req.reason or "") and "sk-meantForEndpoints1" not in (req.reason or "")
@@ -251,7 +252,12 @@ def test_a_result_of_another_judge_is_refused_not_patched(tmp_path: Path, tiny_d
     q = RequestQueue(requests)
     q.submit(
         new_request(
-            Submission(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM), "builtin", "c"), "u"
+            Submission(
+                judge=BuiltinJudge(name="Random control", control=ControlJudge.RANDOM),
+                mode="builtin",
+                contact="c",
+            ),
+            "u",
         )
     )
 
@@ -293,7 +299,16 @@ def test_a_hidden_host_is_nowhere_a_visitor_can_read_after_a_failure(tmp_path: P
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
     q = RequestQueue(requests)
     judge = EndpointJudge(name="Acme judge", endpoints=(_ACME,), model="acme-1")
-    q.submit(new_request(Submission(judge, "expected", "me@example.org", show_host=publish), "u"))
+    q.submit(
+        new_request(
+            Submission(
+                judge=judge.model_copy(update={"publish_host": publish}),
+                mode="expected",
+                contact="me@example.org",
+            ),
+            "u",
+        )
+    )
 
     def runner(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(cmd, 1, "", "Traceback (most recent call last):\n" + _ACME_TAIL)
@@ -312,7 +327,7 @@ def test_a_hidden_host_is_nowhere_a_visitor_can_read_after_a_failure(tmp_path: P
 def test_a_hidden_loopback_host_is_hidden_from_a_real_scorer_failure(tmp_path: Path, tiny_data: Path) -> None:
     """The real `dhp score` against a loopback port with nothing listening: its error names the host."""
     judge = EndpointJudge(name="Down judge", endpoints=("http://127.0.0.1:9/v1",), model="m")
-    req, spy, _ = _run_worker(tmp_path, tiny_data, Submission(judge, "expected", "c"))
+    req, spy, _ = _run_worker(tmp_path, tiny_data, Submission(judge=judge, mode="expected", contact="c"))
     assert req.state is State.FAILED and req.reason
     assert "127.0.0.1" not in req.reason and "[host hidden]" in req.reason
     assert spy.judges[0] == judge.model_copy(update={"publish_host": False})
@@ -333,7 +348,9 @@ def test_results_record_the_host_only_when_published(tmp_path: Path, tiny_data: 
     with FakeJudgeServer(hashed_answer, model="org/m") as srv:
         judge = EndpointJudge(name="Published judge", endpoints=(srv.url + "/",), model="org/m")
         req, spy, results = _run_worker(
-            tmp_path, tiny_data, Submission(judge, "expected", "c", show_host=True)
+            tmp_path,
+            tiny_data,
+            Submission(judge=judge.model_copy(update={"publish_host": True}), mode="expected", contact="c"),
         )
     assert req.state is State.FINISHED, req.reason
     assert spy.judges[0].publish_host is True  # type: ignore[union-attr]

@@ -220,7 +220,7 @@ def test_cli_user_errors(tmp_path: Path, tiny_root: Path) -> None:
 def test_result_json_is_versioned(control_results: Path) -> None:
     path = next((control_results / "oracle").glob("*.json"))
     doc = json.loads(path.read_text())
-    assert doc["schema_version"] == "1.2"
+    assert doc["schema_version"] == "1.3"
     assert doc["scores"]["item_ids"][0].endswith("-000")
 
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from dhp.judge import EndpointJudge
-from dhp.scoring.local import LocalJudge
+from dhp.scoring.local import LocalModel
 from dhp.scoring.parse import token_score
 from dhp.scoring.results import read_result
 from dhp.scoring.run import ScoreConfig, score_datasets
@@ -220,7 +220,7 @@ def test_model_discovery_follows_what_the_server_lists(
 async def test_local_judge_gives_exact_score_probabilities(tiny_model: Path) -> None:
     import torch
 
-    judge = LocalJudge(str(tiny_model))
+    judge = LocalModel(str(tiny_model))
     await judge.load()
     req = JudgeRequest(
         "answer-equivalence",
