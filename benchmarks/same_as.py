@@ -3,9 +3,12 @@
 Each side is a folder holding ``ds/`` (the built datasets) and ``res/`` (the control judges'
 result files). Datasets are compared file by file (sha256 of every file, so byte-identical or a
 difference); results key by key (nested keys as dotted paths), leaving out only what differs
-between any two runs of the same code: :data:`VOLATILE`.
+between any two runs of the same code: :data:`VOLATILE`. A left-out key leaves out what it holds.
+``--as-read`` compares the results as this tree reads them (:func:`dhp.scoring.results.parse_result`,
+which upgrades files of earlier schema versions): the proof that a schema change changed the
+file's layout and nothing a reader gets from it.
 
-    python benchmarks/same_as.py REV_SIDE WORK_SIDE [--label REV] [--ignore KEY,KEY]
+    python benchmarks/same_as.py REV_SIDE WORK_SIDE [--label REV] [--ignore KEY,KEY] [--as-read]
 
 Exit status 0 when identical, 1 with one ``DIFF`` line per difference otherwise.
 """
@@ -43,17 +46,29 @@ def flat(x: object, prefix: str = "") -> dict[str, object]:
     return {prefix[:-1]: x}
 
 
-def results(folder: Path, ignore: Iterable[str] = VOLATILE) -> dict[str, dict[str, object]]:
-    """``judge/dataset`` -> the result's keys, less ``ignore``.
+def _read(path: Path, as_read: bool) -> object:
+    text = path.read_text(encoding="utf-8")
+    if not as_read:
+        return json.loads(text)
+    from dhp.scoring.results import dump_result, parse_result
+
+    return json.loads(dump_result(parse_result(text, source=str(path))))
+
+
+def results(
+    folder: Path, ignore: Iterable[str] = VOLATILE, as_read: bool = False
+) -> dict[str, dict[str, object]]:
+    """``judge/dataset`` -> the result's keys, less ``ignore`` and the keys under them.
 
     Files are matched by judge and dataset, not by file name: the name carries the data's revision
     (a hash of the folder), which is compared as the key ``dataset.revision``.
     """
-    skip = set(ignore)
+    skip = tuple(ignore)
     out = {}
     for p in sorted(folder.rglob("*.json")):
-        doc = flat(json.loads(p.read_text(encoding="utf-8")))
-        out[f"{p.parent.name}/{p.name.split('@')[0]}"] = {k: v for k, v in doc.items() if k not in skip}
+        doc = flat(_read(p, as_read))
+        kept = {k: v for k, v in doc.items() if not any(k == s or k.startswith(f"{s}.") for s in skip)}
+        out[f"{p.parent.name}/{p.name.split('@')[0]}"] = kept
     return out
 
 
@@ -61,7 +76,9 @@ def _short(value: object) -> str:
     return repr(value)[:100]
 
 
-def differences(rev: Path, work: Path, label: str = "REV", ignore: Iterable[str] = VOLATILE) -> list[str]:
+def differences(
+    rev: Path, work: Path, label: str = "REV", ignore: Iterable[str] = VOLATILE, as_read: bool = False
+) -> list[str]:
     """One line per dataset file or result key that differs between the two sides."""
     problems = []
     a, b = checksums(rev / "ds"), checksums(work / "ds")
@@ -72,7 +89,7 @@ def differences(rev: Path, work: Path, label: str = "REV", ignore: Iterable[str]
             problems.append(
                 f"dataset file {name}: {label} {a.get(name, _ABSENT)[:16]} != working tree {b.get(name, _ABSENT)[:16]}"
             )
-    ra, rb = results(rev / "res", ignore), results(work / "res", ignore)
+    ra, rb = results(rev / "res", ignore, as_read), results(work / "res", ignore, as_read)
     if not ra or not rb:
         problems.append(f"nothing was scored ({label}: {len(ra)} results, working tree: {len(rb)})")
     for name in sorted(ra.keys() | rb.keys()):
@@ -93,11 +110,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("work", type=Path, help="the side built by the working tree")
     ap.add_argument("--label", default="REV", help="how to name the REV side in the report")
     ap.add_argument("--ignore", default="", help="more result keys to leave out (dotted, comma-separated)")
+    ap.add_argument("--as-read", action="store_true", help="compare results as this tree's reader reads them")
     args = ap.parse_args(argv)
     ignore = VOLATILE | {k for k in args.ignore.split(",") if k}
-    problems = differences(args.rev, args.work, args.label, ignore)
+    problems = differences(args.rev, args.work, args.label, ignore, args.as_read)
     n_files, n_results = len(checksums(args.work / "ds")), len(results(args.work / "res"))
-    print(f"compared {n_files} dataset files and {n_results} results (left out: {', '.join(sorted(ignore))})")
+    read = ", as this tree reads them" if args.as_read else ""
+    print(
+        f"compared {n_files} dataset files and {n_results} results{read} (left out: {', '.join(sorted(ignore))})"
+    )
     for line in problems[:200]:
         print("DIFF", line)
     if len(problems) > 200:

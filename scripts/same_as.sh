@@ -14,7 +14,8 @@
 # Environment: DHP_SOURCES (required) the raw sources folder; PYTHON (default: .venv/bin/python of
 # this tree); LIMIT (default 20); SAME_AS_IGNORE extra result keys to leave out, comma-separated
 # dotted paths (e.g. schema_version, when a commit bumps the results schema on purpose);
-# KEEP=1 keeps the temporary folder and says where it is.
+# SAME_AS_READ=1 compares the results as this tree reads them (files of an earlier schema upgraded:
+# a schema bump shows only what a reader gets differently); KEEP=1 keeps the temporary folder.
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -59,4 +60,4 @@ run rev "$TMP/rev-tree"
 run work "$ROOT"
 
 "$PY" "$ROOT/benchmarks/same_as.py" "$TMP/rev" "$TMP/work" --label "${COMMIT:0:12}" \
-    --ignore "${SAME_AS_IGNORE:-}"
+    --ignore "${SAME_AS_IGNORE:-}" ${SAME_AS_READ:+--as-read}

@@ -78,3 +78,33 @@ def test_builds_and_results_are_the_same_as_at_rev() -> None:
         text=True,
     )
     assert r.returncode == 0 and r.stdout.rstrip().endswith("identical"), r.stdout + r.stderr
+
+
+def test_a_left_out_key_leaves_out_what_it_holds(tmp_path: Path) -> None:
+    rev, work = _side(tmp_path / "rev"), _side(tmp_path / "work", d_avg=0.7)
+    assert differences(rev, work, ignore=[*same_as.VOLATILE, "summary"]) == []
+    assert differences(rev, work, ignore=[*same_as.VOLATILE, "summ"]) != []  # a prefix of a name is not a key
+
+
+def test_as_read_compares_what_the_reader_gets_from_an_older_schema(tmp_path: Path) -> None:
+    """A 1.2 file with the flat judge record and the 1.3 file of the same result: different files,
+    the same result as read; a changed statistic still shows."""
+    from dhp.scoring.results import dump_result
+    from tests.leaderboard.factory import make_result
+
+    new = json.loads(dump_result(make_result("Random", n_items=8, protocol="builtin", model="random")))
+    old = {**new, "schema_version": "1.2",
+           "judge": {"name": "Random", "kind": "builtin", "protocol": "builtin", "model": "random",
+                     "hf_model_id": None, "revision": None, "n_params": None, "endpoint_hosts": [], "settings": {}}}  # fmt: skip
+    sides = {}
+    for side, doc in (("rev", old), ("work", new)):
+        root = _side(tmp_path / side)
+        (root / "res" / "random" / "summeval@local-ab.json").write_text(json.dumps(doc))
+        sides[side] = root
+    assert differences(sides["rev"], sides["work"]) != []  # the files differ
+    assert differences(sides["rev"], sides["work"], as_read=True) == []  # what a reader gets does not
+    changed = {**new, "summary": {**new["summary"], "d_avg": 123.0}}
+    (sides["work"] / "res" / "random" / "summeval@local-ab.json").write_text(json.dumps(changed))
+    assert differences(sides["rev"], sides["work"], as_read=True) == [
+        f"result random/summeval: summary.d_avg: {new['summary']['d_avg']!r} != 123.0"
+    ]
