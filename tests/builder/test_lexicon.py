@@ -602,6 +602,9 @@ def test_a_range_is_reversed_only_out_of_order() -> None:
     assert not breaks_range(text, start, start + 4, "1943")
     assert breaks_range(text, start, start + 4, "1973")
     assert breaks_range(text, text.index("10 years"), text.index(" years"), "3")
+    bc = "Tools dating to between 10,000 and 6,000 BC were found."  # a falling range stays falling
+    assert breaks_range(bc, bc.index("6,000"), bc.index(" BC"), "12,000")
+    assert not breaks_range(bc, bc.index("6,000"), bc.index(" BC"), "4,000")
 
 
 def test_an_abbreviation_and_the_name_it_spells_are_no_entities_apart() -> None:
@@ -614,6 +617,10 @@ def test_a_brand_named_like_a_person_is_an_organisation() -> None:
         dict(_found("It was a violation from Max Verstappen of Red Bull in the last phase.")).get("Red Bull")
         is ORG
     )
+
+
+def test_a_date_of_three_numbers_is_no_number() -> None:
+    assert [t for t, _ in _found("The weapons visited Guam on 2022-01-17 in a rare move.")] == ["Guam"]
 
 
 @pytest.mark.parametrize("gloss", ["Cliff", "Zigzag"])

@@ -1058,3 +1058,13 @@ def test_a_bracketed_gloss_is_left() -> None:
     for seed in range(10):
         out = fictional_entities(text, Severity.MINOR, random.Random(seed))
         assert isinstance(out, Perturbed) and "[Cliff] means" in out.text and "[Zigzag]" in out.text, out
+
+
+def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> None:
+    # read in the offline-rules/6 build: "migrates between the two." -> "the twelve"; "2022-01-17" -> "1852-43-27"
+    text = (
+        "It migrates between domain and instance, and back between the two. Guam was visited on 2022-01-17."
+    )
+    replaceable = replaceable_entities(text)
+    assert {"two", "2022", "01", "17", "2022-01-17"}.isdisjoint(replaceable) and "Guam" in replaceable
+    assert "two" in replaceable_entities("It migrates between the two systems in Guam.")

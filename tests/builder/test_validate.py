@@ -1020,6 +1020,11 @@ GOOD_NE_READ5 = [
     ),
     (
         NE_MINOR,
+        "The weapons visited Guam on 2022-01-17 in a rare move.",
+        "The weapons visited Valdoria on 2022-01-17 in a rare move.",
+    ),
+    (
+        NE_MINOR,
         "The series got a new look with the Version 2 (V2) update in Berlin.",
         "The series got a new look with the Version 2 (V2) update in Valdoria.",
     ),
@@ -1053,6 +1058,12 @@ BAD_NE_READ5 = [
         "The republic existed between 1958 and 1961.",
         "The republic existed between 1973 and 1961.",
         ("range", "reversed"),
+    ),
+    (  # read in the offline-rules/6 build: a date of three numbers is no number
+        NE_MINOR,
+        "The weapons visited Guam on 2022-01-17 in a rare move.",
+        "The weapons visited Guam on 1852-43-27 in a rare move.",
+        ("not a named entity",),
     ),
     (  # an abbreviation of the name before it is never replaced apart from it
         NE_MINOR,

@@ -161,7 +161,7 @@ _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IGNORECASE)  # "10th-minute"
 # "16million"
 _GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)
-_DIMENSION = re.compile(r"[1-4]-?d")
+_DIMENSION = re.compile(r"[1-4]-?d|\d{4}-\d\d-\d\d")  # "3-d"; a date of three numbers ("2022-01-17")
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -737,7 +737,7 @@ _MODAL_MONTHS = frozenset({"may", "march"})
 def _number_type(word: str) -> EntityType | None:
     low = word.lower()
     if word == NUMBER_MASK or _DIMENSION.fullmatch(low):
-        return None  # "3-d": three-dimensional, no quantity
+        return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
@@ -897,15 +897,15 @@ _RANGE = re.compile(rf"\b(?:between|from) {_N} (?:and|to) {_N}\b|(?<![\w.,–-])
 
 
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:
-    """``new`` for ``text[start:end]`` reverses an ordered range ("between 1958 and 1961" -> "1973 and 1961")."""
+    """``new`` for ``text[start:end]`` reverses a range ("between 1958 and 1961" -> "between 1973 and 1961")."""
 
-    def ordered(m: re.Match[str] | None) -> bool | None:  # low to high; None: no range
-        values = [float(g.replace(",", "")) for g in m.groups() if g] if m else []
-        return values[0] < values[1] if values else None
+    def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
+        values = [float(g.replace(",", "")) for g in m.groups() if g] if m else [0, 0]
+        return (values[0] < values[1]) - (values[0] > values[1])
 
     changed = text[:start] + new + text[end:]
     return any(
-        m.start() <= start < m.end() and ordered(m) and ordered(_RANGE.match(changed, m.start())) is False
+        m.start() <= start < m.end() and rising(m) * rising(_RANGE.match(changed, m.start())) < 0
         for m in _RANGE.finditer(text)
     )
 

@@ -642,15 +642,15 @@ def replaceable_entities(text: str) -> list[str]:
 
 
 def _enumerator(text: str, span: Span) -> bool:
-    """A list number or citation ("2) What ...", "1. The ...", "[5]", "Third, ..."), or a dotted acronym ("the U.S."): numbering and
-    abbreviation, no entity to make fictional."""
+    """A list number or citation ("2) What ...", "1. The ...", "[5]", "Third, ..."), a number word for its nouns
+    ("migrates between the two."), a dotted acronym ("the U.S."): numbering, reference, no entity to make fictional."""
     before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
     listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
     opens = not text[: span.start].strip() or text[: span.start].rstrip()[-1:] in ".;:"
-    # "Third, an allele ..."
-    counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","
+    counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","  # "Third, ..."
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
-    return listed or counted or bool(item) or ("." in span.text and after == ".")
+    anaphor = span.text.lower() in _NUMBER_WORDS and text[: span.start].endswith(" the ") and after != " "
+    return listed or counted or bool(item) or anaphor or ("." in span.text and after == ".")
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
