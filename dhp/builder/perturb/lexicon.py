@@ -155,11 +155,11 @@ _TOKEN = re.compile(_WORDS[1:])
 _TOKEN_OR_URL = re.compile(_URL + _WORDS)  # slower: only for texts that may hold a web address
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
-# "200m", "15-year-old"
+#: "200m", "15-year-old"
 _MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IGNORECASE)  # "10th-minute"
-# "16million"
+#: "16million"
 _GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)
 _DIMENSION = re.compile(r"[1-4]-?d|\d{4}-\d\d-\d\d")  # "3-d"; a date of three numbers ("2022-01-17")
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
@@ -1348,8 +1348,8 @@ def _find_entities(text: str) -> tuple[Span, ...]:
 
 
 def _unabbreviated(text: str, spans: list[Span]) -> list[Span]:
-    """The spans but a bracketed abbreviation and the name before it that it spells ("Version 2 (V2)", "World
-    Health Organization (WHO)"): one name in two forms, never replaced apart."""
+    """The spans but a bracketed abbreviation and the name before it that it spells ("Version 2 (V2)", "Bank of
+    England (BoE)"): one name in two forms, never replaced apart."""
     for s in [s for s in spans if text[s.start - 1 : s.start] + text[s.end : s.end + 1] == "()"]:
         words = list(re.finditer(r"[^\W\d_]+|\d+", text[: s.start - 1]))[-len(s.text) :]
         heads = [w[0] if w[0].isdigit() else w[0][0] for w in words]
