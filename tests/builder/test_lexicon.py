@@ -7,6 +7,7 @@ import pytest
 from dhp.builder.perturb.lexicon import (
     NUMBER_MASK,
     EntityType,
+    breaks_range,
     classify_name,
     classify_span,
     find_entities,
@@ -584,3 +585,45 @@ def test_review3_capitalised_ordinary_words_are_no_name(text: str) -> None:
     assert not [
         t for t, k in found if k is OTHER and " " in t and t.split()[-1] in {"Bus", "Guard", "Ministers"}
     ], found
+
+
+# the hand read of the offline-rules/5 build: a prefixed general word, a range, an abbreviation of a name,
+# a brand named like a person and a bracketed gloss
+
+
+@pytest.mark.parametrize(("word", "term"), [("multigene", False), ("nonprotein", False), ("apoptosis", True)])
+def test_a_prefixed_general_word_is_no_domain_term(word: str, term: bool) -> None:
+    assert ((word, T) in _found(f"here we use a {word} matrix for all samples . we tested it .")) is term
+
+
+def test_a_range_is_reversed_only_out_of_order() -> None:
+    text = "It existed between 1958 and 1961, from 5 to 10 years."
+    start = text.index("1958")
+    assert not breaks_range(text, start, start + 4, "1943")
+    assert breaks_range(text, start, start + 4, "1973")
+    assert breaks_range(text, text.index("10 years"), text.index(" years"), "3")
+    bc = "Tools dating to between 10,000 and 6,000 BC were found."  # a falling range stays falling
+    assert breaks_range(bc, bc.index("6,000"), bc.index(" BC"), "12,000")
+    assert not breaks_range(bc, bc.index("6,000"), bc.index(" BC"), "4,000")
+
+
+def test_an_abbreviation_and_the_name_it_spells_are_no_entities_apart() -> None:
+    found = dict(_found("The Version 2 (V2) update of the Bank of England (BoE) came out in Berlin."))
+    assert {"V2", "2", "BoE", "Bank of England"}.isdisjoint(found) and found.get("Berlin") is PL
+
+
+def test_a_brand_named_like_a_person_is_an_organisation() -> None:
+    assert (
+        dict(_found("It was a violation from Max Verstappen of Red Bull in the last phase.")).get("Red Bull")
+        is ORG
+    )
+
+
+def test_a_date_of_three_numbers_is_no_number() -> None:
+    assert [t for t, _ in _found("The weapons visited Guam on 2022-01-17 in a rare move.")] == ["Guam"]
+
+
+@pytest.mark.parametrize("gloss", ["Cliff", "Zigzag"])
+def test_a_bracketed_gloss_of_unsure_type_is_no_name(gloss: str) -> None:
+    found = dict(_found(f"[{gloss}] means collective evacuation in Beijing."))
+    assert gloss not in found and found.get("Beijing") is PL

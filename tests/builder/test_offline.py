@@ -1004,3 +1004,67 @@ def test_a_score_stays_a_plausible_score() -> None:
             seen.add((int(m.group(1)), int(m.group(2))))
     changed = seen - {(3, 10)}  # a minor row may change "20" instead
     assert changed and all(a <= 6 and b <= 20 for a, b in changed), seen
+
+
+# the hand read of the offline-rules/5 build: five rows rejected, none of them made again
+
+
+def test_a_prefixed_general_word_is_left() -> None:
+    # read in a SumPubMed row: "a multigene supermatrix" -> "a duldilene supermatrix"
+    text = "here we use a multigene supermatrix to study kinase genes ."
+    assert "multigene" not in entity_candidates(text) and "kinase" in entity_candidates(text)
+    for seed in range(10):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        assert isinstance(out, Perturbed) and "a multigene supermatrix" in out.text, out
+
+
+def test_a_range_stays_ordered() -> None:
+    # read in an answer-equivalence row: "between 1958 and 1961" -> "between 1973 and 1961"
+    text = "The United Arab Republic existed between 1958 and 1961, prices rose from 5 to 10 dollars."
+    seen: set[tuple[int, int]] = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            ranges = re.findall(r"(?:between|from) (\d+) (?:and|to) (\d+)", out.text)
+            assert len(ranges) == 2 and all(int(a) < int(b) for a, b in ranges), out.text
+            seen.update((int(a), int(b)) for a, b in ranges)
+    assert seen - {(1958, 1961), (5, 10)}, seen  # the ranges did change
+
+
+def test_an_abbreviation_of_a_name_with_a_number_is_left() -> None:
+    # read in a wmt22-de-en row: "the Version 2 (V2) update" -> "the Version 2 (F7) update"
+    text = "The series got a new look with the Version 2 (V2) update in Berlin."
+    assert {"V2", "2"}.isdisjoint(entity_candidates(text)) and "Berlin" in entity_candidates(text)
+    for seed in range(10):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        assert isinstance(out, Perturbed) and "the Version 2 (V2) update" in out.text, out
+
+
+def test_a_brand_named_like_a_person_is_no_person() -> None:
+    # read in a wmt22-de-en row: "Max Verstappen of Red Bull" -> "Max Verstappen of Christopher Jessup"
+    text = "It was a violation from Max Verstappen of Red Bull in the last phase of the race."
+    assert entity_candidates(text)["Red Bull"][0].type is lexicon.EntityType.ORG
+    for seed in range(10):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        assert isinstance(out, Perturbed) and validate(NE_MINOR, text, out.text).ok, out
+        (change,) = out.settings["changes"]
+        assert change["from"] != "Red Bull" or change["type"] == "org", change
+
+
+def test_a_bracketed_gloss_is_left() -> None:
+    # read in a wmt22-zh-en row: "[Cliff] means collective evacuation" -> "[Julian] means ..."
+    text = "[Zigzag] refers to periodic heating in Beijing; [Cliff] means collective evacuation."
+    assert {"Zigzag", "Cliff"}.isdisjoint(entity_candidates(text)) and "Beijing" in entity_candidates(text)
+    for seed in range(10):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        assert isinstance(out, Perturbed) and "[Cliff] means" in out.text and "[Zigzag]" in out.text, out
+
+
+def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> None:
+    # read in the offline-rules/6 build: "migrates between the two." -> "the twelve"; "2022-01-17" -> "1852-43-27"
+    text = (
+        "It migrates between domain and instance, and back between the two. Guam was visited on 2022-01-17."
+    )
+    replaceable = replaceable_entities(text)
+    assert {"two", "2022", "01", "17", "2022-01-17"}.isdisjoint(replaceable) and "Guam" in replaceable
+    assert "two" in replaceable_entities("It migrates between the two systems in Guam.")

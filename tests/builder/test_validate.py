@@ -1002,3 +1002,90 @@ def test_fictional_entities_review3_bad(
     p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
 ) -> None:
     _bad(validate(p, orig, pert), *words)
+
+
+# ----------------------------------------------------------------------------- fictional entities, read by hand
+# the five rows the hand read of the offline-rules/5 build rejected: each output rejected, a good one beside it
+
+GOOD_NE_READ5 = [
+    (
+        NE_PUBMED,
+        "here we use a multigene supermatrix to study kinase genes .",
+        "here we use a multigene supermatrix to study dorvase genes .",
+    ),
+    (
+        NE_MINOR,
+        "The republic existed between 1958 and 1961.",
+        "The republic existed between 1943 and 1961.",
+    ),
+    (
+        NE_MINOR,
+        "The weapons visited Guam on 2022-01-17 in a rare move.",
+        "The weapons visited Valdoria on 2022-01-17 in a rare move.",
+    ),
+    (
+        NE_MINOR,
+        "The series got a new look with the Version 2 (V2) update in Berlin.",
+        "The series got a new look with the Version 2 (V2) update in Valdoria.",
+    ),
+    (
+        NE_MINOR,
+        "It was a violation from Max Verstappen of Red Bull in the last phase.",
+        "It was a violation from Max Verstappen of Halvorsen Racing in the last phase.",
+    ),
+    (
+        NE_MINOR,
+        "[Zigzag] refers to periodic heating in Beijing; [Cliff] means collective evacuation.",
+        "[Zigzag] refers to periodic heating in Valdoria; [Cliff] means collective evacuation.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE_READ5)
+def test_fictional_entities_read5_good(p: Perturbation, orig: str, pert: str) -> None:
+    _ok(validate(p, orig, pert))
+
+
+BAD_NE_READ5 = [
+    (  # a prefixed general word is no domain term
+        NE_PUBMED,
+        "here we use a multigene supermatrix to study kinase genes .",
+        "here we use a duldilene supermatrix to study kinase genes .",
+        ("'multigene' is not a named entity",),
+    ),
+    (
+        NE_MINOR,
+        "The republic existed between 1958 and 1961.",
+        "The republic existed between 1973 and 1961.",
+        ("range", "reversed"),
+    ),
+    (  # read in the offline-rules/6 build: a date of three numbers is no number
+        NE_MINOR,
+        "The weapons visited Guam on 2022-01-17 in a rare move.",
+        "The weapons visited Guam on 1852-43-27 in a rare move.",
+        ("not a named entity",),
+    ),
+    (  # an abbreviation of the name before it is never replaced apart from it
+        NE_MINOR,
+        "The series got a new look with the Version 2 (V2) update in Berlin.",
+        "The series got a new look with the Version 2 (F7) update in Berlin.",
+        ("'V2' is not a named entity",),
+    ),
+    (
+        NE_MINOR,
+        "It was a violation from Max Verstappen of Red Bull in the last phase.",
+        "It was a violation from Max Verstappen of Christopher Jessup in the last phase.",
+        ("org 'Red Bull'", "type changed"),
+    ),
+    (  # a bracketed gloss of unsure type is no name
+        NE_MINOR,
+        "[Zigzag] refers to periodic heating in Beijing; [Cliff] means collective evacuation.",
+        "[Zigzag] refers to periodic heating in Beijing; [Julian] means collective evacuation.",
+        ("'Cliff' is not a named entity",),
+    ),
+]
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_READ5)
+def test_fictional_entities_read5_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+    _bad(validate(p, orig, pert), *words)

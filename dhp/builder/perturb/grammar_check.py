@@ -203,9 +203,8 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
             f"deleting {' '.join(old)!r} removes a content word: the meaning changes, not only the grammar",
         )
     if words and all(w in _AUX_FINITE for w in words):
-        verb = next(
-            (w for w in ctx.after if not w.lower().endswith("ly")), ctx.next
-        )  # "is artificially heated"
+        # "is artificially heated"
+        verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)
         if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
             return "", f"deleting {' '.join(old)!r} before {ctx.next!r} leaves a grammatical past tense"
         return "fragment (auxiliary or copula removed)", ""

@@ -64,6 +64,7 @@ __all__ = [
     "Span",
     "Token",
     "an_mismatch",
+    "breaks_range",
     "classify_name",
     "classify_span",
     "document_owner",
@@ -154,15 +155,13 @@ _TOKEN = re.compile(_WORDS[1:])
 _TOKEN_OR_URL = re.compile(_URL + _WORDS)  # slower: only for texts that may hold a web address
 _NUMBER = re.compile(r"^\d+(?:[.,]\d+)*$")
 _SCORE = re.compile(r"^\d+(?:[-–/]\d+)+$")  # "3-1", "24/7", "2014-15"
-_MEASURE = re.compile(
-    r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE
-)  # "200m", "15-year-old"
+#: "200m", "15-year-old"
+_MEASURE = re.compile(r"^\d+(?:[.,]\d+)?(?:[a-z]{1,3}|-[a-z]+(?:-[a-z]+)*)$", re.IGNORECASE)
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$", re.IGNORECASE)
 _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IGNORECASE)  # "10th-minute"
-_GLUED_SCALE = re.compile(
-    r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE
-)  # "16million"
-_DIMENSION = re.compile(r"[1-4]-?d")
+#: "16million"
+_GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)
+_DIMENSION = re.compile(r"[1-4]-?d|\d{4}-\d\d-\d\d")  # "3-d"; a date of three numbers ("2022-01-17")
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
@@ -555,9 +554,8 @@ def _shape_type(toks: list[str]) -> EntityType:
     if len(toks) == 1:
         return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
     if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
-        return (
-            EntityType.OTHER
-        )  # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
+        # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
+        return EntityType.OTHER
     if len(toks) > 3 or not all(_TITLE_CASE.match(t) for t in toks) or toks[-1].endswith(_ADJ_ENDINGS):
         return EntityType.OTHER  # "Huawei R&D", "Yili AMBROSIAL", "Neo Kantian": no person's name
     return EntityType.PERSON
@@ -590,9 +588,8 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     ):
         rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
         if caps[0] in first and (not is_common_word(caps[0]) or rare_last):
-            return (
-                True  # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
-            )
+            # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
+            return True
         if caps[0] in last and rare_last and len(caps[0]) <= 5:
             return True  # a Chinese name, surname first: "Gong Bowei"
     if len(caps) > 1 and caps[0] not in first and is_known_place(caps[-1], major_only=True):
@@ -637,9 +634,8 @@ def _fixed_type(name: str, toks: list[str], low: list[str]) -> EntityType | None
     if is_known_place(name, major_only=True) or name in _PLACE_ACRONYMS:
         return EntityType.PLACE
     if is_document(name):
-        return (
-            EntityType.OTHER
-        )  # "Constitution of Kazakhstan", "Patriot Act": a document, never a person or place
+        # "Constitution of Kazakhstan", "Patriot Act": a document, never a person or place
+        return EntityType.OTHER
     if all(is_demonym(t) for t in toks):
         return EntityType.NATIONALITY  # "French", "African American"
     if any(w in ORG_KEYWORDS for w in low[1:]) or (
@@ -694,9 +690,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
     if len(toks) > 1 and (low[-1] in EVENT_WORDS or any(is_demonym(t) for t in caps)):
         return EntityType.OTHER  # an event or a nationality-led name ("Libyan Civil War"): never a person
     if len(toks) > 2 and any(w in {"the", "and", "for"} for w in low[1:-1]):
-        return (
-            EntityType.OTHER
-        )  # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
+        # a title ("On the Spirit of Arts", "See the Mountains"): never a person or place
+        return EntityType.OTHER
     first, last = _names()
     article = len(caps) == 1 and re.search(r"\b(?:a|an|the)\s+$", context, re.IGNORECASE) is not None
     if caps and _person_by_lists(caps, first, last) and not article:  # never "a Corona vaccination"
@@ -742,7 +737,7 @@ _MODAL_MONTHS = frozenset({"may", "march"})
 def _number_type(word: str) -> EntityType | None:
     low = word.lower()
     if word == NUMBER_MASK or _DIMENSION.fullmatch(low):
-        return None  # "3-d": three-dimensional, no quantity
+        return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
@@ -799,6 +794,7 @@ def domain_suffix(low: str) -> str:
 
 #: adjectives of a domain ending that no lexicon knows ("murine cells", "porcine skin")
 _NOT_DOMAIN_WORDS = frozenset(_LISTS["NOT_DOMAIN_WORDS"])
+_GENERAL_PREFIXES: tuple[str, ...] = tuple(_LISTS["GENERAL_PREFIXES"])  # "multigene": no domain term
 #: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
 _GENERAL_ZIPF = 3.5
 _KNOWN_GENERAL_ZIPF = 3.0
@@ -814,6 +810,8 @@ def is_domain_word(low: str) -> bool:
     knows ("staphylococcus"), a weak one only on a word it does not know ("glycine", not "trombone")."""
     suffix = domain_suffix(low)
     if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS or low in _NOT_DOMAIN_WORDS:
+        return False
+    if any(low.startswith(p) and word_zipf(low[len(p) :]) >= _GENERAL_ZIPF for p in _GENERAL_PREFIXES):
         return False
     if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
         return False
@@ -891,6 +889,25 @@ def short_form(name: str, kind: EntityType) -> str | None:
 def plural_ending(singular: str, plural: str) -> str:
     """ "s" or "es" when ``plural`` is ``singular`` with that ending ("ribosome", "ribosomes"), else ""."""
     return next((end for end in ("s", "es") if plural == singular + end), "")
+
+
+#: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20"), whose order a replacement keeps
+_N = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_RANGE = re.compile(rf"\b(?:between|from) {_N} (?:and|to) {_N}\b|(?<![\w.,–-]){_N} ?[–-] ?{_N}(?![\w–-])")
+
+
+def breaks_range(text: str, start: int, end: int, new: str) -> bool:
+    """``new`` for ``text[start:end]`` reverses a range ("between 1958 and 1961" -> "between 1973 and 1961")."""
+
+    def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
+        values = [float(g.replace(",", "")) for g in m.groups() if g] if m else [0, 0]
+        return (values[0] < values[1]) - (values[0] > values[1])
+
+    changed = text[:start] + new + text[end:]
+    return any(
+        m.start() <= start < m.end() and rising(m) * rising(_RANGE.match(changed, m.start())) < 0
+        for m in _RANGE.finditer(text)
+    )
 
 
 def named_forms(span: Span) -> set[str]:
@@ -1164,9 +1181,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
     ):
         return None  # "Six-time Olympic gold medalist"
     if kind is EntityType.OTHER and b - a == 1 and is_common_word(word) and (lemmas(word) or not ctx.strip()):
-        return (
-            None  # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
-        )
+        # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
+        return None
     quoted = a > 0 and toks[a - 1].text in _QUOTES  # a quoted title names a work: "Cool Maker Loves Family"
     if (
         kind is EntityType.OTHER
@@ -1203,9 +1219,8 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     """The name run starting at ``toks[i]``: where it ends, and its trimmed span (sentence 0) if it is a name. After an opening quote a
     title keeps its first word ("Cool Maker Loves Family")."""
     j = _name_end(toks, i)
-    if (
-        i < (k := _demonym_lead(toks, i, j)) < j
-    ):  # "New Zealander Tim Weston": the nationality, then the person
+    # "New Zealander Tim Weston": the nationality, then the person
+    if i < (k := _demonym_lead(toks, i, j)) < j:
         start, end = base + toks[i].start, base + toks[k - 1].end
         return k, Span(start, end, text[start:end], EntityType.NATIONALITY, 0)
     function_word = word_zipf(toks[i].text) >= 5.5 and not lemmas(toks[i].text)  # “Because the EU ...”
@@ -1215,12 +1230,10 @@ def _scan_name(text: str, base: int, toks: list[Token], i: int, first_word: int)
     kind = _name_kind(text, base, toks, (a, b))
     if kind is None or _title_of_words(toks[i:j]):
         return j, None
-    if (
-        at_start
-        and b - a == 1
-        and (_ordinary_elsewhere(text, toks[a].text) or _ordinary_opener(text, toks[a].text))
-    ):
-        return j, None
+    ordinary = _ordinary_elsewhere(text, toks[a].text) or _ordinary_opener(text, toks[a].text)
+    bracketed = a > 0 and toks[a - 1].text == "[" and kind in (EntityType.PERSON, EntityType.OTHER)
+    if at_start and b - a == 1 and (bracketed or ordinary):
+        return j, None  # an ordinary word, or "[Cliff] means ...": an editor's gloss of unsure type, no name
     start, end = base + toks[a].start, base + toks[b - 1].end
     return j, Span(start, end, text[start:end], kind, 0)
 
@@ -1331,7 +1344,18 @@ def _find_entities(text: str) -> tuple[Span, ...]:
     spans: list[Span] = []
     for sent, (start, end) in enumerate(sentence_spans(text)):
         spans.extend(_scan_sentence(text, start, tokenize(text[start:end]), sent, lower))
-    return tuple(_retype(text, spans))
+    return tuple(_retype(text, _unabbreviated(text, spans)))
+
+
+def _unabbreviated(text: str, spans: list[Span]) -> list[Span]:
+    """The spans but a bracketed abbreviation and the name before it that it spells ("Version 2 (V2)", "Bank of
+    England (BoE)"): one name in two forms, never replaced apart."""
+    for s in [s for s in spans if text[s.start - 1 : s.start] + text[s.end : s.end + 1] == "()"]:
+        words = list(re.finditer(r"[^\W\d_]+|\d+", text[: s.start - 1]))[-len(s.text) :]
+        heads = [w[0] if w[0].isdigit() else w[0][0] for w in words]
+        k = next((k for k in range(len(words), 0, -1) if "".join(heads[-k:]).lower() == s.text.lower()), 0)
+        spans = [o for o in spans if not k or not (words[-k].start() <= o.start and o.end <= s.end)]
+    return spans
 
 
 def _retype(text: str, spans: list[Span]) -> list[Span]:

@@ -358,10 +358,12 @@ def _binomial_verdict(span: Span, new: str) -> Verdict:
     return PASS
 
 
-def _plausible_verdict(span: Span, new: str, after: str) -> Verdict:
-    """A number stays a possible value where it stands: no "86 PM", no "140 percent"."""
-    if span.type is EntityType.NUMBER and (why := lexicon.implausible_number(new, after)):
+def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
+    """A number stays a possible value where it stands: no "86 PM", no "140 percent", no reversed range."""
+    if span.type is EntityType.NUMBER and (why := lexicon.implausible_number(new, original[span.end :])):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
+    if lexicon.breaks_range(original, span.start, span.end, new):
+        return _fail(f"{span.text!r} replaced by {new!r}: the range it bounds is reversed")
     return PASS
 
 
@@ -384,7 +386,7 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
         _binomial_verdict(span, new),
         _form_verdict(span, new, context),
         _kind_verdict(span, new, kind),
-        _plausible_verdict(span, new, original[span.end :]),
+        _plausible_verdict(span, new, original),
         _ordinary_word_verdict(span, new),
     )
     for verdict in (*checks, _fictional_verdict(span, new, kind, original)):
@@ -580,9 +582,8 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
         return f"ordinary word {word!r} capitalised mid-sentence"
     if flaw := _new_form_error(source, para):
         return flaw
-    known = (
-        src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}
-    )  # "Pearson's": "pearson"
+    # "Pearson's": "pearson"
+    known = src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}
     for word in _WORD.findall(para):
         if word.lower() in known or word == "I":
             continue

@@ -74,12 +74,7 @@ def _others(pool: list[str], word: str) -> list[str]:
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
     head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
-    for pool in (
-        _NUMBER_WORDS,
-        _ORDINAL_WORDS,
-        _PLURAL_SCALES,
-        _SCALES,
-    ):  # "two" -> "five", "third" -> "seventh"
+    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS, _PLURAL_SCALES, _SCALES):  # "two" -> "five"
         if head in pool and (not dash or rest.replace("-", "").isalpha()):
             word = rng.choice(_others(pool, head)) + dash + span[len(head) + len(dash) :]
             return word.capitalize() if span[:1].isupper() else word
@@ -89,9 +84,8 @@ def _number(span: str, rng: random.Random) -> str:
         return f"{m.group(1)}{rng.choice([d for d in '123456789' if d != m.group(2)])}0s"
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "61st", "10th-minute"
         return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1) + (m.group(3) or "")
-    if m := re.fullmatch(
-        r"(\d{1,3})([-–])(\d{1,3})", span
-    ):  # a score: each side at most doubled ("3-10" -> not "8-82")
+    # a score: each side at most doubled ("3-10" -> not "8-82")
+    if m := re.fullmatch(r"(\d{1,3})([-–])(\d{1,3})", span):
         a, b = int(m.group(1)), int(m.group(3))
         while (new := (rng.randint(0, max(3, 2 * a)), rng.randint(0, max(3, 2 * b)))) == (a, b):
             pass
@@ -117,9 +111,8 @@ def _date(span: str, rng: random.Random) -> str:
             return str(rng.choice([d for d in range(1, 29) if d != int(low)]))
         if re.fullmatch(r"\d{4}", low):
             year, step = int(low), rng.randint(1, 30)
-            later = (
-                rng.random() < 0.5 and year + step <= _LATEST_YEAR
-            )  # "the Beijing 2035 Olympics" told as past
+            # "the Beijing 2035 Olympics" told as past
+            later = rng.random() < 0.5 and year + step <= _LATEST_YEAR
             return str(year + step if later else year - step)
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
 
@@ -174,7 +167,7 @@ def _term_piece(piece: str, rng: random.Random) -> str:
     if not piece.isalpha() or (piece.islower() and len(piece) > 3 and lexicon.is_common_word(piece)):
         return piece
     if piece.isupper() and len(piece) <= 3:  # an acronym-like run: capitals, read letter by letter
-        return "".join(rng.choice("BCDFGHKLMNPRSTVZ") for _ in piece)
+        return _acronym(piece, rng)
     if len(piece) == 1:  # one letter: a vowel for a vowel, a consonant for a consonant
         letter = rng.choice("aeiou" if piece.lower() in "aeiou" else "bdfgklmnprstvz")
         return letter.upper() if piece.isupper() else letter
@@ -231,9 +224,7 @@ def _term(span: str, rng: random.Random) -> str:
     if suffix and span.isalpha() and span.islower():
         return _suffixed(max(3, len(span) - len(suffix)), suffix, rng)  # "apoptosis" -> "zorevosis"
     if span.isalpha() and span.islower() and len(span) <= 5 and sum(c in "aeiou" for c in span) <= 1:
-        return "".join(
-            rng.choice("bcdfghklmnprstvz") for _ in span
-        )  # a lower-cased acronym: "qpcr" -> "tkbf"
+        return _acronym(span, rng).lower()  # a lower-cased acronym: "qpcr" -> "tkbf"
     plural = "s" if span.isalpha() and span.islower() and low.endswith("s") and len(low) > 4 else ""
     body = span[: len(span) - len(plural)]
     return "".join(_term_piece(p, rng) for p in _TERM_PIECE.findall(body)) + plural
@@ -331,9 +322,8 @@ def _place(span: str, rng: random.Random) -> str:
 
 def _person(span: str, rng: random.Random, text: str) -> str:
     words = span.split()
-    if (
-        len(words) >= 2
-    ):  # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
+    # leading titles kept: "General Secretary Xi Jinping" -> "General Secretary Halvorsen"
+    if len(words) >= 2:
         # an ordinary word leads only a name of two more words ("Pep Guardiola" is a name, whole)
         lead = next(
             k
@@ -429,9 +419,8 @@ def _other_name(span: str, rng: random.Random) -> str:
         lexicon.is_known_place(owner)
         or (re.fullmatch(r"[A-Z][a-z]+", owner) and not lexicon.is_common_word(owner))
     ):
-        return m.group(1) + rng.choice(
-            _PLACES
-        )  # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
+        # "Crown Prince of Saudi Arabia", "CEO of Diriyah" -> "... of Valdoria"
+        return m.group(1) + rng.choice(_PLACES)
     words = span.split()
     k = _uncommon_word(words)
     if k is None:
@@ -503,9 +492,8 @@ def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> s
             new = new.lower()
         if _unfit(span, new, text, used):
             continue
-        context = text[
-            max(0, span.start - 40) : span.start
-        ]  # as the validator reads it ("in Hollis": a place)
+        # as the validator reads it ("in Hollis": a place)
+        context = text[max(0, span.start - 40) : span.start]
         kind = lexicon.classify_span(new, context, lower)
         if kind == span.type or (span.type is EntityType.ORG and new in lexicon.FICTIONAL_TOWNS):
             return new  # never a real word in place of a term; a club or a firm by a fictional town
@@ -523,6 +511,8 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
     named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
     if named and any(o != n and len(o) >= 4 and o[:4] == n[:4] for o, n in pairs):
         return True
+    if lexicon.breaks_range(text, span.start, span.end, new):
+        return True  # "between 1958 and 1961" never -> "between 1973 and 1961"
     after = text[span.end :]
     return _article_breaks(text[: span.start], span.text, new) or bool(lexicon.implausible_number(new, after))
 
@@ -548,9 +538,8 @@ def _partial(span: Span, text: str) -> bool:
     if span.type is EntityType.ORG:
         return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
     if span.type is EntityType.NUMBER and re.fullmatch(r"\d{1,2}", span.text):
-        name = re.search(
-            r"(?<=[\w,] )([A-Z][A-Za-z]+) $", before
-        )  # "Formula 1", "Version 2 (V2)": a name's number
+        # "Formula 1", "Version 2 (V2)": a name's number
+        name = re.search(r"(?<=[\w,] )([A-Z][A-Za-z]+) $", before)
         if name and name.group(1).lower() not in closed_class.MONTHS:
             return True
     return re.match(r"[–-]\d{2}\b", after) is not None or re.search(r"\d{4}[–-]$", before) is not None
@@ -653,16 +642,15 @@ def replaceable_entities(text: str) -> list[str]:
 
 
 def _enumerator(text: str, span: Span) -> bool:
-    """A list number or citation ("2) What ...", "1. The ...", "[5]", "Third, ..."), or a dotted acronym ("the U.S."): numbering and
-    abbreviation, no entity to make fictional."""
+    """A list number or citation ("2) What ...", "1. The ...", "[5]", "Third, ..."), a number word for its nouns
+    ("migrates between the two."), a dotted acronym ("the U.S."): numbering, reference, no entity to make fictional."""
     before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
     listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
     opens = not text[: span.start].strip() or text[: span.start].rstrip()[-1:] in ".;:"
-    counted = (
-        span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","
-    )  # "Third, an allele ..."
+    counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","  # "Third, ..."
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
-    return listed or counted or bool(item) or ("." in span.text and after == ".")
+    anaphor = span.text.lower() in _NUMBER_WORDS and text[: span.start].endswith(" the ") and after != " "
+    return listed or counted or bool(item) or anaphor or ("." in span.text and after == ".")
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
@@ -670,9 +658,8 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
     lo, hi = change_count(severity)
     want = lo if lo == hi else rng.randint(lo, hi)
     groups = entity_candidates(text)
-    shorts = short_forms(groups) | plurals(
-        groups
-    )  # a short form or plural changes with its entity, never alone
+    # a short form or plural changes with its entity, never alone
+    shorts = short_forms(groups) | plurals(groups)
     by_type: dict[EntityType, list[str]] = {}
     for surface in replaceable_entities(text):
         by_type.setdefault(groups[surface][0].type, []).append(surface)

@@ -306,9 +306,8 @@ def _pronoun(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             and not (t.low == "me" and nxt is not None and nxt.low == "and")
         ):
             new = _OBJ_TO_SUBJ[t.low]
-            yield Edit(
-                t.start, t.end, new if new == "I" else case_like(t.word, new), "pronoun"
-            )  # "gave them" -> "gave they"
+            # "gave them" -> "gave they"
+            yield Edit(t.start, t.end, new if new == "I" else case_like(t.word, new), "pronoun")
         elif t.low in _POSS_TO_OBJ and nxt is not None and "NOUN" in lemmas(nxt.low):
             yield _sub(t, _POSS_TO_OBJ[t.low], "pronoun")  # "their cells" -> "them cells"
 

@@ -65,9 +65,8 @@ class _Ctx:
 def _decap(c: _Ctx, s: str) -> str:
     parts = s.split(" ", 2)
     if parts[0].lower() in _FUNCTION | PREPOSITIONS and parts[0] != "I":
-        return (
-            s[:1].lower() + s[1:]
-        )  # "The Colombia international" -> "the ...", "At Stamford Bridge" -> "at ..."
+        # "The Colombia international" -> "the ...", "At Stamford Bridge" -> "at ..."
+        return s[:1].lower() + s[1:]
     if (
         not _is_common(parts[0])
         or parts[0] in c.names
@@ -580,9 +579,8 @@ def _used_to(s: str, c: _Ctx) -> str | None:
     ):
         return None
     be = m.group("be").lower()
-    be = (
-        _PLURAL_BE.get(be, be) if _plural(y) else _SINGULAR_BE.get(be, be)
-    )  # "be" agrees with its new subject
+    # "be" agrees with its new subject
+    be = _PLURAL_BE.get(be, be) if _plural(y) else _SINGULAR_BE.get(be, be)
     return f"{_cap(y, c.lower)} {be} {m.group('adv') or ''}{vbn} with {_decap(c, x)}{m.group('end')}"
 
 
