@@ -1068,3 +1068,19 @@ def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> N
     replaceable = replaceable_entities(text)
     assert {"two", "2022", "01", "17", "2022-01-17"}.isdisjoint(replaceable) and "Guam" in replaceable
     assert "two" in replaceable_entities("It migrates between the two systems in Guam.")
+
+
+# a second read of the offline-rules/6 build (seed 5): "il-4rα q576r" -> "do-0fk q576r", a short
+# lower-case piece of a term made a real word
+def test_a_short_lower_case_piece_of_a_term_becomes_no_word() -> None:
+    from dhp.builder.perturb import lexicon
+    from dhp.builder.perturb.offline.entities import _term
+
+    for seed in range(40):
+        new = _term("il-4rα", random.Random(seed))
+        piece = new.split("-")[0]
+        assert len(piece) == 2 and piece.islower() and not set(piece) & set("aeiouy"), (
+            new
+        )  # letters, never "do"
+        assert not lexicon.lemmas(piece), new
+    assert _term("IL-4", random.Random(0)).split("-")[0].isupper()  # capitals stay capitals

@@ -161,13 +161,14 @@ _TERM_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]+")
 
 def _term_piece(piece: str, rng: random.Random) -> str:
     """One piece of a term replaced by one of the same shape and case; an English word of a compound term
-    stays ("n2-fixing" -> "n7-fixing", "ap2-like" -> "ka8-like")."""
+    stays ("n2-fixing" -> "n7-fixing", "ap2-like" -> "kt8-like")."""
     if piece.isdigit():
         return _same_shape_digits(piece, rng)
     if not piece.isalpha() or (piece.islower() and len(piece) > 3 and lexicon.is_common_word(piece)):
         return piece
-    if piece.isupper() and len(piece) <= 3:  # an acronym-like run: capitals, read letter by letter
-        return _acronym(piece, rng)
+    if len(piece) <= 3 and (piece.isupper() or (piece.islower() and len(piece) > 1)):  # "SPD", "il-4rα"
+        new = _acronym(piece, rng)  # consonants, read letter by letter: never a word ("il" -> "do")
+        return new if piece.isupper() else new.lower()
     if len(piece) == 1:  # one letter: a vowel for a vowel, a consonant for a consonant
         letter = rng.choice("aeiou" if piece.lower() in "aeiou" else "bdfgklmnprstvz")
         return letter.upper() if piece.isupper() else letter
