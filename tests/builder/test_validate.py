@@ -184,11 +184,6 @@ GOOD_NE = [
 ]
 
 
-@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE)
-def test_fictional_entities_good(p: Perturbation, orig: str, pert: str) -> None:
-    _ok(validate(p, orig, pert))
-
-
 BAD_NE = [
     # issue 9: a span across a sentence end
     (
@@ -400,11 +395,6 @@ BAD_NE = [
         ("no longer agrees",),
     ),
 ]
-
-
-@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE)
-def test_fictional_entities_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
-    _bad(validate(p, orig, pert), *words)
 
 
 #: issue 19: every fictional-entity row quoted from the offline-rules/4 build, each rejected
@@ -936,11 +926,6 @@ GOOD_NE_REVIEW3 = [
 ]
 
 
-@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE_REVIEW3)
-def test_fictional_entities_review3_good(p: Perturbation, orig: str, pert: str) -> None:
-    _ok(validate(p, orig, pert))
-
-
 BAD_NE_REVIEW3 = [
     # the text names the real and the fictional one
     (
@@ -997,13 +982,6 @@ BAD_NE_REVIEW3 = [
 ]
 
 
-@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_REVIEW3)
-def test_fictional_entities_review3_bad(
-    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
-) -> None:
-    _bad(validate(p, orig, pert), *words)
-
-
 # ----------------------------------------------------------------------------- fictional entities, read by hand
 # the five rows the hand read of the offline-rules/5 build rejected: each output rejected, a good one beside it
 
@@ -1039,11 +1017,6 @@ GOOD_NE_READ5 = [
         "[Zigzag] refers to periodic heating in Valdoria; [Cliff] means collective evacuation.",
     ),
 ]
-
-
-@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE_READ5)
-def test_fictional_entities_read5_good(p: Perturbation, orig: str, pert: str) -> None:
-    _ok(validate(p, orig, pert))
 
 
 BAD_NE_READ5 = [
@@ -1086,6 +1059,12 @@ BAD_NE_READ5 = [
 ]
 
 
-@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_READ5)
-def test_fictional_entities_read5_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
+# every round of fictional-entity rows (the first lists, review 3, the read of offline-rules/5), one test each way
+@pytest.mark.parametrize(("p", "orig", "pert"), GOOD_NE + GOOD_NE_REVIEW3 + GOOD_NE_READ5)
+def test_fictional_entities_good(p: Perturbation, orig: str, pert: str) -> None:
+    _ok(validate(p, orig, pert))
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE + BAD_NE_REVIEW3 + BAD_NE_READ5)
+def test_fictional_entities_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
     _bad(validate(p, orig, pert), *words)
