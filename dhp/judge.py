@@ -71,6 +71,13 @@ PUBLISHED: Mapping[str, bool] = {"published": True}
 _HOST = re.compile(r"[^\s/@?#]+")  # host or host:port: no path, query or credentials
 
 
+_RECORDED_NAME_MAX = 100  # the judge names results of schema 1.0-1.2 could hold
+
+
+def _published(info: ValidationInfo) -> bool:
+    return bool((info.context or {}).get("published"))
+
+
 class JudgeSpecError(ValueError):
     """A judge description that does not validate; the message is one line and names the problem."""
 
@@ -82,7 +89,9 @@ class _Base(BaseModel):
 
     @field_validator("name")
     @classmethod
-    def _name(cls, v: str) -> str:
+    def _name(cls, v: str, info: ValidationInfo) -> str:
+        if _published(info) and 1 <= len(v) <= _RECORDED_NAME_MAX:
+            return v  # a result keeps the name it was scored under (files before the rule allowed more)
         return check_judge_name(v)  # the one name rule of form, CLI and judge files
 
 
@@ -122,7 +131,7 @@ class EndpointJudge(_Base):
     @field_validator("endpoints")
     @classmethod
     def _urls(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        if (info.context or {}).get("published"):  # a results record: hosts only, none unless published
+        if _published(info):  # a results record: hosts only, none unless published
             bad = [h for h in v if not _HOST.fullmatch(h)]
             if bad:
                 raise ValueError(f"a published endpoint is a host (host or host:port), got {bad[0]!r}")

@@ -252,6 +252,20 @@ def test_a_flat_judge_record_of_1_2_reads_as_the_judge_it_recorded(case: str) ->
     assert again.judge == up.judge
 
 
+def test_a_result_keeps_a_judge_name_from_before_the_name_rule() -> None:
+    _, _, r = _result()
+    data = json.loads(dump_result(r))
+    data["schema_version"], data["judge"] = "1.2", {**_FLAT_1_2["builtin"][0], "name": "org/model, old run "}
+    assert parse_result(json.dumps(data)).judge.name == "org/model, old run "  # read as it was written
+    with pytest.raises(JudgeSpecError, match="invalid judge"):
+        parse_judge(
+            {"kind": "builtin", "name": "org/model, old run ", "control": "random"}
+        )  # no new judge so
+    data["judge"]["name"] = "x" * 101
+    with pytest.raises(ResultError):
+        parse_result(json.dumps(data))
+
+
 def test_a_result_never_holds_an_endpoint_url_and_a_scorable_judge_needs_one() -> None:
     judge = EndpointJudge(name="J", endpoints=("https://judge.example.org:8443/v1",), publish_host=True)
     info = JudgeInfo.of(judge, model="m", settings={})
