@@ -69,8 +69,6 @@ __all__ = [
 #: The validation context of a judge as results record it (:func:`published`): endpoint hosts, not URLs.
 PUBLISHED: Mapping[str, bool] = {"published": True}
 _HOST = re.compile(r"[^\s/@?#]+")  # host or host:port: no path, query or credentials
-
-
 _RECORDED_NAME_MAX = 100  # the judge names results of schema 1.0-1.2 could hold
 
 
@@ -124,9 +122,7 @@ class EndpointJudge(_Base):
     hf_model_id: str | None = None  # recorded in results
     revision: str | None = None
     n_params: float | None = None
-    publish_host: bool = (
-        False  # the Queue tab and results show the endpoint hosts only when the submitter said so
-    )
+    publish_host: bool = False  # the Queue tab and results show its hosts only when the submitter said so
 
     @field_validator("endpoints")
     @classmethod
@@ -245,8 +241,8 @@ def published(judge: Judge) -> Judge:
     validates only in the :data:`PUBLISHED` context (a results file), never as a judge to score."""
     if not isinstance(judge, EndpointJudge):
         return judge
-    hosts = tuple(host_of(url) for url in judge.endpoints) if judge.publish_host else ()
-    return judge.model_copy(update={"endpoints": hosts})
+    kept = tuple(host_of(url) for url in judge.endpoints) if judge.publish_host else ()
+    return judge.model_copy(update={"endpoints": kept})
 
 
 def hosts(judge: Judge) -> tuple[str, ...]:
