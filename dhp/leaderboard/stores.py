@@ -16,14 +16,73 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
 from dhp.fsutil import atomic_write_bytes
 
-__all__ = ["HubStore", "LocalStore", "Store", "StoreError", "open_store"]
+__all__ = [
+    "HUB_TIMEOUT_S",
+    "HubStore",
+    "LocalStore",
+    "Store",
+    "StoreError",
+    "bound_hub_calls",
+    "hub_timeout_from_env",
+    "open_store",
+]
+
+log = logging.getLogger(__name__)
+
+#: Seconds a Hub call of the leaderboard or its worker may wait for an answer (``DHP_HUB_TIMEOUT``).
+HUB_TIMEOUT_S = 60.0
+_BOUND: list[bool] = []  # holds True once this process's Hub calls are bounded
+_BOUND_LOCK = threading.Lock()
+
+
+def hub_timeout_from_env() -> float:
+    """``DHP_HUB_TIMEOUT`` (seconds, > 0) where set, else :data:`HUB_TIMEOUT_S`."""
+    raw = os.environ.get("DHP_HUB_TIMEOUT", "").strip()
+    try:
+        seconds = float(raw) if raw else HUB_TIMEOUT_S
+    except ValueError:
+        raise StoreError(f"DHP_HUB_TIMEOUT must be a number of seconds, got {raw!r}") from None
+    if not seconds > 0:
+        raise StoreError(f"DHP_HUB_TIMEOUT must be positive, got {raw!r}")
+    return seconds
+
+
+def bound_hub_calls(seconds: float = HUB_TIMEOUT_S) -> None:
+    """Make every ``huggingface_hub`` call of this process give up after ``seconds`` without an answer.
+
+    Its default HTTP client waits forever: one hung connection would freeze the board's background
+    listing of results (and a worker's queue) for good. The client is otherwise its own (its hooks
+    send the token and the user agent); the bound covers connecting, each read and each write, also
+    of calls that pass ``timeout=None`` themselves. A timed-out call is retried by huggingface_hub's
+    backoff, then raises."""
+    import huggingface_hub
+
+    try:
+        from huggingface_hub.utils._http import default_client_factory
+    except ImportError:  # a huggingface_hub without it: say so, calls stay unbounded
+        log.warning("huggingface_hub has no default_client_factory: Hub calls are not bounded in time")
+        return
+
+    def bound(request: Any) -> None:  # a call may pass timeout=None itself (the tree listing's pages do)
+        given = request.extensions.get("timeout") or dict.fromkeys(("connect", "read", "write", "pool"))
+        request.extensions["timeout"] = {k: seconds if v is None else v for k, v in given.items()}
+
+    def factory() -> Any:
+        client = default_client_factory()
+        client.timeout = seconds
+        client.event_hooks = {**client.event_hooks, "request": [*client.event_hooks["request"], bound]}
+        return client
+
+    huggingface_hub.set_client_factory(factory)
 
 
 class StoreError(RuntimeError):
@@ -162,6 +221,10 @@ class HubStore:
         if api is None:
             from huggingface_hub import HfApi
 
+            with _BOUND_LOCK:  # once: setting a factory closes the shared client
+                if not _BOUND:
+                    _BOUND.append(True)
+                    bound_hub_calls(hub_timeout_from_env())
             api = HfApi(token=token)
         self.api = api
         self.repo_id = repo_id

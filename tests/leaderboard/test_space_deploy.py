@@ -171,6 +171,7 @@ def _space_env(hub: HubReplay, port: int, home: Path, router: str) -> dict[str, 
         "GRADIO_SERVER_PORT": str(port),
         "GRADIO_ANALYTICS_ENABLED": "False",
         "DHP_RUN_WORKER": "1",
+        "DHP_HUB_TIMEOUT": "10",  # the replay answers in milliseconds: a hung call is retried soon
         ROUTER_URL_ENV: router,
     }
 

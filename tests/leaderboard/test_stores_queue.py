@@ -307,3 +307,44 @@ def test_hub_store_retries_unrelated_conflicts(tmp_path: Path) -> None:
     assert store.compare_and_swap("a.json", b"1", b"2")  # conflict on another file: retried
     assert store.read("a.json") == b"2"
     assert not store.compare_and_swap("a.json", b"1", b"3")
+
+
+def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it() -> None:
+    """huggingface_hub's own client waits forever; a hung listing would freeze the board's refresh."""
+    import socket
+    import time
+
+    import huggingface_hub
+    from huggingface_hub.utils._http import default_client_factory
+
+    from dhp.leaderboard.stores import bound_hub_calls
+
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (the backlog) and never answers
+    try:
+        bound_hub_calls(1.0)
+        store = HubStore(
+            "acme/dhp-results",
+            api=huggingface_hub.HfApi(endpoint=f"http://127.0.0.1:{silent.getsockname()[1]}"),
+        )
+        started = time.monotonic()
+        with pytest.raises(Exception, match=r"(?i)timed? ?out"):
+            store.list()
+        assert time.monotonic() - started < 60  # five retries with backoff included (about 30 s)
+    finally:
+        huggingface_hub.set_client_factory(default_client_factory)
+        silent.close()
+
+
+def test_the_hub_timeout_comes_from_the_environment_or_is_a_one_line_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dhp.leaderboard.stores import HUB_TIMEOUT_S, StoreError, hub_timeout_from_env
+
+    monkeypatch.delenv("DHP_HUB_TIMEOUT", raising=False)
+    assert hub_timeout_from_env() == HUB_TIMEOUT_S
+    monkeypatch.setenv("DHP_HUB_TIMEOUT", "12.5")
+    assert hub_timeout_from_env() == 12.5
+    for bad in ("soon", "0", "-3"):
+        monkeypatch.setenv("DHP_HUB_TIMEOUT", bad)
+        with pytest.raises(StoreError, match="DHP_HUB_TIMEOUT"):
+            hub_timeout_from_env()
