@@ -10,6 +10,7 @@ a burst of page loads lists a (remote) store once.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from dhp.leaderboard.ranks import ReplicatePvalues, replicate_pvalues
 from dhp.leaderboard.stores import Store
 from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError, parse_result
+
+log = logging.getLogger(__name__)
 
 __all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "benchmark_setting", "latest_results", "parse_many"]
 
@@ -52,13 +55,17 @@ def parse_many(texts: Iterable[tuple[str, str]]) -> tuple[list[LoadedResult], li
     return ok, bad
 
 
+#: A listed file as last read: its version (blob id), the result or the problem that replaced it.
+_Entry = tuple[str, LoadedResult | None, str | None]
+
+
 class ResultsIndex:
     """A cached view of a results store, safe to share between Gradio's worker threads."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
+        self._entries: dict[str, _Entry] = {}
         self._generation = 0
         self._last: LoadReport | None = None
         self._listed_at = -math.inf
@@ -72,6 +79,7 @@ class ResultsIndex:
             try:
                 listing = self.store.list(".json")
             except Exception as e:  # a flaky Hub must not take the page down
+                log.warning("results store %s cannot be listed: %s", self.store.name, e)
                 if self._last is not None:
                     return LoadReport(
                         self._last.results, (*self._last.problems, f"results store: {e}"), self._generation
@@ -80,29 +88,43 @@ class ResultsIndex:
                     (), (f"results store {self.store.name} cannot be listed: {e}",), self._generation
                 )
             changed = set(listing) != set(self._entries)
-            fresh: dict[str, tuple[str, LoadedResult | None, str | None]] = {}
+            fresh: dict[str, _Entry] = {}
+            unread: list[str] = []  # failed reads: told now, tried again at the next listing
             for path, version in listing.items():
                 cached = self._entries.get(path)
                 if cached is None or cached[0] != version:
                     changed = True
-                    try:
-                        text = self.store.read(path).decode("utf-8")
-                    except FileNotFoundError:
+                    got = self._read(path, version)
+                    if isinstance(got, str):
+                        unread.append(got)
                         continue
-                    except (OSError, UnicodeDecodeError) as e:
-                        cached = (version, None, f"{path}: cannot read ({e})")
-                    else:
-                        ok, bad = parse_many([(path, text)])
-                        cached = (version, ok[0] if ok else None, bad[0] if bad else None)
+                    if got is None:  # deleted since the listing
+                        continue
+                    cached = got
                 fresh[path] = cached
             self._entries = fresh
             if changed or self._last is None:
                 self._generation += 1
                 results = tuple(e[1] for e in fresh.values() if e[1] is not None)
-                problems = tuple(e[2] for e in fresh.values() if e[2] is not None)
+                problems = tuple(e[2] for e in fresh.values() if e[2] is not None) + tuple(unread)
                 self._last = LoadReport(results, problems, self._generation)
             self._listed_at = started
             return self._last
+
+    def _read(self, path: str, version: str) -> _Entry | str | None:
+        """``path`` read and parsed; ``None`` when it is gone; the problem (a string) when the store
+        failed to answer: that is not this version's verdict, so it is not cached."""
+        try:
+            text = self.store.read(path).decode("utf-8")
+        except FileNotFoundError:
+            return None
+        except UnicodeDecodeError as e:  # the content's fault: this version stays unreadable
+            return (version, None, f"{path}: not UTF-8 ({e.reason})")
+        except OSError as e:  # the store's (a flaky Hub)
+            log.warning("results store %s: %s cannot be read: %s", self.store.name, path, e)
+            return f"{path}: cannot read ({e})"
+        ok, bad = parse_many([(path, text)])
+        return (version, ok[0] if ok else None, bad[0] if bad else None)
 
     def full(self, path: str) -> Result:
         """The complete result at ``path``, item scores included (for the judge page)."""

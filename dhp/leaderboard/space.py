@@ -21,10 +21,12 @@ with ``dhp worker``, as the operator chooses.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib.metadata as md
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -366,8 +368,13 @@ def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
 
 
 def run_space() -> None:
-    """What a Space's ``app.py`` runs: the optional background worker, then the app."""
+    """What a Space's ``app.py`` runs: the optional background worker, then the app.
+
+    ``kill -USR1`` on the app's process writes every thread's stack to its log (a stuck app can be
+    looked into without stopping it)."""
     from dhp.leaderboard.app import main
 
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     start_worker(os.environ)
     main()

@@ -194,6 +194,7 @@ def space(deployed: Deployed, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
                 "hub": hub,
                 "router": router,
                 "log": tmp_path / "space.log",
+                "pid": proc.pid,
             }
         finally:
             os.killpg(proc.pid, signal.SIGTERM)  # the app and the worker it started
@@ -213,6 +214,21 @@ def _wait_served(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
         assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
         assert time.monotonic() < deadline, "the Space did not serve within 180 s"
         time.sleep(1)
+
+
+def _why_no_row(space: dict[str, Any], problems: str) -> str:
+    """What a missing row's failure shows: the page's problems, the app's requests to the results
+    repository, every thread of the app (``kill -USR1``) and the end of its log."""
+    hub: HubReplay = space["hub"]
+    with hub.state.lock:
+        results_calls = [f"{m} {p}" for m, p in hub.state.log if "dhp-results" in p]
+    os.kill(space["pid"], signal.SIGUSR1)
+    time.sleep(2)
+    log = space["log"].read_text(errors="replace")
+    return "\n".join(
+        ["problems on the page: " + (problems.strip() or "none"), f"{len(results_calls)} calls to dhp-results, the last:",
+         *results_calls[-25:], "the app's log:", log[-12000:]]
+    )  # fmt: skip
 
 
 @pytest.mark.browser
@@ -239,7 +255,7 @@ def test_a_signed_in_submission_runs_through_the_spaces_worker_to_a_row(space: d
             # the Space's worker polls every 30 s, fetches the datasets once, then scores
             deadline = time.monotonic() + 300
             while "Judge 7B via novita" not in page.locator("#leaderboard-table").inner_text():
-                assert time.monotonic() < deadline, space["log"].read_text(errors="replace")[-4000:]
+                assert time.monotonic() < deadline, _why_no_row(space, page.locator("#problems").inner_text())
                 page.wait_for_timeout(5000)
                 page.reload()
                 page.locator("#leaderboard-table").wait_for()

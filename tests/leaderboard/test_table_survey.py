@@ -225,6 +225,31 @@ def test_results_index_reuses_a_recent_listing(results_dir: Path) -> None:
     assert fresh.generation > rep.generation and any("late.json" in p for p in fresh.problems)
 
 
+class _FlakyStore(LocalStore):
+    """A real local store whose reads of one file fail (a Hub answering 5xx) until ``healed``."""
+
+    def __init__(self, root: Path, flaky: str) -> None:
+        super().__init__(root)
+        self.flaky, self.healed = flaky, False
+
+    def read(self, path: str) -> bytes:
+        if path == self.flaky and not self.healed:
+            raise OSError("503 Service Unavailable")
+        return super().read(path)
+
+
+def test_a_read_that_fails_is_told_and_tried_again_at_the_next_listing(results_dir: Path) -> None:
+    store = LocalStore(results_dir)
+    flaky = next(iter(store.list()))
+    idx = ResultsIndex(_FlakyStore(results_dir, flaky))
+    rep = idx.load()
+    assert len(rep.results) == 17 and rep.problems == (f"{flaky}: cannot read (503 Service Unavailable)",)
+    assert isinstance(idx.store, _FlakyStore)
+    idx.store.healed = True  # the file's version is unchanged: only a retry can read it
+    healed = idx.load()
+    assert len(healed.results) == 18 and healed.problems == () and healed.generation > rep.generation
+
+
 class _GatedStore(LocalStore):
     """A real local store whose listings wait until the test opens the gate (a slow Hub)."""
 
