@@ -252,13 +252,17 @@ def test_a_signed_in_submission_runs_through_the_spaces_worker_to_a_row(space: d
             page.locator("#s-provider textarea, #s-provider input").first.fill("novita")
             page.locator("#s-submit").click()
             expect(page.locator("#submit-status")).to_contain_text("Queued", timeout=30_000)
-            # the Space's worker polls every 30 s, fetches the datasets once, then scores
-            deadline = time.monotonic() + 300
-            while "Judge 7B via novita" not in page.locator("#leaderboard-table").inner_text():
-                assert time.monotonic() < deadline, _why_no_row(space, page.locator("#problems").inner_text())
-                page.wait_for_timeout(5000)
-                page.reload()
-                page.locator("#leaderboard-table").wait_for()
+            page.locator("button[role=tab]:has-text('Leaderboard')").first.click()
+            # The Space's worker polls every 30 s, fetches the datasets once, then scores; the open
+            # page's timer (15 s) shows the new row, no reload. (A read right after a reload races
+            # the load event that fills the board: 3 reads of 15 saw the board's rows on a local one.)
+            board = page.locator("#leaderboard-table")
+            try:
+                expect(board).to_contain_text("Judge 7B via novita", timeout=300_000)
+                page.reload()  # and a fresh page shows it too
+                expect(board).to_contain_text("Judge 7B via novita", timeout=60_000)
+            except AssertionError:
+                raise AssertionError(_why_no_row(space, page.locator("#problems").inner_text())) from None
         finally:
             b.close()
     results = hub.state.repos["acme/dhp-results"]
