@@ -463,6 +463,14 @@ def test_synonyms_stay_out_of_names_and_fix_articles() -> None:
     assert "a significant" in inserted
 
 
+def test_a_passive_attempted_keeps_its_verb() -> None:
+    from dhp.builder.perturb.offline.wording import synonyms
+
+    # seen in a build: "this study was attempted to examine" -> "this study was tried to investigate"
+    assert "tried" not in synonyms("this study was attempted to examine the structure.")[0]
+    assert synonyms("they attempted to examine the structure.")[0].startswith("they tried to ")
+
+
 def test_rewrite_inserts_only_paraphrases_the_validator_accepts() -> None:
     # seen in a build: the adverbial move leaves "... they've been in." dangling
     sent = "Wales is in the best shape they've been in since the World Cup finals of 1958 which was held in Sweden."
