@@ -607,6 +607,23 @@ def test_a_range_is_reversed_only_out_of_order() -> None:
     assert not breaks_range(bc, bc.index("6,000"), bc.index(" BC"), "4,000")
 
 
+@pytest.mark.parametrize(
+    ("text", "old", "new", "breaks"),
+    [
+        ("Replays were played three or four days later.", "three", "nine", True),
+        ("Replays were played three or four days later.", "three", "two", False),
+        ("A master can teach 2 to 5 apprentices.", "2", "7", True),
+        ("It took hundreds or thousands of movies.", "hundreds", "millions", True),
+        ("It took hundreds or thousands of movies.", "hundreds", "dozens", False),
+        ("The HK series has one, two or four outlets.", "two", "twelve", True),
+        ("He chose one of two options.", "two", "forty", False),  # no range
+    ],
+)
+def test_a_range_of_number_words_keeps_its_direction(text: str, old: str, new: str, breaks: bool) -> None:
+    start = text.index(old)
+    assert breaks_range(text, start, start + len(old), new) is breaks
+
+
 def test_an_abbreviation_and_the_name_it_spells_are_no_entities_apart() -> None:
     found = dict(_found("The Version 2 (V2) update of the Bank of England (BoE) came out in Berlin."))
     assert {"V2", "2", "BoE", "Bank of England"}.isdisjoint(found) and found.get("Berlin") is PL

@@ -83,6 +83,19 @@ def test_entities_never_cross_a_sentence_end_nor_take_common_words() -> None:
     )
 
 
+def test_a_number_changed_at_every_occurrence_keeps_each_range_in_order() -> None:
+    # read in the offline-rules/8 build: "two" changed everywhere gave "one, twelve or ten outlets"
+    text = (
+        "A pump with two or more outlets makes sense for a large aquarium. "
+        "The HK series has one, two or four outlets depending on the model."
+    )
+    major = BENCHMARK["wmt22-de-en"].perturbation("word_fictional_ne_major")
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            assert validate(major, text, out.text).ok, out.text
+
+
 def test_entities_replace_a_whole_unicode_name() -> None:
     text = "Yûki Tanaka won the race in Osaka."
     for seed in range(10):

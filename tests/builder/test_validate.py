@@ -1016,6 +1016,11 @@ GOOD_NE_READ5 = [
         "[Zigzag] refers to periodic heating in Beijing; [Cliff] means collective evacuation.",
         "[Zigzag] refers to periodic heating in Valdoria; [Cliff] means collective evacuation.",
     ),
+    (  # read in the offline-rules/8 build: a range of number words keeps its direction too
+        NE_MINOR,
+        "Replays were traditionally played three or four days after the original game.",
+        "Replays were traditionally played two or four days after the original game.",
+    ),
 ]
 
 
@@ -1055,6 +1060,12 @@ BAD_NE_READ5 = [
         "[Zigzag] refers to periodic heating in Beijing; [Cliff] means collective evacuation.",
         "[Zigzag] refers to periodic heating in Beijing; [Julian] means collective evacuation.",
         ("'Cliff' is not a named entity",),
+    ),
+    (  # read in the offline-rules/8 build ("a master can teach 2 to 5 apprentices" -> "7 to 5" was another)
+        NE_MINOR,
+        "Replays were traditionally played three or four days after the original game.",
+        "Replays were traditionally played nine or four days after the original game.",
+        ("range", "reversed"),
     ),
 ]
 

@@ -891,16 +891,44 @@ def plural_ending(singular: str, plural: str) -> str:
     return next((end for end in ("s", "es") if plural == singular + end), "")
 
 
-#: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20"), whose order a replacement keeps
+#: the values of number words that state a range ("three or four days", "hundreds to thousands")
+_WORD_VALUES = {
+    **{
+        w: float(n)
+        for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)
+    },
+    **{
+        w: float(n)
+        for n, w in enumerate("thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(), 13)
+    },
+    **{w: 10.0 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)},
+    **{
+        w: v
+        for w, v in (("dozen", 12.0), ("hundred", 1e2), ("thousand", 1e3), ("million", 1e6), ("billion", 1e9))
+    },
+}
+#: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20", "three or four"), whose order a
+#: replacement keeps
 _N = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
-_RANGE = re.compile(rf"\b(?:between|from) {_N} (?:and|to) {_N}\b|(?<![\w.,–-]){_N} ?[–-] ?{_N}(?![\w–-])")
+_W = rf"(\d+(?:,\d{{3}})*(?:\.\d+)?|(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})s?)"
+_RANGE = re.compile(
+    rf"\b(?:between|from) {_N} (?:and|to) {_N}\b|(?<![\w.,–-]){_N} ?[–-] ?{_N}(?![\w–-])"
+    rf"|(?<![\w.,–-]){_W} (?:or|to) {_W}(?![\w–-])",
+    re.IGNORECASE,
+)
+
+
+def _range_value(group: str) -> float:
+    low = group.lower().replace(",", "")
+    return _WORD_VALUES.get(low.removesuffix("s"), 0.0) if low[:1].isalpha() else float(low)
 
 
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:
-    """``new`` for ``text[start:end]`` reverses a range ("between 1958 and 1961" -> "between 1973 and 1961")."""
+    """``new`` for ``text[start:end]`` reverses a range ("between 1958 and 1961" -> "between 1973 and 1961",
+    "three or four days" -> "nine or four days")."""
 
     def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
-        values = [float(g.replace(",", "")) for g in m.groups() if g] if m else [0, 0]
+        values = [_range_value(g) for g in m.groups() if g] if m else [0, 0]
         return (values[0] < values[1]) - (values[0] > values[1])
 
     changed = text[:start] + new + text[end:]

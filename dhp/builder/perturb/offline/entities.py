@@ -683,8 +683,13 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             _touch(text, o, value, e) for group, value in forms for o in group for e in edits
         ):
             continue
-        if any(_article_breaks(text[: o.start], o.text, value) for group, value in forms for o in group):
-            continue
+        if any(
+            _article_breaks(text[: o.start], o.text, value)
+            or lexicon.breaks_range(text, o.start, o.end, value)
+            for group, value in forms
+            for o in group
+        ):
+            continue  # at every occurrence: "one, two or four" never -> "one, twelve or four"
         edits += [Edit(o.start, o.end, value, kind.value) for group, value in forms for o in group]
         changes.append({"type": kind.value, "from": surface, "to": new or ""})
     if len(changes) < lo:
