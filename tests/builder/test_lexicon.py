@@ -644,3 +644,25 @@ def test_a_date_of_three_numbers_is_no_number() -> None:
 def test_a_bracketed_gloss_of_unsure_type_is_no_name(gloss: str) -> None:
     found = dict(_found(f"[{gloss}] means collective evacuation in Beijing."))
     assert gloss not in found and found.get("Beijing") is PL
+
+
+# read in the offline-rules/8 build (WMT22 de-en, SummEval): an office of several words before a person,
+# a plural acronym and ordinary words joined by a hyphen
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted", "unwanted"),
+    [
+        ("The Federal Health Minister Karl Lauterbach (SPD) added that.", ("Karl Lauterbach", P),
+         "Federal Health Minister Karl Lauterbach"),
+        ("Foreign Minister Annalena Baerbock met him in Berlin.", ("Annalena Baerbock", P),
+         "Foreign Minister Annalena Baerbock"),
+        ("He asked whether aliens in UFOs had visited Japan.", ("Japan", PL), "UFOs"),
+        ("The lawmaker and former Pro-wrestler asked in Japan.", ("Japan", PL), "Pro-wrestler"),
+    ],
+)  # fmt: skip
+def test_an_office_a_plural_acronym_and_joined_ordinary_words_are_no_names(
+    text: str, wanted: tuple[str, EntityType], unwanted: str
+) -> None:
+    found = _found(text)
+    assert wanted in found and unwanted not in {t for t, _ in found}, found

@@ -725,6 +725,11 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
     toks = [t for t in re.split(r"\s+", name.strip()) if t]
     if not toks or not any(c.isupper() for c in name) or is_office(name):
         return None
+    if len(toks) == 1 and re.fullmatch(r"[A-Z]{2,}s", toks[0]):
+        return None  # a plural acronym is a common noun ("UFOs", "NGOs", "MPs"), no name
+    parts = toks[0].split("-") if len(toks) == 1 else []
+    if len(parts) > 1 and all(p and is_common_word(p) and not is_name_word(p) for p in parts):
+        return None  # ordinary words joined ("former Pro-wrestler", "Self-Driving"), no name
     low = [t.lower().strip(".") for t in toks]
     kind = _fixed_type(name, toks, low) or _listed_type(toks, low, context)
     return kind or _shape_type([t for t in toks if t[:1].isupper()] or toks)
@@ -1148,6 +1153,13 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
     """Drop leading titles and (at a sentence start) leading ordinary words from a name run."""
     keyword = toks[j - 1].text.lower() in ORG_KEYWORDS | EVENT_WORDS | PLACE_SUFFIX_WORDS  # "Premier League"
     office = j - i > 2 and toks[i + 1].text.lower() == "of"  # "Minister of Justice": an office, kept whole
+    # ordinary words that lead a title make an office of several words: "Federal Health Minister Karl Lauterbach"
+    title = next((k for k in range(i, j - 2) if toks[k].text.lower().strip(".") in TITLES), None)
+    of = any(
+        t.text.lower() == "of" for t in toks[i:j]
+    )  # "Crown Prince of Saudi Arabia": an office, kept whole
+    if title is not None and not keyword and not of and all(is_common_word(t.text) for t in toks[i:title]):
+        i = title
     while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword and not office:
         i += 1
     if j - i == 1 and toks[i].text.lower() in TITLES and j < len(toks) and toks[j].text == ".":
