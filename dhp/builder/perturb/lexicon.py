@@ -897,20 +897,12 @@ def plural_ending(singular: str, plural: str) -> str:
 
 
 #: the values of number words that state a range ("three or four days", "hundreds to thousands")
+_ONES = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
 _WORD_VALUES = {
-    **{
-        w: float(n)
-        for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)
-    },
-    **{
-        w: float(n)
-        for n, w in enumerate("thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(), 13)
-    },
-    **{w: 10.0 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)},
-    **{
-        w: v
-        for w, v in (("dozen", 12.0), ("hundred", 1e2), ("thousand", 1e3), ("million", 1e6), ("billion", 1e9))
-    },
+    **{w: float(n) for n, w in enumerate(f"{_ONES} seventeen eighteen nineteen".split(), 1)},
+    **{w: 10.0 * n for n, w in enumerate(_TENS.split(), 2)},
+    **{"dozen": 12.0, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9},
 }
 #: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20", "three or four"), whose order a
 #: replacement keeps
@@ -1154,10 +1146,9 @@ def _trim_name(toks: list[Token], i: int, j: int, at_start: bool) -> tuple[int, 
     keyword = toks[j - 1].text.lower() in ORG_KEYWORDS | EVENT_WORDS | PLACE_SUFFIX_WORDS  # "Premier League"
     office = j - i > 2 and toks[i + 1].text.lower() == "of"  # "Minister of Justice": an office, kept whole
     # ordinary words that lead a title make an office of several words: "Federal Health Minister Karl Lauterbach"
+    # (not "Crown Prince of Saudi Arabia": an office, kept whole)
     title = next((k for k in range(i, j - 2) if toks[k].text.lower().strip(".") in TITLES), None)
-    of = any(
-        t.text.lower() == "of" for t in toks[i:j]
-    )  # "Crown Prince of Saudi Arabia": an office, kept whole
+    of = any(t.text.lower() == "of" for t in toks[i:j])
     if title is not None and not keyword and not of and all(is_common_word(t.text) for t in toks[i:title]):
         i = title
     while i < j and toks[i].text.lower().strip(".") in TITLES and j - i > 1 and not keyword and not office:
