@@ -66,6 +66,7 @@ class ResultsIndex:
         self.store = store
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
+        self._unread: tuple[str, ...] = ()  # the problems of the reads that failed at the last listing
         self._generation = 0
         self._last: LoadReport | None = None
         self._listed_at = -math.inf
@@ -87,22 +88,22 @@ class ResultsIndex:
                 return LoadReport(
                     (), (f"results store {self.store.name} cannot be listed: {e}",), self._generation
                 )
-            changed = set(listing) != set(self._entries)
+            changed = False
             fresh: dict[str, _Entry] = {}
             unread: list[str] = []  # failed reads: told now, tried again at the next listing
             for path, version in listing.items():
                 cached = self._entries.get(path)
                 if cached is None or cached[0] != version:
-                    changed = True
                     got = self._read(path, version)
                     if isinstance(got, str):
                         unread.append(got)
                         continue
                     if got is None:  # deleted since the listing
                         continue
-                    cached = got
+                    changed, cached = True, got
                 fresh[path] = cached
-            self._entries = fresh
+            changed = changed or set(fresh) != set(self._entries) or tuple(unread) != self._unread
+            self._entries, self._unread = fresh, tuple(unread)
             if changed or self._last is None:
                 self._generation += 1
                 results = tuple(e[1] for e in fresh.values() if e[1] is not None)

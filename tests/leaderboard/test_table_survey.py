@@ -244,6 +244,7 @@ def test_a_read_that_fails_is_told_and_tried_again_at_the_next_listing(results_d
     idx = ResultsIndex(_FlakyStore(results_dir, flaky))
     rep = idx.load()
     assert len(rep.results) == 17 and rep.problems == (f"{flaky}: cannot read (503 Service Unavailable)",)
+    assert idx.load() is rep  # failing again the same way: nothing new to render
     assert isinstance(idx.store, _FlakyStore)
     idx.store.healed = True  # the file's version is unchanged: only a retry can read it
     healed = idx.load()
