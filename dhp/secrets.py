@@ -76,13 +76,21 @@ HOST_HIDDEN = "[host hidden]"
 _IP_LITERALS = (
     re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?![\w.])"),  # IPv4[:port]
     re.compile(r"\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d{1,5})?"),  # [IPv6][:port]
+    re.compile(r"(?<=')[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?=')"),  # a quoted IPv6 address (socket tuples)
+)
+_HIDDEN = re.escape(HOST_HIDDEN)
+#: a hidden host's port, wherever it is written beside it: ``[host hidden]:8080``, Python's socket
+#: address ``('[host hidden]', 8080)`` or ``('[host hidden]', 8080, 0, 0)``, ``[host hidden] port 8080``
+_HIDDEN_PORT = re.compile(
+    rf"\(\s*'{_HIDDEN}'\s*(?:,\s*\d+\s*)+\)|{_HIDDEN}(?::\d{{1,5}}|\s*,?\s*port\s*[=:]?\s*\d{{1,5}})", re.I
 )
 
 
 def hide_hosts(text: str, urls: Sequence[str]) -> str:
     """``text`` with nothing left that names where ``urls`` point: each URL, its host (with or
     without port, any case) and every IP address literal (what the host resolved to) become
-    :data:`HOST_HIDDEN`. For the text of a judge whose submitter did not publish its host."""
+    :data:`HOST_HIDDEN`, and so does the port written beside a hidden host (``host:port``, a socket
+    address ``('host', port)``). For the text of a judge whose submitter did not publish its host."""
     names: set[str] = set()
     for url in urls:
         parts = urlsplit(url)
@@ -94,4 +102,4 @@ def hide_hosts(text: str, urls: Sequence[str]) -> str:
         text = re.sub(re.escape(name), HOST_HIDDEN, text, flags=re.I)
     for pat in _IP_LITERALS:
         text = pat.sub(HOST_HIDDEN, text)
-    return text
+    return _HIDDEN_PORT.sub(HOST_HIDDEN, text)

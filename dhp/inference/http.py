@@ -11,23 +11,35 @@ built once. Retries, timeouts, caching and concurrency are the pool's (:mod:`dhp
 
 Backends only translate: prompt and sampling parameters in, :class:`RawText` out, every failure
 classified once into a transient, permanent or fatal :class:`~dhp.inference.types.JudgeError`.
-Bodies that are not JSON (a proxy's login page, an HTML error page) are summarised in one line
-(:func:`body_summary`), never printed; a 200 answer that is not JSON at all is not the judge's API,
-so it stops the run at once (:class:`FatalJudgeError` ``not-json``) rather than being retried.
 Silent degradation is refused: an OpenAI-compatible server that ignores ``logprobs`` answers
 ``RawText(tokens=None)`` (the runner then refuses ``--mode expected``), and a server that rejects
 TGI's ``details`` is not TGI (:class:`CapabilityError`).
 
+What an endpoint sends is never quoted: an error or a body that is not JSON is described by its
+status, content type and length (:func:`describe_answer`), never by its text, because a failure
+reason is shown on the leaderboard's public Queue tab and the endpoint may be anyone's server (or,
+through a DNS answer that changed, a private one). A 200 answer that is not JSON at all is not the
+judge's API, so it stops the run at once (:class:`FatalJudgeError` ``not-json``). Redirects are not
+followed (``allow_redirects=False``): only the submitted URL passed the leaderboard's address
+check, so a 3xx answer stops the run (``redirect``) instead of taking the request elsewhere.
+
+A refused connection or a host name that does not resolve, before the server has ever answered,
+is a wrong URL or a server that is not up: the run stops at once (``unreachable``) rather than
+retrying for a minute. Once the server has answered, the same errors are transient (a restart).
+
 API keys: given by the caller (the scorer reads ``DHP_JUDGE_API_KEY``, else ``HF_TOKEN``; the
 perturber ``DHP_PERTURBER_API_KEY``, else ``HF_TOKEN``). Without one, no ``Authorization`` header
-is sent. Nothing here consults the Hub, so ``HF_HUB_OFFLINE=1`` does not stop a loopback endpoint.
+is sent. Nothing here consults the Hub, so ``HF_HUB_OFFLINE=1`` does not stop a loopback endpoint
+(the Hugging Face router is refused under it by :func:`dhp.inference.hub.check_router_allowed`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import math
+import os
 import re
 import time
 from collections.abc import Mapping
@@ -54,14 +66,14 @@ from dhp.types import TGI_MAX_TOP_N_TOKENS, EndpointProtocol
 __all__ = [
     "OpenAIChat",
     "TGIGenerate",
-    "body_summary",
+    "describe_answer",
     "discover_model",
     "host_label",
     "make_endpoint_backend",
     "parse_retry_after",
 ]
 
-_MESSAGE_CHARS = 300
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}")  # what a model name in a message may be
 
 
 def host_label(url: str) -> str:
@@ -95,41 +107,36 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     return max(0.0, secs)
 
 
-_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+def describe_answer(raw: bytes, content_type: str | None = None) -> str:
+    """What kind of answer a body is, in one line, without a word of its text: JSON (an object, a
+    list), an HTML page, text or an empty body, with its content type and length."""
+    ctype = (content_type or "").split(";", 1)[0].strip().lower()
+    ctype = ctype if ctype and len(ctype) <= 60 and ctype.isascii() and " " not in ctype else ""
+    head = raw[:200].lstrip()
+    if not head:
+        kind = "an empty body"
+    elif "html" in ctype or head.lower().startswith((b"<!doctype html", b"<html")):
+        kind = "an HTML page"
+    elif head[:1] in (b"{", b"["):
+        kind = "a JSON object" if head[:1] == b"{" else "a JSON list"
+    else:
+        kind = "text"
+    return f"{kind} ({', '.join(x for x in (ctype, f'{len(raw):,} bytes') if x)})"
 
 
-def body_summary(raw: bytes, content_type: str | None = None) -> str:
-    """One line saying what a body that is not JSON holds: an HTML page and its title, or its first words."""
-    head = raw[:200].lstrip().lower()
-    if "html" in (content_type or "").lower() or head.startswith((b"<!doctype html", b"<html")):
-        m = _TITLE.search(raw[:65536])
-        title = " ".join(m.group(1).decode("utf-8", "replace").split())[:80] if m else ""
-        return f"an HTML page{f' titled {title!r}' if title else ''} ({len(raw):,} bytes)"
-    flat = " ".join(raw[:1000].decode("utf-8", "replace").split())
-    if not flat:
-        return "an empty body"
-    return f"text {flat[:120]!r}{'...' if len(flat) > 120 else ''} ({len(raw):,} bytes)"
+def _mentions(raw: bytes, *words: str) -> frozenset[str]:
+    """Which of ``words`` a body holds: read for classification only, never shown."""
+    return frozenset(w for w in words if w.encode() in raw[:65536])
 
 
-def _error_message(raw: bytes, content_type: str | None = None) -> str:
-    """The server's error message: OpenAI's ``error.message``, TGI's ``error``, or what the body is."""
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return body_summary(raw, content_type)
-    if isinstance(doc, Mapping):
-        err = doc.get("error", doc.get("detail", doc.get("message")))
-        if isinstance(err, Mapping):
-            err = err.get("message", err)
-        if err is not None:
-            return str(err)[:_MESSAGE_CHARS]
-    return str(doc)[:_MESSAGE_CHARS]
-
-
-def http_error(status: int, message: str, retry_after: float | None) -> JudgeError:
-    """A non-200 answer, classified: retry (429, 408, 5xx), stop the run (401/403/404/405), or fail one request."""
-    msg = message[:_MESSAGE_CHARS]
+def http_error(status: int, answer: str, retry_after: float | None, location: str | None = None,
+               url: str = "") -> JudgeError:  # fmt: skip
+    """A non-200 answer, classified: retry (429, 408, 5xx), stop the run (3xx, 401/403/404/405), or fail
+    one request. ``answer`` says what the body was (:func:`describe_answer`), never what it said."""
     reason = f"http-{status}"
+    msg = f"HTTP {status} with {answer}"
+    if 300 <= status < 400:
+        return FatalJudgeError("redirect", _redirect_message(status, location, url))
     if status == 429 or status == 408 or status >= 500:
         return TransientJudgeError(reason, msg, retry_after=retry_after)
     if status in (401, 403):
@@ -139,8 +146,70 @@ def http_error(status: int, message: str, retry_after: float | None) -> JudgeErr
     return PermanentJudgeError(reason, msg)
 
 
+def _redirect_message(status: int, location: str | None, url: str) -> str:
+    """A redirect, described without its target: whether it leads to another host or scheme."""
+    where = "elsewhere"
+    if location:
+        try:
+            target = urlsplit(location)
+            here = urlsplit(url)
+            if target.hostname and (target.hostname, target.port) != (here.hostname, here.port):
+                where = "to another host"
+            elif target.scheme and target.scheme != here.scheme:
+                where = (
+                    f"to {target.scheme} on the same host" if target.scheme in ("http", "https") else where
+                )
+            else:
+                where = "to another path on the same host"
+        except ValueError:
+            where = "to a malformed location"
+    return (
+        f"the endpoint answered HTTP {status}, a redirect {where}; redirects are not followed: "
+        "give the URL the judge's API answers on"
+    )
+
+
+def _connection_error(e: aiohttp.ClientConnectionError, url: str, reached: bool) -> JudgeError:
+    """A connection that failed, in our words (aiohttp's name the peer's address and port). A refused
+    connection or an unknown host before the server ever answered stops the run; afterwards it is
+    transient (the server restarts)."""
+    where = host_label(url)
+    if isinstance(e, aiohttp.ClientConnectorDNSError):
+        what, permanent = f"the host of {where} does not resolve (unknown host)", True
+    elif isinstance(e, aiohttp.ClientConnectorError):
+        code = e.os_error.errno if isinstance(e.os_error, OSError) else None
+        permanent = code == errno.ECONNREFUSED
+        what = f"cannot connect to {where}: {_os_reason(e.os_error)}"
+    elif isinstance(e, aiohttp.ServerDisconnectedError):
+        what, permanent = f"{where} closed the connection without an answer", False
+    else:
+        what, permanent = f"the connection to {where} failed ({type(e).__name__}{_errno_text(e)})", False
+    if permanent and not reached:
+        return FatalJudgeError("unreachable", f"{what}: is the endpoint up and the URL right?")
+    return TransientJudgeError("connection", what)
+
+
+def _os_reason(err: BaseException | None) -> str:
+    """The error number's standard text (``connection refused``): never the error's own text, which
+    names the peer's address and port (``Connect call failed ('10.0.0.7', 8080)``)."""
+    if isinstance(err, OSError) and err.errno is not None:
+        return os.strerror(err.errno).lower()
+    return type(err).__name__ if err is not None else "no reason given"
+
+
+def _errno_text(e: BaseException) -> str:
+    return f": {_os_reason(e)}" if isinstance(e, OSError) and e.errno is not None else ""
+
+
 def _bad_response(what: str) -> TransientJudgeError:
     return TransientJudgeError("bad-response", what)
+
+
+def _shape_error(e: Exception) -> str:
+    """What was wrong with an answer's shape, in our words (a ValueError would quote the answer's text)."""
+    if isinstance(e, KeyError) and e.args and isinstance(e.args[0], str):
+        return f"no {e.args[0]!r} field"
+    return f"{type(e).__name__} reading it"
 
 
 class _Client:
@@ -153,6 +222,7 @@ class _Client:
         self._timeout = timeout
         self._connections = max(1, connections)
         self._session: aiohttp.ClientSession | None = None
+        self._reached = False  # the server has answered once (any status): connection errors are transient
 
     def _open(self) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(limit=self._connections, keepalive_timeout=60.0, ttl_dns_cache=300)
@@ -164,28 +234,38 @@ class _Client:
         )
         return self._session
 
-    async def get(self, url: str) -> tuple[int, bytes]:
-        session = self._session or self._open()
-        async with session.get(url) as resp:
-            return resp.status, await resp.read()
-
-    async def post(self, url: str, body: Mapping[str, Any]) -> Any:
-        """POST a JSON body; the decoded JSON answer, or a classified :class:`JudgeError`."""
+    async def get(self, url: str) -> tuple[int, bytes, str | None]:
+        """GET ``url`` (no redirect followed): status, body and content type."""
         session = self._session or self._open()
         try:
-            async with session.post(url, data=orjson.dumps(body)) as resp:
+            async with session.get(url, allow_redirects=False) as resp:
+                self._reached = True
+                return resp.status, await resp.read(), resp.headers.get("Content-Type")
+        except aiohttp.ClientConnectionError as e:
+            raise _connection_error(e, url, self._reached) from e
+
+    async def post(self, url: str, body: Mapping[str, Any]) -> Any:
+        """POST a JSON body (no redirect followed); the decoded JSON answer, or a classified :class:`JudgeError`."""
+        session = self._session or self._open()
+        try:
+            async with session.post(url, data=orjson.dumps(body), allow_redirects=False) as resp:
+                self._reached = True
                 raw = await resp.read()
                 ctype = resp.headers.get("Content-Type")
                 if resp.status != 200:
-                    raise http_error(
-                        resp.status,
-                        _error_message(raw, ctype),
-                        parse_retry_after(resp.headers.get("Retry-After")),
-                    )
+                    err = http_error(resp.status, describe_answer(raw, ctype),
+                                     parse_retry_after(resp.headers.get("Retry-After")),
+                                     resp.headers.get("Location"), url)  # fmt: skip
+                    err.mentions = _mentions(raw, "model_kwargs")
+                    raise err
         except aiohttp.ClientPayloadError as e:
-            raise TransientJudgeError("bad-json", f"truncated body: {e}"[:_MESSAGE_CHARS]) from e
-        except (aiohttp.ClientConnectionError, aiohttp.ClientResponseError) as e:
-            raise TransientJudgeError("connection", f"{type(e).__name__}: {e}"[:_MESSAGE_CHARS]) from e
+            raise TransientJudgeError("bad-json", "the answer's body was cut short") from e
+        except aiohttp.ClientConnectionError as e:
+            raise _connection_error(e, url, self._reached) from e
+        except aiohttp.ClientResponseError as e:
+            raise TransientJudgeError(
+                "bad-response", f"an answer aiohttp could not read (HTTP {e.status})"
+            ) from e
         except asyncio.TimeoutError as e:  # aiohttp's own deadline (the pool's usually fires first)
             raise TransientJudgeError("timeout", f"no answer within {self._timeout:g} s") from e
         try:
@@ -195,10 +275,10 @@ class _Client:
                 b"{",
                 b"[",
             ):  # JSON cut short or damaged: worth a retry
-                raise TransientJudgeError("bad-json", str(e)[:_MESSAGE_CHARS]) from e
+                raise TransientJudgeError("bad-json", f"damaged JSON: {describe_answer(raw, ctype)}") from e
             raise FatalJudgeError(
                 "not-json",
-                f"{host_label(url)}{urlsplit(url).path} answered {body_summary(raw, ctype)} instead of JSON: "
+                f"{host_label(url)}{urlsplit(url).path} answered {describe_answer(raw, ctype)} instead of JSON: "
                 "is the URL the judge's API?",
             ) from e
 
@@ -291,9 +371,7 @@ class OpenAIChat:
                 )
             )
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
-            raise _bad_response(
-                f"an unexpected chat completion ({type(e).__name__}: {e})"[:_MESSAGE_CHARS]
-            ) from e
+            raise _bad_response(f"an unexpected chat completion ({_shape_error(e)})") from e
         return RawText(
             text=str(text),
             tokens=tokens,
@@ -341,7 +419,7 @@ class TGIGenerate:
         try:
             doc = await self._client.post(self._url, self.body(request))
         except PermanentJudgeError as e:
-            if request.sampling.logprobs and "model_kwargs" in e.message:
+            if request.sampling.logprobs and "model_kwargs" in e.mentions:
                 raise CapabilityError(
                     "not-tgi",
                     f"{self.label} rejects TGI's details/top_n_tokens (not a TGI server?), so it returns no "
@@ -364,7 +442,7 @@ class TGIGenerate:
                     for i, t in enumerate(details["tokens"])
                 )
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
-            raise _bad_response(f"an unexpected generation ({type(e).__name__}: {e})"[:_MESSAGE_CHARS]) from e
+            raise _bad_response(f"an unexpected generation ({_shape_error(e)})") from e
         if not isinstance(text, str):
             raise _bad_response("a generation without generated_text")
         return RawText(
@@ -410,11 +488,15 @@ async def discover_model(
     url = root + ("/info" if proto is EndpointProtocol.TGI else "/v1/models")
     client = _Client(api_key, timeout, 1)
     try:
-        status, raw = await client.get(url)
-    except (aiohttp.ClientError, asyncio.TimeoutError) as e:
-        raise FatalJudgeError("unreachable", f"{where}: {type(e).__name__}: {e}"[:_MESSAGE_CHARS]) from e
+        status, raw, ctype = await client.get(url)
+    except JudgeError as e:
+        raise FatalJudgeError("unreachable", e.message) from e
+    except asyncio.TimeoutError as e:
+        raise FatalJudgeError("unreachable", f"{where}: no answer within {timeout:g} s") from e
     finally:
         await client.aclose()
+    if 300 <= status < 400:
+        raise http_error(status, describe_answer(raw, ctype), None, None, url)
     if status == 404 and proto is EndpointProtocol.TGI:
         raise CapabilityError("not-tgi", f"{where} has no /info: not a TGI server? Use --protocol openai")
     if status != 200:
@@ -426,7 +508,7 @@ async def discover_model(
     except orjson.JSONDecodeError as e:
         raise FatalJudgeError(
             "not-json",
-            f"{where}{urlsplit(url).path} answered {body_summary(raw)} instead of JSON: is it the "
+            f"{where}{urlsplit(url).path} answered {describe_answer(raw, ctype)} instead of JSON: is it the "
             "judge's API?",
         ) from e
     if proto is EndpointProtocol.TGI:
@@ -438,7 +520,8 @@ async def discover_model(
     ids = [m.get("id") for m in data if isinstance(m, Mapping)] if isinstance(data, list) else []
     names = [i for i in ids if isinstance(i, str) and i]
     if len(names) != 1:
+        shown = [n for n in names if _MODEL_NAME.fullmatch(n)][:5]  # names only, never other text
         raise FatalJudgeError(
-            "model-unknown", f"{where} serves {len(names)} models {names[:5]}: choose one with {flag}"
+            "model-unknown", f"{where} serves {len(names)} models {shown}: choose one with {flag}"
         )
     return names[0]

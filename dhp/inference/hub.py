@@ -10,6 +10,9 @@ same lean HTTP path, pool and cache as any endpoint (:mod:`dhp.inference.http`).
 The token is the user's Hugging Face token: ``HF_TOKEN``, else the one ``hf auth login`` stored
 (``huggingface_hub.get_token``). It is sent only to the router, never written or logged.
 ``DHP_HF_ROUTER_URL`` points the judge at another router (a proxy, or a loopback replay in tests).
+``HF_HUB_OFFLINE=1`` forbids the Hugging Face router like any other Hub access: such a judge fails
+at once in one line (:func:`router_refusal`), before any request; a router named in
+``DHP_HF_ROUTER_URL`` is the user's explicit choice and is used.
 
 Every command that talks to the Hub itself (datasets, models, publishing, the Space) reports a Hub it
 cannot use in one line: :func:`hub_unusable_errors` is what ``huggingface_hub`` raises then, and
@@ -27,8 +30,10 @@ __all__ = [
     "ROUTER_URL_ENV",
     "hf_token",
     "hub_failure",
+    "hub_offline",
     "hub_unusable_errors",
     "router_model",
+    "router_refusal",
     "router_url",
 ]
 
@@ -42,6 +47,27 @@ _PROVIDER = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 def router_url() -> str:
     """The router's base URL: ``DHP_HF_ROUTER_URL`` when set, else the Hugging Face router."""
     return os.environ.get(ROUTER_URL_ENV) or HF_ROUTER_URL
+
+
+def hub_offline() -> bool:
+    """``HF_HUB_OFFLINE`` is set (read now, not when ``huggingface_hub`` was imported), as the Hub client reads it."""
+    from huggingface_hub import constants
+
+    return (
+        constants.is_offline_mode()
+        or os.environ.get("HF_HUB_OFFLINE", "").upper() in constants.ENV_VARS_TRUE_VALUES
+    )
+
+
+def router_refusal(flag: str = "--model-id") -> str | None:
+    """Why a judge by Hub model id may not be scored now (``HF_HUB_OFFLINE`` and the Hugging Face
+    router), in one line; None when it may."""
+    if os.environ.get(ROUTER_URL_ENV) or not hub_offline():
+        return None
+    return (
+        f"{flag} is scored through the Hugging Face router ({HF_ROUTER_URL}), and HF_HUB_OFFLINE is set, "
+        "so it is not contacted; unset HF_HUB_OFFLINE, or score an endpoint with --endpoint"
+    )
 
 
 def router_model(model_id: str, provider: str = AUTO_PROVIDER) -> str:

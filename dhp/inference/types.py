@@ -257,6 +257,8 @@ class JudgeError(Exception):
         super().__init__(f"{reason}: {message}" if message else reason)
         self.reason = reason
         self.message = message
+        #: words of the server's answer a backend classifies by (e.g. TGI's ``model_kwargs``); never shown
+        self.mentions: frozenset[str] = frozenset()
 
 
 class TransientJudgeError(JudgeError):

@@ -32,7 +32,7 @@ from dhp.judge import (
     parse_judge,
     request_model,
 )
-from dhp.naming import JUDGE_NAME_RULE, check_judge_name, slug
+from dhp.naming import JUDGE_NAME_RULE, MisleadingNameError, check_judge_name, name_key, slug
 from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
 
@@ -416,10 +416,13 @@ def _judge_of(route: Route, v: Mapping[str, object], publish_host: bool) -> Judg
 
 
 def _judge_name(value: str | None) -> str:
-    """The judge record's own name rule (:func:`dhp.naming.check_judge_name`), worded for the form."""
+    """The judge record's own name rule (:func:`dhp.naming.check_judge_name`), worded for the form:
+    what breaks it (link markup, a word mixing scripts), else the rule."""
     name = _clean("judge_name", value, required=True, pattern=None, what="Judge name")
     try:
         return check_judge_name(name)
+    except MisleadingNameError as e:
+        raise ValidationError("judge_name", f"J{str(e)[1:]}.") from None
     except ValueError:
         raise ValidationError("judge_name", f"Judge name must be {JUDGE_NAME_RULE}.") from None
 
@@ -508,9 +511,11 @@ class Existing:
 
 
 def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
-    """A message pointing at the existing row or request that ``sub`` duplicates, else None."""
+    """A message pointing at the existing row or request that ``sub`` duplicates, else None: the same
+    judge (:func:`judge_key`), the same name (its slug names the results folder), or a name that reads
+    like a taken one (:func:`dhp.naming.name_key`: homoglyphs, full-width or case twins)."""
     key = judge_key(sub.judge, sub.mode)
-    name_key = slug(sub.judge_name.strip())
+    name_slug, reads_as = slug(sub.judge_name.strip()), name_key(sub.judge_name)
     for e in existing:
         if e.key == key:
             return (
@@ -518,6 +523,11 @@ def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
                 f"{e.where}. To score the judge again, change the scoring mode, or give its HF model id with a new "
                 "revision."
             )
-        if slug(e.judge_name.strip()) == name_key:
+        if slug(e.judge_name.strip()) == name_slug:
             return f"The judge name {sub.judge_name!r} is taken (see {e.where}); choose another name."
+        if name_key(e.judge_name) == reads_as:
+            return (
+                f"The judge name {sub.judge_name!r} reads like {e.judge_name!r} (see {e.where}): letters that "
+                "look alike are one name; choose another name."
+            )
     return None

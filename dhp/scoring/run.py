@@ -185,8 +185,11 @@ def _endpoint_key(j: EndpointJudge | HubJudge) -> str | None:
     """The endpoint's key from the environment; for a Hub model id, the user's Hugging Face token."""
     if isinstance(j, EndpointJudge):
         return api_key_from_env()
-    from dhp.inference.hub import hf_token
+    from dhp.inference.hub import hf_token, router_refusal
 
+    refusal = router_refusal()
+    if refusal is not None:
+        raise RunError(refusal)
     token = hf_token()
     if not token:
         raise RunError("--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`")
@@ -747,11 +750,39 @@ def _checked_inputs(cfg: ScoreConfig) -> _Inputs:
     return _Inputs(prompt_set, tuple(specs))
 
 
-async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> ResponseCache | None:
+@dataclass(frozen=True)
+class _OpenCache:
+    """The run's response cache and what opening it created (the file, folders that were missing)."""
+
+    cache: ResponseCache
+    created: tuple[Path, ...]  # the file first, then its new folders, innermost first
+
+    def close(self, failed: bool) -> None:
+        """Close the cache; after a failed run, remove what opening it created when it holds no
+        answer (a failed command leaves nothing behind; answers are kept: a rerun reuses them)."""
+        try:
+            discard = failed and bool(self.created) and len(self.cache) == 0
+        finally:
+            self.cache.close()
+        if not discard:
+            return
+        path = self.created[0]
+        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            f.unlink(missing_ok=True)
+        for folder in self.created[1:]:
+            if any(folder.iterdir()):
+                break
+            folder.rmdir()
+
+
+async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> _OpenCache | None:
     if not cfg.use_cache or cfg.judge.kind == "builtin":
         return None
+    path = cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite"
+    new_folders = tuple(d for d in (path.parent, *path.parent.parents) if not d.exists())
+    created = () if path.exists() else (path, *new_folders)
     try:
-        return ResponseCache(cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite")
+        return _OpenCache(ResponseCache(path), created)
     except CacheError as e:
         for j in judges:
             await j.aclose()
@@ -825,24 +856,27 @@ async def score_datasets_async(
         judges, model = list(replicas), request_model(cfg.judge)
     else:
         judges, model = await _build_replicas(cfg)
-    cache = await _open_cache(cfg, judges)
+    opened = await _open_cache(cfg, judges)
     pool = JudgePool(
         judges,
         identity=cfg.judge.name,
         model=model,
-        cache=cache,
+        cache=None if opened is None else opened.cache,
         concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
         coalesce=cfg.judge.kind
         != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
     )
+    failed = True
     try:
-        return await _run_all(cfg, pool, model, len(judges), inputs)
+        paths = await _run_all(cfg, pool, model, len(judges), inputs)
+        failed = False
+        return paths
     finally:
         await pool.aclose()
-        if cache is not None:
-            cache.close()
+        if opened is not None:
+            opened.close(failed)
 
 
 def score_datasets(cfg: ScoreConfig, replicas: Sequence[JudgeBackend] | None = None) -> list[Path]:
