@@ -388,6 +388,39 @@ def make_build_info(
     )
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """One dataset's inputs, checked: its source and the items selected from it."""
+
+    source: SourceData
+    selected: Selected
+
+
+def _inputs(spec: DatasetSpec, locator: SourceLocator, opts: BuildOptions) -> Inputs:
+    check_methods(spec)
+    source = load_source(spec, locator, opts.story_cloze_file)
+    return Inputs(source, select_items(spec, source, allow_fewer=opts.allow_fewer))
+
+
+def check_inputs(
+    specs: Sequence[DatasetSpec], locator: SourceLocator, opts: BuildOptions
+) -> dict[str, Inputs]:
+    """Every dataset's inputs, loaded and selected before any dataset is written (a build of several
+    writes all or none): each dataset whose inputs fall short (a source with too few items without
+    ``allow_fewer``, a method that cannot run) is named, in one :class:`BuildError`."""
+    check_version(opts.version)
+    checked: dict[str, Inputs] = {}
+    problems: list[str] = []
+    for spec in specs:
+        try:
+            checked[spec.name] = _inputs(spec, locator, opts)
+        except BuildError as e:
+            problems.append(str(e))
+    if problems:
+        raise BuildError(f"nothing built: {'; '.join(problems)}")
+    return checked
+
+
 def build_dataset(
     spec: DatasetSpec,
     locator: SourceLocator,
@@ -395,19 +428,20 @@ def build_dataset(
     opts: BuildOptions,
     render_card: Callable[[DatasetSpec, BuildInfo], str] | None = None,
     extra_files: Mapping[str, str] | None = None,
+    inputs: Inputs | None = None,
 ) -> BuildReport:
     """Build ``out_root/<spec.name>/`` and return a report. See the module docstring.
 
-    ``extra_files`` (relative path -> text) are written into the folder too (a task's file and prompts).
+    ``extra_files`` (relative path -> text) are written into the folder too (a task's file and prompts);
+    ``inputs``: what :func:`check_inputs` loaded (else the source is loaded and selected here).
     """
     from dhp.builder.cards import render_card as default_card
 
     t0 = time.perf_counter()
     check_version(opts.version)
-    check_methods(spec)
     seed = spec.selection.seed if opts.seed is None else opts.seed
-    source = load_source(spec, locator, opts.story_cloze_file)
-    sel = select_items(spec, source, allow_fewer=opts.allow_fewer)
+    checked = inputs or _inputs(spec, locator, opts)
+    source, sel = checked.source, checked.selected
     with _progress(len(sel.items) * len(spec.perturbations), f"{spec.name}: perturb", opts.progress) as bar:
         outcomes = make_outcomes(spec, sel, opts, seed, bar)
     rows, na, perts = collect_rows(spec, sel.items, outcomes)

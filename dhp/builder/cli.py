@@ -116,7 +116,7 @@ def _available(
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from dhp.builder.build import BuildOptions, build_dataset, check_version
+    from dhp.builder.build import BuildOptions, build_dataset, check_inputs, check_version
     from dhp.builder.errors import BuildError
     from dhp.builder.sources import SourceLocator
     from dhp.spec import resolve_datasets
@@ -144,11 +144,12 @@ def _cmd_build(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     try:
+        checked = check_inputs(specs, locator, opts) if task is None else {}  # all inputs before any write
         for spec in specs:
             _print_report(
                 build_task(task, args.out, opts)
                 if task is not None
-                else build_dataset(spec, locator, args.out, opts)
+                else build_dataset(spec, locator, args.out, opts, inputs=checked[spec.name])
             )
     finally:
         if perturber is not None:
