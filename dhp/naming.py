@@ -51,9 +51,10 @@ JUDGE_NAME_RULE = (
     "links or Markdown link syntax, and no word mixing scripts (such as Latin and Cyrillic letters)"
 )
 _JUDGE_NAME = re.compile(r"[^\W_](?:[^/\\<>]{0,62}[^/\\<>\s])?")
-#: markup a renderer would turn into a link or an image: ``[x](...)``, ``![x](...)``, a URL scheme, ``www.``
+#: markup a renderer would turn into a link or an image: ``[x](...)`` (CommonMark: no space before
+#: the ``(``), ``![x](...)``, a URL scheme, ``www.``
 _MARKUP = re.compile(
-    r"\]\s*\(|!\[|(?<![\w.-])(?:https?|ftp|mailto|javascript|vbscript|data|file):|(?<![\w.-])www\.", re.I
+    r"\]\(|!\[|(?<![\w.-])(?:https?|ftp|mailto|javascript|vbscript|data|file):|(?<![\w.-])www\.", re.I
 )
 #: scripts that one word may mix (Unicode TR39's "highly restrictive" sets: Japanese, Chinese, Korean with Latin)
 _MIXABLE = (
