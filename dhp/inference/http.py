@@ -170,7 +170,7 @@ def _redirect_message(status: int, location: str | None, url: str) -> str:
 
 
 def _connection_error(e: aiohttp.ClientConnectionError, url: str, reached: bool) -> JudgeError:
-    """A connection that failed, in our words (aiohttp's name the peer's address and port). A refused
+    """A connection that failed, in our words (aiohttp's own words name the peer's address and port). A refused
     connection or an unknown host before the server ever answered stops the run; afterwards it is
     transient (the server restarts)."""
     where = host_label(url)

@@ -100,3 +100,32 @@ def test_hf_hub_offline_stops_a_hub_model_id_before_any_request(
     assert "\n" not in str(e.value) and "hf_aToken" not in str(e.value)
     assert lookups == []  # the router was not even looked up
     assert not (tmp_path / "out").exists()
+
+
+async def test_a_refusal_after_the_endpoint_answered_is_a_restart_and_retried() -> None:
+    """The same refused connection is a wrong URL before the first answer (the run stops) and a server
+    restarting after it (transient: the pool retries)."""
+    from dhp.inference.http import OpenAIChat
+    from dhp.inference.types import Generation, SamplingParams, TransientJudgeError
+    from tests.scoring.fake_server import FakeJudgeServer
+
+    request = Generation("Rate this text.", SamplingParams(temperature=0.0, max_tokens=4))
+    with FakeJudgeServer() as srv:
+        judge = OpenAIChat(srv.url, "fake-judge", None, timeout=10.0)
+        assert (await judge(request)).text == "4"  # type: ignore[union-attr]
+    messages = []
+    try:
+        for _ in range(2):  # the kept-alive connection is closed under it first, then a new one is refused
+            with pytest.raises(TransientJudgeError) as e:
+                await judge(request)  # the server has gone: nothing listens on its port now
+            assert e.value.reason == "connection"
+            messages.append(e.value.message)
+        assert "connection refused" in messages[-1], messages
+    finally:
+        await judge.aclose()
+    fresh = OpenAIChat(srv.url, "fake-judge", None, timeout=10.0)
+    try:
+        with pytest.raises(FatalJudgeError, match="unreachable"):
+            await fresh(request)
+    finally:
+        await fresh.aclose()
