@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 import secrets
 from collections.abc import Mapping
 from enum import Enum
@@ -58,6 +59,12 @@ _ALLOWED: Mapping[State, frozenset[State]] = {
 
 #: The judge fields of request files written before :mod:`dhp.judge` (upgraded on reading).
 _FLAT_FIELDS = ("judge_name", "endpoint_url", "protocol", "model", "hf_model_id", "revision")
+
+
+#: what reasons stored before answers went unquoted (dhp.inference.http) quoted of an endpoint's body
+_QUOTED_ANSWER = re.compile(
+    r"""\b(answered text|titled) (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?:\.\.\.)?"""
+)
 
 
 class InvalidTransition(RuntimeError):
@@ -134,10 +141,12 @@ class Request(Submission):
     @property
     def public_reason(self) -> str:
         """The failure reason as the public Queue tab shows it: a hidden host hidden in it too (a
-        reason stored before hosts were hidden on failing included)."""
-        if not self.reason or self.public_host != "hidden":
-            return self.reason or ""
-        return hide_hosts(self.reason, endpoints(self.judge))
+        reason stored before hosts were hidden on failing included), and no endpoint's words that a
+        reason stored before answers went unquoted held (``text '...'``, ``titled '...'``)."""
+        reason = _QUOTED_ANSWER.sub(r"\1 [not shown]", self.reason or "")
+        if not reason or self.public_host != "hidden":
+            return reason
+        return hide_hosts(reason, endpoints(self.judge))
 
     @property
     def key(self) -> tuple[str, ...]:

@@ -155,6 +155,25 @@ def test_a_failure_reason_never_quotes_what_the_endpoint_answered(
     _nothing_leaks(visible, _port(endpoint))
 
 
+def test_a_reason_stored_before_answers_went_unquoted_shows_none_of_the_answer(tmp_path: Path) -> None:
+    """A Space upgraded with failures on record: the Queue tab no longer shows what they quoted."""
+    requests = LocalStore(tmp_path / "requests")
+    q = RequestQueue(requests)
+    sub = validate_submission(
+        judge_name="Old failure", endpoint_url="http://127.0.0.1:8000/v1", protocol="openai", model="m",
+        hf_model_id="", revision="", mode="expected", contact="me@example.org", app_mode="local",
+    )  # fmt: skip
+    q.submit(new_request(sub, hash_user("mallory")))
+    claimed = q.claim_next("w")
+    assert claimed is not None
+    q.fail(claimed, f"dhp score exited with status 2: dhp score: error: not-json: 127.0.0.1:8000/v1/chat/completions "
+                    f"answered text '{SECRET} internal config' (37 bytes) instead of JSON: is the URL the judge's "
+                    f"API? (before: http-502: an HTML page titled '{SECRET}' (159 bytes))")  # fmt: skip
+    visible = _visible(tmp_path, requests)
+    assert "answered text [not shown] (37 bytes)" in visible and "titled [not shown]" in visible
+    _nothing_leaks(visible, 8000)
+
+
 # -- hidden hosts and their ports -------------------------------------------------------------------------
 def _free_port() -> int:
     with socket.socket() as s:
