@@ -21,7 +21,9 @@ reason is shown on the leaderboard's public Queue tab and the endpoint may be an
 through a DNS answer that changed, a private one). A 200 answer that is not JSON at all is not the
 judge's API, so it stops the run at once (:class:`FatalJudgeError` ``not-json``). Redirects are not
 followed (``allow_redirects=False``): only the submitted URL passed the leaderboard's address
-check, so a 3xx answer stops the run (``redirect``) instead of taking the request elsewhere.
+check, so a 3xx answer stops the run (``redirect``) instead of taking the request elsewhere. Under
+``DHP_PUBLIC_ENDPOINTS_ONLY=1`` (the leaderboard's worker in Space mode) a host name is contacted
+only while every address it resolves to is public (:mod:`dhp.inference.addresses`).
 
 A refused connection or a host name that does not resolve, before the server has ever answered,
 is a wrong URL or a server that is not up: the run stops at once (``unreachable``) rather than
@@ -38,9 +40,11 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import errno
+import ipaddress
 import math
 import os
 import re
+import socket
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -49,6 +53,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
+from dhp.inference.addresses import address_problem, public_only
 from dhp.inference.types import (
     CapabilityError,
     FatalJudgeError,
@@ -212,6 +217,21 @@ def _shape_error(e: Exception) -> str:
     return f"{type(e).__name__} reading it"
 
 
+class _PublicOnlyResolver(aiohttp.ThreadedResolver):
+    """The system resolver, refusing a name any of whose addresses is not public (DNS rebinding: the
+    name was checked when submitted, and may answer otherwise now). Used under ``DHP_PUBLIC_ENDPOINTS_ONLY``."""
+
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> Any:
+        found = await super().resolve(host, port, family)
+        for entry in found:
+            why = address_problem(ipaddress.ip_address(str(entry["host"]).split("%", 1)[0]))
+            if why:
+                raise FatalJudgeError(
+                    "not-public", f"{host} resolves to {why} now; only public endpoints are contacted here"
+                )
+        return found
+
+
 class _Client:
     """One keep-alive connection pool to one server, created on first use inside the running loop."""
 
@@ -225,7 +245,10 @@ class _Client:
         self._reached = False  # the server has answered once (any status): connection errors are transient
 
     def _open(self) -> aiohttp.ClientSession:
-        connector = aiohttp.TCPConnector(limit=self._connections, keepalive_timeout=60.0, ttl_dns_cache=300)
+        connector = aiohttp.TCPConnector(
+            limit=self._connections, keepalive_timeout=60.0, ttl_dns_cache=300,
+            resolver=_PublicOnlyResolver() if public_only() else None,
+        )  # fmt: skip
         self._session = aiohttp.ClientSession(
             connector=connector,
             timeout=aiohttp.ClientTimeout(total=self._timeout),

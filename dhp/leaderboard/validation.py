@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from dhp.inference.addresses import address_problem
 from dhp.inference.hub import AUTO_PROVIDER, router_model
 from dhp.judge import (
     EndpointJudge,
@@ -87,8 +88,6 @@ METADATA_HOSTS: frozenset[str] = frozenset(
         "100-100-100-200.metadata",
     }
 )
-#: Metadata addresses that are not covered by the private / link-local ranges.
-_METADATA_IPS = frozenset({ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
 
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$")
 _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -155,25 +154,6 @@ def _clean(
     if pattern is not None and not pattern.match(v):
         raise ValidationError(field, f"{what} contains characters that are not allowed: {v!r}.")
     return v
-
-
-def _bad_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    """Why an address may not be contacted from a Space, or None if it is public."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return _bad_address(ip.ipv4_mapped)
-    if ip in _METADATA_IPS:
-        return "a cloud metadata address"
-    if ip.is_loopback:
-        return "a loopback address"
-    if ip.is_link_local:
-        return "a link-local address (this includes cloud metadata services)"
-    if ip.is_multicast or ip.is_reserved or ip.is_unspecified:
-        return "a reserved address"
-    if ip.is_private:
-        return "a private address"
-    if not ip.is_global:
-        return "a non-public address"
-    return None
 
 
 def _is_loopback_host(host: str) -> bool:
@@ -248,7 +228,7 @@ def _check_public_host(host: str, resolver: Resolver | None) -> None:
     except ValueError:
         literal = None
     if literal is not None:
-        why = _bad_address(literal)
+        why = address_problem(literal)
         if why:
             raise ValidationError(
                 field, f"Endpoint host {host} is {why}; only public endpoints are accepted."
@@ -274,7 +254,7 @@ def _check_resolved(host: str, resolver: Resolver | None) -> None:
             ip = ipaddress.ip_address(a.split("%", 1)[0])
         except ValueError:
             raise ValidationError(field, f"Endpoint host {host!r} resolves to an invalid address.") from None
-        why = _bad_address(ip)
+        why = address_problem(ip)
         if why:
             raise ValidationError(
                 field, f"Endpoint host {host!r} resolves to {a}, {why}; only public endpoints are accepted."

@@ -6,7 +6,9 @@ so the worker only validates results (``parse_result``) and stores them as writt
 isolates crashes and memory; its stderr tail (with secrets scrubbed) becomes the failure reason
 shown in the Queue tab. Secrets reach the scorer only through the worker's environment, never
 through arguments or files: an endpoint judge gets ``DHP_JUDGE_API_KEY``, a judge by Hub model id
-the operator's ``HF_TOKEN`` (:func:`scorer_env`).
+the operator's ``HF_TOKEN`` (:func:`scorer_env`). In Space mode the scorer also gets
+``DHP_PUBLIC_ENDPOINTS_ONLY=1``: it contacts a host only while every address the host resolves to
+is public (:mod:`dhp.inference.addresses`), as the endpoint's check here said when it ran.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dhp.inference.addresses import PUBLIC_ONLY_ENV
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, published, write_judge
 from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
@@ -138,6 +141,8 @@ class Worker:
     def _score(self, req: Request, cmd: list[str], out: Path, secrets: list[str]) -> list[str] | Request:
         """Run the scorer; the results it wrote (stored), or the request marked FAILED."""
         env = scorer_env(req.judge, os.environ)
+        if self.cfg.mode == "space":  # the scorer contacts public addresses only, whatever DNS says by then
+            env[PUBLIC_ONLY_ENV] = "1"
         try:
             proc = self.runner(cmd, capture_output=True, text=True, env=env, timeout=self.cfg.timeout_s)
         except subprocess.TimeoutExpired:

@@ -257,3 +257,48 @@ def test_a_homoglyph_of_a_queued_name_is_refused_and_other_scripts_are_welcome(b
     for fine in ("Qwen2 中文版", "Llama-3 (русский)", "GPT-4o [beta] (temp 0)", "Judge: v2"):
         assert "PENDING" in board.submit(_form(fine), "hf:bob")
     assert len(board.queue_frame()[0]) == 5
+
+
+# -- DNS rebinding: a name checked as public answers a private address by the time the scorer connects ---
+async def test_a_name_that_resolves_to_a_private_address_at_connection_time_is_not_contacted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dhp.inference.addresses import PUBLIC_ONLY_ENV
+    from dhp.inference.http import OpenAIChat
+    from dhp.inference.types import FatalJudgeError, Generation, SamplingParams
+
+    real = socket.getaddrinfo
+
+    def rebound(host: object, port: object, *args: object, **kw: object) -> object:
+        if host == "judge.rebind.example":  # it answered a public address when it was checked
+            return real("127.0.0.1", port, *args, **kw)  # type: ignore[arg-type]
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebound)
+    monkeypatch.setenv(PUBLIC_ONLY_ENV, "1")
+    request = Generation("Rate this text.", SamplingParams(temperature=0.0, max_tokens=4))
+    with _serve(200, f"{SECRET} internal config".encode()) as private:
+        judge = OpenAIChat(f"http://judge.rebind.example:{_port(private)}/v1", "m", None, timeout=10.0)
+        try:
+            with pytest.raises(FatalJudgeError, match="resolves to a loopback address now") as e:
+                await judge(request)
+        finally:
+            await judge.aclose()
+    assert private.hits == 0 and e.value.reason == "not-public"
+
+
+def test_the_space_worker_makes_the_scorer_contact_public_addresses_only(tmp_path: Path) -> None:
+    from dhp.inference.addresses import PUBLIC_ONLY_ENV
+
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    sub = validate_submission(**_form("Space judge"), app_mode="space", resolver=PUBLIC)  # type: ignore[arg-type]
+    RequestQueue(requests).submit(new_request(sub, hash_user("alice")))
+    envs: list[dict[str, str]] = []
+
+    def runner(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        envs.append(dict(kw["env"]))  # type: ignore[call-overload]
+        return subprocess.CompletedProcess(cmd, 2, "", "dhp score: error: stopped here")
+
+    cfg = WorkerConfig(data=tmp_path, mode="space", resolver=PUBLIC)
+    assert Worker(requests, results, cfg, runner=runner).drain(once=True) == 1
+    assert [e.get(PUBLIC_ONLY_ENV) for e in envs] == ["1"]
