@@ -41,8 +41,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.results import Result
-from dhp.scoring.stats import CombineMethod, avg_min, combine_pvalues, discernment, wilcoxon_greater_batch
+from dhp.scoring.results import PerturbationResult, Result
+from dhp.scoring.stats import (
+    CombineMethod,
+    avg_min,
+    combine_pvalues,
+    discernment,
+    exact_method_pvalues,
+    wilcoxon_greater_batch,
+)
 from dhp.types import Level
 
 __all__ = [
@@ -138,21 +145,29 @@ class ReplicatePvalues:
         return avg_min(d, self.levels)[0]
 
 
-def _normal_log_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
-    """(replicates, cells) natural logs of one-sided Wilcoxon p-values by the tie-corrected normal approximation of
-    each row of paired differences ``d`` (cells × items; NaN = no complete pair) resampled with
-    ``counts`` (replicates × items): exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch`
-    with ``exact=False`` gives on the expanded resample, computed from the multiplicities for every
-    cell at once, without expanding or sorting per replicate (zero differences dropped, average
-    ranks over ties). NaN: no complete pair in that replicate."""
-    n_cells = d.shape[0]
+@dataclass(frozen=True)
+class _ResampleStats:
+    """Per (cell, replicate): W+, the non-zero count, Σ(t³ − t) over tie groups, complete pairs."""
+
+    r_plus: FloatArray
+    n: FloatArray
+    tie: FloatArray
+    n_complete: FloatArray
+
+
+def _resample_stats(d: FloatArray, counts: npt.NDArray[np.int64]) -> _ResampleStats:
+    """The signed-rank statistics of each row of paired differences ``d`` (cells × items; NaN = no
+    complete pair) resampled with ``counts`` (replicates × items), computed from the multiplicities
+    for every cell at once, without expanding or sorting per replicate (zero differences dropped,
+    average ranks over ties): what the expanded resample gives."""
+    n_cells, n_boot = d.shape[0], counts.shape[0]
     complete = ~np.isnan(d)
     # (items, replicates), float32: every count, rank sum and tie term below is a multiple of 1/2
     # far below 2**24, so exact; rows gather fast
     counts_t = np.ascontiguousarray(counts.T, dtype=np.float32)
-    n_complete = complete.astype(np.float32) @ counts_t  # (cells, replicates)
+    n_complete = (complete.astype(np.float32) @ counts_t).astype(np.float64)  # (cells, replicates)
+    r_plus, n, tie = (np.zeros((n_cells, n_boot)) for _ in range(3))
     cell, item = np.nonzero(complete & (d != 0))
-    log_p = np.zeros((n_cells, counts.shape[0]))
     if cell.size:
         a = np.abs(d[cell, item])
         order = np.lexsort((a, cell))
@@ -169,30 +184,50 @@ def _normal_log_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatAr
             (firsts > 0)[:, None], cum[np.maximum(firsts - 1, 0)], np.float32(0)
         )  # earlier cells
         avg_rank = cum - np.repeat(before, np.diff(np.r_[firsts, t.shape[0]]), axis=0) - (t - 1.0) / 2.0
-        r_plus = np.add.reduceat(pos * avg_rank, firsts, axis=0).astype(np.float64)
-        n = np.add.reduceat(t, firsts, axis=0).astype(np.float64)
-        tie = np.add.reduceat(t * t * t - t, firsts, axis=0).astype(np.float64)
-        var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
-        from scipy.special import log_ndtr
-
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = (r_plus - n * (n + 1.0) * 0.25) / np.sqrt(var)
-        # the log of the normal upper tail (scipy.stats.norm.sf), exact far below the smallest double
-        log_p[g_cell[firsts]] = np.where(n == 0, 0.0, log_ndtr(-z))
-    return np.where(n_complete > 0, log_p, np.nan).T
+        present = g_cell[firsts]
+        r_plus[present] = np.add.reduceat(pos * avg_rank, firsts, axis=0)
+        n[present] = np.add.reduceat(t, firsts, axis=0)
+        tie[present] = np.add.reduceat(t * t * t - t, firsts, axis=0)
+    return _ResampleStats(r_plus, n, tie, n_complete)
 
 
-def _exact_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
-    """(replicates,) p-values by the exact tie-aware sign-flip distribution on the expanded resample
-    (``idx``: replicates × resample size, padded with a missing score); NaN: no complete pair."""
+def _normal_log_pvalues(st: _ResampleStats) -> FloatArray:
+    """(cells, replicates) natural logs of the tie-corrected normal approximation's p-values:
+    exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch` with ``method="asymptotic"``
+    gives on the expanded resample (no non-zero difference: p = 1)."""
+    from scipy.special import log_ndtr
+
+    n = st.n
+    var = (n * (n + 1.0) * (2.0 * n + 1.0) - st.tie / 2.0) / 24.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (st.r_plus - n * (n + 1.0) * 0.25) / np.sqrt(var)
+    # the log of the normal upper tail (scipy.stats.norm.sf), exact far below the smallest double
+    return np.where(n == 0, 0.0, log_ndtr(-z))
+
+
+def _exact_log_pvalues(st: _ResampleStats) -> FloatArray:
+    """(cells, replicates) natural logs of scipy's ``method="exact"`` p-values on the expanded
+    resample (the untied null distribution of its non-zero count at floor(W+), tables cached per n)."""
+    with np.errstate(divide="ignore"):
+        return np.log(exact_method_pvalues(st.n, st.r_plus))
+
+
+def _permutation_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
+    """(replicates,) p-values by the exhaustive tie-aware sign-flip test on the expanded resample
+    (``idx``: replicates × resample size, padded with a missing score); only for point tests of at
+    most 13 pairs, so the resamples are small."""
     o, q = np.r_[xo, math.nan][idx], np.r_[xp, math.nan][idx]
-    pv = wilcoxon_greater_batch(o, q, exact=True)
-    no_pair = ~(~np.isnan(o) & ~np.isnan(q)).any(axis=1)
-    return np.where(no_pair, np.nan, pv)
+    return wilcoxon_greater_batch(o, q, method="permutation")
 
 
 def _vec(values: Sequence[float | None]) -> FloatArray:
     return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def _stored_method(p: PerturbationResult, metric: str) -> str:
+    """The method of the stored point test (the normal approximation when none is stored)."""
+    stored = p.metrics.get(metric)
+    return stored.test_method if stored is not None and stored.test_method else "asymptotic"
 
 
 def replicate_pvalues(
@@ -207,24 +242,24 @@ def replicate_pvalues(
     metrics = tuple(s.original)
     per = [p for p in result.perturbations if p.id in s.perturbed]
     out = np.full((n_boot, len(per), len(metrics)), np.nan, dtype=np.float32)
-    normal: list[tuple[int, int]] = []
-    for i, p in enumerate(per):
-        for j, m in enumerate(metrics):
-            stored = p.metrics.get(m)
-            if stored is not None and stored.test_method in ("exact", "permutation"):
+    cells = [(i, j) for i in range(len(per)) for j in range(len(metrics))]
+    if cells:
+        orig = {m: _vec(s.original[m]) for m in metrics}
+        d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in cells])
+        st = _resample_stats(d, counts)
+        methods = [_stored_method(per[i], metrics[j]) for i, j in cells]
+        exact = np.array([m == "exact" for m in methods])
+        log_p = np.where(exact[:, None], _exact_log_pvalues(st), _normal_log_pvalues(st))
+        for k, (i, j) in enumerate(cells):
+            if methods[k] == "permutation":
                 idx = _resample_index(result.dataset.name, items, n_boot, seed)
                 with np.errstate(divide="ignore"):
-                    out[:, i, j] = np.log(
-                        _exact_pvalues(_vec(s.original[m]), _vec(s.perturbed[p.id][m]), idx)
+                    log_p[k] = np.log(
+                        _permutation_pvalues(orig[metrics[j]], _vec(s.perturbed[per[i].id][metrics[j]]), idx)
                     )
-            else:
-                normal.append((i, j))
-    if normal:
-        orig = {m: _vec(s.original[m]) for m in metrics}
-        d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in normal])
-        pv = _normal_log_pvalues(d, counts)
-        rows, cols = zip(*normal, strict=True)
-        out[:, list(rows), list(cols)] = pv
+        log_p = np.where(st.n_complete > 0, log_p, np.nan)
+        rows, cols = zip(*cells, strict=True)
+        out[:, list(rows), list(cols)] = log_p.T
     rp = ReplicatePvalues(
         tuple(p.id for p in per),
         tuple(p.level for p in per),

@@ -40,6 +40,7 @@ with one method for both, the join rarely widens the percentile interval.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -62,6 +63,7 @@ __all__ = [
     "avg_min",
     "combine_pvalues",
     "discernment",
+    "exact_method_pvalues",
     "level_balanced_weights",
     "wilcoxon_greater",
     "wilcoxon_greater_batch",
@@ -211,11 +213,10 @@ def _batch(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> _Batch:
 def _exact_tail_pvalues(b: _Batch, rows: npt.NDArray[np.intp], chunk: int = 2048) -> FloatArray:
     """P(S ≥ W+) where S is the sum of a uniformly random subset of the row's ranks.
 
-    This is the null distribution of both of scipy's small-sample paths: the exact Wilcoxon
-    distribution (ranks 1..n, no ties) and the exhaustive sign-flip permutation test (average
-    ranks with ties; zero differences flip to themselves and cancel out). Ranks are multiples of
-    1/2, so the subset sums are counted exactly on a grid of halves by dynamic programming,
-    vectorised over rows. Used for bootstrap replicates; point estimates call scipy itself.
+    This is scipy's exhaustive sign-flip permutation test (average ranks with ties; zero
+    differences flip to themselves and cancel out); without ties it is the exact Wilcoxon
+    distribution too. Ranks are multiples of 1/2, so the subset sums are counted exactly on a grid
+    of halves by dynamic programming, vectorised over rows.
     """
     out = np.empty(rows.size, dtype=np.float64)
     for start in range(0, rows.size, chunk):
@@ -235,6 +236,37 @@ def _exact_tail_pvalues(b: _Batch, rows: npt.NDArray[np.intp], chunk: int = 2048
         tail = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]
         obs = np.rint(2.0 * b.r_plus[rr]).astype(np.int64)
         out[start : start + rr.size] = tail[np.arange(rr.size), obs] / np.exp2(m)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _exact_null_sf(n: int) -> FloatArray:
+    """``sf[k] = P(W+ >= k)`` for k = 0 .. n(n+1)/2 + 1 under the exact null distribution of n
+    untied ranks: scipy's ``_get_wilcoxon_distr`` recursion, summed from the top. For n <= 50 (where
+    scipy tests exactly) it equals scipy's ``method="exact"`` to the last bit (tested); above, where
+    scipy's ``1 - cdf`` cancels to 0 or below in the far tail, it stays accurate (a resample of an
+    exact test can hold more than 50 pairs). Computed once per n."""
+    c = np.ones(1, dtype=np.float64)
+    for k in range(1, n + 1):
+        prev = c
+        c = np.zeros(k * (k + 1) // 2 + 1, dtype=np.float64)
+        c[: prev.size] = prev * 0.5
+        c[-prev.size :] += prev * 0.5
+    sf: FloatArray = np.concatenate([np.cumsum(c[::-1])[::-1], [0.0]])
+    sf.setflags(write=False)
+    return sf
+
+
+def exact_method_pvalues(n_nonzero: FloatArray, r_plus: FloatArray) -> FloatArray:
+    """scipy's ``method="exact"`` one-sided p-values, row-wise: the untied null distribution of the
+    row's non-zero count at ``floor(W+)`` (scipy's rule for a tied, non-integral statistic,
+    gh-19872), from tables cached per n; no non-zero difference: p = 1."""
+    n = np.asarray(n_nonzero).astype(np.int64)
+    k = np.floor(np.asarray(r_plus) + 1e-9).astype(np.int64)  # W+ is a multiple of 1/2, exact in floats
+    out = np.ones(n.shape, dtype=np.float64)
+    for size in np.unique(n[n > 0]).tolist():
+        at = n == size
+        out[at] = _exact_null_sf(int(size))[k[at]]
     return out
 
 
@@ -268,26 +300,35 @@ def wilcoxon_greater_tests(original: npt.ArrayLike, perturbed: npt.ArrayLike) ->
 
 
 def wilcoxon_greater_batch(
-    original: npt.ArrayLike, perturbed: npt.ArrayLike, exact: bool | None = None
+    original: npt.ArrayLike, perturbed: npt.ArrayLike, method: str | None = None
 ) -> FloatArray:
-    """Row-wise p-values of :func:`wilcoxon_greater_tests`, fully vectorised (for the bootstrap).
+    """Row-wise one-sided Wilcoxon p-values, fully vectorised (for the bootstrap).
 
-    ``exact=None``: scipy's ``auto`` choice per row; small-sample rows use
-    :func:`_exact_tail_pvalues`, which equals scipy's exact and permutation p-values up to
-    floating-point summation order (tested against scipy). ``exact=True``: every row by the exact
-    tie-aware sign-flip distribution (whatever its ties and size); ``exact=False``: every row by the
-    tie-corrected normal approximation. The bootstrap forces its point estimate's method this way.
+    ``method=None``: scipy's ``auto`` choice per row (as :func:`wilcoxon_greater_tests`).
+    Otherwise every row by one method, what ``scipy.stats.wilcoxon(..., method=...)`` gives:
+    ``"exact"`` (the untied exact null distribution at ``floor(W+)``, scipy's rule with ties),
+    ``"permutation"`` (the exhaustive tie-aware sign-flip test) or ``"asymptotic"`` (the
+    tie-corrected normal approximation, no continuity correction). A bootstrap passes its point
+    estimate's method, so every replicate is tested as the estimate was. Rows without a non-zero
+    difference (and ``"no-evidence"``) give p = 1.
     """
     b = _batch(original, perturbed)
     p = b.p_normal.copy()
-    if exact is None:
+    if method is None:
         rows = b.exact_rows()
-    elif exact:
+        untied = rows[(b.tie[rows] == 0) & (b.n_complete[rows] == b.n_nonzero[rows])]
+        p[untied] = exact_method_pvalues(b.n_nonzero[untied], b.r_plus[untied])
+        perm = np.setdiff1d(rows, untied)
+        if perm.size:
+            p[perm] = _exact_tail_pvalues(b, perm)
+    elif method == "exact":
+        p = exact_method_pvalues(b.n_nonzero, b.r_plus)
+    elif method == "permutation":
         rows = np.flatnonzero(b.n_nonzero > 0)
-    else:
-        rows = np.zeros(0, dtype=np.intp)
-    if rows.size:
-        p[rows] = _exact_tail_pvalues(b, rows)
+        if rows.size:
+            p[rows] = _exact_tail_pvalues(b, rows)
+    elif method not in ("asymptotic", "no-evidence"):
+        raise ValueError(f"unknown Wilcoxon method {method!r}")
     return np.asarray(p, dtype=np.float64)
 
 
@@ -505,8 +546,7 @@ def _replicate_pvalues(sc: _Scores, point: _Point, n_boot: int, seed: int) -> Fl
         xo = sc.orig[m][idx]
         for i, pid in enumerate(sc.pids):
             xp = sc.pert[pid][m][idx]
-            exact = point.tests[pid][m].method in ("exact", "permutation")
-            p = wilcoxon_greater_batch(xo, xp, exact=exact)
+            p = wilcoxon_greater_batch(xo, xp, method=point.tests[pid][m].method)
             no_pair = ~(~np.isnan(xo) & ~np.isnan(xp)).any(axis=1)
             bp[:, i, j] = np.where(no_pair, np.nan, p)
     return bp

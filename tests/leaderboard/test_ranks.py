@@ -64,7 +64,7 @@ def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None
             o = np.array([v if v is not None else NAN for v in r.scores.original[m]] + [NAN])
             q = np.array([v if v is not None else NAN for v in r.scores.perturbed[pid][m]] + [NAN])
             pad = np.array([np.r_[x, np.full(width - len(x), 80)] for x in idx])
-            expected = wilcoxon_greater_batch(o[pad], q[pad], exact=False)
+            expected = wilcoxon_greater_batch(o[pad], q[pad], method="asymptotic")
             assert rp.pvalues[:, i, j] == pytest.approx(expected, rel=1e-5)
     assert replicate_pvalues(r.model_copy(update={"scores": None})) is None
 
@@ -195,3 +195,28 @@ def test_tiny_p_values_keep_their_size() -> None:
     d_un = rp.scored[0]
     assert d_un.max() < D_MAX / 2
     assert float(np.median(d_un)) == pytest.approx(r.summary.d_avg, rel=0.3)
+
+
+def test_exact_test_replicates_are_scipys_exact_method_on_the_expanded_resample() -> None:
+    """A result whose D comes from the exact test (continuous scores, 40 pairs): every replicate is
+    tested as its point was, by scipy's ``method="exact"``, from the multiplicities (the former way,
+    the tie-aware sign-flip programme on each expanded resample, took seconds a file)."""
+    from scipy import stats as sps
+
+    from tests.leaderboard.continuous import continuous_result
+
+    r = continuous_result("c", "wmt22-de-en", 40, 7)
+    assert r.scores is not None
+    p0 = r.perturbations[0]
+    m = next(iter(p0.metrics))
+    assert p0.metrics[m].test_method == "exact"
+    rp = replicate_pvalues(r, n_boot=30)
+    assert rp is not None
+    counts = item_multiplicities(r.dataset.name, r.scores.item_ids, 30, 0)
+    o = np.array(r.scores.original[m], dtype=float)
+    q = np.array([v if v is not None else NAN for v in r.scores.perturbed[p0.id][m]])
+    i, j = rp.perturbations.index(p0.id), rp.metrics.index(m)
+    for b in range(30):
+        keep = np.repeat(np.arange(40), counts[b])
+        ref = sps.wilcoxon(o[keep], q[keep], alternative="greater", method="exact").pvalue
+        assert rp.pvalues[b, i, j] == pytest.approx(float(ref), rel=1e-5)
