@@ -24,6 +24,8 @@ How items are resampled (the contract):
   test: exact/permutation or the normal approximation; a replicate with no complete pair has no
   p-value). The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
   is recombined from them without retesting (:meth:`ReplicatePvalues.d_avg`).
+* The Overall's interval (:func:`overall_intervals`) comes from the same replicates: the interval
+  of a judge's replicate Overall around its point Overall.
 * Per view (:func:`joint_rank_ranges`): a judge's Overall in replicate b is the mean of its chosen
   datasets' replicate D_avg. A judge without replicates on a dataset (a result without item scores)
   enters that dataset with its point D_avg in every replicate. In each replicate a judge's rank is
@@ -48,6 +50,7 @@ from dhp.scoring.stats import (
     combine_pvalues,
     discernment,
     exact_method_pvalues,
+    interval,
     wilcoxon_greater_batch,
 )
 from dhp.types import Level
@@ -59,6 +62,7 @@ __all__ = [
     "ReplicatePvalues",
     "item_multiplicities",
     "joint_rank_ranges",
+    "overall_intervals",
     "rank_range",
     "replicate_pvalues",
 ]
@@ -312,6 +316,32 @@ class RankSamples:
                 rep = have.get(judge)
                 out[j] += points[j, k] if rep is None else rep
         return out / max(len(datasets), 1)
+
+
+def overall_intervals(
+    samples: RankSamples,
+    judges: Sequence[str],
+    datasets: Sequence[str],
+    weighted: bool,
+    points: FloatArray,
+    confidence: float = RANK_CONFIDENCE,
+) -> tuple[FloatArray, FloatArray]:
+    """(low, high) of each judge's Overall (the mean over ``datasets`` of its D_avg; ``points``:
+    judges × datasets) from the joint bootstrap the rank ranges use: the interval
+    (:func:`dhp.scoring.stats.interval`) of its replicate Overall around its point Overall. NaN where
+    the Overall is missing, or a chosen dataset has no replicates of the judge (a result without
+    item scores: its Overall has no interval, rather than one that pretends that dataset is fixed)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(len(judges), len(datasets))
+    rows = samples.overall(judges, datasets, weighted, pts)
+    low, high = np.full(len(judges), math.nan), np.full(len(judges), math.nan)
+    for j, judge in enumerate(judges):
+        point = float(pts[j].mean()) if datasets else math.nan
+        if not math.isfinite(point) or any(judge not in samples.by.get((d, weighted), {}) for d in datasets):
+            continue
+        iv = interval(rows[j], confidence, point)
+        if iv is not None:
+            low[j], high[j] = iv.low, iv.high
+    return low, high
 
 
 def joint_rank_ranges(
