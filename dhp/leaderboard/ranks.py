@@ -21,8 +21,10 @@ How items are resampled (the contract):
   equivalent of drawing N items with replacement (the resample's size varies around N).
 * Per result (:func:`replicate_pvalues`), every (perturbation, metric) Wilcoxon test is redone on
   each replicate as :mod:`dhp.scoring.stats` does for its intervals (the method of the stored point
-  test: exact/permutation or the normal approximation; a replicate with no complete pair has no
-  p-value). The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
+  test, as scipy defines it: ``exact``, ``permutation`` or the normal approximation; a replicate
+  with no complete pair has no p-value). The exact and normal tests are computed from the
+  multiplicities alone (W+, the count and the tie term per replicate, no expanded resample; the
+  exact null distribution tabled once per size), so a file costs milliseconds. The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
   is recombined from them without retesting (:meth:`ReplicatePvalues.d_avg`).
 * The Overall's interval (:func:`overall_intervals`) comes from the same replicates: the interval
   of a judge's replicate Overall around its point Overall.

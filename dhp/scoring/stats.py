@@ -26,15 +26,17 @@ distribution when at most 50 pairs remain with no ties and no zero differences; 
 permutation test for at most 13 pairs with ties or zeros; otherwise the normal approximation with
 tie correction. If no pair remains, or every difference is zero, there is no evidence: ``p = 1``.
 
-Bootstrap intervals (:func:`analyse`): each resample is tested with the method its point estimate
-used, not with its own ``auto`` choice. Resamples repeat items, so they have ties; were a 40-pair
-exact point estimate's resamples sent to the normal approximation, their D would sit far below the
-estimate (the lexical judge at ``--limit 40``: D = 9.26, interval [5.96, 5.96]). An ``exact`` or
-``permutation`` point estimate has its resamples tested by the exact tie-aware sign-flip
-distribution (:func:`_exact_tail_pvalues`), an ``asymptotic`` one by the tie-corrected normal
-approximation. Every interval is the percentile interval of the replicates joined with its point
-estimate (the smallest interval holding both), so an estimate lies in its interval by construction;
-with one method for both, the join rarely widens the percentile interval.
+Bootstrap intervals (:func:`analyse`, :func:`replicates`; ``dhp compare`` and the board use the
+same): each resample is tested with the method its point estimate used, as scipy defines that
+method, never with its own ``auto`` choice. Resamples repeat items, so they have ties; were a
+40-pair exact point estimate's resamples sent to the normal approximation, their D would sit far
+below the estimate (the lexical judge at ``--limit 40``: D = 9.26, interval [5.96, 5.96]). An
+``exact`` point estimate has its resamples tested by scipy's ``method="exact"`` (the untied null
+distribution at floor(W+), :func:`exact_method_pvalues`), a ``permutation`` one by the exhaustive
+tie-aware sign-flip test (:func:`_exact_tail_pvalues`), an ``asymptotic`` one by the tie-corrected
+normal approximation. Every interval is :func:`interval`: the expanded percentile interval of the
+replicates (:func:`interval_level`) joined with its point estimate, so an estimate lies in its
+interval by construction. ``benchmarks/bench_calibration.py`` measures its coverage.
 """
 
 from __future__ import annotations
