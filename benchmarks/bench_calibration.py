@@ -155,14 +155,21 @@ def main() -> None:
     ap.add_argument("--n-boot", type=int, default=250, help="bootstrap replicates per sample")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="processes (the cells are independent)")
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="pairs per sample, comma-separated")
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="same, shifted or both")
     args = ap.parse_args()
+    sizes = [int(v) for v in args.sizes.split(",")]
+    scenarios = [v for v in args.scenarios.split(",") if v]
+    unknown = sorted(set(scenarios) - set(SCENARIOS))
+    if unknown:
+        ap.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
     t0 = time.perf_counter()
     print(f"{args.samples} samples per cell, {args.n_boot} bootstrap replicates, seed {args.seed}")
     print(
         "| scores | n | scenario | coverage D_A | coverage D_B | coverage D_A − D_B | verdicts A / B / tie / neither |"
     )
     print("|---|---|---|---|---|---|---|")
-    cells = [(ties, n, sc) for ties in (False, True) for n in SIZES for sc in SCENARIOS]
+    cells = [(ties, n, sc) for ties in (False, True) for n in sizes for sc in scenarios]
     with ProcessPoolExecutor(max_workers=args.jobs) as ex:
         rows = ex.map(cell_row, cells, *(itertools.repeat(v) for v in (args.samples, args.n_boot, args.seed)))
         for row in rows:

@@ -167,3 +167,27 @@ def test_ledger_sums_every_invocations_last_snapshot_and_passes_over_a_torn_line
     total = read_total(ledger)
     assert (total.invocations, total.requests_sent) == (2, 35)
     assert (total.prompt_tokens, total.completion_tokens, total.wall_seconds) == (300, 35, 3.5)
+
+
+def test_the_calibration_benchmark_runs_on_tiny_inputs() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    tiny = ("--samples", "6", "--n-boot", "20", "--sizes", "20", "--scenarios", "same", "--jobs", "1")
+    proc = subprocess.run(
+        [sys.executable, "benchmarks/bench_calibration.py", *tiny],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [
+        line
+        for line in proc.stdout.splitlines()
+        if line.startswith("| continuous") or line.startswith("| ties")
+    ]
+    assert len(rows) == 2 and all("| 20 | same |" in r for r in rows)
