@@ -83,7 +83,8 @@ def compare_tab() -> CompareTab:
     with gr.Tab("Compare", id="compare", elem_id="tab-compare") as tab:
         gr.Markdown(
             "Is judge A really better than judge B? Both on the items and perturbations both scored: the "
-            f"difference A − B with a paired bootstrap interval ({PAGE_N_BOOT} replicates); *tie* when "
+            f"difference A − B with a paired bootstrap interval ({PAGE_N_BOOT} replicates); *neither* when "
+            "both judges' intervals lie below D = 1; *tie* when "
             "the interval contains 0. The same as `dhp compare RESULTS_A RESULTS_B`."
         )
         with gr.Row():

@@ -21,9 +21,13 @@ How items are resampled (the contract):
   equivalent of drawing N items with replacement (the resample's size varies around N).
 * Per result (:func:`replicate_pvalues`), every (perturbation, metric) Wilcoxon test is redone on
   each replicate as :mod:`dhp.scoring.stats` does for its intervals (the method of the stored point
-  test: exact/permutation or the normal approximation; a replicate with no complete pair has no
-  p-value). The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
+  test, as scipy defines it: ``exact``, ``permutation`` or the normal approximation; a replicate
+  with no complete pair has no p-value). The exact and normal tests are computed from the
+  multiplicities alone (W+, the count and the tie term per replicate, no expanded resample; the
+  exact null distribution tabled once per size), so a file costs milliseconds. The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
   is recombined from them without retesting (:meth:`ReplicatePvalues.d_avg`).
+* The Overall's interval (:func:`overall_intervals`) comes from the same replicates: the interval
+  of a judge's replicate Overall around its point Overall.
 * Per view (:func:`joint_rank_ranges`): a judge's Overall in replicate b is the mean of its chosen
   datasets' replicate D_avg. A judge without replicates on a dataset (a result without item scores)
   enters that dataset with its point D_avg in every replicate. In each replicate a judge's rank is
@@ -41,8 +45,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.results import Result
-from dhp.scoring.stats import CombineMethod, avg_min, combine_pvalues, discernment, wilcoxon_greater_batch
+from dhp.scoring.results import PerturbationResult, Result
+from dhp.scoring.stats import (
+    CombineMethod,
+    avg_min,
+    combine_pvalues,
+    discernment,
+    exact_method_pvalues,
+    interval,
+    wilcoxon_greater_batch,
+)
 from dhp.types import Level
 
 __all__ = [
@@ -52,6 +64,7 @@ __all__ = [
     "ReplicatePvalues",
     "item_multiplicities",
     "joint_rank_ranges",
+    "overall_intervals",
     "rank_range",
     "replicate_pvalues",
 ]
@@ -138,21 +151,29 @@ class ReplicatePvalues:
         return avg_min(d, self.levels)[0]
 
 
-def _normal_log_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatArray:
-    """(replicates, cells) natural logs of one-sided Wilcoxon p-values by the tie-corrected normal approximation of
-    each row of paired differences ``d`` (cells × items; NaN = no complete pair) resampled with
-    ``counts`` (replicates × items): exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch`
-    with ``exact=False`` gives on the expanded resample, computed from the multiplicities for every
-    cell at once, without expanding or sorting per replicate (zero differences dropped, average
-    ranks over ties). NaN: no complete pair in that replicate."""
-    n_cells = d.shape[0]
+@dataclass(frozen=True)
+class _ResampleStats:
+    """Per (cell, replicate): W+, the non-zero count, Σ(t³ − t) over tie groups, complete pairs."""
+
+    r_plus: FloatArray
+    n: FloatArray
+    tie: FloatArray
+    n_complete: FloatArray
+
+
+def _resample_stats(d: FloatArray, counts: npt.NDArray[np.int64]) -> _ResampleStats:
+    """The signed-rank statistics of each row of paired differences ``d`` (cells × items; NaN = no
+    complete pair) resampled with ``counts`` (replicates × items), computed from the multiplicities
+    for every cell at once, without expanding or sorting per replicate (zero differences dropped,
+    average ranks over ties): what the expanded resample gives."""
+    n_cells, n_boot = d.shape[0], counts.shape[0]
     complete = ~np.isnan(d)
     # (items, replicates), float32: every count, rank sum and tie term below is a multiple of 1/2
     # far below 2**24, so exact; rows gather fast
     counts_t = np.ascontiguousarray(counts.T, dtype=np.float32)
-    n_complete = complete.astype(np.float32) @ counts_t  # (cells, replicates)
+    n_complete = (complete.astype(np.float32) @ counts_t).astype(np.float64)  # (cells, replicates)
+    r_plus, n, tie = (np.zeros((n_cells, n_boot)) for _ in range(3))
     cell, item = np.nonzero(complete & (d != 0))
-    log_p = np.zeros((n_cells, counts.shape[0]))
     if cell.size:
         a = np.abs(d[cell, item])
         order = np.lexsort((a, cell))
@@ -169,30 +190,50 @@ def _normal_log_pvalues(d: FloatArray, counts: npt.NDArray[np.int64]) -> FloatAr
             (firsts > 0)[:, None], cum[np.maximum(firsts - 1, 0)], np.float32(0)
         )  # earlier cells
         avg_rank = cum - np.repeat(before, np.diff(np.r_[firsts, t.shape[0]]), axis=0) - (t - 1.0) / 2.0
-        r_plus = np.add.reduceat(pos * avg_rank, firsts, axis=0).astype(np.float64)
-        n = np.add.reduceat(t, firsts, axis=0).astype(np.float64)
-        tie = np.add.reduceat(t * t * t - t, firsts, axis=0).astype(np.float64)
-        var = (n * (n + 1.0) * (2.0 * n + 1.0) - tie / 2.0) / 24.0
-        from scipy.special import log_ndtr
-
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = (r_plus - n * (n + 1.0) * 0.25) / np.sqrt(var)
-        # the log of the normal upper tail (scipy.stats.norm.sf), exact far below the smallest double
-        log_p[g_cell[firsts]] = np.where(n == 0, 0.0, log_ndtr(-z))
-    return np.where(n_complete > 0, log_p, np.nan).T
+        present = g_cell[firsts]
+        r_plus[present] = np.add.reduceat(pos * avg_rank, firsts, axis=0)
+        n[present] = np.add.reduceat(t, firsts, axis=0)
+        tie[present] = np.add.reduceat(t * t * t - t, firsts, axis=0)
+    return _ResampleStats(r_plus, n, tie, n_complete)
 
 
-def _exact_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
-    """(replicates,) p-values by the exact tie-aware sign-flip distribution on the expanded resample
-    (``idx``: replicates × resample size, padded with a missing score); NaN: no complete pair."""
+def _normal_log_pvalues(st: _ResampleStats) -> FloatArray:
+    """(cells, replicates) natural logs of the tie-corrected normal approximation's p-values:
+    exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch` with ``method="asymptotic"``
+    gives on the expanded resample (no non-zero difference: p = 1)."""
+    from scipy.special import log_ndtr
+
+    n = st.n
+    var = (n * (n + 1.0) * (2.0 * n + 1.0) - st.tie / 2.0) / 24.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (st.r_plus - n * (n + 1.0) * 0.25) / np.sqrt(var)
+    # the log of the normal upper tail (scipy.stats.norm.sf), exact far below the smallest double
+    return np.where(n == 0, 0.0, log_ndtr(-z))
+
+
+def _exact_log_pvalues(st: _ResampleStats) -> FloatArray:
+    """(cells, replicates) natural logs of scipy's ``method="exact"`` p-values on the expanded
+    resample (the untied null distribution of its non-zero count at floor(W+), tables cached per n)."""
+    with np.errstate(divide="ignore"):
+        return np.log(exact_method_pvalues(st.n, st.r_plus))
+
+
+def _permutation_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
+    """(replicates,) p-values by the exhaustive tie-aware sign-flip test on the expanded resample
+    (``idx``: replicates × resample size, padded with a missing score); only for point tests of at
+    most 13 pairs, so the resamples are small."""
     o, q = np.r_[xo, math.nan][idx], np.r_[xp, math.nan][idx]
-    pv = wilcoxon_greater_batch(o, q, exact=True)
-    no_pair = ~(~np.isnan(o) & ~np.isnan(q)).any(axis=1)
-    return np.where(no_pair, np.nan, pv)
+    return wilcoxon_greater_batch(o, q, method="permutation")
 
 
 def _vec(values: Sequence[float | None]) -> FloatArray:
     return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def _stored_method(p: PerturbationResult, metric: str) -> str:
+    """The method of the stored point test (the normal approximation when none is stored)."""
+    stored = p.metrics.get(metric)
+    return stored.test_method if stored is not None and stored.test_method else "asymptotic"
 
 
 def replicate_pvalues(
@@ -207,24 +248,24 @@ def replicate_pvalues(
     metrics = tuple(s.original)
     per = [p for p in result.perturbations if p.id in s.perturbed]
     out = np.full((n_boot, len(per), len(metrics)), np.nan, dtype=np.float32)
-    normal: list[tuple[int, int]] = []
-    for i, p in enumerate(per):
-        for j, m in enumerate(metrics):
-            stored = p.metrics.get(m)
-            if stored is not None and stored.test_method in ("exact", "permutation"):
+    cells = [(i, j) for i in range(len(per)) for j in range(len(metrics))]
+    if cells:
+        orig = {m: _vec(s.original[m]) for m in metrics}
+        d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in cells])
+        st = _resample_stats(d, counts)
+        methods = [_stored_method(per[i], metrics[j]) for i, j in cells]
+        exact = np.array([m == "exact" for m in methods])
+        log_p = np.where(exact[:, None], _exact_log_pvalues(st), _normal_log_pvalues(st))
+        for k, (i, j) in enumerate(cells):
+            if methods[k] == "permutation":
                 idx = _resample_index(result.dataset.name, items, n_boot, seed)
                 with np.errstate(divide="ignore"):
-                    out[:, i, j] = np.log(
-                        _exact_pvalues(_vec(s.original[m]), _vec(s.perturbed[p.id][m]), idx)
+                    log_p[k] = np.log(
+                        _permutation_pvalues(orig[metrics[j]], _vec(s.perturbed[per[i].id][metrics[j]]), idx)
                     )
-            else:
-                normal.append((i, j))
-    if normal:
-        orig = {m: _vec(s.original[m]) for m in metrics}
-        d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in normal])
-        pv = _normal_log_pvalues(d, counts)
-        rows, cols = zip(*normal, strict=True)
-        out[:, list(rows), list(cols)] = pv
+        log_p = np.where(st.n_complete > 0, log_p, np.nan)
+        rows, cols = zip(*cells, strict=True)
+        out[:, list(rows), list(cols)] = log_p.T
     rp = ReplicatePvalues(
         tuple(p.id for p in per),
         tuple(p.level for p in per),
@@ -277,6 +318,32 @@ class RankSamples:
                 rep = have.get(judge)
                 out[j] += points[j, k] if rep is None else rep
         return out / max(len(datasets), 1)
+
+
+def overall_intervals(
+    samples: RankSamples,
+    judges: Sequence[str],
+    datasets: Sequence[str],
+    weighted: bool,
+    points: FloatArray,
+    confidence: float = RANK_CONFIDENCE,
+) -> tuple[FloatArray, FloatArray]:
+    """(low, high) of each judge's Overall (the mean over ``datasets`` of its D_avg; ``points``:
+    judges × datasets) from the joint bootstrap the rank ranges use: the interval
+    (:func:`dhp.scoring.stats.interval`) of its replicate Overall around its point Overall. NaN where
+    the Overall is missing, or a chosen dataset has no replicates of the judge (a result without
+    item scores: its Overall has no interval, rather than one that pretends that dataset is fixed)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(len(judges), len(datasets))
+    rows = samples.overall(judges, datasets, weighted, pts)
+    low, high = np.full(len(judges), math.nan), np.full(len(judges), math.nan)
+    for j, judge in enumerate(judges):
+        point = float(pts[j].mean()) if datasets else math.nan
+        if not math.isfinite(point) or any(judge not in samples.by.get((d, weighted), {}) for d in datasets):
+            continue
+        iv = interval(rows[j], confidence, point)
+        if iv is not None:
+            low[j], high[j] = iv.low, iv.high
+    return low, high
 
 
 def joint_rank_ranges(

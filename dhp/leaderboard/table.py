@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.leaderboard.loading import LoadedResult, latest_results
-from dhp.leaderboard.ranks import RankSamples, joint_rank_ranges, rank_range
+from dhp.leaderboard.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
 from dhp.scoring.caveats import caveats
 from dhp.scoring.results import Result, Summary
 from dhp.scoring.stability import stability
@@ -419,7 +419,8 @@ def select_view(
 
     ``Overall D_avg(^EW)`` is the mean of the chosen datasets' ``D_avg`` and is left empty (ranked
     last) for a judge missing any of them, so partial coverage never ranks above full coverage; its
-    interval is the mean of the datasets' interval bounds. Judges with no result on any chosen
+    interval comes from the joint bootstrap of the ranks (:func:`~dhp.leaderboard.ranks.overall_intervals`;
+    none without ``samples``). Judges with no result on any chosen
     dataset are dropped. Datasets keep the benchmark's order whatever order they were chosen in.
     """
     chosen = [d for d in present_datasets(full) if datasets is None or d in datasets]
@@ -427,11 +428,15 @@ def select_view(
     df = _filter_rows(full, search, families, sizes, avg_cols)
     overall_c = f"{OVERALL} D_avg{'^EW' if weighted else ''}"
     lo_c, hi_c = interval_columns(overall_c)
-    df = df.assign(**{
-        overall_c: df[avg_cols].mean(axis=1, skipna=False) if avg_cols else math.nan,
-        lo_c: df[[interval_columns(c)[0] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
-        hi_c: df[[interval_columns(c)[1] for c in avg_cols]].mean(axis=1, skipna=False) if avg_cols else math.nan,
-    })  # fmt: skip
+    df = df.assign(**{overall_c: df[avg_cols].mean(axis=1, skipna=False) if avg_cols else math.nan})
+    low, high = (
+        overall_intervals(
+            samples, df["Judge"].tolist(), chosen, weighted, df[avg_cols].to_numpy(dtype="float64")
+        )
+        if samples is not None and avg_cols
+        else (math.nan, math.nan)
+    )  # the joint bootstrap the ranks come from (issue 31)
+    df = df.assign(**{lo_c: low, hi_c: high})
     ranking = None if samples is None else (samples, chosen, weighted)
     df = _rank_and_sort(df, overall_c, sort.aligned(df.columns), ranking)
     cols = [

@@ -17,7 +17,6 @@ CSV) shows the same marks, from :func:`caveats`:
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
@@ -64,7 +63,7 @@ def caveats(r: Result) -> tuple[str, ...]:
     if spec is not None and r.dataset.n_items < spec.selection.n_items:
         marks.append(f"{r.dataset.n_items}/{spec.selection.n_items} items")
     if r.coverage.coverage < 1.0:
-        marks.append(f"coverage {math.floor(r.coverage.coverage * 1000) / 10:g}%")  # never "100%"
+        marks.append(f"coverage {r.coverage.percent}")  # the reports' one rounding rule: never "100%"
     if OFFLINE_MARK in (r.dataset.version or ""):
         marks.append("offline build")
     if not r.summary.ci:

@@ -19,7 +19,8 @@ def register(sub: Any) -> None:
         help="is judge A really better than judge B? paired bootstrap over the items both scored",
         description="Pairs two judges' results on the items and perturbations both scored and gives, per "
         "dataset and overall, the difference A - B of D_avg^EW and D_min^EW (and per perturbation of D^EW) "
-        "with a paired bootstrap interval and a verdict: A, B or tie (the interval contains 0). "
+        "with a paired bootstrap interval and a verdict read off it: A, B, tie (the interval contains 0) "
+        "or neither (both judges' intervals below D = 1). "
         "No request is sent.",
     )
     c.add_argument("results_a", type=Path, metavar="RESULTS_A", help="judge A's result file or folder")

@@ -1,4 +1,4 @@
-"""``dhp compare``: is judge A really better than judge B, on the same items? (issue 20)
+"""``dhp compare``: is judge A really better than judge B, on the same items? (issue 20, 27)
 
 Pure functions over two judges' stored results; no request is sent. Per dataset, the two judges
 are paired on the items and perturbations both scored (the metrics both scored, too), and the
@@ -6,14 +6,21 @@ difference A − B of D_avg^EW, D_min^EW and of every perturbation's D^EW is est
 *paired* bootstrap: each replicate draws one set of item indices and scores both judges on it, so
 the item-to-item variation that both judges share cancels out of the difference.
 
-* D values are recomputed with the public functions of :mod:`dhp.scoring.stats` (the point estimate
-  with :func:`~dhp.scoring.stats.analyse`, the replicates with its batch Wilcoxon test, combination
-  and aggregation), under the combination method and expert weights both results were scored with
-  (they must agree).
+One procedure for estimate, interval and verdict (issue 27):
+
+* Each judge's point D comes from :func:`~dhp.scoring.stats.analyse` on the paired items, and its
+  replicates from :func:`~dhp.scoring.stats.replicates` on the shared draw: every replicate's test
+  by the method of its point test, exactly as the single-judge intervals are made.
+* The interval of a difference is :func:`~dhp.scoring.stats.interval` of the replicate differences
+  around the point difference (it holds the difference by construction), and the verdict is read
+  off that interval: ``A`` when it lies above 0, ``B`` when below, ``tie`` when it contains 0;
+  ``neither`` when both judges' own intervals lie below D = 1 (neither discerns it at p < 0.05, so
+  an order between them is noise); ``None`` (no diff, no interval) when one judge has no D there.
+* Missing stays missing: the aggregates compare the perturbations *both* judges have a D for;
+  those left out are named with the reason (``left_out``). Whether each judge is qualified on the
+  dataset (its own result's ``summary.qualified``) is said beside.
 * ``overall``: D_avg^EW is the mean over the datasets compared (as the leaderboard's Overall),
   D_min^EW the minimum; replicate r of every dataset enters replicate r of the overall difference.
-* Verdict: ``A`` when the interval lies above 0, ``B`` when below, ``tie`` when it contains 0;
-  ``None`` (no diff, no interval) when one judge has no D there.
 * Randomness: item draws come from ``numpy.random.default_rng([seed, k])`` for the k-th dataset in
   name order, so a comparison is reproducible and independent of the argument order's datasets.
 """
@@ -28,14 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dhp.scoring.results import DEFAULT_PROMPT_SET, ItemScores, Result
-from dhp.scoring.stats import (
-    CombineMethod,
-    analyse,
-    avg_min,
-    combine_pvalues,
-    discernment,
-    wilcoxon_greater_batch,
-)
+from dhp.scoring.stats import CombineMethod, analyse, avg_min, draw_items, interval, replicates
 from dhp.types import Level
 
 __all__ = [
@@ -46,8 +46,10 @@ __all__ = [
     "Difference",
     "compare_results",
     "comparison_json",
+    "difference",
     "pick_results",
     "render_comparison",
+    "verdict",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -59,13 +61,19 @@ class CompareError(ValueError):
     """Two sets of results that cannot be compared; the message says why, in one line."""
 
 
+Bounds = tuple[float, float]
+
+
 @dataclass(frozen=True)
 class Difference:
-    """A − B of one D value: the point difference, its paired-bootstrap interval and the verdict."""
+    """A − B of one D value: the point difference, its paired-bootstrap interval, the verdict, and
+    each judge's own interval of that D on the same replicates."""
 
     diff: float | None
-    ci: tuple[float, float] | None
-    verdict: str | None  # "A" | "B" | "tie"; None when one judge has no D here
+    ci: Bounds | None
+    verdict: str | None  # "A" | "B" | "tie" | "neither"; None when one judge has no D here
+    ci_a: Bounds | None = None
+    ci_b: Bounds | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,9 @@ class DatasetComparison:
     n_items: int  # items both judges scored
     aggregates: Mapping[str, Difference]  # "d_avg_ew", "d_min_ew"
     perturbations: Mapping[str, Difference]  # perturbation id -> D^EW difference
+    compared: tuple[str, ...] = ()  # the perturbations the aggregates are over (both have a D)
+    left_out: Mapping[str, str] | None = None  # perturbation id -> why it is not in the aggregates
+    qualified: Mapping[str, bool | None] | None = None  # "A", "B" -> the result's summary.qualified
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,14 @@ class Comparison:
     overall: Mapping[str, Difference]
 
 
+def verdict(ci: Bounds, ci_a: Bounds | None, ci_b: Bounds | None) -> str:
+    """The verdict read off a difference's interval: ``neither`` when both judges' own intervals lie
+    below D = 1, else ``A`` (interval above 0), ``B`` (below 0) or ``tie`` (it contains 0)."""
+    if ci_a is not None and ci_b is not None and ci_a[1] < 1.0 and ci_b[1] < 1.0:
+        return "neither"
+    return "A" if ci[0] > 0 else "B" if ci[1] < 0 else "tie"
+
+
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Paired:
@@ -96,19 +115,19 @@ class _Paired:
 
 
 @dataclass(frozen=True)
-class _Replicates:
+class _Side:
+    """One judge's point D^EW and its replicates on the shared draw."""
+
     point: FloatArray  # (perturbations,) D^EW
     boot: FloatArray  # (n_boot, perturbations) D^EW
-    agg_point: Mapping[str, float]
-    agg_boot: Mapping[str, FloatArray]  # (n_boot,)
 
 
 def _vec(values: Sequence[float | None], rows: Sequence[int]) -> FloatArray:
     return np.array([math.nan if values[i] is None else values[i] for i in rows], dtype=np.float64)
 
 
-def _pair(a: Result, b: Result) -> tuple[tuple[str, ...], tuple[str, ...], _Paired, _Paired]:
-    """The common perturbations and metrics, and both judges' scores on the common items."""
+def _pair(a: Result, b: Result) -> tuple[tuple[str, ...], _Paired, _Paired]:
+    """The common perturbations, and both judges' scores on the common items and metrics."""
     if a.scores is None or b.scores is None:
         who = a if a.scores is None else b
         raise CompareError(f"{who.judge.name} on {who.dataset.name}: the result holds no item scores")
@@ -129,47 +148,39 @@ def _pair(a: Result, b: Result) -> tuple[tuple[str, ...], tuple[str, ...], _Pair
             {p: {m: _vec(s.perturbed[p][m], rows) for m in metrics} for p in pids},
         )
 
-    return pids, metrics, side(sa, rows_a), side(sb, rows_b)
+    return pids, side(sa, rows_a), side(sb, rows_b)
 
 
-def _replicates(
-    sc: _Paired,
-    pids: tuple[str, ...],
-    metrics: tuple[str, ...],
-    setting: tuple[Mapping[str, Level], Mapping[str, Mapping[str, float]], CombineMethod],
-    idx: npt.NDArray[np.int64],
-) -> _Replicates:
-    """Point D^EW (by :func:`analyse`) and D^EW of every replicate (rows of ``idx``) of one judge."""
+Setting = tuple[Mapping[str, Level], Mapping[str, Mapping[str, float]], CombineMethod]
+
+
+def _side(sc: _Paired, setting: Setting, idx: npt.NDArray[np.int64]) -> _Side:
+    """Point D^EW (by :func:`analyse`) and D^EW of every replicate (rows of ``idx``) of one judge,
+    each replicate tested by its point test's method (:func:`replicates`)."""
     levels, weights, method = setting
     point = analyse(sc.orig, sc.pert, levels, weights, method, n_boot=0)
-    lv = [levels[p] for p in pids]
-    boot = np.empty((idx.shape[0], len(pids)))
-    for i, pid in enumerate(pids):
-        pmat = np.empty((idx.shape[0], len(metrics)))
-        for j, m in enumerate(metrics):
-            xo, xp = sc.orig[m][idx], sc.pert[pid][m][idx]
-            no_pair = ~(~np.isnan(xo) & ~np.isnan(xp)).any(axis=1)
-            pmat[:, j] = np.where(no_pair, np.nan, wilcoxon_greater_batch(xo, xp))
-        w = np.array([float(weights[pid].get(m, 0.0)) for m in metrics])
-        boot[:, i] = discernment(combine_pvalues(pmat, w, method))
-    b_avg, b_min = avg_min(boot, lv)
-    return _Replicates(
-        point=np.array([pa.d_ew for pa in point.perturbations], dtype=np.float64),
-        boot=boot,
-        agg_point={"d_avg_ew": point.d_avg_ew, "d_min_ew": point.d_min_ew},
-        agg_boot={"d_avg_ew": b_avg, "d_min_ew": b_min},
-    )
+    rep = replicates(sc.orig, sc.pert, levels, weights, point, idx)
+    return _Side(np.array([pa.d_ew for pa in point.perturbations], dtype=np.float64), rep.d_ew)
 
 
-def _difference(point: float, samples: FloatArray, confidence: float) -> Difference:
-    """The point difference, the percentile interval of the replicate differences, the verdict."""
-    s = samples[~np.isnan(samples)]
-    if not math.isfinite(point) or s.size == 0:
+def _bounds(samples: FloatArray, confidence: float, estimate: float, n_items: int) -> Bounds | None:
+    iv = interval(samples, confidence, estimate, n_items)
+    return None if iv is None else (iv.low + 0.0, iv.high + 0.0)
+
+
+def difference(
+    a: tuple[float, FloatArray], b: tuple[float, FloatArray], confidence: float, n_items: int
+) -> Difference:
+    """A − B from each judge's (point, replicates on the same draws of ``n_items`` items): the
+    interval around the point difference, the verdict read off it, and each judge's own interval,
+    all by :func:`~dhp.scoring.stats.interval`."""
+    (pa, sa), (pb, sb) = a, b
+    point = pa - pb
+    ci = _bounds(sa - sb, confidence, point, n_items) if math.isfinite(point) else None
+    if ci is None:
         return Difference(None, None, None)
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = (float(v) for v in np.quantile(s, [alpha, 1.0 - alpha]))
-    verdict = "A" if lo > 0 else "B" if hi < 0 else "tie"
-    return Difference(float(point) + 0.0, (lo + 0.0, hi + 0.0), verdict)
+    ci_a, ci_b = _bounds(sa, confidence, pa, n_items), _bounds(sb, confidence, pb, n_items)
+    return Difference(point + 0.0, ci, verdict(ci, ci_a, ci_b), ci_a, ci_b)
 
 
 def _setting(a: Result, b: Result) -> tuple[Mapping[str, Mapping[str, float]], CombineMethod]:
@@ -186,41 +197,68 @@ def _setting(a: Result, b: Result) -> tuple[Mapping[str, Mapping[str, float]], C
 @dataclass(frozen=True)
 class _DatasetRun:
     comparison: DatasetComparison
-    a: _Replicates
-    b: _Replicates
+    agg: Mapping[str, tuple[tuple[float, FloatArray], tuple[float, FloatArray]]]  # key -> (A, B)
+
+
+def _left_out(a: Result, b: Result, pids: Sequence[str], ra: _Side, rb: _Side) -> dict[str, str]:
+    """The perturbations of either result that the aggregates leave out, with why."""
+    out: dict[str, str] = {}
+    for who, r in (("A", a), ("B", b)):
+        for p in r.perturbations:
+            if p.id not in pids:
+                out.setdefault(p.id, f"no item scores for {'B' if who == 'A' else 'A'}")
+    for i, pid in enumerate(pids):
+        missing = [w for w, side in (("A", ra), ("B", rb)) if math.isnan(side.point[i])]
+        if missing:
+            out[pid] = f"no D for {' and '.join(missing)}"
+    return out
 
 
 def _compare_dataset(a: Result, b: Result, rng: np.random.Generator, n_boot: int, conf: float) -> _DatasetRun:
     weights, method = _setting(a, b)
-    pids, metrics, pa, pb = _pair(a, b)
+    pids, pa, pb = _pair(a, b)
     levels = {p.id: p.level for p in a.perturbations}
     n = next(iter(pa.orig.values())).size
-    idx = rng.integers(0, n, size=(n_boot, n))
-    ra = _replicates(pa, pids, metrics, (levels, weights, method), idx)
-    rb = _replicates(pb, pids, metrics, (levels, weights, method), idx)
+    idx = draw_items(n, n_boot, rng)
+    ra = _side(pa, (levels, weights, method), idx)
+    rb = _side(pb, (levels, weights, method), idx)
     per = {
-        pid: _difference(ra.point[i] - rb.point[i], ra.boot[:, i] - rb.boot[:, i], conf)
+        pid: difference((ra.point[i], ra.boot[:, i]), (rb.point[i], rb.boot[:, i]), conf, n)
         for i, pid in enumerate(pids)
     }
-    aggs = {
-        k: _difference(ra.agg_point[k] - rb.agg_point[k], ra.agg_boot[k] - rb.agg_boot[k], conf)
-        for k in AGGREGATES
-    }
-    return _DatasetRun(DatasetComparison(n, aggs, per), ra, rb)
+    both = ~np.isnan(ra.point) & ~np.isnan(rb.point)  # missing stays missing: only what both have
+    lv = [levels[p] for p, keep in zip(pids, both, strict=True) if keep]
+    agg: dict[str, tuple[tuple[float, FloatArray], tuple[float, FloatArray]]] = {}
+    for key, k in (("d_avg_ew", 0), ("d_min_ew", 1)):
+        sides = []
+        for s in (ra, rb):
+            boot = s.boot[:, both]
+            sides.append((float(avg_min(s.point[both], lv)[k]), avg_min(boot, lv)[k]))
+        agg[key] = (sides[0], sides[1])
+    comparison = DatasetComparison(
+        n_items=n,
+        aggregates={k: difference(*agg[k], conf, n) for k in AGGREGATES},
+        perturbations=per,
+        compared=tuple(p for p, keep in zip(pids, both, strict=True) if keep),
+        left_out=_left_out(a, b, pids, ra, rb),
+        qualified={"A": a.summary.qualified, "B": b.summary.qualified},
+    )
+    return _DatasetRun(comparison, agg)
 
 
-def _overall(runs: Sequence[_DatasetRun], confidence: float) -> dict[str, Difference]:
-    """Overall D_avg^EW = the mean of the datasets' D_avg^EW, D_min^EW their minimum; each judge's
-    overall is formed per replicate before the difference is taken."""
+def _overall(runs: Mapping[str, _DatasetRun], confidence: float) -> dict[str, Difference]:
+    """Overall D_avg^EW = the mean of the datasets' D_avg^EW, D_min^EW their minimum (each over the
+    perturbations both judges have); each judge's overall is formed per replicate before the
+    difference is taken. A dataset without a common D leaves the overall without one."""
     out: dict[str, Difference] = {}
+    n_items = sum(r.comparison.n_items for r in runs.values())  # every dataset's items are resampled
     for key, reduce in (("d_avg_ew", np.mean), ("d_min_ew", np.min)):
-        point = [
-            float(reduce(np.array([getattr(r, side).agg_point[key] for r in runs]))) for side in ("a", "b")
-        ]
-        boot = [
-            reduce(np.stack([getattr(r, side).agg_boot[key] for r in runs]), axis=0) for side in ("a", "b")
-        ]
-        out[key] = _difference(point[0] - point[1], boot[0] - boot[1], confidence)
+        sides = []
+        for s in (0, 1):
+            point = float(reduce(np.array([r.agg[key][s][0] for r in runs.values()])))
+            boot = reduce(np.stack([r.agg[key][s][1] for r in runs.values()]), axis=0)
+            sides.append((point, boot))
+        out[key] = difference(sides[0], sides[1], confidence, n_items)
     return out
 
 
@@ -252,7 +290,7 @@ def compare_results(
         seed=seed,
         confidence=confidence,
         datasets={n: r.comparison for n, r in runs.items()},
-        overall=_overall(list(runs.values()), confidence),
+        overall=_overall(runs, confidence),
     )
 
 
@@ -277,27 +315,43 @@ def pick_results(results: Sequence[Result], side: str) -> dict[str, Result]:
     return by
 
 
+def _bounds_json(b: Bounds | None) -> list[float] | None:
+    return None if b is None else list(b)
+
+
 def _difference_json(d: Difference) -> dict[str, object]:
-    return {"diff": d.diff, "ci": None if d.ci is None else list(d.ci), "verdict": d.verdict}
+    return {
+        "diff": d.diff,
+        "ci": _bounds_json(d.ci),
+        "verdict": d.verdict,
+        "ci_a": _bounds_json(d.ci_a),
+        "ci_b": _bounds_json(d.ci_b),
+    }
+
+
+def _dataset_json(ds: DatasetComparison) -> dict[str, object]:
+    return {
+        **{k: _difference_json(ds.aggregates[k]) for k in AGGREGATES},
+        "n_items": ds.n_items,
+        "compared": list(ds.compared),
+        "left_out": dict(ds.left_out or {}),
+        "qualified": dict(ds.qualified or {}),
+        "perturbations": {p: _difference_json(d) for p, d in ds.perturbations.items()},
+    }
 
 
 def comparison_json(c: Comparison) -> dict[str, object]:
-    """The ``--json`` document: ``{"datasets": {NAME: {"d_avg_ew", "d_min_ew", "perturbations"}},
-    "overall": {"d_avg_ew", "d_min_ew"}}``, plus the judges and bootstrap settings."""
+    """The ``--json`` document: ``{"datasets": {NAME: {"d_avg_ew", "d_min_ew", "n_items", "compared",
+    "left_out", "qualified", "perturbations"}}, "overall": {"d_avg_ew", "d_min_ew"}}``, plus the
+    judges and bootstrap settings. Each difference: ``diff``, ``ci``, ``verdict`` and each judge's
+    own interval (``ci_a``, ``ci_b``)."""
     return {
         "judge_a": c.judge_a,
         "judge_b": c.judge_b,
         "n_boot": c.n_boot,
         "seed": c.seed,
         "confidence": c.confidence,
-        "datasets": {
-            name: {
-                **{k: _difference_json(ds.aggregates[k]) for k in AGGREGATES},
-                "n_items": ds.n_items,
-                "perturbations": {p: _difference_json(d) for p, d in ds.perturbations.items()},
-            }
-            for name, ds in c.datasets.items()
-        },
+        "datasets": {name: _dataset_json(ds) for name, ds in c.datasets.items()},
         "overall": {k: _difference_json(c.overall[k]) for k in AGGREGATES},
     }
 
@@ -308,6 +362,29 @@ def _cell(d: Difference) -> str:
     return f"{d.diff:+.2f} | [{d.ci[0]:+.2f}, {d.ci[1]:+.2f}] | {d.verdict}"
 
 
+def _qualified_word(q: bool | None) -> str:
+    return "no D_min^EW" if q is None else "qualified" if q else "not qualified"
+
+
+def _dataset_header(name: str, ds: DatasetComparison) -> list[str]:
+    """What the aggregates are over, what they leave out, and whether each judge is qualified."""
+    total = len(ds.compared) + len(ds.left_out or {})
+    q = ds.qualified or {}
+    lines = [
+        f"## {name} ({ds.n_items} items)",
+        "",
+        f"A {_qualified_word(q.get('A'))}, B {_qualified_word(q.get('B'))} on {name}. "
+        f"Aggregates over the {len(ds.compared)} of {total} perturbations both judges have a D for"
+        + (
+            "; left out: " + ", ".join(f"{p} ({why})" for p, why in (ds.left_out or {}).items()) + "."
+            if ds.left_out
+            else "."
+        ),
+        "",
+    ]
+    return lines
+
+
 def render_comparison(c: Comparison) -> str:
     """Markdown: overall, then per dataset the aggregates and every perturbation's D^EW difference."""
     head = ["| | A − B | interval | better |", "|---|---|---|---|"]
@@ -315,7 +392,9 @@ def render_comparison(c: Comparison) -> str:
         f"# {c.judge_a} (A) vs {c.judge_b} (B)",
         "",
         f"Differences A − B of D^EW on the items both scored; {c.confidence:.0%} paired bootstrap intervals "
-        f"({c.n_boot} replicates, seed {c.seed}). 'tie': the interval contains 0.",
+        f"({c.n_boot} replicates, seed {c.seed}); the verdict is read off the interval: 'tie' when it "
+        "contains 0, 'neither' when both judges' own intervals lie below D = 1 (neither discerns it "
+        "at p < 0.05). Aggregates compare only the perturbations both judges have a D for.",
         "",
         "## Overall",
         "",
@@ -324,7 +403,7 @@ def render_comparison(c: Comparison) -> str:
         "",
     ]
     for name, ds in c.datasets.items():
-        lines += [f"## {name} ({ds.n_items} items)", "", *head]
+        lines += [*_dataset_header(name, ds), *head]
         lines += [f"| {k} | {_cell(ds.aggregates[k])} |" for k in AGGREGATES]
         lines += [f"| {p} D^EW | {_cell(d)} |" for p, d in ds.perturbations.items()]
         lines.append("")

@@ -32,6 +32,7 @@ __all__ = [
     "find_misses",
     "miss_counts",
     "misses_csv",
+    "pair_count",
     "render_misses",
     "scored_texts",
 ]
@@ -71,8 +72,8 @@ def _scores(result: Result) -> ItemScores:
     return result.scores
 
 
-def find_misses(result: Result, perturbation: str) -> list[Miss]:
-    """The items of ``perturbation`` the judge did not score lower (see the module docstring)."""
+def _pairs(result: Result, perturbation: str) -> list[Miss]:
+    """Every complete pair of ``perturbation`` (both weighted scores present), as a candidate miss."""
     s = _scores(result)
     if perturbation not in s.perturbed:
         raise MissesError(
@@ -85,9 +86,21 @@ def find_misses(result: Result, perturbation: str) -> list[Miss]:
         o = {m: s.original[m][i] for m in metrics}
         p = {m: s.perturbed[perturbation][m][i] for m in metrics}
         wo, wp = _weighted(o, weights), _weighted(p, weights)
-        if wo is not None and wp is not None and wp >= wo:
+        if wo is not None and wp is not None:
             out.append(Miss(item, o, p, wo, wp))
+    return out
+
+
+def find_misses(result: Result, perturbation: str) -> list[Miss]:
+    """The items of ``perturbation`` the judge did not score lower (see the module docstring)."""
+    out = [m for m in _pairs(result, perturbation) if m.perturbed_weighted >= m.original_weighted]
     return sorted(out, key=lambda m: (-(m.perturbed_weighted - m.original_weighted), m.item_id))
+
+
+def pair_count(result: Result, perturbation: str) -> int:
+    """The pairs of ``perturbation`` a miss is counted among: items with a complete weighted pair
+    (an item the perturbation has no text for, or a score missing on either side, is no pair)."""
+    return len(_pairs(result, perturbation))
 
 
 def miss_counts(result: Result) -> dict[str, int]:
@@ -159,7 +172,7 @@ def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: 
     """Terminal text: the count, then the first ``n`` misses with scores and marked texts."""
     from dhp.builder.diffmark import render_stacked
 
-    total = len(result.scores.item_ids) if result.scores is not None else 0
+    total = pair_count(result, perturbation)
     lines = [
         f"{result.judge.name} on {result.dataset.name} / {perturbation}: {len(misses)} of {total} pairs "
         "not scored lower (perturbed >= original on the weighted metrics)"

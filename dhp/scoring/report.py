@@ -56,7 +56,12 @@ def collect_results(paths: Sequence[Path]) -> list[Result]:
 def _requests(r: Result) -> str:
     if r.judge.kind == "builtin":
         return "none (built-in judge)"
-    return f"{r.timing.requests_sent} sent, {r.timing.requests_cached} cached"
+    t = r.timing
+    out = f"{t.requests_sent} sent, {t.requests_cached} cached"
+    every = t.all_invocations
+    if every is not None and every.invocations > 1:  # a resumed run: what each invocation spent
+        out += f" (last of {every.invocations} invocations; {every.requests_sent} sent in all)"
+    return out
 
 
 def _fmt(x: float | None, digits: int = 2) -> str:
@@ -189,7 +194,7 @@ _INTRO = (
     "has no D ('–') and is left out of D_avg and D_min ('no D' counts them; D_min says '(k no D)'). "
     "'qualified': D_min^EW > 1 (DHP v2's advice) and every perturbation has a D. With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
     "evidence still gets D ≥ log_0.05(1/M) for M metrics, and a random judge is 'significant' often: "
-    "compare with the random judge's baseline (README, 'Reading D') or use --combine wilson-landau."
+    "compare with the random judge's baseline (docs/method.md, 'Reading D') or use --combine wilson-landau."
 )
 
 
@@ -209,7 +214,7 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
             f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))}{mark} | "
             f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))}{mark} | "
             f"{s.n_without_d} | {_qualified(s.qualified)} | "
-            f"{c.coverage:.1%} | {_requests(r)} | {'; '.join(caveats(r))} |"
+            f"{c.percent} | {_requests(r)} | {'; '.join(caveats(r))} |"
         )
     lines += [
         "",
@@ -255,7 +260,7 @@ def _result_lines(r: Result, ds: str, images: dict[str, str]) -> list[str]:
     c = r.coverage
     lines += [
         "",
-        f"Coverage: {c.parsed_scores}/{c.expected_scores} scores ({c.coverage:.1%}); "
+        f"Coverage: {c.parsed_scores}/{c.expected_scores} scores ({c.percent}); "
         f"{c.unparsed} unparsed, {c.failed} failed; {c.unparsed_outputs}/{c.outputs} outputs unparsed.",
     ]
     if r.summary.n_without_d:

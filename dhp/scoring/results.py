@@ -73,6 +73,7 @@ __all__ = [
     "CIModel",
     "Coverage",
     "DatasetRef",
+    "InvocationsCost",
     "JudgeInfo",
     "LevelSummary",
     "MetricStats",
@@ -294,6 +295,25 @@ class Coverage(_Model):
     def coverage(self) -> float:
         return self.parsed_scores / self.expected_scores if self.expected_scores else 0.0
 
+    @property
+    def percent(self) -> str:
+        """The coverage as reports write it, by their one rounding rule: down to 0.1% in integer
+        arithmetic, so a run that lost a score never reads 100% (766 of 1000: "76.6%"; 7659 of
+        10000: "76.5%")."""
+        tenths = 1000 * self.parsed_scores // self.expected_scores if self.expected_scores else 0
+        return f"{tenths // 10}.{tenths % 10}%"
+
+
+class InvocationsCost(_Model):
+    """The cost of every invocation that worked on a result: a run killed and resumed sends part of
+    its requests in each (:mod:`dhp.scoring.cost`)."""
+
+    invocations: int
+    requests_sent: int
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    wall_seconds: float = 0.0
+
 
 class Timing(_Model):
     wall_seconds: float = 0.0
@@ -305,6 +325,9 @@ class Timing(_Model):
     # answers cost none); None when it reported none (built-in judges, older results, TGI without details)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # the sum over every invocation that worked on this result, and their count (issue 27); the
+    # fields above are the last invocation's. None in results written before (optional, so they read)
+    all_invocations: InvocationsCost | None = None
 
 
 class ItemScores(_Model):

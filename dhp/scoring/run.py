@@ -47,6 +47,7 @@ import dhp
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, RetryPolicy, Tally
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, request_model
+from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context, resolve_prompt_set
@@ -334,6 +335,7 @@ class _Sending:
     nearly_done: (
         asyncio.Event
     )  # at most `concurrency` requests left (or it ended): the next dataset may start
+    ledger: CostLedger  # this invocation's cost, beside the result, kept through kills (issue 27)
 
 
 def _prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: _Run | None) -> _Prepared:
@@ -363,6 +365,7 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
     """Hand every request of one dataset to the pool (``wave``: its first requests, already on their way)."""
     pool, mode = run.pool, run.mode
     progress = _Progress(len(plan.requests), prep.data.spec.name, run.cfg.progress, tally)
+    ledger = CostLedger(ledger_path(_result_file(run, prep.data)), prep.t0, sends=run.uses_prompts)
     nearly_done = asyncio.Event()
     left = len(plan.requests)
 
@@ -373,6 +376,7 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
         if not isinstance(out, RequestFailure):
             _check_capability(out, mode, pool.identity)
         progress.done(failed)
+        ledger.tick(tally)
         left -= 1
         if left <= pool.concurrency:
             nearly_done.set()
@@ -384,7 +388,7 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
     if left <= pool.concurrency:
         nearly_done.set()
     tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(plan.requests)]
-    return _Sending(prep, plan, tally, progress, tasks, nearly_done)
+    return _Sending(prep, plan, tally, progress, tasks, nearly_done, ledger)
 
 
 async def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:
@@ -726,10 +730,17 @@ def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | No
         requests_failed=s.tally.failed,
         prompt_tokens=s.tally.prompt_tokens,
         completion_tokens=s.tally.completion_tokens,
+        all_invocations=s.ledger.total(s.tally),
     )
     result = _result(run, data, plan, scored, done, s.prepared.templates, timing)
-    path = result_path(cfg.out, cfg.judge.name, spec.name, data.revision, result.scoring.prompt_set, cfg.cue)
+    path = _result_file(run, data)
     return write_result(result, path)
+
+
+def _result_file(run: _Run, data: LoadedDataset) -> Path:
+    """Where this run writes the dataset's result (and keeps its cost ledger beside it)."""
+    cfg = run.cfg
+    return result_path(cfg.out, cfg.judge.name, data.spec.name, data.revision, run.prompt_set.name, cfg.cue)
 
 
 @dataclass(frozen=True)

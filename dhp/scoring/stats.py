@@ -26,20 +26,23 @@ distribution when at most 50 pairs remain with no ties and no zero differences; 
 permutation test for at most 13 pairs with ties or zeros; otherwise the normal approximation with
 tie correction. If no pair remains, or every difference is zero, there is no evidence: ``p = 1``.
 
-Bootstrap intervals (:func:`analyse`): each resample is tested with the method its point estimate
-used, not with its own ``auto`` choice. Resamples repeat items, so they have ties; were a 40-pair
-exact point estimate's resamples sent to the normal approximation, their D would sit far below the
-estimate (the lexical judge at ``--limit 40``: D = 9.26, interval [5.96, 5.96]). An ``exact`` or
-``permutation`` point estimate has its resamples tested by the exact tie-aware sign-flip
-distribution (:func:`_exact_tail_pvalues`), an ``asymptotic`` one by the tie-corrected normal
-approximation. Every interval is the percentile interval of the replicates joined with its point
-estimate (the smallest interval holding both), so an estimate lies in its interval by construction;
-with one method for both, the join rarely widens the percentile interval.
+Bootstrap intervals (:func:`analyse`, :func:`replicates`; ``dhp compare`` and the board use the
+same): each resample is tested with the method its point estimate used, as scipy defines that
+method, never with its own ``auto`` choice. Resamples repeat items, so they have ties; were a
+40-pair exact point estimate's resamples sent to the normal approximation, their D would sit far
+below the estimate (the lexical judge at ``--limit 40``: D = 9.26, interval [5.96, 5.96]). An
+``exact`` point estimate has its resamples tested by scipy's ``method="exact"`` (the untied null
+distribution at floor(W+), :func:`exact_method_pvalues`), a ``permutation`` one by the exhaustive
+tie-aware sign-flip test (:func:`_exact_tail_pvalues`), an ``asymptotic`` one by the tie-corrected
+normal approximation. Every interval is :func:`interval`: the expanded percentile interval of the
+replicates (:func:`interval_level`) joined with its point estimate, so an estimate lies in its
+interval by construction. ``benchmarks/bench_calibration.py`` measures its coverage.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -58,17 +61,25 @@ __all__ = [
     "Interval",
     "MetricTest",
     "PerturbationAnalysis",
+    "Replicates",
     "analyse",
+    "auto_method",
     "avg_min",
     "combine_pvalues",
     "discernment",
+    "draw_items",
+    "exact_method_pvalues",
+    "interval",
+    "interval_level",
     "level_balanced_weights",
+    "replicates",
     "wilcoxon_greater",
     "wilcoxon_greater_batch",
     "wilcoxon_greater_tests",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: p-values are floored here before taking logs, so D stays finite. 1e-300 is just above the
 #: smallest normal double (2.2e-308) and far below any p-value a 100-item test can reach honestly.
@@ -110,8 +121,8 @@ def _complete_pairs(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> tuple[
     return x[keep], y[keep]
 
 
-def _auto_method(d: FloatArray) -> str:
-    """scipy's ``method="auto"`` decision for a vector of (complete) differences."""
+def auto_method(d: FloatArray) -> str:
+    """scipy's ``method="auto"`` decision for a vector of (complete, non-NaN) differences."""
     if d.size > 50:
         return "asymptotic"
     nz = np.abs(d[d != 0])
@@ -138,30 +149,33 @@ def wilcoxon_greater(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> Metri
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)  # scipy's small-sample notes
         res = sps.wilcoxon(x, y, alternative="greater")
-    return MetricTest(float(res.pvalue), float(res.statistic), int(d.size), n_nonzero, _auto_method(d))
+    return MetricTest(float(res.pvalue), float(res.statistic), int(d.size), n_nonzero, auto_method(d))
 
 
 def _batch_ranks(a: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Average ranks of each row of ``a`` (inf = excluded, ranked last but unused) and Σ(t³−t) per row."""
-    rows, m = a.shape
+    """Average ranks of each row of ``a`` (inf = excluded, ranked last but unused) and Σ(t³−t) per row.
+
+    On each sorted row a tie group runs from its first position to its last; both come from running
+    maxima and minima of the group boundaries (no per-group scatter), and the average rank is their
+    mean plus one.
+    """
+    m = a.shape[1]
     order = np.argsort(a, axis=1, kind="stable")
     s = np.take_along_axis(a, order, axis=1)
-    new_group = np.ones((rows, m), dtype=bool)
-    new_group[:, 1:] = s[:, 1:] != s[:, :-1]
-    gid = np.cumsum(new_group, axis=1) - 1 + (np.arange(rows) * m)[:, None]
-    sizes = np.bincount(gid.ravel(), minlength=rows * m).astype(np.float64)
-    pos = np.broadcast_to(np.arange(m, dtype=np.float64), (rows, m))
-    first = np.where(new_group, pos, np.inf)
-    starts_full = np.full(rows * m, np.inf)
-    np.minimum.at(starts_full, gid.ravel(), first.ravel())
-    t = sizes[gid]
-    avg_rank_sorted = starts_full[gid] + (t + 1.0) / 2.0
+    differs = s[:, 1:] != s[:, :-1]
+    pos = np.arange(m, dtype=np.int64)
+    first = np.ones(s.shape, dtype=bool)
+    first[:, 1:] = differs
+    last = np.ones(s.shape, dtype=bool)
+    last[:, :-1] = differs
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, pos, m - 1)[:, ::-1], axis=1)[:, ::-1]
+    t = (end - start + 1).astype(np.float64)
+    avg_rank_sorted = (start + end) / 2.0 + 1.0
     ranks = np.empty_like(avg_rank_sorted)
     np.put_along_axis(ranks, order, avg_rank_sorted, axis=1)
-    finite = np.isfinite(s)
-    tie = np.where(finite, t * t - 1.0, 0.0).sum(
-        axis=1
-    )  # Σ over elements of (t²−1) = Σ over groups of (t³−t)
+    # Σ over elements of (t²−1) = Σ over groups of (t³−t)
+    tie = np.where(np.isfinite(s), t * t - 1.0, 0.0).sum(axis=1)
     return ranks, tie
 
 
@@ -211,11 +225,10 @@ def _batch(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> _Batch:
 def _exact_tail_pvalues(b: _Batch, rows: npt.NDArray[np.intp], chunk: int = 2048) -> FloatArray:
     """P(S ≥ W+) where S is the sum of a uniformly random subset of the row's ranks.
 
-    This is the null distribution of both of scipy's small-sample paths: the exact Wilcoxon
-    distribution (ranks 1..n, no ties) and the exhaustive sign-flip permutation test (average
-    ranks with ties; zero differences flip to themselves and cancel out). Ranks are multiples of
-    1/2, so the subset sums are counted exactly on a grid of halves by dynamic programming,
-    vectorised over rows. Used for bootstrap replicates; point estimates call scipy itself.
+    This is scipy's exhaustive sign-flip permutation test (average ranks with ties; zero
+    differences flip to themselves and cancel out); without ties it is the exact Wilcoxon
+    distribution too. Ranks are multiples of 1/2, so the subset sums are counted exactly on a grid
+    of halves by dynamic programming, vectorised over rows.
     """
     out = np.empty(rows.size, dtype=np.float64)
     for start in range(0, rows.size, chunk):
@@ -235,6 +248,37 @@ def _exact_tail_pvalues(b: _Batch, rows: npt.NDArray[np.intp], chunk: int = 2048
         tail = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]
         obs = np.rint(2.0 * b.r_plus[rr]).astype(np.int64)
         out[start : start + rr.size] = tail[np.arange(rr.size), obs] / np.exp2(m)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _exact_null_sf(n: int) -> FloatArray:
+    """``sf[k] = P(W+ >= k)`` for k = 0 .. n(n+1)/2 + 1 under the exact null distribution of n
+    untied ranks: scipy's ``_get_wilcoxon_distr`` recursion, summed from the top. For n <= 50 (where
+    scipy tests exactly) it equals scipy's ``method="exact"`` to the last bit (tested); above, where
+    scipy's ``1 - cdf`` cancels to 0 or below in the far tail, it stays accurate (a resample of an
+    exact test can hold more than 50 pairs). Computed once per n."""
+    c = np.ones(1, dtype=np.float64)
+    for k in range(1, n + 1):
+        prev = c
+        c = np.zeros(k * (k + 1) // 2 + 1, dtype=np.float64)
+        c[: prev.size] = prev * 0.5
+        c[-prev.size :] += prev * 0.5
+    sf: FloatArray = np.concatenate([np.cumsum(c[::-1])[::-1], [0.0]])
+    sf.setflags(write=False)
+    return sf
+
+
+def exact_method_pvalues(n_nonzero: FloatArray, r_plus: FloatArray) -> FloatArray:
+    """scipy's ``method="exact"`` one-sided p-values, row-wise: the untied null distribution of the
+    row's non-zero count at ``floor(W+)`` (scipy's rule for a tied, non-integral statistic,
+    gh-19872), from tables cached per n; no non-zero difference: p = 1."""
+    n = np.asarray(n_nonzero).astype(np.int64)
+    k = np.floor(np.asarray(r_plus) + 1e-9).astype(np.int64)  # W+ is a multiple of 1/2, exact in floats
+    out = np.ones(n.shape, dtype=np.float64)
+    for size in np.unique(n[n > 0]).tolist():
+        at = n == size
+        out[at] = _exact_null_sf(int(size))[k[at]]
     return out
 
 
@@ -268,26 +312,35 @@ def wilcoxon_greater_tests(original: npt.ArrayLike, perturbed: npt.ArrayLike) ->
 
 
 def wilcoxon_greater_batch(
-    original: npt.ArrayLike, perturbed: npt.ArrayLike, exact: bool | None = None
+    original: npt.ArrayLike, perturbed: npt.ArrayLike, method: str | None = None
 ) -> FloatArray:
-    """Row-wise p-values of :func:`wilcoxon_greater_tests`, fully vectorised (for the bootstrap).
+    """Row-wise one-sided Wilcoxon p-values, fully vectorised (for the bootstrap).
 
-    ``exact=None``: scipy's ``auto`` choice per row; small-sample rows use
-    :func:`_exact_tail_pvalues`, which equals scipy's exact and permutation p-values up to
-    floating-point summation order (tested against scipy). ``exact=True``: every row by the exact
-    tie-aware sign-flip distribution (whatever its ties and size); ``exact=False``: every row by the
-    tie-corrected normal approximation. The bootstrap forces its point estimate's method this way.
+    ``method=None``: scipy's ``auto`` choice per row (as :func:`wilcoxon_greater_tests`).
+    Otherwise every row by one method, what ``scipy.stats.wilcoxon(..., method=...)`` gives:
+    ``"exact"`` (the untied exact null distribution at ``floor(W+)``, scipy's rule with ties),
+    ``"permutation"`` (the exhaustive tie-aware sign-flip test) or ``"asymptotic"`` (the
+    tie-corrected normal approximation, no continuity correction). A bootstrap passes its point
+    estimate's method, so every replicate is tested as the estimate was. Rows without a non-zero
+    difference (and ``"no-evidence"``) give p = 1.
     """
     b = _batch(original, perturbed)
     p = b.p_normal.copy()
-    if exact is None:
+    if method is None:
         rows = b.exact_rows()
-    elif exact:
+        untied = rows[(b.tie[rows] == 0) & (b.n_complete[rows] == b.n_nonzero[rows])]
+        p[untied] = exact_method_pvalues(b.n_nonzero[untied], b.r_plus[untied])
+        perm = np.setdiff1d(rows, untied)
+        if perm.size:
+            p[perm] = _exact_tail_pvalues(b, perm)
+    elif method == "exact":
+        p = exact_method_pvalues(b.n_nonzero, b.r_plus)
+    elif method == "permutation":
         rows = np.flatnonzero(b.n_nonzero > 0)
-    else:
-        rows = np.zeros(0, dtype=np.intp)
-    if rows.size:
-        p[rows] = _exact_tail_pvalues(b, rows)
+        if rows.size:
+            p[rows] = _exact_tail_pvalues(b, rows)
+    elif method not in ("asymptotic", "no-evidence"):
+        raise ValueError(f"unknown Wilcoxon method {method!r}")
     return np.asarray(p, dtype=np.float64)
 
 
@@ -407,16 +460,39 @@ class DatasetAnalysis:
     confidence: float = 0.95
 
 
-def _interval(samples: FloatArray, confidence: float, estimate: float) -> Interval | None:
-    """Percentile interval of the replicates joined with the point estimate (which it must hold).
+@functools.lru_cache(maxsize=1024)
+def interval_level(confidence: float, n_items: int | None) -> float:
+    """The tail share ``alpha'`` each side of an interval over ``n_items`` resampled items: Hesterberg's
+    *expanded percentile* (2015), ``Φ(−sqrt(n/(n−1)) · t_{n−1, 1−α/2})`` for ``α = 1 − confidence``.
+    The plain percentile interval is too narrow at small n (the bootstrap's variance is (n−1)/n of
+    the sample's, and its quantiles are normal where Student's t is due); this widens it by that
+    much and no more: ``alpha'`` = 1.6% each side at n = 20, 2.0% at 40, 2.3% at 100 (2.5% as n grows).
+    ``None`` or n < 2: the plain ``α/2``."""
+    alpha = (1.0 - confidence) / 2.0
+    if n_items is None or n_items < 2:
+        return alpha
+    from scipy import stats as sps
+
+    t = float(sps.t.ppf(1.0 - alpha, n_items - 1))
+    return float(sps.norm.cdf(-math.sqrt(n_items / (n_items - 1)) * t))
+
+
+def interval(
+    samples: FloatArray, confidence: float, estimate: float, n_items: int | None = None
+) -> Interval | None:
+    """The one interval construction of every D and every difference of D: the expanded percentile
+    interval of the replicates (:func:`interval_level`, over ``n_items`` resampled items) joined with
+    the point estimate (the smallest interval holding both), so the estimate lies in its interval by
+    construction, and a verdict read off the interval agrees with it. Its calibration is measured by
+    ``benchmarks/bench_calibration.py`` (docs/method.md).
 
     No interval when no replicate has a value, or when the estimate itself is missing (NaN).
     """
     s = samples[~np.isnan(samples)]
     if s.size == 0 or math.isnan(estimate):
         return None
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(s, [alpha, 1.0 - alpha])
+    a = interval_level(confidence, n_items)
+    lo, hi = np.quantile(s, [a, 1.0 - a])
     return Interval(min(float(lo), estimate), max(float(hi), estimate))
 
 
@@ -492,24 +568,70 @@ class _Point:
     aggregates: Mapping[str, float]  # "d_avg", "d_min", "d_avg_ew", "d_min_ew"
 
 
-def _replicate_pvalues(sc: _Scores, point: _Point, n_boot: int, seed: int) -> FloatArray:
+def _replicate_pvalues(
+    sc: _Scores, tests: Mapping[str, Mapping[str, MetricTest]], idx: IntArray
+) -> FloatArray:
     """(replicates, perturbations, metrics) p-values, each test by its point estimate's method.
 
-    One draw of item indices per replicate, shared by every test. A metric whose resample has no
-    complete pair is missing in that replicate (NaN), as in the point estimate.
+    One draw of item indices per replicate (a row of ``idx``), shared by every test. A metric whose
+    resample has no complete pair is missing in that replicate (NaN), as in the point estimate.
     """
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, sc.n_items, size=(n_boot, sc.n_items))
-    bp = np.empty((n_boot, len(sc.pids), len(sc.metrics)))
+    bp = np.empty((idx.shape[0], len(sc.pids), len(sc.metrics)))
     for j, m in enumerate(sc.metrics):
         xo = sc.orig[m][idx]
         for i, pid in enumerate(sc.pids):
             xp = sc.pert[pid][m][idx]
-            exact = point.tests[pid][m].method in ("exact", "permutation")
-            p = wilcoxon_greater_batch(xo, xp, exact=exact)
+            p = wilcoxon_greater_batch(xo, xp, method=tests[pid][m].method)
             no_pair = ~(~np.isnan(xo) & ~np.isnan(xp)).any(axis=1)
             bp[:, i, j] = np.where(no_pair, np.nan, p)
     return bp
+
+
+@dataclass(frozen=True)
+class Replicates:
+    """One judge's D values in every bootstrap replicate (a row of the item draw): what its
+    intervals, and a comparison of two judges on the same draw, are read from."""
+
+    d: FloatArray  # (replicates, perturbations) unweighted D
+    d_ew: FloatArray  # (replicates, perturbations) D^EW
+    aggregates: Mapping[str, FloatArray]  # "d_avg", "d_min", "d_avg_ew", "d_min_ew" -> (replicates,)
+
+
+def draw_items(n_items: int, n_boot: int, rng: np.random.Generator) -> IntArray:
+    """(n_boot, n_items) item indices drawn with replacement: one resample of the items per row."""
+    return rng.integers(0, n_items, size=(n_boot, n_items))
+
+
+def _replicates(
+    sc: _Scores,
+    lv: Sequence[Level],
+    w_ew: FloatArray,
+    method: CombineMethod,
+    tests: Mapping[str, Mapping[str, MetricTest]],
+    idx: IntArray,
+) -> Replicates:
+    bd_un, bd_ew = _combine_rows(_replicate_pvalues(sc, tests, idx), w_ew, method)
+    (a, mn), (a_ew, mn_ew) = avg_min(bd_un, lv), avg_min(bd_ew, lv)
+    return Replicates(bd_un, bd_ew, {"d_avg": a, "d_min": mn, "d_avg_ew": a_ew, "d_min_ew": mn_ew})
+
+
+def replicates(
+    original: Mapping[str, npt.ArrayLike],
+    perturbed: Mapping[str, Mapping[str, npt.ArrayLike]],
+    levels: Mapping[str, Level],
+    weights: Mapping[str, Mapping[str, float]],
+    point: DatasetAnalysis,
+    idx: IntArray,
+) -> Replicates:
+    """The D values of ``point`` (an :func:`analyse` of these scores) in every resample ``idx`` (rows
+    of item indices, e.g. :func:`draw_items`): every test by its point test's method, combined and
+    aggregated as the point was. :func:`analyse`'s intervals come from here, and ``dhp compare``
+    runs two judges through it on one draw."""
+    sc = _scores(original, perturbed)
+    lv = [levels[pid] for pid in sc.pids]
+    w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in sc.metrics] for pid in sc.pids])
+    tests = {pa.perturbation: pa.tests for pa in point.perturbations}
+    return _replicates(sc, lv, w_ew, point.method, tests, idx)
 
 
 def _bootstrap(
@@ -525,18 +647,21 @@ def _bootstrap(
     A replicate where a perturbation has no usable metric gives it no D.
     """
     n_boot, seed, confidence = boot
-    bd_un, bd_ew = _combine_rows(_replicate_pvalues(sc, point, n_boot, seed), w_ew, method)
+    idx = draw_items(sc.n_items, n_boot, np.random.default_rng(seed))
+    rep = _replicates(sc, lv, w_ew, method, point.tests, idx)
     agg: dict[str, Interval] = {}
-    named = zip(
-        ("d_avg", "d_min", "d_avg_ew", "d_min_ew"), (*avg_min(bd_un, lv), *avg_min(bd_ew, lv)), strict=True
-    )
-    for name, arr in named:
-        iv = _interval(arr, confidence, point.aggregates[name])
+    for name, arr in rep.aggregates.items():
+        iv = interval(arr, confidence, point.aggregates[name], sc.n_items)
         if iv is not None:
             agg[name] = iv
     return _Bootstrap(
-        tuple(_interval(bd_un[:, i], confidence, float(point.d_un[i])) for i in range(len(sc.pids))),
-        tuple(_interval(bd_ew[:, i], confidence, float(point.d_ew[i])) for i in range(len(sc.pids))),
+        tuple(
+            interval(rep.d[:, i], confidence, float(point.d_un[i]), sc.n_items) for i in range(len(sc.pids))
+        ),
+        tuple(
+            interval(rep.d_ew[:, i], confidence, float(point.d_ew[i]), sc.n_items)
+            for i in range(len(sc.pids))
+        ),
         agg,
     )
 

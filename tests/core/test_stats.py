@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -378,12 +379,37 @@ def test_asymptotic_estimate_resamples_use_the_normal_path() -> None:
     rng = np.random.default_rng(5)
     x = rng.integers(1, 6, 80).astype(float)
     y = x - rng.integers(-1, 3, 80)
-    p_normal = wilcoxon_greater_batch(np.stack([x, x]), np.stack([y, y]), exact=False)
+    p_normal = wilcoxon_greater_batch(np.stack([x, x]), np.stack([y, y]), method="asymptotic")
     assert p_normal[0] == pytest.approx(wilcoxon_greater(x, y).pvalue, rel=1e-12)
-    # exact=True on tied scores is scipy's exhaustive sign-flip permutation test (n <= 13 here)
-    p_exact = wilcoxon_greater_batch(x[None, :12], y[None, :12], exact=True)
+    # method="permutation" on tied scores is scipy's exhaustive sign-flip permutation test (n <= 13)
+    p_exact = wilcoxon_greater_batch(x[None, :12], y[None, :12], method="permutation")
     ref = wilcoxon_greater(x[:12], y[:12])
     assert ref.method == "permutation" and p_exact[0] == pytest.approx(ref.pvalue, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_method_on_tied_resamples_equals_scipys_exact(seed: int) -> None:
+    """An exact point estimate's resamples (repeated items: ties) are tested by scipy's
+    ``method="exact"`` itself (the untied null distribution at floor(W+)), not by another method."""
+    rng = np.random.default_rng(seed)
+    n = [15, 30, 45, 50][seed]
+    x, y = rng.random(n) * 5, rng.random(n) * 5 - 0.4 * rng.random()
+    assert wilcoxon_greater(x, y).method == "exact"
+    idx = rng.integers(0, n, size=(25, n))
+    batch = wilcoxon_greater_batch(x[idx], y[idx], method="exact")
+    for r in range(25):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = sps.wilcoxon(x[idx[r]], y[idx[r]], alternative="greater", method="exact").pvalue
+        assert batch[r] == pytest.approx(float(ref), rel=1e-12, abs=0)
+
+
+def test_exact_method_stays_accurate_above_50_pairs() -> None:
+    """A resample of an exact test can hold more than 50 pairs; there scipy's ``1 - cdf`` cancels
+    (to 0 or below); the table summed from the top keeps P(W+ = max) = 2^-n."""
+    n = 80
+    p = wilcoxon_greater_batch(np.arange(1.0, n + 1)[None, :] + 100, np.full((1, n), 100.0), method="exact")
+    assert p[0] == pytest.approx(2.0**-n, rel=1e-12)
 
 
 @st.composite

@@ -64,7 +64,7 @@ def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None
             o = np.array([v if v is not None else NAN for v in r.scores.original[m]] + [NAN])
             q = np.array([v if v is not None else NAN for v in r.scores.perturbed[pid][m]] + [NAN])
             pad = np.array([np.r_[x, np.full(width - len(x), 80)] for x in idx])
-            expected = wilcoxon_greater_batch(o[pad], q[pad], exact=False)
+            expected = wilcoxon_greater_batch(o[pad], q[pad], method="asymptotic")
             assert rp.pvalues[:, i, j] == pytest.approx(expected, rel=1e-5)
     assert replicate_pvalues(r.model_copy(update={"scores": None})) is None
 
@@ -195,3 +195,74 @@ def test_tiny_p_values_keep_their_size() -> None:
     d_un = rp.scored[0]
     assert d_un.max() < D_MAX / 2
     assert float(np.median(d_un)) == pytest.approx(r.summary.d_avg, rel=0.3)
+
+
+def test_exact_test_replicates_are_scipys_exact_method_on_the_expanded_resample() -> None:
+    """A result whose D comes from the exact test (continuous scores, 40 pairs): every replicate is
+    tested as its point was, by scipy's ``method="exact"``, from the multiplicities (the former way,
+    the tie-aware sign-flip programme on each expanded resample, took seconds a file)."""
+    from scipy import stats as sps
+
+    from tests.leaderboard.continuous import continuous_result
+
+    r = continuous_result("c", "wmt22-de-en", 40, 7)
+    assert r.scores is not None
+    p0 = r.perturbations[0]
+    m = next(iter(p0.metrics))
+    assert p0.metrics[m].test_method == "exact"
+    rp = replicate_pvalues(r, n_boot=30)
+    assert rp is not None
+    counts = item_multiplicities(r.dataset.name, r.scores.item_ids, 30, 0)
+    o = np.array(r.scores.original[m], dtype=float)
+    q = np.array([v if v is not None else NAN for v in r.scores.perturbed[p0.id][m]])
+    i, j = rp.perturbations.index(p0.id), rp.metrics.index(m)
+    for b in range(30):
+        keep = np.repeat(np.arange(40), counts[b])
+        ref = sps.wilcoxon(o[keep], q[keep], alternative="greater", method="exact").pvalue
+        assert rp.pvalues[b, i, j] == pytest.approx(float(ref), rel=1e-5)
+
+
+def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_path: Path) -> None:
+    """Not the mean of the datasets' bounds: the interval of each judge's replicate Overall (the
+    ranks' replicates) around its point Overall; none for a judge without item scores."""
+    from dhp.leaderboard.ranks import RankSamples, overall_intervals
+    from dhp.leaderboard.service import AppConfig, Backend
+    from dhp.leaderboard.stores import LocalStore
+    from dhp.scoring.results import dump_result
+    from dhp.scoring.stats import interval
+    from tests.leaderboard.factory import make_result
+
+    dss = ("summeval", "wmt22-de-en")
+    res = {
+        (j, ds): make_result(j, ds, skill=s, n_items=50, seed=k, n_boot=200, hf_model_id=f"org/{j}")
+        for k, (j, s) in enumerate((("Strong", 1.0), ("Mid", 0.4)))
+        for ds in dss
+    }
+    rs = RankSamples.of({j: {ds: replicate_pvalues(res[j, ds]) for ds in dss} for j in ("Strong", "Mid")})
+    pts = np.array([[res[j, ds].summary.d_avg_ew for ds in dss] for j in ("Strong", "Mid")], dtype=float)
+    low, high = overall_intervals(rs, ["Strong", "Mid"], dss, True, pts)
+    rows = rs.overall(["Strong", "Mid"], dss, True, pts)
+    for k in range(2):
+        iv = interval(rows[k], 0.95, float(pts[k].mean()))
+        assert iv is not None and (low[k], high[k]) == (iv.low, iv.high)
+        assert low[k] <= pts[k].mean() <= high[k]
+    none = overall_intervals(RankSamples.of({"Strong": {"summeval": None}}), ["Strong"], dss, True, pts[:1])
+    assert all(math.isnan(v) for v in (*none[0], *none[1]))
+
+    root = tmp_path / "results"
+    for (name, ds), r in res.items():
+        (root / name).mkdir(parents=True, exist_ok=True)
+        (root / name / f"{ds}@v1.json").write_text(dump_result(r))
+    be = Backend(
+        AppConfig(
+            results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
+        )
+    )
+    view = be.view(datasets=list(dss)).set_index("Judge")
+    lo_c, hi_c = table.interval_columns("Overall D_avg^EW")
+    for k, j in enumerate(("Strong", "Mid")):
+        assert (view.loc[j, lo_c], view.loc[j, hi_c]) == pytest.approx((low[k], high[k]))
+        mean_lo = np.mean(
+            [view.loc[j, table.interval_columns(table.dataset_columns(d, True)[0])[0]] for d in dss]
+        )
+        assert view.loc[j, lo_c] != pytest.approx(mean_lo)  # not the mean of the bounds

@@ -85,7 +85,14 @@ def test_a_judge_against_itself_ties_everywhere_with_difference_zero(runs: dict[
     assert set(ds["perturbations"]) == set(AE.perturbation_ids)
     assert set(doc["overall"]) == {"d_avg_ew", "d_min_ew"}
     for cell in cells:
-        assert cell == {"diff": 0.0, "ci": [0.0, 0.0], "verdict": "tie"}
+        assert {k: cell[k] for k in ("diff", "ci", "verdict")} == {
+            "diff": 0.0,
+            "ci": [0.0, 0.0],
+            "verdict": "tie",
+        }
+        assert cell["ci_a"] == cell["ci_b"] and cell["ci_a"][0] > 1  # both discern: a tie, not 'neither'
+    assert ds["left_out"] == {} and ds["compared"] == list(AE.perturbation_ids)
+    assert ds["qualified"] == {"A": True, "B": True}
 
 
 def test_the_judge_that_sees_fictional_entities_wins_on_them(runs: dict[str, Path]) -> None:

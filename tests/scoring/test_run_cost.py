@@ -64,3 +64,22 @@ def test_cached_answers_cost_no_tokens(protocol: str, ae_data: Path, tmp_path: P
         again = _only(score_datasets(_cfg(srv.url, tmp_path / "b", ae_data, cache=tmp_path / "cache")))
     assert first.timing.prompt_tokens and first.timing.requests_sent > 0
     assert again.timing.requests_sent == 0 and again.timing.prompt_tokens is None
+
+
+def test_a_resumed_run_keeps_the_cost_of_every_invocation(ae_data: Path, tmp_path: Path) -> None:
+    """The same run twice (the second answered from the cache, as a run resumed after a kill whose
+    result was already written): the result keeps the first invocation's requests, in
+    ``all_invocations``, beside the last invocation's own counts (it was rewritten with 0 sent)."""
+    with FakeJudgeServer(scripted) as srv:
+        first = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data)))
+        again = _only(score_datasets(_cfg(srv.url, tmp_path, ae_data)))
+        sent = len(srv.log)
+    assert first.timing.requests_sent == sent > 0
+    assert first.timing.all_invocations is not None and first.timing.all_invocations.invocations == 1
+    assert again.timing.requests_sent == 0 and again.timing.requests_cached == sent
+    every = again.timing.all_invocations
+    assert every is not None and (every.invocations, every.requests_sent) == (2, sent)
+    assert every.prompt_tokens == first.timing.prompt_tokens
+    from dhp.scoring.report import _requests
+
+    assert _requests(again) == f"0 sent, {sent} cached (last of 2 invocations; {sent} sent in all)"
