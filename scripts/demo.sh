@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The main job on an embedded default, all on local stores under $1 (default: out/):
 #   1. build the DHP datasets whose sources can be had: from $DHP_SOURCES when it is a folder (the layout
-#      of SOURCES.md), else downloaded from their public origins. Story Cloze is distributed by its authors
-#      on request: it is built from STORY_CLOZE=FILE or a copy in the sources folder, else named and skipped.
+#      of docs/datasets.md#sources), else downloaded from their public origins. A dataset whose source can
+#      be had neither way is built from the small sample shipped in the package (20 items; its version is
+#      tagged -sample and the card, results, report and leaderboard mark it: not the benchmark). Story Cloze
+#      is distributed by its authors on request: it is built from STORY_CLOZE=FILE or a copy in the sources
+#      folder, else named and skipped (its terms keep it out of the sample).
 #   2. score the built-in control judges (random, oracle, lexical) on what was built, and write a report
 #   3. serve the leaderboard on http://127.0.0.1:${DHP_PORT:-7860} (skip with DHP_DEMO_SERVE=0)
 set -euo pipefail
@@ -11,7 +14,7 @@ py="${PYTHON:-${VENV:-.venv}/bin/python}"
 dhp() { "$py" -m dhp "$@"; }
 
 echo "== 1/3 build the datasets =="
-args=(--out "$out/datasets" --allow-fewer --skip-missing)
+args=(--out "$out/datasets" --allow-fewer --skip-missing --sample-fallback)
 if [ -n "${DHP_SOURCES:-}" ] && [ -d "$DHP_SOURCES" ]; then
   args+=(--sources "$DHP_SOURCES")
 else
@@ -22,6 +25,8 @@ if [ -n "${STORY_CLOZE:-}" ]; then
 fi
 # --allow-fewer: the offline Answer Equivalence copy has 62 eligible items (its card says why).
 # --skip-missing: a source that cannot be had is named with how to add it; the others are built.
+# --sample-fallback: ... and built from the embedded sample where it has one.
+# (`make demo DHP_SOURCES=DIR` or `DHP_SOURCES=DIR bash scripts/demo.sh` is what `dhp build --sources DIR` means here.)
 dhp build "${args[@]}"
 
 echo "== 2/3 score the control judges =="
@@ -31,8 +36,9 @@ done
 dhp report "$out/results" --out "$out/report"
 
 if [ "${DHP_DEMO_SERVE:-1}" = "0" ]; then
-  echo "== 3/3 leaderboard not served (DHP_DEMO_SERVE=0); results in $out/results =="
+  echo "== 3/3 leaderboard not served (DHP_DEMO_SERVE=0); results in $out/results, report in $out/report =="
+  echo "   to use dhp now: source ${VENV:-.venv}/bin/activate   (or run ${VENV:-.venv}/bin/dhp)"
   exit 0
 fi
-echo "== 3/3 serve the leaderboard (Ctrl-C to stop) =="
+echo "== 3/3 serve the leaderboard (Ctrl-C to stop; then: source ${VENV:-.venv}/bin/activate to use dhp) =="
 exec "$py" -m dhp leaderboard --results "$out/results" --requests "$out/requests" --port "${DHP_PORT:-7860}"
