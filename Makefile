@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
 	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
 	  $(BIN)/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
 	fi
-	$(BIN)/pip install -q $(if $(LOCK),-c $(LOCK)) -e '.[dev,local]'
+	$(BIN)/pip install -q $(if $(LOCK),-c $(LOCK)) -e '.[dev,local,build,report,board]'
 	touch $@
 
 # Refresh the lock on purpose: resolve the newest compatible releases in a scratch venv and pin them.
@@ -37,7 +37,7 @@ lock:
 	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
 	  .lock-venv/bin/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
 	fi
-	.lock-venv/bin/pip install -q '.[dev,local]'
+	.lock-venv/bin/pip install -q '.[dev,local,build,report,board]'
 	{ echo "# pip constraints: exact versions CI, make test and the Space install (make lock refreshes them)"; \
 	  .lock-venv/bin/pip freeze --exclude dhp-bench | sed -E 's/^(torch==[0-9.]+)\+[a-z0-9]+$$/\1/'; } > requirements/lock.txt
 	rm -rf .lock-venv

@@ -132,6 +132,9 @@ def _available(
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    from dhp.extras import require
+
+    require("build")  # before anything is written: the perturbation rules and the offline generator
     from dhp.builder.build import BuildOptions, build_dataset, check_version
     from dhp.builder.errors import BuildError
     from dhp.builder.sources import SourceLocator

@@ -162,7 +162,7 @@ def _register_space(subparsers: Any) -> None:
     i.add_argument("dir", help="the folder to write (new or empty)")
     src = i.add_mutually_exclusive_group()
     src.add_argument(
-        "--package", help="pip requirement for the dhp package (default: dhp-bench==<this version>)"
+        "--package", help="pip requirement for the dhp package (default: dhp-bench[board]==<this version>)"
     )
     src.add_argument(
         "--wheel", help="a dhp-bench wheel to unpack into the folder (the Space imports it from there)"
