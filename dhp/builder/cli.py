@@ -146,7 +146,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
     sources = args.sources or os.environ.get("DHP_SOURCES") or None
     if sources is not None and not Path(sources).is_dir():
-        raise BuildError(f"--sources {sources}: not a directory (expected the layout of SOURCES.md)")
+        raise BuildError(f"--sources {sources}: not a directory (expected the layout of docs/datasets.md#sources)")
     locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
     where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
     _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
@@ -251,7 +251,7 @@ def _register_build(subparsers: Any) -> None:
     p = subparsers.add_parser("build", help="build the perturbed DHP datasets as Hub-layout folders")
     p.add_argument(
         "--sources",
-        help="directory of raw source files in the layout of SOURCES.md (default: $DHP_SOURCES, else download "
+        help="directory of raw source files in the layout of docs/datasets.md#sources (default: $DHP_SOURCES, else download "
         "from the public origins)",
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
