@@ -146,7 +146,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
     specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
     sources = args.sources or os.environ.get("DHP_SOURCES") or None
     if sources is not None and not Path(sources).is_dir():
-        raise BuildError(f"--sources {sources}: not a directory (expected the layout of docs/datasets.md#sources)")
+        raise BuildError(
+            f"--sources {sources}: not a directory (expected the layout of docs/datasets.md#sources)"
+        )
     locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
     where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
     _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
