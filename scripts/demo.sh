@@ -11,6 +11,10 @@
 set -euo pipefail
 out="${1:-out}"
 py="${PYTHON:-${VENV:-.venv}/bin/python}"
+if ! command -v "$py" >/dev/null 2>&1; then
+  echo "scripts/demo.sh: no $py: run \`make setup\` (or \`make demo\`) first to install, or set PYTHON=..." >&2
+  exit 2
+fi
 dhp() { "$py" -m dhp "$@"; }
 
 echo "== 1/3 build the datasets =="

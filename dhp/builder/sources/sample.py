@@ -100,7 +100,12 @@ def load_sample(spec: DatasetSpec, root: Path = SAMPLE_DIR) -> SourceData:
             items.append(Item(rec["id"], rec["original"], rec["context"], rec.get("extras", {})))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise SourceError(f"the embedded sample {path} cannot be read ({type(e).__name__}: {e})") from e
-    taken = ", ".join(f"{f['path']} (sha256 {f['sha256'][:12]})" for f in entry["from_files"])
+    files = entry["from_files"]
+    taken = (
+        ", ".join(f"{f['path']} (sha256 {f['sha256'][:12]})" for f in files)
+        if len(files) <= 3
+        else f"{len(files)} files under {files[0]['path'].split('/')[0]}/ (each with its sha256 in the sample's {MANIFEST})"
+    )
     return SourceData(
         items=tuple(items),
         files=(SourceFile(path=f"sample/{path.name}", origin=ORIGIN, sha256=sha256_file(path)),),
