@@ -17,20 +17,22 @@ if ! command -v "$py" >/dev/null 2>&1; then
 fi
 dhp() { "$py" -m dhp "$@"; }
 
-echo "== 1/3 build the datasets =="
 args=(--out "$out/datasets" --allow-fewer --skip-missing --sample-fallback)
 if [ -n "${DHP_SOURCES:-}" ] && [ -d "$DHP_SOURCES" ]; then
   args+=(--sources "$DHP_SOURCES")
+  from="$DHP_SOURCES"
 else
   unset DHP_SOURCES  # not a folder: download from the public origins
+  from="the public origins, else the embedded sample"
 fi
+# `dhp build` below names its own flag (--sources DIR); through make or this script it is DHP_SOURCES=DIR.
+echo "== 1/3 build the datasets from $from (another sources folder: make demo DHP_SOURCES=DIR) =="
 if [ -n "${STORY_CLOZE:-}" ]; then
   args+=(--story-cloze "$STORY_CLOZE")
 fi
 # --allow-fewer: the offline Answer Equivalence copy has 62 eligible items (its card says why).
 # --skip-missing: a source that cannot be had is named with how to add it; the others are built.
 # --sample-fallback: ... and built from the embedded sample where it has one.
-# (`make demo DHP_SOURCES=DIR` or `DHP_SOURCES=DIR bash scripts/demo.sh` is what `dhp build --sources DIR` means here.)
 dhp build "${args[@]}"
 
 echo "== 2/3 score the control judges =="
