@@ -120,6 +120,9 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
 def _cmd_space_init(args: argparse.Namespace) -> int:
     from dhp.cli import UserError
+    from dhp.extras import require
+
+    require("board")  # the Space's requirements are pinned from the installed board (gradio and its closure)
     from dhp.leaderboard.space import SECRETS, SpaceError, init_space
 
     try:

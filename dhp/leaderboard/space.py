@@ -173,7 +173,7 @@ def runtime_closure(roots: Sequence[tuple[str, tuple[str, ...]]] = SPACE_ROOTS) 
             requires = md.distribution(key).requires or []
         except md.PackageNotFoundError:
             raise SpaceError(
-                f"{key} is needed by the Space but not installed here; install dhp-bench first"
+                f"{key} is needed by the Space but not installed here: pip install 'dhp-bench[board]'"
             ) from None
         for line in requires:
             req = Requirement(line)

@@ -230,6 +230,7 @@ def test_the_core_install_scores_a_judge_and_names_the_extra_of_the_rest(tmp_pat
         (("build", "--out", str(tmp_path / "built"), "--datasets", "summeval", "--sample-fallback"), "build"),
         (("report", str(tmp_path / "results"), "--out", str(tmp_path / "report")), "report"),
         (("leaderboard", "--results", str(tmp_path / "results")), "board"),
+        (("space", "init", str(tmp_path / "space")), "board"),
     ):
         res = dhp(*args)
         assert res.returncode == 2, res.stderr
@@ -237,4 +238,4 @@ def test_the_core_install_scores_a_judge_and_names_the_extra_of_the_rest(tmp_pat
         assert line.startswith(f"dhp {args[0]}: error: needs ") and line.endswith(
             f"pip install 'dhp-bench[{extra}]'"
         )
-    assert not (tmp_path / "built").exists() and not (tmp_path / "report").exists()
+    assert not any((tmp_path / d).exists() for d in ("built", "report", "space"))
