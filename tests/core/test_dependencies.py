@@ -197,6 +197,39 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+#: imports every dhp module with the modules of argv[1] unimportable; prints "module missing" per failure
+_IMPORT_ALL = """
+import importlib, pkgutil, sys
+blocked = set(sys.argv[1].split(","))
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Blocker())
+import dhp
+for m in pkgutil.walk_packages(dhp.__path__, "dhp."):
+    if not m.name.endswith("__main__"):
+        try:
+            importlib.import_module(m.name)
+        except ModuleNotFoundError as e:
+            print(m.name, e.name)
+"""
+
+
+def test_only_the_board_and_the_report_import_an_extra_at_import_time() -> None:
+    """The import graph: without the extras every module imports (the builder's generator, the report's
+    plots and local judges import theirs lazily), but the board's and `dhp.scoring.report` (matplotlib)."""
+    import subprocess
+
+    res = subprocess.run([sys.executable, "-c", _IMPORT_ALL, ",".join(_outside_the_core())], cwd=REPO,
+                         capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    failing = dict(line.split() for line in res.stdout.splitlines())
+    assert failing, "the check must see the board's imports fail"
+    assert {m for m in failing if not m.startswith("dhp.leaderboard.")} == {"dhp.scoring.report"}
+    assert failing["dhp.scoring.report"] == "matplotlib"
+
+
 def test_the_extras_table_is_pyprojects() -> None:
     """dhp.extras (the one-line errors' table) lists each extra's distributions as pyproject does."""
     from dhp.extras import EXTRAS
