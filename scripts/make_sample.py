@@ -1,6 +1,7 @@
 """Write the embedded sample (dhp/builder/sources/sample/) from a sources folder, deterministically.
 
-    python scripts/make_sample.py [SOURCES_DIR]     (default: $DHP_SOURCES, else ../shared/sources)
+    python scripts/make_sample.py [SOURCES_DIR [OUT_DIR]]
+        (default: $DHP_SOURCES, else ../shared/sources; into this checkout's dhp/builder/sources/sample)
 
 Per dataset whose source terms allow redistribution: the first 20 items of the dataset's own
 selection, as its loader reads them, and a manifest naming each source's licence and the raw files
@@ -16,8 +17,12 @@ import sys
 from pathlib import Path
 
 from dhp.builder.sources import SourceLocator
-from dhp.builder.sources.sample import SAMPLE_DIR, write_sample
+from dhp.builder.sources.sample import write_sample
 from dhp.spec import BENCHMARK
+
+REPO = Path(__file__).resolve().parents[1]
+#: this checkout's sample folder (not the one of whichever dhp is installed)
+OUT = REPO / "dhp" / "builder" / "sources" / "sample"
 
 
 def main(argv: list[str]) -> int:
@@ -31,7 +36,7 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    out = Path(argv[1]) if len(argv) > 1 else SAMPLE_DIR
+    out = Path(argv[1]) if len(argv) > 1 else OUT
     counts = write_sample(list(BENCHMARK.values()), SourceLocator(sources), out)
     size = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
     print(f"sample in {out}: {counts}; {size:,} bytes")
