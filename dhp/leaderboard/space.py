@@ -242,17 +242,31 @@ def source_root() -> Path | None:
     return root if ok else None
 
 
+def _build_system(text: str) -> tuple[list[str], str]:
+    """The ``[build-system]`` requirements of a pyproject.toml and its backend's distribution name."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the two keys, read by pattern (they are plain strings)
+        table = text.split("[build-system]", 1)[-1].split("\n[", 1)[0]
+        listed = re.search(r"^requires\s*=\s*\[(.*?)\]", table, re.MULTILINE | re.DOTALL)
+        named = re.search(r"^build-backend\s*=\s*\"([^\"]+)\"", table, re.MULTILINE)
+        system = {
+            "requires": re.findall(r"\"([^\"]+)\"", listed.group(1)) if listed else [],
+            "build-backend": named.group(1) if named else "setuptools.build_meta",
+        }
+    else:
+        system = tomllib.loads(text)["build-system"]
+    return list(system["requires"]), canonicalize_name(str(system["build-backend"]).split(".")[0])
+
+
 def missing_build_requirements(root: Path) -> list[str]:
     """The requirements of ``root``'s build backend (``[build-system]``) that this environment does not
     satisfy, each with what is installed: e.g. ``setuptools>=69`` in a plain venv, which comes with
     setuptools 65. Only the backend's own distribution is checked (``wheel`` is vendored by newer
     setuptools, not installed as a distribution)."""
-    import tomllib
-
-    system = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
-    backend = canonicalize_name(system["build-backend"].split(".")[0])
+    requires, backend = _build_system((root / "pyproject.toml").read_text(encoding="utf-8"))
     missing = []
-    for line in system["requires"]:
+    for line in requires:
         req = Requirement(line)
         if canonicalize_name(req.name) != backend:
             continue

@@ -144,6 +144,13 @@ def test_space_init_with_an_older_build_backend_says_what_to_install(
     root = _project(tmp_path / "checkout", ["setuptools>=9999", "wheel"])
     assert missing_build_requirements(root) == [f"setuptools>=9999 (installed: {md_version('setuptools')})"]
     assert missing_build_requirements(REPO) == []  # this environment builds the checkout itself
+    for project in (root, REPO):  # Python 3.10 (no tomllib) reads the same two keys
+        text = (project / "pyproject.toml").read_text()
+        with_tomllib = space._build_system(text)
+        with monkeypatch.context() as m:
+            m.setitem(sys.modules, "tomllib", None)
+            assert space._build_system(text) == with_tomllib
+        assert with_tomllib[1] == "setuptools" and "setuptools>=" in with_tomllib[0][0]
     monkeypatch.setenv("PIP_NO_INDEX", "1")  # no index, as offline: the isolated build cannot be filled
     with pytest.raises(SpaceError) as err:
         build_wheel(root, tmp_path / "wheel")
