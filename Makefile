@@ -1,5 +1,6 @@
 # Two entry points do all set-up on a fresh machine:
-#   make demo   build the datasets, score the control judges, serve the leaderboard (local stores)
+#   make demo   build the datasets, score the control judges, serve the leaderboard (local stores);
+#               afterwards `source .venv/bin/activate` puts `dhp` on PATH
 #   make test   install everything (venv, extras, chromium) and run the test suite
 SHELL := /bin/bash
 PY ?= python3
@@ -28,7 +29,7 @@ $(STAMP): pyproject.toml $(LOCK) | $(BIN)/python
 	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
 	  $(BIN)/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
 	fi
-	$(BIN)/pip install -q $(if $(LOCK),-c $(LOCK)) -e '.[dev,local]'
+	$(BIN)/pip install -q $(if $(LOCK),-c $(LOCK)) -e '.[dev,local,build,report,board]'
 	touch $@
 
 # Refresh the lock on purpose: resolve the newest compatible releases in a scratch venv and pin them.
@@ -37,7 +38,7 @@ lock:
 	@if ls /opt/wheels/torch-*.whl >/dev/null 2>&1; then \
 	  .lock-venv/bin/pip install -q --find-links /opt/wheels "torch==$$(ls /opt/wheels/torch-*.whl | head -1 | sed -E 's/.*torch-([0-9.]+).*/\1/')"; \
 	fi
-	.lock-venv/bin/pip install -q '.[dev,local]'
+	.lock-venv/bin/pip install -q '.[dev,local,build,report,board]'
 	{ echo "# pip constraints: exact versions CI, make test and the Space install (make lock refreshes them)"; \
 	  .lock-venv/bin/pip freeze --exclude dhp-bench | sed -E 's/^(torch==[0-9.]+)\+[a-z0-9]+$$/\1/'; } > requirements/lock.txt
 	rm -rf .lock-venv
@@ -48,7 +49,8 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
 
-# Sources: DHP_SOURCES when that folder exists, else downloaded; Story Cloze (on request) with STORY_CLOZE=FILE.
+# Sources: DHP_SOURCES when that folder exists (what `dhp build --sources DIR` takes), else downloaded, else the
+# small sample shipped in the package (marked as a sample everywhere); Story Cloze (on request) with STORY_CLOZE=FILE.
 STORY_CLOZE ?=
 demo: setup
 	DHP_SOURCES="$(DHP_SOURCES)" STORY_CLOZE="$(STORY_CLOZE)" PYTHON="$(BIN)/python" bash scripts/demo.sh "$(OUT)"

@@ -2,7 +2,8 @@
 
 Stages plug in through a ``register(subparsers)`` function in ``dhp.builder.cli``,
 ``dhp.scoring.cli`` and ``dhp.leaderboard.cli``; heavy imports happen inside the handlers so that
-``dhp --help`` stays fast.
+``dhp --help`` stays fast and every command is there in the core install (``pip install dhp-bench``):
+a command whose extra is not installed fails with one line naming it (:mod:`dhp.extras`).
 """
 
 from __future__ import annotations
@@ -75,14 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="expert-weights file (JSON or YAML) to show instead of the defaults")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=_cmd_spec)
-    for mod_name in STAGES:
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as e:
-            if e.name != mod_name:
-                raise
-            continue
-        mod.register(sub)
+    for mod_name in STAGES:  # each imports without the extras: they are needed by the handlers only
+        importlib.import_module(mod_name).register(sub)
     _describe(parser)
     return parser
 
@@ -108,6 +103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         rc: int = args.func(args)
     except (UserError, SpecError) as e:
         print(f"dhp {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        from dhp.extras import missing_extra
+
+        line = missing_extra(e, args.command)
+        if line is None:
+            raise
+        print(f"dhp {args.command}: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"dhp {args.command}: interrupted", file=sys.stderr)

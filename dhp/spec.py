@@ -333,7 +333,7 @@ def _mt_weights() -> ExpertWeights:
 
 
 # --------------------------------------------------------------------------------------------
-# Sources (licences and redistribution terms; see ../shared/sources/SOURCES.md)
+# Sources (licences and redistribution terms; see docs/datasets.md#sources)
 # --------------------------------------------------------------------------------------------
 _SUMMEVAL_SRC = SourceSpec(
     name="SummEval",

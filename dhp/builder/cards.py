@@ -9,6 +9,7 @@ import yaml
 
 from dhp.builder.dataset_io import BuildInfo
 from dhp.builder.perturb.registry import lookup
+from dhp.builder.sources.sample import is_sample_version
 from dhp.records import to_data
 from dhp.types import DatasetSpec, Method, Operation, Redistribution, k_text
 
@@ -236,6 +237,12 @@ def _template_vars(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
         f"Original and perturbed {spec.judged_label.lower()}s from {spec.source.name} for testing LLM judges: "
         f"{info['selection']['n_selected']} items × {len(perts)} perturbations ({info['n_rows']} pairs)."
     )
+    if is_sample_version(info["dataset_version"]):
+        summary = (
+            "**SAMPLE, NOT THE BENCHMARK.** Built from the small sample shipped in the dhp-bench package (a demo "
+            "without the sources or network; version tag `-sample`); results on it are not comparable with the "
+            f"benchmark's. {summary}"
+        )
     return {
         "pretty_name": spec.pretty_name,
         "summary": summary,

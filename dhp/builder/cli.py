@@ -74,10 +74,14 @@ def _say_generator(args: argparse.Namespace) -> None:
 def _print_report(r: Any) -> None:
     """One summary line per dataset, then the validator's pass rate and the coverage per perturbation."""
     na = sum(r.not_applicable.values())
+    from dhp.builder.sources.sample import is_sample_version
+
     fewer = r.info.selection.fewer_than_requested
+    sample = " [SAMPLE, not the benchmark: version " + r.info.dataset_version + "]"
     gens = ", ".join(f"{g}: {n}" for g, n in r.generators.items())
     print(
-        f"{r.name}: {r.n_items} items{' (FEWER than N, --allow-fewer)' if fewer else ''}, {r.n_rows} pairs, "
+        f"{r.name}{sample if is_sample_version(r.info.dataset_version) else ''}: {r.n_items} items"
+        f"{' (FEWER than N, --allow-fewer)' if fewer else ''}, {r.n_rows} pairs, "
         f"{na} not applicable; generators {gens}; {r.seconds:.1f}s -> {r.folder}"
     )
     for p in r.info.perturbations:
@@ -95,27 +99,42 @@ def _print_report(r: Any) -> None:
 
 def _available(
     specs: Sequence[DatasetSpec], locator: Any, args: argparse.Namespace
-) -> tuple[DatasetSpec, ...]:
-    """The datasets whose sources can be had now; each missing source is named in one line, before any build.
+) -> tuple[tuple[DatasetSpec, ...], tuple[DatasetSpec, ...]]:
+    """The datasets whose sources can be had now, and (with ``--sample-fallback``) those built from the
+    embedded sample instead; each missing source is named in one line, before any build.
 
     A missing source stops the build unless ``--skip-missing`` (then the others are built); none left stops it.
     """
     from dhp.builder.errors import BuildError
-    from dhp.builder.sources import missing_source
+    from dhp.builder.sources import SampleLocator, missing_source
 
     missing = {
         s.name: why for s in specs if (why := missing_source(s, locator, args.story_cloze)) is not None
     }
+    sampled: tuple[DatasetSpec, ...] = ()
+    if args.sample_fallback:
+        sampled = tuple(s for s in specs if s.name in missing and missing_source(s, SampleLocator()) is None)
     for name, why in missing.items():
-        _err(f"dhp build: {name}: {why}")
+        instead = (
+            " -> built from the embedded SAMPLE (marked as a sample)"
+            if name in {s.name for s in sampled}
+            else ""
+        )
+        _err(f"dhp build: {name}: {why}{instead}")
     left = tuple(s for s in specs if s.name not in missing)
-    if missing and (not args.skip_missing or not left):
-        more = f"; pass --skip-missing to build the other {len(left)}" if left else ""
-        raise BuildError(f"{len(missing)} of {len(specs)} source(s) missing (above), nothing built{more}")
-    return left
+    unbuilt = len(missing) - len(sampled)
+    if unbuilt and (not args.skip_missing or not (left or sampled)):
+        more = (
+            f"; pass --skip-missing to build the other {len(left) + len(sampled)}" if left or sampled else ""
+        )
+        raise BuildError(f"{unbuilt} of {len(specs)} source(s) missing (above), nothing built{more}")
+    return left, sampled
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    from dhp.extras import require
+
+    require("build")  # before anything is written: the perturbation rules and the offline generator
     from dhp.builder.build import BuildOptions, build_dataset, check_inputs, check_version
     from dhp.builder.errors import BuildError
     from dhp.builder.sources import SourceLocator
@@ -127,12 +146,15 @@ def _cmd_build(args: argparse.Namespace) -> int:
     specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
     sources = args.sources or os.environ.get("DHP_SOURCES") or None
     if sources is not None and not Path(sources).is_dir():
-        raise BuildError(f"--sources {sources}: not a directory (expected the layout of SOURCES.md)")
+        raise BuildError(
+            f"--sources {sources}: not a directory (expected the layout of docs/datasets.md#sources)"
+        )
     locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
     where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
     _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
+    sampled: tuple[DatasetSpec, ...] = ()
     if task is None:
-        specs = _available(specs, locator, args)
+        specs, sampled = _available(specs, locator, args)
     _say_generator(args)
     perturber = _perturber(args)
     opts = BuildOptions(
@@ -151,12 +173,14 @@ def _cmd_build(args: argparse.Namespace) -> int:
                 if task is not None
                 else build_dataset(spec, locator, args.out, opts, inputs=checked[spec.name])
             )
+        _build_samples(sampled, args.out, opts)
     finally:
         if perturber is not None:
             perturber.close()
     if args.samples is not None:
         from dhp.builder.show import write_samples_html
 
+        specs = (*specs, *sampled)
         for spec in specs:
             out_file = (
                 args.samples
@@ -166,6 +190,19 @@ def _cmd_build(args: argparse.Namespace) -> int:
             write_samples_html(args.out / spec.name, out_file, args.samples_n, args.samples_seed)
             print(f"samples: {out_file}")
     return 0
+
+
+def _build_samples(specs: Sequence[DatasetSpec], out: Path, opts: Any) -> None:
+    """Build ``specs`` from the embedded sample, their version tagged ``-sample`` (v1.0.0-sample)."""
+    import dataclasses
+
+    from dhp.builder.build import build_dataset
+    from dhp.builder.sources import SampleLocator
+    from dhp.builder.sources.sample import sample_version
+
+    sample_opts = dataclasses.replace(opts, version=sample_version(opts.version), allow_fewer=True)
+    for spec in specs:
+        _print_report(build_dataset(spec, SampleLocator(), out, sample_opts))
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
@@ -217,7 +254,7 @@ def _register_build(subparsers: Any) -> None:
     p = subparsers.add_parser("build", help="build the perturbed DHP datasets as Hub-layout folders")
     p.add_argument(
         "--sources",
-        help="directory of raw source files in the layout of SOURCES.md (default: $DHP_SOURCES, else download "
+        help="directory of raw source files in the layout of docs/datasets.md#sources (default: $DHP_SOURCES, else download "
         "from the public origins)",
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
@@ -242,6 +279,9 @@ def _register_build(subparsers: Any) -> None:
     p.add_argument("--skip-missing", action="store_true",
                    help="build the datasets whose sources can be had and name the others (default: a missing "
                    "source stops the build before anything is built)")  # fmt: skip
+    p.add_argument("--sample-fallback", action="store_true",
+                   help="build a dataset whose source cannot be had from the small sample shipped in the package "
+                   "(20 items; its version is tagged -sample and every view marks it; not the benchmark)")  # fmt: skip
     p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
     p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
     p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value,

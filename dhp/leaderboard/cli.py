@@ -120,6 +120,9 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
 def _cmd_space_init(args: argparse.Namespace) -> int:
     from dhp.cli import UserError
+    from dhp.extras import require
+
+    require("board")  # the Space's requirements are pinned from the installed board (gradio and its closure)
     from dhp.leaderboard.space import SECRETS, SpaceError, init_space
 
     try:
@@ -162,7 +165,7 @@ def _register_space(subparsers: Any) -> None:
     i.add_argument("dir", help="the folder to write (new or empty)")
     src = i.add_mutually_exclusive_group()
     src.add_argument(
-        "--package", help="pip requirement for the dhp package (default: dhp-bench==<this version>)"
+        "--package", help="pip requirement for the dhp package (default: dhp-bench[board]==<this version>)"
     )
     src.add_argument(
         "--wheel", help="a dhp-bench wheel to unpack into the folder (the Space imports it from there)"

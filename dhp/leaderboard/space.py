@@ -51,6 +51,7 @@ __all__ = [
     "build_wheel",
     "init_space",
     "lock_versions",
+    "missing_build_requirements",
     "push_space",
     "run_space",
     "runtime_closure",
@@ -109,7 +110,7 @@ PYTHON_VERSION = "3.11"
 LOCK = "requirements/lock.txt"
 #: What the Space runs on, beside dhp-bench: Spaces install ``gradio[oauth]`` at the front matter's
 #: ``sdk_version`` whatever requirements.txt says, so its closure is pinned too.
-SPACE_ROOTS: tuple[tuple[str, tuple[str, ...]], ...] = (("dhp-bench", ()), ("gradio", ("oauth",)))
+SPACE_ROOTS: tuple[tuple[str, tuple[str, ...]], ...] = (("dhp-bench", ("board",)), ("gradio", ("oauth",)))
 _SECRET_NAME = re.compile(r"(?i)(token|secret|password|api[_-]?key|^hf_)")
 _APP = '''"""The DHP leaderboard Space (written by `dhp space init`; configure it with the Space's variables)."""
 
@@ -172,7 +173,7 @@ def runtime_closure(roots: Sequence[tuple[str, tuple[str, ...]]] = SPACE_ROOTS) 
             requires = md.distribution(key).requires or []
         except md.PackageNotFoundError:
             raise SpaceError(
-                f"{key} is needed by the Space but not installed here; install dhp-bench first"
+                f"{key} is needed by the Space but not installed here: pip install 'dhp-bench[board]'"
             ) from None
         for line in requires:
             req = Requirement(line)
@@ -241,24 +242,63 @@ def source_root() -> Path | None:
     return root if ok else None
 
 
+def _build_system(text: str) -> tuple[list[str], str]:
+    """The ``[build-system]`` requirements of a pyproject.toml and its backend's distribution name."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the two keys, read by pattern (they are plain strings)
+        table = text.split("[build-system]", 1)[-1].split("\n[", 1)[0]
+        listed = re.search(r"^requires\s*=\s*\[(.*?)\]", table, re.MULTILINE | re.DOTALL)
+        named = re.search(r"^build-backend\s*=\s*\"([^\"]+)\"", table, re.MULTILINE)
+        system = {
+            "requires": re.findall(r"\"([^\"]+)\"", listed.group(1)) if listed else [],
+            "build-backend": named.group(1) if named else "setuptools.build_meta",
+        }
+    else:
+        system = tomllib.loads(text)["build-system"]
+    return list(system["requires"]), canonicalize_name(str(system["build-backend"]).split(".")[0])
+
+
+def missing_build_requirements(root: Path) -> list[str]:
+    """The requirements of ``root``'s build backend (``[build-system]``) that this environment does not
+    satisfy, each with what is installed: e.g. ``setuptools>=69`` in a plain venv, which comes with
+    setuptools 65. Only the backend's own distribution is checked (``wheel`` is vendored by newer
+    setuptools, not installed as a distribution)."""
+    requires, backend = _build_system((root / "pyproject.toml").read_text(encoding="utf-8"))
+    missing = []
+    for line in requires:
+        req = Requirement(line)
+        if canonicalize_name(req.name) != backend:
+            continue
+        try:
+            have = md.version(req.name)
+        except md.PackageNotFoundError:
+            missing.append(f"{line} (not installed)")
+            continue
+        if not req.specifier.contains(have, prereleases=True):
+            missing.append(f"{line} (installed: {have})")
+    return missing
+
+
 def build_wheel(root: Path, dest: Path) -> Path:
-    """A wheel of the checkout at ``root`` (``pip wheel --no-deps``), written into ``dest``."""
+    """A wheel of the checkout at ``root`` (``pip wheel --no-deps``), written into ``dest``: with this
+    environment's build backend when it satisfies the checkout's ``[build-system]`` (no download), else
+    in an isolated build environment pip fills from the package index. When that fails too, one line
+    says what to install."""
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "-q",
-        "-w",
-        str(dest),
-        str(root),
-    ]
+    missing = missing_build_requirements(root)
+    isolation = [] if missing else ["--no-build-isolation"]
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(dest), str(root)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise SpaceError(f"could not build the wheel of {root}: {proc.stderr.strip()[-300:]}")
+        tail = " ".join(proc.stderr.split())[-200:]
+        if missing:
+            wanted = " ".join(f"'{m.split(' (')[0]}'" for m in missing)
+            raise SpaceError(
+                f"could not build the wheel of {root}: its build backend needs {', '.join(missing)}, which pip could "
+                f"not fetch for an isolated build; run `{sys.executable} -m pip install {wanted}`, or pass --wheel FILE"
+            )
+        raise SpaceError(f"could not build the wheel of {root}: {tail}")
     return next(dest.glob("dhp_bench-*.whl"))
 
 
@@ -281,19 +321,19 @@ def init_space(
     if wheel is not None and (not Path(wheel).is_file() or Path(wheel).suffix != ".whl"):
         raise SpaceError(f"--wheel {wheel} is not a wheel file")
     carried = wheel is not None or (package is None and root is not None)  # the package travels in the folder
-    requirement = None if carried else (package or f"dhp-bench=={md.version('dhp-bench')}")
+    requirement = None if carried else (package or f"dhp-bench[board]=={md.version('dhp-bench')}")
     versions = space_versions(root / LOCK if root is not None else None)
     files = {
         "README.md": _readme(title or "DHP discernment leaderboard", versions["gradio"]),
         "app.py": _APP,
         "requirements.txt": _requirements(requirement, versions),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    if wheel is not None:
-        unpack_wheel(Path(wheel), out)
-    elif package is None and root is not None:
-        with tempfile.TemporaryDirectory(prefix="dhp-wheel-") as tmp:
-            unpack_wheel(build_wheel(root, Path(tmp)), out)
+    with tempfile.TemporaryDirectory(prefix="dhp-wheel-") as tmp:
+        if wheel is None and package is None and root is not None:
+            wheel = str(build_wheel(root, Path(tmp)))  # before the folder is made: a failure leaves nothing
+        out.mkdir(parents=True, exist_ok=True)
+        if wheel is not None:
+            unpack_wheel(Path(wheel), out)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     written = sorted(str(p.relative_to(out)) for p in out.iterdir())

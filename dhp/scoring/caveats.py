@@ -3,6 +3,8 @@
 Every view of a result (``dhp score``'s summary line, ``dhp report``, the leaderboard table and its
 CSV) shows the same marks, from :func:`caveats`:
 
+* ``sample data``: the dataset was built from the small sample shipped in the package (its version
+  carries the pre-release tag ``-sample``, e.g. ``v1.0.0-sample+offline-rules.8``), not the benchmark;
 * ``N/FULL items``: scored on fewer items than the dataset's specification selects (``--limit``,
   or a build with ``--allow-fewer``);
 * ``coverage X%``: some expected scores are missing (unparsed or failed requests);
@@ -20,14 +22,17 @@ import functools
 
 import numpy as np
 
+from dhp.builder.sources.sample import is_sample_version
 from dhp.scoring.results import Result
 from dhp.scoring.stats import avg_min, combine_pvalues, discernment
 from dhp.spec import BENCHMARK
 
-__all__ = ["CHANCE", "OFFLINE_MARK", "caveats", "chance_d_avg", "version_label"]
+__all__ = ["CHANCE", "OFFLINE_MARK", "SAMPLE", "caveats", "chance_d_avg", "version_label"]
 
 #: The mark of an unweighted D_avg that a random judge reaches.
 CHANCE = "D_avg at chance"
+#: The mark of a result on a dataset built from the embedded sample (dhp.builder.sources.sample).
+SAMPLE = "sample data"
 #: The part of a version label that names an offline-rules build.
 OFFLINE_MARK = "+offline"
 _CHANCE_DRAWS = 20_000
@@ -60,6 +65,8 @@ def caveats(r: Result) -> tuple[str, ...]:
     unweighted D_avg is above chance)."""
     marks: list[str] = []
     spec = BENCHMARK.get(r.dataset.name)
+    if is_sample_version(r.dataset.version):
+        marks.append(SAMPLE)
     if spec is not None and r.dataset.n_items < spec.selection.n_items:
         marks.append(f"{r.dataset.n_items}/{spec.selection.n_items} items")
     if r.coverage.coverage < 1.0:

@@ -21,7 +21,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from dhp.scoring.breakdown import length_tertiles
-from dhp.scoring.caveats import caveats
+from dhp.scoring.caveats import SAMPLE, caveats
 from dhp.scoring.results import (
     DEFAULT_PROMPT_SET,
     CIModel,
@@ -307,8 +307,21 @@ def _scores_key(r: Result) -> str:
     return f"s:{r.judge.name}:{r.dataset.name}:{r.dataset.revision}:{r.scoring.prompt_set}:{r.scoring.cue}"
 
 
+def _sample_lines(results: Sequence[Result]) -> list[str]:
+    """A warning above everything when a result was scored on the embedded sample."""
+    names = sorted({r.dataset.name for r in results if SAMPLE in caveats(r)})
+    if not names:
+        return []
+    return [
+        f"> **SAMPLE DATA, NOT THE BENCHMARK.** {', '.join(names)} {'was' if len(names) == 1 else 'were'} "
+        "built from the small sample shipped in the package (dataset version `-sample`, marked "
+        f"`{SAMPLE}` below): a demo of the pipeline; these numbers are not comparable with the benchmark's.",
+        "",
+    ]
+
+
 def render_markdown(results: Sequence[Result], images: dict[str, str]) -> str:
-    lines = ["# DHP discernment report", "", _INTRO, "", *_summary_lines(results)]
+    lines = ["# DHP discernment report", "", _INTRO, "", *_sample_lines(results), *_summary_lines(results)]
     by_ds: dict[str, list[Result]] = {}
     for r in results:
         by_ds.setdefault(r.dataset.name, []).append(r)

@@ -11,7 +11,7 @@ import pytest
 
 from dhp.leaderboard import table
 from dhp.leaderboard.loading import LoadedResult
-from dhp.scoring.caveats import CHANCE, caveats, chance_d_avg, version_label
+from dhp.scoring.caveats import CHANCE, SAMPLE, caveats, chance_d_avg, version_label
 from dhp.scoring.report import write_report
 from dhp.scoring.results import read_result
 from dhp.spec import BENCHMARK
@@ -86,3 +86,27 @@ def test_caveat_text_gives_coverage_as_one_range() -> None:
         {"summeval": ("coverage 99.7%",), "sumpubmed": ("coverage 98.5%",), "story-cloze": ()}
     )
     assert text == "coverage 98.5–99.7% (summeval, sumpubmed)"
+
+
+def test_a_result_on_the_embedded_sample_is_marked_first_in_every_view(
+    scored: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """A dataset built from the package's sample (version tagged -sample) is marked `sample data` in the
+    CLI's marks, the board's table and CSV, and the report, which also says so above everything."""
+    results, _ = scored
+    (orc,) = (read_result(p) for p in (results / "oracle").glob("*.json"))
+    assert orc.dataset.version is not None
+    sample = orc.model_copy(
+        update={"dataset": orc.dataset.model_copy(update={"version": "v1.0.0-sample+offline-rules.test"})}
+    )
+    assert SAMPLE not in caveats(orc)
+    assert caveats(sample) == (SAMPLE, "20/100 items", "offline build")
+    frame = table.build_frame([LoadedResult("oracle/sample.json", sample)])
+    (row,) = csv.DictReader(io.StringIO(table.to_csv(frame)))
+    assert row["Caveats"] == f"{SAMPLE}; 20/100 items; offline build"
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "sample.json").write_text(sample.model_dump_json())
+    md = write_report([tmp_path / "r"], tmp_path / "report").read_text()
+    assert "SAMPLE DATA, NOT THE BENCHMARK" in md and f"| {SAMPLE}; 20/100 items; offline build |" in md
+    plain = write_report([results], tmp_path / "plain").read_text()
+    assert "SAMPLE DATA" not in plain

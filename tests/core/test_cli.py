@@ -45,3 +45,36 @@ def test_console_entry_point_runs() -> None:
         check=True,
     )
     assert "answer_quality" in out.stdout
+
+
+def test_a_stage_that_cannot_be_imported_is_an_error_not_a_missing_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every stage module imports in the core install; one that does not is a bug shown as such, not a
+    command silently left out of `dhp --help`."""
+    from dhp import cli
+
+    monkeypatch.setattr(cli, "STAGES", (*cli.STAGES, "dhp.no_such_stage"))
+    with pytest.raises(ModuleNotFoundError, match=r"dhp\.no_such_stage"):
+        cli.build_parser()
+
+
+def test_a_missing_extra_is_one_line_naming_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dhp import cli
+
+    def needs_gradio(args: object) -> int:
+        raise ModuleNotFoundError("No module named 'gradio'", name="gradio")
+
+    def needs_a_bug(args: object) -> int:
+        raise ModuleNotFoundError("No module named 'dhp.nothing'", name="dhp.nothing")
+
+    monkeypatch.setattr(cli, "_cmd_spec", needs_gradio)
+    assert cli.main(["spec"]) == 2
+    assert capsys.readouterr().err == (
+        "dhp spec: error: needs gradio, which the core install leaves out: pip install 'dhp-bench[board]'\n"
+    )
+    monkeypatch.setattr(cli, "_cmd_spec", needs_a_bug)
+    with pytest.raises(ModuleNotFoundError):  # not an extra's module: a bug, with its traceback
+        cli.main(["spec"])

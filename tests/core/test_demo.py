@@ -4,6 +4,7 @@ is missing and how to add it, scores the controls, writes the report and serves 
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import socket
@@ -15,11 +16,17 @@ from pathlib import Path
 
 import pytest
 
+from dhp.builder.dataset_io import read_build_info
+from dhp.builder.sources.sample import MANIFEST, SAMPLE_DIR, SAMPLE_ITEMS, is_sample_version
+from dhp.scoring.caveats import SAMPLE, caveats
 from dhp.scoring.results import Result, read_result
-from dhp.spec import DATASET_NAMES
+from dhp.spec import BENCHMARK, DATASET_NAMES
+from dhp.types import Redistribution
 
 REPO = Path(__file__).resolve().parents[2]
 SKIPPED = "story-cloze"
+#: the datasets of the embedded sample: those whose source terms allow redistribution
+SAMPLED = [n for n in DATASET_NAMES if BENCHMARK[n].source.redistribution is Redistribution.ALLOWED]
 
 
 def _sources_without_story_cloze(sources: Path, into: Path) -> Path:
@@ -103,25 +110,77 @@ def test_demo_without_story_cloze_builds_five_says_why_scores_and_serves(
     assert list((out / "report").glob("discernment_*.png"))
 
 
-def test_the_demo_stops_before_building_when_no_source_can_be_had(tmp_path: Path) -> None:
-    """No sources folder and no network (every download goes to a closed loopback proxy): each source is
-    named with its reason before anything is built, and nothing is written."""
+def _offline_env(tmp_path: Path) -> dict[str, str]:
+    """No sources folder and no network: every download goes to a closed loopback port (the proxy)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         proxy = f"http://127.0.0.1:{s.getsockname()[1]}"
     env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "dhp_sources", "story_cloze")}
     env.update(PYTHON=sys.executable, DHP_SOURCES=str(tmp_path / "none"), DHP_CACHE=str(tmp_path / "cache"),
-               HTTP_PROXY=proxy, HTTPS_PROXY=proxy, ALL_PROXY=proxy, DHP_DEMO_SERVE="0")  # fmt: skip
-    res = subprocess.run(["bash", str(REPO / "scripts" / "demo.sh"), str(tmp_path / "out")], cwd=REPO, env=env,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert res.returncode != 0
+               HTTP_PROXY=proxy, HTTPS_PROXY=proxy, ALL_PROXY=proxy, DHP_DEMO_SERVE="0",
+               HF_HUB_OFFLINE="1")  # fmt: skip
+    return env
+
+
+@pytest.mark.slow
+def test_the_demo_without_sources_or_network_builds_the_sample_scores_it_and_marks_it(tmp_path: Path) -> None:
+    """The README's timing command from a plain clone: no sources folder, no network. The datasets whose
+    terms allow it are built from the embedded sample, the others named with how to add them; the
+    controls are scored and the report written, and the cards, results and report say it is a sample."""
+    out = tmp_path / "out"
+    res = subprocess.run(["bash", str(REPO / "scripts" / "demo.sh"), str(out)], cwd=REPO,
+                         env=_offline_env(tmp_path), capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = res.stderr.splitlines()
+    for name in DATASET_NAMES:
+        (line,) = [ln for ln in lines if ln.startswith(f"dhp build: {name}: ")]
+        assert ("--story-cloze FILE" if name == SKIPPED else "cannot download https://") in line
+        assert line.endswith("built from the embedded SAMPLE (marked as a sample)") is (name in SAMPLED)
+    assert sorted(p.name for p in (out / "datasets").iterdir()) == sorted(SAMPLED)
+    for name in SAMPLED:
+        assert read_build_info(out / "datasets" / name).dataset_version == "v1.0.0-sample"
+        assert "**SAMPLE, NOT THE BENCHMARK.**" in (out / "datasets" / name / "README.md").read_text()
+    results = [read_result(f) for f in sorted((out / "results").glob("*/*.json"))]
+    assert sorted((r.judge.name, r.dataset.name) for r in results) == sorted(
+        (j, d) for j in ("random", "oracle", "lexical") for d in SAMPLED
+    )
+    assert all(SAMPLE in caveats(r) and is_sample_version(r.dataset.version) for r in results)
+    assert "SAMPLE DATA, NOT THE BENCHMARK" in (out / "report" / "report.md").read_text()
+    assert "source .venv/bin/activate" in res.stdout  # how to use dhp after the demo
+    assert "Traceback" not in res.stderr and not (tmp_path / "cache").exists()
+
+
+def test_dhp_build_without_the_sample_fallback_stops_before_building(tmp_path: Path) -> None:
+    """Without --sample-fallback, no source at all stops `dhp build` before anything is written: each
+    source named with its reason."""
+    out = tmp_path / "out"
+    env = {k: v for k, v in _offline_env(tmp_path).items() if k != "DHP_SOURCES"}
+    res = subprocess.run([sys.executable, "-m", "dhp", "build", "--out", str(out), "--skip-missing"], cwd=REPO,
+                         env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 2
     lines = res.stderr.splitlines()
     for name in DATASET_NAMES:
         (line,) = [ln for ln in lines if ln.startswith(f"dhp build: {name}: ")]
         assert ("--story-cloze FILE" if name == SKIPPED else "cannot download https://") in line
     assert "dhp build: error: 6 of 6 source(s) missing (above), nothing built" in res.stderr
-    assert (
-        "Traceback" not in res.stderr
-        and not (tmp_path / "out").exists()
-        and not (tmp_path / "cache").exists()
-    )
+    assert "Traceback" not in res.stderr and not out.exists() and not (tmp_path / "cache").exists()
+
+
+def test_the_committed_sample_is_what_the_script_writes(tmp_path: Path, sources_dir: Path) -> None:
+    """scripts/make_sample.py rewrites the committed sample byte for byte from the sources folder; the
+    sample names each source's licence, leaves out the sources whose terms restrict redistribution, and
+    stays small."""
+    res = subprocess.run([sys.executable, str(REPO / "scripts" / "make_sample.py"), str(sources_dir),
+                          str(tmp_path / "sample")], cwd=REPO, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    written = {f.name: f.read_bytes() for f in (tmp_path / "sample").iterdir()}
+    assert written == {f.name: f.read_bytes() for f in SAMPLE_DIR.iterdir() if f.is_file()}
+    assert sum(len(b) for b in written.values()) < 500_000
+    manifest = json.loads(written[MANIFEST])
+    assert sorted(manifest["datasets"]) == sorted(SAMPLED)
+    assert all(manifest["datasets"][n]["licence"] == BENCHMARK[n].source.licence for n in SAMPLED)
+    assert sorted(manifest["left_out"]) == sorted(n for n in DATASET_NAMES if n not in SAMPLED)
+    for name in SAMPLED:
+        lines = written[f"{name}.jsonl"].decode().splitlines()
+        assert len(lines) == SAMPLE_ITEMS

@@ -149,3 +149,126 @@ def test_the_lock_pins_every_declared_dependency_within_its_range() -> None:
         assert req.specifier.contains(pins[name], prereleases=True), (
             f"lock pins {name}=={pins[name]}, outside {req.specifier}"
         )
+
+
+def _core_closure() -> set[str]:
+    """The distributions `pip install dhp-bench` installs: the runtime dependencies and theirs (no extras)."""
+    from packaging.requirements import Requirement
+
+    runtime, _ = _declared()
+    seen: set[str] = set()
+    todo = sorted(runtime)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = md.requires(name) or []
+        except md.PackageNotFoundError:
+            continue
+        for line in requires:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(_canonical(req.name))
+    return seen
+
+
+def _outside_the_core() -> list[str]:
+    """Top-level modules of the extras' distributions that the core install does not bring."""
+    _, extras = _declared()
+    core = _core_closure()
+    wanted = {d for k, v in extras.items() if k != "dev" for d in v} - core
+    return sorted(m for m, ds in _distributions().items() if {_canonical(d) for d in ds} & wanted)
+
+
+#: runs `dhp ARGS` with the modules of argv[1] (comma-separated) unimportable, as in the core install
+_WITHOUT = """
+import sys
+blocked = set(sys.argv[1].split(","))
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Blocker())
+from dhp.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+#: imports every dhp module with the modules of argv[1] unimportable; prints "module missing" per failure
+_IMPORT_ALL = """
+import importlib, pkgutil, sys
+blocked = set(sys.argv[1].split(","))
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Blocker())
+import dhp
+for m in pkgutil.walk_packages(dhp.__path__, "dhp."):
+    if not m.name.endswith("__main__"):
+        try:
+            importlib.import_module(m.name)
+        except ModuleNotFoundError as e:
+            print(m.name, e.name)
+"""
+
+
+def test_only_the_board_and_the_report_import_an_extra_at_import_time() -> None:
+    """The import graph: without the extras every module imports (the builder's generator, the report's
+    plots and local judges import theirs lazily), but the board's and `dhp.scoring.report` (matplotlib)."""
+    import subprocess
+
+    res = subprocess.run([sys.executable, "-c", _IMPORT_ALL, ",".join(_outside_the_core())], cwd=REPO,
+                         capture_output=True, text=True, timeout=300, check=True)  # fmt: skip
+    failing = dict(line.split() for line in res.stdout.splitlines())
+    assert failing, "the check must see the board's imports fail"
+    assert {m for m in failing if not m.startswith("dhp.leaderboard.")} == {"dhp.scoring.report"}
+    assert failing["dhp.scoring.report"] == "matplotlib"
+
+
+def test_the_extras_table_is_pyprojects() -> None:
+    """dhp.extras (the one-line errors' table) lists each extra's distributions as pyproject does."""
+    from dhp.extras import EXTRAS
+
+    _, extras = _declared()
+    assert {k: set(v) for k, v in EXTRAS.items()} == {k: v for k, v in extras.items() if k != "dev"}
+
+
+def test_the_core_install_scores_a_judge_and_names_the_extra_of_the_rest(tmp_path: Path) -> None:
+    """Without the extras' modules (the gradio board, the offline generator, matplotlib, torch),
+    `dhp score --judge lexical` works, and each command that needs an extra fails with one line
+    naming it, before writing anything."""
+    import subprocess
+
+    from dhp.spec import BENCHMARK
+    from tests.support.tiny_data import write_tiny_dataset
+
+    blocked = _outside_the_core()
+    assert {"gradio", "wordfreq", "lemminflect", "faker", "matplotlib", "datasets"} <= set(blocked)
+    write_tiny_dataset(tmp_path / "data", BENCHMARK["summeval"], n_items=12, seed=1)
+
+    def dhp(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", _WITHOUT, ",".join(blocked), *args], cwd=REPO,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    scored = dhp("score", "--judge", "lexical", "--data", str(tmp_path / "data"), "--datasets", "summeval",
+                 "--n-boot", "0", "--out", str(tmp_path / "results"))  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    assert list((tmp_path / "results" / "lexical").glob("summeval@*.json"))
+    for args, extra in (
+        (("build", "--out", str(tmp_path / "built"), "--datasets", "summeval", "--sample-fallback"), "build"),
+        (("report", str(tmp_path / "results"), "--out", str(tmp_path / "report")), "report"),
+        (("leaderboard", "--results", str(tmp_path / "results")), "board"),
+        (("space", "init", str(tmp_path / "space")), "board"),
+    ):
+        res = dhp(*args)
+        assert res.returncode == 2, res.stderr
+        (line,) = res.stderr.strip().splitlines()
+        assert line.startswith(f"dhp {args[0]}: error: needs ") and line.endswith(
+            f"pip install 'dhp-bench[{extra}]'"
+        )
+    assert not any((tmp_path / d).exists() for d in ("built", "report", "space"))

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import version as md_version
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,48 @@ def test_space_push_without_the_hub(tmp_path: Path, hub: str) -> None:
     err = _short_failure(res)
     assert "cannot push the Space someone/board: " in err
     assert ("HF_HUB_OFFLINE is set" if hub == "offline" else "check the network") in err
+
+
+def _project(root: Path, requires: list[str]) -> Path:
+    """A minimal dhp-bench checkout layout (with this checkout's lock) whose build backend needs ``requires``."""
+    (root / "requirements").mkdir(parents=True)
+    (root / "requirements" / "lock.txt").write_bytes((REPO / "requirements" / "lock.txt").read_bytes())
+    (root / "pyproject.toml").write_text(
+        f'[build-system]\nrequires = {requires!r}\nbuild-backend = "setuptools.build_meta"\n\n'
+        '[project]\nname = "dhp-bench"\nversion = "0.0.1"\n'.replace("'", '"')
+    )
+    return root
+
+
+def test_space_init_with_an_older_build_backend_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain venv has setuptools 65 while the checkout builds with setuptools>=69: the wheel is built in
+    an isolated environment pip fills from the index (not against the old setuptools, which failed with
+    pip's "metadata-generation-failed"); without the index, one line says what to install."""
+    from dhp.leaderboard import space
+    from dhp.leaderboard.space import SpaceError, build_wheel, missing_build_requirements
+
+    root = _project(tmp_path / "checkout", ["setuptools>=9999", "wheel"])
+    assert missing_build_requirements(root) == [f"setuptools>=9999 (installed: {md_version('setuptools')})"]
+    assert missing_build_requirements(REPO) == []  # this environment builds the checkout itself
+    for project in (root, REPO):  # Python 3.10 (no tomllib) reads the same two keys
+        text = (project / "pyproject.toml").read_text()
+        with_tomllib = space._build_system(text)
+        with monkeypatch.context() as m:
+            m.setitem(sys.modules, "tomllib", None)
+            assert space._build_system(text) == with_tomllib
+        assert with_tomllib[1] == "setuptools" and "setuptools>=" in with_tomllib[0][0]
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # no index, as offline: the isolated build cannot be filled
+    with pytest.raises(SpaceError) as err:
+        build_wheel(root, tmp_path / "wheel")
+    monkeypatch.setattr(space, "source_root", lambda: root)
+    with pytest.raises(SpaceError, match="pass --wheel FILE"):
+        init_space(tmp_path / "space")
+    assert not (tmp_path / "space").exists()  # a failed init leaves no folder
+    line = str(err.value)
+    assert "\n" not in line and "metadata-generation-failed" not in line
+    assert line.endswith(f"run `{sys.executable} -m pip install 'setuptools>=9999'`, or pass --wheel FILE")
 
 
 def test_a_hub_task_source_out_of_reach_fails_at_once(tmp_path: Path) -> None:

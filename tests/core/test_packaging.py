@@ -13,8 +13,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def wheel_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], str]:
-    """The wheel's file names and what building it printed."""
+def wheel_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], str, str]:
+    """The wheel's file names, what building it printed, and its METADATA."""
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out), str(REPO)],
@@ -24,15 +24,17 @@ def wheel_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], st
     )
     (whl,) = out.glob("dhp_bench-*.whl")
     with zipfile.ZipFile(whl) as z:
-        return z.namelist(), proc.stdout + proc.stderr
+        names = z.namelist()
+        metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        return names, proc.stdout + proc.stderr, metadata
 
 
 @pytest.fixture(scope="module")
-def wheel_names(wheel_build: tuple[list[str], str]) -> list[str]:
+def wheel_names(wheel_build: tuple[list[str], str, str]) -> list[str]:
     return wheel_build[0]
 
 
-def test_building_prints_no_setuptools_warning(wheel_build: tuple[list[str], str]) -> None:
+def test_building_prints_no_setuptools_warning(wheel_build: tuple[list[str], str, str]) -> None:
     """The package declaration is exact: no data folder missing from `packages`, no glob for a folder
     that does not exist (setuptools prints a 35-line BuildBackendWarning for each)."""
     log = wheel_build[1]
@@ -62,3 +64,31 @@ def test_every_source_package_and_data_file_is_in_the_wheel(wheel_names: list[st
 def test_console_script_declared(wheel_names: list[str]) -> None:
     assert any(n.endswith("entry_points.txt") for n in wheel_names)
     assert "dhp/py.typed" in wheel_names
+
+
+def test_the_core_requires_neither_the_board_nor_the_generator(
+    wheel_build: tuple[list[str], str, str],
+) -> None:
+    """The wheel's metadata: the board, the offline generator and the plots come with extras, not with the
+    core (`pip install dhp-bench` stays light); the embedded sample ships in the package."""
+    from email.parser import Parser
+
+    from packaging.requirements import Requirement
+
+    names, _, metadata = wheel_build
+    assert {"dhp/builder/sources/sample/manifest.json", "dhp/builder/sources/sample/summeval.jsonl"} <= set(
+        names
+    )
+    requires = [Requirement(r) for r in Parser().parsestr(metadata).get_all("Requires-Dist") or []]
+    core = {r.name for r in requires if r.marker is None}
+    assert {"pyarrow", "scipy", "huggingface_hub"} <= core
+    assert not core & {"gradio", "wordfreq", "lemminflect", "faker", "matplotlib", "datasets", "pandas"}
+    for name, extra in (
+        ("gradio", "board"),
+        ("wordfreq", "build"),
+        ("faker", "build"),
+        ("matplotlib", "report"),
+    ):
+        assert any(
+            r.name == name and r.marker is not None and r.marker.evaluate({"extra": extra}) for r in requires
+        )

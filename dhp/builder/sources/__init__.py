@@ -6,6 +6,8 @@ dataset (:class:`~dhp.builder.sources.files.TableRef`) goes to the generic table
 
 :func:`missing_source` says, before anything is built, why a built-in dataset's source cannot be
 had now (not in the sources folder, not downloadable, or Story Cloze without the user's copy).
+A :class:`~dhp.builder.sources.sample.SampleLocator` reads the small sample shipped in the package
+instead (:mod:`dhp.builder.sources.sample`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,22 @@ from dhp.builder.sources import answer_equivalence, story_cloze, summeval, sumpu
 from dhp.builder.sources.answer_equivalence import load_answer_equivalence
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.files import TableRef, load_table
+from dhp.builder.sources.sample import SampleLocator, load_sample, sample_missing
 from dhp.builder.sources.story_cloze import load_story_cloze
 from dhp.builder.sources.summeval import load_summeval
 from dhp.builder.sources.sumpubmed import load_sumpubmed
 from dhp.builder.sources.wmt22 import load_wmt22
 from dhp.types import DatasetSpec
 
-__all__ = ["LOADERS", "SourceLoader", "SourceLocator", "load_source", "loader_name", "missing_source"]
+__all__ = [
+    "LOADERS",
+    "SampleLocator",
+    "SourceLoader",
+    "SourceLocator",
+    "load_source",
+    "loader_name",
+    "missing_source",
+]
 
 #: (spec, locator, Story Cloze file) -> the candidate items of the spec's source, in source order
 SourceLoader = Callable[[DatasetSpec, SourceLocator, "Path | None"], SourceData]
@@ -56,6 +67,8 @@ def missing_source(
 ) -> str | None:
     """Why ``spec``'s source cannot be had now (one line), or None. A task's table source is not checked
     here (its loader's errors are one line already)."""
+    if isinstance(locator, SampleLocator):
+        return sample_missing(spec, locator.root)
     name = loader_name(spec)
     if name == "story-cloze":
         return story_cloze.missing(locator, story_cloze_file)
@@ -82,4 +95,6 @@ def load_source(
     spec: DatasetSpec, locator: SourceLocator, story_cloze_file: Path | None = None
 ) -> SourceData:
     """All candidate items of ``spec``'s source, in source order."""
+    if isinstance(locator, SampleLocator):
+        return load_sample(spec, locator.root)
     return LOADERS[loader_name(spec)](spec, locator, story_cloze_file)

@@ -1,4 +1,4 @@
-"""Answer Equivalence (Bulian et al. 2022), in either of two forms (SOURCES.md §4 and §7c).
+"""Answer Equivalence (Bulian et al. 2022), in either of two forms (docs/datasets.md#sources).
 
 1. The published AE format (``train.jsonl``, ``ae_dev.jsonl``, ``ae_test.jsonl``, with ``qid``,
    ``question``, ``context``, ``reference``): pooled, de-duplicated by ``qid``. This is what the
@@ -25,7 +25,7 @@ __all__ = ["AUGMENTED_AE_LINES", "LAYOUT", "load_answer_equivalence", "source_fi
 
 PUBLISHED = ("train", "ae_dev", "ae_test")
 AUGMENTED = "answer_equivalence/ae_augmented_train.jsonl"
-#: 1-based, inclusive line range of AE's train split inside the augmented file (SOURCES.md §7c).
+#: 1-based, inclusive line range of AE's train split inside the augmented file (docs/datasets.md#sources).
 AUGMENTED_AE_LINES = (4300, 13389)
 LAYOUT = (
     "answer_equivalence/{train,ae_dev,ae_test}.jsonl   (published AE v1 format: qid, question, context, reference)\n"

@@ -2,7 +2,7 @@
 
 Both ways return the same thing, a local :class:`~pathlib.Path` plus a
 :class:`~dhp.builder.items.SourceFile` record with the file's sha256, so that every loader has a
-single code path. Files with a known checksum (the pinned upstream blobs of ``SOURCES.md``) are
+single code path. Files with a known checksum (the pinned upstream blobs of docs/datasets.md#sources) are
 verified; a mismatch is reported as a corrupt file. Nothing read from a source is ever executed.
 """
 
@@ -20,7 +20,7 @@ from dhp.builder.items import SourceFile
 
 __all__ = ["KNOWN_SHA256", "Fetched", "SourceLocator", "default_cache_dir"]
 
-#: sha256 of the pinned upstream files (see shared/sources/SOURCES.md), keyed by layout path.
+#: sha256 of the pinned upstream files (docs/datasets.md#sources), keyed by layout path.
 KNOWN_SHA256: Mapping[str, str] = {
     "summeval/data.pkl": "008f1639a3352f0248cac88b74ff431c27287a027a888902ef425a26005f0acf",
     "answer_equivalence/ae_augmented_train.jsonl": "31889b2171854798e35fb61f40820d55ae6274188516a6f7b66bf8a21b4bf42f",
@@ -53,7 +53,7 @@ class Fetched:
 class SourceLocator:
     """Resolve layout paths such as ``summeval/data.pkl`` to local files.
 
-    With ``root`` set, files are read from that directory (the layout of ``SOURCES.md``); otherwise
+    With ``root`` set, files are read from that directory (the layout of docs/datasets.md#sources); otherwise
     each file is downloaded once from its public URL into ``cache_dir`` and read from there.
     """
 

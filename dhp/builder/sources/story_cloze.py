@@ -1,4 +1,4 @@
-"""Story Cloze Test, spring 2016 validation set (SOURCES.md §3). Distributed by its authors on request.
+"""Story Cloze Test, spring 2016 validation set (docs/datasets.md#sources). Distributed by its authors on request.
 
 The builder never downloads it: it reads the user's copy, from ``story_cloze/`` in the sources
 directory or a file given with ``--story-cloze``. Judged text: the right ending; context: the first

@@ -1,4 +1,4 @@
-"""SummEval, from BARTScore's pickle of plain Python types (SOURCES.md §1).
+"""SummEval, from BARTScore's pickle of plain Python types (docs/datasets.md#sources).
 
 Per article the reference summary with the most sentences is judged (ties: the lowest index) and
 the article is the context. The pickle text is PTB-tokenised ("Tottenham 's draw ."); both are

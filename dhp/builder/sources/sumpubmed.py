@@ -1,9 +1,9 @@
-"""SumPubMed BACKGROUND sections (SOURCES.md §2).
+"""SumPubMed BACKGROUND sections (docs/datasets.md#sources).
 
 Where the pairs come from decides the candidate pool:
 
 * a local sources directory holds pairs N = 1..600 (``abstract/abstract_N.txt`` with
-  ``text/text_N.txt``, the copy SOURCES.md describes): all 600 are candidates;
+  ``text/text_N.txt``, the copy docs/datasets.md#sources describes): all 600 are candidates;
 * the public origin holds all :data:`ORIGIN_PAIRS` pairs: a seeded sample of
   :data:`ORIGIN_CANDIDATES` pair numbers drawn from all of them (seed: the dataset's selection
   seed) is downloaded, so a build from the origin samples from the whole dataset without
@@ -125,7 +125,7 @@ def load_sumpubmed(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
             Item(id=f"sumpubmed-{n}", original=" ".join(abstract), context={"article": "\n".join(article)})
         )
     if locator.is_local:
-        pool = "Candidate pool: SumPubMed pairs 1-600 of 32,689 (the local copy of SOURCES.md)."
+        pool = "Candidate pool: SumPubMed pairs 1-600 of 32,689 (the local copy of docs/datasets.md#sources)."
     else:
         pool = (
             f"Candidate pool: {len(pairs)} pairs drawn at random (seed {spec.selection.seed}) from all "

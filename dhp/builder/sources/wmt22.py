@@ -1,4 +1,4 @@
-"""WMT22 general test sets, de-en and zh-en, grouped into multi-segment items (SOURCES.md §5-7).
+"""WMT22 general test sets, de-en and zh-en, grouped into multi-segment items (docs/datasets.md#sources).
 
 The plain-text test sets hold one segment per line and no document ids. Document boundaries come
 from WMT XML: zh-en has its own (``wmttest2022.zh-en.xml``, collection ``general``); de-en's are
