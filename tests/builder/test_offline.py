@@ -255,7 +255,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             "African American",
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
-        ("It came third in the race.", "third", "|".join(sorted(closed_class.ORDINAL_WORDS))),
+        ("It came tenth in the race.", "tenth", "|".join(sorted(closed_class.ORDINAL_WORDS))),
         ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
@@ -881,10 +881,15 @@ def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
         assert "Decade of Hits" in out.text or "of Hits" in out.text, out.text
 
 
-def test_entities_replace_a_plural_scale_and_no_term_by_its_own_suffix() -> None:
-    # WMT zh-en: "dozens of trending topics" was not applicable; SumPubMed: "phages" -> "grephages"
-    for out in _every_minor("The professionalism can be seen: dozens of trending topics are on the list.", 6):
-        assert out.settings["changes"][0]["to"] in {"hundreds", "thousands", "millions", "billions"}, out.text
+def test_a_scale_word_is_no_entity_and_no_term_is_replaced_by_its_own_suffix() -> None:
+    # offline-rules/8: "thousands" -> "millions", "one hundred years" -> "one dozen years" (read in a
+    # wmt22-zh-en row); a scale states an order of magnitude, no value to make fictional
+    for text in (
+        "Dozens of trending topics are on the list.",
+        "In the past one hundred years, thousands came.",
+    ):
+        assert not {"Dozens", "hundred", "thousands"} & set(replaceable_entities(text)), text
+    # SumPubMed: "phages" -> "grephages"
     pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
     text = "specific bacteriophages have been proposed as an alternative ."
     for seed in range(6):
@@ -1099,7 +1104,52 @@ def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> N
     )
     replaceable = replaceable_entities(text)
     assert {"two", "2022", "01", "17", "2022-01-17"}.isdisjoint(replaceable) and "Guam" in replaceable
-    assert "two" in replaceable_entities("It migrates between the two systems in Guam.")
+    assert "two" in replaceable_entities("It migrates between two systems in Guam.")
+    # offline-rules/8, read: "the two sides of the fault" -> "the thirty sides"; "The two are in a good place"
+    for text in ("The two sides of the fault in Guam moved.", "The two are in a good place in Guam now."):
+        assert "two" not in replaceable_entities(text) and "Guam" in replaceable_entities(text), text
+
+
+# offline-rules/8, read: "Gemma, 23" -> "Claudia, 90"; "Ian Guffick, 31" -> "11" for a teacher; a set "4-6"
+# -> "2-11"; "A four year old kid" -> "forty"; "between 10,000 and 6,000 BC" -> "59,299 and 9,303 BC"
+@pytest.mark.parametrize(
+    ("text", "old", "low", "high"),
+    [
+        ("Ian Guffick, 31, was a teacher at the school.", "31", 18, 62),
+        ("Mr Lawler, now 68, claims he reported it.", "68", 18, 99),
+        ("A four year old kid fired the toy gun.", "four", 2, 8),
+        ("The 15-year-old girl won the race.", "15-year-old", 1, 17),
+        ("He lost the first set 4-6 to the champion.", "4-6", 0, 7),
+        ("Tools dating to between 10,000 and 6,000 BC were found.", "10,000", 5_000, 20_000),
+        ("The fund held 0.4 percent of the shares.", "0.4 percent", 0.2, 0.8),
+        ("Some 150 western gray whales are left.", "150", 75, 300),
+    ],
+)
+def test_a_replaced_number_stays_a_plausible_value(text: str, old: str, low: float, high: float) -> None:
+    made = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        assert isinstance(out, Perturbed), out
+        for change in out.settings["changes"]:
+            if change["from"] != old:
+                continue
+            new = change["to"]
+            values = [float(v.replace(",", "")) for v in re.findall(r"[\d,]*\d(?:\.\d+)?", new)]
+            values = values or [lexicon.word_value(new.split()[0])]
+            assert all(low <= v <= high for v in values), (text, new)
+            assert re.sub(r"\d", "0", new).replace(",", "") != "" and ("," in new) == ("," in old), new
+            made.add(new)
+    assert len(made) >= 2, made  # seeded, not fixed
+
+
+def test_the_validator_rejects_a_number_moved_by_a_factor_of_five() -> None:
+    text = "Tools dating to between 10,000 and 6,000 BC were found in the cave."
+    ok, bad = text.replace("10,000", "12,000"), text.replace("10,000", "59,299")
+    assert validate(NE_MINOR, text, ok).ok
+    verdict = validate(NE_MINOR, text, bad)
+    assert not verdict.ok and "factor" in verdict.reason, verdict
+    kid = "A four year old kid fired the toy gun."
+    assert not validate(NE_MINOR, kid, kid.replace("four", "forty")).ok
 
 
 # a second read of the offline-rules/6 build (seed 5): "il-4rα q576r" -> "do-0fk q576r", a short

@@ -99,6 +99,7 @@ __all__ = [
     "short_form",
     "tokenize",
     "word_tags",
+    "word_value",
     "word_zipf",
 ]
 
@@ -739,10 +740,18 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
 _MODAL_MONTHS = frozenset({"may", "march"})
 
 
+#: a scale word states an order of magnitude, no value ("thousands", "a hundred"): never an entity
+_SCALE_WORDS = frozenset("dozen hundred thousand million billion trillion".split())
+
+
 def _number_type(word: str) -> EntityType | None:
     low = word.lower()
-    if word == NUMBER_MASK or _DIMENSION.fullmatch(low):
-        return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone
+    if (
+        word == NUMBER_MASK
+        or _DIMENSION.fullmatch(low)
+        or low.partition("-")[0].removesuffix("s") in _SCALE_WORDS
+    ):
+        return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone; "thousands"
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
@@ -913,6 +922,19 @@ _RANGE = re.compile(
     rf"|(?<![\w.,–-]){_W} (?:or|to) {_W}(?![\w–-])",
     re.IGNORECASE,
 )
+
+
+_ORDINAL_VALUES = {
+    **{w: float(n) for n, w in enumerate("third fourth fifth sixth seventh eighth ninth tenth".split(), 3)},
+    **{"eleventh": 11.0, "twelfth": 12.0, "twentieth": 20.0, "thirtieth": 30.0, "fiftieth": 50.0},
+    "hundredth": 100.0,
+}
+
+
+def word_value(word: str) -> float:
+    """The value of a number word or ordinal word ("four": 4, "twelfth": 12), else 0."""
+    low = word.lower()
+    return _WORD_VALUES.get(low, 0.0) or _ORDINAL_VALUES.get(low, 0.0)
 
 
 def _range_value(group: str) -> float:

@@ -358,10 +358,32 @@ def _binomial_verdict(span: Span, new: str) -> Verdict:
     return PASS
 
 
+#: a fictional quantity this many times larger or smaller than the real one is an impossible fact, a clue
+#: that needs no source text ("Gemma, 23" -> "90", "four year old" -> "forty")
+MAX_NUMBER_FACTOR = 5.0
+_QUANTITY = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def _factor(old: str, new: str) -> float:
+    """The largest factor between the quantities of ``old`` and ``new`` read in order, 1 where they do not
+    pair up; 0 and 1 count as 1 ("0-0" -> "0-2" moves by 2)."""
+    a, b = _QUANTITY.findall(old), _QUANTITY.findall(new)
+    if not a or len(a) != len(b):
+        a, b = [str(lexicon.word_value(old.split("-")[0]))], [str(lexicon.word_value(new.split("-")[0]))]
+    pairs = [
+        (max(1.0, float(x.replace(",", ""))), max(1.0, float(y.replace(",", ""))))
+        for x, y in zip(a, b, strict=False)
+    ]
+    return max((max(x, y) / min(x, y) for x, y in pairs), default=1.0)
+
+
 def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
-    """A number stays a possible value where it stands: no "86 PM", no "140 percent", no reversed range."""
+    """A number stays a possible value where it stands: no "86 PM", no "140 percent", no reversed range, no
+    value moved by a factor of five or more."""
     if span.type is EntityType.NUMBER and (why := lexicon.implausible_number(new, original[span.end :])):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
+    if span.type is EntityType.NUMBER and (factor := _factor(span.text, new)) >= MAX_NUMBER_FACTOR:
+        return _fail(f"number {span.text!r} replaced by {new!r}: moved by a factor of {factor:.0f}")
     if lexicon.breaks_range(original, span.start, span.end, new):
         return _fail(f"{span.text!r} replaced by {new!r}: the range it bounds is reversed")
     return PASS

@@ -32,7 +32,7 @@ __all__ = [
     "rewrite_insert",
 ]
 
-OFFLINE_VERSION = "8"
+OFFLINE_VERSION = "9"
 OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
 
 
