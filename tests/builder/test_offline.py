@@ -189,11 +189,11 @@ def test_fictional_terms_keep_the_shape_and_are_pronounceable(term: str) -> None
 
 
 def test_entities_in_cased_text_leave_ordinary_lowercase_words() -> None:
-    text = "Darwin did not see evolution as a teleological plan. The plan of apoptosis was 3 pages long."
+    text = "Darwin did not see evolution as a teleological plan. The plan of imatinib was 3 pages long."
     for seed in range(20):
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        # learned terms ("teleological", "apoptosis") are technical terms; "evolution", "plan", "pages" are not
-        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3", "teleological", "apoptosis"}, (
+        # learned terms ("teleological", "imatinib") are technical terms; "evolution", "plan", "pages" are not
+        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3", "teleological", "imatinib"}, (
             out.settings
         )
         assert validate(NE_MINOR, text, out.text).ok, out.text
@@ -256,7 +256,7 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
         ("It came tenth in the race.", "tenth", "|".join(sorted(closed_class.ORDINAL_WORDS))),
-        ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
+        ("It considers imatinib separately.", "imatinib", r"[a-z]+nib"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
             "The composition of NEKTON Bio helps birds.",
@@ -889,12 +889,9 @@ def test_a_scale_word_is_no_entity_and_no_term_is_replaced_by_its_own_suffix() -
         "In the past one hundred years, thousands came.",
     ):
         assert not {"Dozens", "hundred", "thousands"} & set(replaceable_entities(text)), text
-    # SumPubMed: "phages" -> "grephages"
-    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+    # SumPubMed: "phages" -> "grephages" once; "bacteriophages" names a kind of thing, no entity now
     text = "specific bacteriophages have been proposed as an alternative ."
-    for seed in range(6):
-        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        assert "bacteriophages" not in out.text and validate(pubmed, text, out.text).ok, out.text
+    assert isinstance(fictional_entities(text, Severity.MINOR, random.Random(0)), NotApplicable)
 
 
 def test_entities_replace_every_name_word_of_an_organisation() -> None:
@@ -1048,8 +1045,8 @@ def test_a_score_stays_a_plausible_score() -> None:
 
 def test_a_prefixed_general_word_is_left() -> None:
     # read in a SumPubMed row: "a multigene supermatrix" -> "a duldilene supermatrix"
-    text = "here we use a multigene supermatrix to study kinase genes ."
-    assert "multigene" not in entity_candidates(text) and "kinase" in entity_candidates(text)
+    text = "here we use a multigene supermatrix to study imatinib genes ."
+    assert "multigene" not in entity_candidates(text) and "imatinib" in entity_candidates(text)
     for seed in range(10):
         out = fictional_entities(text, Severity.MINOR, random.Random(seed))
         assert isinstance(out, Perturbed) and "a multigene supermatrix" in out.text, out

@@ -105,7 +105,7 @@ GOOD_NE = [
         "They saw a wild cat (Zagis kelinum) near Leeds.",
     ),
     (NE_MINOR, "Levels of hERG rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
-    (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
+    (NE_PUBMED, "the role of imatinib in <dig> patients .", "the role of zorvanib in <dig> patients ."),
     (
         NE_MINOR,
         "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
@@ -149,17 +149,17 @@ GOOD_NE = [
     (NE_MINOR, "Only two people left early.", "Only five people left early."),  # number word -> number word
     (
         NE_MINOR,
-        "It considers apoptosis and heterosexuality separately.",
-        "It considers dravosis and heterosexuality separately.",
+        "It considers imatinib and heterosexuality separately.",
+        "It considers dravonib and heterosexuality separately.",
     ),  # a domain term -> a fictional one
     (
         NE_PUBMED,
-        "the ribosome binds rna . ribosomes are large .",
-        "the degosome binds rna . degosomes are large .",
+        "the glycine binds rna . glycines are large .",
+        "the degocine binds rna . degocines are large .",
     ),
     (NE_MINOR, "It starts at about 10 PM.", "It starts at about 7 PM."),  # an hour stays an hour
     (NE_MINOR, "Turnout was 40 percent.", "Turnout was 63 percent."),
-    (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said."),
+    (NE_MINOR, "Bacteria make imatinib harder, Smith said.", "Bacteria make zorvanib harder, Smith said."),
     (
         NE_PUBMED,
         "the main wildlife host for siv is the chimpanzee .",
@@ -178,8 +178,8 @@ GOOD_NE = [
     ),  # a brand
     (
         NE_PUBMED,
-        "we studied an endonuclease in the lab .",
-        "we studied an ogolase in the lab .",
+        "we studied an imatinib in the lab .",
+        "we studied an ogolanib in the lab .",
     ),  # "an" still agrees
 ]
 
@@ -358,7 +358,7 @@ BAD_NE = [
     (NE_MINOR, "It came third in the race.", "It came thornbury in the race.", ("number", "type changed")),
     (
         NE_MINOR,
-        "It considers apoptosis and heterosexuality separately.",
+        "It considers imatinib and heterosexuality separately.",
         "It considers happiness and heterosexuality separately.",
         ("term", "type changed"),
     ),
@@ -390,8 +390,8 @@ BAD_NE = [
     ),
     (
         NE_PUBMED,
-        "we studied an endonuclease in the lab .",
-        "we studied an mugolase in the lab .",
+        "we studied an imatinib in the lab .",
+        "we studied an mugolanib in the lab .",
         ("no longer agrees",),
     ),
 ]
@@ -454,14 +454,14 @@ ISSUE19_NE = [
     ),
     (
         NE_PUBMED,
-        "the ribosome binds rna . ribosomes are large .",
-        "the turosome binds rna . rolesomes are large .",
+        "the glycine binds rna . glycines are large .",
+        "the turocine binds rna . rolecines are large .",
         "unlike",
     ),
     (
         NE_PUBMED,
-        "the ribosome binds rna . ribosomes are large .",
-        "the turosome binds rna . ribosomes are large .",
+        "the glycine binds rna . glycines are large .",
+        "the turocine binds rna . glycines are large .",
         "still names",
     ),
     (  # read in the offline-rules/5 build (WMT zh-en)
@@ -988,8 +988,8 @@ BAD_NE_REVIEW3 = [
 GOOD_NE_READ5 = [
     (
         NE_PUBMED,
-        "here we use a multigene supermatrix to study kinase genes .",
-        "here we use a multigene supermatrix to study dorvase genes .",
+        "here we use a multigene supermatrix to study imatinib genes .",
+        "here we use a multigene supermatrix to study dorvanib genes .",
     ),
     (
         NE_MINOR,
@@ -1027,8 +1027,8 @@ GOOD_NE_READ5 = [
 BAD_NE_READ5 = [
     (  # a prefixed general word is no domain term
         NE_PUBMED,
-        "here we use a multigene supermatrix to study kinase genes .",
-        "here we use a duldilene supermatrix to study kinase genes .",
+        "here we use a multigene supermatrix to study imatinib genes .",
+        "here we use a duldilene supermatrix to study imatinib genes .",
         ("'multigene' is not a named entity",),
     ),
     (
