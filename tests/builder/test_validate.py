@@ -1079,3 +1079,24 @@ def test_fictional_entities_good(p: Perturbation, orig: str, pert: str) -> None:
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE + BAD_NE_REVIEW3 + BAD_NE_READ5)
 def test_fictional_entities_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
     _bad(validate(p, orig, pert), *words)
+
+
+# the reader's read of offline-rules/8 (../shared/reads/offline-rules-8.jsonl): impossible values in context
+@pytest.mark.parametrize(
+    ("text", "old", "bad", "good"),
+    [
+        ("Gemma, 23, gave birth to twins in Leeds.", "23", "90", "25"),
+        ("Ian Guffick, 31, was a teacher in Leeds.", "31", "11", "35"),
+        ("Sharapova lost the first set 4-6 in Paris.", "4-6", "2-11", "3-6"),
+        ("The pair fell out in Leeds, but the banter between the two was fine.", "two", "four", None),
+        ("The ecology of the three rivers area of Qinghai is protected.", "three", None, "ten"),
+    ],
+)
+def test_values_impossible_in_their_context_are_rejected(
+    text: str, old: str, bad: str | None, good: str | None
+) -> None:
+    if bad is not None:
+        verdict = validate(NE_MINOR, text, text.replace(old, bad, 1))
+        assert not verdict.ok and "replaced by" in verdict.reason, verdict
+    if good is not None:
+        assert validate(NE_MINOR, text, text.replace(old, good, 1)).ok, good

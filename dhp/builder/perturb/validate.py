@@ -377,6 +377,37 @@ def _factor(old: str, new: str) -> float:
     return max((max(x, y) / min(x, y) for x, y in pairs), default=1.0)
 
 
+#: a person's age where the text states one: "Gemma, 23,", "now 68,", "aged 23", "23-year-old", "23 years old"
+_AGE_CONTEXT = re.compile(r"(?:\b[A-Z][a-z]+, |\b(?:aged|now|age) )(\d+)(?=,)|\b(\d+)(?=[- ]years?[- ]old\b)")
+#: "the two" standing for nouns: after a definite determiner, before no noun ("The two are", "between the two.")
+_ANAPHOR_BEFORE = re.compile(r"\b(?:the|these|those|all) $", re.IGNORECASE)
+_NO_NOUN_AFTER = re.compile(
+    r"\s*(?:[^\w\s]|$)|\s+(?:are|were|is|was|have|has|had|do|did|will|would|can|could|of|in|on|at|and|or|to|who|that|which)\b"
+)
+#: the largest factor an age may move by (a teacher of 31 is no 11-year-old, a mother of 23 no 90-year-old)
+MAX_AGE_FACTOR = 1.5
+
+
+def _implausible_in_context(span: Span, new: str, original: str) -> str:
+    """Why ``new`` is an impossible value where ``span`` stands, by the reader's rules, else "": a number
+    word after "the" that stands for things the text named ("between the two" -> "the four"), an age moved
+    by half or more or across childhood, a set or small score (both sides at most 7) past 7 ("4-6" ->
+    "2-11")."""
+    before = original[: span.start]
+    after = original[span.end :]
+    if lexicon.word_value(span.text) and _ANAPHOR_BEFORE.search(before) and _NO_NOUN_AFTER.match(after):
+        return "a number word after 'the' stands for things the text named"
+    for m in _AGE_CONTEXT.finditer(original, max(0, span.start - 12), span.end + 10):
+        if span.start in (m.start(1), m.start(2)) and (age := re.match(r"\d+", new)):
+            old, value = int(m.group(1) or m.group(2)), int(age.group())
+            if max(old, value) / max(1, min(old, value)) >= MAX_AGE_FACTOR or (old >= 18) != (value >= 18):
+                return f"an age of {old} is no age of {value}"
+    sides = re.fullmatch(r"(\d{1,2})[-–](\d{1,2})", span.text), re.fullmatch(r"(\d+)[-–](\d+)", new)
+    if sides[0] and sides[1] and max(map(int, sides[0].groups())) <= 7 < max(map(int, sides[1].groups())):
+        return "a set or small score past 7"
+    return ""
+
+
 def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
     """A number stays a possible value where it stands: no "86 PM", no "140 percent", no reversed range, no
     value moved by a factor of five or more."""
@@ -384,6 +415,8 @@ def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if span.type is EntityType.NUMBER and (factor := _factor(span.text, new)) >= MAX_NUMBER_FACTOR:
         return _fail(f"number {span.text!r} replaced by {new!r}: moved by a factor of {factor:.0f}")
+    if span.type is EntityType.NUMBER and (why := _implausible_in_context(span, new, original)):
+        return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if lexicon.breaks_range(original, span.start, span.end, new):
         return _fail(f"{span.text!r} replaced by {new!r}: the range it bounds is reversed")
     return PASS
