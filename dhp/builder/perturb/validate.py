@@ -581,6 +581,8 @@ _FACT_TYPES = frozenset(
 )
 
 
+#: a word this frequent is a function word ("in" 7.3, "this" 7.0; "region" 5.0 is content)
+_FUNCTION_ZIPF = 6.0
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
 
 
@@ -592,6 +594,8 @@ def _content_lemmas(text: str) -> set[str]:
     """Lemmas of the open-class words (nouns, verbs, adjectives, adverbs, names, numbers)."""
     out: set[str] = set()
     for w in _words(text):
+        if lexicon.word_zipf(w) >= _FUNCTION_ZIPF:
+            continue  # "in", "this", "that": function words, whatever the lexicon lists them as
         lems = lexicon.lemmas(w) - _AUXILIARIES
         if lems:
             out.add(min(lems))
@@ -644,8 +648,9 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
             continue
         if word[:1].isupper() and toks and word != toks[0] and not lexicon.is_lowercase_text(para):
             return f"new capitalised word {word!r}"
-        if not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
-            return f"unknown word {word!r}"
+        misspelt = difflib.get_close_matches(word.lower(), known, n=1, cutoff=0.75)
+        if misspelt and not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
+            return f"unknown word {word!r}, a misspelling of {misspelt[0]!r}"  # a new term ("pomc") is none
     return ""
 
 
