@@ -26,7 +26,7 @@ QUOTED = [
         PASSPORT,
         "Though the passport offices made enormous profits last year, in spite of that when a newspaper "
         "contacted 12 people it was reported that only one got money back.",
-        ("two connectives",),
+        ("word swap",),  # issue 28: a word swap with the order kept, before its two connectives
     ),
 ]
 
@@ -68,7 +68,7 @@ def test_reworded_paraphrase_passes() -> None:
 def test_a_quotation_is_kept_verbatim() -> None:
     # read in an offline build: the synonym table reached inside a quotation
     source = "Man posted advertisement seeking 'girlfriend/wife' on Gumtree."
-    para = "Man published advertisement seeking 'girlfriend/spouse' on Gumtree."
+    para = "On Gumtree, a man published an advertisement seeking 'girlfriend/spouse'."
     assert "quotation" in paraphrase_verdict(source, para).reason
     kept = "A man published an advertisement on Gumtree that sought a 'girlfriend/wife'."
     assert "quotation" not in paraphrase_verdict(source, kept).reason
@@ -76,9 +76,9 @@ def test_a_quotation_is_kept_verbatim() -> None:
 
 def test_a_number_in_digits_is_the_same_fact() -> None:
     source = "Leicester are currently seven points adrift at the bottom of the table."
-    para = "Leicester are presently 7 points adrift at the foot of the table."
+    para = "At the foot of the table, Leicester are presently 7 points adrift."
     assert paraphrase_verdict(source, para).ok, paraphrase_verdict(source, para).reason
-    wrong = "Leicester are presently 8 points adrift at the foot of the table."
+    wrong = "At the foot of the table, Leicester are presently 8 points adrift."
     assert "drops or alters 'seven'" in paraphrase_verdict(source, wrong).reason
 
 

@@ -692,7 +692,7 @@ BAD_RI = [
         "He said on 12 March that he is not good enough. Fans agreed.",
         "He said on 12 March that he is not good enough. According to him, on 12 March that he is not good enough. "
         "Fans agreed.",
-        ("'that'",),
+        ("word swap",),  # issue 28: "According to X," and the rest copied is the reader's near copy
     ),
     # lead's review: a capitalised ordinary word moved mid-sentence is a new error
     (
@@ -804,8 +804,6 @@ def test_rewrite_insert_new_rules_good() -> None:
     cases = [
         ("The persistence of tb is enhanced by the existence of wildlife hosts.",
          "The existence of wildlife hosts enhances the persistence of tb."),
-        ("Hc-toxin, a cyclic tetrapeptide, is an important virulence factor for the fungus.",
-         "A cyclic tetrapeptide, hc-toxin is a significant virulence factor for the fungus."),
         ("It is essential to analyse these mechanisms in detail.", "Analysing these mechanisms in detail is essential."),
         ("He didn't know it was against the law, the victim said.",
          "According to the victim, he did not know it was against the law."),
@@ -1100,3 +1098,30 @@ def test_values_impossible_in_their_context_are_rejected(
         assert not verdict.ok and "replaced by" in verdict.reason, verdict
     if good is not None:
         assert validate(NE_MINOR, text, text.replace(old, good, 1)).ok, good
+
+
+# the reader's read of offline-rules/8: a near copy is two or fewer content words swapped, the order kept
+@pytest.mark.parametrize(
+    ("source", "para"),
+    [
+        (
+            "The couple that gets married first will also win many additional perks.",
+            "The couple that gets married first will additionally win many further perks.",
+        ),
+        (
+            "Naoki Ogane says that Chelsea have made an offer for Yoshinori Muto.",
+            "According to Naoki Ogane, Chelsea have made an offer for Yoshinori Muto.",
+        ),
+        (
+            "several distinct mechanisms regulate the expression of these genes .",
+            "a number of distinct mechanisms regulate the expression of these genes .",
+        ),
+    ],
+)
+def test_a_word_swap_of_the_source_is_no_rewrite(source: str, para: str) -> None:
+    text = f"{source} It rained."
+    verdict = validate(RI_MINOR, text, text.replace(source, f"{source} {para}", 1))
+    assert not verdict.ok and "word swap" in verdict.reason, verdict
+    human = "Geologists believe the emergence is a result of a landslide nearby."
+    text = "Geologists feel that this resulted from a landslide in a nearby region. It rained."
+    assert validate(RI_MINOR, text, text.replace("region.", f"region. {human}")).ok

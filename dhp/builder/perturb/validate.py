@@ -768,6 +768,10 @@ _QUOTE = re.compile(r"“[^”]+”|\"[^\"]+\"|(?<![\w])'[A-Za-z][^']*?[\w.!?,]'
 
 #: a paraphrase shares fewer than this of its lower-cased word types with its source (issue 19)
 MAX_JACCARD = 0.8
+#: the reader's near copy (issue 28): at most this many content words swapped with the word order kept, a
+#: word-sequence similarity of at least SWAP_SEQUENCE ("several" -> "a number of", "According to X," + a copy)
+MAX_SWAPPED = 2
+SWAP_SEQUENCE = 0.75
 
 
 def word_type_jaccard(source: str, para: str) -> float:
@@ -784,25 +788,36 @@ def _keeps_fact(fact: str, para: str) -> bool:
     )
 
 
-def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
-    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
-    ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
+def _copy_reason(source: str, para: str) -> str:
+    """Why ``para`` is a copy of ``source`` and no rewrite, by the reader's rules, else ""."""
     if _words(source) == _words(_strip_marker(para)):
-        return _fail(
+        return (
             f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}"
         )
     changed, ratio = rewrite_distance(source, _strip_marker(para))
     if changed < 2 or ratio > 0.9:
-        return _fail(
-            f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}"
-        )
+        return f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}"
     if (shared := word_type_jaccard(source, para)) >= MAX_JACCARD:
-        return _fail(
+        return (
             f"inserted sentence shares {shared:.0%} of its word types with the original (the same words "
             f"moved, not reworded): {para!r}"
         )
     if _CLEFT.match(_norm(para)) and not _CLEFT.match(_norm(source)):
-        return _fail(f"inserted sentence is a 'What ... did was ...' cleft, a template: {para!r}")
+        return f"inserted sentence is a 'What ... did was ...' cleft, a template: {para!r}"
+    swapped = len(_content_lemmas(source) - _content_lemmas(para))
+    if swapped <= MAX_SWAPPED and ratio >= SWAP_SEQUENCE:
+        return (
+            f"inserted sentence is a word swap of the original ({swapped} content words swapped, the word order "
+            f"kept: {ratio:.2f}): {para!r}"
+        )
+    return ""
+
+
+def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
+    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
+    ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
+    if copy := _copy_reason(source, para):
+        return _fail(copy)
     src = _content_lemmas(source)
     kept = len(src & _content_lemmas(para)) / max(1, len(src))
     if kept < 0.5:
