@@ -333,6 +333,11 @@ def _org(span: str, rng: random.Random) -> str:
     if run := _place_run(words):
         i, size = run
         return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
+    k = next((i for i, w in enumerate(words) if _name_word(w, lexicon.ORG_KEYWORDS)), None)
+    if k is not None and lexicon.is_demonym(
+        words[k]
+    ):  # "Chinese Foreign Ministry" -> "Valdorian ...", no surname
+        return " ".join([*words[:k], _demonym(rng), *words[k + 1 :]])
     return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST, run=True)
 
 
