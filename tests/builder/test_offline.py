@@ -484,14 +484,15 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 #: Measured floors of this generator (README "What the offline generator can and cannot do");
 #: (pass rate of the rows made, coverage of the items) per operation.
 FLOORS = {
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
+    # coverage is bound by lexicon.find_entities; issue 28: class nouns ("kinase") are no entities, SumPubMed
+    # major 33% on offline-rules/9
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.30),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
-    # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
-    # or "approx. <dig>" into false sentences, which cost two items)
-    # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 33%
-    Operation.REWRITE_INSERT: (0.97, 0.30),
+    # issue 28: only rephrasings people wrote, found in the sources: measured 2% (SummEval major) to 21%
+    # (SumPubMed minor) of the items on offline-rules/9
+    Operation.REWRITE_INSERT: (0.97, 0.02),
 }
 
 
@@ -534,8 +535,12 @@ def test_offline_grammar_kinds_are_each_at_most_a_quarter(built: dict[str, Build
 @pytest.mark.slow
 def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildReport]) -> None:
     """Issue 19: on SummEval and SumPubMed every inserted sentence shares < 80% of its word types with
-    its source and none is a cleft (the validator checks both); at least 50 minor and 30 major rows."""
-    floors = {"summeval": {"minor": 50, "major": 30}, "sumpubmed": {"minor": 50, "major": 30}}
+    its source and none is a cleft; issue 28: none is a word swap of it (<= 2 content words swapped with
+    the word order kept). The rows are the measured floors of offline-rules/9 (SummEval 17 / 2, SumPubMed
+    21 / 5), not issue 19's 50 / 30."""
+    from dhp.builder.perturb.validate import rewrite_distance
+
+    floors = {"summeval": {"minor": 15, "major": 2}, "sumpubmed": {"minor": 15, "major": 2}}
     for name, by_severity in floors.items():
         for sev, floor in by_severity.items():
             df = _rows(built[name].folder, f"sent_rewrite_insert_{sev}")
@@ -544,6 +549,7 @@ def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildR
                 orig = split_sentences(o)
                 for new in (x for x in split_sentences(q) if x not in orig):
                     assert max(word_type_jaccard(x, new) for x in orig) < 0.8, new
+                    assert max(rewrite_distance(x, new)[1] for x in orig) < 0.75, new  # order not kept
                     assert not re.match(r"What\b.*\b(?:did|do|does|done)\b.*\b(?:is|was)\b", new), new
 
 
