@@ -5,8 +5,9 @@ The pipeline is rows -> build info -> folder write:
 1. :func:`make_outcomes` perturbs every (perturbation, item) and runs the validator
    (:func:`dhp.builder.perturb.registry.validate`) on every output. A rule row that fails is a bug
    (:class:`BuildError` naming the row); an offline-generator row that fails is left out as not
-   applicable ("failed validation: ..."); an LLM output that fails is retried with a new seed (at
-   most :data:`LLM_ATTEMPTS` outputs per item) and then left out the same way. Where the minor and
+   applicable ("failed validation: ..."); an LLM output is validated inside the perturber's one output
+   budget (at most :data:`LLM_ATTEMPTS` model outputs per row, format and validator rejections alike, each
+   asked again with the next seed) and then left out the same way. Where the minor and
    major sentence reorderings of an item are the same text, the major row is not applicable.
 2. :func:`collect_rows` turns outcomes into rows and not-applicable records, :func:`make_build_info`
    into the :class:`~dhp.builder.dataset_io.BuildInfo` record (counts, pass rates, coverage).
@@ -42,7 +43,6 @@ from dhp.builder.dataset_io import (
     write_dataset,
 )
 from dhp.builder.errors import BuildError
-from dhp.builder.hashing import derive_seed
 from dhp.builder.items import Item, SourceData
 from dhp.builder.perturb import (
     NotApplicable,
@@ -53,7 +53,8 @@ from dhp.builder.perturb import (
     item_rng,
     item_seed,
 )
-from dhp.builder.perturb.llm import LLMJob, LLMPerturber
+from dhp.builder.perturb.base import FAILED_VALIDATION
+from dhp.builder.perturb.llm import LLMJob, LLMPerturber, LLMSettings
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
 from dhp.builder.perturb.registry import build_prompt, lookup, validate
 from dhp.builder.perturb.validate import check_severities_differ
@@ -78,8 +79,7 @@ __all__ = [
 ]
 
 BUILDER_VERSION = "1.1.0"
-LLM_ATTEMPTS = 3  # LLM outputs the validator sees per item before the item is left out
-FAILED_VALIDATION = "failed validation: "  # prefix of the not-applicable reason of a rejected output
+LLM_ATTEMPTS = LLMSettings.max_outputs  # model outputs per row, all checks together (the one output budget)
 SEVERITIES_SAME = "minor and major cannot differ: "
 _SEMVER = re.compile(r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$")
 
@@ -180,47 +180,32 @@ def _offline(ctx: _Ctx, p: Perturbation, it: Item) -> Checked:
     return Checked(NotApplicable(FAILED_VALIDATION + verdict.reason), 1, 0, failed_validation=True)
 
 
-def _llm_job(ctx: _Ctx, p: Perturbation, it: Item, attempt: int) -> LLMJob:
+def _llm_job(ctx: _Ctx, p: Perturbation, it: Item) -> LLMJob:
     seed = item_seed(*ctx.rng_parts(p, it))
-    if attempt > 0:  # a new seed per validation attempt, derived from the item seed
-        seed = derive_seed(seed, "validation-attempt", attempt)
     prompt = build_prompt(ctx.spec, p, it.original)
-    return LLMJob(prompt.text, prompt.label, it.original, p.operation, seed % (2**31))
+
+    def check(text: str) -> str:
+        return validate(p, it.original, text).reason
+
+    return LLMJob(prompt.text, prompt.label, it.original, p.operation, seed % (2**31), check)
 
 
 def _llm(
     ctx: _Ctx, perturber: LLMPerturber, todo: Sequence[tuple[Perturbation, Item]], on_done: Callable[[], None]
 ) -> dict[Key, Checked]:
-    """LLM outcomes, each output validated; rejected outputs retried with a new seed (bounded)."""
+    """LLM outcomes: each row spends at most the perturber's output budget, every output checked by the
+    validator inside it; ``checked`` counts the model outputs a row spent."""
     results: dict[Key, Checked] = {}
-    seen: Counter[Key] = Counter()
-    reasons: dict[Key, str] = {}
-    pending = list(todo)
-    for attempt in range(LLM_ATTEMPTS):
-        if not pending:
-            break
-        outs = perturber.run(
-            [_llm_job(ctx, p, it, attempt) for p, it in pending], on_done if attempt == 0 else None
-        )
-        retry = []
-        for (p, it), out in zip(pending, outs, strict=True):
-            key = (p.id, it.id)
-            if isinstance(out, NotApplicable):  # the perturber's own checks gave up
-                results[key] = Checked(out, seen[key], 0)
-                continue
-            seen[key] += 1
-            verdict = validate(p, it.original, out.text)
-            if verdict.ok:
-                results[key] = Checked(out, seen[key], 1)
-            else:
-                reasons[key] = verdict.reason
-                retry.append((p, it))
-        pending = retry
-    for p, it in pending:
-        key = (p.id, it.id)
-        results[key] = Checked(
-            NotApplicable(FAILED_VALIDATION + reasons[key]), seen[key], 0, failed_validation=True
-        )
+    outs = perturber.run([_llm_job(ctx, p, it) for p, it in todo], on_done)
+    for (p, it), out in zip(todo, outs, strict=True):
+        if isinstance(out, NotApplicable):
+            failed = out.reason.startswith(FAILED_VALIDATION)
+            results[(p.id, it.id)] = Checked(out, perturber.settings.max_outputs, 0, failed_validation=failed)
+            continue
+        verdict = validate(p, it.original, out.text)  # the perturber checked it; a bug if this fails
+        if not verdict.ok:
+            raise BuildError(f"{p.id} {it.id}: an LLM output the perturber accepted fails: {verdict.reason}")
+        results[(p.id, it.id)] = Checked(out, int(out.settings["attempts"]), 1)
     return results
 
 

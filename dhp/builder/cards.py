@@ -127,6 +127,10 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
+#: a perturbation with fewer pairs than this says so on the card (issue 28)
+MIN_PAIRS = 30
+
+
 def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
     out = [
         "Perturbations are synthetic degradations of reference texts; discernment of them is a necessary, not a "
@@ -146,6 +150,13 @@ def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
         out.append(
             "LLM-made perturbations can contain more or other changes than asked for; outputs were checked "
             "by DHP-bench's automatic perturbation validator, not by people."
+        )
+    few = [f"`{p['id']}` ({p['rows']})" for p in info["perturbations"] if p["rows"] < MIN_PAIRS]
+    if few:
+        out.append(
+            f"Fewer than {MIN_PAIRS} pairs: {', '.join(few)}. Too few for the paired significance test to tell a "
+            "judge's discernment from chance with any power; read their results with their counts (the items "
+            "without a row are in not_applicable.jsonl, with the reason)."
         )
     if info["source"]["partial"]:
         out.append("The source copy used for this build is partial; see Source Data.")

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["WRONG_ENDING", "Item", "SourceData", "SourceFile"]
+__all__ = ["OTHER_REFERENCES", "WRONG_ENDING", "Item", "SourceData", "SourceFile"]
 
 #: the :attr:`Item.extras` key of a story's own wrong ending (Story Cloze), which its wrong-ending rule uses
 WRONG_ENDING = "wrong_ending"
+#: the :attr:`Item.extras` key of the other human references of the same input, one a line (SummEval): the
+#: offline rewriting takes rephrasings people wrote from them
+OTHER_REFERENCES = "other_references"
 
 
 @dataclass(frozen=True)

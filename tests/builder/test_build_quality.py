@@ -3,10 +3,14 @@
 The validator is run again over every written row; build_info's counts (which include the outputs
 the build left out) give the generator's pass rate and the coverage per perturbation:
 
-* pass rate >= 98% on every LLM-method perturbation (the offline stand-in), 100% on rule ones;
+* pass rate >= 98% on every LLM-method perturbation (the offline stand-in), 100% on rule ones; rewriting,
+  whose rows people wrote and which no longer filters its output with the validator (issue 28), at least
+  the floor measured on offline-rules/9 (below);
 * fictional entities: >= 95% of the applicable items (those naming as many replaceable entities as
   the severity replaces), on every dataset;
-* rewriting and insertion: at least 50 rows at minor and 30 at major on SummEval and SumPubMed;
+* rewriting and insertion: at least the rows measured on offline-rules/9 on SummEval and SumPubMed (issue
+  28: only rephrasings people wrote, found in the sources; the paired-test bar of 50 / 30 is not met and the
+  card says so);
 * every other perturbation: coverage >= 95% of the selected items (Answer Equivalence: of its
   eligible items, i.e. those the paper's rule can apply to).
 """
@@ -89,7 +93,9 @@ def test_pass_rates(offline_build: dict[str, BuildReport], name: str) -> None:
     low = []
     for p in info.perturbations:
         assert p.checked >= p.rows and p.passed == p.rows, p  # every row was checked once and passed
-        floor = LLM_PASS_RATE if p.method == "llm" else 1.0
+        floor = (
+            1.0 if p.method != "llm" else _REWRITE_PASS if p.operation == "rewrite_insert" else LLM_PASS_RATE
+        )
         if p.pass_rate is None or p.pass_rate < floor:
             low.append(f"{p.id}: {p.passed}/{p.checked}")
     assert not low, f"{name}: pass rate below the bar: {low}"
@@ -132,8 +138,12 @@ def test_fictional_entity_coverage_of_applicable_items(
     assert not low, f"{name}: fictional-entity coverage below {COVERAGE:.0%} of applicable items: {low}"
 
 
-#: issue 19: a Wilcoxon test needs pairs: rewriting rows on the summarisation datasets
-_REWRITE_BAR = {"minor": 50, "major": 30}
+#: issue 19 asked 50 / 30 rewriting rows for a Wilcoxon test; issue 28 allows only rephrasings people wrote:
+#: measured on offline-rules/9 (2026-11-26), SummEval 17 / 2, SumPubMed 21 / 5 rows at minor / major
+_REWRITE_BAR = {"minor": 15, "major": 2}
+#: the validator's pass rate of the aligned sentences, measured 2/4 to 21/24 on offline-rules/9: it rejects
+#: a new capitalised word, a changed quotation, an ordinary word capitalised ("Earth"), a human's "A FBI"
+_REWRITE_PASS = 0.35
 
 
 @pytest.mark.parametrize("name", ["summeval", "sumpubmed"])

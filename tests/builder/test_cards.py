@@ -121,3 +121,16 @@ def test_cards_record_applicable_items_next_to_coverage(built: dict[str, BuildRe
     assert f"| {p.applicable} ({100 * p.applicable_coverage:.1f}% covered) |" in text
     grammar = r.info.perturbation("word_grammar_minor")
     assert grammar.applicable is None
+
+
+def test_a_perturbation_with_fewer_than_30_pairs_says_so_on_the_card(built: dict[str, BuildReport]) -> None:
+    from dhp.builder.cards import MIN_PAIRS
+
+    for name, r in built.items():
+        text = (r.folder / "README.md").read_text(encoding="utf-8")
+        few = [p for p in r.info.perturbations if p.rows < MIN_PAIRS]
+        assert (f"Fewer than {MIN_PAIRS} pairs" in text) == bool(few), name
+        for p in few:
+            assert f"`{p.id}` ({p.rows})" in text, (name, p.id)
+    # issue 28: the offline rewriting inserts rephrasings people wrote, where the sources hold one: few pairs
+    assert any(p.rows < MIN_PAIRS for p in built["summeval"].info.perturbations)

@@ -76,10 +76,10 @@ def test_unicode_names_are_whole_tokens() -> None:
 
 
 def test_lowercased_text_gets_terms_and_numbers_but_not_the_mask() -> None:
-    text = f"the disease is driven by il-6 in {NUMBER_MASK} patients with apoptosis and 12 controls ."
+    text = f"the disease is driven by il-6 in {NUMBER_MASK} patients with imatinib and 12 controls ."
     found = _found(text)
     assert ("il-6", T) in found
-    assert ("apoptosis", T) in found
+    assert ("imatinib", T) in found
     assert ("12", N) in found
     assert all(t != "disease" for t, _ in found)
     assert all(NUMBER_MASK not in t for t, _ in found)
@@ -150,15 +150,15 @@ def test_technical_names_are_not_people_or_places() -> None:
 def test_terms_in_cased_text_need_a_term_shape() -> None:
     found = dict(
         _found(
-            "Darwin did not see evolution as a teleological plan of apoptosis, said the CoV2 and hERG team."
+            "Darwin did not see evolution as a teleological plan of imatinib, said the CoV2 and hERG team."
         )
     )
     assert "evolution" not in found and "plan" not in found and "team" not in found  # ordinary words
     assert found.get("CoV2") is T and found.get("hERG") is T and "mRNA" not in found
-    # issue 19: a learned but general word is no term ("teleological"); a domain ending is ("apoptosis")
-    assert "teleological" not in found and found.get("apoptosis") is T
-    lower = dict(_found("darwin did not see apoptosis as a teleological plan ."))
-    assert lower.get("apoptosis") is T  # in lower-cased text a biomedical-looking word still is one
+    # issue 19: a learned but general word is no term ("teleological"); a domain ending on a name is ("imatinib")
+    assert "teleological" not in found and found.get("imatinib") is T
+    lower = dict(_found("darwin did not see imatinib as a teleological plan ."))
+    assert lower.get("imatinib") is T  # in lower-cased text a biomedical-looking word still is one
 
 
 @pytest.mark.parametrize(
@@ -478,7 +478,7 @@ def test_ordinary_words_of_cased_prose_are_no_terms(word: str) -> None:
     assert (word, T) not in _found(f"They spoke of the {word} at length.")
 
 
-@pytest.mark.parametrize("word", ["hydrolysis", "apoptosis", "kinase", "imatinib", "staphylococcus"])
+@pytest.mark.parametrize("word", ["gefitinib", "imatinib", "staphylococcus"])
 def test_technical_words_of_cased_prose_stay_terms(word: str) -> None:
     assert (word, T) in _found(f"They spoke of the {word} at length.")
 
@@ -517,7 +517,7 @@ def test_words_of_the_general_vocabulary_are_no_terms_in_any_case(word: str) -> 
 
 
 @pytest.mark.parametrize(
-    "word", ["apoptosis", "kinase", "ribosomes", "imatinib", "glycine", "lysosome", "brca1", "il-6", "btb"]
+    "word", ["glycines", "imatinib", "glycine", "staphylococcus", "brca1", "il-6", "btb"]
 )
 def test_domain_terms_are_known_positively_in_lower_cased_text(word: str) -> None:
     assert (word, T) in _found(f"the results show poor {word} in all samples . we tested it .")
@@ -591,7 +591,7 @@ def test_review3_capitalised_ordinary_words_are_no_name(text: str) -> None:
 # a brand named like a person and a bracketed gloss
 
 
-@pytest.mark.parametrize(("word", "term"), [("multigene", False), ("nonprotein", False), ("apoptosis", True)])
+@pytest.mark.parametrize(("word", "term"), [("multigene", False), ("nonprotein", False), ("imatinib", True)])
 def test_a_prefixed_general_word_is_no_domain_term(word: str, term: bool) -> None:
     assert ((word, T) in _found(f"here we use a {word} matrix for all samples . we tested it .")) is term
 
@@ -666,3 +666,36 @@ def test_an_office_a_plural_acronym_and_joined_ordinary_words_are_no_names(
 ) -> None:
     found = _found(text)
     assert wanted in found and unwanted not in {t for t, _ in found}, found
+
+
+# offline-rules/8, read: SumPubMed's class nouns became made-up words ("single nucleotide polymorphisms" ->
+# "single thiozelide polymorphisms", "entire transcriptome" -> "entire stunsaifelome"; kinase, ribosome,
+# macrophages, cytokines, astrocytes, protease); a formula and an ordinal range were garbled ("ca2+-ions" ->
+# "hs0+-ions", "18th-19th century" -> "18ft-26kk century")
+@pytest.mark.parametrize(
+    "word",
+    [
+        "kinase",
+        "nucleotide",
+        "ribosome",
+        "transcriptome",
+        "macrophages",
+        "cytokines",
+        "astrocytes",
+        "protease",
+        "apoptosis",
+        "peptides",
+    ],
+)
+def test_a_class_noun_of_the_field_is_no_domain_term(word: str) -> None:
+    from dhp.builder.perturb import lexicon
+
+    assert not lexicon.is_domain_word(word)
+    assert not lexicon.find_entities(f"the {word} was studied in <dig> patients .")
+
+
+def test_an_ion_and_an_ordinal_range_are_no_terms() -> None:
+    from dhp.builder.perturb import lexicon
+
+    text = "in the 18th-19th century , ca2+-ions and il-6 rose ."
+    assert [s.text for s in lexicon.find_entities(text)] == ["il-6"]

@@ -23,7 +23,6 @@ from dhp.builder.perturb.offline import (
 )
 from dhp.builder.perturb.offline.entities import entity_candidates, replaceable_entities
 from dhp.builder.perturb.offline.grammar import ERROR_KINDS, grammar_edits
-from dhp.builder.perturb.offline.paraphrase import rewrite_insert as _rewrite
 from dhp.builder.perturb.registry import lookup, validate
 from dhp.builder.perturb.rules import sentence_reorder
 from dhp.builder.perturb.validate import word_type_jaccard
@@ -189,11 +188,11 @@ def test_fictional_terms_keep_the_shape_and_are_pronounceable(term: str) -> None
 
 
 def test_entities_in_cased_text_leave_ordinary_lowercase_words() -> None:
-    text = "Darwin did not see evolution as a teleological plan. The plan of apoptosis was 3 pages long."
+    text = "Darwin did not see evolution as a teleological plan. The plan of imatinib was 3 pages long."
     for seed in range(20):
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        # learned terms ("teleological", "apoptosis") are technical terms; "evolution", "plan", "pages" are not
-        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3", "teleological", "apoptosis"}, (
+        # learned terms ("teleological", "imatinib") are technical terms; "evolution", "plan", "pages" are not
+        assert {c["from"] for c in out.settings["changes"]} <= {"Darwin", "3", "teleological", "imatinib"}, (
             out.settings
         )
         assert validate(NE_MINOR, text, out.text).ok, out.text
@@ -255,8 +254,8 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             "African American",
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
-        ("It came third in the race.", "third", "|".join(sorted(closed_class.ORDINAL_WORDS))),
-        ("It considers apoptosis separately.", "apoptosis", r"[a-z]+osis"),  # the suffix stays
+        ("It came tenth in the race.", "tenth", "|".join(sorted(closed_class.ORDINAL_WORDS))),
+        ("It considers imatinib separately.", "imatinib", r"[a-z]+nib"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
             "The composition of NEKTON Bio helps birds.",
@@ -441,192 +440,9 @@ def test_grammar_kinds_are_balanced_and_counts_match_severity() -> None:
     assert max(kinds.values()) / sum(kinds.values()) < 0.45  # not half of one kind
 
 
-# -- rewriting and insertion --------------------------------------------------------------------------------
-def test_paraphrases_are_rewrites_not_copies_behind_a_marker() -> None:
-    news = "Naoki Ogane says that Chelsea have made an offer. " + NEWS
-    out = _perturbed(rewrite_insert(news, Severity.MINOR, random.Random(1)))
-    sents, orig = split_sentences(out.text), split_sentences(news)
-    (n,) = out.settings["rewritten_sentences"]
-    assert sents[:n] == orig[:n] and sents[n + 1 :] == orig[n:]
-    inserted = sents[n]
-    for marker in ("In other words", "Put differently", "That is to say"):
-        assert not inserted.startswith(marker)
-    assert inserted.lower() != orig[n - 1].lower()
-    assert word_type_jaccard(orig[n - 1], inserted) < 0.8  # reworded, not the same words moved (issue 19)
-
-
-@pytest.mark.parametrize(
-    ("sentence", "expected"),
-    [
-        (
-            "Naoki Ogane says that Chelsea have made an offer.",
-            "According to Naoki Ogane, Chelsea have made an offer.",
-        ),
-        (
-            "Kevin Mirallas scored the only goal of the game.",
-            "The only goal of the game was netted by Kevin Mirallas.",
-        ),
-        ("Sky Sports pundits analysed the game.", "The game was analysed by Sky Sports pundits."),
-        # issue 19's reordered copy, now turned to the active with its score and its time and place
-        (
-            "Hull were beaten 2-0 by Southampton at St Mary's on Saturday.",
-            "Southampton beat Hull 2-0 at St Mary's on Saturday.",
-        ),
-    ],
-)
-def test_paraphrase_examples(sentence: str, expected: str) -> None:
-    out = _perturbed(_rewrite(sentence + " It rained.", Severity.MINOR, random.Random(0), OFFLINE_GENERATOR))
-    assert split_sentences(out.text)[1] == expected
-
-
-def test_synonyms_stay_out_of_names_and_fix_articles() -> None:
-    text = "New Zealand played an important role in the new league, the coach said."
-    out = _perturbed(rewrite_insert(text + " It rained.", Severity.MINOR, random.Random(0)))
-    inserted = split_sentences(out.text)[1]
-    assert "Novel Zealand" not in inserted and "an significant" not in inserted
-    assert "a significant" in inserted
-
-
-def test_a_passive_attempted_keeps_its_verb() -> None:
-    from dhp.builder.perturb.offline.wording import synonyms
-
-    # seen in a build: "this study was attempted to examine" -> "this study was tried to investigate"
-    assert "tried" not in synonyms("this study was attempted to examine the structure.")[0]
-    assert synonyms("they attempted to examine the structure.")[0].startswith("they tried to ")
-
-
-def test_rewrite_inserts_only_paraphrases_the_validator_accepts() -> None:
-    # seen in a build: the adverbial move leaves "... they've been in." dangling
-    sent = "Wales is in the best shape they've been in since the World Cup finals of 1958 which was held in Sweden."
-    text = f"{sent} The team trained hard."
-    minor = BENCHMARK["summeval"].perturbation("sent_rewrite_insert_minor")
-    for seed in range(10):
-        out = _rewrite(text, Severity.MINOR, random.Random(seed), OFFLINE_GENERATOR)
-        if isinstance(out, Perturbed):
-            assert validate(minor, text, out.text).ok, out.text
-            assert "been in." not in out.text.replace(sent, ""), out.text
-
-
-def test_reported_speech_with_an_adverbial_before_that_is_not_turned_around() -> None:
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
-
-    said = paraphrase("He said on 12 March that he is not good enough.", _Ctx(False, frozenset()))
-    assert said is None or not said.startswith("According to"), said
-
-
-@pytest.mark.parametrize(
-    ("sentence", "lower", "expected"),
-    [
-        ("The attack has been condemned by both the Iranian and Pakistani governments.", False,
-         "Both the Iranian and Pakistani governments have condemned the attack."),
-        ("the persistence of bovine tb in various countries is enhanced by the existence of wildlife hosts.", True,
-         "the existence of wildlife hosts improves the persistence of bovine tb in diverse nations."),
-        ("hc-toxin, a cyclic tetrapeptide, is an important virulence determinant for the fungus.", True,
-         "hc-toxin, a cyclic tetrapeptide, is a significant virulence determinant for the fungus."),
-        ("therefore, it is essential to analyze mechanisms responsible for chromatin packing.", True,
-         "thus, analyzing mechanisms responsible for chromatin packing is essential."),
-        ("this study aimed to identify potential yeast derivatives that may be used to prevent infection.", True,
-         "the goal of this study was to identify potential yeast derivatives that may be used to stop infection."),
-        # abstracts: an impersonal report turned round, a tool and its task, a study's aim, findings reported
-        ("It has been shown that autophagy protects neurons from stress.", False,
-         "As has been shown, autophagy protects neurons from stress."),
-        # a kept connective keeps its capital (it was lower-cased, and the validator refused the row)
-        ("However, it has been shown that autophagy protects neurons from stress.", False,
-         "Nevertheless, as has been shown, autophagy protects neurons from stress."),
-        ("quantitative real-time pcr is often used to analyse gene expression.", True,
-         "gene expression is frequently analysed with quantitative real-time pcr."),
-        ("the goal of the present study was to assess the capacity of these cells.", True,
-         "the present study aimed to evaluate the capacity of these cells."),
-        ("given that X is altered in some conditions, this study aimed to establish which genes are stable.", True,
-         "given that X is changed in some conditions, the goal of this study was to establish which genes are stable."),
-        ("Recent studies suggest that sleep improves memory.", False, "According to recent studies, sleep enhances memory."),
-        # "a" inside a name is no article: only the article before a swapped word is fixed
-        ("pheophorbide a oxygenase is an important enzyme in the chlorophyll catabolism pathway.", True,
-         "pheophorbide a oxygenase is a significant enzyme in the chlorophyll catabolism pathway."),
-    ],
-)  # fmt: skip
-def test_paraphrase_rules(sentence: str, lower: bool, expected: str) -> None:
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
-
-    assert paraphrase(sentence, _Ctx(lower, frozenset())) == expected
-
-
-@pytest.mark.parametrize(
-    ("sentence", "lower"),
-    [
-        (
-            "A recent soccer match between Doncaster and Fleetwood resulted in a 0-0 draw.",
-            False,
-        ),  # "resulted in"
-        (
-            "previous studies have demonstrated the function of pao during cell death.",
-            True,
-        ),  # "function ... during"
-        ("Rich, 31, says potential partner would be showered with gifts.", False),  # a name, not "wealthy"
-        ("Scott released a statement expressing thankfulness at the fact that no one was harmed.", False),
-        ("Sanchez has made an instant impact and has scored 19 goals for the Gunners.", False),  # two verbs
-        ("Neither have been disciplined by Reds boss Brendan Rodgers for incident.", False),  # "by X for Y"
-        (
-            "the performance has been benchmarked using abstract algorithms, but not using standard ones.",
-            True,
-        ),
-        ("He was the first to arrive at the scene.", False),  # a pronoun is no name to invert
-        (
-            "He showed that he could win the race.",
-            False,
-        ),  # a person's "showed" is no report: no "According to him"
-        # a phrase moved to the end of "A, but B" would seem to belong to B only; a connective stays in front;
-        # a "when" clause after a noun may say which one ("the response when objects appear")
-        (
-            "In recent years, many efforts have been made to predict the sites, but there is still no tool for it.",
-            False,
-        ),
-        ("In addition, the utility of sequencing was examined for routine surveillance.", False),
-        ("He further outlined Japan's response when unidentified objects appear on their radar.", False),
-        ("Rich, 31, says he would pay.", False),  # "Rich" could be an adjective: no "31-year-old Rich"
-    ],
-)
-def test_paraphrase_rules_leave_ambiguous_sentences_alone(sentence: str, lower: bool) -> None:
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
-
-    out = paraphrase(sentence, _Ctx(lower, frozenset()))
-    assert out is None or not out.lower().startswith(
-        ("in a 0-0", "during", "wealthy", "an instant", "though")
-    ), out
-    assert out is None or (
-        "statement expressing thankfulness was" not in out and "for incident has" not in out
-    ), out
-    assert out is None or not out.startswith(("The first to arrive", "31-year-old", "According to")), out
-    assert out is None or not out.endswith(("for it lately.", "for it in recent years.", "in addition.")), out
-    assert out is None or not out.startswith("When unidentified"), out
-
-
-def test_a_written_out_contraction_is_no_rewrite() -> None:
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
-
-    # "didn't" -> "did not" is the same wording; "said" -> "stated" alone is one word: no paraphrase
-    assert (
-        paraphrase("'I didn't know it was against the law,' the victim said.", _Ctx(False, frozenset()))
-        is None
-    )
-
-
-def test_wording_tables_keep_grammar() -> None:
-    from dhp.builder.perturb.offline.wording import contractions, phrases, synonyms
-
-    assert synonyms("He stayed because of the rain.")[0] == "He stayed because of the rain."  # no "since of"
-    assert synonyms("Rich Hill is rich.")[0] == "Rich Hill is wealthy."  # a name keeps its words
-    assert synonyms("It was an important day.")[0] == "It was a significant day."
-    assert phrases("In this study, we found such as X, and in the present study Y.")[0] == (
-        "In the present study, we found including X, and in this study Y."
-    )  # one pass: a rewrite is never rewritten back
-    assert phrases("It was due to rain, more than ever.")[0] == "It was due to rain, more than ever."
-    assert contractions("I didn't go, they're here.")[0] == "I did not go, they are here."
-
-
 def test_rewrite_major_needs_two_rewritable_sentences() -> None:
-    out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0))
-    assert isinstance(out, NotApplicable) and "reword" in out.reason
+    out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0), ["Rain fell."])
+    assert isinstance(out, NotApplicable) and "have a rephrasing in the sources" in out.reason
 
 
 # -- reordering: minor and major never coincide ---------------------------------------------------------------
@@ -653,8 +469,13 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
         + NEWS
         + " Kevin Mirallas scored the only goal of the game."
     )
-    a = lookup(op).apply_offline(text, Severity.MAJOR, random.Random(11))
-    b = lookup(op).apply_offline(text, Severity.MAJOR, random.Random(11))
+    if op is Operation.REWRITE_INSERT:  # rephrasings people wrote, found in the sources
+        text = (
+            "Workers were told about the decision by the manager. The mayor praised the new park in a speech."
+        )
+    sources = ["The manager informed staff of the decision. The mayor hailed the new park in an address."]
+    a = lookup(op).apply_offline(text, Severity.MAJOR, random.Random(11), sources)
+    b = lookup(op).apply_offline(text, Severity.MAJOR, random.Random(11), sources)
     assert a == b and random.getstate() == state
     assert isinstance(a, Perturbed) and a.generator == OFFLINE_GENERATOR and a.text != text
 
@@ -663,14 +484,15 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 #: Measured floors of this generator (README "What the offline generator can and cannot do");
 #: (pass rate of the rows made, coverage of the items) per operation.
 FLOORS = {
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.35),  # coverage is bound by lexicon.find_entities
+    # coverage is bound by lexicon.find_entities; issue 28: class nouns ("kinase") are no entities, SumPubMed
+    # major 33% on offline-rules/9
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.30),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
-    # bound by the paraphrase rules (measured 37% SumPubMed major; split_sentences no longer breaks "m. bovis"
-    # or "approx. <dig>" into false sentences, which cost two items)
-    # issue 19: only real rewordings (< 80% shared word types, no cleft): SummEval major is 33%
-    Operation.REWRITE_INSERT: (0.97, 0.30),
+    # issue 28: only rephrasings people wrote, found in the sources: measured 2% (SummEval major) to 21%
+    # (SumPubMed minor) of the items on offline-rules/9
+    Operation.REWRITE_INSERT: (0.97, 0.02),
 }
 
 
@@ -713,8 +535,12 @@ def test_offline_grammar_kinds_are_each_at_most_a_quarter(built: dict[str, Build
 @pytest.mark.slow
 def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildReport]) -> None:
     """Issue 19: on SummEval and SumPubMed every inserted sentence shares < 80% of its word types with
-    its source and none is a cleft (the validator checks both); at least 50 minor and 30 major rows."""
-    floors = {"summeval": {"minor": 50, "major": 30}, "sumpubmed": {"minor": 50, "major": 30}}
+    its source and none is a cleft; issue 28: none is a word swap of it (<= 2 content words swapped with
+    the word order kept). The rows are the measured floors of offline-rules/9 (SummEval 17 / 2, SumPubMed
+    21 / 5), not issue 19's 50 / 30."""
+    from dhp.builder.perturb.validate import rewrite_distance
+
+    floors = {"summeval": {"minor": 15, "major": 2}, "sumpubmed": {"minor": 15, "major": 2}}
     for name, by_severity in floors.items():
         for sev, floor in by_severity.items():
             df = _rows(built[name].folder, f"sent_rewrite_insert_{sev}")
@@ -723,24 +549,8 @@ def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildR
                 orig = split_sentences(o)
                 for new in (x for x in split_sentences(q) if x not in orig):
                     assert max(word_type_jaccard(x, new) for x in orig) < 0.8, new
+                    assert max(rewrite_distance(x, new)[1] for x in orig) < 0.75, new  # order not kept
                     assert not re.match(r"What\b.*\b(?:did|do|does|done)\b.*\b(?:is|was)\b", new), new
-
-
-@pytest.mark.parametrize(
-    "sentence",
-    [
-        "Sky Sports pundits analysed the game.",
-        "Chelsea have signed a new deal with the striker.",
-        "Tim will find the perfect name for the dog.",
-        "Hull were beaten 2-0 by Southampton at St Mary's on Saturday.",
-    ],
-)
-def test_no_cleft_and_no_mere_reordering(sentence: str) -> None:
-    """Issue 19: the "What X did was ..." cleft is gone, and a rewrite shares under 80% of its word types."""
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, paraphrase
-
-    out = paraphrase(sentence, _Ctx(False, frozenset()))
-    assert out is None or (not out.startswith("What ") and word_type_jaccard(sentence, out) < 0.8), out
 
 
 # -- fictional entities, review 3 of the offline build ------------------------------------------------------
@@ -881,15 +691,17 @@ def test_entities_keep_an_ordinary_word_after_of_in_a_title() -> None:
         assert "Decade of Hits" in out.text or "of Hits" in out.text, out.text
 
 
-def test_entities_replace_a_plural_scale_and_no_term_by_its_own_suffix() -> None:
-    # WMT zh-en: "dozens of trending topics" was not applicable; SumPubMed: "phages" -> "grephages"
-    for out in _every_minor("The professionalism can be seen: dozens of trending topics are on the list.", 6):
-        assert out.settings["changes"][0]["to"] in {"hundreds", "thousands", "millions", "billions"}, out.text
-    pubmed = BENCHMARK["sumpubmed"].perturbation("word_fictional_ne_minor")
+def test_a_scale_word_is_no_entity_and_no_term_is_replaced_by_its_own_suffix() -> None:
+    # offline-rules/8: "thousands" -> "millions", "one hundred years" -> "one dozen years" (read in a
+    # wmt22-zh-en row); a scale states an order of magnitude, no value to make fictional
+    for text in (
+        "Dozens of trending topics are on the list.",
+        "In the past one hundred years, thousands came.",
+    ):
+        assert not {"Dozens", "hundred", "thousands"} & set(replaceable_entities(text)), text
+    # SumPubMed: "phages" -> "grephages" once; "bacteriophages" names a kind of thing, no entity now
     text = "specific bacteriophages have been proposed as an alternative ."
-    for seed in range(6):
-        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        assert "bacteriophages" not in out.text and validate(pubmed, text, out.text).ok, out.text
+    assert isinstance(fictional_entities(text, Severity.MINOR, random.Random(0)), NotApplicable)
 
 
 def test_entities_replace_every_name_word_of_an_organisation() -> None:
@@ -897,16 +709,6 @@ def test_entities_replace_every_name_word_of_an_organisation() -> None:
     text = "Thank you for choosing Zhi Yun Restaurant, and we are deeply sorry."
     changes = _changes_of(_every_minor(text, 12), "Zhi Yun Restaurant")
     assert changes and all(re.fullmatch(r"[A-Z][a-z]+ Restaurant", c["to"]) for c in changes), changes
-
-
-def test_general_passive_wants_a_whole_determiner_before_the_object() -> None:
-    """ "athletes" starts with "a" but has no determiner: like a headline's "booked place in the final",
-    a bare noun after the verb may be no object, and the rule leaves it (a word-prefix match took it)."""
-    from dhp.builder.perturb.offline.paraphrase import _Ctx, _general_passive
-
-    ctx = _Ctx(False, frozenset())
-    assert _general_passive("Smith booked athletes for the final.", ctx) is None
-    assert _general_passive("Smith booked the athletes.", ctx) == "The athletes were booked by Smith."
 
 
 @pytest.mark.parametrize(
@@ -1043,8 +845,8 @@ def test_a_score_stays_a_plausible_score() -> None:
 
 def test_a_prefixed_general_word_is_left() -> None:
     # read in a SumPubMed row: "a multigene supermatrix" -> "a duldilene supermatrix"
-    text = "here we use a multigene supermatrix to study kinase genes ."
-    assert "multigene" not in entity_candidates(text) and "kinase" in entity_candidates(text)
+    text = "here we use a multigene supermatrix to study imatinib genes ."
+    assert "multigene" not in entity_candidates(text) and "imatinib" in entity_candidates(text)
     for seed in range(10):
         out = fictional_entities(text, Severity.MINOR, random.Random(seed))
         assert isinstance(out, Perturbed) and "a multigene supermatrix" in out.text, out
@@ -1099,7 +901,52 @@ def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> N
     )
     replaceable = replaceable_entities(text)
     assert {"two", "2022", "01", "17", "2022-01-17"}.isdisjoint(replaceable) and "Guam" in replaceable
-    assert "two" in replaceable_entities("It migrates between the two systems in Guam.")
+    assert "two" in replaceable_entities("It migrates between two systems in Guam.")
+    # offline-rules/8, read: "the two sides of the fault" -> "the thirty sides"; "The two are in a good place"
+    for text in ("The two sides of the fault in Guam moved.", "The two are in a good place in Guam now."):
+        assert "two" not in replaceable_entities(text) and "Guam" in replaceable_entities(text), text
+
+
+# offline-rules/8, read: "Gemma, 23" -> "Claudia, 90"; "Ian Guffick, 31" -> "11" for a teacher; a set "4-6"
+# -> "2-11"; "A four year old kid" -> "forty"; "between 10,000 and 6,000 BC" -> "59,299 and 9,303 BC"
+@pytest.mark.parametrize(
+    ("text", "old", "low", "high"),
+    [
+        ("Ian Guffick, 31, was a teacher at the school.", "31", 18, 62),
+        ("Mr Lawler, now 68, claims he reported it.", "68", 18, 99),
+        ("A four year old kid fired the toy gun.", "four", 2, 8),
+        ("The 15-year-old girl won the race.", "15-year-old", 1, 17),
+        ("He lost the first set 4-6 to the champion.", "4-6", 0, 7),
+        ("Tools dating to between 10,000 and 6,000 BC were found.", "10,000", 5_000, 20_000),
+        ("The fund held 0.4 percent of the shares.", "0.4 percent", 0.2, 0.8),
+        ("Some 150 western gray whales are left.", "150", 75, 300),
+    ],
+)
+def test_a_replaced_number_stays_a_plausible_value(text: str, old: str, low: float, high: float) -> None:
+    made = set()
+    for seed in range(30):
+        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        assert isinstance(out, Perturbed), out
+        for change in out.settings["changes"]:
+            if change["from"] != old:
+                continue
+            new = change["to"]
+            values = [float(v.replace(",", "")) for v in re.findall(r"[\d,]*\d(?:\.\d+)?", new)]
+            values = values or [lexicon.word_value(new.split()[0])]
+            assert all(low <= v <= high for v in values), (text, new)
+            assert re.sub(r"\d", "0", new).replace(",", "") != "" and ("," in new) == ("," in old), new
+            made.add(new)
+    assert len(made) >= 2, made  # seeded, not fixed
+
+
+def test_the_validator_rejects_a_number_moved_by_a_factor_of_five() -> None:
+    text = "Tools dating to between 10,000 and 6,000 BC were found in the cave."
+    ok, bad = text.replace("10,000", "12,000"), text.replace("10,000", "59,299")
+    assert validate(NE_MINOR, text, ok).ok
+    verdict = validate(NE_MINOR, text, bad)
+    assert not verdict.ok and "factor" in verdict.reason, verdict
+    kid = "A four year old kid fired the toy gun."
+    assert not validate(NE_MINOR, kid, kid.replace("four", "forty")).ok
 
 
 # a second read of the offline-rules/6 build (seed 5): "il-4rα q576r" -> "do-0fk q576r", a short
@@ -1116,3 +963,12 @@ def test_a_short_lower_case_piece_of_a_term_becomes_no_word() -> None:
         )  # letters, never "do"
         assert not lexicon.lemmas(piece), new
     assert _term("IL-4", random.Random(0)).split("-")[0].isupper()  # capitals stay capitals
+
+
+def test_a_nationality_in_an_organisation_becomes_a_fictional_one() -> None:
+    # read in the offline-rules/9 build (wmt22-zh-en): "Chinese Foreign Ministry" -> "Strand Foreign Ministry"
+    text = "According to the statement made by Chinese Foreign Ministry on Saturday, the report is wrong."
+    changes = _changes_of(_every_minor(text, 12), "Chinese Foreign Ministry")
+    assert changes, "the ministry was never replaced"
+    for c in changes:
+        assert c["to"].endswith(" Foreign Ministry") and c["to"].split()[0].endswith(("n", "ian")), c

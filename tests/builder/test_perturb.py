@@ -107,11 +107,12 @@ def test_item_rng_depends_on_every_part() -> None:
     assert item_rng(*base).random() == item_rng(*base).random()
 
 
-#: Major rewriting needs two sentences a paraphrase rule fits (TEXT's reported speech with a date does not).
+#: Major rewriting needs two sentences the sources rephrase (issue 28: rephrasings people wrote).
 REWRITE_TEXT = (
     "The company said on Monday that it would close the plant. Workers were told about the decision by the "
     "manager. Officials in Paris approved the plan last week. The mayor praised the new park in a speech."
 )
+REWRITE_SOURCE = "The manager informed staff of the decision. The mayor hailed the new park in an address."
 
 
 @pytest.mark.parametrize(
@@ -120,10 +121,10 @@ REWRITE_TEXT = (
 )
 @pytest.mark.parametrize("severity", [Severity.MINOR, Severity.MAJOR, Severity.SINGLE])
 def test_offline_generators_change_the_text(fn: object, text: str, severity: Severity) -> None:
-    out = fn(text, severity, random.Random(5))  # type: ignore[operator]
+    out = fn(text, severity, random.Random(5), [REWRITE_SOURCE])  # type: ignore[operator]
     assert isinstance(out, Perturbed)
     assert out.text != text and out.generator == OFFLINE_GENERATOR
-    assert out == fn(text, severity, random.Random(5))  # type: ignore[operator]
+    assert out == fn(text, severity, random.Random(5), [REWRITE_SOURCE])  # type: ignore[operator]
 
 
 def test_offline_severity_counts() -> None:
@@ -133,7 +134,7 @@ def test_offline_severity_counts() -> None:
     assert len(minor.settings["changes"]) == 1 and len(major.settings["changes"]) >= 2
     gmaj = grammatical_errors(TEXT, Severity.MAJOR, random.Random(2))
     assert isinstance(gmaj, Perturbed) and len(gmaj.settings["changes"]) >= 2
-    ins = rewrite_insert(REWRITE_TEXT, Severity.MINOR, random.Random(2))
+    ins = rewrite_insert(REWRITE_TEXT, Severity.MINOR, random.Random(2), [REWRITE_SOURCE])
     assert isinstance(ins, Perturbed)
     n = ins.settings["rewritten_sentences"][0]
     sents = re.split(r"(?<=[.!?]) ", ins.text)

@@ -256,7 +256,10 @@ def test_control_judges_pass_the_built_in_checks(built: dict[str, Path], control
                 assert ms.p == pytest.approx(
                     0.5**n if n <= 13 else float(sps.norm.sf(math.sqrt(n))), rel=1e-9
                 )
-            assert pr.d_ew is not None and pr.d_ew > 1
+            # a perturbation of a handful of pairs (the offline rewriting inserts only rephrasings people
+            # wrote, issue 28) cannot be discerned significantly even by the oracle: p = 1/2^n
+            if min(ms.n_pairs for ms in pr.metrics.values()) >= 10:
+                assert pr.d_ew is not None and pr.d_ew > 1, pr.id
         random = _result(control_results, "random", folder)
         assert random.summary.d_avg_ew is not None and random.summary.d_avg_ew < 1
         lexical = _result(control_results, "lexical", folder)

@@ -105,7 +105,7 @@ GOOD_NE = [
         "They saw a wild cat (Zagis kelinum) near Leeds.",
     ),
     (NE_MINOR, "Levels of hERG rose, Smith said.", "Levels of dRVA rose, Smith said."),  # an inner capital
-    (NE_PUBMED, "the role of apoptosis in <dig> patients .", "the role of zorvatosis in <dig> patients ."),
+    (NE_PUBMED, "the role of imatinib in <dig> patients .", "the role of zorvanib in <dig> patients ."),
     (
         NE_MINOR,
         "There were 2,242 new infections of the Sars CoV2 Virus and 16 deaths.",
@@ -149,17 +149,17 @@ GOOD_NE = [
     (NE_MINOR, "Only two people left early.", "Only five people left early."),  # number word -> number word
     (
         NE_MINOR,
-        "It considers apoptosis and heterosexuality separately.",
-        "It considers dravosis and heterosexuality separately.",
+        "It considers imatinib and heterosexuality separately.",
+        "It considers dravonib and heterosexuality separately.",
     ),  # a domain term -> a fictional one
     (
         NE_PUBMED,
-        "the ribosome binds rna . ribosomes are large .",
-        "the degosome binds rna . degosomes are large .",
+        "the glycine binds rna . glycines are large .",
+        "the degocine binds rna . degocines are large .",
     ),
     (NE_MINOR, "It starts at about 10 PM.", "It starts at about 7 PM."),  # an hour stays an hour
     (NE_MINOR, "Turnout was 40 percent.", "Turnout was 63 percent."),
-    (NE_MINOR, "Bacteria make apoptosis harder, Smith said.", "Bacteria make zorvatosis harder, Smith said."),
+    (NE_MINOR, "Bacteria make imatinib harder, Smith said.", "Bacteria make zorvanib harder, Smith said."),
     (
         NE_PUBMED,
         "the main wildlife host for siv is the chimpanzee .",
@@ -178,8 +178,8 @@ GOOD_NE = [
     ),  # a brand
     (
         NE_PUBMED,
-        "we studied an endonuclease in the lab .",
-        "we studied an ogolase in the lab .",
+        "we studied an imatinib in the lab .",
+        "we studied an ogolanib in the lab .",
     ),  # "an" still agrees
 ]
 
@@ -358,7 +358,7 @@ BAD_NE = [
     (NE_MINOR, "It came third in the race.", "It came thornbury in the race.", ("number", "type changed")),
     (
         NE_MINOR,
-        "It considers apoptosis and heterosexuality separately.",
+        "It considers imatinib and heterosexuality separately.",
         "It considers happiness and heterosexuality separately.",
         ("term", "type changed"),
     ),
@@ -390,8 +390,8 @@ BAD_NE = [
     ),
     (
         NE_PUBMED,
-        "we studied an endonuclease in the lab .",
-        "we studied an mugolase in the lab .",
+        "we studied an imatinib in the lab .",
+        "we studied an mugolanib in the lab .",
         ("no longer agrees",),
     ),
 ]
@@ -454,14 +454,14 @@ ISSUE19_NE = [
     ),
     (
         NE_PUBMED,
-        "the ribosome binds rna . ribosomes are large .",
-        "the turosome binds rna . rolesomes are large .",
+        "the glycine binds rna . glycines are large .",
+        "the turocine binds rna . rolecines are large .",
         "unlike",
     ),
     (
         NE_PUBMED,
-        "the ribosome binds rna . ribosomes are large .",
-        "the turosome binds rna . ribosomes are large .",
+        "the glycine binds rna . glycines are large .",
+        "the turocine binds rna . glycines are large .",
         "still names",
     ),
     (  # read in the offline-rules/5 build (WMT zh-en)
@@ -692,7 +692,7 @@ BAD_RI = [
         "He said on 12 March that he is not good enough. Fans agreed.",
         "He said on 12 March that he is not good enough. According to him, on 12 March that he is not good enough. "
         "Fans agreed.",
-        ("'that'",),
+        ("word swap",),  # issue 28: "According to X," and the rest copied is the reader's near copy
     ),
     # lead's review: a capitalised ordinary word moved mid-sentence is a new error
     (
@@ -804,8 +804,6 @@ def test_rewrite_insert_new_rules_good() -> None:
     cases = [
         ("The persistence of tb is enhanced by the existence of wildlife hosts.",
          "The existence of wildlife hosts enhances the persistence of tb."),
-        ("Hc-toxin, a cyclic tetrapeptide, is an important virulence factor for the fungus.",
-         "A cyclic tetrapeptide, hc-toxin is a significant virulence factor for the fungus."),
         ("It is essential to analyse these mechanisms in detail.", "Analysing these mechanisms in detail is essential."),
         ("He didn't know it was against the law, the victim said.",
          "According to the victim, he did not know it was against the law."),
@@ -988,8 +986,8 @@ BAD_NE_REVIEW3 = [
 GOOD_NE_READ5 = [
     (
         NE_PUBMED,
-        "here we use a multigene supermatrix to study kinase genes .",
-        "here we use a multigene supermatrix to study dorvase genes .",
+        "here we use a multigene supermatrix to study imatinib genes .",
+        "here we use a multigene supermatrix to study dorvanib genes .",
     ),
     (
         NE_MINOR,
@@ -1027,8 +1025,8 @@ GOOD_NE_READ5 = [
 BAD_NE_READ5 = [
     (  # a prefixed general word is no domain term
         NE_PUBMED,
-        "here we use a multigene supermatrix to study kinase genes .",
-        "here we use a duldilene supermatrix to study kinase genes .",
+        "here we use a multigene supermatrix to study imatinib genes .",
+        "here we use a duldilene supermatrix to study imatinib genes .",
         ("'multigene' is not a named entity",),
     ),
     (
@@ -1079,3 +1077,51 @@ def test_fictional_entities_good(p: Perturbation, orig: str, pert: str) -> None:
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE + BAD_NE_REVIEW3 + BAD_NE_READ5)
 def test_fictional_entities_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
     _bad(validate(p, orig, pert), *words)
+
+
+# the reader's read of offline-rules/8 (../shared/reads/offline-rules-8.jsonl): impossible values in context
+@pytest.mark.parametrize(
+    ("text", "old", "bad", "good"),
+    [
+        ("Gemma, 23, gave birth to twins in Leeds.", "23", "90", "25"),
+        ("Ian Guffick, 31, was a teacher in Leeds.", "31", "11", "35"),
+        ("Sharapova lost the first set 4-6 in Paris.", "4-6", "2-11", "3-6"),
+        ("The pair fell out in Leeds, but the banter between the two was fine.", "two", "four", None),
+        ("The ecology of the three rivers area of Qinghai is protected.", "three", None, "ten"),
+    ],
+)
+def test_values_impossible_in_their_context_are_rejected(
+    text: str, old: str, bad: str | None, good: str | None
+) -> None:
+    if bad is not None:
+        verdict = validate(NE_MINOR, text, text.replace(old, bad, 1))
+        assert not verdict.ok and "replaced by" in verdict.reason, verdict
+    if good is not None:
+        assert validate(NE_MINOR, text, text.replace(old, good, 1)).ok, good
+
+
+# the reader's read of offline-rules/8: a near copy is two or fewer content words swapped, the order kept
+@pytest.mark.parametrize(
+    ("source", "para"),
+    [
+        (
+            "The couple that gets married first will also win many additional perks.",
+            "The couple that gets married first will additionally win many further perks.",
+        ),
+        (
+            "Naoki Ogane says that Chelsea have made an offer for Yoshinori Muto.",
+            "According to Naoki Ogane, Chelsea have made an offer for Yoshinori Muto.",
+        ),
+        (
+            "several distinct mechanisms regulate the expression of these genes .",
+            "a number of distinct mechanisms regulate the expression of these genes .",
+        ),
+    ],
+)
+def test_a_word_swap_of_the_source_is_no_rewrite(source: str, para: str) -> None:
+    text = f"{source} It rained."
+    verdict = validate(RI_MINOR, text, text.replace(source, f"{source} {para}", 1))
+    assert not verdict.ok and "word swap" in verdict.reason, verdict
+    human = "Geologists believe the emergence is a result of a landslide nearby."
+    text = "Geologists feel that this resulted from a landslide in a nearby region. It rained."
+    assert validate(RI_MINOR, text, text.replace("region.", f"region. {human}")).ok

@@ -104,7 +104,11 @@ def test_demo_without_story_cloze_builds_five_says_why_scores_and_serves(
         r = read_result(f)
         by_judge.setdefault(r.judge.name, []).append(r)
     # the controls behave as controls: the oracle discerns everything, the random judge (EW) nothing much
-    assert all(r.summary.d_min_ew is not None and r.summary.d_min_ew > 1 for r in by_judge["oracle"])
+    # (a perturbation of a handful of pairs, the offline rewriting of issue 28, is beyond even the oracle)
+    for r in by_judge["oracle"]:
+        for pr in r.perturbations:
+            if min(ms.n_pairs for ms in pr.metrics.values()) >= 10:
+                assert pr.d_ew is not None and pr.d_ew > 1, (r.dataset.name, pr.id)
     assert all(r.summary.d_avg_ew is not None and r.summary.d_avg_ew < 1 for r in by_judge["random"])
     assert (out / "report" / "report.md").is_file()
     assert list((out / "report").glob("discernment_*.png"))

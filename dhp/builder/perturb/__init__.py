@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 
 from dhp.builder.hashing import derive_rng, derive_seed
-from dhp.builder.items import Item
+from dhp.builder.items import OTHER_REFERENCES, Item
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
 from dhp.builder.perturb.registry import lookup
@@ -45,5 +45,8 @@ def apply_rule(p: Perturbation, item: Item, pool: Sequence[tuple[str, str]], rng
 
 
 def apply_offline(p: Perturbation, item: Item, rng: random.Random) -> Outcome:
-    """Apply the offline stand-in of an LLM operation."""
-    return lookup(p.operation).apply_offline(item.original, p.severity, rng)
+    """Apply the offline stand-in of an LLM operation; its sources are the item's context texts and the
+    other human references of its input."""
+    others = item.extras.get(OTHER_REFERENCES, "")
+    sources = [*(t for t in item.context.values() if t), *(r for r in others.split("\n") if r)]
+    return lookup(p.operation).apply_offline(item.original, p.severity, rng, sources)

@@ -6,7 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NotApplicable", "Outcome", "Perturbed"]
+__all__ = ["FAILED_VALIDATION", "NotApplicable", "Outcome", "Perturbed"]
+
+#: prefix of the not-applicable reason of an output the validator rejected
+FAILED_VALIDATION = "failed validation: "
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ __all__ = [
     "short_form",
     "tokenize",
     "word_tags",
+    "word_value",
     "word_zipf",
 ]
 
@@ -163,6 +164,10 @@ _ORDINAL_COMPOUND = re.compile(r"^\d+(?:st|nd|rd|th)-[a-z]+(?:-[a-z]+)*$", re.IG
 _GLUED_SCALE = re.compile(r"^\d+(?:[.,]\d+)?(?:million|billion|trillion|thousand|bn|mn)$", re.IGNORECASE)
 _DIMENSION = re.compile(r"[1-4]-?d|\d{4}-\d\d-\d\d")  # "3-d"; a date of three numbers ("2022-01-17")
 _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
+#: a range of ordinals or numbers in one word ("18th-19th", "3rd-4th"): neither a term nor one number
+_ORDINAL_RANGE = re.compile(r"^\d+(?:st|nd|rd|th)?(?:[-–]\d+(?:st|nd|rd|th)?)+$", re.IGNORECASE)
+#: the charge after an ion's formula ("ca2+", "cl-" before a space)
+_ION_AFTER = re.compile(r"[+−]|-(?![\w])")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
 
@@ -739,10 +744,18 @@ def classify_name(name: str, context: str = "") -> EntityType | None:
 _MODAL_MONTHS = frozenset({"may", "march"})
 
 
+#: a scale word states an order of magnitude, no value ("thousands", "a hundred"): never an entity
+_SCALE_WORDS = frozenset("dozen hundred thousand million billion trillion".split())
+
+
 def _number_type(word: str) -> EntityType | None:
     low = word.lower()
-    if word == NUMBER_MASK or _DIMENSION.fullmatch(low):
-        return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone
+    if (
+        word == NUMBER_MASK
+        or _DIMENSION.fullmatch(low)
+        or low.partition("-")[0].removesuffix("s") in _SCALE_WORDS
+    ):
+        return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone; "thousands"
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
@@ -774,6 +787,8 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
     if _HAS_DIGIT.search(word):
+        if _ORDINAL_RANGE.match(word):
+            return False
         number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
         return not (number or _DECADE.match(word.lower()) or _GLUED_SCALE.match(word))
     if word in _UNIT_SYMBOLS or word.upper() in _common_acronyms():
@@ -785,16 +800,29 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _domain_suffixes() -> tuple[tuple[str, bool], ...]:
-    """(suffix, strong) of ``data/domain_suffixes.tsv``, longest first."""
+def _domain_suffixes() -> tuple[tuple[str, bool, str], ...]:
+    """(suffix, strong, names) of ``data/domain_suffixes.tsv``, longest first."""
     text = data_table("domain_suffixes.tsv")
     rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
-    return tuple(sorted(((r[0], r[2] == "strong") for r in rows), key=lambda r: -len(r[0])))
+    return tuple(sorted(((r[0], r[2] == "strong", r[3]) for r in rows), key=lambda r: -len(r[0])))
 
 
 def domain_suffix(low: str) -> str:
     """The domain ending of a lower-case word ("apoptosis": "osis", "kinases": "ases"), else ""."""
-    return next((s for s, _ in _domain_suffixes() if low.endswith(s) and len(low) - len(s) >= 3), "")
+    return next((s for s, _, _ in _domain_suffixes() if low.endswith(s) and len(low) - len(s) >= 3), "")
+
+
+#: a word whose plural (or singular) wordfreq knows this well names a kind of thing ("nucleotides": 2.75, "neuropeptides": 1.9)
+_COUNTABLE_ZIPF = 1.5
+
+
+def _names_a_kind(low: str, names: str) -> bool:
+    """A domain word of a class ending ("kinase", "astrocytes", "transcriptome") or a countable one whose
+    other number is a known word ("nucleotide", "cytokines"): the field's dictionary vocabulary, no name."""
+    if names != "countable":
+        return names == "class"
+    other = [low] if low.endswith("s") else [low + "s", low + "es"]  # "cytokines" is in use, "glycines" not
+    return max(word_zipf(w) for w in other) >= _COUNTABLE_ZIPF
 
 
 #: adjectives of a domain ending that no lexicon knows ("murine cells", "porcine skin")
@@ -810,8 +838,9 @@ _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
 def is_domain_word(low: str) -> bool:
     """A lower-case word the lexicon positively knows as a domain term: a domain ending (enzyme, drug,
     organism, cell, chemical, condition: ``data/domain_suffixes.tsv``) on a word that is no verb,
-    adjective or adverb form and no general vocabulary ("apoptosis", "kinase", "ribosomes", "imatinib";
-    never "diagnosis", "routine", "molting"). A strong ending may sit on a rare noun the English lexicon
+    adjective or adverb form and no general vocabulary, and that names one thing, no kind of thing
+    ("imatinib", "staphylococcus", "glycine"; never "kinase", "ribosomes", "nucleotide", "apoptosis",
+    "diagnosis", "routine", "molting"). A strong ending may sit on a rare noun the English lexicon
     knows ("staphylococcus"), a weak one only on a word it does not know ("glycine", not "trombone")."""
     suffix = domain_suffix(low)
     if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS or low in _NOT_DOMAIN_WORDS:
@@ -820,11 +849,13 @@ def is_domain_word(low: str) -> bool:
         return False
     if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
         return False
+    strong, names = next((st, n) for s, st, n in _domain_suffixes() if s == suffix)
+    if _names_a_kind(low, names):
+        return False
     known = lemmas(low)
     zipf = max([word_zipf(low), *(word_zipf(lemma) for lemma in known)])
     if not known:
         return zipf < _GENERAL_ZIPF
-    strong = dict(_domain_suffixes())[suffix]
     return strong and zipf < _KNOWN_GENERAL_ZIPF
 
 
@@ -913,6 +944,19 @@ _RANGE = re.compile(
     rf"|(?<![\w.,–-]){_W} (?:or|to) {_W}(?![\w–-])",
     re.IGNORECASE,
 )
+
+
+_ORDINAL_VALUES = {
+    **{w: float(n) for n, w in enumerate("third fourth fifth sixth seventh eighth ninth tenth".split(), 3)},
+    **{"eleventh": 11.0, "twelfth": 12.0, "twentieth": 20.0, "thirtieth": 30.0, "fiftieth": 50.0},
+    "hundredth": 100.0,
+}
+
+
+def word_value(word: str) -> float:
+    """The value of a number word or ordinal word ("four": 4, "twelfth": 12), else 0."""
+    low = word.lower()
+    return _WORD_VALUES.get(low, 0.0) or _ORDINAL_VALUES.get(low, 0.0)
 
 
 def _range_value(group: str) -> float:
@@ -1326,6 +1370,12 @@ def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+def _term_at(text: str, end: int, word: str, lower: bool) -> bool:
+    """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's formula ("ca2+")."""
+    shaped = lower or not word[0].isupper() or _HAS_DIGIT.search(word)
+    return bool(shaped) and _is_term(word, lower) and not _ION_AFTER.match(text, end)
+
+
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
     out: list[Span] = []
 
@@ -1348,7 +1398,7 @@ def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bo
         elif (kind := _number_type(word)) is not None:
             j = _number_end(toks, i)
             add(i - 1 if i and toks[i - 1].text in _CURRENCY else i, j, kind)
-        elif _is_term(word, lower) and (lower or not word[0].isupper() or _HAS_DIGIT.search(word)):
+        elif _term_at(text, base + toks[i].end, word, lower):
             j = i + 1
             add(i, j, EntityType.TERM)
         elif not lower and _is_cap_word(word):

@@ -7,8 +7,9 @@ same model discovery, retry policy, cache and HTTP client as the scorer:
   (:mod:`dhp.inference.http`). Without ``model``, the endpoint must name exactly one model
   (:func:`dhp.inference.http.discover_model`); an endpoint serving several is refused.
 * One budget for outputs: at most ``max_outputs`` (3) model outputs per row. An output is a text
-  the endpoint answered with; every one is validated (:func:`validate_output`), and an invalid one
-  is asked again with the next seed until the budget is spent; a row that never gets a valid
+  the endpoint answered with; every one is validated (:func:`validate_output`, then the job's
+  ``check``: the project's validator, issue 28), and an invalid one is asked again with the next seed
+  until the budget is spent; a row that never gets a valid
   output is recorded as not applicable, with the last reason ("LLM output invalid after 3
   output(s): ..."). So an endpoint that always answers with invalid text gets exactly 3 requests
   per row.
@@ -41,7 +42,7 @@ from typing import Any
 
 from dhp.builder.errors import PerturberError
 from dhp.builder.hashing import sha256_text
-from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.base import FAILED_VALIDATION, NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.registry import lookup
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.http import discover_model, host_label, make_endpoint_backend
@@ -92,6 +93,9 @@ class LLMJob:
     original: str
     operation: Operation
     seed: int
+    #: the validator's verdict on an output (a reason, "" when it passes): checked inside the one output
+    #: budget, so a rejected output is asked again with the next seed, never in a second loop
+    check: Callable[[str], str] | None = None
 
 
 class InvalidOutput(ValueError):
@@ -213,6 +217,8 @@ class LLMPerturber:
 
     def _row(self, job: LLMJob, output: str | None, reason: str, attempts: int) -> Outcome:
         if output is None:
+            if reason.startswith(FAILED_VALIDATION):  # the validator's, counted as such by the build
+                return NotApplicable(f"{reason} (the last of {attempts} LLM output(s))")
             return NotApplicable(f"LLM output invalid after {attempts} output(s): {reason}")
         st = self._request_settings(job, attempts - 1)
         settings = {
@@ -238,9 +244,13 @@ class LLMPerturber:
             if not isinstance(out, RawText):
                 raise PerturberError(f"the perturber endpoint {self._where()} returned no text")
             try:
-                return self._row(job, validate_output(out.text, job), "", attempt + 1)
+                text = validate_output(out.text, job)
             except InvalidOutput as e:
                 reason = str(e)
+                continue
+            if not (why := job.check(text) if job.check is not None else ""):
+                return self._row(job, text, "", attempt + 1)
+            reason = FAILED_VALIDATION + why
         return self._row(job, None, reason, self.settings.max_outputs)
 
     def _where(self) -> str:

@@ -39,8 +39,9 @@ __all__ = [
 
 #: (perturbation, item, pool of (id, judged text) of all selected items, rng) -> outcome
 RuleFn = Callable[[Perturbation, Item, Sequence[tuple[str, str]], random.Random], Outcome]
-#: (judged text, severity, rng) -> outcome: the offline stand-in of an LLM operation
-OfflineFn = Callable[[str, Severity, random.Random], Outcome]
+#: (judged text, severity, rng, source texts) -> outcome: the offline stand-in of an LLM operation; the
+#: sources (the input article, other human references) are texts people wrote about the same input
+OfflineFn = Callable[[str, Severity, random.Random, Sequence[str]], Outcome]
 #: (perturbation, original, perturbed) -> verdict: the operation's own validator check
 CheckFn = Callable[[Perturbation, str, str], Verdict]
 #: (severity, noun of the judged text) -> the change an LLM prompt asks for
@@ -98,11 +99,14 @@ class OperationRecord:
             )
         return self.rule(p, item, pool, rng)
 
-    def apply_offline(self, text: str, severity: Severity, rng: random.Random) -> Outcome:
-        """The offline stand-in's outcome on ``text``; a ValueError for a rule operation."""
+    def apply_offline(
+        self, text: str, severity: Severity, rng: random.Random, sources: Sequence[str] = ()
+    ) -> Outcome:
+        """The offline stand-in's outcome on ``text`` (``sources``: texts people wrote about the same input);
+        a ValueError for a rule operation."""
         if self.offline is None:
             raise ValueError(f"no offline generator for operation {self.operation.value!r}")
-        return self.offline(text, severity, rng)
+        return self.offline(text, severity, rng, sources)
 
     def adjustment(self, severity: Severity, noun: str) -> Adjustment:
         """The change the LLM prompt asks for; a ValueError for a rule operation."""
@@ -211,7 +215,8 @@ _RECORDS: tuple[OperationRecord, ...] = (
         symptom="The {t} repeats some of its sentences in other words, right after the original.",
         offline=offline.rewrite_insert,
         prompt=prompts.rewrite_insert,
-        offline_summary="rewriting-and-insertion inserts a paraphrase of a sentence after it",
+        offline_summary="rewriting-and-insertion inserts, after a sentence, a sentence of the sources "
+        "(the article, other references) that says the same in other words, written by people",
         inserts=True,
     ),
     OperationRecord(

@@ -358,9 +358,64 @@ def _binomial_verdict(span: Span, new: str) -> Verdict:
     return PASS
 
 
+#: a fictional quantity this many times larger or smaller than the real one is an impossible fact, a clue
+#: that needs no source text ("Gemma, 23" -> "90", "four year old" -> "forty")
+MAX_NUMBER_FACTOR = 5.0
+_QUANTITY = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def _factor(old: str, new: str) -> float:
+    """The largest factor between the quantities of ``old`` and ``new`` read in order, 1 where they do not
+    pair up; 0 and 1 count as 1 ("0-0" -> "0-2" moves by 2)."""
+    a, b = _QUANTITY.findall(old), _QUANTITY.findall(new)
+    if not a or len(a) != len(b):
+        a, b = [str(lexicon.word_value(old.split("-")[0]))], [str(lexicon.word_value(new.split("-")[0]))]
+    pairs = [
+        (max(1.0, float(x.replace(",", ""))), max(1.0, float(y.replace(",", ""))))
+        for x, y in zip(a, b, strict=False)
+    ]
+    return max((max(x, y) / min(x, y) for x, y in pairs), default=1.0)
+
+
+#: a person's age where the text states one: "Gemma, 23,", "now 68,", "aged 23", "23-year-old", "23 years old"
+_AGE_CONTEXT = re.compile(r"(?:\b[A-Z][a-z]+, |\b(?:aged|now|age) )(\d+)(?=,)|\b(\d+)(?=[- ]years?[- ]old\b)")
+#: "the two" standing for nouns: after a definite determiner, before no noun ("The two are", "between the two.")
+_ANAPHOR_BEFORE = re.compile(r"\b(?:the|these|those|all) $", re.IGNORECASE)
+_NO_NOUN_AFTER = re.compile(
+    r"\s*(?:[^\w\s]|$)|\s+(?:are|were|is|was|have|has|had|do|did|will|would|can|could|of|in|on|at|and|or|to|who|that|which)\b"
+)
+#: the largest factor an age may move by (a teacher of 31 is no 11-year-old, a mother of 23 no 90-year-old)
+MAX_AGE_FACTOR = 1.5
+
+
+def _implausible_in_context(span: Span, new: str, original: str) -> str:
+    """Why ``new`` is an impossible value where ``span`` stands, by the reader's rules, else "": a number
+    word after "the" that stands for things the text named ("between the two" -> "the four"), an age moved
+    by half or more or across childhood, a set or small score (both sides at most 7) past 7 ("4-6" ->
+    "2-11")."""
+    before = original[: span.start]
+    after = original[span.end :]
+    if lexicon.word_value(span.text) and _ANAPHOR_BEFORE.search(before) and _NO_NOUN_AFTER.match(after):
+        return "a number word after 'the' stands for things the text named"
+    for m in _AGE_CONTEXT.finditer(original, max(0, span.start - 12), span.end + 10):
+        if span.start in (m.start(1), m.start(2)) and (age := re.match(r"\d+", new)):
+            old, value = int(m.group(1) or m.group(2)), int(age.group())
+            if max(old, value) / max(1, min(old, value)) >= MAX_AGE_FACTOR or (old >= 18) != (value >= 18):
+                return f"an age of {old} is no age of {value}"
+    sides = re.fullmatch(r"(\d{1,2})[-–](\d{1,2})", span.text), re.fullmatch(r"(\d+)[-–](\d+)", new)
+    if sides[0] and sides[1] and max(map(int, sides[0].groups())) <= 7 < max(map(int, sides[1].groups())):
+        return "a set or small score past 7"
+    return ""
+
+
 def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
-    """A number stays a possible value where it stands: no "86 PM", no "140 percent", no reversed range."""
+    """A number stays a possible value where it stands: no "86 PM", no "140 percent", no reversed range, no
+    value moved by a factor of five or more."""
     if span.type is EntityType.NUMBER and (why := lexicon.implausible_number(new, original[span.end :])):
+        return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
+    if span.type is EntityType.NUMBER and (factor := _factor(span.text, new)) >= MAX_NUMBER_FACTOR:
+        return _fail(f"number {span.text!r} replaced by {new!r}: moved by a factor of {factor:.0f}")
+    if span.type is EntityType.NUMBER and (why := _implausible_in_context(span, new, original)):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if lexicon.breaks_range(original, span.start, span.end, new):
         return _fail(f"{span.text!r} replaced by {new!r}: the range it bounds is reversed")
@@ -526,6 +581,8 @@ _FACT_TYPES = frozenset(
 )
 
 
+#: a word this frequent is a function word ("in" 7.3, "this" 7.0; "region" 5.0 is content)
+_FUNCTION_ZIPF = 6.0
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
 
 
@@ -537,6 +594,8 @@ def _content_lemmas(text: str) -> set[str]:
     """Lemmas of the open-class words (nouns, verbs, adjectives, adverbs, names, numbers)."""
     out: set[str] = set()
     for w in _words(text):
+        if lexicon.word_zipf(w) >= _FUNCTION_ZIPF:
+            continue  # "in", "this", "that": function words, whatever the lexicon lists them as
         lems = lexicon.lemmas(w) - _AUXILIARIES
         if lems:
             out.add(min(lems))
@@ -589,8 +648,9 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
             continue
         if word[:1].isupper() and toks and word != toks[0] and not lexicon.is_lowercase_text(para):
             return f"new capitalised word {word!r}"
-        if not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
-            return f"unknown word {word!r}"
+        misspelt = difflib.get_close_matches(word.lower(), known, n=1, cutoff=0.75)
+        if misspelt and not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
+            return f"unknown word {word!r}, a misspelling of {misspelt[0]!r}"  # a new term ("pomc") is none
     return ""
 
 
@@ -708,6 +768,10 @@ _QUOTE = re.compile(r"“[^”]+”|\"[^\"]+\"|(?<![\w])'[A-Za-z][^']*?[\w.!?,]'
 
 #: a paraphrase shares fewer than this of its lower-cased word types with its source (issue 19)
 MAX_JACCARD = 0.8
+#: the reader's near copy (issue 28): at most this many content words swapped with the word order kept, a
+#: word-sequence similarity of at least SWAP_SEQUENCE ("several" -> "a number of", "According to X," + a copy)
+MAX_SWAPPED = 2
+SWAP_SEQUENCE = 0.75
 
 
 def word_type_jaccard(source: str, para: str) -> float:
@@ -724,25 +788,36 @@ def _keeps_fact(fact: str, para: str) -> bool:
     )
 
 
-def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
-    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
-    ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
+def _copy_reason(source: str, para: str) -> str:
+    """Why ``para`` is a copy of ``source`` and no rewrite, by the reader's rules, else ""."""
     if _words(source) == _words(_strip_marker(para)):
-        return _fail(
+        return (
             f"inserted sentence copies the original {'behind a marker' if para != source else ''}: {para!r}"
         )
     changed, ratio = rewrite_distance(source, _strip_marker(para))
     if changed < 2 or ratio > 0.9:
-        return _fail(
-            f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}"
-        )
+        return f"inserted sentence is a near copy of the original (only {changed} words changed): {para!r}"
     if (shared := word_type_jaccard(source, para)) >= MAX_JACCARD:
-        return _fail(
+        return (
             f"inserted sentence shares {shared:.0%} of its word types with the original (the same words "
             f"moved, not reworded): {para!r}"
         )
     if _CLEFT.match(_norm(para)) and not _CLEFT.match(_norm(source)):
-        return _fail(f"inserted sentence is a 'What ... did was ...' cleft, a template: {para!r}")
+        return f"inserted sentence is a 'What ... did was ...' cleft, a template: {para!r}"
+    swapped = len(_content_lemmas(source) - _content_lemmas(para))
+    if swapped <= MAX_SWAPPED and ratio >= SWAP_SEQUENCE:
+        return (
+            f"inserted sentence is a word swap of the original ({swapped} content words swapped, the word order "
+            f"kept: {ratio:.2f}): {para!r}"
+        )
+    return ""
+
+
+def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
+    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
+    ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
+    if copy := _copy_reason(source, para):
+        return _fail(copy)
     src = _content_lemmas(source)
     kept = len(src & _content_lemmas(para)) / max(1, len(src))
     if kept < 0.5:

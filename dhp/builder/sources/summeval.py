@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dhp.builder.errors import SourceError
-from dhp.builder.items import Item, SourceData
+from dhp.builder.items import OTHER_REFERENCES, Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.safe_pickle import safe_load
 from dhp.types import DatasetSpec
@@ -163,7 +163,10 @@ def load_summeval(spec: DatasetSpec, locator: SourceLocator) -> SourceData:
                 id=doc_id,
                 original=detokenize(refs[best]),
                 context={"article": detokenize(src)},
-                extras={"reference_index": str(best)},
+                extras={
+                    "reference_index": str(best),
+                    OTHER_REFERENCES: "\n".join(detokenize(r) for k, r in enumerate(refs) if k != best),
+                },
             )
         )
     return SourceData(

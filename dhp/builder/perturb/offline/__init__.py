@@ -6,8 +6,8 @@ One module per operation, all randomness from the ``random.Random`` passed in:
   same type;
 * :mod:`.grammar` - grammatical errors from a catalogue of real error types, inflected with
   lemminflect;
-* :mod:`.paraphrase` - rewriting and insertion: rule-based syntactic and lexical paraphrases inserted
-  right after their original sentence.
+* :mod:`.paraphrase` - rewriting and insertion: a sentence of the sources (the article, other human
+  references) that says the same in other words, inserted right after its original sentence.
 
 Minor / single severity makes one change; major makes two or three (an item with a single
 candidate is *not applicable* at major severity, with the reason). Every row records
@@ -19,6 +19,7 @@ written by an LLM. Each function is named as its operation's offline generator i
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from dhp.builder.perturb.base import Outcome
 from dhp.builder.perturb.offline import entities, grammar, paraphrase
@@ -32,20 +33,25 @@ __all__ = [
     "rewrite_insert",
 ]
 
-OFFLINE_VERSION = "8"
+OFFLINE_VERSION = "9"
 OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
 
 
-def fictional_entities(text: str, severity: Severity, rng: random.Random) -> Outcome:
+def fictional_entities(
+    text: str, severity: Severity, rng: random.Random, sources: Sequence[str] = ()
+) -> Outcome:
     """Replace one (minor/single) or two to three (major) entities by fictional ones of the same type."""
     return entities.fictional_entities(text, severity, rng, OFFLINE_GENERATOR)
 
 
-def grammatical_errors(text: str, severity: Severity, rng: random.Random) -> Outcome:
+def grammatical_errors(
+    text: str, severity: Severity, rng: random.Random, sources: Sequence[str] = ()
+) -> Outcome:
     """Introduce one (minor/single) or two to three (major) grammatical errors."""
     return grammar.grammatical_errors(text, severity, rng, OFFLINE_GENERATOR)
 
 
-def rewrite_insert(text: str, severity: Severity, rng: random.Random) -> Outcome:
-    """Paraphrase one (minor) or two to three (major) sentences, each inserted right after its original."""
-    return paraphrase.rewrite_insert(text, severity, rng, OFFLINE_GENERATOR)
+def rewrite_insert(text: str, severity: Severity, rng: random.Random, sources: Sequence[str] = ()) -> Outcome:
+    """Insert a rephrasing people wrote (found in ``sources``) of one (minor) or two to three (major) sentences,
+    each right after its original."""
+    return paraphrase.rewrite_insert(text, severity, rng, OFFLINE_GENERATOR, sources)

@@ -17,7 +17,6 @@ __all__ = [
     "apply_edits",
     "case_like",
     "change_count",
-    "compiled",
     "inflect",
     "lemmas",
     "pick_balanced",
@@ -89,13 +88,6 @@ def pick_balanced(
         chosen.append(rng.choice(sites))
         used.add(kind)
     return chosen
-
-
-@functools.cache
-def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile`` with an unbounded cache: the sentence splitter's many patterns evict ``re``'s own
-    512-entry cache, and the offline rules call the same few hundred patterns for every sentence."""
-    return re.compile(pattern, flags)
 
 
 def case_like(src: str, new: str) -> str:

@@ -38,14 +38,12 @@ _MONTHS = [m.capitalize() for m in sorted(closed_class.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(closed_class.WEEKDAYS)]
 _NUMBER_WORDS = list(_LISTS["_NUMBER_WORDS"])
 _ORDINAL_WORDS = sorted(closed_class.ORDINAL_WORDS)
-_PLURAL_SCALES = list(_LISTS["_PLURAL_SCALES"])
-_SCALES = ["dozen", "hundred", "thousand", "million", "billion"]  # "a hundred" -> "a thousand"
 _TRIES = 30
 
 
 def _same_shape_digits(s: str, rng: random.Random) -> str:
     """Each digit replaced, a leading digit stays non-zero ("7,000" -> "3,418", never "0,203"); letters and
-    separators kept."""
+    separators kept. For the digits of a term ("il-6"), not for a quantity (:func:`_near_number`)."""
     out = []
     for i, c in enumerate(s):
         if c.isdigit():
@@ -62,36 +60,81 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _others(pool: list[str], word: str) -> list[str]:
-    """The values ``word`` may become: a scale only moves one step ("thousands" -> "hundreds" or "millions",
-    not "billions of people crossed the border"), a number word to any other."""
-    if pool is _PLURAL_SCALES or pool is _SCALES:
-        i = pool.index(word)
-        return [pool[j] for j in (i - 1, i + 1) if 0 <= j < len(pool)]
-    return [w for w in pool if w != word]
+#: a replaced quantity stays within this factor of its value ("12 people" -> 6 to 24, never 82)
+_FACTOR = 2.0
+
+
+def _near(value: int, rng: random.Random, low: int = 0, high: int = 10**15, factor: float = _FACTOR) -> int:
+    """Another whole value within ``factor`` of ``value`` (0 and 1 may become 2 or 3) and in
+    [``low``, ``high``]; ``value`` itself where there is none."""
+    lo, hi = max(low, int(-(-value // factor))), min(high, max(3, int(value * factor)))
+    choices = [n for n in range(lo, hi + 1) if n != value] if hi - lo < 5000 else []
+    if not choices and hi > lo:
+        while (n := rng.randint(lo, hi)) == value:
+            pass
+        return n
+    return rng.choice(choices) if choices else value
+
+
+def _near_number(digits: str, rng: random.Random, low: int = 0, high: int = 10**15) -> str:
+    """A quantity of the same format near its value: its decimals and thousands commas kept, a round number
+    stays round ("10,000" -> "7,000", never "59,299"; "0.4" -> "0.7"; "12" -> "9")."""
+    whole, _, frac = digits.replace(",", "").partition(".")
+    units = int(whole + frac)
+    zeros = 0 if frac else len(whole) - len(whole.rstrip("0"))
+    zeros = max(0, min(zeros, len(whole) - 2))  # two significant digits left to move ("10,000": 10 thousands)
+    scale = 10**zeros
+    new = _near(units // scale, rng, -(-low // scale), high // scale) * scale
+    text = str(new).rjust(len(frac) + 1, "0")
+    text = f"{text[: len(text) - len(frac)]}.{text[len(text) - len(frac) :]}" if frac else text
+    return f"{int(text):,}" if "," in digits and not frac else text
+
+
+def _age(span: str, rng: random.Random) -> str:
+    """A person's age near it, a child's a child's and an adult's an adult's ("31" -> "27", never "11")."""
+    m = re.match(r"\d+", span)
+    if m is None:
+        return span
+    age = int(m.group())
+    low, high = (18, 99) if age >= 18 else (1, 17)
+    return str(_near(age, rng, low, high, factor=1.3)) + span[m.end() :]
+
+
+def _word_number(head: str, rng: random.Random) -> str | None:
+    """Another number word near ``head``'s value ("two" -> "three", "four" -> "six", never "forty"), else
+    None where ``head`` is no number word."""
+    value = lexicon.word_value(head)
+    if not value or head not in _NUMBER_WORDS + _ORDINAL_WORDS:
+        return None
+    pool = _NUMBER_WORDS if head in _NUMBER_WORDS else _ORDINAL_WORDS
+    near = [w for w in pool if w != head and value / _FACTOR <= lexicon.word_value(w) <= value * _FACTOR]
+    return rng.choice(near) if near else None
 
 
 def _number(span: str, rng: random.Random) -> str:
     low = span.lower()
     head, dash, rest = low.partition("-")  # "Six-time" -> "Four-time": the number word of a compound
-    for pool in (_NUMBER_WORDS, _ORDINAL_WORDS, _PLURAL_SCALES, _SCALES):  # "two" -> "five"
-        if head in pool and (not dash or rest.replace("-", "").isalpha()):
-            word = rng.choice(_others(pool, head)) + dash + span[len(head) + len(dash) :]
-            return word.capitalize() if span[:1].isupper() else word
+    if (not dash or rest.replace("-", "").isalpha()) and (word := _word_number(head, rng)) is not None:
+        word += dash + span[len(head) + len(dash) :]
+        return word.capitalize() if span[:1].isupper() else word
     if low.replace("-", "").isalpha():
-        return span  # "dozens", "hundred", "hundred-year": no same-shape fictional value
-    if m := re.fullmatch(r"(['’]?(?:1[0-9]|20)?)(\d)0s", span):  # a decade ("the 70s", "1970s") stays one
-        return f"{m.group(1)}{rng.choice([d for d in '123456789' if d != m.group(2)])}0s"
-    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "61st", "10th-minute"
-        return _ordinal(int(_same_shape_digits(m.group(1), rng)) or 1) + (m.group(3) or "")
-    # a score: each side at most doubled ("3-10" -> not "8-82")
-    if m := re.fullmatch(r"(\d{1,3})([-–])(\d{1,3})", span):
+        return span  # "dozens", "hundred-year": no same-shape fictional value
+    if m := re.fullmatch(
+        r"(['’]?(?:1[0-9]|20)?)(\d)0s", span
+    ):  # a decade ("the 70s", "1970s") stays one, near
+        d = int(m.group(2))
+        return f"{m.group(1)}{rng.choice([x for x in range(max(1, d - 2), min(9, d + 2) + 1) if x != d])}0s"
+    if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "41st", "10th-minute"
+        return _ordinal(_near(int(m.group(1)), rng, low=1)) + (m.group(3) or "")
+    if m := re.fullmatch(r"(\d{1,3})([-–])(\d{1,3})", span):  # a score: each side moves at most two
         a, b = int(m.group(1)), int(m.group(3))
-        while (new := (rng.randint(0, max(3, 2 * a)), rng.randint(0, max(3, 2 * b)))) == (a, b):
+        top = 7 if max(a, b) <= 7 else 999  # a tennis set or a small score stays one ("4-6" never "2-11")
+        while (
+            new := (rng.randint(max(0, a - 2), min(top, a + 2)), rng.randint(max(0, b - 2), min(top, b + 2)))
+        ) == (a, b):
             pass
         return f"{new[0]}{m.group(2)}{new[1]}"
-    words = span.split(" ")
-    return " ".join(_same_shape_digits(w, rng) if re.search(r"\d", w) else w for w in words)
+    return re.sub(r"\d+(?:,\d{3})*(?:\.\d+)?", lambda d: _near_number(d.group(), rng), span, count=1)
 
 
 #: no source text is newer than WMT22's test data: a later year could be a future event told in the past tense
@@ -106,11 +149,14 @@ def _date(span: str, rng: random.Random) -> str:
         if low in closed_class.WEEKDAYS:
             return word.replace(word.strip(",."), rng.choice([d for d in _WEEKDAYS if d.lower() != low]))
         if m := re.fullmatch(r"(1[0-9]|20)(\d)0s", low):
-            return f"{m.group(1)}{(int(m.group(2)) + rng.randint(1, 8)) % 10}0s"
+            d = int(m.group(2))
+            return (
+                f"{m.group(1)}{rng.choice([x for x in range(max(0, d - 2), min(9, d + 2) + 1) if x != d])}0s"
+            )
         if re.fullmatch(r"\d{1,2}", low):  # a day of the month ("May 19"): another valid day
             return str(rng.choice([d for d in range(1, 29) if d != int(low)]))
-        if re.fullmatch(r"\d{4}", low):
-            year, step = int(low), rng.randint(1, 30)
+        if re.fullmatch(r"\d{4}", low):  # a year stays near: a decade either way
+            year, step = int(low), rng.randint(1, 10)
             # "the Beijing 2035 Olympics" told as past
             later = rng.random() < 0.5 and year + step <= _LATEST_YEAR
             return str(year + step if later else year - step)
@@ -287,6 +333,11 @@ def _org(span: str, rng: random.Random) -> str:
     if run := _place_run(words):
         i, size = run
         return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
+    k = next((i for i, w in enumerate(words) if _name_word(w, lexicon.ORG_KEYWORDS)), None)
+    if k is not None and lexicon.is_demonym(
+        words[k]
+    ):  # "Chinese Foreign Ministry" -> "Valdorian ...", no surname
+        return " ".join([*words[:k], _demonym(rng), *words[k + 1 :]])
     return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST, run=True)
 
 
@@ -469,20 +520,34 @@ def _article_breaks(before: str, old: str, new: str) -> bool:
     return m is not None and not lexicon.an_mismatch(m.group(1), old) and lexicon.an_mismatch(m.group(1), new)
 
 
-def _bounded_number(span: str, after: str) -> Callable[[str, random.Random, str], str] | None:
-    """How to make a plausible number where its context bounds it: an hour of a clock ("10 PM" -> "7 PM"),
-    a share up to 100 ("40 percent" -> "63 percent"), a day before its month (up to 28); None elsewhere."""
-    if re.fullmatch(r"\d+-year-old", span) and lexicon.CHILD_AFTER.match(after):  # "15-year-old girl"
-        return lambda s, r, t: r.choice([f"{n}-year-old" for n in range(2, 18) if f"{n}-year-old" != s])
+#: an age: "Gemma, 23,", "Mr Lawler, now 68,", "aged 23"; "23-year-old", "23 years old", "a four year old"
+_AGE_BEFORE = re.compile(r"(?:\b[A-Z][a-z]+,|\b(?:aged|now|age)) $")
+_AGE_AFTER = re.compile(r"(?:-| )years?(?:-| )old\b")
+_CENTURY_AFTER = re.compile(r"[ -]century\b")
+
+
+def _bounded_number(span: Span, text: str) -> Callable[[str, random.Random, str], str] | None:
+    """How to make a plausible number where its context bounds it: an age stays an age of the same stage
+    ("Ian Guffick, 31" -> "27", a "15-year-old girl" -> "13-year-old"), a century a past one near it, an
+    hour of a clock ("10 PM" -> "8 PM"), a share up to 100 ("40 percent" -> "63 percent"), a day before its
+    month (up to 28), each near its value; None elsewhere."""
+    before, after = text[: span.start], text[span.end :]
+    if re.fullmatch(r"\d+-year-old", span.text) or (
+        span.text.isdigit()
+        and (_AGE_AFTER.match(after) or (_AGE_BEFORE.search(before) and after.startswith(",")))
+    ):
+        return lambda s, r, t: _age(s, r)
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", span.text) and _CENTURY_AFTER.match(after):  # "20th century"
+        return lambda s, r, t: _ordinal(_near(int(s[:-2]), r, 1, 21, factor=1.3))
     top = min(lexicon.number_bound(after), 28 if lexicon.DAY_AFTER.match(after) else 100)
-    if not top or not re.fullmatch(r"\d+", span):
+    if not top or not re.fullmatch(r"\d+", span.text):
         return None
-    return lambda s, r, t: str(r.choice([n for n in range(1, top + 1) if str(n) != s]))
+    return lambda s, r, t: str(_near(int(s), r, 1, top))
 
 
 def _replacement(span: Span, text: str, rng: random.Random, used: set[str]) -> str | None:
     """A fictional value of the span's type that occurs neither in ``text`` nor in ``used``, or None."""
-    bounded = _bounded_number(span.text, text[span.end :]) if span.type is EntityType.NUMBER else None
+    bounded = _bounded_number(span, text) if span.type is EntityType.NUMBER else None
     make = bounded or _MAKERS.get(span.type) or _other_maker(span.text)
     if make is None:
         return None
@@ -650,8 +715,11 @@ def _enumerator(text: str, span: Span) -> bool:
     opens = not text[: span.start].strip() or text[: span.start].rstrip()[-1:] in ".;:"
     counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","  # "Third, ..."
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
-    anaphor = span.text.lower() in _NUMBER_WORDS and text[: span.start].endswith(" the ") and after != " "
-    return listed or counted or bool(item) or anaphor or ("." in span.text and after == ".")
+    # "the two sides", "The two are": a number word after "the" counts things the text already named
+    anaphor = span.text.lower() in _NUMBER_WORDS and re.search(
+        r"\b(?:the|these|those|all) $", text[: span.start], re.I
+    )
+    return listed or counted or bool(item) or bool(anaphor) or ("." in span.text and after == ".")
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
