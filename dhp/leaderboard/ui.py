@@ -204,7 +204,7 @@ def wire_board(be: Backend, t: BoardTab) -> None:
 class JudgeTab:
     tab: gr.Tab
     select: gr.Dropdown
-    info: gr.Markdown
+    info: gr.HTML  # formatting.judge_header: HTML with every user string escaped, never Markdown
     bars: gr.HTML  # vector figures drawn for a phone (plots.figure_html)
     summary: gr.Dataframe
     dataset: gr.Dropdown
@@ -217,7 +217,7 @@ class JudgeTab:
 def judge_tab() -> JudgeTab:
     with gr.Tab("Judge", id="judge", elem_id="tab-judge") as tab:
         select = gr.Dropdown(choices=[], label="Judge", elem_id="judge-select", allow_custom_value=False)
-        info = gr.Markdown(elem_id="judge-info")
+        info = gr.HTML(elem_id="judge-info", padding=False)
         # Titles above the figures, not Gradio's floating labels: on a phone those covered the top
         # panel's title inside the image.
         gr.Markdown("#### Discernment per perturbation (paper Figure 4)", elem_id="judge-bars-title")
@@ -381,7 +381,7 @@ def submit_tab(be: Backend) -> SubmitTab:
             elem_id="s-show-host",
         )
         button = gr.Button("Submit", variant="primary", elem_id="s-submit")
-        status = gr.Markdown(elem_id="submit-status")
+        status = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
     return SubmitTab(
         (name, url, proto, model, hf, provider, rev, smode, contact, publish_host), button, status
     )

@@ -32,6 +32,7 @@ __all__ = [
     "find_misses",
     "miss_counts",
     "misses_csv",
+    "paired_items",
     "render_misses",
     "scored_texts",
 ]
@@ -69,6 +70,22 @@ def _scores(result: Result) -> ItemScores:
     if result.scores is None:
         raise MissesError(f"{result.judge.name} on {result.dataset.name}: the result holds no item scores")
     return result.scores
+
+
+def paired_items(result: Result, perturbation: str) -> list[str]:
+    """The items of ``perturbation`` with a complete pair (a weighted score on both sides): those that
+    can be a miss or a hit, so the number a count of misses is out of (not the dataset's items)."""
+    s = _scores(result)
+    if perturbation not in s.perturbed:
+        raise MissesError(f"{result.dataset.name} has no perturbation {perturbation!r}")
+    metrics = list(s.original)
+    weights = _weights_for(result, perturbation, metrics)
+    return [
+        item
+        for i, item in enumerate(s.item_ids)
+        if _weighted({m: s.original[m][i] for m in metrics}, weights) is not None
+        and _weighted({m: s.perturbed[perturbation][m][i] for m in metrics}, weights) is not None
+    ]
 
 
 def find_misses(result: Result, perturbation: str) -> list[Miss]:
