@@ -28,6 +28,7 @@ __all__ = [
     "plain_md",
     "problems_markdown",
     "prompts_markdown",
+    "queue_html",
     "summary_frame",
     "unknown_judge_html",
 ]
@@ -224,6 +225,30 @@ def prompts_markdown(r: Result) -> str:
         for m, pi in r.scoring.prompts.items()
     ]
     return "\n\n".join(parts)
+
+
+#: The Queue's columns that keep one line (the others wrap: the judge, the model, the reason).
+_QUEUE_NOWRAP = ("Protocol", "Mode", "State", "Submitted", "Updated")
+
+
+def queue_html(frame: pd.DataFrame) -> str:
+    """The Queue as an HTML table (every cell escaped): on a wide screen one line per request with the
+    reason in the room left; on a phone each request a card of labelled lines (``data-label``), so every
+    request and its reason are read without scrolling sideways."""
+    if frame.empty:
+        return ""
+    head = "".join(f"<th scope='col'>{_text(c)}</th>" for c in frame.columns)
+    rows = []
+    for rec in frame.itertuples(index=False):
+        cells = []
+        for col, v in zip(frame.columns, rec, strict=True):
+            cls = "nowrap" if col in _QUEUE_NOWRAP else str(col).lower()
+            cells.append(f'<td class="q-{_text(cls)}" data-label="{_text(col)}">{_text(v)}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return (
+        f'<div class="dhp-queue-wrap"><table class="dhp-queue"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def problems_markdown(problems: Sequence[str]) -> str:

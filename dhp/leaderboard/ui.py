@@ -18,7 +18,13 @@ import pandas as pd
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown
-from dhp.leaderboard.formatting import judge_header, perturbation_frame, prompts_markdown, summary_frame
+from dhp.leaderboard.formatting import (
+    judge_header,
+    perturbation_frame,
+    prompts_markdown,
+    queue_html,
+    summary_frame,
+)
 from dhp.leaderboard.judge_views import DetailBlock, detail_block, wire_detail
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
 from dhp.leaderboard.survey import TASKS, get_task
@@ -394,7 +400,7 @@ def _errors_markdown(e: ValidationError) -> str:
     return "❌ **Not queued:**\n" + "\n".join(f"* {html.escape(x.message)}" for x in errors)
 
 
-def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
+def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.HTML) -> None:
     keys = (
         "judge_name",
         "endpoint_url",
@@ -417,34 +423,32 @@ def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
             msg = be.submit(dict(zip(keys, values, strict=True)), user_of(request, profile, be.cfg.mode))
         except ValidationError as e:
             return _errors_markdown(e), gr.skip()
-        return f"✅ {msg}", be.queue_frame()[0]
+        return f"✅ {msg}", queue_html(be.queue_frame()[0])
 
     s.button.click(handler, list(s.fields), [s.status, queue_df])
 
 
-def queue_tab() -> tuple[gr.Button, gr.Dataframe, gr.Markdown, gr.Tab]:
+def queue_tab() -> tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]:
     with gr.Tab("Queue", id="queue", elem_id="tab-queue") as tab:
         refresh = gr.Button("Refresh queue", size="sm", elem_id="q-refresh")
-        df = gr.Dataframe(interactive=False, elem_id="queue-table", wrap=True)
+        df = gr.HTML(elem_id="queue-table", padding=False)  # formatting.queue_html: fits a phone and 1440 px
         problems = gr.Markdown(elem_id="queue-problems")
     return refresh, df, problems, tab
 
 
-def wire_queue(
-    be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.Dataframe, gr.Markdown, gr.Tab]
-) -> None:
+def wire_queue(be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]) -> None:
     """The queue is read when its tab is opened (not on every page load: the board comes first), on
     Refresh, and by the page's timer."""
     refresh, df, problems, tab = parts
 
-    def show_queue() -> tuple[pd.DataFrame, str]:
+    def show_queue() -> tuple[str, str]:
         frame, bad = be.queue_frame()
         notes = [f"* ⚠️ `{html.escape(p)}`" for p in bad]
         if frame.empty:
             notes.insert(
                 0, "The queue is empty: no judge is waiting or running. Submit one in the Submit tab."
             )
-        return frame, "\n".join(notes)
+        return queue_html(frame), "\n".join(notes)
 
     refresh.click(show_queue, None, [df, problems])
     tab.select(show_queue, None, [df, problems], show_progress="hidden")
