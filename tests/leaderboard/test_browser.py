@@ -842,15 +842,21 @@ LEGIBILITY = """(el) => {
 #: the box's left part; and whether any judge name is cut.
 PINNED = """() => {
   const wrap = document.querySelector('#leaderboard-table .dhp-board-wrap');
+  wrap.scrollIntoView({block: 'start'});
   wrap.scrollLeft = wrap.scrollWidth;
   const w = wrap.getBoundingClientRect();
   const bad = [];
   const cells = [...wrap.querySelectorAll('th.rank, th.judge, th.overall')];
-  for (const tr of [...wrap.querySelectorAll('tbody tr')].slice(0, 8)) cells.push(...tr.querySelectorAll('td.rank, td.judge, td.overall'));
+  const rows = [...wrap.querySelectorAll('tbody tr')].slice(0, 8);
+  for (const tr of rows) cells.push(...tr.querySelectorAll('td.rank, td.judge, td.overall'));
+  for (const tr of [wrap.querySelector('thead tr'), ...rows]) {  // no gap between them to see through
+    const [a, b, c] = [...tr.querySelectorAll('.rank, .judge, .overall')].map(e => e.getBoundingClientRect());
+    if (Math.abs(a.right - b.left) > 1 || Math.abs(b.right - c.left) > 1) bad.push(['gap', a.right, b.left, b.right, c.left]);
+  }
   for (const c of cells) {
     const r = c.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + Math.min(r.height / 2, 8);
-    if (y > w.bottom) continue;
+    if (y > Math.min(w.bottom, window.innerHeight)) continue;
     const top = document.elementFromPoint(x, y);
     if (!top || top.closest('td, th') !== c) bad.push(['covered', c.className, c.textContent.slice(0, 30)]);
     if (r.left < w.left - 1 || r.right > w.left + w.width / 1.2) bad.push(['moved', c.className, r.left]);
