@@ -211,17 +211,18 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-#: The size plot's width: phone-sized, so its text stays readable when a phone shrinks it.
-SIZE_WIDTH_IN = 4.8
+#: The size plot's width: a phone's, as the judge page's figures (its text about 10 px there).
+SIZE_WIDTH_IN = FIG_WIDTH_IN
 _POINT_GID = "dhp-point-"
 
 
 def size_plot(points: Sequence[tuple[str, float, float]], controls: Sequence[tuple[str, float]]) -> Figure:
     """Overall D_avg^EW (y) against parameters in billions (x, log scale) for the judges that declare
-    their size; the Pareto front joined and labelled (only it: at 150 judges every label was a smear);
+    their size; the Pareto front joined and numbered in order of size (1, 2, ...; :func:`size_svg` lists
+    their names under the figure: at 150 judges every name drawn was a smear, and the front's crowded);
     every point is its own artist with gid ``dhp-point-<i>`` (``i``: its index in ``points``), so
     :func:`size_svg` gives it its name on hover; control judges as horizontal reference lines."""
-    fig = Figure(figsize=(SIZE_WIDTH_IN, 3.6), layout="constrained")
+    fig = Figure(figsize=(SIZE_WIDTH_IN, 3.4), layout="constrained")
     ax = fig.subplots()
     front = pareto_front(points)
     on = [p for p in sorted(points, key=lambda p: p[1]) if p[0] in front]
@@ -236,10 +237,9 @@ def size_plot(points: Sequence[tuple[str, float, float]], controls: Sequence[tup
         ax.scatter([x], [y], s=size, color=color, zorder=5 if kind == "front" else 3, label=label).set_gid(
             f"{_POINT_GID}{i}"
         )
-    for name, x, y in on:
-        ax.annotate(
-            _plain(_short(name)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=MIN_FONT_PT
-        )
+    for k, (_, x, y) in enumerate(on, 1):  # alternately above and below: neighbours on the front are close
+        ax.annotate(str(k), (x, y), textcoords="offset points", xytext=(0, 5 if k % 2 else -11),
+                    ha="center", fontsize=MIN_FONT_PT, color=_EW_COLOR, fontweight="bold")  # fmt: skip
     for i, (name, d) in enumerate(controls):
         ax.axhline(d, linestyle=("--", ":", "-.")[i % 3], color="grey", linewidth=1,
                    label=_plain(f"control: {name}"))  # fmt: skip
@@ -257,11 +257,6 @@ def size_plot(points: Sequence[tuple[str, float, float]], controls: Sequence[tup
     ax.grid(alpha=0.3)
     fig.legend(loc="outside lower center", ncols=2, fontsize=MIN_FONT_PT, frameon=False)
     return fig
-
-
-def _short(name: str, width: int = 28) -> str:
-    """A label short enough to sit beside its point (the full name is in the hover and the alt text)."""
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def size_svg(points: Sequence[tuple[str, float, float]], controls: Sequence[tuple[str, float]]) -> str:
@@ -282,4 +277,14 @@ def size_svg(points: Sequence[tuple[str, float, float]], controls: Sequence[tupl
         + (f"Pareto front: {', '.join(front)}" if front else "no judge declares its size yet")
         + "."
     )
-    return f'<figure class="dhp-size" role="img" aria-label="{html.escape(alt)}">{svg}</figure>'
+    on = sorted((p for p in points if p[0] in front), key=lambda p: p[1])
+    names = "".join(
+        f"<li>{html.escape(n)} <span>({x:g}B, {y:.2f})</span></li>" for n, x, y in on
+    )  # the numbers drawn on the front, in order
+    caption = (
+        f"<figcaption>The Pareto front (no smaller judge discerns more), numbered in the plot:"
+        f'<ol class="dhp-front">{names}</ol></figcaption>'
+        if on
+        else ""
+    )
+    return f'<figure class="dhp-size"><div role="img" aria-label="{html.escape(alt)}">{svg}</div>{caption}</figure>'

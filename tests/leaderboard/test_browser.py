@@ -958,20 +958,27 @@ def test_the_queue_and_the_size_plot_fit_both_widths(
         _save(pg, shots, f"queue-{width}", full=True)
 
         _open_tab(pg, "Compare", width)
-        fig = pg.locator("#size-plot figure[role='img']")
+        fig = pg.locator("#size-plot [role='img']")
         expect(fig).to_be_visible()
         points, _ = size_points(Backend(AppConfig.local(crowd_site["root"])).frame()[0])
         front = pareto_front(points)
         alt = fig.get_attribute("aria-label") or ""
         assert "undefined" not in alt and all(n in alt for n in front), alt
         assert len(points) > 100 and 0 < len(front) < 15
-        titles = fig.locator("svg title").all_text_contents()
+        titles = fig.locator("svg title").all_text_contents()  # every judge named on hover
         assert sorted(t.split(": ")[0] for t in titles if "B parameters" in t) == sorted(
             n for n, _, _ in points
         )
-        labels = set(fig.evaluate("f => [...f.querySelectorAll('svg text')].map(t => t.textContent)"))
-        off = [n for n, _, _ in points if n not in front and n in labels]
-        assert off == [] and any(n in labels or n[:20] in " ".join(labels) for n in front)
+        drawn = fig.evaluate("f => [...f.querySelectorAll('svg text')].map(t => t.textContent.trim())")
+        numbers = [str(k) for k in range(1, len(front) + 1)]
+        assert all(k in drawn for k in numbers)  # the front numbered on the plot, no name drawn in it
+        assert not [n for n, _, _ in points if any(n in t for t in drawn)]
+        listed = pg.locator("#size-plot .dhp-front li").all_inner_texts()
+        assert [t.rsplit(" (", 1)[0] for t in listed] == front  # and named, in order, under it
+        px = pg.evaluate(
+            "() => Math.min(...[...document.querySelectorAll('#size-plot svg text')].map(t => t.getBoundingClientRect().height).filter(h => h > 0))"
+        )
+        assert px >= 8, px  # its text readable on a phone too (about 6 px before)
         box = fig.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
         fig.scroll_into_view_if_needed()
