@@ -21,6 +21,7 @@ from dhp.leaderboard.about import LEGEND, about_markdown
 from dhp.leaderboard.formatting import (
     judge_header,
     perturbation_frame,
+    plain_md,
     prompts_markdown,
     queue_html,
     summary_frame,
@@ -395,9 +396,9 @@ def submit_tab(be: Backend) -> SubmitTab:
 
 def _errors_markdown(e: ValidationError) -> str:
     errors = e.errors if isinstance(e, SubmissionErrors) else (e,)
-    if len(errors) == 1:
-        return f"❌ **Not queued.** {html.escape(errors[0].message)}"
-    return "❌ **Not queued:**\n" + "\n".join(f"* {html.escape(x.message)}" for x in errors)
+    if len(errors) == 1:  # a message quotes what was typed: plain text, never Markdown
+        return f"❌ **Not queued.** {plain_md(errors[0].message)}"
+    return "❌ **Not queued:**\n" + "\n".join(f"* {plain_md(x.message)}" for x in errors)
 
 
 def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.HTML) -> None:

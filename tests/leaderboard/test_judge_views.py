@@ -219,3 +219,20 @@ def test_a_hostile_name_is_plain_text_in_the_header_and_the_figures(name: str) -
     fig = plots.discernment_bars([r], title=f"{name}: D")
     fig.draw_without_rendering()  # mathtext would read "$...$" as maths (and fail on a lone "$")
     assert fig.get_suptitle().replace("\\$", "$").replace("\n", " ") == f"{name}: D"
+
+
+def test_a_refusal_quoting_a_hostile_name_is_plain_text() -> None:
+    """The Submit tab's refusal quotes the name typed (``judge name '![a](http:...)': ...``): Markdown."""
+    from dhp.leaderboard.ui import _errors_markdown
+    from dhp.leaderboard.validation import SubmissionErrors, ValidationError
+
+    typed = "![a](http:127.0.0.1:1?x) [l](http:127.0.0.1:1)"
+    one = _errors_markdown(ValidationError("judge_name", f"judge name {typed!r}: taken"))
+    two = _errors_markdown(
+        SubmissionErrors([ValidationError("judge_name", typed), ValidationError("contact", "<b>")])
+    )
+    for md in (one, two):
+        assert "![a](" not in md and "[l](" not in md and "<b>" not in md, md
+    from dhp.leaderboard.formatting import plain_md
+
+    assert one.startswith("❌ **Not queued.**") and plain_md(typed) in one
