@@ -13,7 +13,6 @@ with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/
 
 from __future__ import annotations
 
-import html
 import os
 import threading
 from collections.abc import Mapping
@@ -24,7 +23,7 @@ import gradio as gr
 
 from dhp.leaderboard import compare_view, table, ui
 from dhp.leaderboard.about import intro_markdown
-from dhp.leaderboard.formatting import problems_markdown
+from dhp.leaderboard.formatting import problems_markdown, unknown_judge_html
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend
 from dhp.leaderboard.stores import HubStore, open_store
 from dhp.leaderboard.validation import Mode
@@ -68,11 +67,7 @@ def _page_load(be: Backend, request: gr.Request | None) -> tuple[Any, ...]:
     # The judge page (two matplotlib figures, ~1 s of server CPU) is drawn when it is opened, not on
     # every page load: no judge is chosen yet unless the link names one.
     known = wanted if wanted in judges else None
-    unknown = (
-        f"**Unknown judge** “{html.escape(wanted)}”: no result names it. Pick one above."
-        if wanted and not known
-        else gr.skip()
-    )
+    unknown = unknown_judge_html(wanted) if wanted and not known else gr.skip()
     return (
         rep.generation,
         fams,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -69,14 +70,15 @@ def _num_cell(v: float, lo: float, hi: float) -> str:
     return f'<td class="num">{v:.2f}</td>'
 
 
-def _judge_cell(name: str, rank: str) -> str:
-    link = (
-        f'<a class="dhp-judge" href="?judge={html.escape(name, quote=True)}" '
-        f'data-judge="{html.escape(name)}">{html.escape(name)}</a>'
-    )
-    if not rank.startswith(BASELINE):
-        return f'<td class="judge">{link}</td>'
-    return f'<td class="judge">{link} <span class="tag">{html.escape(rank)}</span></td>'
+def _judge_cell(name: str, rank: str, caveat: str = "") -> str:
+    """The judge's name, whole (it wraps: a cut name hid which of two similar judges a row is), as a
+    link to its page; ``caveat`` is repeated under it for a phone, which hides the Caveats column."""
+    href = "?judge=" + urllib.parse.quote(name, safe="")  # "&", "#", "+" stay in the name
+    text = html.escape(name)
+    link = f'<a class="dhp-judge" href="{html.escape(href)}" data-judge="{text}" title="{text}">{text}</a>'
+    tag = f' <span class="tag">{html.escape(rank)}</span>' if rank.startswith(BASELINE) else ""
+    cav = f'<span class="cav">{html.escape(caveat)}</span>' if caveat else ""
+    return f'<td class="judge">{link}{tag}{cav}</td>'
 
 
 def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
@@ -159,9 +161,10 @@ class BoardParts:
 
 def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[str], list[str]]) -> str:
     rank = str(cols[RANK][i])
+    caveat = "; ".join(str(cols[m][i]) for m in meta[1] if str(cols[m][i]))
     cells = [
         f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
-        _judge_cell(str(cols["Judge"][i]), rank),
+        _judge_cell(str(cols["Judge"][i]), rank, caveat),
     ]
     overall = _num_cell(cols[dcols[0]][i], *(cols[b][i] for b in interval_columns(dcols[0])))
     cells.append(overall.replace('<td class="num', '<td class="overall num', 1))

@@ -5,15 +5,16 @@ count, Pareto front, control judges as reference lines). Data gathering here; fi
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
 import pandas as pd
-from matplotlib.figure import Figure
 
 from dhp.leaderboard import plots, table
+from dhp.leaderboard.formatting import plain_md
 from dhp.leaderboard.service import Backend
 from dhp.scoring.compare import CompareError, compare_results, render_comparison
 from dhp.scoring.results import Result
@@ -38,8 +39,9 @@ def compare_markdown(be: Backend, a: str | None, b: str | None) -> str:
     try:
         c = compare_results(_full_results(be, a), _full_results(be, b), n_boot=PAGE_N_BOOT)
     except (CompareError, OSError, ValueError) as e:
-        return f"Cannot compare {a} and {b}: {e}"
-    md = render_comparison(c)
+        return plain_md(f"Cannot compare {a} and {b}: {e}")
+    # the names are the submitters' words: literal text, never Markdown
+    md = render_comparison(dataclasses.replace(c, judge_a=plain_md(c.judge_a), judge_b=plain_md(c.judge_b)))
     return md.replace("\n## ", "\n#### ").replace("# ", "### ", 1)  # headings under the tab's own
 
 
@@ -64,9 +66,10 @@ def size_points(full: pd.DataFrame) -> tuple[list[tuple[str, float, float]], lis
     return points, sorted(controls)
 
 
-def size_figure(be: Backend) -> Figure:
+def size_html(be: Backend) -> str:
+    """The size plot as inline SVG: the Pareto front labelled, every other judge named on hover."""
     full, _ = be.frame()
-    return plots.size_plot(*size_points(full))
+    return plots.size_svg(*size_points(full))
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ class CompareTab:
     b: gr.Dropdown
     button: gr.Button
     result: gr.Markdown
-    size: gr.Plot
+    size: gr.HTML
 
 
 def compare_tab() -> CompareTab:
@@ -91,16 +94,16 @@ def compare_tab() -> CompareTab:
             a = gr.Dropdown(choices=[], label="Judge A", elem_id="compare-a")
             b = gr.Dropdown(choices=[], label="Judge B", elem_id="compare-b")
         button = gr.Button("Compare", elem_id="compare-go")
-        result = gr.Markdown(elem_id="compare-result")
+        result = gr.Markdown(elem_id="compare-result", latex_delimiters=[])
         gr.Markdown("#### Discernment against size", elem_id="size-title")
-        size = gr.Plot(show_label=False, elem_id="size-plot", format="png")
+        size = gr.HTML(elem_id="size-plot", padding=False)
     return CompareTab(tab, a, b, button, result, size)
 
 
 def wire_compare(be: Backend, c: CompareTab) -> None:
-    def opened() -> tuple[Any, Any, Figure]:
+    def opened() -> tuple[Any, Any, str]:
         judges = be.judges()
-        return gr.Dropdown(choices=judges), gr.Dropdown(choices=judges), size_figure(be)
+        return gr.Dropdown(choices=judges), gr.Dropdown(choices=judges), size_html(be)
 
     c.tab.select(opened, None, [c.a, c.b, c.size])
     c.button.click(lambda a, b: compare_markdown(be, a, b), [c.a, c.b], c.result)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import math
+import re
+import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +13,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from dhp.judge import BuiltinJudge, HubJudge, Judge, LocalJudge, published_hosts
 from dhp.leaderboard import table
 from dhp.scoring.results import PerturbationResult, Result, Summary, no_d_mark
 from dhp.scoring.stats import CombineMethod, combine_pvalues, discernment
@@ -22,9 +25,12 @@ __all__ = [
     "calibrated_d",
     "judge_header",
     "perturbation_frame",
+    "plain_md",
     "problems_markdown",
     "prompts_markdown",
+    "queue_html",
     "summary_frame",
+    "unknown_judge_html",
 ]
 
 
@@ -41,26 +47,87 @@ def _size(n_params: float | None, *names: str | None) -> str:
     return "–" if not math.isfinite(b) else f"{b:g}B parameters"
 
 
+#: ASCII punctuation Markdown may read as syntax; ``&`` and ``;`` are left to the HTML entities.
+_MD_PUNCT = re.compile(r"([!-%'-/:<-@\[-`{-~])")
+
+
+def plain_md(text: str) -> str:
+    """``text`` as literal words inside Markdown: HTML escaped and every punctuation mark that Markdown
+    (links, images, emphasis, headings, tables, autolinks, LaTeX ``$``) could read as syntax
+    backslash-escaped. For user strings (judge names, models) in a ``gr.Markdown``."""
+    return _MD_PUNCT.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _text(x: object) -> str:
+    return html.escape(str(x), quote=True)
+
+
+_HF_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _hf_link(model_id: str | None) -> str:
+    """A link to the model's Hub page when the id is a plain ``org/name``; else the id as text."""
+    if not model_id:
+        return "–"
+    if not _HF_ID.fullmatch(model_id):
+        return _text(model_id)
+    href = "https://huggingface.co/" + urllib.parse.quote(model_id, safe="/")
+    return f'<a href="{_text(href)}" target="_blank" rel="noopener noreferrer">{_text(model_id)}</a>'
+
+
+def _where(j: Judge) -> str:
+    """What is true of where the judge ran, for each kind of judge."""
+    if isinstance(j, BuiltinJudge):
+        return f"built-in control judge ({_text(j.control.value)}): no model, no requests, no endpoint"
+    if isinstance(j, HubJudge):
+        return (
+            f"Hub model through Hugging Face Inference Providers (provider: {_text(j.provider)}); "
+            "no endpoint of its own"
+        )
+    if isinstance(j, LocalJudge):
+        return "in-process model (transformers, run by the scorer): no endpoint"
+    shown = published_hosts(j)
+    if shown:
+        return "endpoint host: " + ", ".join(_text(h) for h in shown) + " (published by its submitter)"
+    return "endpoint host: not published (the submitter kept it private)"
+
+
+def _bootstrap(r: Result) -> str:
+    s = r.scoring
+    if s.n_boot <= 0:
+        return "no bootstrap (no intervals: scored with --n-boot 0)"
+    return f"{s.n_boot} replicates, seed {s.seed}, {s.confidence:.0%} intervals"
+
+
 def judge_header(results: Sequence[Result]) -> str:
+    """The judge page's header as HTML (a ``gr.HTML``): every user string escaped, never Markdown."""
     if not results:
-        return "No results for this judge yet."
+        return "<p>No results for this judge yet.</p>"
     r = max(results, key=lambda x: x.created_at)
     j = r.judge
-    hf = f"[{j.hf_model_id}](https://huggingface.co/{j.hf_model_id})" if j.hf_model_id else "–"
-    lines = [
-        f"## {html.escape(j.name)}",
-        f"* **Model:** {html.escape(j.model or '–')} · **HF model:** {hf} · **revision:** {j.revision or '–'}",
-        f"* **Size:** {_size(j.n_params, j.hf_model_id, j.model)} · **kind:** {j.kind} · "
-        f"**protocol:** {j.protocol} · **scoring mode:** {r.scoring.mode} · **repeats:** {r.scoring.repeats}",
-        f"* **Settings:** {', '.join(f'{k}={v}' for k, v in j.settings.items()) or '–'} · **prompt set:** "
-        f"{r.scoring.prompt_set} · **endpoint host:** not published",
-        f"* **Qualified** (D_min^EW > 1 and a D for every perturbation: every issue discerned at p < 0.05) on "
-        f"{sum(bool(x.summary.qualified) for x in results)} of {len(results)} dataset(s)",
-        f"* **Combination:** {r.scoring.combine_method.value} · **weights:** {r.scoring.weights_source} · "
-        f"**bootstrap:** {r.scoring.n_boot} replicates, seed {r.scoring.seed}, "
-        f"{r.scoring.confidence:.0%} intervals · **dhp** {r.dhp_version} · **scored** {r.created_at}",
+    settings = ", ".join(f"{k}={v}" for k, v in j.settings.items()) or "–"
+    qualified = sum(bool(x.summary.qualified) for x in results)
+    items = [
+        f"<b>Model:</b> {_text(j.model or '–')} · <b>HF model:</b> {_hf_link(j.hf_model_id)} · "
+        f"<b>revision:</b> {_text(j.revision or '–')}",
+        f"<b>Size:</b> {_size(j.n_params, j.hf_model_id, j.model)} · <b>kind:</b> {_text(j.kind)} · "
+        f"<b>protocol:</b> {_text(j.protocol)} · <b>scoring mode:</b> {_text(r.scoring.mode)} · "
+        f"<b>repeats:</b> {r.scoring.repeats}",
+        f"<b>Runs:</b> {_where(j.judge)}",
+        f"<b>Settings:</b> {_text(settings)} · <b>prompt set:</b> {_text(r.scoring.prompt_set)}",
+        f"<b>Qualified</b> (D_min^EW &gt; 1 and a D for every perturbation: every issue discerned at "
+        f"p &lt; 0.05) on {qualified} of {len(results)} dataset(s)",
+        f"<b>Combination:</b> {_text(r.scoring.combine_method.value)} · <b>weights:</b> "
+        f"{_text(r.scoring.weights_source)} · <b>bootstrap:</b> {_bootstrap(r)} · <b>dhp</b> "
+        f"{_text(r.dhp_version)} · <b>scored</b> {_text(r.created_at)}",
     ]
-    return "\n".join(lines)
+    body = "".join(f"<li>{x}</li>" for x in items)
+    return f'<div class="dhp-judge-head"><h2>{_text(j.name)}</h2><ul>{body}</ul></div>'
+
+
+def unknown_judge_html(wanted: str) -> str:
+    """What the judge page says for a ``?judge=`` link no result names (the name as plain text)."""
+    return f"<p><b>Unknown judge</b> “{_text(wanted)}”: no result names it. Pick one above.</p>"
 
 
 def _with_ci(x: float | None, ci: Any) -> str:
@@ -158,6 +225,30 @@ def prompts_markdown(r: Result) -> str:
         for m, pi in r.scoring.prompts.items()
     ]
     return "\n\n".join(parts)
+
+
+#: The Queue's columns that keep one line (the others wrap: the judge, the model, the reason).
+_QUEUE_NOWRAP = ("Protocol", "Mode", "State", "Submitted", "Updated")
+
+
+def queue_html(frame: pd.DataFrame) -> str:
+    """The Queue as an HTML table (every cell escaped): on a wide screen one line per request with the
+    reason in the room left; on a phone each request a card of labelled lines (``data-label``), so every
+    request and its reason are read without scrolling sideways."""
+    if frame.empty:
+        return ""
+    head = "".join(f"<th scope='col'>{_text(c)}</th>" for c in frame.columns)
+    rows = []
+    for rec in frame.itertuples(index=False):
+        cells = []
+        for col, v in zip(frame.columns, rec, strict=True):
+            cls = "nowrap" if col in _QUEUE_NOWRAP else str(col).lower()
+            cells.append(f'<td class="q-{_text(cls)}" data-label="{_text(col)}">{_text(v)}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return (
+        f'<div class="dhp-queue-wrap"><table class="dhp-queue"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def problems_markdown(problems: Sequence[str]) -> str:

@@ -35,6 +35,7 @@ from dhp.scoring.misses import (
     find_misses,
     miss_counts,
     misses_csv,
+    paired_items,
 )
 from dhp.scoring.misses import scored_texts as _load_texts
 from dhp.scoring.results import DatasetRef, Result
@@ -86,26 +87,53 @@ def run_cost_text(r: Result) -> str:
 
 
 def _misses_table(r: Result) -> list[str]:
+    """Per perturbation: D^EW, and its misses out of its own pairs (a perturbation applies to some
+    items only: "2 of 100" read as a 2% miss rate where it was 2 of 33 pairs)."""
     counts = miss_counts(r)
-    n = len(r.scores.item_ids) if r.scores is not None else 0
     if not counts:
         return ["No item scores in this result: misses cannot be counted."]
-    lines = ["| perturbation | D^EW | missed |", "|---|---|---|"]
+    lines = ["| perturbation | D^EW | missed (of its pairs) |", "|---|---|---|"]
     for p in r.perturbations:
         k = counts.get(p.id)
-        lines.append(f"| {p.id} | {_fmt(p.d_ew)} | {'–' if k is None else f'{k} of {n}'} |")
+        missed = "–" if k is None else f"{k} of {len(paired_items(r, p.id))}"
+        lines.append(f"| {p.id} | {_fmt(p.d_ew)} | {missed} |")
     return lines
+
+
+def _lower_share(r: Result, rows: tuple[int, ...]) -> str:
+    """The share of the group's pairs (every perturbation) the judge scored lower: a rate, which does
+    not shrink with the number of pairs as D does."""
+    s = r.scores
+    if s is None:
+        return "–"
+    ids = {s.item_ids[i] for i in rows}
+    pairs = lower = 0
+    for pid in s.perturbed:
+        paired = ids.intersection(paired_items(r, pid))
+        missed = sum(m.item_id in paired for m in find_misses(r, pid))
+        pairs += len(paired)
+        lower += len(paired) - missed
+    return "–" if not pairs else f"{lower / pairs:.0%} of {pairs:,}"
 
 
 def _tertile_table(r: Result) -> list[str]:
     tertiles = length_tertiles(r)
     if not tertiles:
+        if r.scores is not None and r.scores.original_words is not None:
+            return ["The texts' lengths are too uniform to cut into three groups: no length tertiles."]
         return ["No text lengths in this result (scored before results schema 1.2): no length tertiles."]
-    lines = ["| length | words | items | D_avg^EW |", "|---|---|---|---|"]
+    lines = ["| length | words | items | D_avg^EW | pairs scored lower |", "|---|---|---|---|---|"]
     lines += [
-        f"| {t.name} | {t.min_words}–{t.max_words} | {t.n_items} | {_fmt(t.d_avg_ew)} |" for t in tertiles
+        f"| {t.name} | {t.min_words}–{t.max_words} | {t.n_items} | {_fmt(t.d_avg_ew)} | {_lower_share(r, t.rows)} |"
+        for t in tertiles
     ]
-    return lines
+    return [
+        *lines,
+        "",
+        "D = log_0.05(p) grows with the number of pairs: a tertile's D rests on about a third of them, so "
+        "compare the tertiles' D with each other, not with the dataset's D_avg^EW above. *Pairs scored "
+        "lower* (every perturbation, weighted metrics) is a rate: it does not shrink with fewer pairs.",
+    ]
 
 
 def detail_markdown(r: Result) -> str:
@@ -177,10 +205,10 @@ def misses_html(r: Result, perturbation: str | None, texts: ScoredTexts | str, n
         return "<p>No perturbation has a missed pair here.</p>" if r.scores is not None else ""
     try:
         misses, why = _with_texts(r, perturbation, texts)
+        total = len(paired_items(r, perturbation))  # the perturbation's pairs, not the dataset's items
     except MissesError as e:
         return f"<p>{html.escape(str(e))}</p>"
     note = "" if why is None else f"<p class='dhp-misses-note'>Texts not shown: {html.escape(why)}</p>"
-    total = len(r.scores.item_ids) if r.scores is not None else 0
     parts = [
         f"<p><b>{len(misses)} of {total}</b> pairs of <code>{html.escape(perturbation)}</code> not scored "
         f"lower; the {min(n, len(misses))} with the largest rise first.</p>",

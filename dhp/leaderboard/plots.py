@@ -39,6 +39,7 @@ __all__ = [
     "pareto_front",
     "score_distributions",
     "size_plot",
+    "size_svg",
 ]
 
 #: The judge-page figures' width: what a 390 px phone shows of the page (3.2 in = 230 pt = 307 CSS px).
@@ -120,7 +121,7 @@ def discernment_bars(results: Sequence[Result], title: str = "") -> Figure:
         axes[0].text(0.5, 0.5, "no results", ha="center", va="center", transform=axes[0].transAxes)
         axes[0].set_axis_off()
     if title:
-        fig.suptitle(_wrap(title), fontsize=_TEXT_PT)
+        fig.suptitle(_plain(_wrap(title)), fontsize=_TEXT_PT)
     return fig
 
 
@@ -174,7 +175,7 @@ def score_distributions(result: Result) -> Figure:
         ax.set_ylabel("share of scores", fontsize=MIN_FONT_PT)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=MIN_FONT_PT, frameon=False)
-    title = _wrap(f"{result.judge.name} on {result.dataset.name}: response style")
+    title = _plain(_wrap(f"{result.judge.name} on {result.dataset.name}: response style"))
     fig.suptitle(f"{title}\n(panel titles: mean original → mean perturbed)", fontsize=_TEXT_PT)
     return fig
 
@@ -205,32 +206,85 @@ def pareto_front(points: Sequence[tuple[str, float, float]]) -> list[str]:
     return front
 
 
+def _plain(text: str) -> str:
+    """A user string as literal text in a figure: ``$`` would start matplotlib's mathtext."""
+    return text.replace("$", r"\$")
+
+
+#: The size plot's width: a phone's, as the judge page's figures (its text about 10 px there).
+SIZE_WIDTH_IN = FIG_WIDTH_IN
+_POINT_GID = "dhp-point-"
+
+
 def size_plot(points: Sequence[tuple[str, float, float]], controls: Sequence[tuple[str, float]]) -> Figure:
     """Overall D_avg^EW (y) against parameters in billions (x, log scale) for the judges that declare
-    their size; the Pareto front joined and labelled; control judges as horizontal reference lines."""
-    fig = Figure(figsize=(8.0, 4.6))
+    their size; the Pareto front joined and numbered in order of size (1, 2, ...; :func:`size_svg` lists
+    their names under the figure: at 150 judges every name drawn was a smear, and the front's crowded);
+    every point is its own artist with gid ``dhp-point-<i>`` (``i``: its index in ``points``), so
+    :func:`size_svg` gives it its name on hover; control judges as horizontal reference lines."""
+    fig = Figure(figsize=(SIZE_WIDTH_IN, 3.4), layout="constrained")
     ax = fig.subplots()
     front = pareto_front(points)
     on = [p for p in sorted(points, key=lambda p: p[1]) if p[0] in front]
-    off = [p for p in points if p[0] not in front]
-    if off:
-        ax.scatter([p[1] for p in off], [p[2] for p in off], color=_D_COLOR, label="judge", zorder=3)
     if on:
-        ax.plot([p[1] for p in on], [p[2] for p in on], "-o", color=_EW_COLOR, label="Pareto front", zorder=4)
-    for name, x, y in points:
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.plot([p[1] for p in on], [p[2] for p in on], "-", color=_EW_COLOR, label="Pareto front", zorder=4)
+    seen: set[str] = set()
+    for i, (name, x, y) in enumerate(points):
+        kind = "front" if name in front else "judge"
+        label = "judge (name on hover)" if kind == "judge" and kind not in seen else None
+        seen.add(kind)
+        color, size = (_EW_COLOR, 22) if kind == "front" else (_D_COLOR, 14)
+        ax.scatter([x], [y], s=size, color=color, zorder=5 if kind == "front" else 3, label=label).set_gid(
+            f"{_POINT_GID}{i}"
+        )
+    for k, (_, x, y) in enumerate(on, 1):  # alternately above and below: neighbours on the front are close
+        ax.annotate(str(k), (x, y), textcoords="offset points", xytext=(0, 5 if k % 2 else -11),
+                    ha="center", fontsize=MIN_FONT_PT, color=_EW_COLOR, fontweight="bold")  # fmt: skip
     for i, (name, d) in enumerate(controls):
-        ax.axhline(d, linestyle=("--", ":", "-.")[i % 3], color="grey", linewidth=1, label=f"control: {name}")
+        ax.axhline(d, linestyle=("--", ":", "-.")[i % 3], color="grey", linewidth=1,
+                   label=_plain(f"control: {name}"))  # fmt: skip
     ax.axhline(1.0, color="crimson", linewidth=0.8, alpha=0.6, label="D = 1 (p = 0.05)")
     if points:
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}B"))
         ax.xaxis.set_minor_formatter(NullFormatter())
     else:
-        ax.text(0.5, 0.5, "No judge declares its parameter count yet.", ha="center", transform=ax.transAxes)
-    ax.set_xlabel("parameters (billions)")
-    ax.set_ylabel("Overall $D_{avg}^{EW}$")
+        ax.text(0.5, 0.5, "No judge declares its parameter count yet.", ha="center", transform=ax.transAxes,
+                fontsize=_TEXT_PT)  # fmt: skip
+    ax.set_xlabel("parameters (billions)", fontsize=_TEXT_PT)
+    ax.set_ylabel("Overall $D_{avg}^{EW}$", fontsize=_TEXT_PT)
+    ax.tick_params(labelsize=MIN_FONT_PT)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
+    fig.legend(loc="outside lower center", ncols=2, fontsize=MIN_FONT_PT, frameon=False)
     return fig
+
+
+def size_svg(points: Sequence[tuple[str, float, float]], controls: Sequence[tuple[str, float]]) -> str:
+    """:func:`size_plot` as inline SVG for a ``gr.HTML``: each point carries its full name,
+    size and D as an SVG ``<title>`` (shown on hover), the figure an alt text naming the front."""
+    fig = size_plot(points, controls)
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "dhp-size"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg") :]  # no XML prolog or doctype inside HTML
+    for i, (name, x, y) in enumerate(points):
+        tip = html.escape(f"{name}: {x:g}B parameters, Overall D_avg^EW {y:.2f}", quote=False)
+        svg = svg.replace(f'<g id="{_POINT_GID}{i}">', f'<g id="{_POINT_GID}{i}"><title>{tip}</title>', 1)
+    front = pareto_front(points)
+    alt = (
+        f"Overall D_avg^EW against parameter count for {len(points)} judges that declare their size; "
+        + (f"Pareto front: {', '.join(front)}" if front else "no judge declares its size yet")
+        + "."
+    )
+    on = sorted((p for p in points if p[0] in front), key=lambda p: p[1])
+    names = "".join(
+        f"<li>{html.escape(n)} <span>({x:g}B, {y:.2f})</span></li>" for n, x, y in on
+    )  # the numbers drawn on the front, in order
+    caption = (
+        f"<figcaption>The Pareto front (no smaller judge discerns more), numbered in the plot:"
+        f'<ol class="dhp-front">{names}</ol></figcaption>'
+        if on
+        else ""
+    )
+    return f'<figure class="dhp-size"><div role="img" aria-label="{html.escape(alt)}">{svg}</div>{caption}</figure>'

@@ -23,6 +23,7 @@ import pandas as pd
 from dhp.fsutil import atomic_write_text
 from dhp.judge import EndpointJudge, request_model
 from dhp.leaderboard import board_html, table
+from dhp.leaderboard.formatting import plain_md
 from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
 from dhp.leaderboard.ranks import RankSamples
@@ -424,7 +425,7 @@ class Backend:
             if dup:
                 raise ValidationError("duplicate", dup)
             req = self.queue.submit(new_request(sub, submitter))
-        return f"Queued **{sub.judge_name}** as request `{req.id}` (PENDING). Follow it in the Queue tab."
+        return f"Queued **{plain_md(sub.judge_name)}** as request `{req.id}` (PENDING). Follow it in the Queue tab."
 
     def queue_frame(self) -> tuple[pd.DataFrame, list[str]]:
         reqs, problems = self.queue.load()

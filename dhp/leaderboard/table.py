@@ -385,8 +385,8 @@ def _rank_and_sort(
     base = base.assign(**{RANK: [f"{BASELINE}: {m}" for m in meaning]})
     if sort.column and sort.column in rest.columns and sort.column != RANK:
         key = rest[sort.column]
-        if key.dtype == object:
-            key = key.str.lower()
+        if not pd.api.types.is_numeric_dtype(key):  # text (object, or pandas 3's str): case-insensitive
+            key = key.astype(str).str.lower()
         rest = (
             rest.assign(_key=key)
             .sort_values(

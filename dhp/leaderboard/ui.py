@@ -18,7 +18,14 @@ import pandas as pd
 
 from dhp.leaderboard import plots, table
 from dhp.leaderboard.about import LEGEND, about_markdown
-from dhp.leaderboard.formatting import judge_header, perturbation_frame, prompts_markdown, summary_frame
+from dhp.leaderboard.formatting import (
+    judge_header,
+    perturbation_frame,
+    plain_md,
+    prompts_markdown,
+    queue_html,
+    summary_frame,
+)
 from dhp.leaderboard.judge_views import DetailBlock, detail_block, wire_detail
 from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
 from dhp.leaderboard.survey import TASKS, get_task
@@ -204,7 +211,7 @@ def wire_board(be: Backend, t: BoardTab) -> None:
 class JudgeTab:
     tab: gr.Tab
     select: gr.Dropdown
-    info: gr.Markdown
+    info: gr.HTML  # formatting.judge_header: HTML with every user string escaped, never Markdown
     bars: gr.HTML  # vector figures drawn for a phone (plots.figure_html)
     summary: gr.Dataframe
     dataset: gr.Dropdown
@@ -217,7 +224,7 @@ class JudgeTab:
 def judge_tab() -> JudgeTab:
     with gr.Tab("Judge", id="judge", elem_id="tab-judge") as tab:
         select = gr.Dropdown(choices=[], label="Judge", elem_id="judge-select", allow_custom_value=False)
-        info = gr.Markdown(elem_id="judge-info")
+        info = gr.HTML(elem_id="judge-info", padding=False)
         # Titles above the figures, not Gradio's floating labels: on a phone those covered the top
         # panel's title inside the image.
         gr.Markdown("#### Discernment per perturbation (paper Figure 4)", elem_id="judge-bars-title")
@@ -381,7 +388,7 @@ def submit_tab(be: Backend) -> SubmitTab:
             elem_id="s-show-host",
         )
         button = gr.Button("Submit", variant="primary", elem_id="s-submit")
-        status = gr.Markdown(elem_id="submit-status")
+        status = gr.Markdown(elem_id="submit-status", latex_delimiters=[])
     return SubmitTab(
         (name, url, proto, model, hf, provider, rev, smode, contact, publish_host), button, status
     )
@@ -389,12 +396,12 @@ def submit_tab(be: Backend) -> SubmitTab:
 
 def _errors_markdown(e: ValidationError) -> str:
     errors = e.errors if isinstance(e, SubmissionErrors) else (e,)
-    if len(errors) == 1:
-        return f"❌ **Not queued.** {html.escape(errors[0].message)}"
-    return "❌ **Not queued:**\n" + "\n".join(f"* {html.escape(x.message)}" for x in errors)
+    if len(errors) == 1:  # a message quotes what was typed: plain text, never Markdown
+        return f"❌ **Not queued.** {plain_md(errors[0].message)}"
+    return "❌ **Not queued:**\n" + "\n".join(f"* {plain_md(x.message)}" for x in errors)
 
 
-def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
+def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.HTML) -> None:
     keys = (
         "judge_name",
         "endpoint_url",
@@ -417,34 +424,32 @@ def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.Dataframe) -> None:
             msg = be.submit(dict(zip(keys, values, strict=True)), user_of(request, profile, be.cfg.mode))
         except ValidationError as e:
             return _errors_markdown(e), gr.skip()
-        return f"✅ {msg}", be.queue_frame()[0]
+        return f"✅ {msg}", queue_html(be.queue_frame()[0])
 
     s.button.click(handler, list(s.fields), [s.status, queue_df])
 
 
-def queue_tab() -> tuple[gr.Button, gr.Dataframe, gr.Markdown, gr.Tab]:
+def queue_tab() -> tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]:
     with gr.Tab("Queue", id="queue", elem_id="tab-queue") as tab:
         refresh = gr.Button("Refresh queue", size="sm", elem_id="q-refresh")
-        df = gr.Dataframe(interactive=False, elem_id="queue-table", wrap=True)
+        df = gr.HTML(elem_id="queue-table", padding=False)  # formatting.queue_html: fits a phone and 1440 px
         problems = gr.Markdown(elem_id="queue-problems")
     return refresh, df, problems, tab
 
 
-def wire_queue(
-    be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.Dataframe, gr.Markdown, gr.Tab]
-) -> None:
+def wire_queue(be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]) -> None:
     """The queue is read when its tab is opened (not on every page load: the board comes first), on
     Refresh, and by the page's timer."""
     refresh, df, problems, tab = parts
 
-    def show_queue() -> tuple[pd.DataFrame, str]:
+    def show_queue() -> tuple[str, str]:
         frame, bad = be.queue_frame()
         notes = [f"* ⚠️ `{html.escape(p)}`" for p in bad]
         if frame.empty:
             notes.insert(
                 0, "The queue is empty: no judge is waiting or running. Submit one in the Submit tab."
             )
-        return frame, "\n".join(notes)
+        return queue_html(frame), "\n".join(notes)
 
     refresh.click(show_queue, None, [df, problems])
     tab.select(show_queue, None, [df, problems], show_progress="hidden")

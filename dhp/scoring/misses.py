@@ -33,6 +33,7 @@ __all__ = [
     "miss_counts",
     "misses_csv",
     "pair_count",
+    "paired_items",
     "render_misses",
     "scored_texts",
 ]
@@ -95,6 +96,12 @@ def find_misses(result: Result, perturbation: str) -> list[Miss]:
     """The items of ``perturbation`` the judge did not score lower (see the module docstring)."""
     out = [m for m in _pairs(result, perturbation) if m.perturbed_weighted >= m.original_weighted]
     return sorted(out, key=lambda m: (-(m.perturbed_weighted - m.original_weighted), m.item_id))
+
+
+def paired_items(result: Result, perturbation: str) -> list[str]:
+    """The items of ``perturbation`` with a complete pair (a weighted score on both sides): those that
+    can be a miss or a hit, so the number a count of misses is out of (not the dataset's items)."""
+    return [m.item_id for m in _pairs(result, perturbation)]
 
 
 def pair_count(result: Result, perturbation: str) -> int:

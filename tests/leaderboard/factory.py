@@ -7,6 +7,7 @@ Scores are drawn per item: originals around a judge-specific level, perturbed te
 from __future__ import annotations
 
 import zlib
+from pathlib import Path
 
 import numpy as np
 
@@ -140,3 +141,81 @@ def make_result(
 def result_json(judge: str, dataset: str = "summeval", **kwargs: object) -> str:
     res: Result = make_result(judge, dataset, **kwargs)  # type: ignore[arg-type]
     return str(dump_result(res))
+
+
+def renamed(result: Result, name: str) -> Result:
+    """``result`` under another judge name, unchecked: a results file keeps any name of up to 100
+    characters it was scored under (older rules allowed ``/``, ``<`` and ``>``), so the board must
+    show such a name as plain text. Hostile names for the tests are made this way."""
+    info = result.judge
+    return result.model_copy(
+        update={"judge": info.model_copy(update={"judge": info.judge.model_copy(update={"name": name})})}
+    )
+
+
+#: Names a submitter could try on a public board (results files keep names of older, looser rules):
+#: Markdown images and links, raw HTML, maths, and the characters that break a URL's query.
+HOSTILE_NAMES: tuple[str, ...] = (
+    "![a](http://127.0.0.1:1/x)",
+    "[x](http://127.0.0.1:1/)",
+    "<img src=x>",
+    "A&B judge #2",
+    "$\\alpha$ judge *bold* _it_",
+)
+_FAMILIES = (
+    ("Llama-3.1", "meta-llama/Llama-3.1-{s}B-Instruct", (8, 70, 405)),
+    ("qwen2.5", "Qwen/Qwen2.5-{s}B-Instruct", (0.5, 1.5, 3, 7, 14, 32, 72)),
+    ("Mistral", "mistralai/Mistral-{s}B-Instruct-v0.3", (7, 22, 123)),
+    ("gemma-2", "google/gemma-2-{s}b-it", (2, 9, 27)),
+    ("Phi-3.5", "microsoft/Phi-3.5-mini-instruct-{s}b", (3.8,)),
+    ("DeepSeek-V3", "deepseek-ai/DeepSeek-V3-{s}B", (671,)),
+)
+_VARIANTS = ("", " (temp 0)", " expected-mode", " v2", " — long prompt set, top-logprobs 20, run B", " int4")
+
+
+def crowd_judges(n: int = 150, seed: int = 31) -> list[tuple[str, float, str, float, int]]:
+    """``n`` realistic judges: (name, skill, HF id, parameters, datasets scored). Families and sizes
+    of real open models, mixed-case and long names (some alike but for their tail), near-chance judges
+    (skill near 0), partial judges (fewer datasets), and :data:`HOSTILE_NAMES`. Seeded: the same list
+    every time."""
+    rng = np.random.default_rng(seed)
+    out: list[tuple[str, float, str, float, int]] = []
+    seen: set[str] = set()
+    for i in range(n):
+        fam, hf, sizes = _FAMILIES[i % len(_FAMILIES)]
+        size = sizes[int(rng.integers(len(sizes)))]
+        base = f"{fam} {size:g}B{_VARIANTS[int(rng.integers(len(_VARIANTS)))]}"
+        name = HOSTILE_NAMES[i // 7] if i % 7 == 3 and i // 7 < len(HOSTILE_NAMES) else base
+        if name.lower() in seen:
+            name = f"{name} #{i}"
+        seen.add(name.lower())
+        skill = 0.02 if i % 11 == 5 else float(rng.uniform(0.1, 1.1))  # some near chance
+        n_ds = 3 if i % 13 == 7 else 6  # some partial
+        out.append((name, skill, hf.format(s=f"{size:g}"), size * 1e9, n_ds))
+    return out
+
+
+def write_crowd(root: Path, n: int = 150, n_items: int = 20, boot_first: int = 40) -> list[str]:
+    """:func:`crowd_judges` as results files under ``root`` (the first ``boot_first`` with a 10-replicate
+    bootstrap, so their intervals show; the others without, which keeps this quick), and the random
+    and oracle control judges as baselines (lexical is left for a test to submit). Returns the judges'
+    names in order."""
+    names = []
+    datasets = list(BENCHMARK)
+    for i, (name, skill, hf, params, n_ds) in enumerate(crowd_judges(n)):
+        for ds in datasets[:n_ds]:
+            r = make_result(f"crowd {i}", ds, skill=skill, hf_model_id=hf, model=hf, n_params=params,
+                            n_items=n_items, n_boot=10 if i < boot_first else 0, seed=i)  # fmt: skip
+            path = root / f"crowd-{i:03d}" / f"{ds}@v1.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(dump_result(renamed(r, name)))
+        names.append(name)
+    for control in (ControlJudge.RANDOM, ControlJudge.ORACLE):
+        for ds in datasets:
+            skill = {"random": 0.0, "oracle": 2.0, "lexical": 0.3}[control.value]
+            r = make_result(control.value, ds, skill=skill, protocol="builtin", model=control.value,
+                            n_items=n_items, n_boot=10)  # fmt: skip
+            path = root / control.value / f"{ds}@v1.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(dump_result(r))
+    return names

@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 
-from dhp.scoring.results import dump_result
 from dhp.spec import BENCHMARK
 from tests.leaderboard.browser import BROWSER_MARKS, TIMEOUT_MS
 from tests.leaderboard.conftest import write_results
-from tests.leaderboard.factory import make_result
+from tests.leaderboard.factory import HOSTILE_NAMES, write_crowd
 from tests.support.tiny_data import write_tiny_dataset
 
 pytestmark = BROWSER_MARKS
@@ -520,24 +519,56 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
 
 # -- 150 judges at 1440 px: six datasets in view, Rank/Judge/Overall fixed, headers keyboard-sortable --
 @pytest.fixture(scope="module")
-def crowd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def crowd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """150 realistic judges (tests.leaderboard.factory.crowd_judges: real families and sizes, alike long
+    names, near-chance and partial judges, hostile names), the three baselines, and 13 requests in the
+    Queue (one with a hostile name a submission may carry)."""
     from dhp.leaderboard.app import AppConfig, build_app, launch
 
     root = tmp_path_factory.mktemp("crowd")
-    judges = [(f"Synthetic judge number {i:03d} (temperature 0)", (i % 50) / 50, f"org/model-{i}-7b", 7e9)
-              for i in range(150)]  # fmt: skip
-    write_results(root / "results", judges=judges, n_items=20, n_boot=0)
-    for ds in BENCHMARK:  # a control judge: the baseline row every view keeps
-        r = make_result("Random", ds, skill=0.0, protocol="builtin", model="random", n_items=20)
-        (root / "results" / "random").mkdir(exist_ok=True)
-        (root / "results" / "random" / f"{ds}@v1.json").write_text(dump_result(r))
+    names = write_crowd(root / "results")
+    _crowd_queue(root)
     demo = build_app(AppConfig.local(root))
     port = _free_port()
     launch(demo, port=port, block=False)
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield {"url": f"http://127.0.0.1:{port}/", "names": names, "root": root}
     finally:
         demo.close()
+
+
+@pytest.fixture(scope="module")
+def crowd(crowd_site: dict[str, Any]) -> str:
+    return str(crowd_site["url"])
+
+
+#: A name the submission form accepts (no / < >) that Markdown would still read as an image.
+QUEUED_HOSTILE = "Q ![q](http:127.0.0.1:1?q) [l](http:127.0.0.1:1?l)"
+
+
+def _crowd_queue(root: Path) -> None:
+    """13 requests: pending, running, finished and failed ones with long reasons, one hostile name."""
+    from dhp.judge import EndpointJudge
+    from dhp.leaderboard.queue import RequestQueue, new_request
+    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.validation import Submission
+
+    q = RequestQueue(LocalStore(root / "requests"))
+    for i in range(13):
+        name = QUEUED_HOSTILE if i == 5 else f"Queued judge {i:02d} with a fairly long name (70B)"
+        judge = EndpointJudge(name=name, endpoints=(f"https://api{i}.judges.example.com/v1",),
+                              model=f"org/judge-{i}-70b-instruct", publish_host=i % 2 == 0)  # fmt: skip
+        q.submit(new_request(Submission(judge=judge, mode="expected", contact="c"), f"user{i}"))
+    for i in range(4):
+        claimed = q.claim_next("w")
+        assert claimed is not None
+        if i % 2:
+            q.fail(
+                claimed,
+                "the endpoint answered HTTP 503 Service Unavailable to 40 of 40 requests; retry later",
+            )
+        else:
+            q.finish(claimed, ())
 
 
 def test_six_datasets_fit_at_1440_with_150_judges(browser: Any, crowd: str) -> None:
@@ -586,16 +617,16 @@ def test_the_baseline_stays_under_a_search(browser: Any, crowd: str) -> None:
         pg = ctx.new_page()
         pg.goto(crowd)
         expect(_rows(pg).first).to_be_visible()
-        pg.locator("#search textarea, #search input").first.fill("number 007")
-        expect(_rows(pg)).to_have_count(2)  # the one match, and the baseline
-        expect(_rows(pg).filter(has_text="Synthetic judge number 007")).to_have_count(1)
-        baseline = _rows(pg).filter(has_text="Random")
+        pg.locator("#search textarea, #search input").first.fill("405b v2 #138")
+        expect(_rows(pg)).to_have_count(3)  # the one match, and the two baselines
+        expect(_rows(pg).filter(has_text="Llama-3.1 405B v2 #138")).to_have_count(1)
+        baseline = _rows(pg).filter(has_text="random")
         expect(baseline).to_have_count(1)
         expect(baseline.locator("td.rank")).to_have_text("baseline")
         assert baseline.locator("td.rank").evaluate("e => e.scrollWidth <= e.clientWidth"), "baseline cut"
         pg.locator("#search textarea, #search input").first.fill("no such judge at all")
         expect(pg.locator("#leaderboard-table .dhp-empty")).to_contain_text("No judge matches")
-        expect(_rows(pg)).to_have_count(1)  # said above the baseline, which stays
+        expect(_rows(pg)).to_have_count(2)  # said above the baselines, which stay
         expect(_rows(pg).first.locator("td.rank")).to_have_text("baseline")
         _shot(pg, "crowd-1440-search")
     finally:
@@ -660,9 +691,12 @@ def test_queue_and_about_headers_keep_their_words(browser: Any, site: dict[str, 
         pg.goto(site["url"])
         _open_tab(pg, "Queue", width)
         expect(pg.locator("#queue-table")).to_contain_text("api.acme-llm.example.com")
-        expect(pg.locator("#queue-table th").filter(has_text="Protocol").first).to_be_visible()
-        lines = pg.evaluate(HEADER_LINES, "#queue-table")
-        assert lines and all(n == 1 for _, n in lines), lines
+        if width < 600:  # a phone: a card per request, each line labelled (the headers are hidden)
+            expect(pg.locator("#queue-table td[data-label='Protocol']").first).to_be_visible()
+        else:
+            expect(pg.locator("#queue-table th").filter(has_text="Protocol").first).to_be_visible()
+            lines = pg.evaluate(HEADER_LINES, "#queue-table")
+            assert lines and all(n == 1 for _, n in lines), lines
         _shot(pg, f"queue-{width}")
         _open_tab(pg, "About", width)
         expect(pg.locator("#about table").first).to_be_visible()
@@ -675,3 +709,289 @@ def test_queue_and_about_headers_keep_their_words(browser: Any, site: dict[str, 
         _shot(pg, f"about-{width}")
     finally:
         ctx.close()
+
+
+# -- issue 31: names are plain text everywhere; readable at 390 and 1440 px with 150 judges -------------
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the issue-31 tests save their screenshots: under pytest's tmp dir (printed at the end)."""
+    return tmp_path_factory.mktemp("shots")
+
+
+def _save(pg: Any, shots: Path, name: str, full: bool = False) -> None:
+    pg.screenshot(path=str(shots / f"{name}.png"), full_page=full)
+
+
+def _loopback_only(ctx: Any) -> list[str]:
+    """Route every request of ``ctx``: only the app's own server (the first loopback port asked) is
+    reached, anything else is refused; returns every address asked for, to check after."""
+    from urllib.parse import urlsplit
+
+    asked: list[str] = []
+    app_ports: set[int] = set()
+
+    def guard(route: Any) -> None:
+        url = urlsplit(route.request.url)
+        asked.append(route.request.url)
+        if url.hostname == "127.0.0.1" and (not app_ports or url.port in app_ports):
+            app_ports.add(int(url.port or 80))
+            route.continue_()
+        else:
+            route.abort()
+
+    ctx.route("**/*", guard)
+    return asked
+
+
+#: Images and links in an element that do not come from the app itself: by their address.
+FOREIGN = """(sel) => {
+  const out = [];
+  for (const root of document.querySelectorAll(sel)) {
+    for (const el of root.querySelectorAll('img, a, image, iframe, object, embed, video, audio, source')) {
+      const where = el.getAttribute('src') || el.getAttribute('href') || el.getAttribute('xlink:href') || '';
+      if (where.startsWith('data:image/svg+xml') || where.startsWith('?judge=')
+          || where.startsWith('https://huggingface.co/')) continue;
+      out.push(el.outerHTML.slice(0, 120));
+    }
+  }
+  return out;
+}"""
+
+
+def test_hostile_names_are_plain_text_on_every_view(
+    browser: Any, crowd_site: dict[str, Any], shots: Path
+) -> None:
+    """A judge named ``![a](http://...)`` put an image (a tracking pixel) in its page's header for every
+    visitor; ``[x](...)`` a link; ``<img src=x>`` raw HTML. Table, judge page, compare, queue and the
+    submit message show each as the words typed; the page fetches nothing but its own server."""
+    from urllib.parse import quote
+
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    asked = _loopback_only(ctx)
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd_site["url"])
+        expect(_rows(pg).first).to_be_visible()
+        pg.locator("#leaderboard-table .dhp-show-all").click()
+        links = pg.locator("#leaderboard-table a.dhp-judge")
+        for name in HOSTILE_NAMES:
+            expect(links.filter(has_text=name)).to_have_count(1)
+            assert links.filter(has_text=name).get_attribute("title") == name
+        assert pg.evaluate(FOREIGN, "#leaderboard-table") == []
+        for name in HOSTILE_NAMES:  # each one's page, opened by its own link: not "Unknown judge"
+            pg.goto(crowd_site["url"] + "?judge=" + quote(name, safe=""))
+            head = pg.locator("#judge-info h2")
+            expect(head).to_have_text(name)
+            expect(pg.locator("#judge-bars img")).to_be_visible()
+            assert pg.evaluate(FOREIGN, "#judge-info, #judge-bars, #judge-detail, #judge-misses") == []
+        _save(pg, shots, "hostile-judge-1440")
+        pg.locator("#leaderboard-table").wait_for(state="attached")
+        _open_tab(pg, "Compare", 1440)
+        for side, name in (("compare-a", HOSTILE_NAMES[0]), ("compare-b", HOSTILE_NAMES[2])):
+            box = pg.locator(f"#{side} input")
+            box.click()
+            box.fill(name)
+            pg.locator(f"#{side}").get_by_role("option", name=name, exact=True).click()
+            expect(box).to_have_value(name)
+        pg.locator("#compare-go").click()
+        out = pg.locator("#compare-result")
+        expect(out).to_contain_text(f"{HOSTILE_NAMES[0]} (A) vs {HOSTILE_NAMES[2]} (B)")
+        assert pg.evaluate(FOREIGN, "#compare-result, #size-plot") == []
+        _open_tab(pg, "Queue", 1440)
+        expect(pg.locator("#queue-table")).to_contain_text(QUEUED_HOSTILE)
+        assert pg.evaluate(FOREIGN, "#queue-table") == []
+        _open_tab(pg, "Submit", 1440)
+        pg.locator("#s-name textarea, #s-name input").first.fill("S ![s](http:127.0.0.1:1?s) *b*")
+        pg.locator("#s-contact textarea, #s-contact input").first.fill("me@example.org")
+        pg.locator("#s-protocol input").click()
+        pg.get_by_role("option", name="builtin").click()
+        pg.locator("#s-model textarea, #s-model input").first.fill("lexical")  # not in the crowd yet
+        pg.locator("#s-submit").click()
+        expect(pg.locator("#submit-status")).to_contain_text(
+            "Queued S ![s](http:127.0.0.1:1?s) *b* as request"
+        )
+        assert pg.evaluate(FOREIGN, "#submit-status") == []
+        assert pg.locator("#submit-status img, #submit-status a").count() == 0
+        pointed = [u for u in asked if ":1/" in u or ":1?" in u or u.split("?")[0].endswith("/x")]
+        assert pointed == [], pointed  # nothing fetched from where the names point
+    finally:
+        ctx.close()
+
+
+#: WCAG contrast of an element's text on the first opaque background under it, its size and style.
+LEGIBILITY = """(el) => {
+  const rgba = c => { const v = c.match(/[\\d.]+/g).map(Number); return v.length < 4 ? [...v, 1] : v; };
+  const lum = ([r, g, b]) => {
+    const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let bg = [255, 255, 255];
+  for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+    const c = rgba(getComputedStyle(n).backgroundColor);
+    if (c[3] > 0) { bg = c; break; }
+  }
+  const s = getComputedStyle(el);
+  const fg = rgba(s.color);
+  const mixed = fg.slice(0, 3).map((v, i) => v * fg[3] + bg[i] * (1 - fg[3]));
+  const [hi, lo] = [lum(mixed), lum(bg)].sort((a, b) => b - a);
+  const r = el.getBoundingClientRect();
+  return {ratio: (hi + 0.05) / (lo + 0.05), px: parseFloat(s.fontSize), italic: s.fontStyle, shown: r.width > 0 && r.height > 0};
+}"""
+
+#: After the table box is scrolled to its right end: for the first rows' Rank, Judge and Overall cells
+#: (and their headers), whether the cell itself is what is drawn at its centre (opaque, on top) and inside
+#: the box's left part; and whether any judge name is cut.
+PINNED = """() => {
+  const wrap = document.querySelector('#leaderboard-table .dhp-board-wrap');
+  wrap.scrollIntoView({block: 'start'});
+  wrap.scrollLeft = wrap.scrollWidth;
+  const w = wrap.getBoundingClientRect();
+  const bad = [];
+  const cells = [...wrap.querySelectorAll('th.rank, th.judge, th.overall')];
+  const rows = [...wrap.querySelectorAll('tbody tr')].slice(0, 8);
+  for (const tr of rows) cells.push(...tr.querySelectorAll('td.rank, td.judge, td.overall'));
+  for (const tr of [wrap.querySelector('thead tr'), ...rows]) {  // no gap between them to see through
+    const [a, b, c] = [...tr.querySelectorAll('.rank, .judge, .overall')].map(e => e.getBoundingClientRect());
+    if (Math.abs(a.right - b.left) > 1 || Math.abs(b.right - c.left) > 1) bad.push(['gap', a.right, b.left, b.right, c.left]);
+  }
+  for (const c of cells) {
+    const r = c.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + Math.min(r.height / 2, 8);
+    if (y > Math.min(w.bottom, window.innerHeight)) continue;
+    const top = document.elementFromPoint(x, y);
+    if (!top || top.closest('td, th') !== c) bad.push(['covered', c.className, c.textContent.slice(0, 30)]);
+    if (r.left < w.left - 1 || r.right > w.left + w.width / 1.2) bad.push(['moved', c.className, r.left]);
+  }
+  const cut = [...wrap.querySelectorAll('td.judge')].filter(td => td.scrollWidth > td.clientWidth + 1)
+    .map(td => td.textContent.slice(0, 40));
+  return {bad, cut, scrolled: wrap.scrollLeft};
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_board_reads_on_a_phone_and_a_wide_screen(
+    browser: Any, crowd_site: dict[str, Any], shots: Path, width: int
+) -> None:
+    """With 150 judges: intervals legible (contrast >= 4.5:1, >= 11 px, upright) and shown on a phone
+    (they were hidden below 600 px, in 9.45 px italic grey at 1.9:1); names whole, titled, and opened by a
+    tap; Rank, Judge and Overall pinned and opaque when the datasets scroll; on a phone the caveats
+    under each name (Caveats was the 15th column)."""
+    from playwright.sync_api import expect
+
+    phone = width < 600
+    ctx = browser.new_context(viewport={"width": width, "height": 844 if phone else 900}, is_mobile=phone,
+                              has_touch=phone)  # fmt: skip
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd_site["url"])
+        expect(_rows(pg).first).to_be_visible()
+        _save(pg, shots, f"board-{width}")
+        cis = pg.locator("#leaderboard-table tbody tr:not(.baseline) .ci")
+        expect(cis.first).to_be_visible()
+        for i in range(5):
+            read = cis.nth(i).evaluate(LEGIBILITY)
+            assert (
+                read["shown"] and read["ratio"] >= 4.5 and read["px"] >= 11 and read["italic"] == "normal"
+            ), read
+        rank = pg.locator("#leaderboard-table tbody tr:not(.baseline) td.rank").first.evaluate(LEGIBILITY)
+        assert rank["ratio"] >= 4.5, rank
+        names = pg.locator("#leaderboard-table tbody a.dhp-judge")
+        for i in range(10):
+            assert names.nth(i).get_attribute("title") == names.nth(i).inner_text()
+        pinned = pg.evaluate(PINNED)
+        assert pinned["scrolled"] > 0 and pinned["bad"] == [] and pinned["cut"] == [], pinned
+        _save(pg, shots, f"board-{width}-scrolled")
+        caveats = pg.locator("#leaderboard-table th.caveats")
+        under = pg.locator("#leaderboard-table tbody tr:not(.baseline) td.judge .cav").first
+        if phone:
+            expect(caveats).to_be_hidden()
+            expect(under).to_be_visible()
+            expect(under).to_contain_text("items")
+        else:
+            expect(caveats).to_be_visible()
+            expect(under).to_be_hidden()
+        scroll = pg.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert scroll[0] <= scroll[1], scroll
+        longest = max(crowd_site["names"][:40], key=len)  # a long name: tapped, its page shows it whole
+        link = pg.locator("#leaderboard-table a.dhp-judge").filter(has_text=longest).first
+        link.scroll_into_view_if_needed()
+        link.tap() if phone else link.click()
+        expect(pg.locator("#judge-info h2")).to_have_text(longest)
+        _save(pg, shots, f"judge-{width}")
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_the_queue_and_the_size_plot_fit_both_widths(
+    browser: Any, crowd_site: dict[str, Any], shots: Path, width: int
+) -> None:
+    """The Queue: every request in view when scrolled down the page (2 of 13 on a phone), its Reason on
+    the screen at 1440 px, no page-wide sideways scroll. The size plot: only the Pareto front labelled,
+    every judge named on hover (an SVG title), an alt text naming the front ("undefined plot")."""
+    from playwright.sync_api import expect
+
+    from dhp.leaderboard.compare_view import size_points
+    from dhp.leaderboard.plots import pareto_front
+    from dhp.leaderboard.queue import RequestQueue
+    from dhp.leaderboard.service import AppConfig, Backend
+    from dhp.leaderboard.stores import LocalStore
+
+    ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
+    try:
+        pg = ctx.new_page()
+        pg.goto(crowd_site["url"])
+        _open_tab(pg, "Queue", width)
+        rows = pg.locator("#queue-table tbody tr")
+        n = len(
+            RequestQueue(LocalStore(crowd_site["root"] / "requests")).load()[0]
+        )  # 13, or 14 after a submission
+        assert n >= 13
+        expect(rows).to_have_count(n)
+        for i in range(n):
+            box = rows.nth(i).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 1, (i, box)
+            assert box["height"] < (320 if width < 600 else 90), (i, box)  # no blank gaps
+        reason = pg.locator("#queue-table td[data-label='Reason']").filter(has_text="503").first
+        expect(reason).to_be_visible()
+        rb = reason.bounding_box()
+        assert rb is not None and rb["x"] + rb["width"] <= width + 1 and rb["width"] > 100, rb
+        scroll = pg.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert scroll[0] <= scroll[1], scroll
+        _save(pg, shots, f"queue-{width}", full=True)
+
+        _open_tab(pg, "Compare", width)
+        fig = pg.locator("#size-plot [role='img']")
+        expect(fig).to_be_visible()
+        points, _ = size_points(Backend(AppConfig.local(crowd_site["root"])).frame()[0])
+        front = pareto_front(points)
+        alt = fig.get_attribute("aria-label") or ""
+        assert "undefined" not in alt and all(n in alt for n in front), alt
+        assert len(points) > 100 and 0 < len(front) < 15
+        titles = fig.locator("svg title").all_text_contents()  # every judge named on hover
+        assert sorted(t.split(": ")[0] for t in titles if "B parameters" in t) == sorted(
+            n for n, _, _ in points
+        )
+        drawn = fig.evaluate("f => [...f.querySelectorAll('svg text')].map(t => t.textContent.trim())")
+        numbers = [str(k) for k in range(1, len(front) + 1)]
+        assert all(k in drawn for k in numbers)  # the front numbered on the plot, no name drawn in it
+        assert not [n for n, _, _ in points if any(n in t for t in drawn)]
+        listed = pg.locator("#size-plot .dhp-front li").all_inner_texts()
+        assert [t.rsplit(" (", 1)[0] for t in listed] == front  # and named, in order, under it
+        px = pg.evaluate(
+            "() => Math.min(...[...document.querySelectorAll('#size-plot svg text')].map(t => t.getBoundingClientRect().height).filter(h => h > 0))"
+        )
+        assert px >= 8, px  # its text readable on a phone too (about 6 px before)
+        box = fig.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
+        fig.scroll_into_view_if_needed()
+        _save(pg, shots, f"size-{width}")
+    finally:
+        ctx.close()
+    print(f"screenshots: {shots}")

@@ -136,7 +136,7 @@ def test_compare_tab_and_size_plot(browser: Any, site: dict[str, Any], width: in
         view = Backend(AppConfig.local(site["root"])).view()
         assert [r for r in ranks if r[0].isdigit()] == [r for r in view[RANK] if r[0].isdigit()]
         _open_tab(pg, "Compare")
-        expect(pg.locator("#size-plot img")).to_be_visible()
+        expect(pg.locator("#size-plot svg")).to_be_visible()
         _pick(pg, "compare-a", "Strong Llama 70B")
         _pick(pg, "compare-b", "Weak Phi-2")
         pg.locator("#compare-go").click()
@@ -147,7 +147,7 @@ def test_compare_tab_and_size_plot(browser: Any, site: dict[str, Any], width: in
         assert "| A |" not in out.inner_text()  # rendered as tables, not raw markdown
         assert re.search(r"d_avg_ew\s+\+\d+\.\d\d\s+\[\+\d+\.\d\d, \+\d+\.\d\d\]\s+A", out.inner_text())
         assert _broken_cells(pg, "#compare-result th, #compare-result td:not(:first-child)") == []
-        img = pg.locator("#size-plot img").bounding_box()
+        img = pg.locator("#size-plot svg").bounding_box()
         assert img is not None and img["x"] >= 0 and img["x"] + img["width"] <= width + 1
         _shot(pg, f"compare-{width}")
     finally:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -92,3 +95,144 @@ def test_run_cost_says_which_tokens_were_reported() -> None:
     b = make_result("random", "summeval", n_items=5, protocol="builtin", model="random")
     assert "no requests (built-in judge)" in run_cost_text(b)
     assert "Where it fails on summeval" in detail_markdown(r)
+
+
+# -- issue 31: every figure means what it says -------------------------------------------------------
+def _with_pairs_on(r: Result, pid: str, items: int) -> Result:
+    """``r`` where perturbation ``pid`` has pairs for its first ``items`` items only (a perturbation
+    applies to some of a dataset's items)."""
+    assert r.scores is not None
+    per = {
+        m: tuple(v if i < items else None for i, v in enumerate(vals))
+        for m, vals in r.scores.perturbed[pid].items()
+    }
+    scores = r.scores.model_copy(update={"perturbed": {**r.scores.perturbed, pid: per}})
+    return r.model_copy(update={"scores": scores})
+
+
+def test_misses_are_counted_out_of_the_perturbations_pairs(scored: tuple[Result, Path]) -> None:
+    """ "2 of 100" for a perturbation with 33 pairs: the count was divided by the dataset's items."""
+    r, data = scored
+    pid = miss_choices(r)[0][1]
+    part = _with_pairs_on(r, pid, 5)
+    k = miss_counts(part)[pid]
+    assert 0 < k <= 5 < N
+    assert f"| {pid} | " in detail_markdown(part)
+    row = next(x for x in detail_markdown(part).splitlines() if x.startswith(f"| {pid} |"))
+    assert row.endswith(f"| {k} of 5 |"), row
+    assert f"<b>{k} of 5</b>" in misses_html(part, pid, texts_for(part, str(data)))
+
+
+def _with_lengths(r: Result, words: list[int]) -> Result:
+    assert r.scores is not None and len(words) == len(r.scores.item_ids)
+    return r.model_copy(update={"scores": r.scores.model_copy(update={"original_words": tuple(words)})})
+
+
+def test_length_tertiles_never_share_a_length_and_say_what_their_d_compares_with() -> None:
+    """Tertiles read 30–46, 46–62: items of one length were split between two groups. And a tertile's
+    D (a third of the pairs) sat beside the dataset's D without a word on what it can be compared with."""
+    from dhp.scoring.breakdown import length_tertiles
+
+    words = [46, 30, 34, 46, 38, 46, 50, 46, 54, 58, 62, 62]  # sorted thirds cut through the 46s
+    r = _with_lengths(make_result("J", "summeval", skill=0.6, n_items=12), words)
+    groups = length_tertiles(r)
+    assert len(groups) == 3 and sum(t.n_items for t in groups) == 12
+    for a, b in itertools.pairwise(groups):
+        assert a.max_words < b.min_words, (a, b)
+    for t in groups:  # the rows are the group's items, and only those
+        assert {words[i] for i in t.rows} <= set(range(t.min_words, t.max_words + 1)) and len(
+            t.rows
+        ) == t.n_items
+    page = detail_markdown(r)
+    assert "not with the dataset's D_avg^EW" in page and "pairs scored lower" in page
+    assert re.search(r"\| short \| 30–\d+ \| \d+ \| [\d.–]+ \| \d+% of \d+ \|", page), page
+    same = _with_lengths(r, [40] * 12)
+    assert length_tertiles(same) == [] and "too uniform" in detail_markdown(same)
+
+
+def _as(r: Result, judge: Any, n_boot: int | None = None) -> Result:
+    from dhp.scoring.results import JudgeInfo
+
+    out = r.model_copy(update={"judge": JudgeInfo.of(judge, model=r.judge.model, settings={})})
+    if n_boot is not None:
+        out = out.model_copy(update={"scoring": out.scoring.model_copy(update={"n_boot": n_boot})})
+    return out
+
+
+def test_the_judge_header_says_what_is_true_for_each_kind_of_judge() -> None:
+    """Every page said "endpoint host: not published", also for a judge that published it, for built-in
+    and Hub judges; and "0 replicates ... 95% intervals" for a judge without intervals."""
+    from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, LocalJudge
+    from dhp.leaderboard.formatting import judge_header
+    from dhp.types import ControlJudge
+
+    r = make_result("J", "summeval", n_items=6, n_boot=0)
+    url = ("https://judge.example.org/v1",)
+    pub = judge_header([_as(r, EndpointJudge(name="J", endpoints=url, publish_host=True), n_boot=200)])
+    assert "endpoint host: judge.example.org" in pub and "not published" not in pub
+    assert "200 replicates" in pub and "95% intervals" in pub
+    hidden = judge_header([_as(r, EndpointJudge(name="J", endpoints=url, publish_host=False))])
+    assert "endpoint host: not published" in hidden and "judge.example.org" not in hidden
+    assert "0 replicates" not in hidden and "no bootstrap (no intervals" in hidden
+    builtin = judge_header([_as(r, BuiltinJudge(name="J", control=ControlJudge.RANDOM))])
+    assert "built-in control judge (random)" in builtin and "endpoint host" not in builtin
+    hub = judge_header([_as(r, HubJudge(name="J", model_id="org/model-7b", provider="together"))])
+    assert "Inference Providers (provider: together)" in hub and "endpoint host" not in hub
+    local = judge_header([_as(r, LocalJudge(name="J", model="org/model-7b"))])
+    assert "in-process" in local and "endpoint host" not in local
+
+
+HOSTILE = ("![a](http://127.0.0.1:1/x)", "[x](http://127.0.0.1:1/)", "<img src=x>", "$\\alpha$ *b* _c_")
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_name_is_plain_text_in_the_header_and_the_figures(name: str) -> None:
+    """A judge named ``![a](http:evil?x)`` put a tracking pixel in the judge page's header."""
+    from html.parser import HTMLParser
+
+    from dhp.leaderboard import plots
+    from dhp.leaderboard.formatting import judge_header, plain_md
+    from tests.leaderboard.factory import renamed
+
+    r = renamed(make_result("J", "summeval", n_items=6, hf_model_id="org/m"), name)
+    header = judge_header([r])
+
+    class Tags(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+            self.text = ""
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.append((tag, attrs))
+
+        def handle_data(self, data: str) -> None:
+            self.text += data
+
+    p = Tags()
+    p.feed(header)
+    assert "img" not in [t for t, _ in p.tags]
+    assert [dict(a)["href"] for t, a in p.tags if t == "a"] == ["https://huggingface.co/org/m"]
+    assert name in p.text  # shown as typed
+    md = plain_md(name)  # in Markdown, every mark that could be syntax escaped
+    assert not re.search(r"(?<!\\)[\[\]()!<>*_$]", md.replace("&lt;", "").replace("&gt;", "")), md
+    fig = plots.discernment_bars([r], title=f"{name}: D")
+    fig.draw_without_rendering()  # mathtext would read "$...$" as maths (and fail on a lone "$")
+    assert fig.get_suptitle().replace("\\$", "$").replace("\n", " ") == f"{name}: D"
+
+
+def test_a_refusal_quoting_a_hostile_name_is_plain_text() -> None:
+    """The Submit tab's refusal quotes the name typed (``judge name '![a](http:...)': ...``): Markdown."""
+    from dhp.leaderboard.ui import _errors_markdown
+    from dhp.leaderboard.validation import SubmissionErrors, ValidationError
+
+    typed = "![a](http:127.0.0.1:1?x) [l](http:127.0.0.1:1)"
+    one = _errors_markdown(ValidationError("judge_name", f"judge name {typed!r}: taken"))
+    two = _errors_markdown(
+        SubmissionErrors([ValidationError("judge_name", typed), ValidationError("contact", "<b>")])
+    )
+    for md in (one, two):
+        assert "![a](" not in md and "[l](" not in md and "<b>" not in md, md
+    from dhp.leaderboard.formatting import plain_md
+
+    assert one.startswith("❌ **Not queued.**") and plain_md(typed) in one

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import html
 import io
 import math
 import re
@@ -29,7 +30,7 @@ from dhp.leaderboard.survey import (
 )
 from dhp.scoring.results import dump_result, reweight
 from dhp.spec import BENCHMARK
-from tests.leaderboard.factory import make_result
+from tests.leaderboard.factory import make_result, renamed
 
 
 def _loaded(name: str, ds: str, **kw: object) -> LoadedResult:
@@ -359,3 +360,29 @@ def test_a_sort_survives_toggling_expert_weights(results_dir: Path) -> None:
     assert table.Sort("summeval D_min", True).aligned(["summeval D_min^EW"]) == table.Sort(
         "summeval D_min^EW", True
     )
+
+
+# -- issue 31: links that name their judge whole, a sort that ignores case --------------------------
+def test_judge_links_are_url_encoded_and_names_whole() -> None:
+    """A name with ``&`` or ``#`` opened "Unknown judge": the link held it HTML-escaped, not URL-encoded
+    (``?judge=A&amp;B`` reads as ``judge=A``)."""
+    import urllib.parse
+
+    name = "A&B #1 + <c>"
+    full = table.build_frame(
+        [LoadedResult("j/summeval.json", renamed(make_result("J", with_scores=False), name))]
+    )
+    page = board_html.view_html(table.select_view(full, datasets=["summeval"]))
+    href = re.search(r'<a class="dhp-judge" href="([^"]*)"', page)
+    assert href is not None
+    query = urllib.parse.urlsplit(href.group(1).replace("&amp;", "&")).query
+    assert urllib.parse.parse_qs(query) == {"judge": [name]}
+    assert f'title="{html.escape(name)}"' in page and "<c>" not in page  # the full name on hover, escaped
+
+
+def test_text_sort_ignores_case() -> None:
+    rows = [_loaded(n, "summeval", skill=s) for n, s in (("beta", 0.1), ("Alpha", 0.2), ("gamma", 0.3))]
+    full = table.build_frame(rows)
+    for descending, want in ((False, ["Alpha", "beta", "gamma"]), (True, ["gamma", "beta", "Alpha"])):
+        view = table.select_view(full, datasets=["summeval"], sort=table.Sort("Judge", descending))
+        assert view["Judge"].tolist() == want
