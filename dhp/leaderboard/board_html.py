@@ -41,7 +41,7 @@ HEADER_HELP: dict[str, str] = {
     RANK: "Rank by Overall among the submitted judges (baselines are not ranked).",
     "Judge": "The judge's name; click it to open its page.",
     OVERALL: "Mean D_avg over the chosen benchmark datasets (empty when the judge lacks one of them). "
-    "Under it, its interval [low, high] (the mean of the datasets' interval bounds).",
+    "Under it, its 95% interval [low, high] from the joint bootstrap the rank ranges use.",
     "D_avg": "D_avg: the level-balanced mean discernment over the dataset's perturbations "
     "(character, word and sentence level weigh the same). D = log_0.05(p): D > 1 means p < 0.05.",
     STABILITY: "The judge was scored under several prompt sets (dhp score --prompt-set): the largest range "
