@@ -122,6 +122,7 @@ def test_batch_golden_large_n_against_scipy(seed: int) -> None:
         assert t.statistic == pytest.approx(float(ref.statistic))
 
 
+@pytest.mark.slow  # scipy's permutation test on the examples of at most 13 pairs (~25 s in all)
 @settings(max_examples=60, deadline=None)
 @given(scores, st.randoms(use_true_random=False))
 def test_invariant_to_item_order(xs: list[int], rnd) -> None:  # type: ignore[no-untyped-def]
@@ -141,6 +142,7 @@ def test_identical_vectors_p1_d0(xs: list[int]) -> None:
     assert float(discernment(p)) == 0.0
 
 
+@pytest.mark.slow  # scipy's permutation test on the examples of at most 13 pairs (~1 s each; ~85 s in all)
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(2, 5), min_size=8, max_size=60), st.data())
 def test_d_grows_as_perturbed_scores_drop(xs: list[int], data: st.DataObject) -> None:
