@@ -55,5 +55,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The files holding slow or browser tests first, in their order, then the others: parallel workers
     (`make test`: pytest-xdist, a file at a time, --no-loadscope-reorder) start the long files at once and
     share out the short ones at the end, rather than one worker finishing a long file picked up last."""
-    heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")}
+    heavy = {
+        item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")
+    }
     items.sort(key=lambda item: item.path not in heavy)  # stable: a file's tests keep their order

@@ -76,6 +76,7 @@ def test_shape_errors() -> None:
         wilcoxon_greater([1, 2], [1, 2, 3])
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_batch_equals_scalar(data: st.DataObject) -> None:
@@ -424,6 +425,7 @@ def test_every_d_lies_in_its_interval(
         assert _inside(getattr(an, name), an.ci[name]), (name, getattr(an, name), an.ci[name])
 
 
+@pytest.mark.slow
 def test_lexical_judge_at_limit_40_on_built_data(tmp_path: Path) -> None:
     """`dhp score --judge lexical --limit 40 --n-boot 200` on a built wmt22-de-en: every D and every
     aggregate in the result files lies in its interval (22 of 236 did not before)."""

@@ -108,6 +108,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
 def test_the_worker_dies_with_the_app_however_it_ends(tmp_path: Path) -> None:
     """kill -9 on the Space's app (nothing to clean up after itself): its worker ends too, not adopted."""
