@@ -1,7 +1,7 @@
 # Two entry points do all set-up on a fresh machine:
 #   make demo   build the datasets, score the control judges, serve the leaderboard (local stores);
 #               afterwards `source .venv/bin/activate` puts `dhp` on PATH
-#   make test   install everything (venv, extras, chromium) and run the test suite
+#   make test   install everything (venv, extras, chromium) and run the test suite, lint and strict typing
 SHELL := /bin/bash
 PY ?= python3
 VENV ?= .venv
@@ -9,11 +9,15 @@ BIN := $(VENV)/bin
 DHP_SOURCES ?= $(abspath ../shared/sources)
 OUT ?= out
 PYTEST_ARGS ?=
+# The suite on parallel workers (pytest-xdist): one per core, at most 4; a file at a time on one worker (its
+# module fixtures are made once), in the order tests/conftest.py gives (files with slow tests first).
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
+PYTEST = $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # What CI, `make test` and the Space install: the exact versions of requirements/lock.txt (pip constraints),
 # within the package's own compatible ranges. `make test LOCK=` resolves freshly instead; `make lock` refreshes it.
 LOCK ?= requirements/lock.txt
 
-.PHONY: setup browser demo test lint typecheck check clean lock
+.PHONY: setup browser demo test test-fast lint typecheck check clean lock
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,15 +59,23 @@ STORY_CLOZE ?=
 demo: setup
 	DHP_SOURCES="$(DHP_SOURCES)" STORY_CLOZE="$(STORY_CLOZE)" PYTHON="$(BIN)/python" bash scripts/demo.sh "$(OUT)"
 
+# The whole suite, with lint and strict typing run once beside it (their output follows the suite's).
 test: setup browser
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	@{ { $(LINT) && $(TYPECHECK); } >.checks.log 2>&1 && echo "lint and typecheck: clean" \
+	  || { cat .checks.log; echo "lint and typecheck: FAILED"; exit 1; }; } & pid=$$!; \
+	$(PYTEST) $(PYTEST_ARGS); suite=$$?; wait $$pid; lint=$$?; rm -f .checks.log; \
+	[ $$suite = 0 ] && [ $$lint = 0 ]
 
+test-fast: setup
+	$(PYTEST) -m "not slow and not browser" $(PYTEST_ARGS)
+
+LINT = $(BIN)/ruff check dhp tests benchmarks && $(BIN)/ruff format --check dhp tests benchmarks
+TYPECHECK = $(BIN)/mypy --explicit-package-bases dhp tests benchmarks
 lint: setup
-	$(BIN)/ruff check dhp tests benchmarks
-	$(BIN)/ruff format --check dhp tests benchmarks
+	$(LINT)
 
 typecheck: setup
-	$(BIN)/mypy --explicit-package-bases dhp tests benchmarks
+	$(TYPECHECK)
 
 check: lint typecheck test
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.processes import adopt_orphans, survivors
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,3 +30,32 @@ def sources_dir() -> Path:
     if found is None:
         pytest.skip("raw sources not found: set DHP_SOURCES or place shared/sources beside the checkout")
     return found
+
+
+#: seconds a process may take to end after the last test (a browser shutting down)
+END_GRACE_S = 30.0
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_outlives_the_suite() -> Iterator[None]:
+    """Every process the tests start ends with them. The test process adopts the orphans of what it starts
+    (tests/support/processes.py), so a grandchild left running by a killed parent is still its child; after
+    the last test (and every other fixture's teardown) whatever still runs fails the session and is killed.
+    Each xdist worker checks its own tests."""
+    adopted = adopt_orphans()
+    yield
+    if adopted:
+        left = survivors(grace=END_GRACE_S)
+        assert not left, "processes started by the tests still ran after them (killed now):\n" + "\n".join(
+            map(str, left)
+        )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files holding slow or browser tests first, in their order, then the others: parallel workers
+    (`make test`: pytest-xdist, a file at a time, --no-loadscope-reorder) start the long files at once and
+    share out the short ones at the end, rather than one worker finishing a long file picked up last."""
+    heavy = {
+        item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")
+    }
+    items.sort(key=lambda item: item.path not in heavy)  # stable: a file's tests keep their order

@@ -22,6 +22,7 @@ with ``dhp worker``, as the operator chooses.
 from __future__ import annotations
 
 import faulthandler
+import functools
 import importlib.metadata as md
 import json
 import os
@@ -49,11 +50,13 @@ __all__ = [
     "VARIABLES",
     "SpaceError",
     "build_wheel",
+    "die_with_parent",
     "init_space",
     "lock_versions",
     "missing_build_requirements",
     "push_space",
     "run_space",
+    "run_worker_commands",
     "runtime_closure",
     "source_root",
     "space_versions",
@@ -393,7 +396,12 @@ def worker_commands(env: Mapping[str, str]) -> list[list[str]]:
 
 def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
     """``DHP_RUN_WORKER=1``: the queue worker as a background process of the Space (after fetching
-    the pinned datasets, :func:`worker_commands`); the stores default as the app's do."""
+    the pinned datasets, :func:`worker_commands`); the stores default as the app's do.
+
+    The process dies with the app, however the app ends (on Linux, where Spaces run: see
+    :func:`die_with_parent`; the thread calling this is the parent the kernel watches, so call it from
+    the main thread). It runs the download as a child that dies with it, then becomes ``dhp worker``
+    (exec): the returned process is the worker itself, and killing it leaves nothing behind."""
     if env.get("DHP_RUN_WORKER", "0").strip().lower() not in ("1", "true", "yes"):
         return None
     from dhp.leaderboard.app import store_specs
@@ -401,10 +409,37 @@ def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
     mode: Mode = "space" if env.get("DHP_MODE", "space") == "space" else "local"
     specs = store_specs(mode, env)
     cmds = worker_commands({**env, "DHP_REQUESTS": specs["requests"], "DHP_RESULTS": specs["results"]})
-    script = (
-        "import json, subprocess, sys\nfor c in json.loads(sys.argv[1]):\n    subprocess.run(c, check=True)\n"
-    )
-    return subprocess.Popen([sys.executable, "-c", script, json.dumps(cmds)])
+    script = "import sys\nfrom dhp.leaderboard.space import run_worker_commands\nrun_worker_commands(sys.argv[1:])\n"
+    return subprocess.Popen([sys.executable, "-c", script, str(os.getpid()), json.dumps(cmds)])
+
+
+_PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def die_with_parent(parent: int) -> None:
+    """Linux: the calling process gets SIGTERM when its parent ends, however it ends (kill -9 included);
+    the setting survives exec. Exits at once when ``parent`` (the expected parent's pid) has already
+    ended. Elsewhere it does nothing: a Space runs on Linux."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:
+        os._exit(1)  # the parent ended before the line above: no signal will come
+
+
+def run_worker_commands(argv: Sequence[str]) -> None:
+    """The worker process of :func:`start_worker` (``argv``: the app's pid, the commands as JSON): it dies
+    with the app, runs every command but the last as a child that dies with it, then execs the last."""
+    parent, cmds_json = argv
+    die_with_parent(int(parent))
+    *first, last = json.loads(cmds_json)
+    for cmd in first:
+        subprocess.run(cmd, check=True, preexec_fn=functools.partial(die_with_parent, os.getpid()))
+    os.execv(last[0], last)
 
 
 def run_space() -> None:

@@ -98,6 +98,7 @@ def test_sample_pairs_is_seeded() -> None:
 # ----------------------------------------------------------------------------- on a real build
 
 
+@pytest.mark.slow
 def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
     r = _dhp(
         "show",
@@ -132,6 +133,7 @@ def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_dhp_show_colours_only_when_asked(data: Path) -> None:
     always = _dhp("show", DS, "word_grammar_minor", "-n", "2", "--data", str(data), "--color", "always")
     assert always.returncode == 0 and "\x1b[1;31m" in always.stdout
@@ -162,6 +164,7 @@ class _Marks(HTMLParser):
             self._in_h2 = False
 
 
+@pytest.mark.slow
 def test_samples_html_sheet(data: Path, tmp_path: Path) -> None:
     out = write_samples_html(data / DS, tmp_path / "s.html", n_per_perturbation=2, seed=3)
     text = out.read_text(encoding="utf-8")

@@ -270,6 +270,7 @@ def test_control_judges_pass_the_built_in_checks(built: dict[str, Path], control
                 assert pr.d_ew == 0.0
 
 
+@pytest.mark.slow
 def test_report_covers_the_tasks(
     control_results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

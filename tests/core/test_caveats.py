@@ -44,6 +44,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
     return root / "results", stderr
 
 
+@pytest.mark.slow
 def test_the_cli_and_the_report_mark_every_caveat(scored: tuple[Path, dict[str, str]]) -> None:
     results, stderr = scored
     (rnd,) = (read_result(p) for p in (results / "random").glob("*.json"))

@@ -1,58 +1,11 @@
-"""Lint and strict typing are part of the test suite."""
+"""Short functions in the package. Lint and strict typing (ruff, mypy) are not tests: `make test` runs them
+once beside the suite (`make lint typecheck` alone), rather than on one of the suite's workers."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-
-
-def _tool(name: str) -> str:
-    found = BIN / name
-    if found.exists():
-        return str(found)
-    which = shutil.which(name)
-    if which is None:
-        pytest.skip(f"{name} not installed (pip install -e '.[dev]')")
-    return which
-
-
-def test_ruff_clean() -> None:
-    r = subprocess.run(
-        [_tool("ruff"), "check", "dhp", "tests", "benchmarks"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-
-
-def test_ruff_format_clean() -> None:
-    r = subprocess.run(
-        [_tool("ruff"), "format", "--check", "dhp", "tests", "benchmarks"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-
-
-def test_mypy_strict_clean() -> None:
-    """mypy runs on the package tree as it is: no package-dir mapping, no assembled symlink tree."""
-    r = subprocess.run(
-        [_tool("mypy"), "--explicit-package-bases", "dhp", "tests", "benchmarks"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 0, r.stdout + r.stderr
-
 
 PACKAGE_FOLDERS = ("dhp",)
 MAX_FUNCTION_LINES = 60

@@ -86,6 +86,7 @@ def test_a_left_out_key_leaves_out_what_it_holds(tmp_path: Path) -> None:
     assert differences(rev, work, ignore=[*same_as.VOLATILE, "summ"]) != []  # a prefix of a name is not a key
 
 
+@pytest.mark.slow
 def test_as_read_compares_what_the_reader_gets_from_an_older_schema(tmp_path: Path) -> None:
     """A 1.2 file with the flat judge record and the 1.3 file of the same result: different files,
     the same result as read; a changed statistic still shows."""

@@ -77,6 +77,7 @@ def test_shape_errors() -> None:
         wilcoxon_greater([1, 2], [1, 2, 3])
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_batch_equals_scalar(data: st.DataObject) -> None:
@@ -123,6 +124,7 @@ def test_batch_golden_large_n_against_scipy(seed: int) -> None:
         assert t.statistic == pytest.approx(float(ref.statistic))
 
 
+@pytest.mark.slow  # scipy's permutation test on the examples of at most 13 pairs (~25 s in all)
 @settings(max_examples=60, deadline=None)
 @given(scores, st.randoms(use_true_random=False))
 def test_invariant_to_item_order(xs: list[int], rnd) -> None:  # type: ignore[no-untyped-def]
@@ -142,6 +144,7 @@ def test_identical_vectors_p1_d0(xs: list[int]) -> None:
     assert float(discernment(p)) == 0.0
 
 
+@pytest.mark.slow  # scipy's permutation test on the examples of at most 13 pairs (~1 s each; ~85 s in all)
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(2, 5), min_size=8, max_size=60), st.data())
 def test_d_grows_as_perturbed_scores_drop(xs: list[int], data: st.DataObject) -> None:
@@ -448,6 +451,7 @@ def test_every_d_lies_in_its_interval(
         assert _inside(getattr(an, name), an.ci[name]), (name, getattr(an, name), an.ci[name])
 
 
+@pytest.mark.slow
 def test_lexical_judge_at_limit_40_on_built_data(tmp_path: Path) -> None:
     """`dhp score --judge lexical --limit 40 --n-boot 200` on a built wmt22-de-en: every D and every
     aggregate in the result files lies in its interval (22 of 236 did not before)."""

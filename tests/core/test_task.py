@@ -326,6 +326,7 @@ def test_starter_without_a_file_is_valid_yaml_of_the_schema(tmp_path: Path) -> N
     assert task.spec.name == "task" and task.spec.source.origin_urls == {"file": "data/my_texts.csv"}
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     import os
     import re

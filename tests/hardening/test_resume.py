@@ -24,6 +24,7 @@ def small_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow  # 21 runs of `dhp score` (~4 s each, mostly its imports)
 def test_kill_9_at_random_moments_then_resume(small_data: Path, tmp_path: Path) -> None:
     minimal = 8 * 1 * 10  # 8 items x 1 metric x (original + 9 perturbations)
     with FakeJudgeServer(hashed_answer, latency=0.01) as srv:

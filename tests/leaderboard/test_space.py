@@ -3,8 +3,13 @@ creates the Space on the loopback Hub replay, sets its variables and never uploa
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import signal
 import subprocess
+import sys
+import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +36,7 @@ from dhp.leaderboard.space import (
 )
 from dhp.leaderboard.stores import HubStore, LocalStore
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
+from tests.support.processes import children, read_proc, running, wait_ended
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,19 +69,88 @@ def test_init_writes_front_matter_thin_app_pinned_requirements(tmp_path: Path) -
         init_space(tmp_path / "sp")
 
 
+def _worker_env(tmp_path: Path) -> dict[str, str]:
+    """A local Space's worker on an empty queue, its datasets already there (no download)."""
+    return {"DHP_RUN_WORKER": "1", "DHP_MODE": "local", "DHP_REQUESTS": str(tmp_path / "q"),
+            "DHP_RESULTS": str(tmp_path / "r"), "DHP_WORKER_DATA": str(tmp_path)}  # fmt: skip
+
+
+def _until_stores_opened(tmp_path: Path, pid: int) -> None:
+    """Until the worker ``pid`` has opened its request and result stores (it creates their folders)."""
+    deadline = time.monotonic() + 120
+    while not ((tmp_path / "q").is_dir() and (tmp_path / "r").is_dir()):
+        assert running(pid), "the worker ended before opening its stores"
+        assert time.monotonic() < deadline, "the worker did not open its stores within 120 s"
+        time.sleep(0.1)
+
+
 def test_worker_starts_only_when_asked(tmp_path: Path) -> None:
     assert start_worker({"DHP_RUN_WORKER": "0"}) is None
-    env = {"DHP_RUN_WORKER": "1", "DHP_MODE": "local", "DHP_REQUESTS": str(tmp_path / "q"),
-           "DHP_RESULTS": str(tmp_path / "r"), "DHP_WORKER_DATA": str(tmp_path)}  # fmt: skip
-    proc = start_worker(env)
+    proc = start_worker(_worker_env(tmp_path))
     assert proc is not None
     try:
-        proc.wait(timeout=60)  # an empty queue: the worker polls; kill after a first look
-    except subprocess.TimeoutExpired:
-        pass
+        _until_stores_opened(tmp_path, proc.pid)
+        assert proc.poll() is None  # an empty queue: the worker waits for requests
+        proc_info = read_proc(proc.pid)
+        assert (
+            proc_info is not None and "-m dhp worker --mode local" in proc_info.cmdline
+        )  # the worker itself
     finally:
         proc.kill()
         proc.wait()
+    assert children(proc.pid) == []
+
+
+_APP = """import json, sys
+from dhp.leaderboard.space import start_worker
+print(start_worker(json.loads(sys.argv[1])).pid, flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_the_worker_dies_with_the_app_however_it_ends(tmp_path: Path) -> None:
+    """kill -9 on the Space's app (nothing to clean up after itself): its worker ends too, not adopted."""
+    app = subprocess.Popen([sys.executable, "-c", _APP, json.dumps(_worker_env(tmp_path))], cwd=ROOT,
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert app.stdout is not None and app.stdin is not None
+    worker = int(app.stdout.readline())
+    try:
+        _until_stores_opened(tmp_path, worker)
+        app.kill()
+        app.wait()
+        assert wait_ended([worker], 30) == [], "the worker runs on after its app was killed"
+    finally:
+        app.stdin.close()
+        app.stdout.close()
+        if running(worker):
+            os.kill(worker, signal.SIGKILL)
+
+
+_STEP = "import os, sys; print(os.getpid(), flush=True); sys.stdin.read()"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_a_step_before_the_worker_dies_with_the_workers_process(tmp_path: Path) -> None:
+    """The download before the worker runs as a child of the worker's process: killing that process ends
+    the step too (here a step that waits forever, as a download stuck on the network would)."""
+    script = "import sys\nfrom dhp.leaderboard.space import run_worker_commands\nrun_worker_commands(sys.argv[1:])\n"
+    cmds = [[sys.executable, "-c", _STEP], [sys.executable, "-c", "pass"]]
+    proc = subprocess.Popen([sys.executable, "-c", script, str(os.getpid()), json.dumps(cmds)], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stdout is not None and proc.stdin is not None
+    step = int(proc.stdout.readline())
+    try:
+        assert running(step)
+        proc.kill()
+        proc.wait()
+        assert wait_ended([step], 30) == [], "the step runs on after the worker's process was killed"
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+        if running(step):
+            os.kill(step, signal.SIGKILL)
 
 
 @pytest.fixture

@@ -309,6 +309,7 @@ def test_hub_store_retries_unrelated_conflicts(tmp_path: Path) -> None:
     assert not store.compare_and_swap("a.json", b"1", b"3")
 
 
+@pytest.mark.slow
 def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it() -> None:
     """huggingface_hub's own client waits forever; a hung listing would freeze the board's refresh."""
     import socket

@@ -168,6 +168,7 @@ def _run_worker(tmp_path: Path, data: Path, sub: Submission) -> tuple[Request, _
     return req, spy, results
 
 
+@pytest.mark.slow
 def test_the_worker_hands_the_judge_whole_and_stores_results_unpatched(
     tmp_path: Path, tiny_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -196,6 +197,7 @@ def test_the_worker_hands_the_judge_whole_and_stores_results_unpatched(
     assert b"sk-endpointKey123" not in stored and b"hf_operatorToken456" not in stored
 
 
+@pytest.mark.slow
 def test_a_hub_model_id_submission_is_scored_through_the_router_with_the_operators_token(
     tmp_path: Path, tiny_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -246,6 +248,7 @@ def test_each_kind_of_judge_gets_only_its_own_secret() -> None:
     assert scorer_env(BuiltinJudge(name="r", control=ControlJudge.RANDOM), env) == {"PATH": "/bin"}
 
 
+@pytest.mark.slow
 def test_a_result_of_another_judge_is_refused_not_patched(tmp_path: Path, tiny_data: Path) -> None:
     """The scorer is trusted to write the request's judge; a result naming another is a failure."""
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
@@ -324,6 +327,7 @@ def test_a_hidden_host_is_nowhere_a_visitor_can_read_after_a_failure(tmp_path: P
         assert "[host hidden]" in (req.reason or "") and "hidden" in visible
 
 
+@pytest.mark.slow
 def test_a_hidden_loopback_host_is_hidden_from_a_real_scorer_failure(tmp_path: Path, tiny_data: Path) -> None:
     """The real `dhp score` against a loopback port with nothing listening: its error names the host."""
     judge = EndpointJudge(name="Down judge", endpoints=("http://127.0.0.1:9/v1",), model="m")
@@ -344,6 +348,7 @@ def test_a_run_time_refusal_hides_the_host(tmp_path: Path) -> None:
     assert "judge.example.org" not in (req.reason or "") and "10.0.0.7" not in (req.reason or "")
 
 
+@pytest.mark.slow
 def test_results_record_the_host_only_when_published(tmp_path: Path, tiny_data: Path) -> None:
     with FakeJudgeServer(hashed_answer, model="org/m") as srv:
         judge = EndpointJudge(name="Published judge", endpoints=(srv.url + "/",), model="org/m")

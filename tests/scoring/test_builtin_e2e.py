@@ -106,6 +106,7 @@ def test_reweighting_from_stored_pvalues(control_results: Path) -> None:
     assert same.d_min == pytest.approx(r.summary.d_min)
 
 
+@pytest.mark.slow
 def test_full_size_random_run_is_fast(tmp_path: Path) -> None:
     data = tmp_path / "data"
     for spec in BENCHMARK.values():

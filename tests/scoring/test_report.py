@@ -31,6 +31,7 @@ def results_dir(tiny_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     return out
 
 
+@pytest.mark.slow
 def test_report_writes_markdown_and_plots(results_dir: Path, tmp_path: Path) -> None:
     proc = run_dhp("report", str(results_dir), "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr

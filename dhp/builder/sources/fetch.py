@@ -8,7 +8,9 @@ verified; a mismatch is reported as a corrupt file. Nothing read from a source i
 
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -116,12 +118,21 @@ class SourceLocator:
         return Fetched(path, SourceFile(path=rel, origin=origin, sha256=digest))
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context, made once per process: making one loads the CA bundle, which cost
+    0.1 s per downloaded file (57 s of SumPubMed's 582 files from a loopback origin)."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 def _probe(url: str) -> str | None:
     """None when ``url`` answers (following redirects), else why not, in a few words."""
     import httpx
 
     try:
-        resp = httpx.head(url, follow_redirects=True, timeout=_PROBE_TIMEOUT_S)
+        resp = httpx.head(url, follow_redirects=True, timeout=_PROBE_TIMEOUT_S, verify=_tls())
     except httpx.HTTPError as e:
         return f"{type(e).__name__}: {' '.join(str(e).split())[:160]}"
     return None if resp.status_code < 400 else f"HTTP {resp.status_code}"
@@ -137,7 +148,7 @@ def _download(url: str, dest: Path) -> None:
     try:
         with (
             os.fdopen(fd, "wb") as out,
-            httpx.stream("GET", url, follow_redirects=True, timeout=60.0) as resp,
+            httpx.stream("GET", url, follow_redirects=True, timeout=60.0, verify=_tls()) as resp,
         ):
             if resp.status_code != 200:
                 raise SourceError(f"downloading {url} failed: HTTP {resp.status_code}")
