@@ -399,6 +399,34 @@ def _rank_and_sort(
     return pd.concat([base, rest])
 
 
+def _view_columns(
+    df: pd.DataFrame,
+    overall_c: str,
+    chosen: Sequence[str],
+    weighted: bool,
+    kinds: Sequence[str],
+    meta: Sequence[str],
+) -> list[str]:
+    """The columns a view shows, in order: rank, judge, overall and its interval, the chosen meta
+    columns, stability (when a shown judge has it), each chosen dataset's D columns, caveats last."""
+    cols = [
+        RANK,
+        "Judge",
+        overall_c,
+        *interval_columns(overall_c),
+        *[m for m in META_COLUMNS if m in meta and m not in ("Judge", CAVEATS)],
+    ]
+    if df[STABILITY].notna().any():  # only when a shown judge has it
+        cols.append(STABILITY)
+    for d in chosen:
+        for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
+            if k in kinds:
+                cols += [c, *interval_columns(c)]
+    if CAVEATS in meta:
+        cols.append(CAVEATS)  # last: the datasets' numbers first
+    return cols
+
+
 def select_view(
     full: pd.DataFrame,
     *,
@@ -439,22 +467,7 @@ def select_view(
     df = df.assign(**{lo_c: low, hi_c: high})
     ranking = None if samples is None else (samples, chosen, weighted)
     df = _rank_and_sort(df, overall_c, sort.aligned(df.columns), ranking)
-    cols = [
-        RANK,
-        "Judge",
-        overall_c,
-        lo_c,
-        hi_c,
-        *[m for m in META_COLUMNS if m in meta and m not in ("Judge", CAVEATS)],
-    ]
-    if df[STABILITY].notna().any():  # only when a shown judge has it
-        cols.append(STABILITY)
-    for d in chosen:
-        for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
-            if k in kinds:
-                cols += [c, *interval_columns(c)]
-    if CAVEATS in meta:
-        cols.append(CAVEATS)  # last: the datasets' numbers first
+    cols = _view_columns(df, overall_c, chosen, weighted, kinds, meta)
     out = df[cols].copy()
     for c in cols[2:]:
         if c not in META_COLUMNS:  # numbers (D, intervals, stability)
