@@ -13,21 +13,24 @@ with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import signal
+import sys
 import threading
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
-from dhp.leaderboard import compare_view, table, ui
+from dhp.leaderboard import compare_view, serving, ui
 from dhp.leaderboard.about import intro_markdown
-from dhp.leaderboard.formatting import problems_markdown, unknown_judge_html
-from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend
+from dhp.leaderboard.service import AppConfig, Backend
 from dhp.leaderboard.stores import HubStore, open_store
 from dhp.leaderboard.validation import Mode
-from dhp.spec import DATASET_NAMES
 
 __all__ = [
     "ALLOW_LOCAL_ENV",
@@ -37,6 +40,7 @@ __all__ = [
     "build_app",
     "check_space_stores",
     "config_from_env",
+    "dump_threads_on_usr1",
     "launch",
     "main",
     "store_specs",
@@ -45,102 +49,54 @@ __all__ = [
 _ASSETS = Path(__file__).resolve().parent / "assets"
 
 
-def _default_view(fams: list[str]) -> tuple[Any, ...]:
-    return (
-        DEFAULT_WEIGHTS,
-        True,
-        list(DATASET_NAMES),
-        fams,
-        list(table.SIZE_BUCKETS),
-        ui.COL_DEFAULT,
-        "",
-        "",
-    )
+#: The board's views in the browser (``window.dhpView``): a page load and every filter fetch them.
+VIEW_JS = (_ASSETS / "board_view.js").read_text(encoding="utf-8")
 
 
-def _page_load(be: Backend, request: gr.Request | None) -> tuple[Any, ...]:
-    """Everything a fresh page needs; ``?judge=NAME`` opens that judge's page (or says it is unknown)."""
-    rep = be.report()
-    fams, judges = be.families(), be.judges()
-    qp = dict(getattr(request, "query_params", {}) or {}) if request is not None else {}
-    wanted = qp.get("judge")
-    # The judge page (two matplotlib figures, ~1 s of server CPU) is drawn when it is opened, not on
-    # every page load: no judge is chosen yet unless the link names one.
-    known = wanted if wanted in judges else None
-    unknown = unknown_judge_html(wanted) if wanted and not known else gr.skip()
-    return (
-        rep.generation,
-        fams,
-        problems_markdown(rep.problems),
-        ui.weights_dropdown(be, DEFAULT_WEIGHTS),
-        gr.CheckboxGroup(choices=fams, value=fams),
-        *ui.render_board(be, *_default_view(fams)),
-        gr.Dropdown(choices=judges, value=known),
-        gr.Tabs(selected="judge") if wanted else gr.Tabs(),
-        unknown,
-        wanted or "",
-    )
-
-
-def _tick(be: Backend, gen: int, known_fams: list[str], *view: Any) -> tuple[Any, ...]:
-    """The timer (and Refresh, ``gen == -2``): re-render only when the results changed."""
-    rep = be.report(0.0 if gen == -2 else None)  # the Refresh button lists the store afresh
-    if gen == -1 or rep.generation == gen:  # page not loaded yet, or nothing new
-        return (gr.skip(),) * 8
-    fams_all = be.families()
-    # keep the user's family choices; families that appeared since are shown (checked)
-    chosen = [f for f in fams_all if f in (view[3] or []) or f not in (known_fams or [])]
-    judges = be.judges()
-    return (
-        rep.generation,
-        fams_all,
-        problems_markdown(rep.problems),
-        gr.CheckboxGroup(choices=fams_all, value=chosen),
-        *ui.render_board(be, *view[:3], chosen, *view[4:], asked=view),
-        gr.Dropdown(choices=judges),  # new judges listed; the value (the reader's choice) is left alone
-    )
-
-
-def _wire_page(be: Backend, demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
+def _wire_page(demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
+    """The page load, the timer and Refresh: none is a Gradio event (15-20 ms of server CPU each, and a
+    session of 126 components set up per visitor). The browser fetches the default view with the page's
+    lists (serving.VIEW_ROUTE, bytes made once per board version) and applies them itself
+    (assets/board_view.js); the timer asks for the board version and redraws only when it changed."""
     b: ui.BoardTab = parts["board"]
     j: ui.JudgeTab = parts["judge"]
     gen, fam_state, problems = parts["generation"], parts["families"], parts["problems"]
-    load_out = [
-        gen,
-        fam_state,
-        problems,
-        b.weights,
-        b.families,
-        b.board,
-        b.csv,
-        b.tasks,
-        j.select,
-        parts["tabs"],
-        j.info,
-        parts["linked"],
-    ]
-
-    def page_load(request: gr.Request) -> tuple[Any, ...]:
-        return _page_load(be, request)
-
-    demo.load(page_load, None, load_out, show_progress_on=[b.csv], queue=False)
-    tick_out = [gen, fam_state, problems, b.families, b.board, b.csv, b.tasks, j.select]
+    load_out = [gen, fam_state, problems, b.weights, b.families, b.board, b.csv, b.tasks, b.judge_link,
+                parts["tabs"], j.info, parts["linked"]]  # fmt: skip
+    demo.load(
+        None, None, load_out, js="() => window.dhpPage()", show_progress="hidden", show_progress_on=[b.csv]
+    )
+    tick_out = [gen, fam_state, problems, b.families, b.board, b.csv, b.tasks]
     tick_in = [gen, fam_state, *b.view_inputs]
-    timer.tick(lambda *a: _tick(be, *a), tick_in, tick_out, show_progress="hidden", show_progress_on=[b.csv])
-    b.refresh.click(lambda *a: _tick(be, -2, *a), tick_in[1:], tick_out, show_progress_on=[b.refresh])
+    timer.tick(None, tick_in, tick_out, js="(...a) => window.dhpTick(false, ...a)", show_progress="hidden",
+               show_progress_on=[b.csv])  # fmt: skip
+    b.refresh.click(
+        None, tick_in, tick_out, js="(...a) => window.dhpTick(true, ...a)", show_progress_on=[b.refresh]
+    )
+
+
+#: The Backend of each app :func:`build_app` made, for :func:`launch` (its routes).
+_BACKENDS: weakref.WeakKeyDictionary[gr.Blocks, Backend] = weakref.WeakKeyDictionary()
 
 
 def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be = backend or Backend(cfg)
-    threading.Thread(target=be.report, name="dhp-warm-results", daemon=True).start()  # parse results early
+    be.wait_ranks = False  # the page shows rows at once; rank ranges follow (Backend.status says so)
+    be.warmers.append(lambda: serving.view_cache(be).warm())  # the default view, as bytes
+    threading.Thread(target=be.warm, name="dhp-warm-results", daemon=True).start()  # off the request path
     with gr.Blocks(title=cfg.title, analytics_enabled=False) as demo:
         gr.Markdown(intro_markdown())
-        parts: dict[str, Any] = {
-            "problems": gr.Markdown("", elem_id="problems"),
-            "generation": gr.State(-1),
-            "families": gr.State([]),  # the family choices the page knows, to spot new ones
-            "linked": gr.State(""),  # the judge a ?judge= link named (known or not): no default judge then
-        }
+        parts: dict[str, Any] = {"problems": gr.Markdown("", elem_id="problems")}
+        with gr.Row(elem_classes=["dhp-hidden"]):  # set in the browser by the page load (board_view.js)
+            parts.update(
+                generation=gr.Number(
+                    -1, precision=0, elem_id="board-version", show_label=False, container=False
+                ),
+                # the family choices the page knows (JSON), to spot new ones
+                families=gr.Textbox("[]", elem_id="known-families", show_label=False, container=False),
+                # the judge a ?judge= link named (known or not): no default judge then
+                linked=gr.Textbox("", elem_id="linked-judge", show_label=False, container=False),
+            )
         with gr.Tabs(elem_id="tabs") as tabs:
             parts.update(tabs=tabs, board=ui.board_tab(), judge=ui.judge_tab())
             compare = compare_view.compare_tab()
@@ -149,7 +105,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
             survey = ui.survey_tab(be)
             ui.about_tab()
         timer = gr.Timer(cfg.refresh_s)
-        _wire_page(be, demo, timer, parts)
+        _wire_page(demo, timer, parts)
         ui.wire_board(be, parts["board"])
         ui.wire_judge(be, parts["judge"], tabs, parts["board"].judge_link, parts["linked"])
         compare_view.wire_compare(be, compare)
@@ -157,11 +113,22 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         ui.wire_queue(be, timer, queue)
         ui.wire_survey(be, survey, parts["board"].weights)
     blocks: gr.Blocks = demo
+    _BACKENDS[blocks] = be
     return blocks
 
 
 def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None, block: bool = True) -> None:
+    """Serve ``demo`` (made by :func:`build_app`) with the board's own routes and caches (:mod:`serving`)."""
+    be = _BACKENDS.get(demo)
+    app_kwargs: dict[str, Any] = {
+        "middleware": [Middleware(serving.PageCache), Middleware(serving.StaticCache),
+                       Middleware(serving.SharedCache)],
+    }  # fmt: skip
+    if be is not None:
+        app_kwargs["routes"] = serving.routes(be)
     demo.launch(
+        app_kwargs=app_kwargs,
+        head=f"<script>{VIEW_JS}</script>",
         server_name=host,
         server_port=port,
         prevent_thread_lock=not block,
@@ -236,8 +203,25 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> AppConfig:
     return cfg
 
 
+def dump_threads_on_usr1() -> None:
+    """``kill -USR1`` on this process writes every thread's stack to stderr, and the process goes on
+    (without this, SIGUSR1's default action ends it): a stuck board can be looked into without a restart."""
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
 def main() -> None:
-    launch(build_app(config_from_env()), host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"))
+    """The Space's app: stores from the environment, served on ``GRADIO_SERVER_NAME``. Stores it cannot
+    open (a Hub it cannot reach, a public request store) end it with one line, not a traceback."""
+    from dhp.inference.hub import hub_failure, hub_unusable_errors
+
+    try:
+        cfg = config_from_env()
+    except StoreConfigError as e:
+        sys.exit(f"dhp leaderboard: {e}")
+    except hub_unusable_errors() as e:
+        sys.exit(f"dhp leaderboard: {hub_failure('the stores', e)}")
+    launch(build_app(cfg), host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"))
 
 
 if __name__ == "__main__":

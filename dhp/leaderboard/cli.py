@@ -74,7 +74,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         votes = str(Path(args.results).parent / "votes")
     if not votes:
         raise UserError("--votes is required when --results is a Hub store")
-    from dhp.leaderboard.app import AppConfig, build_app, launch
+    from dhp.leaderboard.app import AppConfig, build_app, dump_threads_on_usr1, launch
+
+    dump_threads_on_usr1()  # kill -USR1 writes every thread's stack, as on a Space, and the board goes on
 
     kw: dict[str, Any] = {"mode": args.mode, "refresh_s": args.refresh}
     if args.data is not None:

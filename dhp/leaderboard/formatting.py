@@ -30,7 +30,6 @@ __all__ = [
     "prompts_markdown",
     "queue_html",
     "summary_frame",
-    "unknown_judge_html",
 ]
 
 
@@ -123,11 +122,6 @@ def judge_header(results: Sequence[Result]) -> str:
     ]
     body = "".join(f"<li>{x}</li>" for x in items)
     return f'<div class="dhp-judge-head"><h2>{_text(j.name)}</h2><ul>{body}</ul></div>'
-
-
-def unknown_judge_html(wanted: str) -> str:
-    """What the judge page says for a ``?judge=`` link no result names (the name as plain text)."""
-    return f"<p><b>Unknown judge</b> “{_text(wanted)}”: no result names it. Pick one above.</p>"
 
 
 def _with_ci(x: float | None, ci: Any) -> str:

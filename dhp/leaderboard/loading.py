@@ -3,9 +3,12 @@
 A bad file (invalid JSON, wrong schema) is reported with its reason and skipped, never raised.
 Parsed results are cached by the store's version token, so a page load only re-reads files that
 changed; the cache keeps results without their item scores (the judge page re-reads a file in full
-when it needs the score distributions), but with the p-values of the joint bootstrap behind the
-rank ranges, computed from the scores while they are at hand (:mod:`dhp.leaderboard.ranks`). ``load(max_age_s=...)`` may reuse a listing that recent, so
-a burst of page loads lists a (remote) store once.
+when it needs the score distributions). The p-values of the joint bootstrap behind the rank ranges
+(:mod:`dhp.leaderboard.ranks`) are not computed here: a file whose tests are exact costs seconds of
+them, and the rows must not wait; :class:`dhp.leaderboard.rankjob.RankJob` computes them in the
+background, once per file version. ``load(max_age_s=...)`` may reuse a listing that recent, so a
+burst of page loads lists a (remote) store once; :meth:`ResultsIndex.progress` tells how far a
+listing's reads are, for the page's indicator during the first (cold) scan.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import math
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dhp.leaderboard.ranks import ReplicatePvalues, replicate_pvalues
 from dhp.leaderboard.stores import Store
@@ -30,7 +33,10 @@ __all__ = ["LoadReport", "LoadedResult", "ResultsIndex", "benchmark_setting", "l
 class LoadedResult:
     path: str  # relative to the results store
     result: Result  # without item scores (``scores=None``)
-    replicates: ReplicatePvalues | None = None  # joint-bootstrap p-values (None: the file had no item scores)
+    replicates: ReplicatePvalues | None = (
+        None  # joint-bootstrap p-values (None: not computed, or no item scores)
+    )
+    version: str = ""  # the store's version token of the file read (its blob id, or size and mtime)
 
 
 @dataclass(frozen=True)
@@ -40,9 +46,11 @@ class LoadReport:
     generation: int  # changes whenever the set of results changes
 
 
-def parse_many(texts: Iterable[tuple[str, str]]) -> tuple[list[LoadedResult], list[str]]:
-    """Pure: (path, text) pairs -> the valid results (scores dropped, their joint-bootstrap p-values
-    kept) and one problem per bad file."""
+def parse_many(
+    texts: Iterable[tuple[str, str]], *, replicates: bool = False
+) -> tuple[list[LoadedResult], list[str]]:
+    """Pure: (path, text) pairs -> the valid results (scores dropped; with ``replicates``, their
+    joint-bootstrap p-values computed from them first) and one problem per bad file."""
     ok: list[LoadedResult] = []
     bad: list[str] = []
     for path, text in texts:
@@ -51,7 +59,8 @@ def parse_many(texts: Iterable[tuple[str, str]]) -> tuple[list[LoadedResult], li
         except ResultError as e:
             bad.append(str(e))
             continue
-        ok.append(LoadedResult(path, res.model_copy(update={"scores": None}), replicate_pvalues(res)))
+        reps = replicate_pvalues(res) if replicates else None
+        ok.append(LoadedResult(path, res.model_copy(update={"scores": None}), reps))
     return ok, bad
 
 
@@ -70,6 +79,11 @@ class ResultsIndex:
         self._generation = 0
         self._last: LoadReport | None = None
         self._listed_at = -math.inf
+        self._progress = (0, 0)  # files read of the files to read, in the listing under way
+
+    def progress(self) -> tuple[int, int]:
+        """(files read, files to read) of the listing under way (or the last one); never waits."""
+        return self._progress
 
     def load(self, max_age_s: float = 0.0) -> LoadReport:
         """The store's results; a listing younger than ``max_age_s`` seconds is reused as is."""
@@ -91,10 +105,15 @@ class ResultsIndex:
             changed = False
             fresh: dict[str, _Entry] = {}
             unread: list[str] = []  # failed reads: told now, tried again at the next listing
+            todo = sum(1 for p, v in listing.items() if (c := self._entries.get(p)) is None or c[0] != v)
+            done = 0
+            self._progress = (0, todo)
             for path, version in listing.items():
                 cached = self._entries.get(path)
                 if cached is None or cached[0] != version:
                     got = self._read(path, version)
+                    done += 1
+                    self._progress = (done, todo)
                     if isinstance(got, str):
                         unread.append(got)
                         continue
@@ -125,7 +144,7 @@ class ResultsIndex:
             log.warning("results store %s: %s cannot be read: %s", self.store.name, path, e)
             return f"{path}: cannot read ({e})"
         ok, bad = parse_many([(path, text)])
-        return (version, ok[0] if ok else None, bad[0] if bad else None)
+        return (version, replace(ok[0], version=version) if ok else None, bad[0] if bad else None)
 
     def full(self, path: str) -> Result:
         """The complete result at ``path``, item scores included (for the judge page)."""

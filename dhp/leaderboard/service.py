@@ -7,13 +7,14 @@ with plain values (frames, strings, file paths); it is testable without a browse
 from __future__ import annotations
 
 import hashlib
+import html
 import math
 import os
 import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from dhp.leaderboard import board_html, table
 from dhp.leaderboard.formatting import plain_md
 from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
+from dhp.leaderboard.rankjob import RankJob
 from dhp.leaderboard.ranks import RankSamples
 from dhp.leaderboard.stores import Store, open_store
 from dhp.leaderboard.survey import (
@@ -168,10 +170,18 @@ class Backend:
         self.index = ResultsIndex(cfg.results)
         self.queue = RequestQueue(cfg.requests)
         self.votes = VotesStore(cfg.votes)
+        self.ranks = RankJob(cfg.results.read)  # the rank ranges' replicates, in the background
+        # The page never waits for rank ranges (rows first, ranked by their point estimates, and an
+        # indicator); a direct caller (a test, a script) does unless it says otherwise.
+        self.wait_ranks = True
+        self._ranked_of: tuple[int, list[LoadedResult]] | None = None  # generation, its ranked results
+        self._ranked_generation = -1  # the newest results generation whose rank replicates are all in
+        self.warmers: list[Callable[[], None]] = []  # more work :meth:`warm` does (the app's default view)
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
-        # (results generation, weights) -> the full table and the joint bootstrap of its rank ranges
-        self._frames: dict[tuple[int, str], tuple[pd.DataFrame, RankSamples]] = {}
+        # (results generation, weights) -> the full table, and the joint bootstrap of its rank ranges
+        self._frames: dict[tuple[int, str], pd.DataFrame] = {}
+        self._samples: dict[tuple[int, str], RankSamples] = {}
         self._report: LoadReport | None = None  # the last listing report() answers with
         self._listed_at = -math.inf  # when it was made (monotonic)
         self._relisting = False  # a background listing is under way
@@ -200,6 +210,64 @@ class Backend:
             self._relist_in_background()
         return rep
 
+    def ready(self) -> LoadReport | None:
+        """The last listing, or ``None`` while the first (cold) scan is under way; never waits."""
+        with self._lock:
+            return self._report
+
+    def warm(self) -> None:
+        """The work every page needs, done once per results generation and off the request path: the
+        first listing (the cold scan), the table, the default view's render, and the rank
+        replicates started in the background."""
+        rep = self.report()
+        self.ranks.get(self._ranked_results(rep))
+        for warm in self.warmers:
+            warm()
+
+    def ranks_ready(self) -> bool:
+        """The rank ranges of the current results are computed (starts them if not). Asked by every
+        request, so answered from the generation last found ready once it is."""
+        rep = self.ready()
+        if rep is None:
+            return False
+        if self._ranked_generation == rep.generation:
+            return True
+        if self.ranks.get(self._ranked_results(rep)) is None:
+            return False
+        with self._lock:
+            self._ranked_generation = max(self._ranked_generation, rep.generation)
+        return True
+
+    def board_version(self) -> int:
+        """Changes whenever what the board shows may change: 0 during the cold scan, then with the
+        results generation and when the rank ranges of a generation are filled in."""
+        rep = self.ready()
+        return 0 if rep is None else 2 * rep.generation + int(self.ranks_ready())
+
+    def status(self) -> str:
+        """What the board is still computing, in words ("" when nothing): the page's indicator."""
+        rep = self.ready()
+        if rep is None:
+            done, todo = self.index.progress()
+            return f"Reading the results: {done} of {todo} files…" if todo else "Listing the results…"
+        if self.ranks_ready():
+            return ""
+        done, todo = self.ranks.progress()
+        return (
+            f"Rank ranges are being computed (joint bootstrap, {done} of {todo} results); until then "
+            "the Rank column ranks by the point estimate."
+        )
+
+    def _ranked_results(self, rep: LoadReport) -> list[LoadedResult]:
+        """The results the rank ranges draw on: the newest per judge and dataset (as the table)."""
+        with self._lock:
+            if self._ranked_of is not None and self._ranked_of[0] == rep.generation:
+                return self._ranked_of[1]
+        ranked = [lr for per in latest_results(rep.results).values() for lr in per.values()]
+        with self._lock:
+            self._ranked_of = (rep.generation, ranked)
+        return ranked
+
     def _keep(self, rep: LoadReport) -> LoadReport:
         """Remember ``rep`` as the last listing (never replacing a newer one)."""
         with self._lock:
@@ -215,7 +283,10 @@ class Backend:
 
         def relist() -> None:
             try:
-                self._keep(self.index.load(0.0))
+                before = self.ready()
+                rep = self._keep(self.index.load(0.0))
+                if before is None or rep.generation != before.generation:
+                    self.warm()  # new results: the next page finds the table and default view ready
             finally:
                 with self._lock:
                     self._relisting = False
@@ -247,12 +318,14 @@ class Backend:
         return f"Survey weights: {_ballots(n)} so far; they become selectable at {need}."
 
     def frame(self, weights: str = DEFAULT_WEIGHTS) -> tuple[pd.DataFrame, LoadReport]:
-        _, (full, _), rep = self._frame(weights)
+        _, (full, _), rep = self._frame(weights, wait_ranks=False)
         return full, rep
 
-    def _frame(self, weights: str) -> tuple[tuple[int, str], tuple[pd.DataFrame, RankSamples], LoadReport]:
-        """The full table and its rank samples, their cache key (results generation, weights
-        version) and the report."""
+    def _frame(
+        self, weights: str, wait_ranks: bool
+    ) -> tuple[tuple[int, str], tuple[pd.DataFrame, RankSamples | None], LoadReport]:
+        """The full table and its rank samples (``None`` while the rank job runs, unless
+        ``wait_ranks``), their cache key (results generation, weights version) and the report."""
         rep = self.report()
         summaries: dict[str, Summary] | None = None
         key_w = DEFAULT_WEIGHTS
@@ -265,25 +338,40 @@ class Backend:
             key_w = version.id
         key = (rep.generation, key_w)
         with self._lock:
-            cached = self._frames.get(key)
-        if cached is None:
-            ew = None
+            full, samples = self._frames.get(key), self._samples.get(key)
+        if full is None:
             if weights == SURVEY_WEIGHTS:
                 summaries = reweighted_summaries(rep.results, version)
-                ew = {
-                    ds: {p: dict(e.weights) for p, e in w.entries.items()}
-                    for ds, w in version.weights.items()
-                }
-            cached = (table.build_frame(rep.results, summaries), table.rank_samples(rep.results, ew))
+            full = table.build_frame(rep.results, summaries)
             with self._lock:
                 self._frames = {k: v for k, v in self._frames.items() if k[0] == rep.generation}
-                self._frames[key] = cached
-        return key, cached, rep
+                self._frames[key] = full
+        if samples is None:
+            ranked = self.ranks.get(self._ranked_results(rep), wait=wait_ranks)
+            if ranked is not None:
+                ew = None
+                if weights == SURVEY_WEIGHTS:
+                    ew = {
+                        ds: {p: dict(e.weights) for p, e in w.entries.items()}
+                        for ds, w in version.weights.items()
+                    }
+                samples = table.rank_samples(ranked, ew)
+                with self._lock:
+                    self._samples = {k: v for k, v in self._samples.items() if k[0] == rep.generation}
+                    self._samples[key] = samples
+        return key, (full, samples), rep
 
-    def view(self, choice: ViewChoice | None = None, **choices: Any) -> pd.DataFrame:
-        """The table for a :class:`ViewChoice` (or its fields as keywords)."""
+    def view(
+        self, choice: ViewChoice | None = None, *, wait_ranks: bool | None = None, **choices: Any
+    ) -> pd.DataFrame:
+        """The table for a :class:`ViewChoice` (or its fields as keywords); its Rank column from the
+        joint bootstrap, or (``wait_ranks`` false and the rank job still running) the point estimate."""
         c = choice or ViewChoice.of(**choices)
-        _, (full, samples), _ = self._frame(c.weights)
+        wait = self.wait_ranks if wait_ranks is None else wait_ranks
+        _, (full, samples), _ = self._frame(c.weights, wait)
+        return self._select(full, samples, c)
+
+    def _select(self, full: pd.DataFrame, samples: RankSamples | None, c: ViewChoice) -> pd.DataFrame:
         cols = list(table.DEFAULT_META) + list(table.KINDS) if c.columns is None else list(c.columns)
         return table.select_view(
             full,
@@ -315,22 +403,28 @@ class Backend:
         return parts.html, path
 
     def render_parts(
-        self, choice: ViewChoice | None = None, **choices: Any
+        self, choice: ViewChoice | None = None, *, wait_ranks: bool | None = None, **choices: Any
     ) -> tuple[board_html.BoardParts, str]:
         """A view as the page shows it (:func:`board_html.view_parts`) and the path of a CSV of
-        exactly that view. Cached per results generation and choices: every page load asks for
-        the default view, and the timer re-asks for unchanged ones."""
+        exactly that view. Cached per results generation, rank state and choices: every page load
+        asks for the default view, and the timer re-asks for unchanged ones. While the rank job runs
+        (and ``wait_ranks`` is false), the rows come ranked by their point estimates, under a note."""
         c = choice or ViewChoice.of(**choices)
-        fkey, _, _ = self._frame(c.weights)
-        key = (fkey, c)
+        wait = self.wait_ranks if wait_ranks is None else wait_ranks
+        fkey, (full, samples), rep = self._frame(c.weights, wait)
+        key = (fkey, c, samples is not None)
         with self._lock:
             hit = self._rendered.get(key)
             if hit is not None:
                 self._rendered.move_to_end(key)
         if hit is None:
-            df = self.view(c)
-            empty = board_html.empty_message(c.datasets, c.search, bool(self.report().results))
-            hit = (board_html.view_parts(df, table.Sort.parse(c.sort), empty), *self._csv_text(df))
+            df = self._select(full, samples, c)
+            empty = board_html.empty_message(c.datasets, c.search, bool(rep.results))
+            parts = board_html.view_parts(df, table.Sort.parse(c.sort), empty)
+            if samples is None and self.status():
+                note = f'<div class="dhp-ranks-pending" role="status">{html.escape(self.status())}</div>'
+                parts = board_html.BoardParts(note + parts.head, parts.rows, parts.tail)
+            hit = (parts, *self._csv_text(df))
             with self._lock:
                 self._rendered[key] = hit
                 self._rendered = OrderedDict((k, v) for k, v in self._rendered.items() if k[0][0] == fkey[0])

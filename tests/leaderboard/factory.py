@@ -48,20 +48,27 @@ def make_result(
     n_boot: int = 0,
     prompt_set: str = "default",
     no_scores_for: str | None = None,
+    continuous: bool = False,
 ) -> Result:
     """A result whose judge drops perturbed scores by ``skill``; ``no_scores_for`` names a perturbation
-    every score of which is unparsed (so it has no D)."""
+    every score of which is unparsed (so it has no D). ``continuous``: scores are not rounded to the
+    1-5 scale (expected-mode scores, a probability-weighted mean): without ties, a perturbation of
+    at most 50 pairs gets the exact Wilcoxon test."""
     spec = BENCHMARK[dataset] if isinstance(dataset, str) else dataset
     rng = np.random.default_rng(zlib.crc32(f"{judge}|{spec.name}|{seed}".encode()))
     metrics = spec.metric_names
     base = rng.uniform(2.5, 4.5, size=n_items)
-    original = {m: np.clip(np.round(base + rng.normal(0, 0.4, n_items)), 1, 5) for m in metrics}
+
+    def rnd(x: np.ndarray) -> np.ndarray:
+        return x if continuous else np.round(x)
+
+    original = {m: np.clip(rnd(base + rng.normal(0, 0.4, n_items)), 1, 5) for m in metrics}
     perturbed: dict[str, dict[str, np.ndarray]] = {}
     for i, p in enumerate(spec.perturbations):
         drop = skill * (0.5 + (i % 3) / 2)
         perturbed[p.id] = {
             m: np.clip(
-                np.round(original[m] - drop * rng.uniform(0, 2, n_items) + rng.normal(0, 0.3, n_items)), 1, 5
+                rnd(original[m] - drop * rng.uniform(0, 2, n_items) + rng.normal(0, 0.3, n_items)), 1, 5
             )
             for m in metrics
         }

@@ -164,3 +164,156 @@ def test_no_event_shows_progress_on_the_table(tmp_path: Path, results_dir: Path)
     assert (ids["filter-families"], "change") not in [
         tuple(t) for d in config["dependencies"] for t in d["targets"]
     ]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Speed (issue 31): rows first, rank ranges later; the board's bytes served once per view
+def test_rows_do_not_wait_for_the_rank_replicates(tmp_path: Path, results_dir: Path) -> None:
+    """The rank job is held (its reads block): the page's view comes at once, ranked by the point
+    estimates under a note; released, the rank ranges are filled in and the board version moves."""
+    import threading
+
+    from dhp.leaderboard.rankjob import RankJob
+
+    be = Backend(_cfg(tmp_path, results_dir))
+    gate = threading.Event()
+    store = be.cfg.results
+
+    def held(path: str) -> bytes:
+        gate.wait(timeout=120)
+        return store.read(path)
+
+    be.ranks = RankJob(held)
+    parts, _ = be.render_parts(wait_ranks=False)
+    assert len(parts.rows) == 3 and "Rank ranges are being computed" in parts.head
+    assert not be.ranks_ready() and be.board_version() % 2 == 0
+    gate.set()
+    ranked = be.view(wait_ranks=True)
+    assert len(ranked) == 3 and be.ranks_ready() and be.board_version() % 2 == 1
+    again, _ = be.render_parts(wait_ranks=False)
+    assert again.rows and "Rank ranges are being computed" not in again.head
+
+
+def _serve(tmp_path: Path, results_dir: Path) -> tuple[object, str]:
+    import socket
+
+    from dhp.leaderboard.app import launch
+
+    demo = build_app(_cfg(tmp_path, results_dir))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    launch(demo, port=port, block=False)
+    return demo, f"http://127.0.0.1:{port}/"
+
+
+def test_the_board_is_served_as_bytes_made_once_per_view(tmp_path: Path, results_dir: Path) -> None:
+    """GET /dhp/view answers the default view with the page's lists (gzip, ETag: a revalidation is a
+    304), a filtered view for the page's inputs, 400 for inputs that are not a view, and the view's
+    CSV; GET / is Gradio's page, rendered once (same ETag, revalidated); fingerprinted assets are
+    immutable for the browser."""
+    import gzip
+    import json
+    import re
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from dhp.leaderboard.serving import default_inputs
+
+    demo, url = _serve(tmp_path, results_dir)
+    try:
+
+        def get(path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+            req = urllib.request.Request(url + path, headers=headers)
+            try:
+                with urllib.request.urlopen(req, timeout=120) as r:
+                    return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+            except urllib.error.HTTPError as e:
+                return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read()
+
+        status, h, body = get("dhp/view", **{"Accept-Encoding": "gzip"})
+        while status == 200 and json.loads(gzip.decompress(body))["loading"]:  # the cold scan: asked again
+            status, h, body = get("dhp/view", **{"Accept-Encoding": "gzip"})
+        got = json.loads(gzip.decompress(body))
+        assert status == 200 and h["content-encoding"] == "gzip" and h["cache-control"] == "no-cache"
+        assert len(json.loads(got["board"])["rows"]) == 3 and got["page"]["families"] == [
+            "llama",
+            "phi",
+            "qwen",
+        ]
+        assert get("dhp/view", **{"If-None-Match": h["etag"]})[0] == 304
+        be = Backend(_cfg(tmp_path, results_dir))
+        inputs = default_inputs(be)
+        inputs[3] = ["phi"]
+        status, _, body = get("dhp/view?v=" + urllib.parse.quote(json.dumps(inputs)))
+        view = json.loads(body)
+        assert status == 200 and "page" not in view
+        names = [re.findall(r'data-judge="([^"]*)"', r) for r in json.loads(view["board"])["rows"]]
+        assert names == [["Weak Phi-2"]]
+        status, _, csv = get(view["csv"]["url"])
+        assert status == 200 and csv.decode().splitlines()[1].split(",")[1] == "Weak Phi-2"
+        assert get("dhp/view?v=" + urllib.parse.quote('["x"]'))[0] == 400
+        assert get("dhp/csv/..%2Fsecret.csv")[0] == 404
+        s1, h1, page = get("")
+        s2, h2, _ = get("")
+        assert s1 == s2 == 200 and h1["etag"] == h2["etag"] and h1["cache-control"] == "no-cache"
+        assert b"gradio_config" in page and get("", **{"If-None-Match": h1["etag"]})[0] == 304
+        asset = re.search(rb"(assets/[\w.-]+\.js)", page)
+        assert asset is not None
+        status, h, _ = get(asset[1].decode())
+        assert status == 200 and "immutable" in h["cache-control"]
+    finally:
+        demo.close()  # type: ignore[attr-defined]
+
+
+def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, results_dir: Path) -> None:
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    cmd = [sys.executable, "-m", "dhp", "leaderboard", "--results", str(results_dir), "--requests",
+           str(tmp_path / "requests"), "--port", str(port)]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        for line in proc.stdout:  # printed once the page answers
+            if "DHP leaderboard on" in line:
+                break
+        proc.send_signal(signal.SIGUSR1)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/dhp/view", timeout=120) as r:
+            assert r.status == 200  # answered after the signal: it did not end the board
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert "Current thread" in err or "Thread 0x" in err  # faulthandler's dump of every thread
+
+
+def test_the_space_app_with_an_unreachable_hub_says_so_in_one_line(tmp_path: Path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {k: v for k, v in os.environ.items() if k != "HF_TOKEN"}
+    env.update(SPACE_ID="org/space", HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HUB_DISABLE_TELEMETRY="1",
+               PYTHONPATH=str(Path(__file__).resolve().parents[2]), DHP_RESULTS="hf://datasets/org/r",
+               DHP_REQUESTS="hf://datasets/org/q", DHP_VOTES="hf://datasets/org/v")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", "from dhp.leaderboard.app import main; main()"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode != 0
+    lines = [x for x in out.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("dhp leaderboard: the stores: cannot reach the Hub"), (
+        out.stderr
+    )

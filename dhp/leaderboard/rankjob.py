@@ -1,0 +1,171 @@
+"""The rank ranges' joint-bootstrap replicates, computed in the background, once per file version.
+
+The board's rows need only the results' summaries (:mod:`dhp.leaderboard.loading`); its rank ranges
+need every shown result's replicate p-values (:func:`dhp.leaderboard.ranks.replicate_pvalues`),
+which need the item scores and, for a file whose tests are exact, seconds of CPU. So rows never wait
+for them: :meth:`RankJob.get` answers at once with the replicates of every result asked for, or
+``None`` while some are still being computed by the job's one thread (the page shows the rows,
+ranked by their point estimates, with an indicator; the rank ranges are filled in when the job is
+done). Replicates are kept per (path, version): a new listing computes only the files that changed.
+They are computed in a child process (``python -m dhp.leaderboard.rankjob``, fed files through a
+pipe): seconds of numpy in a thread would hold the GIL the page's requests need (measured: the app's
+start-up and every request slowed while the job ran). Not :mod:`multiprocessing`: its children import
+the parent's main module again (a Space's ``app.py``, ``python -m dhp``), which would start a second app.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from dhp.leaderboard.loading import LoadedResult
+from dhp.leaderboard.ranks import ReplicatePvalues, replicate_pvalues
+from dhp.scoring.results import parse_result
+
+log = logging.getLogger(__name__)
+
+__all__ = ["RankJob"]
+
+_Key = tuple[str, str]  # (path, version)
+
+
+class _Child:
+    """The child process that computes replicates: (path, text) in, ("ok", replicates) or ("error",
+    why) out, pickled, one file at a time."""
+
+    def __init__(self) -> None:
+        root = str(Path(__file__).resolve().parents[2])  # where this dhp package is imported from
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
+        }
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "dhp.leaderboard.rankjob"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+
+    def replicates(self, path: str, text: str) -> ReplicatePvalues | None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            pickle.dump((path, text), self.proc.stdin)
+            self.proc.stdin.flush()
+            status, value = pickle.load(self.proc.stdout)
+        except (EOFError, BrokenPipeError) as e:
+            raise ChildDied(
+                f"the rank worker process ended ({type(e).__name__}, exit {self.proc.poll()})"
+            ) from e
+        if status == "error":
+            raise ValueError(value)
+        return value  # type: ignore[no-any-return]
+
+
+class ChildDied(RuntimeError):
+    """The child process computing replicates is gone (killed, out of memory)."""
+
+
+def _serve() -> None:
+    """The child: replicates of each (path, text) read from stdin, written to stdout, until EOF."""
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the pipe
+    while True:
+        try:
+            path, text = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        try:
+            answer: tuple[str, Any] = ("ok", replicate_pvalues(parse_result(text, source=path)))
+        except ValueError as e:  # ResultError: the file changed since its listing and is invalid now
+            answer = ("error", str(e))
+        pickle.dump(answer, out)
+        out.flush()
+
+
+class RankJob:
+    """Replicates of results, computed from their files (``read``: path -> the file's bytes) by one
+    background thread that hands each file to a child process. Thread-safe."""
+
+    def __init__(self, read: Callable[[str], bytes]) -> None:
+        self._read = read
+        self._child: _Child | None = None
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._done: dict[_Key, ReplicatePvalues | None] = {}
+        self._failed: dict[_Key, str] = {}
+        self._want: tuple[_Key, ...] = ()  # what the newest caller asked for, in order
+        self._thread: threading.Thread | None = None
+
+    def get(self, results: Sequence[LoadedResult], wait: bool = False) -> list[LoadedResult] | None:
+        """``results`` with their replicates, or ``None`` while some are being computed (the job is
+        started for them; ``wait``: block until it is done). A file that cannot be read again (gone,
+        changed or invalid since its listing) has no replicates: its judge is ranked by its point value."""
+        keys = tuple((r.path, r.version) for r in results)
+        with self._lock:
+            if any(k not in self._done and k not in self._failed for k in keys):
+                if keys != self._want:  # a new listing: forget the versions it no longer holds
+                    now = set(keys)
+                    self._done = {k: v for k, v in self._done.items() if k in now}
+                    self._failed = {k: v for k, v in self._failed.items() if k in now}
+                self._want = keys
+                self._start()
+                if not wait:
+                    return None
+                self._wake.wait_for(lambda: all(k in self._done or k in self._failed for k in keys))
+            return [replace(r, replicates=self._done.get(k)) for r, k in zip(results, keys, strict=True)]
+
+    def progress(self) -> tuple[int, int]:
+        """(results computed, results asked for) of the newest request."""
+        with self._lock:
+            return sum(1 for k in self._want if k in self._done or k in self._failed), len(self._want)
+
+    def _start(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="dhp-rank-replicates", daemon=True)
+            self._thread.start()
+
+    def _next(self) -> _Key | None:
+        with self._lock:
+            key = next((k for k in self._want if k not in self._done and k not in self._failed), None)
+            if key is None:
+                self._thread = None
+            return key
+
+    def _compute(self, path: str) -> ReplicatePvalues | None:
+        if self._child is None:  # one child for the app's lifetime, started at the first need
+            self._child = _Child()
+        text = self._read(path).decode("utf-8")
+        return self._child.replicates(path, text)
+
+    def _fail(self, key: _Key, why: str) -> None:
+        log.warning("rank replicates of %s: %s", key[0], why)
+        with self._lock:
+            self._failed[key] = why
+            self._wake.notify_all()
+
+    def _run(self) -> None:
+        while (key := self._next()) is not None:
+            try:
+                reps = self._compute(key[0])
+            except ChildDied as e:  # killed, out of memory: a new one next time
+                self._child = None
+                self._fail(key, str(e))
+                continue
+            except (OSError, ValueError) as e:  # ResultError is a ValueError: its judge is ranked by points
+                self._fail(key, str(e))
+                continue
+            with self._lock:
+                self._done[key] = reps
+                self._wake.notify_all()
+
+
+if __name__ == "__main__":
+    _serve()
