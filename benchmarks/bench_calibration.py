@@ -14,15 +14,20 @@ Every replicate is made as ``dhp compare`` makes it: each judge's point D by sci
 method (:func:`dhp.scoring.stats.auto_method`), one paired draw of items per bootstrap
 replicate shared by both judges (:func:`dhp.scoring.stats.draw_items`), each replicate tested by its
 point's method (:func:`dhp.scoring.stats.wilcoxon_greater_batch`), D = log_0.05 p, the difference's
-interval, each judge's interval and the verdict by :func:`dhp.scoring.compare.difference`.
+interval, each judge's interval and the verdict by :func:`dhp.scoring.compare.difference`, each
+expanded for the pairs its test ranks (:func:`dhp.scoring.stats.ranked_pairs`).
 
 Truth. D is the log of a p-value: it grows with n, so its "true value" is defined at the sample
 size: the median of D (and of D_A − D_B) over 20,000 simulated samples of n pairs from the known
 model (the same D a typical sample of that size gives; 0 for the difference of identical judges).
-Coverage is the share of simulated samples whose 95% interval holds that truth.
+Coverage is the share of simulated samples whose 95% interval holds that truth. False verdicts: ``A``
+or ``B`` for identical judges (``same``), ``B`` when A is better (``shifted``). Every share is
+printed with its Monte Carlo standard error, sqrt(p(1 − p)/N) over the N samples of its cell.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_calibration.py`` (defaults: 400 samples per cell, 250
-bootstrap replicates each, cells in 2 processes). Prints one table; docs/method.md quotes it.
+Run: ``PYTHONPATH=. python benchmarks/bench_calibration.py`` (defaults: 400 samples per cell, 1000
+bootstrap replicates each as ``dhp compare`` draws, cells in 2 processes; the tails of a percentile
+interval at 1-2% are too noisy with fewer replicates to measure the procedure in use). Prints one
+table; docs/method.md quotes it.
 """
 
 from __future__ import annotations
@@ -37,7 +42,14 @@ import numpy as np
 import numpy.typing as npt
 
 from dhp.scoring.compare import Difference, difference
-from dhp.scoring.stats import auto_method, discernment, draw_items, wilcoxon_greater_batch
+from dhp.scoring.stats import (
+    auto_method,
+    discernment,
+    draw_items,
+    ranked_pairs,
+    wilcoxon_greater_batch,
+    wilcoxon_greater_tests,
+)
 
 FloatArray = npt.NDArray[np.float64]
 SIZES = (20, 40, 100)
@@ -69,10 +81,12 @@ def simulate(
     return Samples(judge(deltas[0]), judge(deltas[1]))
 
 
-def point_d(o: FloatArray, p: FloatArray) -> tuple[FloatArray, list[str]]:
-    """Each row's D by scipy's auto method, and that method."""
+def point_d(o: FloatArray, p: FloatArray) -> tuple[FloatArray, list[str], list[int | None]]:
+    """Each row's D by scipy's auto method, that method, and the size its interval is expanded for
+    (:func:`dhp.scoring.stats.ranked_pairs`: the pairs its test ranks)."""
     methods = [auto_method(o[r] - p[r]) for r in range(o.shape[0])]
-    return truth_d(o, p), methods
+    sizes = [ranked_pairs(wilcoxon_greater_tests(o[r : r + 1], p[r : r + 1])) for r in range(o.shape[0])]
+    return truth_d(o, p), methods, sizes
 
 
 def truth_d(o: FloatArray, p: FloatArray) -> FloatArray:
@@ -122,13 +136,13 @@ def run_cell(rng: np.random.Generator, n: int, scenario: str, ties: bool, count:
         0.0 if scenario == "same" else float(np.median(da - db)),
     )
     s = simulate(rng, n, deltas, ties, count)
-    pa, ma = point_d(*s.a)
-    pb, mb = point_d(*s.b)
+    pa, ma, na = point_d(*s.a)
+    pb, mb, nb = point_d(*s.b)
     idx = draw_items(n, count * n_boot, rng).reshape(count, n_boot, n)  # one paired draw per replicate
     ra, rb = replicate_d(*s.a, ma, idx), replicate_d(*s.b, mb, idx)
     tally = Tally()
     for r in range(count):
-        tally.add(difference((float(pa[r]), ra[r]), (float(pb[r]), rb[r]), 0.95, n), truth)
+        tally.add(difference((float(pa[r]), ra[r], na[r]), (float(pb[r]), rb[r], nb[r]), 0.95), truth)
     return tally
 
 
@@ -143,16 +157,25 @@ def cell_row(cell: Cell, samples: int, n_boot: int, seed: int) -> str:
     t = run_cell(rng, n, scenario, ties, samples, n_boot)
     v = t.verdicts or {}
     share = " / ".join(f"{v.get(k, 0) / t.total:.1%}" for k in ("A", "B", "tie", "neither"))
+    false = (v.get("A", 0) + v.get("B", 0)) if scenario == "same" else v.get("B", 0)
     return (
-        f"| {'ties (1-5)' if ties else 'continuous'} | {n} | {scenario} | {t.covered_a / t.total:.1%} "
-        f"| {t.covered_b / t.total:.1%} | {t.covered_diff / t.total:.1%} | {share} |"
+        f"| {'ties (1-5)' if ties else 'continuous'} | {n} | {scenario} | {rate(t.covered_a, t.total)} "
+        f"| {rate(t.covered_b, t.total)} | {rate(t.covered_diff, t.total)} | {rate(false, t.total)} | {share} |"
     )
+
+
+def rate(hits: int, total: int) -> str:
+    """A share with its Monte Carlo standard error, sqrt(p(1 − p)/N), in percentage points."""
+    p = hits / total
+    return f"{p:.1%} ± {100 * np.sqrt(p * (1 - p) / total):.1f}"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", type=int, default=400, help="simulated samples per cell")
-    ap.add_argument("--n-boot", type=int, default=250, help="bootstrap replicates per sample")
+    ap.add_argument(
+        "--n-boot", type=int, default=1000, help="bootstrap replicates per sample (dhp compare's default)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2, help="processes (the cells are independent)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)), help="pairs per sample, comma-separated")
@@ -166,9 +189,10 @@ def main() -> None:
     t0 = time.perf_counter()
     print(f"{args.samples} samples per cell, {args.n_boot} bootstrap replicates, seed {args.seed}")
     print(
-        "| scores | n | scenario | coverage D_A | coverage D_B | coverage D_A − D_B | verdicts A / B / tie / neither |"
+        "| scores | n | scenario | coverage D_A | coverage D_B | coverage D_A − D_B | false verdicts "
+        "| verdicts A / B / tie / neither |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     cells = [(ties, n, sc) for ties in (False, True) for n in sizes for sc in scenarios]
     with ProcessPoolExecutor(max_workers=args.jobs) as ex:
         rows = ex.map(cell_row, cells, *(itertools.repeat(v) for v in (args.samples, args.n_boot, args.seed)))

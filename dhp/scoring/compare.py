@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dhp.scoring.results import DEFAULT_PROMPT_SET, ItemScores, Result
-from dhp.scoring.stats import CombineMethod, analyse, avg_min, draw_items, interval, replicates
+from dhp.scoring.stats import CombineMethod, analyse, avg_min, draw_items, interval, ranked_pairs, replicates
 from dhp.types import Level
 
 __all__ = [
@@ -120,6 +120,7 @@ class _Side:
 
     point: FloatArray  # (perturbations,) D^EW
     boot: FloatArray  # (n_boot, perturbations) D^EW
+    sizes: tuple[int | None, ...]  # (perturbations,) ranked_pairs of each D^EW's tests
 
 
 def _vec(values: Sequence[float | None], rows: Sequence[int]) -> FloatArray:
@@ -160,26 +161,37 @@ def _side(sc: _Paired, setting: Setting, idx: npt.NDArray[np.int64]) -> _Side:
     levels, weights, method = setting
     point = analyse(sc.orig, sc.pert, levels, weights, method, n_boot=0)
     rep = replicates(sc.orig, sc.pert, levels, weights, point, idx)
-    return _Side(np.array([pa.d_ew for pa in point.perturbations], dtype=np.float64), rep.d_ew)
+    sizes = tuple(
+        ranked_pairs(list(pa.tests.values()), [float(weights[pa.perturbation].get(m, 0.0)) for m in pa.tests])
+        for pa in point.perturbations
+    )
+    return _Side(np.array([pa.d_ew for pa in point.perturbations], dtype=np.float64), rep.d_ew, sizes)
 
 
-def _bounds(samples: FloatArray, confidence: float, estimate: float, n_items: int) -> Bounds | None:
+def _bounds(samples: FloatArray, confidence: float, estimate: float, n_items: int | None) -> Bounds | None:
     iv = interval(samples, confidence, estimate, n_items)
     return None if iv is None else (iv.low + 0.0, iv.high + 0.0)
 
 
-def difference(
-    a: tuple[float, FloatArray], b: tuple[float, FloatArray], confidence: float, n_items: int
-) -> Difference:
-    """A − B from each judge's (point, replicates on the same draws of ``n_items`` items): the
-    interval around the point difference, the verdict read off it, and each judge's own interval,
-    all by :func:`~dhp.scoring.stats.interval`."""
-    (pa, sa), (pb, sb) = a, b
+#: One judge's D: (point, replicates on the shared draw, the sample size its interval is expanded for:
+#: :func:`~dhp.scoring.stats.ranked_pairs` of its tests, the items for an aggregate).
+Estimate = tuple[float, FloatArray, int | None]
+
+
+def _fewer(na: int | None, nb: int | None) -> int | None:
+    return nb if na is None else na if nb is None else min(na, nb)
+
+
+def difference(a: Estimate, b: Estimate, confidence: float) -> Difference:
+    """A − B from each judge's :data:`Estimate`: the interval around the point difference (expanded
+    for the smaller of the two sizes), the verdict read off it, and each judge's own interval, all
+    by :func:`~dhp.scoring.stats.interval`."""
+    (pa, sa, na), (pb, sb, nb) = a, b
     point = pa - pb
-    ci = _bounds(sa - sb, confidence, point, n_items) if math.isfinite(point) else None
+    ci = _bounds(sa - sb, confidence, point, _fewer(na, nb)) if math.isfinite(point) else None
     if ci is None:
         return Difference(None, None, None)
-    ci_a, ci_b = _bounds(sa, confidence, pa, n_items), _bounds(sb, confidence, pb, n_items)
+    ci_a, ci_b = _bounds(sa, confidence, pa, na), _bounds(sb, confidence, pb, nb)
     return Difference(point + 0.0, ci, verdict(ci, ci_a, ci_b), ci_a, ci_b)
 
 
@@ -197,7 +209,7 @@ def _setting(a: Result, b: Result) -> tuple[Mapping[str, Mapping[str, float]], C
 @dataclass(frozen=True)
 class _DatasetRun:
     comparison: DatasetComparison
-    agg: Mapping[str, tuple[tuple[float, FloatArray], tuple[float, FloatArray]]]  # key -> (A, B)
+    agg: Mapping[str, tuple[Estimate, Estimate]]  # key -> (A, B)
 
 
 def _left_out(a: Result, b: Result, pids: Sequence[str], ra: _Side, rb: _Side) -> dict[str, str]:
@@ -223,21 +235,23 @@ def _compare_dataset(a: Result, b: Result, rng: np.random.Generator, n_boot: int
     ra = _side(pa, (levels, weights, method), idx)
     rb = _side(pb, (levels, weights, method), idx)
     per = {
-        pid: difference((ra.point[i], ra.boot[:, i]), (rb.point[i], rb.boot[:, i]), conf, n)
+        pid: difference(
+            (ra.point[i], ra.boot[:, i], ra.sizes[i]), (rb.point[i], rb.boot[:, i], rb.sizes[i]), conf
+        )
         for i, pid in enumerate(pids)
     }
     both = ~np.isnan(ra.point) & ~np.isnan(rb.point)  # missing stays missing: only what both have
     lv = [levels[p] for p, keep in zip(pids, both, strict=True) if keep]
-    agg: dict[str, tuple[tuple[float, FloatArray], tuple[float, FloatArray]]] = {}
+    agg: dict[str, tuple[Estimate, Estimate]] = {}
     for key, k in (("d_avg_ew", 0), ("d_min_ew", 1)):
-        sides = []
+        sides: list[Estimate] = []
         for s in (ra, rb):
             boot = s.boot[:, both]
-            sides.append((float(avg_min(s.point[both], lv)[k]), avg_min(boot, lv)[k]))
+            sides.append((float(avg_min(s.point[both], lv)[k]), avg_min(boot, lv)[k], n))
         agg[key] = (sides[0], sides[1])
     comparison = DatasetComparison(
         n_items=n,
-        aggregates={k: difference(*agg[k], conf, n) for k in AGGREGATES},
+        aggregates={k: difference(*agg[k], conf) for k in AGGREGATES},
         perturbations=per,
         compared=tuple(p for p, keep in zip(pids, both, strict=True) if keep),
         left_out=_left_out(a, b, pids, ra, rb),
@@ -253,12 +267,12 @@ def _overall(runs: Mapping[str, _DatasetRun], confidence: float) -> dict[str, Di
     out: dict[str, Difference] = {}
     n_items = sum(r.comparison.n_items for r in runs.values())  # every dataset's items are resampled
     for key, reduce in (("d_avg_ew", np.mean), ("d_min_ew", np.min)):
-        sides = []
+        sides: list[Estimate] = []
         for s in (0, 1):
             point = float(reduce(np.array([r.agg[key][s][0] for r in runs.values()])))
             boot = reduce(np.stack([r.agg[key][s][1] for r in runs.values()]), axis=0)
-            sides.append((point, boot))
-        out[key] = difference(sides[0], sides[1], confidence, n_items)
+            sides.append((point, boot, n_items))
+        out[key] = difference(sides[0], sides[1], confidence)
     return out
 
 

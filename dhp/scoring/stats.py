@@ -36,7 +36,10 @@ distribution at floor(W+), :func:`exact_method_pvalues`), a ``permutation`` one 
 tie-aware sign-flip test (:func:`_exact_tail_pvalues`), an ``asymptotic`` one by the tie-corrected
 normal approximation. Every interval is :func:`interval`: the expanded percentile interval of the
 replicates (:func:`interval_level`) joined with its point estimate, so an estimate lies in its
-interval by construction. ``benchmarks/bench_calibration.py`` measures its coverage.
+interval by construction. The expansion is for the pairs the D's tests rank (:func:`ranked_pairs`:
+zero differences are dropped by the test, so with 1-5 scores a D of 20 items may rest on 11), for
+the items when an aggregate averages many tests. ``benchmarks/bench_calibration.py`` measures its
+coverage.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ __all__ = [
     "interval",
     "interval_level",
     "level_balanced_weights",
+    "ranked_pairs",
     "replicates",
     "wilcoxon_greater",
     "wilcoxon_greater_batch",
@@ -467,6 +471,7 @@ def interval_level(confidence: float, n_items: int | None) -> float:
     The plain percentile interval is too narrow at small n (the bootstrap's variance is (n−1)/n of
     the sample's, and its quantiles are normal where Student's t is due); this widens it by that
     much and no more: ``alpha'`` = 1.6% each side at n = 20, 2.0% at 40, 2.3% at 100 (2.5% as n grows).
+    ``n_items`` is the sample the statistic rests on: for one D, :func:`ranked_pairs` of its tests.
     ``None`` or n < 2: the plain ``α/2``."""
     alpha = (1.0 - confidence) / 2.0
     if n_items is None or n_items < 2:
@@ -475,6 +480,17 @@ def interval_level(confidence: float, n_items: int | None) -> float:
 
     t = float(sps.t.ppf(1.0 - alpha, n_items - 1))
     return float(sps.norm.cdf(-math.sqrt(n_items / (n_items - 1)) * t))
+
+
+def ranked_pairs(tests: Sequence[MetricTest], weights: Sequence[float] | None = None) -> int | None:
+    """The sample size an interval of a D made of ``tests`` is expanded for (:func:`interval_level`):
+    the fewest pairs any of its tests ranks (non-zero differences; the Wilcoxon test drops zero
+    differences, so an item whose scores tie enters only through how often it is drawn). With
+    ``weights`` (D^EW), only the tests of positive weight enter. ``None`` when no test ranks a
+    pair (no evidence in any replicate: nothing to expand)."""
+    used = [t for i, t in enumerate(tests) if weights is None or weights[i] > 0]
+    sizes = [t.n_nonzero for t in used if t.n_nonzero > 0]
+    return min(sizes) if sizes else None
 
 
 def interval(
@@ -654,16 +670,13 @@ def _bootstrap(
         iv = interval(arr, confidence, point.aggregates[name], sc.n_items)
         if iv is not None:
             agg[name] = iv
-    return _Bootstrap(
-        tuple(
-            interval(rep.d[:, i], confidence, float(point.d_un[i]), sc.n_items) for i in range(len(sc.pids))
-        ),
-        tuple(
-            interval(rep.d_ew[:, i], confidence, float(point.d_ew[i]), sc.n_items)
-            for i in range(len(sc.pids))
-        ),
-        agg,
-    )
+    d_ci, d_ew_ci = [], []
+    for i, pid in enumerate(sc.pids):
+        tests = [point.tests[pid][m] for m in sc.metrics]
+        d_ci.append(interval(rep.d[:, i], confidence, float(point.d_un[i]), ranked_pairs(tests)))
+        n_ew = ranked_pairs(tests, w_ew[i].tolist())
+        d_ew_ci.append(interval(rep.d_ew[:, i], confidence, float(point.d_ew[i]), n_ew))
+    return _Bootstrap(tuple(d_ci), tuple(d_ew_ci), agg)
 
 
 def analyse(
