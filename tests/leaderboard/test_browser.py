@@ -542,8 +542,9 @@ def crowd(crowd_site: dict[str, Any]) -> str:
     return str(crowd_site["url"])
 
 
-#: A name the submission form accepts (no / < >) that Markdown would still read as an image.
-QUEUED_HOSTILE = "Q ![q](http:127.0.0.1:1?q) [l](http:127.0.0.1:1?l)"
+#: A name the submission form accepts (no / < >, no link markup: dhp.naming) that Markdown would still
+#: format: bold, italics, code, strike-through, a heading mark and an entity.
+QUEUED_HOSTILE = "Q *b* _i_ `c` ~~s~~ #h &amp; [l] (x)"
 
 
 def _crowd_queue(root: Path) -> None:
