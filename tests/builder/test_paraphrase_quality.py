@@ -105,6 +105,18 @@ def test_a_sentence_is_aligned_with_its_rephrasing_in_the_article() -> None:
     assert aligned("The island is long.", ["The island is about 300 metres long, locals said."]) is None
 
 
+def test_a_longer_form_of_a_name_is_the_same_fact() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    # offline-rules/9 read these as a new fact; a name the sentence has, said longer, is none
+    sentence = "Mr Gordon was forced to quit Labor after being accused of domestic violence."
+    para = "Gordon was forced to quit the Labor Party because of a domestic violence scandal."
+    assert aligned(sentence, [para]) == para
+    # a place the sentence has nowhere is new: no rephrasing
+    sentence = "Usain Bolt will compete at the IAAF/BTC World Relays on May 2-3."
+    assert aligned(sentence, ["Usain Bolt will be part of the IAAF/BTC World Relays in the Bahamas."]) is None
+
+
 def test_rewrite_insert_inserts_a_human_rephrasing_or_is_not_applicable() -> None:
     import random
 

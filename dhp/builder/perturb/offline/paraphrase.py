@@ -31,6 +31,7 @@ from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.lexicon import EntityType
 from dhp.builder.perturb.offline.edits import WORD, change_count, lemmas
+from dhp.builder.perturb.validate import keeps_fact
 from dhp.builder.textstats import split_sentences
 from dhp.types import Severity
 
@@ -76,6 +77,15 @@ def _facts(sentence: str) -> frozenset[str]:
     return frozenset(s.text.lower() for s in lexicon.find_entities(sentence) if s.type in _FACTS)
 
 
+def _same_facts(facts: frozenset[str], other: str, sentence: str) -> bool:
+    """Every name, number and date of the sentence is stated in the other as the validator reads it, and each
+    of the other's is one of them or a longer or shorter form of a name the sentence has ("Labor" and "the
+    Labor Party", "Neymar" and "Neymar of Barcelona"): no fact added, none lost."""
+    own = set(WORD.findall(sentence.lower()))
+    added = [f for f in _facts(other) if f not in facts and not set(WORD.findall(f)) & own]
+    return not added and all(keeps_fact(f, other) for f in facts)
+
+
 def _score(sentence: str, other: str) -> float | None:
     """How well ``other`` rephrases ``sentence`` (overlap both ways less the word types shared), None where
     it says something else, copies it, or adds or drops a fact."""
@@ -93,7 +103,7 @@ def _score(sentence: str, other: str) -> float | None:
         or difflib.SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= MAX_SEQUENCE
     ):
         return None
-    if _facts(other) != facts:
+    if not _same_facts(facts, other, sentence):
         return None
     return shared / len(a) + shared / len(b) - types
 
