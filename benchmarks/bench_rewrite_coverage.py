@@ -26,7 +26,15 @@ from dhp.builder.sources import SourceLocator
 from dhp.builder.textstats import split_sentences
 from dhp.spec import BENCHMARK
 
-STAGES = ("pairs", "content both ways", "length", "not dependent", "word types", "sequence", "same facts")
+STAGES = (
+    "pairs",
+    "content both ways",
+    "length",
+    "not dependent, no new we",
+    "word types",
+    "sequence",
+    "same facts",
+)
 
 
 def _stage(sentence: str, other: str) -> int:
@@ -39,7 +47,9 @@ def _stage(sentence: str, other: str) -> int:
         return 0
     if len(wb) > pp.MAX_LENGTH * len(wa):
         return 1
-    if pp._DEPENDENT.search(other):
+    if pp._DEPENDENT.search(other) or (
+        pp._FIRST_PERSON.intersection(wb) and not pp._FIRST_PERSON.intersection(wa)
+    ):
         return 2
     if len(set(wa) & set(wb)) / max(1, len(set(wa) | set(wb))) >= pp.MAX_SHARED_TYPES:
         return 3

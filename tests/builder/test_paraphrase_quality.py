@@ -117,6 +117,19 @@ def test_a_longer_form_of_a_name_is_the_same_fact() -> None:
     assert aligned(sentence, ["Usain Bolt will be part of the IAAF/BTC World Relays in the Bahamas."]) is None
 
 
+def test_the_authors_own_work_restates_no_background_fact() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    # read in the offline-rules/9 build (SumPubMed): a body sentence on what the authors did, for a fact
+    fact = "c-to-u rna editing is commonly observed in plant mitochondria and chloroplasts."
+    work = "we collected all the c-to-u rna editing sites of seed plant chloroplasts in redidb."
+    assert aligned(fact, [work]) is None
+    # the authors' work restated by the authors is a rephrasing
+    ours = "with this in mind, we carried out a study of human and chimpanzee vertebrae to examine the links."
+    theirs = "with this theory in mind, we performed a cross-species study of vertebrae in humans and apes to examine links."
+    assert aligned(ours, [theirs]) == theirs
+
+
 def test_rewrite_insert_inserts_a_human_rephrasing_or_is_not_applicable() -> None:
     import random
 

@@ -12,7 +12,8 @@ the source sentences that say the same in other words:
   similarity under 0.7 (no near copy, no thesaurus swap of the same sentence);
 * no name, number or date the sentence lacks, and every one it has;
 * one sentence that reads on its own: no pronoun or demonstrative first, no list bullet; a citation mask
-  ("<cit>") is left out.
+  ("<cit>") is left out;
+* no "we" or "our" where the sentence has none (the authors' own work is no background fact).
 
 The best aligned sentence (the highest overlap both ways less the shared word types) is inserted right
 after its original; minor inserts one, major two or three. Where too few sentences align, the item is
@@ -47,6 +48,8 @@ MAX_SEQUENCE = 0.7
 _FACTS = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
 #: a sentence that leans on the one before it ("They repress ...", "This shows ...") or is a list item
 _DEPENDENT = re.compile(r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her)\b)", re.I)
+#: the authors speaking ("we", "our"): a body sentence about their own work restates no background fact
+_FIRST_PERSON = frozenset({"we", "our", "us", "ours"})
 _CITATION = re.compile(r"\s*<cit>")
 _TIGHT = re.compile(r" ([,;:])")  # "lc3c , gabarap": the tokeniser's space, not the writer's
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
@@ -94,6 +97,8 @@ def _score(sentence: str, other: str) -> float | None:
     wa, wb = _words(sentence), _words(other)
     if not a or not b or _DEPENDENT.search(other) or len(wb) > MAX_LENGTH * len(wa):
         return None
+    if _FIRST_PERSON.intersection(wb) and not _FIRST_PERSON.intersection(wa):
+        return None  # "we collected all the sites ..." for "editing is commonly observed": the authors' work
     shared = len(a & b)
     if shared < MIN_CONTENT * len(a) or shared < MIN_CONTENT * len(b):
         return None
