@@ -139,10 +139,10 @@ def test_fictional_entity_coverage_of_applicable_items(
 
 
 #: issue 19 asked 50 / 30 rewriting rows for a Wilcoxon test; issue 28 allows only rephrasings people wrote:
-#: measured on offline-rules/10 (2026-11-26), SummEval 22 / 4, SumPubMed 21 / 4 rows at minor / major
+#: measured on offline-rules/10 (2026-11-26), SummEval 23 / 4, SumPubMed 21 / 4 rows at minor / major
 #: (offline-rules/9: 17 / 2 and 21 / 5)
-_REWRITE_BAR = {"summeval": {"minor": 22, "major": 4}, "sumpubmed": {"minor": 21, "major": 4}}
-#: the validator's pass rate of the aligned sentences, measured 4/5 to 22/24 on offline-rules/10 (2/4 on
+_REWRITE_BAR = {"summeval": {"minor": 23, "major": 4}, "sumpubmed": {"minor": 21, "major": 4}}
+#: the validator's pass rate of the aligned sentences, measured 4/5 to 23/25 on offline-rules/10 (2/4 on
 #: offline-rules/9, before it accepted a longer form of a source's name, "Earth's", "Iranian" of "Iran"): it
 #: still rejects a new name ("Spanish La Liga"), an ordinary word capitalised ("the Christchurch Dairy")
 _REWRITE_PASS = 0.75

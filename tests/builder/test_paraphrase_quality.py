@@ -117,6 +117,19 @@ def test_a_longer_form_of_a_name_is_the_same_fact() -> None:
     assert aligned(sentence, ["Usain Bolt will be part of the IAAF/BTC World Relays in the Bahamas."]) is None
 
 
+def test_a_person_said_by_the_surname_is_the_same_fact() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    # read in the offline-rules/10 build (SummEval): the other reference says the surname alone
+    source = "Evangelos Patoulidis also attracted interest from Barcelona and Arsenal."
+    para = "Arsenal and Barcelona are also interested in Patoulidis."
+    assert paraphrase_verdict(source, para).ok, paraphrase_verdict(source, para).reason
+    assert aligned(source, [para]) == para
+    # the first name alone is no surname
+    first = "Arsenal and Barcelona are also interested in Evangelos."
+    assert "drops or alters 'Evangelos Patoulidis'" in paraphrase_verdict(source, first).reason
+
+
 def test_the_authors_own_work_restates_no_background_fact() -> None:
     from dhp.builder.perturb.offline.paraphrase import aligned
 

@@ -806,11 +806,15 @@ def word_type_jaccard(source: str, para: str) -> float:
     return len(a & b) / max(1, len(a | b))
 
 
-def keeps_fact(fact: str, para: str) -> bool:
-    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits."""
+def keeps_fact(fact: str, para: str, person: bool = False) -> bool:
+    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits, a
+    ``person``'s full name also by the surname alone ("Patoulidis" for "Evangelos Patoulidis")."""
     digits = closed_class.NUMERALS.get(fact.lower())
-    return fact.lower() in para.lower() or (
-        digits is not None and re.search(rf"\b{digits}\b", para) is not None
+    surname = _words(fact)[-1:] if person and len(_words(fact)) > 1 else []
+    return (
+        fact.lower() in para.lower()
+        or (digits is not None and re.search(rf"\b{digits}\b", para) is not None)
+        or (bool(surname) and surname[0] in _words(para))
     )
 
 
@@ -858,7 +862,7 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     lost = [
         s.text
         for s in lexicon.find_entities(source)
-        if s.type in _FACT_TYPES and not keeps_fact(s.text, para)
+        if s.type in _FACT_TYPES and not keeps_fact(s.text, para, s.type is EntityType.PERSON)
     ]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")

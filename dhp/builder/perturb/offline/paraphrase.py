@@ -86,7 +86,8 @@ def _same_facts(facts: frozenset[str], other: str, sentence: str) -> bool:
     Labor Party", "Neymar" and "Neymar of Barcelona"): no fact added, none lost."""
     own = set(WORD.findall(sentence.lower()))
     added = [f for f in _facts(other) if f not in facts and not set(WORD.findall(f)) & own]
-    return not added and all(keeps_fact(f, other) for f in facts)
+    people = {s.text.lower() for s in lexicon.find_entities(sentence) if s.type is EntityType.PERSON}
+    return not added and all(keeps_fact(f, other, f in people) for f in facts)
 
 
 def _score(sentence: str, other: str) -> float | None:
