@@ -5,10 +5,10 @@ the build left out) give the generator's pass rate and the coverage per perturba
 
 * pass rate >= 98% on every LLM-method perturbation (the offline stand-in), 100% on rule ones; rewriting,
   whose rows people wrote and which no longer filters its output with the validator (issue 28), at least
-  the floor measured on offline-rules/9 (below);
+  the floor measured on offline-rules/10 (below);
 * fictional entities: >= 95% of the applicable items (those naming as many replaceable entities as
   the severity replaces), on every dataset;
-* rewriting and insertion: at least the rows measured on offline-rules/9 on SummEval and SumPubMed (issue
+* rewriting and insertion: at least the rows measured on offline-rules/10 on SummEval and SumPubMed (issue
   28: only rephrasings people wrote, found in the sources; the paired-test bar of 50 / 30 is not met and the
   card says so);
 * every other perturbation: coverage >= 95% of the selected items (Answer Equivalence: of its
@@ -129,11 +129,13 @@ def test_fictional_entity_coverage_of_applicable_items(
 
 
 #: issue 19 asked 50 / 30 rewriting rows for a Wilcoxon test; issue 28 allows only rephrasings people wrote:
-#: measured on offline-rules/9 (2026-11-26), SummEval 17 / 2, SumPubMed 21 / 5 rows at minor / major
-_REWRITE_BAR = {"minor": 15, "major": 2}
-#: the validator's pass rate of the aligned sentences, measured 2/4 to 21/24 on offline-rules/9: it rejects
-#: a new capitalised word, a changed quotation, an ordinary word capitalised ("Earth"), a human's "A FBI"
-_REWRITE_PASS = 0.35
+#: measured on offline-rules/10 (2026-11-26), SummEval 23 / 4, SumPubMed 21 / 4 rows at minor / major
+#: (offline-rules/9: 17 / 2 and 21 / 5)
+_REWRITE_BAR = {"summeval": {"minor": 23, "major": 4}, "sumpubmed": {"minor": 21, "major": 4}}
+#: the validator's pass rate of the aligned sentences, measured 4/5 to 23/25 on offline-rules/10 (2/4 on
+#: offline-rules/9, before it accepted a longer form of a source's name, "Earth's", "Iranian" of "Iran"): it
+#: still rejects a new name ("Spanish La Liga"), an ordinary word capitalised ("the Christchurch Dairy")
+_REWRITE_PASS = 0.75
 
 
 @pytest.mark.parametrize("name", ["summeval", "sumpubmed"])
@@ -141,9 +143,9 @@ def test_rewriting_rows_are_enough_for_a_paired_test(
     offline_build: dict[str, BuildReport], name: str
 ) -> None:
     low = [
-        f"{p.id}: {p.rows} < {_REWRITE_BAR[p.severity]}"
+        f"{p.id}: {p.rows} < {_REWRITE_BAR[name][p.severity]}"
         for p in offline_build[name].info.perturbations
-        if p.operation == Operation.REWRITE_INSERT.value and p.rows < _REWRITE_BAR[p.severity]
+        if p.operation == Operation.REWRITE_INSERT.value and p.rows < _REWRITE_BAR[name][p.severity]
     ]
     assert not low, f"{name}: too few rewriting rows: {low}"
 

@@ -105,6 +105,44 @@ def test_a_sentence_is_aligned_with_its_rephrasing_in_the_article() -> None:
     assert aligned("The island is long.", ["The island is about 300 metres long, locals said."]) is None
 
 
+def test_a_longer_form_of_a_name_is_the_same_fact() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    # offline-rules/9 read these as a new fact; a name the sentence has, said longer, is none
+    sentence = "Mr Gordon was forced to quit Labor after being accused of domestic violence."
+    para = "Gordon was forced to quit the Labor Party because of a domestic violence scandal."
+    assert aligned(sentence, [para]) == para
+    # a place the sentence has nowhere is new: no rephrasing
+    sentence = "Usain Bolt will compete at the IAAF/BTC World Relays on May 2-3."
+    assert aligned(sentence, ["Usain Bolt will be part of the IAAF/BTC World Relays in the Bahamas."]) is None
+
+
+def test_a_person_said_by_the_surname_is_the_same_fact() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    # read in the offline-rules/10 build (SummEval): the other reference says the surname alone
+    source = "Evangelos Patoulidis also attracted interest from Barcelona and Arsenal."
+    para = "Arsenal and Barcelona are also interested in Patoulidis."
+    assert paraphrase_verdict(source, para).ok, paraphrase_verdict(source, para).reason
+    assert aligned(source, [para]) == para
+    # the first name alone is no surname
+    first = "Arsenal and Barcelona are also interested in Evangelos."
+    assert "drops or alters 'Evangelos Patoulidis'" in paraphrase_verdict(source, first).reason
+
+
+def test_the_authors_own_work_restates_no_background_fact() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    # read in the offline-rules/9 build (SumPubMed): a body sentence on what the authors did, for a fact
+    fact = "c-to-u rna editing is commonly observed in plant mitochondria and chloroplasts."
+    work = "we collected all the c-to-u rna editing sites of seed plant chloroplasts in redidb."
+    assert aligned(fact, [work]) is None
+    # the authors' work restated by the authors is a rephrasing
+    ours = "with this in mind, we carried out a study of human and chimpanzee vertebrae to examine the links."
+    theirs = "with this theory in mind, we performed a cross-species study of vertebrae in humans and apes to examine links."
+    assert aligned(ours, [theirs]) == theirs
+
+
 def test_rewrite_insert_inserts_a_human_rephrasing_or_is_not_applicable() -> None:
     import random
 

@@ -813,6 +813,34 @@ def test_rewrite_insert_new_rules_good() -> None:
         _ok(validate(RI_MINOR, text, text.replace(src, f"{src} {para}", 1)))
 
 
+def test_rewrite_insert_human_sentences_with_names_good() -> None:
+    # offline-rules/9 build: aligned human sentences the validator rejected (issue 28, read valid)
+    cases = [
+        ("Other top selling items were a straw hat worn by Leigh that sold for $52,500.",
+         "The straw hat worn by Vivien Leigh sold for $52,500."),  # the longer form of a name
+        ("Mr Gordon was forced to quit Labor after being accused of domestic violence.",
+         "Gordon was forced to quit the Labor Party because of a domestic violence scandal."),
+        ("The laser would work by pushing space junk into earth's orbit, where it would burn up.",
+         "Powerful pulses from the laser would then push space junk into Earth’s atmosphere, where it would burn up."),
+        ("A group called Jaish al adal, which was responsible for past attacks in Iran, has also claimed "
+         "responsibility for this attack.",
+         "Jaish al Adal has also claimed responsibility for attacks on Iranian territory."),
+        ("The Chelsea captain says he will 'love' the club forever.",
+         "Chelsea's captain said he would always love the club."),  # a scare quote said without its marks
+    ]  # fmt: skip
+    for src, para in cases:
+        text = f"{src} It rained."
+        _ok(validate(RI_MINOR, text, text.replace(src, f"{src} {para}", 1)))
+    # a name the sentence has nowhere is still new, and so is a quotation's wording changed
+    src = "Neymar and Dani Alves, teammates at Barcelona, attended an El Clasico of basketball."
+    para = "Neymar of Barcelona in the Spanish La Liga attended the basketball El Clasico with Dani Alves."
+    text = f"{src} It rained."
+    _bad(validate(RI_MINOR, text, text.replace(src, f"{src} {para}", 1)), "'Spanish'")
+    src = "The Chelsea captain says he will 'love' the club forever."
+    para = "Chelsea's captain said he would adore the club forever."
+    _bad(validate(RI_MINOR, src, f"{src} {para}"), "quotation")
+
+
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_RI)
 def test_rewrite_insert_bad(p: Perturbation, orig: str, pert: str, words: tuple[str, ...]) -> None:
     _bad(validate(p, orig, pert), *words)

@@ -41,6 +41,7 @@ __all__ = [
     "Verdict",
     "check_severities_differ",
     "grammar_error_verdict",
+    "keeps_fact",
     "paraphrase_verdict",
     "rewrite_distance",
     "token_edits",
@@ -608,6 +609,23 @@ def _content_lemmas(text: str) -> set[str]:
 _MID_WORD = re.compile(r"(?<=[\w,;)])\s+([A-Z][a-z]+)\b(?=\s*(\S?))")
 
 
+def _extends_name(word: str, para: str, source: str) -> bool:
+    """``word`` stands next to a capitalised word of ``source`` in ``para`` (the longer form of a name the
+    source has: "Vivien Leigh" for "Leigh", "the Labor Party" for "Labor") or extends one ("Iranian" of
+    "Iran"): no new name."""
+    words, known = _WORD.findall(para), set(_WORD.findall(source))
+    if lexicon.word_zipf(word.lower()) >= _FUNCTION_ZIPF or word.lower() in closed_class.PREPOSITIONS:
+        return False  # "Falcao At the beginning": a function word is no part of a name
+    names = set(_WORD.findall(source)[1:])  # capitalised after the first word: names
+    if any(len(k) >= 4 and k[:1].isupper() and word != k and word.startswith(k) for k in names):
+        return True  # "Iranian" of "Iran": the people or adjective of a place the source names
+    return any(
+        w == word
+        and any(n[:1].isupper() and n in known for n in words[max(0, i - 1) : i] + words[i + 1 : i + 2])
+        for i, w in enumerate(words)
+    )
+
+
 def _capitalised_mid_sentence(source: str, para: str, text: str) -> str:
     """An ordinary word the paraphrase capitalises mid-sentence where the text does not
     ("... Radamel Falcao At the start ..."), else ""; names ("Terry", "Rose", and any word the
@@ -619,11 +637,12 @@ def _capitalised_mid_sentence(source: str, para: str, text: str) -> str:
         word, after = m.group(1), m.group(2)
         low = word.lower()
         function = low in closed_class.PREPOSITIONS or low in closed_class.ARTICLES
-        in_name = after[:1].isupper()  # "New Zealand", "North Brabant": part of a longer name
+        # "New Zealand", "North Brabant": part of a longer name; "Earth's": a possessive names its owner
+        in_name = after[:1].isupper() or after[:1] in ("'", "’")
         ordinary = function or (
             lexicon.is_common_word(word) and not lexicon.is_name_word(word) and not in_name
         )
-        if ordinary and word not in kept:
+        if ordinary and word not in kept and not _extends_name(word, para, source):
             return word
     return ""
 
@@ -644,9 +663,16 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
     # "Pearson's": "pearson"
     known = src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}
     for word in _WORD.findall(para):
-        if word.lower() in known or word == "I":
+        if word.lower() in known or word.lower().replace("’", "'") in known or word == "I":
             continue
-        if word[:1].isupper() and toks and word != toks[0] and not lexicon.is_lowercase_text(para):
+        new_name = not _extends_name(word, para, source)
+        if (
+            word[:1].isupper()
+            and toks
+            and word != toks[0]
+            and not lexicon.is_lowercase_text(para)
+            and new_name
+        ):
             return f"new capitalised word {word!r}"
         misspelt = difflib.get_close_matches(word.lower(), known, n=1, cutoff=0.75)
         if misspelt and not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
@@ -780,11 +806,15 @@ def word_type_jaccard(source: str, para: str) -> float:
     return len(a & b) / max(1, len(a | b))
 
 
-def _keeps_fact(fact: str, para: str) -> bool:
-    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits."""
+def keeps_fact(fact: str, para: str, person: bool = False) -> bool:
+    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits, a
+    ``person``'s full name also by the surname alone ("Patoulidis" for "Evangelos Patoulidis")."""
     digits = closed_class.NUMERALS.get(fact.lower())
-    return fact.lower() in para.lower() or (
-        digits is not None and re.search(rf"\b{digits}\b", para) is not None
+    surname = _words(fact)[-1:] if person and len(_words(fact)) > 1 else []
+    return (
+        fact.lower() in para.lower()
+        or (digits is not None and re.search(rf"\b{digits}\b", para) is not None)
+        or (bool(surname) and surname[0] in _words(para))
     )
 
 
@@ -813,6 +843,13 @@ def _copy_reason(source: str, para: str) -> str:
     return ""
 
 
+def _quotes(quote: str, para: str) -> bool:
+    """``para`` keeps the quotation: as it is, or its words in order (a scare-quoted word, "'love'", said
+    without the marks: "I love the club")."""
+    words, said = _words(quote), _words(para)
+    return quote in para or any(said[i : i + len(words)] == words for i in range(len(said)))
+
+
 def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
     ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
@@ -825,11 +862,11 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
     lost = [
         s.text
         for s in lexicon.find_entities(source)
-        if s.type in _FACT_TYPES and not _keeps_fact(s.text, para)
+        if s.type in _FACT_TYPES and not keeps_fact(s.text, para, s.type is EntityType.PERSON)
     ]
     if lost:
         return _fail(f"inserted sentence drops or alters {lost[0]!r}: {para!r}")
-    if quote := next((q for q in _QUOTE.findall(source) if q not in para), ""):
+    if quote := next((q for q in _QUOTE.findall(source) if not _quotes(q, para)), ""):
         return _fail(f"inserted sentence changes the quotation {quote!r}: {para!r}")
     if flaw := _broken_structure(source, para):
         return _fail(f"inserted sentence is broken ({flaw}): {para!r}")

@@ -12,7 +12,8 @@ the source sentences that say the same in other words:
   similarity under 0.7 (no near copy, no thesaurus swap of the same sentence);
 * no name, number or date the sentence lacks, and every one it has;
 * one sentence that reads on its own: no pronoun or demonstrative first, no list bullet; a citation mask
-  ("<cit>") is left out.
+  ("<cit>") is left out;
+* no "we" or "our" where the sentence has none (the authors' own work is no background fact).
 
 The best aligned sentence (the highest overlap both ways less the shared word types) is inserted right
 after its original; minor inserts one, major two or three. Where too few sentences align, the item is
@@ -31,6 +32,7 @@ from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.lexicon import EntityType
 from dhp.builder.perturb.offline.edits import WORD, change_count, lemmas
+from dhp.builder.perturb.validate import keeps_fact
 from dhp.builder.textstats import split_sentences
 from dhp.types import Severity
 
@@ -46,6 +48,8 @@ MAX_SEQUENCE = 0.7
 _FACTS = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
 #: a sentence that leans on the one before it ("They repress ...", "This shows ...") or is a list item
 _DEPENDENT = re.compile(r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her)\b)", re.I)
+#: the authors speaking ("we", "our"): a body sentence about their own work restates no background fact
+_FIRST_PERSON = frozenset({"we", "our", "us", "ours"})
 _CITATION = re.compile(r"\s*<cit>")
 _TIGHT = re.compile(r" ([,;:])")  # "lc3c , gabarap": the tokeniser's space, not the writer's
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
@@ -76,6 +80,16 @@ def _facts(sentence: str) -> frozenset[str]:
     return frozenset(s.text.lower() for s in lexicon.find_entities(sentence) if s.type in _FACTS)
 
 
+def _same_facts(facts: frozenset[str], other: str, sentence: str) -> bool:
+    """Every name, number and date of the sentence is stated in the other as the validator reads it, and each
+    of the other's is one of them or a longer or shorter form of a name the sentence has ("Labor" and "the
+    Labor Party", "Neymar" and "Neymar of Barcelona"): no fact added, none lost."""
+    own = set(WORD.findall(sentence.lower()))
+    added = [f for f in _facts(other) if f not in facts and not set(WORD.findall(f)) & own]
+    people = {s.text.lower() for s in lexicon.find_entities(sentence) if s.type is EntityType.PERSON}
+    return not added and all(keeps_fact(f, other, f in people) for f in facts)
+
+
 def _score(sentence: str, other: str) -> float | None:
     """How well ``other`` rephrases ``sentence`` (overlap both ways less the word types shared), None where
     it says something else, copies it, or adds or drops a fact."""
@@ -84,6 +98,8 @@ def _score(sentence: str, other: str) -> float | None:
     wa, wb = _words(sentence), _words(other)
     if not a or not b or _DEPENDENT.search(other) or len(wb) > MAX_LENGTH * len(wa):
         return None
+    if _FIRST_PERSON.intersection(wb) and not _FIRST_PERSON.intersection(wa):
+        return None  # "we collected all the sites ..." for "editing is commonly observed": the authors' work
     shared = len(a & b)
     if shared < MIN_CONTENT * len(a) or shared < MIN_CONTENT * len(b):
         return None
@@ -93,7 +109,7 @@ def _score(sentence: str, other: str) -> float | None:
         or difflib.SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= MAX_SEQUENCE
     ):
         return None
-    if _facts(other) != facts:
+    if not _same_facts(facts, other, sentence):
         return None
     return shared / len(a) + shared / len(b) - types
 

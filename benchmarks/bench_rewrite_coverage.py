@@ -1,0 +1,129 @@
+"""Where the offline rewriting loses its candidates, per dataset (SummEval, SumPubMed).
+
+Usage: .venv/bin/python benchmarks/bench_rewrite_coverage.py [SOURCES_DIR] [--rows]
+(default: $DHP_SOURCES or ../shared/sources). For each selected item it splits the judged text,
+builds the pool of source sentences, and counts (sentence, source sentence) pairs through each
+test of the aligner in order: content shared both ways, length, a dependent start, word types
+shared, word-sequence similarity, the same facts. Then the sentences with a rephrasing, the items
+with enough for minor (1) and major (2), and the validator's verdict on every aligned pair (the
+rule that rejects it, counted). ``--rows`` prints each aligned pair with its verdict.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from dhp.builder.build import BuildOptions, _inputs
+from dhp.builder.items import OTHER_REFERENCES, Item
+from dhp.builder.perturb.offline import paraphrase as pp
+from dhp.builder.perturb.validate import paraphrase_verdict
+from dhp.builder.sources import SourceLocator
+from dhp.builder.textstats import split_sentences
+from dhp.spec import BENCHMARK
+
+STAGES = (
+    "pairs",
+    "content both ways",
+    "length",
+    "not dependent, no new we",
+    "word types",
+    "sequence",
+    "same facts",
+)
+
+
+def _stage(sentence: str, other: str) -> int:
+    """How many of the aligner's tests (in STAGES order, after "pairs") the pair passes."""
+    facts = pp._facts(sentence)
+    a, b = pp._content(sentence, facts), pp._content(other, facts)
+    wa, wb = pp._words(sentence), pp._words(other)
+    shared = len(a & b)
+    if not a or not b or shared < pp.MIN_CONTENT * len(a) or shared < pp.MIN_CONTENT * len(b):
+        return 0
+    if len(wb) > pp.MAX_LENGTH * len(wa):
+        return 1
+    if pp._DEPENDENT.search(other) or (
+        pp._FIRST_PERSON.intersection(wb) and not pp._FIRST_PERSON.intersection(wa)
+    ):
+        return 2
+    if len(set(wa) & set(wb)) / max(1, len(set(wa) | set(wb))) >= pp.MAX_SHARED_TYPES:
+        return 3
+    if difflib.SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= pp.MAX_SEQUENCE:
+        return 4
+    if not pp._same_facts(facts, other, sentence):
+        return 5
+    return 6
+
+
+def _sources(it: Item) -> list[str]:
+    others = it.extras.get(OTHER_REFERENCES, "")
+    return [*(t for t in it.context.values() if t), *(r for r in others.split("\n") if r)]
+
+
+def _rule(reason: str) -> str:
+    return re.sub(r"\s*\(.*|:.*|'.*", "", reason.removeprefix("inserted sentence ")).strip()[:60]
+
+
+def _item(
+    it: Item, funnel: Counter[int], rejects: Counter[str], show_rows: bool
+) -> tuple[int, int, int, int]:
+    """(sentences, pool sentences, sentences aligned, of which the validator accepts) of one item."""
+    sents = split_sentences(it.original)
+    pool = pp._pool(_sources(it), sents)
+    found = ok = 0
+    for s in sents:
+        funnel.update(_stage(s, other) for other in pool)
+        para = pp.aligned(s, pool)
+        if para is None:
+            continue
+        verdict = paraphrase_verdict(s, para, it.original)
+        found, ok = found + 1, ok + verdict.ok
+        if not verdict.ok:
+            rejects[_rule(verdict.reason)] += 1
+        if show_rows:
+            print(f"  [{it.id}] {'OK ' if verdict.ok else 'REJ'} {s}\n      -> {para}")
+            if not verdict.ok:
+                print(f"      ({verdict.reason[:150]})")
+    return len(sents), len(pool), found, ok
+
+
+def measure(name: str, locator: SourceLocator, show_rows: bool) -> None:
+    spec = BENCHMARK[name]
+    items = _inputs(spec, locator, BuildOptions(allow_fewer=True, progress=False)).selected.items
+    funnel: Counter[int] = Counter()
+    rejects: Counter[str] = Counter()
+    counts = [_item(it, funnel, rejects, show_rows) for it in items]
+    n_sents, n_pool = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    with_para, passing = sum(c[2] for c in counts), sum(c[3] for c in counts)
+    per_item = [(c[2], c[3]) for c in counts]
+    print(f"{name}: {len(items)} items, {n_sents} sentences, {n_pool} pool sentences")
+    total = sum(funnel.values())
+    for k, stage in enumerate(STAGES):
+        print(f"    pairs passing through '{stage}': {total - sum(v for s, v in funnel.items() if s < k):8d}")
+    print(f"    sentences with an aligned rephrasing: {with_para} ({passing} pass the validator)")
+    for lo, sev in ((1, "minor"), (2, "major")):
+        aligned = sum(f >= lo for f, _ in per_item)
+        valid = sum(v >= lo for _, v in per_item)
+        print(f"    items with >= {lo} ({sev}): aligned {aligned}, all-valid possible {valid}")
+    for rule, n in rejects.most_common():
+        print(f"    validator rejects {n:3d}: {rule}")
+
+
+def main(argv: list[str]) -> int:
+    default = os.environ.get("DHP_SOURCES") or str(
+        Path(__file__).resolve().parents[1].parent / "shared" / "sources"
+    )
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    locator = SourceLocator(Path(args[0] if args else default))
+    for name in ("summeval", "sumpubmed"):
+        measure(name, locator, "--rows" in argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
