@@ -26,7 +26,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = {
         "rapidfuzz",
     ),
     "report": ("matplotlib",),
-    "board": ("gradio", "pandas", "matplotlib", "packaging"),
+    "board": ("gradio", "pandas", "matplotlib", "packaging", "starlette"),
     "local": ("torch", "transformers"),
 }
 

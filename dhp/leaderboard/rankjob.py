@@ -15,6 +15,7 @@ the parent's main module again (a Space's ``app.py``, ``python -m dhp``), which 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -67,6 +68,18 @@ class _Child:
         if status == "error":
             raise ValueError(value)
         return value  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """End the child: EOF on its stdin ends its loop (killed if it has not ended 10 s later)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        with contextlib.suppress(BrokenPipeError):  # it has ended already
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
 
 
 class ChildDied(RuntimeError):
@@ -135,12 +148,15 @@ class RankJob:
     def _next(self) -> _Key | None:
         with self._lock:
             key = next((k for k in self._want if k not in self._done and k not in self._failed), None)
-            if key is None:
+            if key is None:  # idle: the child ends with the thread, the next need starts both anew
+                if self._child is not None:  # (it has answered all it was sent: EOF ends it at once)
+                    self._child.close()  # no process waits between listings, or outlives its app
+                    self._child = None
                 self._thread = None
             return key
 
     def _compute(self, path: str) -> ReplicatePvalues | None:
-        if self._child is None:  # one child for the app's lifetime, started at the first need
+        if self._child is None:  # one child while there is work, started at the first need
             self._child = _Child()
         text = self._read(path).decode("utf-8")
         return self._child.replicates(path, text)

@@ -194,6 +194,30 @@ def test_rows_do_not_wait_for_the_rank_replicates(tmp_path: Path, results_dir: P
     assert again.rows and "Rank ranges are being computed" not in again.head
 
 
+def test_the_rank_job_leaves_no_process_when_idle(
+    tmp_path: Path, results_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job's child process ends when the job runs out of work (a child per job lived as long as
+    its parent: every board a test made left one waiting on its pipe)."""
+    from dhp.leaderboard import rankjob
+
+    children: list[rankjob._Child] = []
+
+    class Recorded(rankjob._Child):
+        def __init__(self) -> None:
+            super().__init__()
+            children.append(self)
+
+    monkeypatch.setattr(rankjob, "_Child", Recorded)
+    be = Backend(_cfg(tmp_path, results_dir))
+    be.ranks = rankjob.RankJob(be.cfg.results.read)
+    assert len(be.view(wait_ranks=True)) == 3 and be.ranks_ready()
+    thread = be.ranks._thread  # None once it has closed its child and ended
+    if thread is not None:
+        thread.join(timeout=60)
+    assert len(children) == 1 and children[0].proc.poll() == 0
+
+
 def _serve(tmp_path: Path, results_dir: Path) -> tuple[object, str]:
     import socket
 

@@ -810,9 +810,8 @@ def test_hostile_names_are_plain_text_on_every_view(
         pg.get_by_role("option", name="builtin").click()
         pg.locator("#s-model textarea, #s-model input").first.fill("lexical")  # not in the crowd yet
         pg.locator("#s-submit").click()
-        expect(pg.locator("#submit-status")).to_contain_text(
-            "Queued S ![s](http:127.0.0.1:1?s) *b* as request"
-        )
+        status = pg.locator("#submit-status")  # refused (link markup), the name quoted as typed
+        expect(status).to_contain_text("'S ![s](http:127.0.0.1:1?s) *b*' holds a link or link markup")
         assert pg.evaluate(FOREIGN, "#submit-status") == []
         assert pg.locator("#submit-status img, #submit-status a").count() == 0
         pointed = [u for u in asked if ":1/" in u or ":1?" in u or u.split("?")[0].endswith("/x")]
