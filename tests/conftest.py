@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dhp.spec import BENCHMARK
 from tests.support.processes import adopt_orphans, survivors
+from tests.support.tiny_data import write_tiny_dataset
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,3 +61,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")
     }
     items.sort(key=lambda item: item.path not in heavy)  # stable: a file's tests keep their order
+
+
+@pytest.fixture(scope="session")
+def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """All six datasets, 20 items each, every perturbation applied to every item."""
+    root = tmp_path_factory.mktemp("tiny")
+    for spec in BENCHMARK.values():
+        write_tiny_dataset(root, spec, n_items=20)
+    return root

@@ -10,22 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from dhp.spec import BENCHMARK
-from tests.support.tiny_data import write_tiny_dataset
-
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
-
-
-@pytest.fixture(scope="module")
-def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """All six datasets as ``dhp build`` writes them, 20 items each."""
-    root = tmp_path_factory.mktemp("bench-data")
-    for spec in BENCHMARK.values():
-        write_tiny_dataset(root, spec, n_items=20)
-    return root
 
 
 def _run(script: str, *args: str, cwd: Path | None = None) -> str:
@@ -57,28 +43,28 @@ def test_bench_faults_and_bad_inputs() -> None:
     assert "refused clearly" in _run("bench_bad_inputs.py")
 
 
-def test_bench_validate_and_random_judge(tiny_data: Path) -> None:
-    assert "summeval" in _run("bench_validate.py", str(tiny_data), "--dataset", "summeval")
-    assert _run("bench_random_judge.py", str(tiny_data), "--seeds", "1").strip()
+def test_bench_validate_and_random_judge(tiny_root: Path) -> None:
+    assert "summeval" in _run("bench_validate.py", str(tiny_root), "--dataset", "summeval")
+    assert _run("bench_random_judge.py", str(tiny_root), "--seeds", "1").strip()
 
 
-def test_bench_scoring_and_peers_on_tiny_data(tiny_data: Path) -> None:
+def test_bench_scoring_and_peers_on_tiny_data(tiny_root: Path) -> None:
     """The runner beside the bare loop on built data (no build), and the peer comparison with the
     clients this environment has (``peers_driver.py`` runs each)."""
-    out = _run("bench_scoring.py", "--data", str(tiny_data), "--datasets", "answer-equivalence",
+    out = _run("bench_scoring.py", "--data", str(tiny_root), "--datasets", "answer-equivalence",
                "--latency", "0", "--rounds", "1", "--skip", "counts,stats")  # fmt: skip
     assert out.strip()
     assert _run("bench_peers.py", "--clients", "aiohttp,dhp", "--latency", "0", "--rounds", "1").strip()
 
 
-def test_same_as_on_two_identical_sides(tmp_path: Path, tiny_data: Path) -> None:
+def test_same_as_on_two_identical_sides(tmp_path: Path, tiny_root: Path) -> None:
     """Two sides built and scored alike (the same datasets, the same result file) compare equal."""
     import shutil
 
     from tests.leaderboard.factory import result_json
 
     for side in ("rev", "work"):
-        shutil.copytree(tiny_data, tmp_path / side / "ds")
+        shutil.copytree(tiny_root, tmp_path / side / "ds")
         (tmp_path / side / "res").mkdir()
         (tmp_path / side / "res" / "summeval.json").write_text(result_json("Random", "summeval", n_items=20))
     out = _run("same_as.py", str(tmp_path / "rev"), str(tmp_path / "work"))

@@ -182,8 +182,8 @@ def _outside_the_core() -> list[str]:
     return sorted(m for m, ds in _distributions().items() if {_canonical(d) for d in ds} & wanted)
 
 
-#: runs `dhp ARGS` with the modules of argv[1] (comma-separated) unimportable, as in the core install
-_WITHOUT = """
+#: makes the modules of argv[1] (comma-separated) unimportable, as in the core install
+_BLOCK = """
 import sys
 blocked = set(sys.argv[1].split(","))
 class Blocker:
@@ -192,21 +192,23 @@ class Blocker:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None
 sys.meta_path.insert(0, Blocker())
+"""
+
+#: runs `dhp ARGS` without those modules
+_WITHOUT = (
+    _BLOCK
+    + """
 from dhp.cli import main
 sys.exit(main(sys.argv[2:]))
 """
+)
 
 
 #: imports every dhp module with the modules of argv[1] unimportable; prints "module missing" per failure
-_IMPORT_ALL = """
-import importlib, pkgutil, sys
-blocked = set(sys.argv[1].split(","))
-class Blocker:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in blocked:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-sys.meta_path.insert(0, Blocker())
+_IMPORT_ALL = (
+    _BLOCK
+    + """
+import importlib, pkgutil
 import dhp
 for m in pkgutil.walk_packages(dhp.__path__, "dhp."):
     if not m.name.endswith("__main__"):
@@ -215,6 +217,7 @@ for m in pkgutil.walk_packages(dhp.__path__, "dhp."):
         except ModuleNotFoundError as e:
             print(m.name, e.name)
 """
+)
 
 
 def test_only_the_board_and_the_report_import_an_extra_at_import_time() -> None:
