@@ -32,7 +32,6 @@ __all__ = [
     "find_misses",
     "miss_counts",
     "misses_csv",
-    "pair_count",
     "paired_items",
     "render_misses",
     "scored_texts",
@@ -104,12 +103,6 @@ def paired_items(result: Result, perturbation: str) -> list[str]:
     return [m.item_id for m in _pairs(result, perturbation)]
 
 
-def pair_count(result: Result, perturbation: str) -> int:
-    """The pairs of ``perturbation`` a miss is counted among: items with a complete weighted pair
-    (an item the perturbation has no text for, or a score missing on either side, is no pair)."""
-    return len(_pairs(result, perturbation))
-
-
 def miss_counts(result: Result) -> dict[str, int]:
     """Perturbation id -> number of misses (empty when the result holds no item scores)."""
     if result.scores is None:
@@ -179,7 +172,7 @@ def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: 
     """Terminal text: the count, then the first ``n`` misses with scores and marked texts."""
     from dhp.builder.diffmark import render_stacked
 
-    total = pair_count(result, perturbation)
+    total = len(paired_items(result, perturbation))
     lines = [
         f"{result.judge.name} on {result.dataset.name} / {perturbation}: {len(misses)} of {total} pairs "
         "not scored lower (perturbed >= original on the weighted metrics)"

@@ -117,7 +117,7 @@ def test_expanded_percentile_level() -> None:
 
 # --- dhp misses, dhp report ------------------------------------------------------------------
 def test_misses_header_counts_the_perturbations_pairs() -> None:
-    from dhp.scoring.misses import find_misses, pair_count, render_misses
+    from dhp.scoring.misses import find_misses, paired_items, render_misses
 
     r = make_result("J", "summeval", skill=0.0, n_items=30, seed=4)
     assert r.scores is not None
@@ -129,7 +129,7 @@ def test_misses_header_counts_the_perturbations_pairs() -> None:
     scores = r.scores.model_copy(update={"perturbed": {**r.scores.perturbed, pid: gone}})
     r = r.model_copy(update={"scores": scores})
     misses = find_misses(r, pid)
-    assert pair_count(r, pid) == 18
+    assert len(paired_items(r, pid)) == 18
     head = render_misses(r, pid, misses, 0, False).splitlines()[0]
     assert f": {len(misses)} of 18 pairs not scored lower" in head
 
