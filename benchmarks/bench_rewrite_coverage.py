@@ -19,11 +19,11 @@ from collections import Counter
 from pathlib import Path
 
 from dhp.builder.build import BuildOptions, _inputs
-from dhp.builder.items import OTHER_REFERENCES, Item
 from dhp.builder.perturb.offline import paraphrase as pp
 from dhp.builder.perturb.validate import paraphrase_verdict
 from dhp.builder.sources import SourceLocator
 from dhp.builder.textstats import split_sentences
+from dhp.data.items import OTHER_REFERENCES, Item
 from dhp.spec import BENCHMARK
 
 STAGES = (

@@ -14,9 +14,9 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from dhp.builder.dataset_io import read_build_info, read_rows
 from dhp.builder.perturb.registry import validate
 from dhp.builder.perturb.validate import check_severities_differ
+from dhp.data.dataset_io import read_build_info, read_rows
 from dhp.spec import get_dataset
 from dhp.types import PairRow
 

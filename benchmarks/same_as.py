@@ -23,7 +23,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 #: result keys that differ between two runs of the same code: the clock, and the data folder's path
-VOLATILE = frozenset({"created_at", "timing.wall_seconds", "dataset.repo"})
+VOLATILE = frozenset(
+    {"created_at", "timing.wall_seconds", "timing.all_invocations.wall_seconds", "dataset.repo"}
+)
 _ABSENT = "<absent>"
 
 

@@ -9,6 +9,8 @@ pass a weights file (:func:`dhp.weights.load_weights`) or use the leaderboard's 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from dhp.types import (
     ContextField,
@@ -195,6 +197,72 @@ _SUMMARY_SENTENCE = (
         "Rephrase several sentences and insert each rewrite right after its original.",
     ),
 )
+
+# --------------------------------------------------------------------------------------------
+# The operations' facts
+# --------------------------------------------------------------------------------------------
+
+#: The item extra (:attr:`dhp.data.items.Item.extras` key) holding a Story Cloze item's wrong ending.
+WRONG_ENDING = "wrong_ending"
+
+
+@dataclass(frozen=True)
+class OperationFacts:
+    """What everyone but the builder's code needs to know of an operation (the builder's
+    :mod:`~dhp.builder.perturb.registry` holds how it is done)."""
+
+    method: Method
+    #: what a reader sees in a text so perturbed ("{t}" names the text, e.g. summary): the survey's wording
+    symptom: str
+    #: the item extra the operation needs (a table source has none), if any
+    item_extra: str | None = None
+
+
+#: Operation -> its facts, for every :class:`~dhp.types.Operation` (checked below).
+OPERATIONS: Mapping[Operation, OperationFacts] = MappingProxyType(
+    {
+        Operation.CHAR_DELETION: OperationFacts(
+            Method.RULE,
+            "In the {t}, there are some incomplete words with random missing letters.",
+        ),
+        Operation.CHAR_TYPO: OperationFacts(
+            Method.RULE,
+            "In the {t}, there are some typos (misspelled words).",
+        ),
+        Operation.WORD_DELETION: OperationFacts(
+            Method.RULE,
+            "In the {t}, some consecutive words are missing.",
+        ),
+        Operation.FICTIONAL_ENTITIES: OperationFacts(
+            Method.LLM,
+            "In the {t}, some named entities (names, places, numbers, terms) are replaced by fictional ones.",
+        ),
+        Operation.GRAMMATICAL_ERRORS: OperationFacts(
+            Method.LLM,
+            "The {t} contains grammatical errors (agreement, tense, prepositions, fragments).",
+        ),
+        Operation.SENTENCE_REORDER: OperationFacts(
+            Method.RULE,
+            "The sentences of the {t} are in a shuffled order.",
+        ),
+        Operation.REWRITE_INSERT: OperationFacts(
+            Method.LLM,
+            "The {t} repeats some of its sentences in other words, right after the original.",
+        ),
+        Operation.OTHER_ITEM: OperationFacts(
+            Method.RULE,
+            "The {t} was written for a different input (it is taken from another item).",
+        ),
+        Operation.WRONG_ENDING: OperationFacts(
+            Method.RULE,
+            "The {t} is a wrong ending: it contradicts or ignores the story.",
+            item_extra=WRONG_ENDING,
+        ),
+    }
+)
+if set(OPERATIONS) != set(Operation):
+    raise SpecError(f"dhp.spec.OPERATIONS: no facts for {sorted(set(Operation) - set(OPERATIONS))}")
+
 
 # --------------------------------------------------------------------------------------------
 # Default expert weights, with reasons (replace with survey votes when available)

@@ -7,7 +7,7 @@
 #   * the datasets: the sha256 of every file of every built folder (parquet rows, build_info.json,
 #     card, not_applicable.jsonl), file by file;
 #   * the results: every result JSON, key by key, leaving out only what differs between any two
-#     runs (created_at, timing.wall_seconds, and dataset.repo, the folder's absolute path).
+#     runs (created_at, timing.wall_seconds and timing.all_invocations.wall_seconds, and dataset.repo, the folder's absolute path).
 # The comparison is benchmarks/same_as.py (this tree's copy compares both sides). Prints every
 # difference and exits 1 if there is one, 0 if builds and results are identical.
 #

@@ -10,8 +10,8 @@ The pipeline is rows -> build info -> folder write:
    asked again with the next seed) and then left out the same way. Where the minor and
    major sentence reorderings of an item are the same text, the major row is not applicable.
 2. :func:`collect_rows` turns outcomes into rows and not-applicable records, :func:`make_build_info`
-   into the :class:`~dhp.builder.dataset_io.BuildInfo` record (counts, pass rates, coverage).
-3. :func:`~dhp.builder.dataset_io.write_dataset` writes the folder atomically.
+   into the :class:`~dhp.data.dataset_io.BuildInfo` record (counts, pass rates, coverage).
+3. :func:`~dhp.data.dataset_io.write_dataset` writes the folder atomically.
 
 Rebuilding the same version from the same sources produces byte-identical files: rows are in a
 fixed order (spec perturbation order, then selection order), every random choice uses a private
@@ -30,20 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.dataset_io import (
-    BuildInfo,
-    NotApplicableRecord,
-    PerturbationInfo,
-    PerturberInfo,
-    SelectionInfo,
-    SourceInfo,
-    StatisticsInfo,
-    TextStatistics,
-    row_columns,
-    write_dataset,
-)
-from dhp.builder.errors import BuildError
-from dhp.builder.items import Item, SourceData
 from dhp.builder.perturb import (
     NotApplicable,
     Outcome,
@@ -61,6 +47,20 @@ from dhp.builder.perturb.validate import check_severities_differ
 from dhp.builder.select import Selected, select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.textstats import SPLITTER, compute_stats
+from dhp.data.dataset_io import (
+    BuildInfo,
+    NotApplicableRecord,
+    PerturbationInfo,
+    PerturberInfo,
+    SelectionInfo,
+    SourceInfo,
+    StatisticsInfo,
+    TextStatistics,
+    row_columns,
+    write_dataset,
+)
+from dhp.data.items import Item, SourceData
+from dhp.errors import BuildError
 from dhp.types import DatasetSpec, Method, PairRow, Perturbation, Severity
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Dataset cards: YAML metadata (Hub schema) plus a body rendered from ``dataset_cards/`` templates."""
+"""Dataset cards: YAML metadata (Hub schema) plus a body rendered from ``card_templates/``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import yaml
 
-from dhp.builder.dataset_io import BuildInfo
 from dhp.builder.perturb.registry import lookup
-from dhp.builder.sources.sample import is_sample_version
+from dhp.data.dataset_io import BuildInfo
+from dhp.data.sample import is_sample_version
 from dhp.records import to_data
 from dhp.types import DatasetSpec, Method, Operation, Redistribution, k_text
 
@@ -290,7 +290,7 @@ def render_card(spec: DatasetSpec, build: BuildInfo) -> str:
     """The full ``README.md``: YAML metadata and the templated body."""
     import jinja2
 
-    from dhp.dataset_cards import template_text
+    from dhp.builder.card_templates import template_text
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
     body = env.from_string(template_text()).render(**_template_vars(spec, to_data(build)))

@@ -13,8 +13,8 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from dhp.builder.dataset_io import BuildInfo, read_build_info, read_pairs, write_parquet
-from dhp.builder.errors import BuildError
+from dhp.data.dataset_io import BuildInfo, read_build_info, read_pairs, write_parquet
+from dhp.errors import BuildError
 from dhp.types import DatasetSpec
 
 __all__ = ["FORMATS", "export_datasets"]

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from dhp.builder.build import check_version
-from dhp.builder.dataset_io import read_build_info
-from dhp.builder.errors import DataError, PublishError
+from dhp.data.dataset_io import read_build_info
+from dhp.errors import DataError, PublishError
 from dhp.inference.hub import hub_failure, hub_unusable_errors
 from dhp.types import DatasetSpec, Redistribution
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dhp.builder.errors import TooFewItemsError
 from dhp.builder.hashing import derive_rng
-from dhp.builder.items import Item, SourceData
+from dhp.data.items import Item, SourceData
+from dhp.errors import TooFewItemsError
 from dhp.types import DatasetSpec
 
 __all__ = ["Selected", "eligible_items", "select_items"]

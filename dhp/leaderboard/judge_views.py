@@ -39,7 +39,7 @@ from dhp.scoring.misses import (
 )
 from dhp.scoring.misses import scored_texts as _load_texts
 from dhp.scoring.results import DatasetRef, Result
-from dhp.task import folder_spec
+from dhp.task.file import folder_spec
 
 __all__ = [
     "MISSES_SHOWN",
@@ -199,7 +199,7 @@ def _with_texts(r: Result, perturbation: str, texts: ScoredTexts | str) -> tuple
 def misses_html(r: Result, perturbation: str | None, texts: ScoredTexts | str, n: int = MISSES_SHOWN) -> str:
     """The first ``n`` misses of ``perturbation`` (worst first): scores, and both texts with the
     changed words marked as ``dhp show`` marks them (``<del>``/``<ins>``)."""
-    from dhp.builder.diffmark import pair_html
+    from dhp.data.diffmark import pair_html
 
     if not perturbation:
         return "<p>No perturbation has a missed pair here.</p>" if r.scores is not None else ""

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from dhp.builder.perturb.registry import lookup
 from dhp.errors import first_validation_problem
 from dhp.leaderboard.loading import LoadedResult
 from dhp.leaderboard.queue import utcnow
 from dhp.leaderboard.stores import Store
 from dhp.scoring.results import Summary, reweight
-from dhp.spec import BENCHMARK
+from dhp.spec import BENCHMARK, OPERATIONS
 from dhp.types import DatasetSpec, ExpertWeights, Operation, WeightEntry
 from dhp.weights import weights_from_votes
 
@@ -87,7 +86,7 @@ def _build_tasks(datasets: Mapping[str, DatasetSpec]) -> tuple[SurveyTask, ...]:
                 issues=tuple(
                     Issue(
                         op.value,
-                        lookup(op).symptom.format(t=text),
+                        OPERATIONS[op].symptom.format(t=text),
                         {k: tuple(v) for k, v in per.items()},
                     )
                     for op, per in issues.items()

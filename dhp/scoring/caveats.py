@@ -22,7 +22,7 @@ import functools
 
 import numpy as np
 
-from dhp.builder.sources.sample import is_sample_version
+from dhp.data.sample import is_sample_version
 from dhp.scoring.results import Result
 from dhp.scoring.stats import avg_min, combine_pvalues, discernment
 from dhp.spec import BENCHMARK

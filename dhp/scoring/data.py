@@ -1,6 +1,6 @@
 """Built DHP datasets (local folders or Hub repositories) as items and perturbed texts, for scoring.
 
-There is one reader of the dataset-folder format, :mod:`dhp.builder.dataset_io`; this module only
+There is one reader of the dataset-folder format, :mod:`dhp.data.dataset_io`; this module only
 decides where the folder is. A local folder is read in place; a Hub dataset is downloaded as a
 snapshot of the commit its revision resolves to (``huggingface_hub``'s cache; nothing is fetched
 again for a revision already there) and read the same way. The dataset version is the one
@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from dhp.builder.dataset_io import CARD, DataError, DatasetRows, read_items
-from dhp.builder.items import Item
+from dhp.data.dataset_io import CARD, DataError, DatasetRows, read_items
+from dhp.data.items import Item
 from dhp.scoring.caveats import version_label
 from dhp.types import DatasetSpec
 

@@ -7,8 +7,8 @@ the original on the metrics P's expert weights say it should hurt: the weighted 
 neither hits nor misses. Misses are listed worst first (largest perturbed − original), then by item.
 
 The texts come from the dataset the result was scored on (:func:`attach_texts`); the differences
-are marked as ``dhp show`` marks them (:func:`dhp.builder.diffmark.render_stacked`,
-:func:`dhp.builder.diffmark.pair_html`).
+are marked as ``dhp show`` marks them (:func:`dhp.data.diffmark.render_stacked`,
+:func:`dhp.data.diffmark.pair_html`).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ class ScoredTexts:
 def scored_texts(ref: DatasetRef, data: str, spec_of: Callable[[Path], DatasetSpec]) -> ScoredTexts:
     """The texts of the dataset revision a result scored (its ``dataset``): ``data`` is ``"dhp"`` (the Hub dataset
     at that revision) or a folder of ``<dataset>/`` folders, whose revision must be the scored one;
-    ``spec_of`` reads a built folder's dataset spec (:func:`dhp.task.folder_spec`: a task file's, or
+    ``spec_of`` reads a built folder's dataset spec (:func:`dhp.task.file.folder_spec`: a task file's, or
     the built-in one; passed in by the caller, a stage above scoring). Anything else (offline, no
     such folder, another revision) is one :class:`MissesError` line."""
     from dhp.scoring.data import DataError, load_hub, load_local
@@ -170,7 +170,7 @@ def _scores_text(scores: Mapping[str, float | None]) -> str:
 
 def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: int, color: bool) -> str:
     """Terminal text: the count, then the first ``n`` misses with scores and marked texts."""
-    from dhp.builder.diffmark import render_stacked
+    from dhp.data.diffmark import render_stacked
 
     total = len(paired_items(result, perturbation))
     lines = [
@@ -192,7 +192,7 @@ def render_misses(result: Result, perturbation: str, misses: Sequence[Miss], n: 
 def misses_csv(by_perturbation: Mapping[str, Sequence[Miss]]) -> str:
     """Every miss (perturbation -> its misses) as CSV: perturbation, item, weighted scores,
     per-metric scores, both texts and the marked diff; one header."""
-    from dhp.builder.diffmark import render_stacked
+    from dhp.data.diffmark import render_stacked
 
     first = next((ms[0] for ms in by_perturbation.values() if ms), None)
     metrics = list(first.original_scores) if first is not None else []

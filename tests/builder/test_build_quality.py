@@ -22,8 +22,8 @@ from collections.abc import Callable
 import pytest
 
 from dhp.builder.build import FAILED_VALIDATION, BuildReport
-from dhp.builder.dataset_io import read_not_applicable, read_pairs
 from dhp.builder.perturb.registry import validate
+from dhp.data.dataset_io import read_not_applicable, read_pairs
 from dhp.spec import BENCHMARK, DATASET_NAMES
 from dhp.types import Operation, Perturbation
 

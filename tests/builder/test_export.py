@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from dhp.builder.build import BuildReport
-from dhp.builder.dataset_io import read_pairs
 from dhp.builder.export import export_datasets
 from dhp.cli import main
+from dhp.data.dataset_io import read_pairs
 from dhp.spec import BENCHMARK
 from dhp.types import SpecError
 

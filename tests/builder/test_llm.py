@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from dhp.builder.build import FAILED_VALIDATION, LLM_ATTEMPTS, BuildOptions, build_dataset
-from dhp.builder.dataset_io import read_not_applicable, read_pairs
 from dhp.builder.perturb.base import NotApplicable, Perturbed
 from dhp.builder.perturb.llm import InvalidOutput, LLMJob, LLMPerturber, LLMSettings, validate_output
 from dhp.builder.perturb.registry import build_prompt
 from dhp.builder.sources import SourceLocator
+from dhp.data.dataset_io import read_not_applicable, read_pairs
 from dhp.spec import BENCHMARK
 from dhp.types import Operation
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dhp.builder.errors import PerturberError
 from dhp.builder.perturb.base import Perturbed
 from dhp.builder.perturb.llm import LLMJob, LLMPerturber, LLMSettings
 from dhp.builder.perturb.registry import build_prompt
+from dhp.errors import PerturberError
 from dhp.spec import BENCHMARK
 from dhp.types import Operation
 from tests.scoring.fake_server import Answer, FakeJudgeServer

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from dhp.builder.errors import SourceError
 from dhp.builder.sources import SourceLocator, load_source
+from dhp.errors import SourceError
 from dhp.spec import BENCHMARK
 
 

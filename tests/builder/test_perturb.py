@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from dhp.builder.items import Item
 from dhp.builder.perturb import apply_rule, item_rng
 from dhp.builder.perturb.base import NotApplicable, Perturbed
 from dhp.builder.perturb.offline import (
@@ -17,6 +16,7 @@ from dhp.builder.perturb.offline import (
     rewrite_insert,
 )
 from dhp.builder.perturb.rules import char_deletion, char_typo, other_item, sentence_reorder, word_deletion
+from dhp.data.items import Item
 from dhp.spec import BENCHMARK
 from dhp.types import Severity
 

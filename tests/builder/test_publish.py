@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from dhp.builder.build import BuildReport
-from dhp.builder.errors import PublishError
 from dhp.builder.publish import download_datasets, publish_datasets
 from dhp.cli import main
+from dhp.errors import PublishError
 from dhp.spec import BENCHMARK
 
 from .hub_replay import HubReplay, replay_hub

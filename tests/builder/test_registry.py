@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from dhp.builder.build import check_methods
-from dhp.builder.errors import BuildError
-from dhp.builder.items import Item
 from dhp.builder.perturb.base import Perturbed
 from dhp.builder.perturb.registry import REGISTRY, OperationRecord, build_prompt, lookup, validate
 from dhp.builder.perturb.validate import check_replacement_text
-from dhp.errors import DataError
+from dhp.data.items import Item
+from dhp.errors import BuildError, DataError
 from dhp.spec import BENCHMARK
 from dhp.types import Method, Operation, PairRow, Severity, SpecError, row_columns
 
@@ -33,10 +32,12 @@ def test_every_operation_has_exactly_one_record() -> None:
 
 def test_a_record_must_match_its_method() -> None:
     with pytest.raises(SpecError, match="a rule operation needs a rule"):
-        OperationRecord(Operation.CHAR_TYPO, Method.RULE, check_replacement_text, "x")
-    rec = lookup(Operation.CHAR_TYPO)
-    with pytest.raises(SpecError, match="a rule operation needs a rule"):
-        dataclasses.replace(rec, method=Method.LLM)
+        OperationRecord(Operation.CHAR_TYPO, check_replacement_text)
+    rule, llm = lookup(Operation.CHAR_TYPO), lookup(Operation.GRAMMATICAL_ERRORS)
+    with pytest.raises(SpecError, match="a rule operation needs a rule"):  # the method is the spec's fact
+        dataclasses.replace(rule, rule=None, offline=llm.offline, prompt=llm.prompt)
+    with pytest.raises(SpecError, match="an LLM operation needs an offline generator"):
+        dataclasses.replace(llm, rule=rule.rule)
 
 
 def test_records_refuse_what_their_method_lacks() -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.builder.dataset_io import read_pairs
-from dhp.builder.show import (
+from dhp.cli.show import (
     diff_words,
     pair_html,
     render_side_by_side,
@@ -21,6 +20,7 @@ from dhp.builder.show import (
     samples_html,
     write_samples_html,
 )
+from dhp.data.dataset_io import read_pairs
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 DS = "answer-equivalence"
@@ -28,7 +28,7 @@ DS = "answer-equivalence"
 
 def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "dhp.cli", *args],
+        [sys.executable, "-m", "dhp", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from dhp.builder.errors import SourceError, TooFewItemsError
 from dhp.builder.select import select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.sources.safe_pickle import UnsafePickleError, safe_load
 from dhp.builder.sources.summeval import detokenize, pick_reference
 from dhp.builder.sources.wmt22 import group_segments
+from dhp.errors import SourceError, TooFewItemsError
 from dhp.spec import BENCHMARK, get_dataset
 
 

@@ -18,15 +18,15 @@ import pytest
 import yaml
 from scipy import stats as sps
 
-from dhp.builder.dataset_io import read_build_info, read_pairs
-from dhp.builder.items import Item
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.cli import main
+from dhp.data.dataset_io import read_build_info, read_pairs
+from dhp.data.items import Item
 from dhp.scoring.caveats import version_label
 from dhp.scoring.data import local_revision
 from dhp.scoring.results import Result, read_result
 from dhp.spec import ANSWER_EQUIVALENCE, SUMMEVAL, SUMPUBMED
-from dhp.task import load_task
+from dhp.task.file import load_task
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
 from tests.scoring.helpers import run_dhp
 

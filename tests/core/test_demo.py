@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from dhp.builder.dataset_io import read_build_info
-from dhp.builder.sources.sample import MANIFEST, SAMPLE_DIR, SAMPLE_ITEMS, is_sample_version
+from dhp.builder.sources.sample import MANIFEST, SAMPLE_DIR, SAMPLE_ITEMS
+from dhp.data.dataset_io import read_build_info
+from dhp.data.sample import is_sample_version
 from dhp.scoring.caveats import SAMPLE, caveats
 from dhp.scoring.results import Result, read_result
 from dhp.spec import BENCHMARK, DATASET_NAMES

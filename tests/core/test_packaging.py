@@ -45,7 +45,7 @@ def test_building_prints_no_setuptools_warning(wheel_build: tuple[list[str], str
 def test_only_the_dhp_namespace_lands_in_site_packages(wheel_names: list[str]) -> None:
     tops = {n.split("/")[0] for n in wheel_names}
     assert tops == {"dhp", next(t for t in tops if t.endswith(".dist-info"))}
-    for sub in ("builder", "scoring", "leaderboard", "dataset_cards"):
+    for sub in ("data", "builder", "scoring", "task", "leaderboard", "cli", "builder/card_templates"):
         assert f"dhp/{sub}/__init__.py" in wheel_names
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.builder.dataset_io import read_build_info
+from dhp.data.dataset_io import read_build_info
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dhp.builder.dataset_io import (
+from dhp.data.dataset_io import (
     BuildInfo,
     NotApplicableRecord,
     PerturbationInfo,
@@ -20,7 +20,7 @@ from dhp.builder.dataset_io import (
     TextStatistics,
     read_build_info,
 )
-from dhp.builder.items import SourceFile
+from dhp.data.items import SourceFile
 from dhp.errors import DataError
 from dhp.records import OMIT_NONE, from_data, problem, to_data
 from dhp.types import Level

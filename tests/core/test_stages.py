@@ -1,18 +1,17 @@
-"""The package's stages import downward only.
+"""The package's stages import downward only, and its folders are the stages.
 
-``STAGES`` is the one list of the stages, lowest first. A module belongs to the stage whose
-prefix names it most precisely (``dhp.builder.cli`` is in ``cli``, ``dhp.builder.build`` in
-``builder``); the root package ``dhp`` (its ``__init__``) is named exactly, not as a prefix. Every
-``import`` and ``from ... import`` in every module under ``dhp/`` counts, at module level, inside
+``STAGES`` is the one order of the stages, lowest first. A module's stage is its folder: the first
+part below ``dhp`` (``dhp.builder.perturb.rules`` is in ``builder``, ``dhp.cli.score`` in ``cli``); the
+package's own top-level modules (``dhp.types``, ``dhp.spec``, ...) and ``dhp`` itself are ``core``, and
+``dhp.__main__`` (``python -m dhp``) is the command line. A folder that is not a stage is reported.
+Every ``import`` and ``from ... import`` in every module under ``dhp/`` counts, at module level, inside
 functions and under ``if TYPE_CHECKING:`` alike, so a lazy import cannot hide an upward arrow.
-A module may import its own stage or a lower one; every module must belong to a stage.
 
-Why this order: ``core`` is the vocabulary (types, the declared benchmark, errors, names,
-weights, the install's extras); ``inference`` talks to judges (``dhp.judge`` is the judge record it builds backends
-from); the ``builder`` makes datasets; ``scoring`` reads them and scores a judge; the ``task``
-file (schema, catalogue, starter) uses both to build and score a user's own dataset; the
-``leaderboard`` shows results; ``cli`` is the ``dhp`` command and its subcommands (including
-``dhp show``), which may reach anything.
+Why this order: ``core`` is the vocabulary (types, the declared benchmark and its operations' facts,
+errors, names, weights, the install's extras); ``data`` is the dataset format the builder writes and
+everyone reads; ``inference`` talks to judges; the ``builder`` makes datasets; ``scoring`` reads them
+and scores a judge; ``task`` reads (without the builder) and builds a user's own dataset; the
+``leaderboard`` shows results; ``cli`` is the ``dhp`` command, which may reach anything.
 """
 
 from __future__ import annotations
@@ -23,50 +22,27 @@ from pathlib import Path
 
 import pytest
 
-from dhp.cli import STAGES as CLI_MODULES
-
 ROOT = Path(__file__).resolve().parents[2]
 
-STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "core",
-        (
-            "dhp",
-            "dhp.types",
-            "dhp.errors",
-            "dhp.spec",
-            "dhp.naming",
-            "dhp.weights",
-            "dhp.secrets",
-            "dhp.fsutil",
-            "dhp.records",
-            "dhp.render",
-            "dhp.dataset_cards",
-            "dhp.extras",
-        ),
-    ),
-    ("inference", ("dhp.inference", "dhp.judge")),
-    ("builder", ("dhp.builder",)),
-    ("scoring", ("dhp.scoring",)),
-    ("task", ("dhp.task",)),
-    ("leaderboard", ("dhp.leaderboard",)),
-    (
-        "cli",
-        # the modules that register subcommands are named once, in dhp.cli.STAGES
-        ("dhp.cli", "dhp.__main__", "dhp.builder.show", *CLI_MODULES),
-    ),
-)
+STAGES: tuple[str, ...] = ("core", "data", "inference", "builder", "scoring", "task", "leaderboard", "cli")
+#: modules named by their own name, not by their folder
+EXACT: dict[str, str] = {
+    "dhp.__main__": "cli",
+    # TEMPORARY: the judge record moves into dhp/inference/ (issue 29, part 2)
+    "dhp.judge": "inference",
+}
 
 
-def stage_of(module: str, stages: tuple[tuple[str, tuple[str, ...]], ...] = STAGES) -> int | None:
-    """Index in ``stages`` of the most precise prefix naming ``module``; ``None`` if none does."""
-    named = [
-        (len(p), index)
-        for index, (_, prefixes) in enumerate(stages)
-        for p in prefixes
-        if module == p or ("." in p and module.startswith(p + "."))
-    ]
-    return max(named)[1] if named else None
+def stage_of(module: str, top: Path = ROOT) -> int | None:
+    """Index in :data:`STAGES` of ``module``'s stage (its folder below ``dhp``); ``None`` if none."""
+    if module in EXACT:
+        return STAGES.index(EXACT[module])
+    parts = module.split(".")
+    if parts[0] != "dhp":
+        return None
+    if len(parts) == 1 or ((top / "dhp" / parts[1]).with_suffix(".py").is_file() and len(parts) == 2):
+        return STAGES.index("core")
+    return STAGES.index(parts[1]) if parts[1] in STAGES else None
 
 
 def _module_name(path: Path, top: Path) -> str:
@@ -109,24 +85,43 @@ def imports(top: Path, package: str = "dhp") -> Iterator[tuple[str, str, int]]:
                     yield module, target, node.lineno
 
 
-def upward_imports(top: Path, stages: tuple[tuple[str, tuple[str, ...]], ...] = STAGES) -> list[str]:
+def upward_imports(top: Path) -> list[str]:
     """One line per import that runs up the stack, or whose module belongs to no stage."""
     problems = []
     for module, target, line in imports(top):
-        here, there = stage_of(module, stages), stage_of(target, stages)
+        here, there = stage_of(module, top), stage_of(target, top)
         if here is None or there is None:
             problems.append(f"{module}:{line}: {module if here is None else target} belongs to no stage")
         elif there > here:
             problems.append(
-                f"{module}:{line} ({stages[here][0]}) imports {target} ({stages[there][0]}), a higher stage"
+                f"{module}:{line} ({STAGES[here]}) imports {target} ({STAGES[there]}), a higher stage"
             )
     return problems
+
+
+def reaches(top: Path, start: str) -> set[str]:
+    """Every package module that importing ``start`` can load, following every import statement (lazy
+    ones included) and the ``__init__`` of each package on the way."""
+    edges: dict[str, set[str]] = {}
+    for module, target, _ in imports(top):
+        edges.setdefault(module, set()).add(target)
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        m = todo.pop()
+        parts = m.split(".")
+        for name in [".".join(parts[:i]) for i in range(1, len(parts) + 1)]:
+            if name not in seen:
+                seen.add(name)
+                todo.extend(edges.get(name, ()))
+    return seen
 
 
 def test_every_module_belongs_to_a_stage() -> None:
     modules = [_module_name(p, ROOT) for p in sorted((ROOT / "dhp").rglob("*.py"))]
     assert len(modules) > 50
     assert [m for m in modules if stage_of(m) is None] == []
+    assert {STAGES[i] for m in modules if (i := stage_of(m)) is not None} == set(STAGES)
 
 
 def test_the_package_imports_downward_only() -> None:
@@ -135,9 +130,34 @@ def test_the_package_imports_downward_only() -> None:
     assert upward_imports(ROOT) == []
 
 
-def test_the_task_file_imports_builder_and_scorer_at_module_level() -> None:
-    """The task stage sits above builder and scorer, so nothing hides its imports in functions."""
-    tree = ast.parse((ROOT / "dhp" / "task.py").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("stage", ["scoring", "leaderboard"])
+def test_scorer_and_board_never_load_the_builder(stage: str) -> None:
+    """Not even through another stage (the task file's reader, the data format): the builder's
+    offline generator, its lexicon and word lists stay out of a scoring run and the Space's page."""
+    modules = [_module_name(p, ROOT) for p in sorted((ROOT / "dhp" / stage).rglob("*.py"))]
+    loaded = sorted({b for m in modules for b in reaches(ROOT, m) if b.startswith("dhp.builder")})
+    assert loaded == []
+
+
+def test_commands_are_registered_by_name() -> None:
+    """No command module is loaded by a computed name (a failing one would be skipped, not seen)."""
+    calls = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / "dhp").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "import_module"
+        and not (
+            node.args and isinstance(node.args[0], ast.JoinedStr) and "faker" in ast.unparse(node.args[0])
+        )
+    ]
+    assert calls == []
+
+
+def test_the_task_builder_imports_builder_at_module_level() -> None:
+    """The task stage sits above the builder, so nothing hides its imports in functions."""
+    tree = ast.parse((ROOT / "dhp" / "task" / "build.py").read_text(encoding="utf-8"))
     top_level = {n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)}
     nested = [
         n.lineno for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) and n not in top_level
@@ -154,16 +174,18 @@ def _write(top: Path, rel: str, text: str) -> None:
 @pytest.mark.parametrize(
     "statement",
     [
-        "from dhp.cli import UserError\n",
-        "def f():\n    from dhp.task import folder_spec\n",
+        "from dhp.cli import main\n",
+        "def f():\n    from dhp.task.file import folder_spec\n",
         "def f():\n    import dhp.scoring.run\n",
         "from .. import cli\n",
         "from dhp import task\n",
     ],
 )
 def test_an_upward_import_is_caught(tmp_path: Path, statement: str) -> None:
-    for rel in ["dhp/__init__.py", "dhp/cli.py", "dhp/task.py", "dhp/builder/__init__.py"]:
+    for rel in ["dhp/__init__.py", "dhp/errors.py", "dhp/cli/__init__.py", "dhp/task/__init__.py"]:
         _write(tmp_path, rel, "")
+    _write(tmp_path, "dhp/task/file.py", "")
+    _write(tmp_path, "dhp/builder/__init__.py", "")
     _write(tmp_path, "dhp/scoring/__init__.py", "")
     _write(tmp_path, "dhp/scoring/run.py", "from dhp.builder import build\n")
     _write(tmp_path, "dhp/builder/build.py", "from dhp.errors import UserError\n")
@@ -174,7 +196,19 @@ def test_an_upward_import_is_caught(tmp_path: Path, statement: str) -> None:
     assert problems[0].startswith("dhp.builder.build:") and "(builder) imports" in problems[0]
 
 
-def test_a_module_in_no_stage_is_reported(tmp_path: Path) -> None:
+def test_a_folder_in_no_stage_is_reported(tmp_path: Path) -> None:
     _write(tmp_path, "dhp/__init__.py", "")
-    _write(tmp_path, "dhp/newplace.py", "import dhp\n")
+    _write(tmp_path, "dhp/newplace/__init__.py", "import dhp\n")
     assert upward_imports(tmp_path) == ["dhp.newplace:1: dhp.newplace belongs to no stage"]
+
+
+def test_reaches_follows_lazy_imports_and_packages(tmp_path: Path) -> None:
+    _write(tmp_path, "dhp/__init__.py", "")
+    _write(tmp_path, "dhp/scoring/__init__.py", "")
+    _write(tmp_path, "dhp/scoring/run.py", "def f():\n    from dhp.task.file import x\n")
+    _write(tmp_path, "dhp/task/__init__.py", "from dhp.task import build\n")
+    _write(tmp_path, "dhp/task/file.py", "")
+    _write(tmp_path, "dhp/task/build.py", "import dhp.builder.cards\n")
+    _write(tmp_path, "dhp/builder/__init__.py", "")
+    _write(tmp_path, "dhp/builder/cards.py", "")
+    assert "dhp.builder.cards" in reaches(tmp_path, "dhp.scoring.run")

@@ -12,15 +12,8 @@ import yaml
 from dhp.cli import main
 from dhp.scoring.prompts import load_template
 from dhp.spec import SUMMEVAL, WMT22_DE_EN
-from dhp.task import (
-    TaskError,
-    catalogue,
-    guess_columns,
-    load_task,
-    parse_task,
-    render_prompt,
-    starter_yaml,
-)
+from dhp.task.build import guess_columns, starter_yaml
+from dhp.task.file import TaskError, catalogue, load_task, parse_task, render_prompt
 from dhp.types import DatasetSpec, Operation
 
 BASE = {

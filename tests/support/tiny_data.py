@@ -1,8 +1,8 @@
 """Small synthetic DHP dataset folders, written by the builder's real writer, for scoring and leaderboard tests.
 
-The texts are made up, but the folder is what ``dhp build`` writes: :func:`dhp.builder.dataset_io.write_dataset`
-with a :class:`~dhp.builder.dataset_io.BuildInfo` record, parquet files per perturbation, the real
-dataset card and ``not_applicable.jsonl``. Rows follow :func:`dhp.builder.dataset_io.row_columns`.
+The texts are made up, but the folder is what ``dhp build`` writes: :func:`dhp.data.dataset_io.write_dataset`
+with a :class:`~dhp.data.dataset_io.BuildInfo` record, parquet files per perturbation, the real
+dataset card and ``not_applicable.jsonl``. Rows follow :func:`dhp.data.dataset_io.row_columns`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dhp.builder.build import BUILDER_VERSION
 from dhp.builder.cards import render_card
-from dhp.builder.dataset_io import (
+from dhp.data.dataset_io import (
     BuildInfo,
     PerturbationInfo,
     PerturberInfo,

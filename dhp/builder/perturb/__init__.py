@@ -11,10 +11,10 @@ import random
 from collections.abc import Sequence
 
 from dhp.builder.hashing import derive_rng, derive_seed
-from dhp.builder.items import OTHER_REFERENCES, Item
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
 from dhp.builder.perturb.registry import lookup
+from dhp.data.items import OTHER_REFERENCES, Item
 from dhp.types import Perturbation
 
 __all__ = [

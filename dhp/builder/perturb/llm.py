@@ -17,7 +17,7 @@ same model discovery, retry policy, cache and HTTP client as the scorer:
   (429, 5xx, a timeout, a reset connection, a truncated or malformed body) is the *same* request
   (same seed, same cache key) sent again by the pool (:mod:`dhp.inference.pool`), up to
   ``http_retries`` (3) times with jittered exponential backoff and ``Retry-After`` honoured. If it
-  still has no output, the build stops with :class:`~dhp.builder.errors.PerturberError` (the
+  still has no output, the build stops with :class:`~dhp.errors.PerturberError` (the
   endpoint is failing; nothing is left out silently), so the output budget is never multiplied by
   the transport retries: per row at most 3 outputs, each after at most 1 + 3 sends.
 * The API key, if any, comes only from the environment (``DHP_PERTURBER_API_KEY``, else
@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.errors import PerturberError
 from dhp.builder.hashing import sha256_text
 from dhp.builder.perturb.base import FAILED_VALIDATION, NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.registry import lookup
+from dhp.errors import PerturberError
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.http import discover_model, host_label, make_endpoint_backend
 from dhp.inference.pool import JudgePool, RetryPolicy

@@ -19,7 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from dhp.builder.items import WRONG_ENDING, Item
 from dhp.builder.perturb import offline, prompts, rules
 from dhp.builder.perturb import validate as checks
 from dhp.builder.perturb.base import Outcome
@@ -27,6 +26,8 @@ from dhp.builder.perturb.offline.edits import change_count
 from dhp.builder.perturb.offline.entities import replaceable_entities
 from dhp.builder.perturb.prompts import Adjustment, PerturbPrompt
 from dhp.builder.perturb.validate import Verdict
+from dhp.data.items import Item
+from dhp.spec import OPERATIONS, WRONG_ENDING
 from dhp.types import DatasetSpec, Method, Operation, Perturbation, Severity, SpecError
 
 __all__ = [
@@ -60,10 +61,7 @@ class OperationRecord:
     """
 
     operation: Operation
-    method: Method
     check: CheckFn
-    #: what a reader sees in a text so perturbed ("{t}" names the text, e.g. summary): the survey's wording
-    symptom: str
     rule: RuleFn | None = None
     offline: OfflineFn | None = None
     prompt: PromptFn | None = None
@@ -76,8 +74,16 @@ class OperationRecord:
     #: whether the operation can apply to a text at a severity, where that depends on the text
     #: (build info reports how many items could); None: every item
     applicable: ApplicableFn | None = None
-    #: the item extra (:attr:`dhp.builder.items.Item.extras` key) the rule needs, if any
-    item_extra: str | None = None
+
+    @property
+    def method(self) -> Method:
+        """Rule or LLM: the operation's fact in :data:`dhp.spec.OPERATIONS`."""
+        return OPERATIONS[self.operation].method
+
+    @property
+    def item_extra(self) -> str | None:
+        """The item extra the rule needs, if any (:data:`dhp.spec.OPERATIONS`)."""
+        return OPERATIONS[self.operation].item_extra
 
     def __post_init__(self) -> None:
         is_rule = self.method is Method.RULE
@@ -160,30 +166,22 @@ def _names_enough_entities(text: str, severity: Severity) -> bool:
 _RECORDS: tuple[OperationRecord, ...] = (
     OperationRecord(
         Operation.CHAR_DELETION,
-        Method.RULE,
         check=checks.check_char_deletion,
-        symptom="In the {t}, there are some incomplete words with random missing letters.",
         rule=_char_deletion,
     ),
     OperationRecord(
         Operation.CHAR_TYPO,
-        Method.RULE,
         check=checks.check_char_typo,
-        symptom="In the {t}, there are some typos (misspelled words).",
         rule=_char_typo,
     ),
     OperationRecord(
         Operation.WORD_DELETION,
-        Method.RULE,
         check=checks.check_word_deletion,
-        symptom="In the {t}, some consecutive words are missing.",
         rule=_word_deletion,
     ),
     OperationRecord(
         Operation.FICTIONAL_ENTITIES,
-        Method.LLM,
         check=checks.check_fictional_entities,
-        symptom="In the {t}, some named entities (names, places, numbers, terms) are replaced by fictional ones.",
         offline=offline.fictional_entities,
         prompt=prompts.fictional_entities,
         offline_summary="fictional entities replace named entities, numbers, dates and known domain "
@@ -192,9 +190,7 @@ _RECORDS: tuple[OperationRecord, ...] = (
     ),
     OperationRecord(
         Operation.GRAMMATICAL_ERRORS,
-        Method.LLM,
         check=checks.check_grammatical_errors,
-        symptom="The {t} contains grammatical errors (agreement, tense, prepositions, fragments).",
         offline=offline.grammatical_errors,
         prompt=prompts.grammatical_errors,
         offline_summary="grammatical errors come from a catalogue of real error types (agreement, "
@@ -202,17 +198,13 @@ _RECORDS: tuple[OperationRecord, ...] = (
     ),
     OperationRecord(
         Operation.SENTENCE_REORDER,
-        Method.RULE,
         check=checks.check_sentence_reorder,
-        symptom="The sentences of the {t} are in a shuffled order.",
         rule=_sentence_reorder,
         severities_differ=True,
     ),
     OperationRecord(
         Operation.REWRITE_INSERT,
-        Method.LLM,
         check=checks.check_rewrite_insert,
-        symptom="The {t} repeats some of its sentences in other words, right after the original.",
         offline=offline.rewrite_insert,
         prompt=prompts.rewrite_insert,
         offline_summary="rewriting-and-insertion inserts, after a sentence, a sentence of the sources "
@@ -221,18 +213,13 @@ _RECORDS: tuple[OperationRecord, ...] = (
     ),
     OperationRecord(
         Operation.OTHER_ITEM,
-        Method.RULE,
         check=checks.check_replacement_text,
-        symptom="The {t} was written for a different input (it is taken from another item).",
         rule=_other_item,
     ),
     OperationRecord(
         Operation.WRONG_ENDING,
-        Method.RULE,
         check=checks.check_replacement_text,
-        symptom="The {t} is a wrong ending: it contradicts or ignores the story.",
         rule=_wrong_ending,
-        item_extra=WRONG_ENDING,
     ),
 )
 

@@ -2,7 +2,7 @@
 
 A small registry shared by the six built-in datasets and user tasks (:mod:`dhp.task`): built-in
 datasets are looked up by name; a dataset whose source records a local ``file`` or a ``hub``
-dataset (:class:`~dhp.builder.sources.files.TableRef`) goes to the generic table loader.
+dataset (:class:`~dhp.data.items.TableRef`) goes to the generic table loader.
 
 :func:`missing_source` says, before anything is built, why a built-in dataset's source cannot be
 had now (not in the sources folder, not downloadable, or Story Cloze without the user's copy).
@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from dhp.builder.errors import SourceError
-from dhp.builder.items import SourceData
 from dhp.builder.sources import answer_equivalence, story_cloze, summeval, sumpubmed, wmt22
 from dhp.builder.sources.answer_equivalence import load_answer_equivalence
 from dhp.builder.sources.fetch import SourceLocator
-from dhp.builder.sources.files import TableRef, load_table
+from dhp.builder.sources.files import load_table
 from dhp.builder.sources.sample import SampleLocator, load_sample, sample_missing
 from dhp.builder.sources.story_cloze import load_story_cloze
 from dhp.builder.sources.summeval import load_summeval
 from dhp.builder.sources.sumpubmed import load_sumpubmed
 from dhp.builder.sources.wmt22 import load_wmt22
+from dhp.data.items import SourceData, TableRef
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec
 
 __all__ = [

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_text
-from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.data.items import Item, SourceData, SourceFile
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec
 
 __all__ = ["AUGMENTED_AE_LINES", "LAYOUT", "load_answer_equivalence", "source_files"]

@@ -1,7 +1,7 @@
 """Where raw source files come from: a local directory, or their public origin (downloaded, cached).
 
 Both ways return the same thing, a local :class:`~pathlib.Path` plus a
-:class:`~dhp.builder.items.SourceFile` record with the file's sha256, so that every loader has a
+:class:`~dhp.data.items.SourceFile` record with the file's sha256, so that every loader has a
 single code path. Files with a known checksum (the pinned upstream blobs of docs/datasets.md#sources) are
 verified; a mismatch is reported as a corrupt file. Nothing read from a source is ever executed.
 """
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_file
-from dhp.builder.items import SourceFile
+from dhp.data.items import SourceFile
+from dhp.errors import SourceError
 
 __all__ = ["KNOWN_SHA256", "Fetched", "SourceLocator", "default_cache_dir"]
 

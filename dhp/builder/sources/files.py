@@ -19,48 +19,17 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.errors import SourceError
-from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.data.items import FILE_FORMATS, Item, SourceData, SourceFile, TableRef
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec
 
-__all__ = ["FILE_FORMATS", "ID_COLUMN", "TableRef", "items_from_rows", "load_table", "read_file_rows"]
+__all__ = ["ID_COLUMN", "items_from_rows", "load_table", "read_file_rows"]
 
-FILE_FORMATS = (".csv", ".jsonl", ".parquet")
 ID_COLUMN = "id"
-
-
-@dataclass(frozen=True)
-class TableRef:
-    """Where a task's rows come from: a local ``file`` or a ``hub`` dataset (split and revision)."""
-
-    file: str = ""
-    hub: str = ""
-    split: str = ""
-    revision: str = ""
-
-    def origin(self) -> dict[str, str]:
-        """The ``SourceSpec.origin_urls`` mapping that records this reference."""
-        if self.file:
-            return {"file": self.file}
-        return {"hub": self.hub, "split": self.split, "revision": self.revision}
-
-    @classmethod
-    def of(cls, spec: DatasetSpec) -> TableRef | None:
-        """The reference recorded in ``spec``'s source, or None for a built-in dataset."""
-        o = spec.source.origin_urls
-        if "file" in o:
-            return cls(file=o["file"])
-        if "hub" in o:
-            return cls(hub=o["hub"], split=o.get("split", ""), revision=o.get("revision", ""))
-        return None
-
-    def describe(self) -> str:
-        return self.file if self.file else f"{self.hub} (split {self.split}, revision {self.revision})"
 
 
 def _text(v: Any) -> str:

@@ -19,22 +19,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_file
-from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.data.items import Item, SourceData, SourceFile
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec, Redistribution
 
 __all__ = [
     "MANIFEST",
     "SAMPLE_DIR",
     "SAMPLE_ITEMS",
-    "SAMPLE_TAG",
     "SampleLocator",
-    "is_sample_version",
     "load_sample",
     "sample_missing",
-    "sample_version",
     "write_sample",
 ]
 
@@ -42,7 +39,6 @@ SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
 MANIFEST = "manifest.json"
 SAMPLE_ITEMS = 20
 #: the pre-release tag of a dataset version built from the sample
-SAMPLE_TAG = "-sample"
 ORIGIN = "embedded sample (dhp-bench package, dhp/builder/sources/sample)"
 
 
@@ -55,16 +51,6 @@ class SampleLocator(SourceLocator):
 
     def describe(self) -> str:
         return f"the embedded SAMPLE ({self.root})"
-
-
-def sample_version(version: str) -> str:
-    """The version of a sample build: ``v1.0.0`` -> ``v1.0.0-sample`` (unchanged when already tagged)."""
-    return version if is_sample_version(version) else f"{version}{SAMPLE_TAG}"
-
-
-def is_sample_version(version: str | None) -> bool:
-    """Whether a dataset version (or a version label such as ``v1.0.0-sample+offline-rules.8``) is a sample's."""
-    return version is not None and SAMPLE_TAG in version.split("+", 1)[0]
 
 
 def _manifest(root: Path) -> dict[str, Any]:

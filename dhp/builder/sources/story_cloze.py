@@ -11,10 +11,11 @@ import csv
 import io
 from pathlib import Path
 
-from dhp.builder.errors import SourceError
 from dhp.builder.hashing import sha256_file
-from dhp.builder.items import WRONG_ENDING, Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.data.items import Item, SourceData, SourceFile
+from dhp.errors import SourceError
+from dhp.spec import WRONG_ENDING
 from dhp.types import DatasetSpec
 
 __all__ = ["FILE_NAMES", "HOW_TO_GET", "LAYOUT", "load_story_cloze", "missing"]

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from dhp.builder.errors import SourceError
-from dhp.builder.items import OTHER_REFERENCES, Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
 from dhp.builder.sources.safe_pickle import safe_load
+from dhp.data.items import OTHER_REFERENCES, Item, SourceData
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec
 
 __all__ = ["LAYOUT", "detokenize", "load_summeval", "pick_reference", "source_files"]

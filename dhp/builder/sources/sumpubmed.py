@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 
-from dhp.builder.errors import SourceError
 from dhp.builder.hashing import derive_rng
-from dhp.builder.items import Item, SourceData, SourceFile
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.data.items import Item, SourceData, SourceFile
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec
 
 __all__ = [

@@ -24,9 +24,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from dhp.builder.errors import SourceError
-from dhp.builder.items import Item, SourceData
 from dhp.builder.sources.fetch import SourceLocator
+from dhp.data.items import Item, SourceData
+from dhp.errors import SourceError
 from dhp.types import DatasetSpec
 
 __all__ = ["Document", "group_segments", "load_wmt22", "source_files", "xml_documents"]

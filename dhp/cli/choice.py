@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError, positive_int
+from dhp.cli.args import positive_int
+from dhp.errors import UserError
+from dhp.naming import DEFAULT_DATA, HUB_DATA
 
 __all__ = ["register"]
 
@@ -105,7 +107,7 @@ def _cmd_misses(args: argparse.Namespace) -> int:
         render_misses,
         scored_texts,
     )
-    from dhp.task import folder_spec
+    from dhp.task.file import folder_spec
 
     try:
         by = pick_results(_results(args.results), "RESULTS")

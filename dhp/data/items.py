@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["OTHER_REFERENCES", "WRONG_ENDING", "Item", "SourceData", "SourceFile"]
+from dhp.types import DatasetSpec
 
-#: the :attr:`Item.extras` key of a story's own wrong ending (Story Cloze), which its wrong-ending rule uses
-WRONG_ENDING = "wrong_ending"
+__all__ = ["FILE_FORMATS", "OTHER_REFERENCES", "Item", "SourceData", "SourceFile", "TableRef"]
+
 #: the :attr:`Item.extras` key of the other human references of the same input, one a line (SummEval): the
 #: offline rewriting takes rephrasings people wrote from them
 OTHER_REFERENCES = "other_references"
+#: the file types a task's table source may be
+FILE_FORMATS = (".csv", ".jsonl", ".parquet")
 
 
 @dataclass(frozen=True)
@@ -47,3 +49,32 @@ class SourceData:
     files: tuple[SourceFile, ...]
     notes: tuple[str, ...] = ()  # human-readable facts about this copy, shown in the card
     partial: bool = False  # True when the copy is known to be a subset of the published source
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """Where a task's rows come from: a local ``file`` or a ``hub`` dataset (split and revision)."""
+
+    file: str = ""
+    hub: str = ""
+    split: str = ""
+    revision: str = ""
+
+    def origin(self) -> dict[str, str]:
+        """The ``SourceSpec.origin_urls`` mapping that records this reference."""
+        if self.file:
+            return {"file": self.file}
+        return {"hub": self.hub, "split": self.split, "revision": self.revision}
+
+    @classmethod
+    def of(cls, spec: DatasetSpec) -> TableRef | None:
+        """The reference recorded in ``spec``'s source, or None for a built-in dataset."""
+        o = spec.source.origin_urls
+        if "file" in o:
+            return cls(file=o["file"])
+        if "hub" in o:
+            return cls(hub=o["hub"], split=o.get("split", ""), revision=o.get("revision", ""))
+        return None
+
+    def describe(self) -> str:
+        return self.file if self.file else f"{self.hub} (split {self.split}, revision {self.revision})"

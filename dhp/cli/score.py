@@ -9,7 +9,9 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dhp.cli import DEFAULT_DATA, HUB_DATA, UserError, positive_int
+from dhp.cli.args import positive_int
+from dhp.errors import UserError
+from dhp.naming import DEFAULT_DATA, HUB_DATA
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
 
@@ -324,7 +326,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     _check_score_args(args)
     specs, data, prompts = None, args.data, args.prompts
     if args.task is not None:
-        from dhp.task import task_for_scoring
+        from dhp.task.file import task_for_scoring
 
         task, data, prompts = task_for_scoring(
             Path(args.task), args.data, args.prompts, args.datasets, args.prompt_set, args.weights

@@ -7,7 +7,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import DEFAULT_DATA
+from dhp.errors import UserError
+from dhp.naming import DEFAULT_DATA
 
 __all__ = ["register"]
 
@@ -23,7 +24,6 @@ def _store_args(p: argparse.ArgumentParser) -> None:
 
 def _store(spec: str) -> Any:
     """The store of ``spec``; a Hub store the Hub cannot give (offline, unreachable, refused) is one line."""
-    from dhp.cli import UserError
     from dhp.inference.hub import hub_failure, hub_unusable_errors
     from dhp.leaderboard.stores import open_store
 
@@ -38,8 +38,6 @@ def _store(spec: str) -> Any:
 def _check_port(host: str, port: int) -> None:
     """Refuse, before anything is printed or built, a port this host cannot listen on (in use, or not allowed)."""
     import socket
-
-    from dhp.cli import UserError
 
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -57,7 +55,6 @@ def _check_port(host: str, port: int) -> None:
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
-    from dhp.cli import UserError
 
     if args.mode == "space" and args.host in ("127.0.0.1", "localhost"):
         logging.getLogger(__name__).info("space mode on a loopback host: fine for trying it out")
@@ -97,7 +94,6 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    from dhp.cli import UserError
     from dhp.leaderboard.worker import Worker, WorkerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
@@ -121,7 +117,6 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
 
 def _cmd_space_init(args: argparse.Namespace) -> int:
-    from dhp.cli import UserError
     from dhp.extras import require
 
     require("board")  # the Space's requirements are pinned from the installed board (gradio and its closure)
@@ -138,7 +133,6 @@ def _cmd_space_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_space_push(args: argparse.Namespace) -> int:
-    from dhp.cli import UserError
     from dhp.inference.hub import hub_failure, hub_unusable_errors
     from dhp.leaderboard.space import SpaceError, push_space
 

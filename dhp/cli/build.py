@@ -1,7 +1,7 @@
 """`dhp build`, `dhp publish`, `dhp download`, `dhp export`: the builder's subcommands.
 
 Handlers import the heavy modules lazily so that ``dhp --help`` stays fast, and raise
-:class:`dhp.cli.UserError` (via the builder's error classes) for anything the user can fix.
+:class:`dhp.errors.UserError` (via the builder's error classes) for anything the user can fix.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dhp.cli import DATASETS_HELP, DEFAULT_DATA
+from dhp.cli.args import DATASETS_HELP
+from dhp.naming import DEFAULT_DATA
 from dhp.types import PROTOCOLS, DatasetSpec, EndpointProtocol
 
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
@@ -30,8 +31,8 @@ def _task(args: argparse.Namespace) -> Any:
     """The task of ``--task FILE`` (its source is read relative to the file), or None."""
     if args.task is None:
         return None
-    from dhp.builder.errors import BuildError
-    from dhp.task import load_task
+    from dhp.errors import BuildError
+    from dhp.task.file import load_task
 
     if args.datasets != "all" or args.story_cloze is not None:
         raise BuildError("--task builds the task's own dataset: drop --datasets and --story-cloze")
@@ -74,7 +75,7 @@ def _say_generator(args: argparse.Namespace) -> None:
 def _print_report(r: Any) -> None:
     """One summary line per dataset, then the validator's pass rate and the coverage per perturbation."""
     na = sum(r.not_applicable.values())
-    from dhp.builder.sources.sample import is_sample_version
+    from dhp.data.sample import is_sample_version
 
     fewer = r.info.selection.fewer_than_requested
     sample = " [SAMPLE, not the benchmark: version " + r.info.dataset_version + "]"
@@ -105,8 +106,8 @@ def _available(
 
     A missing source stops the build unless ``--skip-missing`` (then the others are built); none left stops it.
     """
-    from dhp.builder.errors import BuildError
     from dhp.builder.sources import SampleLocator, missing_source
+    from dhp.errors import BuildError
 
     missing = {
         s.name: why for s in specs if (why := missing_source(s, locator, args.story_cloze)) is not None
@@ -136,10 +137,10 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
     require("build")  # before anything is written: the perturbation rules and the offline generator
     from dhp.builder.build import BuildOptions, build_dataset, check_inputs, check_version
-    from dhp.builder.errors import BuildError
     from dhp.builder.sources import SourceLocator
+    from dhp.errors import BuildError
     from dhp.spec import resolve_datasets
-    from dhp.task import build_task
+    from dhp.task.build import build_task
 
     check_version(args.version)
     task = _task(args)
@@ -178,7 +179,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         if perturber is not None:
             perturber.close()
     if args.samples is not None:
-        from dhp.builder.show import write_samples_html
+        from dhp.cli.show import write_samples_html
 
         specs = (*specs, *sampled)
         for spec in specs:
@@ -198,7 +199,7 @@ def _build_samples(specs: Sequence[DatasetSpec], out: Path, opts: Any) -> None:
 
     from dhp.builder.build import build_dataset
     from dhp.builder.sources import SampleLocator
-    from dhp.builder.sources.sample import sample_version
+    from dhp.data.sample import sample_version
 
     sample_opts = dataclasses.replace(opts, version=sample_version(opts.version), allow_fewer=True)
     for spec in specs:
@@ -349,7 +350,3 @@ def _register_hub(subparsers: Any) -> None:
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument("--perturbations", help="comma-separated perturbation ids (default: all)")
     p.set_defaults(func=_cmd_export)
-
-    from dhp.builder import show
-
-    show.register(subparsers, DEFAULT_OUT)

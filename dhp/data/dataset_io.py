@@ -28,8 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.errors import DataError
-from dhp.builder.items import Item, SourceFile
+from dhp.data.items import Item, SourceFile
+from dhp.errors import DataError
 from dhp.records import OMIT_NONE, from_data, problem, to_data
 from dhp.types import DatasetSpec, PairRow, row_columns
 

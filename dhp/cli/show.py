@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from dhp.builder.diffmark import (
+from dhp.data.diffmark import (
     DIM,
     RESET,
     Segment,
@@ -115,12 +115,12 @@ def samples_html(
 
 def write_samples_html(folder: Path, out_file: Path, n_per_perturbation: int = 5, seed: int = 0) -> Path:
     """Write the HTML sample sheet of the built dataset folder ``folder`` (named after its dataset)."""
-    from dhp.builder.dataset_io import read_pairs
+    from dhp.data.dataset_io import read_pairs
 
     samples = sample_pairs(read_pairs(Path(folder)), n_per_perturbation, seed)
     out = Path(out_file)
     out.parent.mkdir(parents=True, exist_ok=True)
-    from dhp.task import folder_spec
+    from dhp.task.file import folder_spec
 
     out.write_text(
         samples_html(Path(folder).name, samples, seed, folder_spec(Path(folder))), encoding="utf-8"
@@ -130,8 +130,8 @@ def write_samples_html(folder: Path, out_file: Path, n_per_perturbation: int = 5
 
 def show(folder: Path, perturbation: str, n: int, seed: int, color: bool, layout: str, width: int) -> str:
     """The terminal text of ``dhp show``: ``n`` seeded random pairs of one perturbation."""
-    from dhp.builder.dataset_io import read_pairs
-    from dhp.task import folder_spec
+    from dhp.data.dataset_io import read_pairs
+    from dhp.task.file import folder_spec
 
     spec = folder_spec(folder)
     rows = sample_pairs(read_pairs(folder, [perturbation]), n, seed).get(perturbation, [])

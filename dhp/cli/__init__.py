@@ -1,7 +1,8 @@
-"""The `dhp` command. Each stage registers its own subcommands; bodies stay thin.
+"""The `dhp` command: every subcommand lives in this package, one module per group; bodies stay thin.
 
-Stages plug in through a ``register(subparsers)`` function in ``dhp.builder.cli``,
-``dhp.scoring.cli`` and ``dhp.leaderboard.cli``; heavy imports happen inside the handlers so that
+Each module (:mod:`~dhp.cli.build`, :mod:`~dhp.cli.show`, :mod:`~dhp.cli.score`, :mod:`~dhp.cli.choice`,
+:mod:`~dhp.cli.board`, :mod:`~dhp.cli.task`) has a ``register(subparsers)`` that :func:`build_parser`
+calls by name; shared argument helpers are in :mod:`dhp.cli.args`. Heavy imports happen inside the handlers so that
 ``dhp --help`` stays fast and every command is there in the core install (``pip install dhp-bench``):
 a command whose extra is not installed fails with one line naming it (:mod:`dhp.extras`).
 """
@@ -9,42 +10,13 @@ a command whose extra is not installed fails with one line naming it (:mod:`dhp.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from dhp.errors import SpecError
-from dhp.errors import UserError as UserError  # re-exported: the stage CLIs raise it as dhp.cli.UserError
-from dhp.naming import DEFAULT_DATA as DEFAULT_DATA  # re-exported: the stage CLIs read it here
-from dhp.naming import HUB_DATA as HUB_DATA
-
-STAGES = (
-    "dhp.builder.cli",
-    "dhp.scoring.cli",
-    "dhp.scoring.choice_cli",
-    "dhp.leaderboard.cli",
-    "dhp.task_cli",
-)
-DATASETS_HELP = "all, or a comma-separated list of dataset names (default: %(default)s)"
-
-
-def positive_int(text: str) -> int:
-    """An argparse ``type``: an integer of at least 1 (``--n-boot``, ``-n``, ``--concurrency``)."""
-    v = int(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
-
-
-class DefaultsFormatter(argparse.HelpFormatter):
-    """Shows every option's default in ``--help``: ``(default: X)`` unless its help already says it."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help or ""
-        shown = action.default not in (None, False, [], argparse.SUPPRESS) and action.option_strings
-        if shown and "default" not in text and not isinstance(action, argparse._VersionAction):
-            return f"{text} (default: %(default)s)"
-        return action.help
+from dhp.cli.args import DATASETS_HELP, DefaultsFormatter
+from dhp.errors import SpecError, UserError
+from dhp.naming import DEFAULT_DATA
 
 
 def _cmd_spec(args: argparse.Namespace) -> int:
@@ -76,8 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", help="expert-weights file (JSON or YAML) to show instead of the defaults")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=_cmd_spec)
-    for mod_name in STAGES:  # each imports without the extras: they are needed by the handlers only
-        importlib.import_module(mod_name).register(sub)
+    # each command module imports without the extras: they are needed by its handlers only
+    from dhp.cli import board, build, choice, score, show, task
+
+    build.register(sub)
+    show.register(sub, Path(DEFAULT_DATA))
+    for command in (score, choice, board, task):
+        command.register(sub)
     _describe(parser)
     return parser
 

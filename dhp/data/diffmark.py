@@ -1,7 +1,7 @@
 """Word-level differences between an original and a perturbed text, marked for a terminal
 (ANSI colours or plain ``[-old-]`` / ``{+new+}``) or for HTML (``<del>`` / ``<ins>``, escaped).
 
-Pure functions, used by ``dhp show`` (:mod:`dhp.builder.show`), ``dhp misses`` and the judge page,
+Pure functions, used by ``dhp show`` (:mod:`dhp.cli.show`), ``dhp misses`` and the judge page,
 so a difference reads the same everywhere.
 """
 

@@ -17,7 +17,7 @@ __all__ = ["register"]
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from dhp.task import starter_yaml
+    from dhp.task.build import starter_yaml
 
     dest: Path = args.out
     if dest.exists() and not args.force:
@@ -30,7 +30,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from dhp.task import check_task, describe, load_task, spec_json
+    from dhp.task.build import check_task, describe
+    from dhp.task.file import load_task, spec_json
 
     task = load_task(args.file)
     report = check_task(task, allow_fewer=args.allow_fewer)
