@@ -3,7 +3,7 @@
 Prints, in seconds:
 
 * cold scan: first read + parse of every results file (once per app process; later loads reuse it);
-* rank ranges: every file's joint-bootstrap replicates (:mod:`dhp.leaderboard.rankjob`, a child
+* rank ranges: every file's joint-bootstrap replicates (:mod:`dhp.leaderboard.board.rankjob`, a child
   process, in the background: the rows never wait for them);
 * page load (server): what a page load computes — re-list the store, build/reuse the table, apply
   the default view, render it as row strings and a CSV (``Backend.render_parts``) and hand the rows
@@ -61,10 +61,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import gradio as gr
 
 from dhp.judge import EndpointJudge
-from dhp.leaderboard import table
-from dhp.leaderboard.app import AppConfig, Backend, build_app, launch
-from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.survey import derive_weights, get_task, reweighted_summaries, tally
+from dhp.leaderboard.board import table
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page.app import AppConfig, Backend, build_app, launch
+from dhp.leaderboard.submissions.survey import derive_weights, get_task, reweighted_summaries, tally
 from dhp.scoring.results import JudgeInfo, Result, dump_result
 from dhp.spec import DATASET_NAMES
 from dhp.types import EndpointProtocol
@@ -284,7 +284,7 @@ def bench_server(be: Backend, rep: Any) -> None:
 
     task = get_task("summarization")
     version = derive_weights(tally([]), 0)
-    from dhp.leaderboard.survey import Ballot
+    from dhp.leaderboard.submissions.survey import Ballot
 
     ballots = [
         Ballot(task=task.id, voter=str(i), answers={x.id: "fluency" for x in task.issues}, created_at="t")
@@ -532,7 +532,7 @@ def bench_readers(cfg: AppConfig, be: Backend, n: int) -> None:
     import json
     import multiprocessing
 
-    from dhp.leaderboard.serving import default_inputs
+    from dhp.leaderboard.page.serving import default_inputs
 
     (_, demo, port), *_ = serve_variants(cfg, be, compare=False)
     url = f"http://127.0.0.1:{port}/"

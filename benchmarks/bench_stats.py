@@ -2,7 +2,7 @@
 
 Prints wall time without bootstrap (target: 100 judges × 6 datasets in under 2 s) and with the
 default 1000-replicate bootstrap per dataset; then the board's rank-bootstrap replicates
-(:func:`dhp.leaderboard.ranks.replicate_pvalues`) of results whose D comes from the exact Wilcoxon
+(:func:`dhp.leaderboard.board.ranks.replicate_pvalues`) of results whose D comes from the exact Wilcoxon
 test (continuous expected-mode scores, 40 pairs), CPU seconds per file, against the former way of
 testing those replicates (each resample expanded and tested by the tie-aware sign-flip distribution),
 measured in the same run, with the ratio. Run: `.venv/bin/python benchmarks/bench_stats.py`.
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from dhp.leaderboard import ranks
+from dhp.leaderboard.board import ranks
 from dhp.scoring.results import Result
 from dhp.scoring.stats import analyse, wilcoxon_greater_batch
 from dhp.spec import BENCHMARK

@@ -8,7 +8,7 @@ A judge is one of four kinds, a tagged union on ``kind``:
   OpenAI-compatible route, :mod:`dhp.inference.hub`), with the user's or operator's HF token;
 * :class:`LocalJudge` - an in-process ``transformers`` model (a folder or a Hub id).
 
-The leaderboard's form builds one (:mod:`dhp.leaderboard.validation`), the queue stores it in the
+The leaderboard's form builds one (:mod:`dhp.leaderboard.submissions.validation`), the queue stores it in the
 request, the worker hands it whole to ``dhp score --judge-file``, the command-line flags for humans
 (``--judge``, ``--endpoint``, ``--model-id``, ``--local``) build the same object, and the scorer
 embeds it in the results' judge record as :func:`published` makes it (an endpoint's URLs reduced

@@ -25,7 +25,7 @@ def _store_args(p: argparse.ArgumentParser) -> None:
 def _store(spec: str) -> Any:
     """The store of ``spec``; a Hub store the Hub cannot give (offline, unreachable, refused) is one line."""
     from dhp.inference.hub import hub_failure, hub_unusable_errors
-    from dhp.leaderboard.stores import open_store
+    from dhp.leaderboard.board.stores import open_store
 
     try:
         return open_store(spec)
@@ -71,7 +71,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         votes = str(Path(args.results).parent / "votes")
     if not votes:
         raise UserError("--votes is required when --results is a Hub store")
-    from dhp.leaderboard.app import AppConfig, build_app, dump_threads_on_usr1, launch
+    from dhp.leaderboard.page.app import AppConfig, build_app, dump_threads_on_usr1, launch
 
     dump_threads_on_usr1()  # kill -USR1 writes every thread's stack, as on a Space, and the board goes on
 
@@ -94,7 +94,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    from dhp.leaderboard.worker import Worker, WorkerConfig
+    from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     data = Path(args.data)
@@ -120,7 +120,7 @@ def _cmd_space_init(args: argparse.Namespace) -> int:
     from dhp.extras import require
 
     require("board")  # the Space's requirements are pinned from the installed board (gradio and its closure)
-    from dhp.leaderboard.space import SECRETS, SpaceError, init_space
+    from dhp.leaderboard.deploy.space import SECRETS, SpaceError, init_space
 
     try:
         folder = init_space(args.dir, package=args.package, wheel=args.wheel, title=args.title)
@@ -134,7 +134,7 @@ def _cmd_space_init(args: argparse.Namespace) -> int:
 
 def _cmd_space_push(args: argparse.Namespace) -> int:
     from dhp.inference.hub import hub_failure, hub_unusable_errors
-    from dhp.leaderboard.space import SpaceError, push_space
+    from dhp.leaderboard.deploy.space import SpaceError, push_space
 
     variables: dict[str, str] = {}
     for item in args.var or []:

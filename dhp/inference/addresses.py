@@ -1,5 +1,5 @@
 """Which network addresses a public service may contact: the one rule of the leaderboard's URL check
-(:func:`dhp.leaderboard.validation.check_endpoint_url`) and of the HTTP client's connections.
+(:func:`dhp.leaderboard.submissions.validation.check_endpoint_url`) and of the HTTP client's connections.
 
 A Space checks a submitted endpoint's host when it is submitted and when the worker runs it, but
 the scorer resolves the name again when it connects, and a name's answer may change in between

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dhp.leaderboard import table
-from dhp.leaderboard.loading import LoadedResult
+from dhp.leaderboard.board import table
+from dhp.leaderboard.board.loading import LoadedResult
 from dhp.scoring.caveats import CHANCE, SAMPLE, caveats, chance_d_avg, version_label
 from dhp.scoring.report import write_report
 from dhp.scoring.results import read_result

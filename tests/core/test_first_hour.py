@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.leaderboard.space import init_space
+from dhp.leaderboard.deploy.space import init_space
 from dhp.scoring.results import read_result
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer
@@ -138,8 +138,8 @@ def test_space_init_with_an_older_build_backend_says_what_to_install(
     """A plain venv has setuptools 65 while the checkout builds with setuptools>=69: the wheel is built in
     an isolated environment pip fills from the index (not against the old setuptools, which failed with
     pip's "metadata-generation-failed"); without the index, one line says what to install."""
-    from dhp.leaderboard import space
-    from dhp.leaderboard.space import SpaceError, build_wheel, missing_build_requirements
+    from dhp.leaderboard.deploy import space
+    from dhp.leaderboard.deploy.space import SpaceError, build_wheel, missing_build_requirements
 
     root = _project(tmp_path / "checkout", ["setuptools>=9999", "wheel"])
     assert missing_build_requirements(root) == [f"setuptools>=9999 (installed: {md_version('setuptools')})"]

@@ -25,6 +25,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 STAGES: tuple[str, ...] = ("core", "data", "inference", "builder", "scoring", "task", "leaderboard", "cli")
+#: the leaderboard's parts, in the same rule: a part imports its own or a lower one
+PARTS: dict[str, tuple[str, ...]] = {"leaderboard": ("board", "submissions", "page", "deploy")}
 #: modules named by their own name, not by their folder
 EXACT: dict[str, str] = {
     "dhp.__main__": "cli",
@@ -99,6 +101,27 @@ def upward_imports(top: Path) -> list[str]:
     return problems
 
 
+def part_of(module: str) -> tuple[str, int] | None:
+    """``(stage, index of its part)`` for a module inside a stage with parts; ``None`` otherwise."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] not in PARTS:
+        return None
+    order = PARTS[parts[1]]
+    return (parts[1], order.index(parts[2])) if parts[2] in order else (parts[1], -1)
+
+
+def upward_parts(top: Path) -> list[str]:
+    """One line per import from a part of a stage up to a higher part of it (or a module in no part)."""
+    problems = []
+    for module, target, line in imports(top):
+        here, there = part_of(module), part_of(target)
+        if here is None or there is None or here[0] != there[0]:
+            continue
+        if here[1] < 0 or there[1] < 0 or there[1] > here[1]:
+            problems.append(f"{module}:{line} imports {target}: not a lower part of {here[0]}")
+    return problems
+
+
 def reaches(top: Path, start: str) -> set[str]:
     """Every package module that importing ``start`` can load, following every import statement (lazy
     ones included) and the ``__init__`` of each package on the way."""
@@ -128,6 +151,22 @@ def test_the_package_imports_downward_only() -> None:
     found = list(imports(ROOT))
     assert len(found) > 300  # the walk sees the package's imports, function-level ones included
     assert upward_imports(ROOT) == []
+    assert upward_parts(ROOT) == []
+
+
+def test_an_upward_part_is_caught(tmp_path: Path) -> None:
+    _write(tmp_path, "dhp/__init__.py", "")
+    _write(tmp_path, "dhp/leaderboard/__init__.py", "")
+    _write(tmp_path, "dhp/leaderboard/board/__init__.py", "")
+    _write(tmp_path, "dhp/leaderboard/page/__init__.py", "")
+    _write(tmp_path, "dhp/leaderboard/page/ui.py", "from dhp.leaderboard.board import table\n")
+    _write(tmp_path, "dhp/leaderboard/board/table.py", "")
+    assert upward_parts(tmp_path) == []
+    _write(tmp_path, "dhp/leaderboard/board/table.py", "def f():\n    from dhp.leaderboard.page import ui\n")
+    assert upward_parts(tmp_path) == [
+        "dhp.leaderboard.board.table:2 imports dhp.leaderboard.page: not a lower part of leaderboard",
+        "dhp.leaderboard.board.table:2 imports dhp.leaderboard.page.ui: not a lower part of leaderboard",
+    ]
 
 
 @pytest.mark.parametrize("stage", ["scoring", "leaderboard"])

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from dhp.leaderboard.queue import RequestQueue, State, hash_user, new_request
-from dhp.leaderboard.service import AppConfig, Backend
-from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.validation import ValidationError, validate_submission
-from dhp.leaderboard.worker import Worker, WorkerConfig
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.submissions.queue import RequestQueue, State, hash_user, new_request
+from dhp.leaderboard.submissions.validation import ValidationError, validate_submission
+from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
 from dhp.secrets import hide_hosts
 from dhp.spec import BENCHMARK
 from tests.support.tiny_data import write_tiny_dataset

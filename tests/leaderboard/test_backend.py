@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from dhp.judge import HubJudge
-from dhp.leaderboard.app import AppConfig, Backend, build_app
-from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.validation import ValidationError
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page.app import AppConfig, Backend, build_app
+from dhp.leaderboard.submissions.validation import ValidationError
 
 
 def _cfg(root: Path, results: Path, **kw: object) -> AppConfig:
@@ -94,7 +94,7 @@ def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:
     assert [r.result.dataset.name for r in be.judge_results("Weak Phi-2")][:2] == ["summeval", "sumpubmed"]
     choices = be.weights_choices()
     assert [c[1] for c in choices] == ["default"] and "0 ballots so far" in be.survey_status()
-    from dhp.leaderboard.survey import get_task
+    from dhp.leaderboard.submissions.survey import get_task
 
     task = get_task("summarization")
     be.vote("summarization", {i.id: "relevance" for i in task.issues}, "ip:1.2.3.4")
@@ -126,7 +126,8 @@ def test_build_app_constructs(tmp_path: Path, results_dir: Path) -> None:
 
 
 def test_render_is_cached_and_its_csv_is_the_view(tmp_path: Path, results_dir: Path) -> None:
-    from dhp.leaderboard import board_html, table
+    from dhp.leaderboard.board import table
+    from dhp.leaderboard.page import board_html
     from tests.leaderboard.conftest import write_results
 
     be = Backend(_cfg(tmp_path, results_dir, list_ttl_s=0.0))
@@ -173,7 +174,7 @@ def test_rows_do_not_wait_for_the_rank_replicates(tmp_path: Path, results_dir: P
     estimates under a note; released, the rank ranges are filled in and the board version moves."""
     import threading
 
-    from dhp.leaderboard.rankjob import RankJob
+    from dhp.leaderboard.board.rankjob import RankJob
 
     be = Backend(_cfg(tmp_path, results_dir))
     gate = threading.Event()
@@ -199,7 +200,7 @@ def test_the_rank_job_leaves_no_process_when_idle(
 ) -> None:
     """The job's child process ends when the job runs out of work (a child per job lived as long as
     its parent: every board a test made left one waiting on its pipe)."""
-    from dhp.leaderboard import rankjob
+    from dhp.leaderboard.board import rankjob
 
     children: list[rankjob._Child] = []
 
@@ -221,7 +222,7 @@ def test_the_rank_job_leaves_no_process_when_idle(
 def _serve(tmp_path: Path, results_dir: Path) -> tuple[object, str]:
     import socket
 
-    from dhp.leaderboard.app import launch
+    from dhp.leaderboard.page.app import launch
 
     demo = build_app(_cfg(tmp_path, results_dir))
     with socket.socket() as s:
@@ -243,7 +244,7 @@ def test_the_board_is_served_as_bytes_made_once_per_view(tmp_path: Path, results
     import urllib.parse
     import urllib.request
 
-    from dhp.leaderboard.serving import default_inputs
+    from dhp.leaderboard.page.serving import default_inputs
 
     demo, url = _serve(tmp_path, results_dir)
     try:
@@ -334,7 +335,7 @@ def test_the_space_app_with_an_unreachable_hub_says_so_in_one_line(tmp_path: Pat
     env.update(SPACE_ID="org/space", HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HUB_DISABLE_TELEMETRY="1",
                PYTHONPATH=str(Path(__file__).resolve().parents[2]), DHP_RESULTS="hf://datasets/org/r",
                DHP_REQUESTS="hf://datasets/org/q", DHP_VOTES="hf://datasets/org/v")  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", "from dhp.leaderboard.app import main; main()"], cwd=tmp_path,
+    out = subprocess.run([sys.executable, "-c", "from dhp.leaderboard.page.app import main; main()"], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert out.returncode != 0
     lines = [x for x in out.stderr.splitlines() if x.strip()]

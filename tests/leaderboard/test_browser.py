@@ -33,7 +33,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from dhp.leaderboard.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import AppConfig, build_app, launch
 
     root = tmp_path_factory.mktemp("site")
     write_results(root / "results", n_items=25, n_boot=20)
@@ -335,9 +335,9 @@ def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) 
     from playwright.sync_api import expect
 
     from dhp.judge import BuiltinJudge
-    from dhp.leaderboard.queue import RequestQueue, new_request
-    from dhp.leaderboard.stores import LocalStore
-    from dhp.leaderboard.validation import Submission
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.submissions.queue import RequestQueue, new_request
+    from dhp.leaderboard.submissions.validation import Submission
     from dhp.types import ControlJudge
 
     root: Path = site["root"]
@@ -425,7 +425,7 @@ def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dic
 def test_survey_vote_updates_weights(page: Any) -> None:
     from playwright.sync_api import expect
 
-    from dhp.leaderboard.survey import get_task
+    from dhp.leaderboard.submissions.survey import get_task
 
     page.get_by_role("tab", name="Survey").click()
     task = get_task("summarization")
@@ -446,7 +446,7 @@ def test_long_tables_are_drawn_in_chunks_and_the_csv_holds_every_row(
     scrolling or "show all"; the CSV is the whole view. (Here a chunk of 1 row over 3 judges.)"""
     from playwright.sync_api import expect
 
-    from dhp.leaderboard.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import AppConfig, build_app, launch
 
     demo = build_app(AppConfig.local(site["root"], board_chunk=1))
     port = _free_port()
@@ -485,7 +485,7 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
     drawn so far and the table's scroll position stay; another view (a header click) starts at the top."""
     from playwright.sync_api import expect
 
-    from dhp.leaderboard.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import AppConfig, build_app, launch
 
     root = tmp_path_factory.mktemp("live")
     write_results(root / "results", n_items=25, n_boot=20)
@@ -523,7 +523,7 @@ def crowd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     """150 realistic judges (tests.leaderboard.factory.crowd_judges: real families and sizes, alike long
     names, near-chance and partial judges, hostile names), the three baselines, and 13 requests in the
     Queue (one with a hostile name a submission may carry)."""
-    from dhp.leaderboard.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import AppConfig, build_app, launch
 
     root = tmp_path_factory.mktemp("crowd")
     names = write_crowd(root / "results")
@@ -550,9 +550,9 @@ QUEUED_HOSTILE = "Q *b* _i_ `c` ~~s~~ #h &amp; [l] (x)"
 def _crowd_queue(root: Path) -> None:
     """13 requests: pending, running, finished and failed ones with long reasons, one hostile name."""
     from dhp.judge import EndpointJudge
-    from dhp.leaderboard.queue import RequestQueue, new_request
-    from dhp.leaderboard.stores import LocalStore
-    from dhp.leaderboard.validation import Submission
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.submissions.queue import RequestQueue, new_request
+    from dhp.leaderboard.submissions.validation import Submission
 
     q = RequestQueue(LocalStore(root / "requests"))
     for i in range(13):
@@ -661,9 +661,9 @@ def _queue_rows(root: Path) -> None:
     """Rows with long cells in the Queue (its headers broke letter by letter beside them): a pending
     judge whose submitter published its host, and a failed one with a long reason."""
     from dhp.judge import EndpointJudge
-    from dhp.leaderboard.queue import RequestQueue, new_request
-    from dhp.leaderboard.stores import LocalStore
-    from dhp.leaderboard.validation import Submission
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.submissions.queue import RequestQueue, new_request
+    from dhp.leaderboard.submissions.validation import Submission
 
     q = RequestQueue(LocalStore(root / "requests"))
     if any(r.judge_name.startswith("Acme") for r in q.load()[0]):
@@ -935,11 +935,11 @@ def test_the_queue_and_the_size_plot_fit_both_widths(
     every judge named on hover (an SVG title), an alt text naming the front ("undefined plot")."""
     from playwright.sync_api import expect
 
-    from dhp.leaderboard.compare_view import size_points
-    from dhp.leaderboard.plots import pareto_front
-    from dhp.leaderboard.queue import RequestQueue
-    from dhp.leaderboard.service import AppConfig, Backend
-    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.page.compare_view import size_points
+    from dhp.leaderboard.page.plots import pareto_front
+    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.submissions.queue import RequestQueue
 
     ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
     try:

@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from matplotlib.patches import Rectangle
 
-from dhp.leaderboard import plots, table
-from dhp.leaderboard.formatting import (
+from dhp.leaderboard.board import table
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page import plots
+from dhp.leaderboard.page.formatting import (
     MARK_ABOVE,
     calibrated_d,
     judge_header,
     perturbation_frame,
     summary_frame,
 )
-from dhp.leaderboard.service import AppConfig, Backend
-from dhp.leaderboard.stores import LocalStore
+from dhp.leaderboard.page.service import AppConfig, Backend
 from dhp.scoring.results import dump_result
 from dhp.scoring.stability import stability
 from dhp.spec import BENCHMARK

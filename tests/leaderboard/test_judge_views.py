@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dhp.leaderboard.judge_views import (
+from dhp.leaderboard.page.judge_views import (
     detail_markdown,
     miss_choices,
     misses_csv_path,
@@ -163,7 +163,7 @@ def test_the_judge_header_says_what_is_true_for_each_kind_of_judge() -> None:
     """Every page said "endpoint host: not published", also for a judge that published it, for built-in
     and Hub judges; and "0 replicates ... 95% intervals" for a judge without intervals."""
     from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, LocalJudge
-    from dhp.leaderboard.formatting import judge_header
+    from dhp.leaderboard.page.formatting import judge_header
     from dhp.types import ControlJudge
 
     r = make_result("J", "summeval", n_items=6, n_boot=0)
@@ -190,8 +190,8 @@ def test_a_hostile_name_is_plain_text_in_the_header_and_the_figures(name: str) -
     """A judge named ``![a](http:evil?x)`` put a tracking pixel in the judge page's header."""
     from html.parser import HTMLParser
 
-    from dhp.leaderboard import plots
-    from dhp.leaderboard.formatting import judge_header, plain_md
+    from dhp.leaderboard.page import plots
+    from dhp.leaderboard.page.formatting import judge_header, plain_md
     from tests.leaderboard.factory import renamed
 
     r = renamed(make_result("J", "summeval", n_items=6, hf_model_id="org/m"), name)
@@ -223,8 +223,8 @@ def test_a_hostile_name_is_plain_text_in_the_header_and_the_figures(name: str) -
 
 def test_a_refusal_quoting_a_hostile_name_is_plain_text() -> None:
     """The Submit tab's refusal quotes the name typed (``judge name '![a](http:...)': ...``): Markdown."""
-    from dhp.leaderboard.ui import _errors_markdown
-    from dhp.leaderboard.validation import SubmissionErrors, ValidationError
+    from dhp.leaderboard.page.ui import _errors_markdown
+    from dhp.leaderboard.submissions.validation import SubmissionErrors, ValidationError
 
     typed = "![a](http:127.0.0.1:1?x) [l](http:127.0.0.1:1)"
     one = _errors_markdown(ValidationError("judge_name", f"judge name {typed!r}: taken"))
@@ -233,6 +233,6 @@ def test_a_refusal_quoting_a_hostile_name_is_plain_text() -> None:
     )
     for md in (one, two):
         assert "![a](" not in md and "[l](" not in md and "<b>" not in md, md
-    from dhp.leaderboard.formatting import plain_md
+    from dhp.leaderboard.page.formatting import plain_md
 
     assert one.startswith("❌ **Not queued.**") and plain_md(typed) in one

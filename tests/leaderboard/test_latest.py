@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dhp.leaderboard.app import AppConfig, Backend
-from dhp.leaderboard.loading import LoadedResult, latest_results
-from dhp.leaderboard.stores import LocalStore
+from dhp.leaderboard.board.loading import LoadedResult, latest_results
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page.app import AppConfig, Backend
 from dhp.scoring.results import dump_result
 from tests.leaderboard.factory import make_result
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from dhp.leaderboard.queue import RequestQueue, State, new_request
-from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.validation import validate_submission
-from dhp.leaderboard.worker import Worker, WorkerConfig
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.submissions.queue import RequestQueue, State, new_request
+from dhp.leaderboard.submissions.validation import validate_submission
+from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
 from dhp.naming import judge_slug, slug
 from dhp.scoring.results import dump_result, result_path
 from tests.leaderboard.factory import make_result

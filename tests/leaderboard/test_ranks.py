@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dhp.leaderboard import table
-from dhp.leaderboard.ranks import item_multiplicities, joint_rank_ranges, rank_range, replicate_pvalues
+from dhp.leaderboard.board import table
+from dhp.leaderboard.board.ranks import item_multiplicities, joint_rank_ranges, rank_range, replicate_pvalues
 
 NAN = math.nan
 
@@ -71,8 +71,8 @@ def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None
 
 def test_the_board_ranks_from_the_joint_bootstrap(tmp_path: Path) -> None:
     """Two judges with the same skill tie; a much better one ranks first alone; a filter re-ranks."""
-    from dhp.leaderboard.service import AppConfig, Backend
-    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.page.service import AppConfig, Backend
     from dhp.scoring.results import dump_result
     from tests.leaderboard.factory import make_result
 
@@ -99,7 +99,7 @@ def test_the_board_ranks_from_the_joint_bootstrap(tmp_path: Path) -> None:
 
 
 def test_pareto_front_keeps_only_judges_no_smaller_judge_beats() -> None:
-    from dhp.leaderboard.plots import pareto_front
+    from dhp.leaderboard.page.plots import pareto_front
 
     pts = [
         ("big", 70.0, 3.0),
@@ -115,10 +115,10 @@ def test_pareto_front_keeps_only_judges_no_smaller_judge_beats() -> None:
 def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_path: Path) -> None:
     from matplotlib.lines import Line2D
 
-    from dhp.leaderboard.compare_view import size_points
-    from dhp.leaderboard.plots import size_plot
-    from dhp.leaderboard.service import AppConfig, Backend
-    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.page.compare_view import size_points
+    from dhp.leaderboard.page.plots import size_plot
+    from dhp.leaderboard.page.service import AppConfig, Backend
     from dhp.scoring.results import dump_result
     from tests.leaderboard.factory import make_result
 
@@ -225,9 +225,9 @@ def test_exact_test_replicates_are_scipys_exact_method_on_the_expanded_resample(
 def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_path: Path) -> None:
     """Not the mean of the datasets' bounds: the interval of each judge's replicate Overall (the
     ranks' replicates) around its point Overall; none for a judge without item scores."""
-    from dhp.leaderboard.ranks import RankSamples, overall_intervals
-    from dhp.leaderboard.service import AppConfig, Backend
-    from dhp.leaderboard.stores import LocalStore
+    from dhp.leaderboard.board.ranks import RankSamples, overall_intervals
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.page.service import AppConfig, Backend
     from dhp.scoring.results import dump_result
     from dhp.scoring.stats import interval
     from tests.leaderboard.factory import make_result

@@ -19,9 +19,8 @@ import pytest
 import yaml
 
 from dhp.cli import main
-from dhp.leaderboard.app import StoreConfigError, check_space_stores, config_from_env, store_specs
-from dhp.leaderboard.service import AppConfig
-from dhp.leaderboard.space import (
+from dhp.leaderboard.board.stores import HubStore, LocalStore
+from dhp.leaderboard.deploy.space import (
     SECRETS,
     VARIABLES,
     SpaceError,
@@ -34,7 +33,8 @@ from dhp.leaderboard.space import (
     unpack_wheel,
     worker_commands,
 )
-from dhp.leaderboard.stores import HubStore, LocalStore
+from dhp.leaderboard.page.app import StoreConfigError, check_space_stores, config_from_env, store_specs
+from dhp.leaderboard.page.service import AppConfig
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 from tests.support.processes import children, read_proc, running, wait_ended
 
@@ -102,7 +102,7 @@ def test_worker_starts_only_when_asked(tmp_path: Path) -> None:
 
 
 _APP = """import json, sys
-from dhp.leaderboard.space import start_worker
+from dhp.leaderboard.deploy.space import start_worker
 print(start_worker(json.loads(sys.argv[1])).pid, flush=True)
 sys.stdin.read()
 """
@@ -135,7 +135,7 @@ _STEP = "import os, sys; print(os.getpid(), flush=True); sys.stdin.read()"
 def test_a_step_before_the_worker_dies_with_the_workers_process(tmp_path: Path) -> None:
     """The download before the worker runs as a child of the worker's process: killing that process ends
     the step too (here a step that waits forever, as a download stuck on the network would)."""
-    script = "import sys\nfrom dhp.leaderboard.space import run_worker_commands\nrun_worker_commands(sys.argv[1:])\n"
+    script = "import sys\nfrom dhp.leaderboard.deploy.space import run_worker_commands\nrun_worker_commands(sys.argv[1:])\n"
     cmds = [[sys.executable, "-c", _STEP], [sys.executable, "-c", "pass"]]
     proc = subprocess.Popen([sys.executable, "-c", script, str(os.getpid()), json.dumps(cmds)], cwd=ROOT,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # fmt: skip
@@ -164,7 +164,7 @@ def test_push_creates_the_space_sets_variables_and_no_secret(tmp_path: Path, hub
     push_space(folder, "org/board", {"DHP_RESULTS": "hf://datasets/org/res", "DHP_MODE": "space"})
     space = hub.state.repos["org/board"]
     files = space.commits[space.branches["main"]].files
-    assert {"README.md", "app.py", "requirements.txt", "dhp/leaderboard/space.py"} <= set(files)
+    assert {"README.md", "app.py", "requirements.txt", "dhp/leaderboard/deploy/space.py"} <= set(files)
     assert any(f.startswith("dhp_bench-") and f.endswith(".dist-info/METADATA") for f in files)
     assert space.variables["DHP_RESULTS"]["value"] == "hf://datasets/org/res"
     assert ("POST", "/api/spaces/org/board/variables") in hub.state.log

@@ -33,7 +33,7 @@ import yaml
 
 from dhp.builder.publish import publish_datasets
 from dhp.inference.hub import ROUTER_URL_ENV
-from dhp.leaderboard.space import PYTHON_VERSION, init_space
+from dhp.leaderboard.deploy.space import PYTHON_VERSION, init_space
 from dhp.spec import BENCHMARK
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 from tests.leaderboard.browser import ARGS, CHROMIUM

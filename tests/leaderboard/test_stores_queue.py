@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from dhp.judge import BuiltinJudge, EndpointJudge
-from dhp.leaderboard.queue import (
+from dhp.leaderboard.board.stores import HubStore, LocalStore, StoreError
+from dhp.leaderboard.submissions.queue import (
     InvalidTransition,
     RequestQueue,
     State,
@@ -20,8 +21,7 @@ from dhp.leaderboard.queue import (
     new_request,
     parse_request,
 )
-from dhp.leaderboard.stores import HubStore, LocalStore, StoreError
-from dhp.leaderboard.validation import Submission
+from dhp.leaderboard.submissions.validation import Submission
 from dhp.types import ControlJudge, EndpointProtocol
 
 
@@ -318,7 +318,7 @@ def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it() -> Non
     import huggingface_hub
     from huggingface_hub.utils._http import default_client_factory
 
-    from dhp.leaderboard.stores import bound_hub_calls
+    from dhp.leaderboard.board.stores import bound_hub_calls
 
     silent = socket.create_server(("127.0.0.1", 0))  # accepts (the backlog) and never answers
     try:
@@ -339,7 +339,7 @@ def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it() -> Non
 def test_the_hub_timeout_comes_from_the_environment_or_is_a_one_line_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from dhp.leaderboard.stores import HUB_TIMEOUT_S, StoreError, hub_timeout_from_env
+    from dhp.leaderboard.board.stores import HUB_TIMEOUT_S, StoreError, hub_timeout_from_env
 
     monkeypatch.delenv("DHP_HUB_TIMEOUT", raising=False)
     assert hub_timeout_from_env() == HUB_TIMEOUT_S

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from dhp.leaderboard import board_html, table
-from dhp.leaderboard.loading import LoadedResult, ResultsIndex, parse_many
-from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.survey import (
+from dhp.leaderboard.board import table
+from dhp.leaderboard.board.loading import LoadedResult, ResultsIndex, parse_many
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page import board_html
+from dhp.leaderboard.submissions.survey import (
     TASKS,
     VotesStore,
     derive_weights,
@@ -270,7 +271,7 @@ def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(
 ) -> None:
     """Backend.report: after the first listing, an old listing is answered at once while the store is
     listed again in a background thread; the next call sees the new file. ``list_ttl_s = 0`` waits."""
-    from dhp.leaderboard.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, Backend
 
     store = _GatedStore(results_dir)
     cfg = AppConfig.local(tmp_path, list_ttl_s=0.01)
@@ -345,7 +346,7 @@ def test_votes_to_weights_and_reweighting(tmp_path: Path) -> None:
 
 
 def test_a_sort_survives_toggling_expert_weights(results_dir: Path) -> None:
-    from dhp.leaderboard.loading import ResultsIndex
+    from dhp.leaderboard.board.loading import ResultsIndex
 
     full = table.build_frame(ResultsIndex(LocalStore(results_dir)).load().results)
     sort = table.Sort("summeval D_min^EW", descending=False)  # sorted with weights, then weights off

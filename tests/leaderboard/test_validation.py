@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, endpoints
-from dhp.leaderboard.validation import (
+from dhp.leaderboard.submissions.validation import (
     Existing,
     Submission,
     SubmissionErrors,

@@ -12,11 +12,11 @@ import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, dump_judge, read_judge
-from dhp.leaderboard.loading import ResultsIndex
-from dhp.leaderboard.queue import Request, RequestQueue, State, hash_user, new_request
-from dhp.leaderboard.stores import LocalStore
-from dhp.leaderboard.validation import Submission, validate_submission
-from dhp.leaderboard.worker import (
+from dhp.leaderboard.board.loading import ResultsIndex
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.submissions.queue import Request, RequestQueue, State, hash_user, new_request
+from dhp.leaderboard.submissions.validation import Submission, validate_submission
+from dhp.leaderboard.submissions.worker import (
     API_KEY_ENV,
     HF_TOKEN_ENV,
     Worker,
@@ -288,7 +288,7 @@ _ACME_TAIL = (  # what aiohttp prints when the endpoint cannot be reached (host,
 def _visible(tmp_path: Path, q: RequestQueue) -> str:
     """Everything a visitor can read about the queue and the results: the Queue tab's rows (as the
     app builds them) and every result file."""
-    from dhp.leaderboard.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, Backend
 
     be = Backend(AppConfig(results=LocalStore(tmp_path / "results"), requests=q.store,
                            votes=LocalStore(tmp_path / "votes")))  # fmt: skip

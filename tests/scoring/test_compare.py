@@ -225,7 +225,7 @@ def short_sighted(prompt: str) -> Answer:
 
 
 def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: Path, tmp_path: Path) -> None:
-    from dhp.leaderboard.judge_views import detail_markdown as judge_detail_markdown
+    from dhp.leaderboard.page.judge_views import detail_markdown as judge_detail_markdown
     from dhp.scoring.breakdown import length_tertiles
 
     path = _score_run(short_sighted, tmp_path / "res", varied, "Short")

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from dhp.cli import main as dhp_main
-from dhp.leaderboard.queue import RequestQueue, new_request
-from dhp.leaderboard.stores import LocalStore, StoreError
-from dhp.leaderboard.validation import ValidationError, validate_submission
+from dhp.leaderboard.board.stores import LocalStore, StoreError
+from dhp.leaderboard.submissions.queue import RequestQueue, new_request
+from dhp.leaderboard.submissions.validation import ValidationError, validate_submission
 from dhp.spec import get_dataset
 from tests.leaderboard.factory import result_json
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer

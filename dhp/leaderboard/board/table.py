@@ -19,8 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from dhp.leaderboard.loading import LoadedResult, latest_results
-from dhp.leaderboard.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
+from dhp.leaderboard.board.loading import LoadedResult, latest_results
+from dhp.leaderboard.board.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
 from dhp.scoring.caveats import caveats
 from dhp.scoring.results import Result, Summary
 from dhp.scoring.stability import stability
@@ -286,7 +286,7 @@ def rank_samples(
     results: Iterable[LoadedResult], ew_weights: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None
 ) -> RankSamples:
     """The joint-bootstrap D_avg replicates of the results :func:`build_frame` shows (the newest per
-    judge and dataset), for the rank ranges of :func:`select_view` (:mod:`dhp.leaderboard.ranks`)."""
+    judge and dataset), for the rank ranges of :func:`select_view` (:mod:`dhp.leaderboard.board.ranks`)."""
     latest = latest_results(results)
     return RankSamples.of(
         {judge: {ds: lr.replicates for ds, lr in per.items()} for judge, per in latest.items()}, ew_weights
@@ -447,7 +447,7 @@ def select_view(
 
     ``Overall D_avg(^EW)`` is the mean of the chosen datasets' ``D_avg`` and is left empty (ranked
     last) for a judge missing any of them, so partial coverage never ranks above full coverage; its
-    interval comes from the joint bootstrap of the ranks (:func:`~dhp.leaderboard.ranks.overall_intervals`;
+    interval comes from the joint bootstrap of the ranks (:func:`~dhp.leaderboard.board.ranks.overall_intervals`;
     none without ``samples``). Judges with no result on any chosen
     dataset are dropped. Datasets keep the benchmark's order whatever order they were chosen in.
     """

@@ -1,4 +1,4 @@
-"""The main table as HTML: what the page shows for a view of :mod:`dhp.leaderboard.table`.
+"""The main table as HTML: what the page shows for a view of :mod:`dhp.leaderboard.board.table`.
 
 Plain HTML (no per-cell component state), so 500 judges render in milliseconds. Headers carry
 plain-words tooltips and a ``data-sort`` key: a click sends it to the server (see ``assets/board.js``),
@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from dhp.leaderboard.table import (
+from dhp.leaderboard.board.table import (
     BASELINE,
     CAVEATS,
     DEFAULT_SORT,

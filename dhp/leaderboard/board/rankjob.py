@@ -1,13 +1,13 @@
 """The rank ranges' joint-bootstrap replicates, computed in the background, once per file version.
 
-The board's rows need only the results' summaries (:mod:`dhp.leaderboard.loading`); its rank ranges
-need every shown result's replicate p-values (:func:`dhp.leaderboard.ranks.replicate_pvalues`),
+The board's rows need only the results' summaries (:mod:`dhp.leaderboard.board.loading`); its rank ranges
+need every shown result's replicate p-values (:func:`dhp.leaderboard.board.ranks.replicate_pvalues`),
 which need the item scores and, for a file whose tests are exact, seconds of CPU. So rows never wait
 for them: :meth:`RankJob.get` answers at once with the replicates of every result asked for, or
 ``None`` while some are still being computed by the job's one thread (the page shows the rows,
 ranked by their point estimates, with an indicator; the rank ranges are filled in when the job is
 done). Replicates are kept per (path, version): a new listing computes only the files that changed.
-They are computed in a child process (``python -m dhp.leaderboard.rankjob``, fed files through a
+They are computed in a child process (``python -m dhp.leaderboard.board.rankjob``, fed files through a
 pipe): seconds of numpy in a thread would hold the GIL the page's requests need (measured: the app's
 start-up and every request slowed while the job ran). Not :mod:`multiprocessing`: its children import
 the parent's main module again (a Space's ``app.py``, ``python -m dhp``), which would start a second app.
@@ -27,8 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dhp.leaderboard.loading import LoadedResult
-from dhp.leaderboard.ranks import ReplicatePvalues, replicate_pvalues
+from dhp.leaderboard.board.loading import LoadedResult
+from dhp.leaderboard.board.ranks import ReplicatePvalues, replicate_pvalues
 from dhp.scoring.results import parse_result
 
 log = logging.getLogger(__name__)
@@ -43,13 +43,13 @@ class _Child:
     why) out, pickled, one file at a time."""
 
     def __init__(self) -> None:
-        root = str(Path(__file__).resolve().parents[2])  # where this dhp package is imported from
+        root = str(Path(__file__).resolve().parents[3])  # where this dhp package is imported from
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
         }
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "dhp.leaderboard.rankjob"],
+            [sys.executable, "-m", "dhp.leaderboard.board.rankjob"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

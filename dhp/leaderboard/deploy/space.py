@@ -39,7 +39,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from dhp.leaderboard.validation import Mode
+from dhp.leaderboard.submissions.validation import Mode
 from dhp.secrets import JUDGE_KEY_VARS
 
 __all__ = [
@@ -117,7 +117,7 @@ SPACE_ROOTS: tuple[tuple[str, tuple[str, ...]], ...] = (("dhp-bench", ("board",)
 _SECRET_NAME = re.compile(r"(?i)(token|secret|password|api[_-]?key|^hf_)")
 _APP = '''"""The DHP leaderboard Space (written by `dhp space init`; configure it with the Space's variables)."""
 
-from dhp.leaderboard.space import run_space
+from dhp.leaderboard.deploy.space import run_space
 
 run_space()
 '''
@@ -240,7 +240,7 @@ def unpack_wheel(wheel: Path, dest: Path) -> list[str]:
 def source_root() -> Path | None:
     """The source checkout this package runs from (its pyproject.toml and requirements/lock.txt), or
     None when it runs from an installed release."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     ok = (root / "pyproject.toml").is_file() and (root / LOCK).is_file() and (root / "dhp").is_dir()
     return root if ok else None
 
@@ -404,12 +404,12 @@ def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
     (exec): the returned process is the worker itself, and killing it leaves nothing behind."""
     if env.get("DHP_RUN_WORKER", "0").strip().lower() not in ("1", "true", "yes"):
         return None
-    from dhp.leaderboard.app import store_specs
+    from dhp.leaderboard.page.app import store_specs
 
     mode: Mode = "space" if env.get("DHP_MODE", "space") == "space" else "local"
     specs = store_specs(mode, env)
     cmds = worker_commands({**env, "DHP_REQUESTS": specs["requests"], "DHP_RESULTS": specs["results"]})
-    script = "import sys\nfrom dhp.leaderboard.space import run_worker_commands\nrun_worker_commands(sys.argv[1:])\n"
+    script = "import sys\nfrom dhp.leaderboard.deploy.space import run_worker_commands\nrun_worker_commands(sys.argv[1:])\n"
     return subprocess.Popen([sys.executable, "-c", script, str(os.getpid()), json.dumps(cmds)])
 
 
@@ -447,7 +447,7 @@ def run_space() -> None:
 
     ``kill -USR1`` on the app's process writes every thread's stack to its log (a stuck app can be
     looked into without stopping it)."""
-    from dhp.leaderboard.app import main
+    from dhp.leaderboard.page.app import main
 
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, all_threads=True)

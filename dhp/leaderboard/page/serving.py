@@ -37,9 +37,10 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from dhp.leaderboard import table, ui
-from dhp.leaderboard.formatting import problems_markdown
-from dhp.leaderboard.service import DEFAULT_WEIGHTS, Backend
+from dhp.leaderboard.board import table
+from dhp.leaderboard.page import ui
+from dhp.leaderboard.page.formatting import problems_markdown
+from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, Backend
 from dhp.spec import DATASET_NAMES
 
 __all__ = [

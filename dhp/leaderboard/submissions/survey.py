@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dhp.errors import first_validation_problem
-from dhp.leaderboard.loading import LoadedResult
-from dhp.leaderboard.queue import utcnow
-from dhp.leaderboard.stores import Store
+from dhp.leaderboard.board.loading import LoadedResult
+from dhp.leaderboard.board.stores import Store
+from dhp.leaderboard.submissions.queue import utcnow
 from dhp.scoring.results import Summary, reweight
 from dhp.spec import BENCHMARK, OPERATIONS
 from dhp.types import DatasetSpec, ExpertWeights, Operation, WeightEntry

@@ -1,7 +1,7 @@
 """The leaderboard's Compare tab (issue 20): two judges side by side as ``dhp compare`` shows them
 (paired bootstrap on the items both scored), and the size plot (Overall D_avg^EW against parameter
 count, Pareto front, control judges as reference lines). Data gathering here; figures in
-:mod:`dhp.leaderboard.plots`; the statistics in :mod:`dhp.scoring.compare`."""
+:mod:`dhp.leaderboard.page.plots`; the statistics in :mod:`dhp.scoring.compare`."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from dhp.leaderboard import plots, table
-from dhp.leaderboard.formatting import plain_md
-from dhp.leaderboard.service import Backend
+from dhp.leaderboard.board import table
+from dhp.leaderboard.page import plots
+from dhp.leaderboard.page.formatting import plain_md
+from dhp.leaderboard.page.service import Backend
 from dhp.scoring.compare import CompareError, compare_results, render_comparison
 from dhp.scoring.results import Result
 from dhp.spec import DATASET_NAMES

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from dhp.inference.addresses import PUBLIC_ONLY_ENV
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, published, write_judge
-from dhp.leaderboard.queue import Request, RequestQueue
-from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import (
+from dhp.leaderboard.board.stores import Store
+from dhp.leaderboard.submissions.queue import Request, RequestQueue
+from dhp.leaderboard.submissions.validation import (
     Mode,
     Resolver,
     ValidationError,

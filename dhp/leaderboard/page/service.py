@@ -23,14 +23,15 @@ import pandas as pd
 
 from dhp.fsutil import atomic_write_text
 from dhp.judge import EndpointJudge, request_model
-from dhp.leaderboard import board_html, table
-from dhp.leaderboard.formatting import plain_md
-from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
-from dhp.leaderboard.queue import RequestQueue, hash_user, new_request
-from dhp.leaderboard.rankjob import RankJob
-from dhp.leaderboard.ranks import RankSamples
-from dhp.leaderboard.stores import Store, open_store
-from dhp.leaderboard.survey import (
+from dhp.leaderboard.board import table
+from dhp.leaderboard.board.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
+from dhp.leaderboard.board.rankjob import RankJob
+from dhp.leaderboard.board.ranks import RankSamples
+from dhp.leaderboard.board.stores import Store, open_store
+from dhp.leaderboard.page import board_html
+from dhp.leaderboard.page.formatting import plain_md
+from dhp.leaderboard.submissions.queue import RequestQueue, hash_user, new_request
+from dhp.leaderboard.submissions.survey import (
     VotesStore,
     WeightsVersion,
     derive_weights,
@@ -39,7 +40,7 @@ from dhp.leaderboard.survey import (
     tally,
     weights_rows,
 )
-from dhp.leaderboard.validation import (
+from dhp.leaderboard.submissions.validation import (
     Existing,
     Mode,
     Resolver,

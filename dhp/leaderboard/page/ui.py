@@ -2,7 +2,7 @@
 
 Layout functions return the tab's components (frozen dataclasses); wiring functions attach the
 handlers. No logic lives here beyond turning component values into :class:`ViewChoice` and
-Gradio updates: every answer comes from :class:`dhp.leaderboard.service.Backend`.
+Gradio updates: every answer comes from :class:`dhp.leaderboard.page.service.Backend`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from dhp.leaderboard import plots, table
-from dhp.leaderboard.about import LEGEND, about_markdown
-from dhp.leaderboard.formatting import (
+from dhp.leaderboard.board import table
+from dhp.leaderboard.page import plots
+from dhp.leaderboard.page.about import LEGEND, about_markdown
+from dhp.leaderboard.page.formatting import (
     judge_header,
     perturbation_frame,
     plain_md,
@@ -26,10 +27,10 @@ from dhp.leaderboard.formatting import (
     queue_html,
     summary_frame,
 )
-from dhp.leaderboard.judge_views import DetailBlock, detail_block, wire_detail
-from dhp.leaderboard.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
-from dhp.leaderboard.survey import TASKS, get_task
-from dhp.leaderboard.validation import (
+from dhp.leaderboard.page.judge_views import DetailBlock, detail_block, wire_detail
+from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
+from dhp.leaderboard.submissions.survey import TASKS, get_task
+from dhp.leaderboard.submissions.validation import (
     CONTROL_JUDGES,
     PROTOCOLS,
     SCORING_MODES,

@@ -9,7 +9,7 @@
 Pure functions of one full result (item scores included) and, for the texts, the dataset revision
 it scored (:func:`dhp.scoring.misses.scored_texts`: the app's ``data`` folder, else the Hub). Texts
 that cannot be had are said so in one line; the scores are shown all the same. :func:`detail_block`
-and :func:`wire_detail` are the Gradio side, hooked into the Judge tab by :mod:`dhp.leaderboard.ui`.
+and :func:`wire_detail` are the Gradio side, hooked into the Judge tab by :mod:`dhp.leaderboard.page.ui`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 import gradio as gr
 
 from dhp.fsutil import atomic_write_text
-from dhp.leaderboard.service import Backend
+from dhp.leaderboard.page.service import Backend
 from dhp.scoring.breakdown import length_tertiles
 from dhp.scoring.misses import (
     Miss,

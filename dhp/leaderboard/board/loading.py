@@ -4,8 +4,8 @@ A bad file (invalid JSON, wrong schema) is reported with its reason and skipped,
 Parsed results are cached by the store's version token, so a page load only re-reads files that
 changed; the cache keeps results without their item scores (the judge page re-reads a file in full
 when it needs the score distributions). The p-values of the joint bootstrap behind the rank ranges
-(:mod:`dhp.leaderboard.ranks`) are not computed here: a file whose tests are exact costs seconds of
-them, and the rows must not wait; :class:`dhp.leaderboard.rankjob.RankJob` computes them in the
+(:mod:`dhp.leaderboard.board.ranks`) are not computed here: a file whose tests are exact costs seconds of
+them, and the rows must not wait; :class:`dhp.leaderboard.board.rankjob.RankJob` computes them in the
 background, once per file version. ``load(max_age_s=...)`` may reuse a listing that recent, so a
 burst of page loads lists a (remote) store once; :meth:`ResultsIndex.progress` tells how far a
 listing's reads are, for the page's indicator during the first (cold) scan.
@@ -20,8 +20,8 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from dhp.leaderboard.ranks import ReplicatePvalues, replicate_pvalues
-from dhp.leaderboard.stores import Store
+from dhp.leaderboard.board.ranks import ReplicatePvalues, replicate_pvalues
+from dhp.leaderboard.board.stores import Store
 from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError, parse_result
 
 log = logging.getLogger(__name__)

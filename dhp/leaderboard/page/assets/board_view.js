@@ -1,4 +1,4 @@
-// The board's page load and views come from GET dhp/view (dhp/leaderboard/serving.py), not from
+// The board's page load and views come from GET dhp/view (dhp/leaderboard/page/serving.py), not from
 // Gradio events: the server renders each view once per board version and sends the same bytes to
 // every reader, so a crowd costs it almost nothing. While the server still reads the results (a cold
 // start) the page shows its progress in the table's place and asks again each second.

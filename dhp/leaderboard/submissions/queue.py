@@ -1,4 +1,4 @@
-"""Evaluation requests and their state machine, kept in a :class:`~dhp.leaderboard.stores.Store`.
+"""Evaluation requests and their state machine, kept in a :class:`~dhp.leaderboard.board.stores.Store`.
 
 One JSON file per request, ``<id>.json``. States::
 
@@ -26,8 +26,8 @@ from pydantic import Field, ValidationError, model_validator
 
 from dhp.errors import first_validation_problem
 from dhp.judge import EndpointJudge, HubJudge, endpoints, hosts
-from dhp.leaderboard.stores import Store
-from dhp.leaderboard.validation import Existing, Submission, judge_key
+from dhp.leaderboard.board.stores import Store
+from dhp.leaderboard.submissions.validation import Existing, Submission, judge_key
 from dhp.naming import judge_slug
 from dhp.secrets import hide_hosts
 
@@ -81,7 +81,7 @@ def hash_user(user: str) -> str:
 
 
 class Request(Submission):
-    """One queued evaluation: a :class:`~dhp.leaderboard.validation.Submission` (the judge, handed
+    """One queued evaluation: a :class:`~dhp.leaderboard.submissions.validation.Submission` (the judge, handed
     whole to the scorer, and how to score it) plus its queue state. Files written before the judge
     had one description (flat ``judge_name`` / ``endpoint_url`` / ``protocol`` / ``model`` / ...
     fields) or before ``show_host`` became the judge's ``publish_host`` are upgraded on reading."""

@@ -1,13 +1,13 @@
 """The Gradio 6 Space: Leaderboard / Judge / Submit / Queue / Survey / About.
 
 :func:`build_app` takes an :class:`AppConfig` (stores, mode, limits) and returns the ``gr.Blocks``:
-the tabs are laid out and wired by :mod:`dhp.leaderboard.ui`, the logic behind every event is a
-plain method of :class:`~dhp.leaderboard.service.Backend` (testable without a browser), and the
-judge page's texts come from :mod:`dhp.leaderboard.formatting`. All state lives in the stores:
+the tabs are laid out and wired by :mod:`dhp.leaderboard.page.ui`, the logic behind every event is a
+plain method of :class:`~dhp.leaderboard.page.service.Backend` (testable without a browser), and the
+judge page's texts come from :mod:`dhp.leaderboard.page.formatting`. All state lives in the stores:
 every page load and a ``gr.Timer`` re-read them (cheaply, through the caches of the backend), so
 results written by a worker appear without a restart.
 
-Run locally with ``dhp leaderboard``; on a Space, run this file (``app_file: dhp/leaderboard/app.py``)
+Run locally with ``dhp leaderboard``; on a Space, run this file (``app_file: dhp/leaderboard/page/app.py``)
 with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/...`` stores.
 """
 
@@ -26,11 +26,11 @@ from typing import Any
 import gradio as gr
 from starlette.middleware import Middleware
 
-from dhp.leaderboard import compare_view, serving, ui
-from dhp.leaderboard.about import intro_markdown
-from dhp.leaderboard.service import AppConfig, Backend
-from dhp.leaderboard.stores import HubStore, open_store
-from dhp.leaderboard.validation import Mode
+from dhp.leaderboard.board.stores import HubStore, open_store
+from dhp.leaderboard.page import compare_view, serving, ui
+from dhp.leaderboard.page.about import intro_markdown
+from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.submissions.validation import Mode
 
 __all__ = [
     "ALLOW_LOCAL_ENV",

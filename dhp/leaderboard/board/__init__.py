@@ -1,0 +1,1 @@
+"""The board's data: stores, results, ranks and the table (no Gradio)."""

@@ -1,0 +1,1 @@
+"""Deployment: a Hugging Face Space that runs the page and the worker."""

@@ -1,0 +1,1 @@
+"""Submissions: validation, the request queue and its worker, the expert-weight survey."""
