@@ -4,7 +4,8 @@ Usage: .venv/bin/python benchmarks/bench_rewrite_coverage.py [SOURCES_DIR] [--ro
 (default: $DHP_SOURCES or ../shared/sources). For each selected item it splits the judged text,
 builds the pool of source sentences, and counts (sentence, source sentence) pairs through each
 test of the aligner in order: content shared both ways, length, a dependent start, word types
-shared, word-sequence similarity, the same facts. Then the sentences with a rephrasing, the items
+shared, word-sequence similarity, the same facts, a trimmed clause that keeps the sentence's content
+(the pool holds each source sentence and its trimmed clauses). Then the sentences with a rephrasing, the items
 with enough for minor (1) and major (2), and the validator's verdict on every aligned pair (the
 rule that rejects it, counted). ``--rows`` prints each aligned pair with its verdict.
 """
@@ -34,11 +35,13 @@ STAGES = (
     "word types",
     "sequence",
     "same facts",
+    "a cut keeps its content",
 )
 
 
-def _stage(sentence: str, other: str) -> int:
-    """How many of the aligner's tests (in STAGES order, after "pairs") the pair passes."""
+def _stage(sentence: str, other: str, full: str) -> int:
+    """How many of the aligner's tests (in STAGES order, after "pairs") the pair passes; ``other`` is a
+    source sentence or a clause trimmed from ``full``."""
     facts = pp._facts(sentence)
     a, b = pp._content(sentence, facts), pp._content(other, facts)
     wa, wb = pp._words(sentence), pp._words(other)
@@ -57,7 +60,9 @@ def _stage(sentence: str, other: str) -> int:
         return 4
     if not pp._same_facts(facts, other, sentence):
         return 5
-    return 6
+    if pp._cuts_shared(sentence, other, full):
+        return 6
+    return 7
 
 
 def _sources(it: Item) -> list[str]:
@@ -77,7 +82,7 @@ def _item(
     pool = pp._pool(_sources(it), sents)
     found = ok = 0
     for s in sents:
-        funnel.update(_stage(s, other) for other in pool)
+        funnel.update(_stage(s, other, full) for other, full in pool.items())
         para = pp.aligned(s, pool)
         if para is None:
             continue
@@ -101,7 +106,7 @@ def measure(name: str, locator: SourceLocator, show_rows: bool) -> None:
     n_sents, n_pool = sum(c[0] for c in counts), sum(c[1] for c in counts)
     with_para, passing = sum(c[2] for c in counts), sum(c[3] for c in counts)
     per_item = [(c[2], c[3]) for c in counts]
-    print(f"{name}: {len(items)} items, {n_sents} sentences, {n_pool} pool sentences")
+    print(f"{name}: {len(items)} items, {n_sents} sentences, {n_pool} source sentences and trimmed clauses")
     total = sum(funnel.values())
     for k, stage in enumerate(STAGES):
         print(f"    pairs passing through '{stage}': {total - sum(v for s, v in funnel.items() if s < k):8d}")
