@@ -230,3 +230,21 @@ def test_an_ordinal_is_stated_by_its_number() -> None:
     assert keeps_fact("29th", para) and not keeps_fact("29th", "after 30 minutes of play")
     assert aligned(sentence, [para]) == para
     assert paraphrase_verdict(sentence, para).ok, paraphrase_verdict(sentence, para).reason
+
+
+def test_a_trimmed_clause_reads_as_a_sentence() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _complete, _trims
+
+    trims = _trims(
+        "Police said that the man, who was 45, was arrested on Monday (local time), according to reports."
+    )
+    assert "The man was arrested on Monday." in trims
+    assert "Police said that the man was arrested on Monday." in trims
+    assert all(_complete(t) for t in trims[1:])
+    assert not _complete("In the river near the old bridge.")  # no finite verb
+    assert not _complete("The guard slipped on the cover and.")  # a word left dangling
+    assert not _complete('The guard said "he slipped on the cover.')  # an unpaired quote
+    # a sentence with no safe cut is only itself
+    assert _trims("The guard slipped on a manhole cover in front of the tourists.") == [
+        "The guard slipped on a manhole cover in front of the tourists."
+    ]

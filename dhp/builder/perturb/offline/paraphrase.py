@@ -83,7 +83,7 @@ _DANGLING = frozenset("and or but that the a an of to with as which who in on fo
 _FINITE = frozenset(
     "is are was were has have had will would can could may might must should does did do".split()
 )
-_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "MD"})  # not VBP: "bridge", "near" are base forms too
 
 
 @functools.lru_cache(maxsize=50_000)
