@@ -51,9 +51,7 @@ def _stage(sentence: str, other: str, full: str) -> int:
         return 0
     if len(wb) > pp.MAX_LENGTH * len(wa):
         return 1
-    if pp._DEPENDENT.search(other) or (
-        pp._FIRST_PERSON.intersection(wb) and not pp._FIRST_PERSON.intersection(wa)
-    ):
+    if pp._fragment(other) or (pp._FIRST_PERSON.intersection(wb) and not pp._FIRST_PERSON.intersection(wa)):
         return 2
     if len(set(wa) & set(wb)) / max(1, len(set(wa) | set(wb))) >= pp.MAX_SHARED_TYPES:
         return 3

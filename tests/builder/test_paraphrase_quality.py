@@ -214,11 +214,15 @@ def test_a_cut_keeps_what_the_sentence_says() -> None:
     ],
 )
 def test_a_fragment_or_a_sentence_leaning_on_the_one_before_is_no_rephrasing(clause: str) -> None:
-    from dhp.builder.perturb.offline.paraphrase import _DEPENDENT
+    from dhp.builder.perturb.offline.paraphrase import _fragment
 
     # read in a trimmed build: sentences a source holds that do not read on their own
-    assert _DEPENDENT.search(clause)
-    assert not _DEPENDENT.search("Although Juventus are reluctant, they will sell the league's top scorer.")
+    assert _fragment(clause)
+    assert not _fragment("Although Juventus are reluctant, they will sell the league's top scorer.")
+    # a purpose clause first, then the main clause (SumPubMed): a whole sentence
+    assert not _fragment(
+        "to determine the minimum components, we engineered a protein that spans the membrane."
+    )
 
 
 def test_an_ordinal_is_stated_by_its_number() -> None:

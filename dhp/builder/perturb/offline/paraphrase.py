@@ -50,13 +50,12 @@ MAX_LENGTH = 1.5
 MAX_SHARED_TYPES = 0.6
 MAX_SEQUENCE = 0.7
 _FACTS = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
-#: a sentence that leans on the one before it ("They repress ...", "This shows ...", "Then ..."), is a list
-#: item, or is a fragment ("To play a role in ...", "Although Juventus are reluctant to lose ...")
+#: a sentence that leans on the one before it ("They repress ...", "This shows ...", "Then ...") or is a list item
 _DEPENDENT = re.compile(
-    r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her|then|and|but|or|also|to)\b"
-    r"|(?:although|though|because|whereas|while|if|unless)\b[^,]*$)",
-    re.I,
+    r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her|then|and|but|or|also)\b)", re.I
 )
+#: a subordinate or infinitive clause first: a fragment unless a comma leads to a main clause with a finite verb
+_SUBORDINATE = re.compile(r"(?:although|though|because|whereas|while|if|unless|to)\b", re.I)
 #: the authors speaking ("we", "our"): a body sentence about their own work restates no background fact
 _FIRST_PERSON = frozenset({"we", "our", "us", "ours"})
 _CITATION = re.compile(r"\s*<cit>")
@@ -129,7 +128,7 @@ def _score(sentence: str, other: str) -> float | None:
     facts = _facts(sentence)
     a, b = _content(sentence, facts), _content(other, facts)
     wa, wb = _words(sentence), _words(other)
-    if not a or not b or _DEPENDENT.search(other) or len(wb) > MAX_LENGTH * len(wa):
+    if not a or not b or _fragment(other) or len(wb) > MAX_LENGTH * len(wa):
         return None
     if _FIRST_PERSON.intersection(wb) and not _FIRST_PERSON.intersection(wa):
         return None  # "we collected all the sites ..." for "editing is commonly observed": the authors' work
@@ -166,6 +165,23 @@ def aligned(sentence: str, pool: Mapping[str, str] | Sequence[str]) -> str | Non
     return max(scored, key=lambda x: x[0])[1] if scored else None
 
 
+def _finite(words: Sequence[str]) -> bool:
+    return any(w.lower() in _FINITE or word_tags(w) & _FINITE_TAGS for w in words)
+
+
+def _fragment(sentence: str) -> bool:
+    """A subordinate or infinitive clause alone ("Although Juventus are reluctant to lose the league's top
+    scorer.", "to play a role in plant senescence, stress responses, ...") or a sentence leaning on the one
+    before it; "To determine ..., we used ..." is none: a part after a comma has a subject and a finite verb
+    (a verb after its first word, no "and" or "or" first)."""
+    if _DEPENDENT.search(sentence):
+        return True
+    if not _SUBORDINATE.match(sentence):
+        return False
+    parts = [WORD.findall(p) for p in sentence.split(",")[1:]]
+    return not any(w and w[0].lower() not in {"and", "or"} and _finite(w[1:]) for w in parts)
+
+
 def _complete(clause: str) -> bool:
     """Does a trimmed clause read as a sentence: five words or more, a finite verb, no word left dangling at
     its end ("... and."), its brackets and double quotes paired?"""
@@ -173,7 +189,7 @@ def _complete(clause: str) -> bool:
     return (
         len(words) >= 5
         and words[-1].lower() not in _DANGLING
-        and any(w.lower() in _FINITE or word_tags(w) & _FINITE_TAGS for w in words)
+        and _finite(words)
         and clause.count("(") == clause.count(")")
         and clause.count('"') % 2 == 0
         and clause.count("“") == clause.count("”")
