@@ -4,8 +4,10 @@ Usage: .venv/bin/python benchmarks/bench_rewrite_coverage.py [SOURCES_DIR] [--ro
 (default: $DHP_SOURCES or ../shared/sources). For each selected item it splits the judged text,
 builds the pool of source sentences, and counts (sentence, source sentence) pairs through each
 test of the aligner in order: content shared both ways, length, a dependent start, word types
-shared, word-sequence similarity, the same facts. Then the sentences with a rephrasing, the items
-with enough for minor (1) and major (2), and the validator's verdict on every aligned pair (the
+shared, word-sequence similarity, the same facts, a trimmed clause that keeps the sentence's content
+(the pool holds each source sentence and its trimmed clauses). Then the sentences with a rephrasing, the items
+with enough for minor (1) and major (2) (and, as a bound, those with enough sentences that have a
+candidate through the first test), and the validator's verdict on every aligned pair (the
 rule that rejects it, counted). ``--rows`` prints each aligned pair with its verdict.
 """
 
@@ -34,11 +36,13 @@ STAGES = (
     "word types",
     "sequence",
     "same facts",
+    "a cut keeps its content",
 )
 
 
-def _stage(sentence: str, other: str) -> int:
-    """How many of the aligner's tests (in STAGES order, after "pairs") the pair passes."""
+def _stage(sentence: str, other: str, full: str) -> int:
+    """How many of the aligner's tests (in STAGES order, after "pairs") the pair passes; ``other`` is a
+    source sentence or a clause trimmed from ``full``."""
     facts = pp._facts(sentence)
     a, b = pp._content(sentence, facts), pp._content(other, facts)
     wa, wb = pp._words(sentence), pp._words(other)
@@ -47,9 +51,7 @@ def _stage(sentence: str, other: str) -> int:
         return 0
     if len(wb) > pp.MAX_LENGTH * len(wa):
         return 1
-    if pp._DEPENDENT.search(other) or (
-        pp._FIRST_PERSON.intersection(wb) and not pp._FIRST_PERSON.intersection(wa)
-    ):
+    if pp._fragment(other) or (pp._FIRST_PERSON.intersection(wb) and not pp._FIRST_PERSON.intersection(wa)):
         return 2
     if len(set(wa) & set(wb)) / max(1, len(set(wa) | set(wb))) >= pp.MAX_SHARED_TYPES:
         return 3
@@ -57,7 +59,9 @@ def _stage(sentence: str, other: str) -> int:
         return 4
     if not pp._same_facts(facts, other, sentence):
         return 5
-    return 6
+    if pp._cuts_shared(sentence, other, full):
+        return 6
+    return 7
 
 
 def _sources(it: Item) -> list[str]:
@@ -71,13 +75,16 @@ def _rule(reason: str) -> str:
 
 def _item(
     it: Item, funnel: Counter[int], rejects: Counter[str], show_rows: bool
-) -> tuple[int, int, int, int]:
-    """(sentences, pool sentences, sentences aligned, of which the validator accepts) of one item."""
+) -> tuple[int, int, int, int, int]:
+    """(sentences, pool sentences, sentences aligned, of which the validator accepts, sentences with a
+    candidate through the first test) of one item."""
     sents = split_sentences(it.original)
     pool = pp._pool(_sources(it), sents)
-    found = ok = 0
+    found = ok = bound = 0
     for s in sents:
-        funnel.update(_stage(s, other) for other in pool)
+        stages = [_stage(s, other, full) for other, full in pool.items()]
+        funnel.update(stages)
+        bound += any(stages)
         para = pp.aligned(s, pool)
         if para is None:
             continue
@@ -89,7 +96,7 @@ def _item(
             print(f"  [{it.id}] {'OK ' if verdict.ok else 'REJ'} {s}\n      -> {para}")
             if not verdict.ok:
                 print(f"      ({verdict.reason[:150]})")
-    return len(sents), len(pool), found, ok
+    return len(sents), len(pool), found, ok, bound
 
 
 def measure(name: str, locator: SourceLocator, show_rows: bool) -> None:
@@ -100,16 +107,20 @@ def measure(name: str, locator: SourceLocator, show_rows: bool) -> None:
     counts = [_item(it, funnel, rejects, show_rows) for it in items]
     n_sents, n_pool = sum(c[0] for c in counts), sum(c[1] for c in counts)
     with_para, passing = sum(c[2] for c in counts), sum(c[3] for c in counts)
-    per_item = [(c[2], c[3]) for c in counts]
-    print(f"{name}: {len(items)} items, {n_sents} sentences, {n_pool} pool sentences")
+    per_item = [(c[2], c[3], c[4]) for c in counts]
+    print(f"{name}: {len(items)} items, {n_sents} sentences, {n_pool} source sentences and trimmed clauses")
     total = sum(funnel.values())
     for k, stage in enumerate(STAGES):
         print(f"    pairs passing through '{stage}': {total - sum(v for s, v in funnel.items() if s < k):8d}")
     print(f"    sentences with an aligned rephrasing: {with_para} ({passing} pass the validator)")
     for lo, sev in ((1, "minor"), (2, "major")):
-        aligned = sum(f >= lo for f, _ in per_item)
-        valid = sum(v >= lo for _, v in per_item)
-        print(f"    items with >= {lo} ({sev}): aligned {aligned}, all-valid possible {valid}")
+        aligned = sum(f >= lo for f, _, _ in per_item)
+        valid = sum(v >= lo for _, v, _ in per_item)
+        bound = sum(b >= lo for _, _, b in per_item)
+        print(
+            f"    items with >= {lo} ({sev}): aligned {aligned}, all-valid possible {valid} "
+            f"(bound: {bound} with a candidate through '{STAGES[1]}')"
+        )
     for rule, n in rejects.most_common():
         print(f"    validator rejects {n:3d}: {rule}")
 

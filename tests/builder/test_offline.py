@@ -536,11 +536,11 @@ def test_offline_grammar_kinds_are_each_at_most_a_quarter(built: dict[str, Build
 def test_offline_rewrites_reword_and_cover_the_summaries(built: dict[str, BuildReport]) -> None:
     """Issue 19: on SummEval and SumPubMed every inserted sentence shares < 80% of its word types with
     its source and none is a cleft; issue 28: none is a word swap of it (<= 2 content words swapped with
-    the word order kept). The rows are the measured floors of offline-rules/10 (SummEval 23 / 4, SumPubMed
-    21 / 4), not issue 19's 50 / 30."""
+    the word order kept). The rows are the measured floors of offline-rules/11 (SummEval 27 / 4, SumPubMed
+    23 / 4), not issue 19's 50 / 30."""
     from dhp.builder.perturb.validate import rewrite_distance
 
-    floors = {"summeval": {"minor": 23, "major": 4}, "sumpubmed": {"minor": 21, "major": 4}}
+    floors = {"summeval": {"minor": 27, "major": 4}, "sumpubmed": {"minor": 23, "major": 4}}
     for name, by_severity in floors.items():
         for sev, floor in by_severity.items():
             df = _rows(built[name].folder, f"sent_rewrite_insert_{sev}")

@@ -165,3 +165,90 @@ def test_rewrite_insert_inserts_a_human_rephrasing_or_is_not_applicable() -> Non
     assert isinstance(none, NotApplicable) and "have a rephrasing in the sources" in none.reason
     major = rewrite_insert(SUMMARY, Severity.MAJOR, random.Random(0), "g", [ARTICLE])
     assert isinstance(major, NotApplicable) and major.reason.startswith("1 of 3"), major
+
+
+def test_a_source_sentence_is_trimmed_to_the_clause_that_restates() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _pool, aligned
+
+    # offline-rules/11 (SummEval): the article's sentence carries an attribution or a second clause the
+    # summary sentence lacks; the clause left after the cut restates it, as a whole sentence
+    sentence = "Experts says Costa suffered from dementia and alcohol abuse at the time."
+    source = (
+        "It is believed that Costa was suffering from alcohol abuse and dementia at the time of the murder."
+    )
+    assert aligned(sentence, [source]) is None  # the whole sentence: its attribution is another detail
+    assert aligned(sentence, _pool([source], [])) == (
+        "Costa was suffering from alcohol abuse and dementia at the time of the murder."
+    )
+    sentence = (
+        "Kluivert, who has relatives descending from Curacoa lost at the World Cup in 1998 as a player."
+    )
+    source = (
+        "Kluivert, whose mother is from Curacao, was a World Cup losing semi-finalist in 1998 as a player, and "
+        "last year as assistant to coach Louis van Gaal."
+    )
+    assert aligned(sentence, _pool([source], [])) == (
+        "Kluivert was a World Cup losing semi-finalist in 1998 as a player."
+    )
+
+
+def test_a_cut_keeps_what_the_sentence_says() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _pool, _trims, aligned
+
+    # the cut may drop only other details: here it would drop the probe the summary sentence is about
+    source = (
+        "After the suspected breach of exam rules, school officials were tipped off, resulting in an "
+        "investigation being launched in June."
+    )
+    assert "After the suspected breach of exam rules, school officials were tipped off." in _trims(source)
+    sentence = "Probe was launched after officials were tipped off he breached exam rules."
+    assert aligned(sentence, _pool([source], [])) is None
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "to play a role in plant senescence, stress responses, programmed cell death, and reproduction.",
+        "Although Juventus are reluctant to lose the league's top scorer.",
+        "then atg8-i protein is covalently conjugated with pe through a ubiquitin-like conjugation system.",
+    ],
+)
+def test_a_fragment_or_a_sentence_leaning_on_the_one_before_is_no_rephrasing(clause: str) -> None:
+    from dhp.builder.perturb.offline.paraphrase import _fragment
+
+    # read in a trimmed build: sentences a source holds that do not read on their own
+    assert _fragment(clause)
+    assert not _fragment("Although Juventus are reluctant, they will sell the league's top scorer.")
+    # a purpose clause first, then the main clause (SumPubMed): a whole sentence
+    assert not _fragment(
+        "to determine the minimum components, we engineered a protein that spans the membrane."
+    )
+
+
+def test_an_ordinal_is_stated_by_its_number() -> None:
+    from dhp.builder.perturb.offline.paraphrase import aligned
+    from dhp.builder.perturb.validate import keeps_fact
+
+    sentence = "Kevin Mirallas scored the only goal of the game in the 29th minute."
+    para = "Mirallas went on to score the only goal of the game after 29 minutes of play."
+    assert keeps_fact("29th", para) and not keeps_fact("29th", "after 30 minutes of play")
+    assert aligned(sentence, [para]) == para
+    assert paraphrase_verdict(sentence, para).ok, paraphrase_verdict(sentence, para).reason
+
+
+def test_a_trimmed_clause_reads_as_a_sentence() -> None:
+    from dhp.builder.perturb.offline.paraphrase import _complete, _trims
+
+    trims = _trims(
+        "Police said that the man, who was 45, was arrested on Monday (local time), according to reports."
+    )
+    assert "The man was arrested on Monday." in trims
+    assert "Police said that the man was arrested on Monday." in trims
+    assert all(_complete(t) for t in trims[1:])
+    assert not _complete("In the river near the old bridge.")  # no finite verb
+    assert not _complete("The guard slipped on the cover and.")  # a word left dangling
+    assert not _complete('The guard said "he slipped on the cover.')  # an unpaired quote
+    # a sentence with no safe cut is only itself
+    assert _trims("The guard slipped on a manhole cover in front of the tourists.") == [
+        "The guard slipped on a manhole cover in front of the tourists."
+    ]

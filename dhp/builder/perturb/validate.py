@@ -807,9 +807,11 @@ def word_type_jaccard(source: str, para: str) -> float:
 
 
 def keeps_fact(fact: str, para: str, person: bool = False) -> bool:
-    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits, a
-    ``person``'s full name also by the surname alone ("Patoulidis" for "Evangelos Patoulidis")."""
-    digits = closed_class.NUMERALS.get(fact.lower())
+    """``para`` states ``fact`` (a name, number or date), a small number word as it is or in digits, an
+    ordinal by its number ("the 29th minute", "29 minutes in"), a ``person``'s full name also by the surname
+    alone ("Patoulidis" for "Evangelos Patoulidis")."""
+    ordinal = re.fullmatch(r"(\d+)(?:st|nd|rd|th)", fact.lower())
+    digits = ordinal[1] if ordinal else closed_class.NUMERALS.get(fact.lower())
     surname = _words(fact)[-1:] if person and len(_words(fact)) > 1 else []
     return (
         fact.lower() in para.lower()

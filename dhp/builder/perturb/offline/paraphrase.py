@@ -2,17 +2,21 @@
 
 A summary's sources already hold human rephrasings of many of its sentences: a SummEval reference
 restates sentences of its article (and the other references of the same article restate it), a
-SumPubMed abstract is restated in the paper's body. Each sentence of the judged text is aligned with
-the source sentences that say the same in other words:
+SumPubMed abstract is restated in the paper's body. A source sentence often carries other details too,
+so the pool holds each source sentence and the clauses left when a safe part is cut (``_trims``: a
+leading attribution or adverbial clause, a parenthesis, a relative clause between commas, a trailing
+subordinate, participial or coordinated clause); a cut may drop no content word of the sentence it
+restates. Each sentence of the judged text is aligned with the source sentence or clause that says the
+same in other words:
 
-* content overlap high both ways: at least 60% of the sentence's content lemmas (names, numbers and
-  dates aside) are in the source sentence, and at least 60% of the source sentence's in the sentence,
+* content overlap high both ways: at least 50% of the sentence's content lemmas (names, numbers and
+  dates aside) are in the source sentence, and at least 50% of the source sentence's in the sentence,
   which is at most half as long again;
 * surface overlap clearly lower: under 60% of the lower-cased word types shared, and a word-sequence
   similarity under 0.7 (no near copy, no thesaurus swap of the same sentence);
 * no name, number or date the sentence lacks, and every one it has;
-* one sentence that reads on its own: no pronoun or demonstrative first, no list bullet; a citation mask
-  ("<cit>") is left out;
+* one sentence that reads on its own: no pronoun, demonstrative or connective first, no fragment, no list
+  bullet; a citation mask ("<cit>") is left out;
 * no "we" or "our" where the sentence has none (the authors' own work is no background fact).
 
 The best aligned sentence (the highest overlap both ways less the shared word types) is inserted right
@@ -26,11 +30,11 @@ import difflib
 import functools
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.lexicon import EntityType
+from dhp.builder.perturb.lexicon import EntityType, word_tags
 from dhp.builder.perturb.offline.edits import WORD, change_count, lemmas
 from dhp.builder.perturb.validate import keeps_fact
 from dhp.builder.textstats import split_sentences
@@ -46,8 +50,12 @@ MAX_LENGTH = 1.5
 MAX_SHARED_TYPES = 0.6
 MAX_SEQUENCE = 0.7
 _FACTS = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
-#: a sentence that leans on the one before it ("They repress ...", "This shows ...") or is a list item
-_DEPENDENT = re.compile(r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her)\b)", re.I)
+#: a sentence that leans on the one before it ("They repress ...", "This shows ...", "Then ...") or is a list item
+_DEPENDENT = re.compile(
+    r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her|then|and|but|or|also)\b)", re.I
+)
+#: a subordinate or infinitive clause first: a fragment unless a comma leads to a main clause with a finite verb
+_SUBORDINATE = re.compile(r"(?:although|though|because|whereas|while|if|unless|to)\b", re.I)
 #: the authors speaking ("we", "our"): a body sentence about their own work restates no background fact
 _FIRST_PERSON = frozenset({"we", "our", "us", "ours"})
 _CITATION = re.compile(r"\s*<cit>")
@@ -55,6 +63,26 @@ _TIGHT = re.compile(r" ([,;:])")  # "lc3c , gabarap": the tokeniser's space, not
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
 #: a word this frequent is a function word ("in" 7.3, "this" 7.0; "region" 5.0 is content)
 _FUNCTION_ZIPF = 6.0
+#: parts of a source sentence that carry other details and can be cut leaving a sentence (``_trims``)
+_PARENS = re.compile(r"\s*(?:\([^()]*\)|\[[^\]]*\])")
+_RELATIVE = re.compile(r", (?:who|which|whose) [^,]+,(?= )")
+_LEAD = re.compile(
+    r"^(?:according to [^,]{1,60}, |(?:after|when|while|although|though|as|since|because|despite|in addition"
+    r"|however|moreover|furthermore|therefore|thus|meanwhile|instead|indeed)\b[^,]{0,80}, |(?:[\w'’.-]+ ){1,6}"
+    r"(?:(?:said|says|told [\w ]{1,30}?|added|explained|believes?|believed|thinks?|claimed|claims)(?: that)?,? "
+    r"|(?:revealed|stated|reported|suggested|suggests|argued|showed|shown|demonstrated|found) that ))",
+    re.I,
+)
+_TAIL = re.compile(
+    r"(?:, (?:when|while|as|after|before|which|who|whom|whose|where|because|although|though|since|whereas"
+    r"|but|and|including|with|leaving|making|according|despite|so|until|amid|following|[a-z]+ing)\b"
+    r"|, [^,]{1,40} (?:said|says|added)\b|; | [-–] )"
+)
+_DANGLING = frozenset("and or but that the a an of to with as which who in on for by is was are were".split())
+_FINITE = frozenset(
+    "is are was were has have had will would can could may might must should does did do".split()
+)
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "MD"})  # not VBP: "bridge", "near" are base forms too
 
 
 @functools.lru_cache(maxsize=50_000)
@@ -85,7 +113,11 @@ def _same_facts(facts: frozenset[str], other: str, sentence: str) -> bool:
     of the other's is one of them or a longer or shorter form of a name the sentence has ("Labor" and "the
     Labor Party", "Neymar" and "Neymar of Barcelona"): no fact added, none lost."""
     own = set(WORD.findall(sentence.lower()))
-    added = [f for f in _facts(other) if f not in facts and not set(WORD.findall(f)) & own]
+    added = [
+        f
+        for f in _facts(other)
+        if f not in facts and not set(WORD.findall(f)) & own and not any(keeps_fact(g, f) for g in facts)
+    ]
     people = {s.text.lower() for s in lexicon.find_entities(sentence) if s.type is EntityType.PERSON}
     return not added and all(keeps_fact(f, other, f in people) for f in facts)
 
@@ -96,7 +128,7 @@ def _score(sentence: str, other: str) -> float | None:
     facts = _facts(sentence)
     a, b = _content(sentence, facts), _content(other, facts)
     wa, wb = _words(sentence), _words(other)
-    if not a or not b or _DEPENDENT.search(other) or len(wb) > MAX_LENGTH * len(wa):
+    if not a or not b or _fragment(other) or len(wb) > MAX_LENGTH * len(wa):
         return None
     if _FIRST_PERSON.intersection(wb) and not _FIRST_PERSON.intersection(wa):
         return None  # "we collected all the sites ..." for "editing is commonly observed": the authors' work
@@ -114,24 +146,87 @@ def _score(sentence: str, other: str) -> float | None:
     return shared / len(a) + shared / len(b) - types
 
 
-def aligned(sentence: str, pool: Sequence[str]) -> str | None:
-    """The source sentence of ``pool`` that best says what ``sentence`` says in other words, or None."""
-    scored = [(s, other) for other in pool if (s := _score(sentence, other)) is not None]
+def _cuts_shared(sentence: str, clause: str, full: str) -> bool:
+    """Did trimming ``full`` to ``clause`` cut words of the sentence's content ("..., resulting in an
+    investigation being launched" for "Probe was launched after ...")? Only other details may be cut."""
+    facts = _facts(sentence)
+    return bool((_content(full, facts) - _content(clause, facts)) & _content(sentence, facts))
+
+
+def aligned(sentence: str, pool: Mapping[str, str] | Sequence[str]) -> str | None:
+    """The source sentence or clause of ``pool`` that best says what ``sentence`` says in other words, or
+    None; a mapping ``pool`` gives each clause's source sentence (``_pool``)."""
+    origin = pool if isinstance(pool, Mapping) else {s: s for s in pool}
+    scored = [
+        (s, other)
+        for other, full in origin.items()
+        if (s := _score(sentence, other)) is not None and not _cuts_shared(sentence, other, full)
+    ]
     return max(scored, key=lambda x: x[0])[1] if scored else None
 
 
-def _pool(sources: Sequence[str], sentences: Sequence[str]) -> list[str]:
-    """The sentences of the sources, each once, none of the judged text's own, stripped."""
+def _finite(words: Sequence[str]) -> bool:
+    return any(w.lower() in _FINITE or word_tags(w) & _FINITE_TAGS for w in words)
+
+
+def _fragment(sentence: str) -> bool:
+    """A subordinate or infinitive clause alone ("Although Juventus are reluctant to lose the league's top
+    scorer.", "to play a role in plant senescence, stress responses, ...") or a sentence leaning on the one
+    before it; "To determine ..., we used ..." is none: a part after a comma has a subject and a finite verb
+    (a verb after its first word, no "and" or "or" first)."""
+    if _DEPENDENT.search(sentence):
+        return True
+    if not _SUBORDINATE.match(sentence):
+        return False
+    parts = [WORD.findall(p) for p in sentence.split(",")[1:]]
+    return not any(w and w[0].lower() not in {"and", "or"} and _finite(w[1:]) for w in parts)
+
+
+def _complete(clause: str) -> bool:
+    """Does a trimmed clause read as a sentence: five words or more, a finite verb, no word left dangling at
+    its end ("... and."), its brackets and double quotes paired?"""
+    words = WORD.findall(clause)
+    return (
+        len(words) >= 5
+        and words[-1].lower() not in _DANGLING
+        and _finite(words)
+        and clause.count("(") == clause.count(")")
+        and clause.count('"') % 2 == 0
+        and clause.count("“") == clause.count("”")
+    )
+
+
+def _trims(sentence: str) -> list[str]:
+    """``sentence`` and the sentences left when safe parts carrying other details are cut: a leading
+    attribution ("Police said that ...", "According to X, ..."), a leading adverbial clause ("After ...,"),
+    a parenthesis, a relative clause between commas, and whatever follows the first comma before a
+    subordinate, relative, participial or coordinated clause, a semicolon or a dash."""
+    bare = " ".join(_PARENS.sub("", _RELATIVE.sub(" ", sentence)).split())
+    heads = {bare, _LEAD.sub("", bare, count=1)}
+    out: dict[str, None] = {sentence: None}
+    for head in sorted(heads):
+        for body in (head, _TAIL.split(head, maxsplit=1)[0]):
+            clause = body.strip().rstrip(",;:-– ").rstrip(".!? ")
+            clause = (clause[:1].upper() if sentence[:1].isupper() else clause[:1]) + clause[1:] + "."
+            if clause != sentence and _complete(clause):
+                out.setdefault(clause, None)
+    return list(out)
+
+
+def _pool(sources: Sequence[str], sentences: Sequence[str]) -> dict[str, str]:
+    """The sentences of the sources and their trimmed clauses (``_trims``), each once, none of the judged
+    text's own, stripped: each mapped to the source sentence it comes from."""
     own = {" ".join(s.split()) for s in sentences}
-    out: dict[str, None] = {}
+    out: dict[str, str] = {}
     for source in sources:
         for s in split_sentences(source):
             if s.startswith("<cit>"):
                 continue  # "<cit> proposed the use of ...": its subject was the citation
             s = _TIGHT.sub(r"\1", " ".join(_CITATION.sub("", s).split()))
             if s not in own and s[-1:] in ".!?":
-                out.setdefault(s, None)
-    return list(out)
+                for clause in _trims(s):
+                    out.setdefault(clause, s)
+    return out
 
 
 def rewrite_insert(
@@ -142,12 +237,12 @@ def rewrite_insert(
     lo, hi = change_count(severity)
     pool = _pool(sources, sents)
     found = [(i, a) for i, s in enumerate(sents) if (a := aligned(s, pool)) is not None]
-    cands = [(i, a) for k, (i, a) in enumerate(found) if a not in {b for _, b in found[:k]}]  # each once
+    cands = [(i, a) for k, (i, a) in enumerate(found) if pool[a] not in {pool[b] for _, b in found[:k]}]
     if len(cands) < lo:
         return NotApplicable(
             f"{len(cands)} of {len(sents)} sentence(s) have a rephrasing in the sources (content shared both "
             f"ways >= {MIN_CONTENT:.0%}, word types shared < {MAX_SHARED_TYPES:.0%}, the same names and "
-            f"numbers; {len(pool)} source sentences); {severity.value} severity inserts {lo}"
+            f"numbers; {len(pool)} source sentences and clauses); {severity.value} severity inserts {lo}"
         )
     chosen = sorted(rng.sample(cands, min(len(cands), rng.randint(lo, hi))))
     out, pos = [], 0
