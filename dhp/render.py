@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
+from dhp.records import to_data
 from dhp.types import DatasetSpec, k_text
 
 
@@ -53,4 +54,4 @@ def spec_table(datasets: Iterable[DatasetSpec]) -> str:
 
 
 def spec_json(datasets: Iterable[DatasetSpec]) -> str:
-    return json.dumps({"datasets": [d.to_dict() for d in datasets]}, indent=2, ensure_ascii=False)
+    return json.dumps({"datasets": [to_data(d) for d in datasets]}, indent=2, ensure_ascii=False)

@@ -20,7 +20,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from dhp.errors import DataError, SpecError
-from dhp.records import to_data
+from dhp.records import OMIT_NONE
 
 __all__ = [
     "CONTROL_JUDGES",
@@ -203,21 +203,6 @@ class Metric:
         _require(bool(self.definition.strip()), f"metric {self.name!r} needs a definition")
         _require(self.scale_min < self.scale_max, f"metric {self.name!r}: scale_min must be < scale_max")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields, in order (:func:`dhp.records.to_data`)."""
-        out: dict[str, Any] = to_data(self)
-        return out
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Metric:
-        return cls(
-            name=str(d["name"]),
-            label=str(d.get("label", str(d["name"]).replace("_", " ").title())),
-            definition=str(d["definition"]),
-            scale_min=int(d.get("scale_min", SCORE_MIN)),
-            scale_max=int(d.get("scale_max", SCORE_MAX)),
-        )
-
 
 @dataclass(frozen=True)
 class Perturbation:
@@ -240,32 +225,6 @@ class Perturbation:
         _require(self.k is None or self.k > 0, f"perturbation {self.id!r}: k must be positive")
         _require(bool(self.description.strip()), f"perturbation {self.id!r} needs a description")
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "level": self.level.value,
-            "method": self.method.value,
-            "operation": self.operation.value,
-            "severity": self.severity.value,
-            "k": self.k,
-            "description": self.description,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Perturbation:
-        try:
-            return cls(
-                id=str(d["id"]),
-                level=Level(d["level"]),
-                method=Method(d["method"]),
-                operation=Operation(d["operation"]),
-                severity=Severity(d.get("severity", "single")),
-                k=None if d.get("k") is None else int(d["k"]),
-                description=str(d["description"]),
-            )
-        except (KeyError, ValueError) as e:
-            raise SpecError(f"perturbation {d.get('id', '?')!r}: {e}") from e
-
 
 @dataclass(frozen=True)
 class WeightEntry:
@@ -273,7 +232,8 @@ class WeightEntry:
 
     weights: Mapping[str, float]
     reason: str = ""
-    votes: Mapping[str, int] | None = None  # raw survey votes, when the weights come from a survey
+    #: raw survey votes, when the weights come from a survey (left out of the data while None)
+    votes: Mapping[str, int] | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True)
@@ -310,31 +270,6 @@ class ExpertWeights:
                 f"{where}: {pid}: weights must sum to 1, got {total:.6g}",
             )
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for pid, e in self.entries.items():
-            d: dict[str, Any] = {"weights": dict(e.weights), "reason": e.reason}
-            if e.votes is not None:
-                d["votes"] = dict(e.votes)
-            out[pid] = d
-        return out
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], source: str = "file") -> ExpertWeights:
-        entries: dict[str, WeightEntry] = {}
-        for pid, raw in d.items():
-            if isinstance(raw, Mapping) and "weights" in raw:
-                w, reason, votes = raw["weights"], str(raw.get("reason", "")), raw.get("votes")
-            else:
-                w, reason, votes = raw, "", None
-            _require(isinstance(w, Mapping), f"{source}: {pid}: weights must be a mapping metric -> weight")
-            entries[str(pid)] = WeightEntry(
-                weights={str(m): v for m, v in w.items()},
-                reason=reason,
-                votes=None if votes is None else {str(m): int(v) for m, v in votes.items()},
-            )
-        return cls(entries=entries, source=source)
-
 
 @dataclass(frozen=True)
 class SourceSpec:
@@ -349,24 +284,6 @@ class SourceSpec:
     origin_urls: Mapping[str, str] = field(default_factory=dict)  # file key -> public URL
     hub_source_id: str = ""  # e.g. "mteb/summeval" for card `source_datasets`
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields, in order (:func:`dhp.records.to_data`)."""
-        out: dict[str, Any] = to_data(self)
-        return out
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SourceSpec:
-        return cls(
-            name=str(d["name"]),
-            citation=str(d.get("citation", "")),
-            homepage=str(d.get("homepage", "")),
-            licence=str(d.get("licence", "unknown")),
-            redistribution=Redistribution(d.get("redistribution", "restricted")),
-            terms=str(d.get("terms", "")),
-            origin_urls={str(k): str(v) for k, v in d.get("origin_urls", {}).items()},
-            hub_source_id=str(d.get("hub_source_id", "")),
-        )
-
 
 @dataclass(frozen=True)
 class Selection:
@@ -377,21 +294,6 @@ class Selection:
     seed: int = 2024
     min_chars: int | None = None  # keep judged texts strictly longer than this
     sample: bool = True  # False: take all eligible items (SummEval: one per article)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields, in order (:func:`dhp.records.to_data`)."""
-        out: dict[str, Any] = to_data(self)
-        return out
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Selection:
-        return cls(
-            rule=str(d.get("rule", "")),
-            n_items=int(d.get("n_items", 100)),
-            seed=int(d.get("seed", 2024)),
-            min_chars=None if d.get("min_chars") is None else int(d["min_chars"]),
-            sample=bool(d.get("sample", True)),
-        )
 
 
 @dataclass(frozen=True)
@@ -484,62 +386,9 @@ class DatasetSpec:
 
         return replace(self, weights=weights)
 
-    # -- (de)serialisation -----------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "pretty_name": self.pretty_name,
-            "hub_repo": self.hub_repo,
-            "task": self.task,
-            "source": self.source.to_dict(),
-            "selection": self.selection.to_dict(),
-            "judged_field": self.judged_field,
-            "judged_label": self.judged_label,
-            "context_fields": [
-                {"name": c.name, "label": c.label, "required": c.required} for c in self.context_fields
-            ],
-            "metrics": [m.to_dict() for m in self.metrics],
-            "perturbations": [p.to_dict() for p in self.perturbations],
-            "weights": self.weights.to_dict(),
-            "paper_stats": None
-            if self.paper_stats is None
-            else {
-                "chars": self.paper_stats.chars,
-                "words": self.paper_stats.words,
-                "sentences": self.paper_stats.sentences,
-            },
-            "org": self.org,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], source: str = "file") -> DatasetSpec:
-        """Build a dataset declaration from plain data (a user's JSON/YAML file)."""
-        try:
-            ps = d.get("paper_stats")
-            return cls(
-                name=str(d["name"]),
-                pretty_name=str(d.get("pretty_name", d["name"])),
-                task=str(d.get("task", "custom")),
-                source=SourceSpec.from_dict(d.get("source", {"name": d["name"]})),
-                selection=Selection.from_dict(d.get("selection", {})),
-                judged_field=str(d.get("judged_field", "text")),
-                judged_label=str(d.get("judged_label", "Text")),
-                context_fields=tuple(
-                    ContextField(
-                        str(c["name"]), str(c.get("label", c["name"])), bool(c.get("required", True))
-                    )
-                    for c in d.get("context_fields", [])
-                ),
-                metrics=tuple(Metric.from_dict(m) for m in d["metrics"]),
-                perturbations=tuple(Perturbation.from_dict(p) for p in d["perturbations"]),
-                weights=ExpertWeights.from_dict(d["weights"], source=source),
-                paper_stats=None
-                if ps is None
-                else PaperStats(float(ps["chars"]), float(ps["words"]), float(ps["sentences"])),
-                org=str(d.get("org", "dhp")),
-            )
-        except KeyError as e:
-            raise SpecError(f"{source}: dataset declaration is missing the key {e.args[0]!r}") from e
+    def derived(self) -> dict[str, Any]:
+        """Written after the fields by :func:`dhp.records.to_data` (``dhp spec --json``), ignored when read."""
+        return {"hub_repo": self.hub_repo}
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from typing import Any
 
 import yaml
 
+from dhp.records import from_data, problem
 from dhp.spec import BENCHMARK
-from dhp.types import DatasetSpec, ExpertWeights, SpecError
+from dhp.types import DatasetSpec, ExpertWeights, SpecError, WeightEntry
 
 __all__ = ["apply_weights", "load_weights", "parse_weights", "weights_from_votes"]
 
@@ -38,6 +39,19 @@ def _read_mapping(path: Path) -> Mapping[str, Any]:
     return data
 
 
+def _entries(data: Mapping[str, Any], source: str) -> dict[str, WeightEntry]:
+    """A weights file's block of one dataset: perturbation -> metric -> weight, or perturbation ->
+    ``{weights, reason, votes}`` (as ``dhp spec --json`` writes a dataset's ``weights.entries``)."""
+    entries: dict[str, WeightEntry] = {}
+    for pid, raw in data.items():
+        full = isinstance(raw, Mapping) and "weights" in raw
+        try:
+            entries[str(pid)] = from_data(WeightEntry, raw if full else {"weights": raw})
+        except ValueError as e:
+            raise SpecError(f"{source}: {pid}: {problem(e)}") from None
+    return entries
+
+
 def parse_weights(
     data: Mapping[str, Any], source: str, datasets: Mapping[str, DatasetSpec] = BENCHMARK
 ) -> dict[str, ExpertWeights]:
@@ -52,7 +66,7 @@ def parse_weights(
         if not isinstance(per_pert, Mapping):
             raise SpecError(f"{source}: {dname}: expected a mapping perturbation -> weights")
         spec = datasets[dname]
-        given = ExpertWeights.from_dict(per_pert, source=source)
+        given = ExpertWeights(_entries(per_pert, source), source=source)
         for pid in given.entries:
             if pid not in spec.perturbation_ids:
                 raise SpecError(

@@ -53,6 +53,7 @@ from pydantic import (
 )
 
 from dhp.data.items import FILE_FORMATS, TableRef
+from dhp.records import from_data, problem, to_data
 from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template
 from dhp.spec import BENCHMARK, DATASET_NAMES, OPERATIONS, get_dataset
 from dhp.types import DatasetSpec, Perturbation, Severity, SpecError
@@ -146,7 +147,7 @@ def _expand(
     out: list[dict[str, Any]] = []
     for sev in chosen:
         p = by_sev[sev]
-        d = p.to_dict()
+        d = to_data(p)
         desc = re.sub(rf"\b{re.escape(entry.noun)}\b", noun, p.description)
         if k is not None:
             new_k = k[sev]
@@ -343,7 +344,8 @@ def _weights(tf: TaskFile, pids: list[str], where: str) -> dict[str, Any]:
 
 
 def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
-    """``tf`` in :meth:`DatasetSpec.from_dict`'s schema."""
+    """``tf`` as a :class:`~dhp.types.DatasetSpec`'s data (:func:`dhp.records.from_data`), its weights
+    the entries alone."""
 
     src = tf.source
     ref = (
@@ -501,14 +503,15 @@ def parse_task(text: str, path: Path) -> Task:
         tf = TaskFile.model_validate(raw)
     except ValidationError as e:
         raise TaskError(_located(e, where)) from None
+    data = _spec_dict(tf, where)
+    data["weights"] = {
+        "entries": data["weights"],
+        "source": "equal" if tf.weights == "equal" else f"task:{tf.name}",
+    }
     try:
-        spec = DatasetSpec.from_dict(
-            _spec_dict(tf, where), source="equal" if tf.weights == "equal" else f"task:{tf.name}"
-        )
-    except TaskError:
-        raise
-    except SpecError as e:
-        raise TaskError(f"{where}: {e}") from None
+        spec = from_data(DatasetSpec, data)
+    except ValueError as e:  # a pydantic ValidationError, or a SpecError of a record's own checks
+        raise TaskError(f"{where}: {problem(e)}") from None
     prompts = {m.name: render_prompt(spec, m.name, m.template) for m in tf.metrics}
     sources = {m.name: _prompt_source(spec, m) for m in tf.metrics}
     task = Task(spec=spec, prompts=prompts, prompt_sources=sources, text=text, path=path)
@@ -549,7 +552,7 @@ def load_task(path: str | Path) -> Task:
 
 def spec_json(task: Task) -> str:
     """The task's dataset spec as deterministic JSON (what ``dhp task check --json`` prints)."""
-    return json.dumps(task.spec.to_dict(), indent=2, sort_keys=True, ensure_ascii=False)
+    return json.dumps(to_data(task.spec), indent=2, sort_keys=True, ensure_ascii=False)
 
 
 def task_for_scoring(

@@ -438,9 +438,9 @@ def test_task_check_prints_what_would_be_built(
     assert "weights (from the task file):" in out and "sent_random_answer: helpfulness=1" in out
     assert main(["task", "check", str(workdir["csv"]), "--json"]) == 0
     spec = json.loads(capsys.readouterr().out)
-    assert spec["name"] == "news-summaries" and spec["weights"]["char_typo_minor"]["reason"].startswith(
-        "equal weights"
-    )
+    assert spec["name"] == "news-summaries" and spec["weights"]["entries"]["char_typo_minor"][
+        "reason"
+    ].startswith("equal weights")
 
 
 def test_other_prompt_sets_use_their_own_templates(

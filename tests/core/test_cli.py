@@ -29,7 +29,14 @@ def test_spec_with_weights_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
     f.write_text(json.dumps({"summeval": {"sent_reorder_minor": {"coherence": 0.25, "fluency": 0.75}}}))
     assert main(["spec", "--datasets", "summeval", "--weights", str(f), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)["datasets"][0]
-    assert d["weights"]["sent_reorder_minor"]["weights"] == {"coherence": 0.25, "fluency": 0.75}
+    entries = d["weights"]["entries"]
+    assert entries["sent_reorder_minor"]["weights"] == {"coherence": 0.25, "fluency": 0.75}
+    assert d["weights"]["source"] == str(f) and d["hub_repo"] == "dhp/summeval"
+    # a dataset's weights.entries, as printed, is a weights file's block: it reads back to the same weights
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps({"summeval": entries}))
+    assert main(["spec", "--datasets", "summeval", "--weights", str(again), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["datasets"][0]["weights"]["entries"] == entries
 
 
 def test_user_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

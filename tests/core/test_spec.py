@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from dhp.records import from_data, problem, to_data
 from dhp.spec import BENCHMARK, DATASET_NAMES, get_dataset, resolve_datasets
 from dhp.types import DatasetSpec, Level, Method, Operation, Redistribution, Severity, SpecError, row_columns
 
@@ -125,16 +126,32 @@ def test_paper_stats_from_spec_md() -> None:
 
 def test_round_trip_through_plain_data() -> None:
     for spec in BENCHMARK.values():
-        data = json.loads(json.dumps(spec.to_dict()))
-        again = DatasetSpec.from_dict(data)
-        assert again.to_dict() == spec.to_dict()
+        data = json.loads(json.dumps(to_data(spec)))
+        again = from_data(DatasetSpec, data)
+        assert again == spec and to_data(again) == to_data(spec)
 
 
 def _declaration() -> dict[str, Any]:
-    """A minimal user-declared dataset, as it would come from a JSON or YAML file."""
+    """A minimal dataset declaration as plain data (what a task file becomes, dhp.task.file)."""
     return {
         "name": "my-task",
-        "metrics": [{"name": "helpfulness", "definition": "How helpful the reply is."}],
+        "pretty_name": "My task",
+        "task": "custom",
+        "source": {
+            "name": "mine",
+            "citation": "",
+            "homepage": "",
+            "licence": "unknown",
+            "redistribution": "restricted",
+            "terms": "mine",
+        },
+        "selection": {"rule": "all"},
+        "judged_field": "text",
+        "judged_label": "Text",
+        "context_fields": [],
+        "metrics": [
+            {"name": "helpfulness", "label": "Helpfulness", "definition": "How helpful the reply is."}
+        ],
         "perturbations": [
             {
                 "id": "char_typo_minor",
@@ -146,32 +163,34 @@ def _declaration() -> dict[str, Any]:
                 "description": "Three typos.",
             }
         ],
-        "weights": {"char_typo_minor": {"helpfulness": 1.0}},
+        "weights": {"entries": {"char_typo_minor": {"weights": {"helpfulness": 1.0}}}},
     }
 
 
 def test_user_declared_dataset() -> None:
-    decl = _declaration()
-    spec = DatasetSpec.from_dict(decl)
-    assert spec.hub_repo == "dhp/my-task"
+    spec = from_data(DatasetSpec, _declaration())
+    assert spec.hub_repo == "dhp/my-task"  # the field's default, spelled once
+    assert spec.selection.n_items == 100 and spec.weights.source == "default"
     assert row_columns(spec)[:2] == ("id", "original")
 
 
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
-        (lambda d: d["weights"]["char_typo_minor"].update(helpfulness=0.5), "sum to 1"),
-        (lambda d: d["weights"]["char_typo_minor"].update(bogus=0.0), "unknown metric"),
-        (lambda d: d["perturbations"][0].update(level="X"), "perturbation 'char_typo_minor'"),
-        (lambda d: d.pop("metrics"), "missing the key 'metrics'"),
-        (lambda d: d["weights"].clear(), "missing weights"),
+        (lambda d: d["weights"]["entries"]["char_typo_minor"]["weights"].update(helpfulness=0.5), "sum to 1"),
+        (lambda d: d["weights"]["entries"]["char_typo_minor"]["weights"].update(bogus=0.0), "unknown metric"),
+        (lambda d: d["perturbations"][0].update(level="X"), "at perturbations.0.level"),
+        (lambda d: d["perturbations"][0].update(id="Bad Id"), "perturbation id 'Bad Id' must match"),
+        (lambda d: d.pop("metrics"), "at metrics: Field required"),
+        (lambda d: d["weights"]["entries"].clear(), "missing weights"),
     ],
 )
 def test_bad_declarations_name_the_problem(mutate, message: str) -> None:  # type: ignore[no-untyped-def]
     decl = _declaration()
     mutate(decl)
-    with pytest.raises(SpecError, match=message):
-        DatasetSpec.from_dict(decl)
+    with pytest.raises(ValueError) as e:
+        from_data(DatasetSpec, decl)
+    assert message in problem(e.value)
 
 
 def test_resolve_and_unknown_names() -> None:

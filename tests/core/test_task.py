@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from dhp.cli import main
+from dhp.records import from_data, to_data
 from dhp.scoring.prompts import load_template
 from dhp.spec import SUMMEVAL, WMT22_DE_EN
 from dhp.task.build import guess_columns, starter_yaml
@@ -70,7 +71,7 @@ def test_the_issue_example_becomes_a_dataset_spec(tmp_path: Path) -> None:
         for p in spec.perturbation_ids
     )
     # it round-trips through the benchmark's own (de)serialisation
-    assert DatasetSpec.from_dict(spec.to_dict(), source="equal") == spec
+    assert from_data(DatasetSpec, json.loads(json.dumps(to_data(spec)))) == spec
     assert spec.source.origin_urls == {"file": "data/summaries.csv"}
 
 
