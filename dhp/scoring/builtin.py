@@ -24,7 +24,8 @@ import random
 import re
 from collections.abc import Mapping
 
-from dhp.scoring.types import ORIGINAL, JudgeOutput, JudgeRequest, ScoreDistribution
+from dhp.inference.types import JudgeOutput, ScoreDistribution
+from dhp.scoring.types import ORIGINAL, JudgeRequest
 from dhp.types import CONTROL_JUDGES, ControlJudge, Severity
 
 __all__ = ["BUILTIN_JUDGES", "LexicalJudge", "OracleJudge", "RandomJudge", "lexical_score", "make_builtin"]

@@ -23,8 +23,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from dhp.inference.types import FatalJudgeError, JudgeOutput, RawText, ScoreDistribution
 from dhp.scoring.parse import token_score
-from dhp.scoring.types import FatalJudgeError, JudgeOutput, JudgeRequest, RawText, ScoreDistribution
+from dhp.scoring.types import JudgeRequest
 
 __all__ = ["LocalModel", "check_model"]
 

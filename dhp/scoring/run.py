@@ -46,6 +46,14 @@ import numpy as np
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, RetryPolicy, Tally
+from dhp.inference.types import (
+    CapabilityError,
+    FatalJudgeError,
+    JudgeOutput,
+    RawText,
+    RequestFailure,
+    SamplingParams,
+)
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, request_model
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
@@ -66,19 +74,7 @@ from dhp.scoring.results import (
     write_result,
 )
 from dhp.scoring.stats import CombineMethod, DatasetAnalysis, analyse
-from dhp.scoring.types import (
-    ORIGINAL,
-    CapabilityError,
-    FatalJudgeError,
-    JudgeBackend,
-    JudgeOutput,
-    JudgeRequest,
-    ParsedScore,
-    RawText,
-    RequestFailure,
-    SamplingParams,
-    Unparsed,
-)
+from dhp.scoring.types import ORIGINAL, JudgeBackend, JudgeRequest, ParsedScore, Unparsed
 from dhp.secrets import JUDGE_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets

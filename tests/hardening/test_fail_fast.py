@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
+from dhp.inference.types import FatalJudgeError
 from dhp.judge import EndpointJudge, HubJudge
 from dhp.scoring.run import RunError, ScoreConfig, score_datasets
-from dhp.scoring.types import FatalJudgeError
 from dhp.spec import BENCHMARK
 from tests.support.tiny_data import write_tiny_dataset
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dhp.inference.types import RawText, ScoreDistribution, TokenAlternatives
 from dhp.scoring.parse import (
     REASONS,
     aggregate,
@@ -17,14 +18,8 @@ from dhp.scoring.parse import (
     score_output,
     token_score,
 )
-from dhp.scoring.types import (
-    ParsedScore,
-    RawText,
-    ScoreDistribution,
-    ScoringMode,
-    TokenAlternatives,
-    Unparsed,
-)
+from dhp.scoring.types import ParsedScore, Unparsed
+from dhp.types import ScoringMode
 
 PARSED = [
     ("4", 4.0),
