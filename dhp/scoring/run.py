@@ -44,6 +44,7 @@ from typing import Any, Literal
 import numpy as np
 
 import dhp
+from dhp.data.dataset_io import DataError
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import JudgePool, RetryPolicy, Tally
 from dhp.inference.types import (
@@ -55,8 +56,9 @@ from dhp.inference.types import (
     SamplingParams,
 )
 from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, request_model
+from dhp.naming import judge_slug
 from dhp.scoring.cost import CostLedger, ledger_path
-from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
+from dhp.scoring.data import LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
@@ -68,7 +70,6 @@ from dhp.scoring.results import (
     Result,
     ScoringSettings,
     Timing,
-    judge_slug,
     result_from_analysis,
     result_path,
     write_result,
