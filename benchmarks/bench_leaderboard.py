@@ -60,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gradio as gr
 
-from dhp.judge import EndpointJudge
+from dhp.inference.judge import EndpointJudge
 from dhp.leaderboard import table
 from dhp.leaderboard.app import AppConfig, Backend, build_app, launch
 from dhp.leaderboard.stores import LocalStore

@@ -37,12 +37,14 @@ __all__ = [
     "RequestFailure",
     "SamplingParams",
     "ScoreDistribution",
+    "ScoringRequest",
     "TokenAlternatives",
     "TokenUsage",
     "TransientJudgeError",
     "content_key",
     "output_from_json",
     "output_to_json",
+    "token_score",
 ]
 
 
@@ -122,6 +124,38 @@ class Request(Protocol):
     def cache_key(self, judge: str, model: str | None) -> str: ...
 
 
+class ScoringRequest(Request, Protocol):
+    """A request that says what it scores (the scorer's :class:`dhp.scoring.types.JudgeRequest`): what
+    the built-in control judges and the in-process model read beyond the prompt."""
+
+    @property
+    def dataset(self) -> str: ...
+
+    @property
+    def item_id(self) -> str: ...
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def context(self) -> Mapping[str, str | None]: ...
+
+    @property
+    def repeat(self) -> int: ...
+
+    @property
+    def severity(self) -> str | None: ...
+
+    @property
+    def scale(self) -> tuple[int, int]: ...
+
+
 @dataclass(frozen=True)
 class Generation:
     """A plain generation request (the builder's LLM perturber): one user message, no metadata."""
@@ -176,6 +210,15 @@ class ScoreDistribution:
     @classmethod
     def point(cls, value: float) -> ScoreDistribution:
         return cls(((float(value), 1.0),))
+
+
+def token_score(token: str, scale: tuple[int, int] = (1, 5)) -> int | None:
+    """The score a token stands for (``"4"``, ``" 4"``, ``"▁4"``, ``"Ġ4"``), or None."""
+    t = token.replace("▁", " ").replace("Ġ", " ").replace("Ċ", "\n").strip()
+    if not t.isdigit() or len(t) > 2:
+        return None
+    v = int(t)
+    return v if scale[0] <= v <= scale[1] else None
 
 
 JudgeOutput = RawText | ScoreDistribution

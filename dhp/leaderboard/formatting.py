@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from dhp.judge import BuiltinJudge, HubJudge, Judge, LocalJudge, published_hosts
+from dhp.inference.judge import BuiltinJudge, HubJudge, Judge, LocalJudge, published_hosts
 from dhp.leaderboard import table
 from dhp.scoring.results import PerturbationResult, Result, Summary, no_d_mark
 from dhp.scoring.stats import CombineMethod, combine_pvalues, discernment

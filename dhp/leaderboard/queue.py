@@ -8,7 +8,7 @@ One JSON file per request, ``<id>.json``. States::
 
 Every transition is a compare-and-swap on the file's bytes, so two workers never run the same
 request: both may read PENDING, only one swap succeeds. Requests hold no secret: the judge record
-(:mod:`dhp.judge`) refuses URLs with credentials, and API keys and the HF token live only in the
+(:mod:`dhp.inference.judge`) refuses URLs with credentials, and API keys and the HF token live only in the
 worker's environment.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import Field, ValidationError, model_validator
 
 from dhp.errors import first_validation_problem
-from dhp.judge import EndpointJudge, HubJudge, endpoints, hosts
+from dhp.inference.judge import EndpointJudge, HubJudge, endpoints, hosts
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import Existing, Submission, judge_key
 from dhp.naming import judge_slug
@@ -57,7 +57,7 @@ _ALLOWED: Mapping[State, frozenset[State]] = {
 }
 
 
-#: The judge fields of request files written before :mod:`dhp.judge` (upgraded on reading).
+#: The judge fields of request files written before :mod:`dhp.inference.judge` (upgraded on reading).
 _FLAT_FIELDS = ("judge_name", "endpoint_url", "protocol", "model", "hf_model_id", "revision")
 
 

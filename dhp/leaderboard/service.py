@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.fsutil import atomic_write_text
-from dhp.judge import EndpointJudge, request_model
+from dhp.inference.judge import EndpointJudge, request_model
 from dhp.leaderboard import board_html, table
 from dhp.leaderboard.formatting import plain_md
 from dhp.leaderboard.loading import LoadedResult, LoadReport, ResultsIndex, latest_results

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from dhp.inference.addresses import address_problem
 from dhp.inference.hub import AUTO_PROVIDER, router_model
-from dhp.judge import (
+from dhp.inference.judge import (
     EndpointJudge,
     HubJudge,
     Judge,
@@ -117,7 +117,7 @@ class SubmissionErrors(ValidationError):
 
 
 class Submission(BaseModel):
-    """A validated submission: the judge (:data:`dhp.judge.Judge`; whether its endpoint host may be
+    """A validated submission: the judge (:data:`dhp.inference.judge.Judge`; whether its endpoint host may be
     shown is the judge's ``publish_host``) and what the form adds, how to score it and whom to tell.
     A queued request (:class:`dhp.leaderboard.queue.Request`) is a submission plus its queue state."""
 
@@ -372,7 +372,7 @@ def validate_submission(
 
 
 def _judge_of(route: Route, v: Mapping[str, object], publish_host: bool) -> Judge:
-    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.judge`)."""
+    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.inference.judge`)."""
     name, rev = str(v["judge_name"]), v["revision"] or None
     data: dict[str, object]
     if route == "builtin":
@@ -467,7 +467,7 @@ def _revision(value: str | None, hf_model_id: str | None) -> str | None:
 
 def judge_key(judge: Judge, mode: str) -> tuple[str, ...]:
     """What makes two judges the same, for queued requests and leaderboard rows alike (a row's
-    judge is its results' :func:`dhp.judge.published` record): where the judge is reached (an
+    judge is its results' :func:`dhp.inference.judge.published` record): where the judge is reached (an
     endpoint's host, ``hub:<provider>``, or nothing), model, revision, protocol and scoring mode,
     case-insensitive. Two servers on different hosts may both report the model name "tgi". A row
     whose host was not published has none in its key: the queue, which keeps the host privately,

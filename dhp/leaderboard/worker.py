@@ -1,6 +1,6 @@
 """The queue worker: claims PENDING requests and runs ``dhp score`` on each, in a subprocess.
 
-The request's judge (:mod:`dhp.judge`) goes to the scorer whole, as a judge file in the worker's
+The request's judge (:mod:`dhp.inference.judge`) goes to the scorer whole, as a judge file in the worker's
 temporary folder (``dhp score --judge-file``); the scorer writes the results' judge record from it,
 so the worker only validates results (``parse_result``) and stores them as written. A subprocess
 isolates crashes and memory; its stderr tail (with secrets scrubbed) becomes the failure reason
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dhp.inference.addresses import PUBLIC_ONLY_ENV
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, published, write_judge
+from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, published, write_judge
 from dhp.leaderboard.queue import Request, RequestQueue
 from dhp.leaderboard.stores import Store
 from dhp.leaderboard.validation import (
@@ -73,7 +73,7 @@ class WorkerConfig:
 
 def score_command(req: Request, cfg: WorkerConfig, judge_file: Path, out_dir: Path) -> list[str]:
     """The ``dhp score`` argument vector for a request: the judge travels whole in ``judge_file``
-    (:func:`dhp.judge.write_judge`, no secret in it); the rest are scoring settings."""
+    (:func:`dhp.inference.judge.write_judge`, no secret in it); the rest are scoring settings."""
     cmd = [cfg.python, "-m", "dhp", "score", "--judge-file", str(judge_file)]
     if not isinstance(req.judge, BuiltinJudge):  # a built-in judge has one mode, its own
         cmd += ["--mode", req.mode]

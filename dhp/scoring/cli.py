@@ -14,7 +14,7 @@ from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
 
 if TYPE_CHECKING:
-    from dhp.judge import Judge
+    from dhp.inference.judge import Judge
 
 
 def _nonneg_int(text: str) -> int:
@@ -97,7 +97,7 @@ def _judge_args(who: Any) -> None:
         "--judge-file",
         type=Path,
         metavar="FILE",
-        help="the whole judge as JSON (kind builtin, endpoint, hub or local; see dhp.judge), as the "
+        help="the whole judge as JSON (kind builtin, endpoint, hub or local; see dhp.inference.judge), as the "
         "leaderboard worker passes it; holds no key",
     )
 
@@ -222,8 +222,8 @@ _FILE_HOLDS = ("model", "judge_name", "hf_model_id", "model_revision", "n_params
 
 
 def _judge_config(args: argparse.Namespace) -> Judge:
-    """The judge the flags describe (one :data:`dhp.judge.Judge`, as a judge file holds it)."""
-    from dhp.judge import JudgeSpecError, read_judge
+    """The judge the flags describe (one :data:`dhp.inference.judge.Judge`, as a judge file holds it)."""
+    from dhp.inference.judge import JudgeSpecError, read_judge
 
     chosen = [
         bool(args.judge),
@@ -251,7 +251,7 @@ def _judge_config(args: argparse.Namespace) -> Judge:
 
 
 def _judge_from_flags(args: argparse.Namespace) -> Judge:
-    from dhp.judge import BuiltinJudge, parse_judge
+    from dhp.inference.judge import BuiltinJudge, parse_judge
 
     if args.judge:
         return BuiltinJudge(name=args.judge_name or args.judge, control=ControlJudge(args.judge))
@@ -278,7 +278,7 @@ def _judge_from_flags(args: argparse.Namespace) -> Judge:
 def _check_score_args(args: argparse.Namespace) -> None:
     """Refuse bad cues and data folders in one line each, before any work.
 
-    The judge's name was checked when the judge was built (:mod:`dhp.judge`); the prompt set,
+    The judge's name was checked when the judge was built (:mod:`dhp.inference.judge`); the prompt set,
     datasets and weights file are checked once by :func:`dhp.scoring.run.score_datasets`.
     """
     if args.cue is not None and not args.cue.strip():

@@ -19,8 +19,8 @@ Schema 1.3 (1.0-1.2 files are still read, and upgraded on reading, see :func:`pa
   that returns no score for a whole perturbation has not shown it discerns that issue;
 * ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
   and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null);
-* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.judge.Judge`, as
-  :func:`dhp.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
+* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.inference.judge.Judge`, as
+  :func:`dhp.inference.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
   of 1.0-1.2 (``name``, ``kind``, ``protocol``, ``endpoint_hosts``, ...) are read as that record.
 
 Where a result lives (:func:`result_path`, the one place that decides)::
@@ -52,7 +52,7 @@ from pydantic import (
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
-from dhp.judge import PUBLISHED, EndpointJudge, HubJudge, Judge, published, published_hosts
+from dhp.inference.judge import PUBLISHED, EndpointJudge, HubJudge, Judge, published, published_hosts
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -116,7 +116,7 @@ class _Model(BaseModel):
 
 
 class JudgeInfo(_Model):
-    """Who was judged (1.3): the judge (:data:`dhp.judge.Judge`) as :func:`dhp.judge.published`
+    """Who was judged (1.3): the judge (:data:`dhp.inference.judge.Judge`) as :func:`dhp.inference.judge.published`
     makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
     submitter published them), the model name its requests carried, and how it was called.
 

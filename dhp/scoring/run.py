@@ -45,8 +45,16 @@ import numpy as np
 
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
+from dhp.inference.judge import (
+    BuiltinJudge,
+    EndpointJudge,
+    HubJudge,
+    Judge,
+    LocalJudge,
+    endpoints,
+    request_model,
+)
 from dhp.inference.pool import JudgePool, RetryPolicy, Tally
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, request_model
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
@@ -113,7 +121,7 @@ def api_key_from_env() -> str | None:
 
 @dataclass(frozen=True)
 class ScoreConfig:
-    judge: Judge  # which judge (dhp.judge): built-in, endpoint replicas, Hub model id or in-process
+    judge: Judge  # which judge (dhp.inference.judge): built-in, endpoint replicas, Hub model id or in-process
     out: Path
     datasets: str = "all"
     specs: tuple[DatasetSpec, ...] | None = (
@@ -150,11 +158,11 @@ async def _build_replicas(cfg: ScoreConfig) -> tuple[list[JudgeBackend], str | N
     """The judge's replicas and the model name that goes into cache keys and results."""
     j = cfg.judge
     if isinstance(j, BuiltinJudge):
-        from dhp.scoring.builtin import make_builtin
+        from dhp.inference.builtin import make_builtin
 
         return [make_builtin(j.control.value, seed=cfg.seed)], j.control.value
     if isinstance(j, LocalJudge):
-        from dhp.scoring.local import LocalModel
+        from dhp.inference.local import LocalModel
 
         local = LocalModel(j.model, revision=j.revision, seed=cfg.seed)
         await local.load()
@@ -859,7 +867,7 @@ async def score_datasets_async(
 
     The edge of the scorer: the prompt set, the datasets and the weights file are checked here,
     once, before any work (:func:`_checked_inputs`), and passed inward as resolved values. The
-    judge's name needs no check here: ``cfg.judge`` is a :data:`dhp.judge.Judge`, whose name was
+    judge's name needs no check here: ``cfg.judge`` is a :data:`dhp.inference.judge.Judge`, whose name was
     checked (:func:`dhp.naming.judge_slug`) when it was built.
     """
     inputs = _checked_inputs(cfg)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dhp.judge import (
+from dhp.inference.judge import (
     BuiltinJudge,
     EndpointJudge,
     HubJudge,

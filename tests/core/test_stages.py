@@ -8,8 +8,8 @@ functions and under ``if TYPE_CHECKING:`` alike, so a lazy import cannot hide an
 A module may import its own stage or a lower one; every module must belong to a stage.
 
 Why this order: ``core`` is the vocabulary (types, the declared benchmark, errors, names,
-weights, the install's extras); ``inference`` talks to judges (``dhp.judge`` is the judge record it builds backends
-from); the ``builder`` makes datasets; ``scoring`` reads them and scores a judge; the ``task``
+weights, the install's extras); ``inference`` talks to judges (``dhp.inference.judge`` is the judge
+record its registry builds backends from); the ``builder`` makes datasets; ``scoring`` reads them and scores a judge; the ``task``
 file (schema, catalogue, starter) uses both to build and score a user's own dataset; the
 ``leaderboard`` shows results; ``cli`` is the ``dhp`` command and its subcommands (including
 ``dhp show``), which may reach anything.
@@ -45,7 +45,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dhp.extras",
         ),
     ),
-    ("inference", ("dhp.inference", "dhp.judge")),
+    ("inference", ("dhp.inference",)),
     ("builder", ("dhp.builder",)),
     ("scoring", ("dhp.scoring",)),
     ("task", ("dhp.task",)),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.inference.pool import JudgePool
-from dhp.judge import BuiltinJudge, EndpointJudge
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import (
     FatalJudgeError,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, endpoints
+from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, endpoints
 from dhp.leaderboard.validation import (
     Existing,
     Submission,
@@ -150,7 +150,7 @@ def test_field_limits(field: str, value: str, needle: str) -> None:
 def test_the_form_and_the_judge_record_share_one_name_rule(name: str) -> None:
     """The form accepts exactly the names the judge record (CLI, judge files) accepts (the form strips
     surrounding spaces first, as it does for every field)."""
-    from dhp.judge import EndpointJudge, JudgeSpecError
+    from dhp.inference.judge import EndpointJudge, JudgeSpecError
 
     try:
         EndpointJudge(name=name, endpoints=("https://api.example.com/v1",), protocol=EndpointProtocol.OPENAI)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, dump_judge, read_judge
+from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, dump_judge, read_judge
 from dhp.leaderboard.loading import ResultsIndex
 from dhp.leaderboard.queue import Request, RequestQueue, State, hash_user, new_request
 from dhp.leaderboard.stores import LocalStore

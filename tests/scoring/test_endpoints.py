@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from scipy import stats as sps
 
+from dhp.inference.judge import EndpointJudge, HubJudge
 from dhp.inference.pool import RetryPolicy
-from dhp.judge import EndpointJudge, HubJudge
 from dhp.scoring.results import Result, read_result
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import CapabilityError, FatalJudgeError
