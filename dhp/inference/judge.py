@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -33,7 +33,6 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
-    ValidationInfo,
     field_validator,
 )
 
@@ -41,39 +40,37 @@ from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
 from dhp.inference.hub import AUTO_PROVIDER, router_model, router_url
 from dhp.naming import check_judge_name
-from dhp.secrets import secret_in_url
-from dhp.types import ControlJudge, EndpointProtocol
+from dhp.secrets import JUDGE_KEY_VARS, secret_in_url
+from dhp.types import ControlJudge, EndpointProtocol, ScoringMode
 
 __all__ = [
-    "PUBLISHED",
+    "AnyJudge",
     "BuiltinJudge",
     "EndpointJudge",
     "HubJudge",
     "Judge",
     "JudgeSpecError",
     "LocalJudge",
+    "PublishedBuiltinJudge",
+    "PublishedEndpointJudge",
+    "PublishedHubJudge",
+    "PublishedJudge",
+    "PublishedLocalJudge",
     "dump_judge",
-    "endpoints",
     "host_of",
-    "hosts",
     "judge_dict",
+    "judge_from_fields",
     "parse_judge",
+    "parse_published",
     "published",
-    "published_hosts",
     "read_judge",
-    "request_model",
     "write_judge",
 ]
 
 
-#: The validation context of a judge as results record it (:func:`published`): endpoint hosts, not URLs.
-PUBLISHED: Mapping[str, bool] = {"published": True}
 _HOST = re.compile(r"[^\s/@?#]+")  # host or host:port: no path, query or credentials
+HF_TOKEN_VAR = JUDGE_KEY_VARS[1]
 _RECORDED_NAME_MAX = 100  # the judge names results of schema 1.0-1.2 could hold
-
-
-def _published(info: ValidationInfo) -> bool:
-    return bool((info.context or {}).get("published"))
 
 
 class JudgeSpecError(ValueError):
@@ -81,20 +78,100 @@ class JudgeSpecError(ValueError):
 
 
 class _Base(BaseModel):
+    """What every judge record has; what differs by kind is said by the class attributes below,
+    never by a check of the kind where the judge is used."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: a results file's record (:class:`PublishedJudge`): a name scored under an older rule is kept
+    recorded: ClassVar[bool] = False
+    #: it sends requests (an endpoint, the router, an in-process model); a built-in control judge does not
+    sends_requests: ClassVar[bool] = True
+    #: its requests carry rendered prompts; a built-in control judge reads the request's metadata
+    uses_prompts: ClassVar[bool] = True
+    #: its answers are kept in the response cache (a built-in one's cost nothing to recompute)
+    cacheable: ClassVar[bool] = True
+    #: its first answers settle the scoring mode (log-probabilities or not); else ``expected`` is known to work
+    probes_capabilities: ClassVar[bool] = True
+    #: it takes one request at a time (one model in this process)
+    one_at_a_time: ClassVar[bool] = False
+    #: its requests go over HTTP to replicas (the number of replicas is recorded)
+    over_http: ClassVar[bool] = False
+    #: the one scoring mode it has, when it has only one
+    own_mode: ClassVar[ScoringMode | None] = None
+    #: the environment variable holding its secret, which the scorer's environment keeps (None: none)
+    secret_variable: ClassVar[str | None] = None
 
     name: str  # shown on the leaderboard; its slug names the results folder
 
     @field_validator("name")
     @classmethod
-    def _name(cls, v: str, info: ValidationInfo) -> str:
-        if _published(info) and 1 <= len(v) <= _RECORDED_NAME_MAX:
+    def _name(cls, v: str) -> str:
+        if cls.recorded and 1 <= len(v) <= _RECORDED_NAME_MAX:
             return v  # a result keeps the name it was scored under (files before the rule allowed more)
         return check_judge_name(v)  # the one name rule of form, CLI and judge files
+
+    @property
+    def route(self) -> str:
+        """How the judge is reached, as the Queue tab and duplicate keys name it: an endpoint's
+        protocol, else its kind."""
+        return str(type(self).model_fields["kind"].default)
+
+    @property
+    def protocol_name(self) -> str:
+        """The protocol its requests speak (``openai``/``tgi``), or its kind when it sends none over HTTP."""
+        return self.route
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        """Where the judge's requests go: its endpoint replicas, the HF router, or nowhere (in process);
+        of a published record, the hosts it records."""
+        return ()
+
+    @property
+    def submitted_urls(self) -> tuple[str, ...]:
+        """The URLs its submitter gave (checked again before a run): an endpoint's, none otherwise."""
+        return ()
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """Where the judge's requests go, as ``host`` or ``host:port``."""
+        return tuple(url if _HOST.fullmatch(url) else host_of(url) for url in self.urls)
+
+    @property
+    def shown_hosts(self) -> tuple[str, ...]:
+        """The hosts a public page or a result may show (an endpoint's only when its submitter opted in)."""
+        return self.hosts
+
+    @property
+    def provider_name(self) -> str | None:
+        """The Inference Providers provider it is scored through (a Hub judge), else None."""
+        return None
+
+    def _record_data(self) -> dict[str, Any]:
+        """Its data as a results file records it (:func:`published`)."""
+        return dict(self.model_dump(mode="json"))
+
+    @property
+    def request_model(self) -> str | None:
+        """The model name the judge's requests carry, where known before asking the endpoint (None:
+        the endpoint's own listing decides, :func:`dhp.inference.http.discover_model`)."""
+        return None
+
+    @property
+    def where(self) -> str:
+        """Where the judge ran, in one plain-text line (the judge pages show it)."""
+        return "in-process model (transformers, run by the scorer): no endpoint"
 
 
 class BuiltinJudge(_Base):
     """A built-in control judge: it needs no endpoint and sends no request."""
+
+    sends_requests: ClassVar[bool] = False
+    uses_prompts: ClassVar[bool] = False
+    cacheable: ClassVar[bool] = False
+    probes_capabilities: ClassVar[bool] = False
+    own_mode: ClassVar[ScoringMode | None] = ScoringMode.BUILTIN
 
     kind: Literal["builtin"] = "builtin"
     control: ControlJudge
@@ -111,12 +188,25 @@ class BuiltinJudge(_Base):
     def n_params(self) -> None:
         return None
 
+    @property
+    def request_model(self) -> str:
+        return self.control.value
 
-class EndpointJudge(_Base):
-    """An endpoint judge; several URLs are replicas of one judge (requests go to the least busy)."""
+    @property
+    def where(self) -> str:
+        return f"built-in control judge ({self.control.value}): no model, no requests, no endpoint"
+
+
+class _EndpointFields(_Base):
+    """An endpoint judge's fields; its endpoints are URLs (:class:`EndpointJudge`) or, in a results
+    file, hosts (:class:`PublishedEndpointJudge`)."""
+
+    over_http: ClassVar[bool] = True
+    #: its key (never the operator's HF token: a submitted endpoint is anyone's server)
+    secret_variable: ClassVar[str | None] = JUDGE_KEY_VARS[0]
 
     kind: Literal["endpoint"] = "endpoint"
-    endpoints: tuple[str, ...]  # URLs; in a results record (:func:`published`) their hosts, or none
+    endpoints: tuple[str, ...]  # URLs; in a results record their hosts, or none
     protocol: EndpointProtocol = EndpointProtocol.OPENAI
     model: str | None = None  # the model name sent to the endpoint; None: the one it lists
     hf_model_id: str | None = None  # recorded in results
@@ -124,14 +214,36 @@ class EndpointJudge(_Base):
     n_params: float | None = None
     publish_host: bool = False  # the Queue tab and results show its hosts only when the submitter said so
 
+    @property
+    def route(self) -> str:
+        return self.protocol.value
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        return self.endpoints
+
+    @property
+    def shown_hosts(self) -> tuple[str, ...]:
+        return self.hosts if self.publish_host else ()
+
+    @property
+    def request_model(self) -> str | None:
+        return self.model
+
+    @property
+    def where(self) -> str:
+        shown = self.shown_hosts
+        if shown:
+            return "endpoint host: " + ", ".join(shown) + " (published by its submitter)"
+        return "endpoint host: not published (the submitter kept it private)"
+
+
+class EndpointJudge(_EndpointFields):
+    """An endpoint judge; several URLs are replicas of one judge (requests go to the least busy)."""
+
     @field_validator("endpoints")
     @classmethod
-    def _urls(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        if _published(info):  # a results record: hosts only, none unless published
-            bad = [h for h in v if not _HOST.fullmatch(h)]
-            if bad:
-                raise ValueError(f"a published endpoint is a host (host or host:port), got {bad[0]!r}")
-            return v
+    def _urls(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if not v:
             raise ValueError("an endpoint judge needs at least one endpoint URL")
         for url in v:
@@ -148,9 +260,19 @@ class EndpointJudge(_Base):
                 )
         return v
 
+    @property
+    def submitted_urls(self) -> tuple[str, ...]:
+        return self.endpoints
+
+    def _record_data(self) -> dict[str, Any]:
+        return {**super()._record_data(), "endpoints": list(self.shown_hosts)}
+
 
 class HubJudge(_Base):
     """A Hub model judged through Hugging Face Inference Providers (``provider`` "auto": the router chooses)."""
+
+    over_http: ClassVar[bool] = True
+    secret_variable: ClassVar[str | None] = HF_TOKEN_VAR  # the user's or operator's, sent only to the router
 
     kind: Literal["hub"] = "hub"
     model_id: str  # ORG/NAME on the Hub
@@ -175,13 +297,36 @@ class HubJudge(_Base):
         return self.model_id
 
     @property
+    def protocol_name(self) -> str:
+        return EndpointProtocol.OPENAI.value  # the router's OpenAI-compatible route
+
+    @property
+    def provider_name(self) -> str:
+        return self.provider
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        return (router_url(),)
+
+    @property
     def router_model(self) -> str:
         """The ``model`` the router is sent: ``ORG/NAME`` or ``ORG/NAME:PROVIDER``."""
         return router_model(self.model_id, self.provider)
 
+    @property
+    def request_model(self) -> str:
+        return self.router_model
+
+    @property
+    def where(self) -> str:
+        return f"Hub model through Hugging Face Inference Providers (provider: {self.provider}); no endpoint of its own"
+
 
 class LocalJudge(_Base):
     """An in-process ``transformers`` causal LM (the ``local`` extra)."""
+
+    probes_capabilities: ClassVar[bool] = False  # its exact next-token distribution: expected works
+    one_at_a_time: ClassVar[bool] = True
 
     kind: Literal["local"] = "local"
     model: str = Field(min_length=1)  # a model folder or a Hub id
@@ -189,9 +334,58 @@ class LocalJudge(_Base):
     revision: str | None = None
     n_params: float | None = None
 
+    @property
+    def request_model(self) -> str:
+        return self.model
+
+
+class PublishedBuiltinJudge(BuiltinJudge):
+    """A built-in judge as a results file records it."""
+
+    recorded: ClassVar[bool] = True
+
+
+class PublishedEndpointJudge(_EndpointFields):
+    """An endpoint judge as a results file records it: its hosts, and none unless its submitter published them."""
+
+    recorded: ClassVar[bool] = True
+
+    @field_validator("endpoints")
+    @classmethod
+    def _hosts(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [h for h in v if not _HOST.fullmatch(h)]
+        if bad:
+            raise ValueError(f"a published endpoint is a host (host or host:port), got {bad[0]!r}")
+        return v
+
+
+class PublishedHubJudge(HubJudge):
+    """A Hub judge as a results file records it."""
+
+    recorded: ClassVar[bool] = True
+
+
+class PublishedLocalJudge(LocalJudge):
+    """An in-process judge as a results file records it."""
+
+    recorded: ClassVar[bool] = True
+
 
 Judge = Annotated[BuiltinJudge | EndpointJudge | HubJudge | LocalJudge, Field(discriminator="kind")]
+#: What a results file records of a judge (:func:`published`): never a URL, an endpoint's hosts only.
+PublishedJudge = Annotated[
+    PublishedBuiltinJudge | PublishedEndpointJudge | PublishedHubJudge | PublishedLocalJudge,
+    Field(discriminator="kind"),
+]
+AnyJudge = BuiltinJudge | _EndpointFields | HubJudge | LocalJudge  # a judge or its published record
 _ADAPTER: TypeAdapter[BuiltinJudge | EndpointJudge | HubJudge | LocalJudge] = TypeAdapter(Judge)
+_PUBLISHED: TypeAdapter[
+    PublishedBuiltinJudge | PublishedEndpointJudge | PublishedHubJudge | PublishedLocalJudge
+] = TypeAdapter(PublishedJudge)
+#: the record type of each kind: the fields a flat description (:func:`judge_from_fields`) may give
+_KINDS: Mapping[str, type[_Base]] = {
+    str(t.model_fields["kind"].default): t for t in (BuiltinJudge, EndpointJudge, HubJudge, LocalJudge)
+}
 
 
 def parse_judge(data: str | bytes | Mapping[str, Any], source: str = "judge") -> Judge:
@@ -226,48 +420,30 @@ def write_judge(path: Path, judge: Judge) -> None:
     atomic_write_text(path, dump_judge(judge))
 
 
-def endpoints(judge: Judge) -> tuple[str, ...]:
-    """Where the judge's requests go: its endpoint replicas, the HF router, or nowhere (in process)."""
-    if isinstance(judge, EndpointJudge):
-        return judge.endpoints
-    if isinstance(judge, HubJudge):
-        return (router_url(),)
-    return ()
+def published(judge: Judge) -> PublishedJudge:
+    """The judge as a results file records it (the one conversion from a scored judge to its record):
+    an endpoint judge's URLs reduced to their hosts, and to none unless its submitter published them
+    (``publish_host``); any other judge as it is."""
+    return _PUBLISHED.validate_python(judge._record_data())
 
 
-def published(judge: Judge) -> Judge:
-    """The judge as results record it: an endpoint judge's URLs reduced to their hosts, and to none
-    unless its submitter published them (``publish_host``); any other judge as it is. What it makes
-    validates only in the :data:`PUBLISHED` context (a results file), never as a judge to score."""
-    if not isinstance(judge, EndpointJudge):
-        return judge
-    kept = tuple(host_of(url) for url in judge.endpoints) if judge.publish_host else ()
-    return judge.model_copy(update={"endpoints": kept})
+def parse_published(data: Mapping[str, Any], source: str = "judge") -> PublishedJudge:
+    """A judge record of a results file (current shape) from its plain data; :class:`JudgeSpecError` in one line."""
+    try:
+        return _PUBLISHED.validate_python(data)
+    except ValidationError as e:
+        raise JudgeSpecError(f"{source}: invalid judge {first_validation_problem(e)}") from None
 
 
-def hosts(judge: Judge) -> tuple[str, ...]:
-    """Where the judge's requests go, as ``host`` or ``host:port`` (of a :func:`published` judge, the
-    hosts it records)."""
-    return tuple(url if _HOST.fullmatch(url) else host_of(url) for url in endpoints(judge))
-
-
-def published_hosts(judge: Judge) -> tuple[str, ...]:
-    """The hosts a public page or a result may show: an endpoint judge's only when it opted in
-    (``publish_host``), the HF router of a Hub judge (public) always. The same for a judge and for
-    its :func:`published` record."""
-    if isinstance(judge, EndpointJudge) and not judge.publish_host:
-        return ()
-    return hosts(judge)
-
-
-def request_model(judge: Judge) -> str | None:
-    """The model name the judge's requests carry, where known before asking the endpoint (None:
-    the endpoint's own listing decides, :func:`dhp.inference.http.discover_model`)."""
-    if isinstance(judge, BuiltinJudge):
-        return judge.control.value
-    if isinstance(judge, HubJudge):
-        return judge.router_model
-    return judge.model
+def judge_from_fields(kind: str, fields: Mapping[str, object], source: str = "judge") -> Judge:
+    """The one parser of flat judge descriptions (the command-line flags, the leaderboard's form):
+    ``kind`` picks the record type, which takes the fields it has from ``fields`` (None: its default)
+    and validates them. :class:`JudgeSpecError` in one line."""
+    record = _KINDS.get(kind)
+    if record is None:
+        raise JudgeSpecError(f"{source}: unknown judge kind {kind!r}; valid: {', '.join(_KINDS)}")
+    data = {k: v for k, v in fields.items() if v is not None and k in record.model_fields}
+    return parse_judge({**data, "kind": kind}, source=source)
 
 
 def host_of(url: str) -> str:

@@ -45,16 +45,9 @@ import numpy as np
 
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
-from dhp.inference.judge import (
-    BuiltinJudge,
-    EndpointJudge,
-    HubJudge,
-    Judge,
-    LocalJudge,
-    endpoints,
-    request_model,
-)
+from dhp.inference.judge import Judge
 from dhp.inference.pool import JudgePool, RetryPolicy, Tally
+from dhp.inference.registry import BackendOptions, BackendSetupError, build_backends
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
@@ -155,54 +148,14 @@ class ScoreConfig:
 # Judges
 # ---------------------------------------------------------------------------------------------
 async def _build_replicas(cfg: ScoreConfig) -> tuple[list[JudgeBackend], str | None]:
-    """The judge's replicas and the model name that goes into cache keys and results."""
-    j = cfg.judge
-    if isinstance(j, BuiltinJudge):
-        from dhp.inference.builtin import make_builtin
-
-        return [make_builtin(j.control.value, seed=cfg.seed)], j.control.value
-    if isinstance(j, LocalJudge):
-        from dhp.inference.local import LocalModel
-
-        local = LocalModel(j.model, revision=j.revision, seed=cfg.seed)
-        await local.load()
-        return [local], j.model
-    from dhp.inference.http import discover_model, make_endpoint_backend
-
-    key = _endpoint_key(j)
-    protocol = j.protocol if isinstance(j, EndpointJudge) else EndpointProtocol.OPENAI
-    urls = endpoints(j)
-    model = request_model(j)
-    if model is None or protocol is EndpointProtocol.TGI:  # TGI: /info also proves the server is TGI
-        found = await discover_model(urls[0], protocol.value, key, timeout=min(cfg.policy.timeout, 30.0))
-        model = model or found
-    judges: list[JudgeBackend] = [
-        make_endpoint_backend(
-            url,
-            protocol=protocol.value,
-            model=model,
-            api_key=key,
-            timeout=cfg.policy.timeout,
-            connections=cfg.concurrency,  # a replica may carry every slot while another is set aside
-        )
-        for url in urls
-    ]
-    return judges, model
-
-
-def _endpoint_key(j: EndpointJudge | HubJudge) -> str | None:
-    """The endpoint's key from the environment; for a Hub model id, the user's Hugging Face token."""
-    if isinstance(j, EndpointJudge):
-        return api_key_from_env()
-    from dhp.inference.hub import hf_token, router_refusal
-
-    refusal = router_refusal()
-    if refusal is not None:
-        raise RunError(refusal)
-    token = hf_token()
-    if not token:
-        raise RunError("--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`")
-    return token
+    """The judge's replicas (built by the inference layer's registry) and the model name that goes
+    into cache keys and results."""
+    options = BackendOptions(seed=cfg.seed, timeout=cfg.policy.timeout, connections=cfg.concurrency)
+    try:
+        built = await build_backends(cfg.judge, options)
+    except BackendSetupError as e:
+        raise RunError(str(e)) from None
+    return list(built.replicas), built.model
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,7 +305,7 @@ def _prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: _R
     data = _load(spec, cfg)
     templates = (
         {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
-        if cfg.judge.kind != "builtin"
+        if cfg.judge.uses_prompts
         else None
     )
     return _Prepared(data, templates, None if run is None else _planned(run, data, templates), t0)
@@ -373,7 +326,9 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
     """Hand every request of one dataset to the pool (``wave``: its first requests, already on their way)."""
     pool, mode = run.pool, run.mode
     progress = _Progress(len(plan.requests), prep.data.spec.name, run.cfg.progress, tally)
-    ledger = CostLedger(ledger_path(_result_file(run, prep.data)), prep.t0, sends=run.uses_prompts)
+    ledger = CostLedger(
+        ledger_path(_result_file(run, prep.data)), prep.t0, sends=run.cfg.judge.sends_requests
+    )
     nearly_done = asyncio.Event()
     left = len(plan.requests)
 
@@ -411,11 +366,11 @@ async def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:
 
 def _fixed_mode(cfg: ScoreConfig) -> ScoringMode | None:
     """The mode when no request has to settle it: built-in, an explicit text mode, or a local model."""
-    if cfg.judge.kind == "builtin":
-        return ScoringMode.BUILTIN
+    if cfg.judge.own_mode is not None:
+        return cfg.judge.own_mode
     if cfg.mode not in ("auto", "expected"):
         return ScoringMode(cfg.mode)
-    return ScoringMode.EXPECTED if cfg.judge.kind == "local" else None
+    return None if cfg.judge.probes_capabilities else ScoringMode.EXPECTED
 
 
 _Verdict = Literal["keep", "sample", "fewer-top-logprobs"]
@@ -577,7 +532,7 @@ def _tuple(v: np.ndarray) -> tuple[float | None, ...]:
 def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str | None) -> JudgeInfo:
     j = cfg.judge
     settings: dict[str, object] = {"mode": mode.value}
-    if isinstance(j, BuiltinJudge):
+    if not j.sends_requests:
         settings["seed"] = cfg.seed
         return JudgeInfo.of(j, model=model, settings=settings)
     s0 = _sampling(cfg, mode, 0)
@@ -589,9 +544,9 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
         max_retries=cfg.policy.max_retries,
     )
     if mode is ScoringMode.EXPECTED:
-        tgi = isinstance(j, EndpointJudge) and j.protocol is EndpointProtocol.TGI
+        tgi = j.protocol_name == EndpointProtocol.TGI.value
         settings["top_logprobs"] = min(cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS) if tgi else cfg.top_logprobs
-    if isinstance(j, EndpointJudge | HubJudge):
+    if j.over_http:
         settings["replicas"] = n_replicas
     return JudgeInfo.of(j, model=model, settings=settings)
 
@@ -615,10 +570,6 @@ class _Run:
     model: str | None
     n_replicas: int
     prompt_set: PromptSet  # resolved once, at the edge (score_datasets_async)
-
-    @property
-    def uses_prompts(self) -> bool:
-        return self.cfg.judge.kind != "builtin"
 
 
 @dataclass(frozen=True)
@@ -732,7 +683,7 @@ def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | No
     done = _analyse(plan, scored, spec, cfg)
     timing = Timing(
         wall_seconds=round(time.monotonic() - s.prepared.t0, 3),
-        requests_sent=s.tally.sent if run.uses_prompts else 0,  # built-in judges send nothing
+        requests_sent=s.tally.sent if run.cfg.judge.sends_requests else 0,  # built-in judges send nothing
         requests_cached=s.tally.cached,
         retries=s.tally.retries,
         requests_failed=s.tally.failed,
@@ -795,7 +746,7 @@ class _OpenCache:
 
 
 async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> _OpenCache | None:
-    if not cfg.use_cache or cfg.judge.kind == "builtin":
+    if not cfg.use_cache or not cfg.judge.cacheable:
         return None
     path = cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite"
     new_folders = tuple(d for d in (path.parent, *path.parent.parents) if not d.exists())
@@ -872,7 +823,7 @@ async def score_datasets_async(
     """
     inputs = _checked_inputs(cfg)
     if replicas is not None:
-        judges, model = list(replicas), request_model(cfg.judge)
+        judges, model = list(replicas), cfg.judge.request_model
     else:
         judges, model = await _build_replicas(cfg)
     opened = await _open_cache(cfg, judges)
@@ -881,11 +832,10 @@ async def score_datasets_async(
         identity=cfg.judge.name,
         model=model,
         cache=None if opened is None else opened.cache,
-        concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
+        concurrency=1 if cfg.judge.one_at_a_time else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
-        coalesce=cfg.judge.kind
-        != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
+        coalesce=cfg.judge.uses_prompts,  # prompt-less requests (built-ins): their keys do not tell them apart
     )
     failed = True
     try:

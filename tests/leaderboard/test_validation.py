@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, endpoints
+from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge
 from dhp.leaderboard.validation import (
     Existing,
     Submission,
@@ -297,7 +297,7 @@ def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its
     )
     assert judge_key(ep_board.judge, "expected") == judge_key(published, "expected")  # one key, both records
     hidden = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
-    assert hidden.endpoint_hosts == () and endpoints(hidden.judge) == ()  # no host in the public record
+    assert hidden.endpoint_hosts == () and hidden.judge.urls == ()  # no host in the public record
     assert (
         judge_key(hidden.judge, "expected")[0] == ""
     )  # its duplicate check is the queue's, which keeps the host
