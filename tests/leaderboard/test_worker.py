@@ -228,7 +228,8 @@ def test_a_hub_model_id_submission_is_scored_through_the_router_with_the_operato
     assert {e.body["model"] for e in srv.log} == {"test-org/judge-7b:novita"}
     (path,) = req.results
     j = parse_result(results.read(path).decode(), source=path).judge
-    assert j.judge == published(sub.judge) and j.model == "test-org/judge-7b:novita"  # the provider is the judge's
+    assert j.judge == published(sub.judge)  # the provider is the judge's
+    assert j.model == "test-org/judge-7b:novita"
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"hf_operatorToken456" not in stored and b"sk-meantForEndpoints1" not in stored
 
