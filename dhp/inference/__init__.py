@@ -6,7 +6,7 @@
   the one model-discovery rule; no redirect followed, no answer quoted in an error.
 * :mod:`dhp.inference.addresses` — which addresses a public service may contact (the Space's URL
   check and, under ``DHP_PUBLIC_ENDPOINTS_ONLY``, every connection).
-* :mod:`dhp.inference.pool` — :class:`~dhp.inference.pool.JudgePool`: cache, coalescing of
+* :mod:`dhp.inference.pool` — :class:`~dhp.inference.pool.Pool`: cache, coalescing of
   identical requests, concurrency, the one retry policy (jittered backoff, ``Retry-After``),
   per-attempt timeouts and replicas.
 * :mod:`dhp.inference.cache` — the hardened SQLite response cache (WAL, batched commits, damaged

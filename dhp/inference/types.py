@@ -29,6 +29,7 @@ __all__ = [
     "CapabilityError",
     "FatalJudgeError",
     "Generation",
+    "InferenceError",
     "JudgeError",
     "JudgeOutput",
     "PermanentJudgeError",
@@ -280,7 +281,7 @@ class Backend(Protocol[R_contra]):
     """One backend (one replica of a judge or generator): a single async method, nothing else.
 
     Retries, caching, timeouts, concurrency and replica choice live once in
-    :class:`dhp.inference.pool.JudgePool`, never in a backend. A backend raises the errors below.
+    :class:`dhp.inference.pool.Pool`, never in a backend. A backend raises the errors below.
     """
 
     label: str  # for logs and results: "random", "127.0.0.1:8080", "local:/path" (never a key)
@@ -293,8 +294,9 @@ class Backend(Protocol[R_contra]):
 # ---------------------------------------------------------------------------------------------
 # Errors raised by backends (classified once, handled once in dhp.inference.pool)
 # ---------------------------------------------------------------------------------------------
-class JudgeError(Exception):
-    """Base class of backend errors. ``reason`` is a short stable code for accounting."""
+class InferenceError(Exception):
+    """Base class of the errors of a backend or the pool, a judge's or a generator's (the builder's
+    perturber). ``reason`` is a short stable code for accounting."""
 
     def __init__(self, reason: str, message: str = "") -> None:
         super().__init__(f"{reason}: {message}" if message else reason)
@@ -302,6 +304,10 @@ class JudgeError(Exception):
         self.message = message
         #: words of the server's answer a backend classifies by (e.g. TGI's ``model_kwargs``); never shown
         self.mentions: frozenset[str] = frozenset()
+
+
+class JudgeError(InferenceError):
+    """An error of a judge's or generator's backend, classified once: the classes below."""
 
 
 class TransientJudgeError(JudgeError):

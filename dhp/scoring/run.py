@@ -6,7 +6,7 @@
    each **original is scored once per (item, metric)**, not once per perturbation; the requests of
    one item and metric (original and all its perturbed versions, which share the prompt prefix)
    are issued together;
-2. sends them through one :class:`~dhp.inference.pool.JudgePool` (cache, concurrency, retries,
+2. sends them through one :class:`~dhp.inference.pool.Pool` (cache, concurrency, retries,
    replicas) with a progress bar. Datasets overlap so that the endpoint never idles between two:
    the next one is loaded and planned in a worker thread while the previous one is sent, and its
    requests join the queue once at most ``concurrency`` of the previous one's are left;
@@ -46,7 +46,7 @@ import numpy as np
 import dhp
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.judge import Judge
-from dhp.inference.pool import JudgePool, RetryPolicy, Tally
+from dhp.inference.pool import Pool, RetryPolicy, Tally
 from dhp.inference.registry import BackendOptions, BackendSetupError, build_backends
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
@@ -417,7 +417,7 @@ async def _settle(cfg: ScoreConfig, wave: _Wave, label: str) -> _Verdict:
 
 async def _first(
     cfg: ScoreConfig,
-    pool: JudgePool[JudgeRequest],
+    pool: Pool[JudgeRequest],
     model: str | None,
     n_replicas: int,
     prompt_set: PromptSet,
@@ -565,7 +565,7 @@ class _Run:
     """What every dataset of one run shares: the settings, the pool, the resolved mode, the judge."""
 
     cfg: ScoreConfig
-    pool: JudgePool[JudgeRequest]
+    pool: Pool[JudgeRequest]
     mode: ScoringMode
     model: str | None
     n_replicas: int
@@ -768,7 +768,7 @@ async def _turn(sending: _Sending, finishing: Sequence[asyncio.Future[Path | Non
 
 
 async def _run_all(
-    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int, inputs: _Inputs
+    cfg: ScoreConfig, pool: Pool[JudgeRequest], model: str | None, n_replicas: int, inputs: _Inputs
 ) -> list[Path]:
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
@@ -827,7 +827,7 @@ async def score_datasets_async(
     else:
         judges, model = await _build_replicas(cfg)
     opened = await _open_cache(cfg, judges)
-    pool = JudgePool(
+    pool = Pool(
         judges,
         identity=cfg.judge.name,
         model=model,

@@ -4,12 +4,13 @@ own type, and one parser reads flat descriptions (CLI flags, the submission form
 from __future__ import annotations
 
 import typing
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from dhp.inference.builtin import OracleJudge, RandomJudge
-from dhp.inference.http import OpenAIChat, TGIGenerate
+from dhp.inference.http import HTTPBackend, OpenAIChat, TGIGenerate
 from dhp.inference.judge import (
     BuiltinJudge,
     EndpointJudge,
@@ -30,6 +31,7 @@ from dhp.inference.registry import (
     build_backends,
     registered_kinds,
 )
+from dhp.inference.types import Generation, RawText, Request, SamplingParams, TransientJudgeError
 from dhp.types import ControlJudge, EndpointProtocol, ScoringMode
 from tests.scoring.fake_server import FakeJudgeServer
 
@@ -138,3 +140,40 @@ def test_one_parser_reads_a_flat_description_by_kind() -> None:
         judge_from_fields("remote", flat)
     with pytest.raises(JudgeSpecError, match=r"^--endpoint: invalid judge"):
         judge_from_fields("endpoint", {**flat, "endpoints": ["ftp://x"]}, source="--endpoint")
+
+
+class _Plain(HTTPBackend):
+    """A protocol written as lm-eval's TemplateAPI asks: a route, a payload and a parser, no HTTP."""
+
+    route = "/v1/chat/completions"
+    answer = "plain answer"
+    field = "content"
+
+    def body(self, request: Request) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": [{"role": "user", "content": request.prompt}],
+            "max_tokens": 4,
+        }
+
+    def parse(self, doc: Any, request: Request) -> RawText:
+        return RawText(text=str(doc["choices"][0]["message"][self.field]))
+
+
+class _Odd(_Plain):
+    field = "no-such-field"
+
+
+async def test_a_protocol_writes_only_its_payload_and_parsing() -> None:
+    ask = Generation(prompt="Rate it.", sampling=SamplingParams(temperature=0.0, max_tokens=4))
+    with FakeJudgeServer() as srv:
+        plain = _Plain(srv.url, "fake-judge", None, timeout=5.0, connections=1)
+        odd = _Odd(srv.url, "fake-judge", None, timeout=5.0, connections=1)
+        try:
+            out = await plain(ask)
+            with pytest.raises(TransientJudgeError, match=r"^bad-response: an unexpected plain answer \(no "):
+                await odd(ask)  # a shape the parser did not expect: the base's one classification
+        finally:
+            await plain.aclose()
+            await odd.aclose()
+    assert isinstance(out, RawText) and out.text and [e.path for e in srv.log] == ["/v1/chat/completions"] * 2
