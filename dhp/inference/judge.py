@@ -8,11 +8,17 @@ A judge is one of four kinds, a tagged union on ``kind``:
   OpenAI-compatible route, :mod:`dhp.inference.hub`), with the user's or operator's HF token;
 * :class:`LocalJudge` - an in-process ``transformers`` model (a folder or a Hub id).
 
+What differs by kind (sends requests, uses prompts, cacheable, probes the endpoint, its protocol and
+hosts, the secret it needs) is a class attribute or property of its type; its backends are built by
+the registry of :mod:`dhp.inference.registry`, keyed by ``kind``. No caller checks the kind.
+
 The leaderboard's form builds one (:mod:`dhp.leaderboard.validation`), the queue stores it in the
 request, the worker hands it whole to ``dhp score --judge-file``, the command-line flags for humans
-(``--judge``, ``--endpoint``, ``--model-id``, ``--local``) build the same object, and the scorer
-embeds it in the results' judge record as :func:`published` makes it (an endpoint's URLs reduced
-to their hosts, and to none unless its submitter published them; :class:`dhp.scoring.results.JudgeInfo`).
+(``--judge``, ``--endpoint``, ``--model-id``, ``--local``) build the same object (the form and the
+flags through one parser, :func:`judge_from_fields`), and the scorer embeds it in the results' judge
+record as :func:`published` makes it: a :data:`PublishedJudge`, its own type (an endpoint's URLs
+reduced to their hosts, and to none unless its submitter published them; a name scored under an
+older rule kept; :class:`dhp.scoring.results.JudgeInfo`).
 Its JSON form (:func:`dump_judge`, :func:`parse_judge`) round-trips and never holds a secret: API keys
 stay in environment variables (:mod:`dhp.secrets`); an endpoint URL with credentials or a key-like
 query parameter is refused. How the judge is scored (the mode, repeats, ...) is not part of it.

@@ -19,7 +19,7 @@ Schema 1.3 (1.0-1.2 files are still read, and upgraded on reading, see :func:`pa
   that returns no score for a whole perturbation has not shown it discerns that issue;
 * ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
   and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null);
-* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.inference.judge.Judge`, as
+* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.inference.judge.PublishedJudge`, as
   :func:`dhp.inference.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
   of 1.0-1.2 (``name``, ``kind``, ``protocol``, ``endpoint_hosts``, ...) are read as that record.
 
@@ -116,8 +116,8 @@ class _Model(BaseModel):
 
 
 class JudgeInfo(_Model):
-    """Who was judged (1.3): the judge (:data:`dhp.inference.judge.Judge`) as :func:`dhp.inference.judge.published`
-    makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
+    """Who was judged (1.3): the judge's record (:data:`dhp.inference.judge.PublishedJudge`) as
+    :func:`dhp.inference.judge.published` makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
     submitter published them), the model name its requests carried, and how it was called.
 
     Records of 1.0-1.2 held the judge's fields flat (``name``, ``kind``, ``protocol``,
