@@ -101,6 +101,7 @@ async def _local(judge: LocalJudge, options: BackendOptions) -> Backends:
 
 @backend(EndpointJudge)
 async def _endpoint(judge: EndpointJudge, options: BackendOptions) -> Backends:
+    """The key from the environment (``DHP_JUDGE_API_KEY``, else ``HF_TOKEN``), never from the command line."""
     return await _over_http(judge, api_key_from_env(JUDGE_KEY_VARS), options)
 
 

@@ -80,36 +80,25 @@ from dhp.scoring.types import (
     SamplingParams,
     Unparsed,
 )
-from dhp.secrets import JUDGE_KEY_VARS
-from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 from dhp.weights import apply_weights, load_weights
 
 __all__ = [
-    "API_KEY_ENV",
     "RunError",
     "ScoreConfig",
-    "api_key_from_env",
     "score_datasets",
     "score_datasets_async",
 ]
 
 log = logging.getLogger("dhp.scoring")
 
-#: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
-API_KEY_ENV = JUDGE_KEY_VARS
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
 
 
 class RunError(Exception):
     """A run that could not produce (all) results; the message says why."""
-
-
-def api_key_from_env() -> str | None:
-    """The judge endpoint's key (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line."""
-    return _key_from_env(API_KEY_ENV)
 
 
 @dataclass(frozen=True)
