@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dhp.judge import (
+from dhp.inference.judge import (
     BuiltinJudge,
     EndpointJudge,
     HubJudge,
-    Judge,
     JudgeSpecError,
     LocalJudge,
+    PublishedJudge,
     parse_judge,
     published,
 )
@@ -207,10 +207,10 @@ def test_a_perturbation_without_d_disqualifies_and_1_1_files_are_upgraded() -> N
 
 
 # -- 1.3: the judge record itself, flat 1.0-1.2 judge fields read as that record -----------------------
-_FLAT_1_2: dict[str, tuple[dict[str, Any], Judge]] = {
+_FLAT_1_2: dict[str, tuple[dict[str, Any], PublishedJudge]] = {
     "builtin": (
         {"name": "Random control", "kind": "builtin", "protocol": "builtin", "model": "random", "settings": {"seed": 0}},
-        BuiltinJudge(name="Random control", control=ControlJudge.RANDOM),
+        published(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM)),
     ),
     "endpoint, host published": (
         {"name": "My judge", "kind": "endpoint", "protocol": "tgi", "model": "tgi", "hf_model_id": "org/m",
@@ -225,12 +225,12 @@ _FLAT_1_2: dict[str, tuple[dict[str, Any], Judge]] = {
     "hub, recorded as the router's endpoint": (
         {"name": "Hub judge", "kind": "endpoint", "protocol": "openai", "model": "org/m:novita", "hf_model_id": "org/m",
          "endpoint_hosts": ["router.huggingface.co"], "settings": {"provider": "novita", "replicas": 1}},
-        HubJudge(name="Hub judge", model_id="org/m", provider="novita"),
+        published(HubJudge(name="Hub judge", model_id="org/m", provider="novita")),
     ),
     "local": (
         {"name": "Tiny", "kind": "local", "protocol": "local", "model": "/models/tiny", "hf_model_id": "org/tiny",
          "settings": {}},
-        LocalJudge(name="Tiny", model="/models/tiny", hf_model_id="org/tiny"),
+        published(LocalJudge(name="Tiny", model="/models/tiny", hf_model_id="org/tiny")),
     ),
 }  # fmt: skip
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
-from dhp.judge import EndpointJudge, HubJudge
+from dhp.inference.judge import EndpointJudge, HubJudge
 from dhp.scoring.run import RunError, ScoreConfig, score_datasets
 from dhp.scoring.types import FatalJudgeError
 from dhp.spec import BENCHMARK

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dhp.inference.pool import JudgePool
-from dhp.judge import BuiltinJudge, EndpointJudge
+from dhp.inference.judge import BuiltinJudge, EndpointJudge
+from dhp.inference.pool import Pool
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import (
     FatalJudgeError,
@@ -53,7 +53,7 @@ class Gated:
 
 async def test_identical_requests_in_flight_are_sent_once() -> None:
     judge = Gated()
-    pool = JudgePool([judge], identity="j", concurrency=8)
+    pool = Pool([judge], identity="j", concurrency=8)
     tasks = [asyncio.ensure_future(pool.submit(_req(p))) for p in ("a", "a", "b", "a")]
     tasks.append(asyncio.ensure_future(pool.submit(_req("a", repeat=1))))  # another repeat: its own request
     while len(judge.calls) < 3:
@@ -69,7 +69,7 @@ async def test_identical_requests_in_flight_are_sent_once() -> None:
 
 async def test_a_fatal_error_reaches_every_waiter_and_coalescing_can_be_off() -> None:
     judge = Gated(fail=True)
-    pool = JudgePool([judge], identity="j", concurrency=8)
+    pool = Pool([judge], identity="j", concurrency=8)
     tasks = [asyncio.ensure_future(pool.submit(_req("a"))) for _ in range(3)]
     while not judge.calls:
         await asyncio.sleep(0)
@@ -79,7 +79,7 @@ async def test_a_fatal_error_reaches_every_waiter_and_coalescing_can_be_off() ->
 
     plain = Gated()
     plain.release.set()
-    pool2 = JudgePool([plain], identity="j", concurrency=8, coalesce=False)
+    pool2 = Pool([plain], identity="j", concurrency=8, coalesce=False)
     outs2: list[JudgeOutput | RequestFailure] = await asyncio.gather(
         *(pool2.submit(_req("a")) for _ in range(3))
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.judge import BuiltinJudge
+from dhp.inference.judge import BuiltinJudge
 from dhp.scoring.data import DataError, load_local, local_revision
 from dhp.scoring.prompts import PromptError, load_template, render_context
 from dhp.scoring.results import judge_slug, read_result, result_path, revision_slug

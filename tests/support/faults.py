@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
-from dhp.judge import EndpointJudge
 from dhp.scoring.results import read_result
 from dhp.scoring.run import RunError, ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeError
