@@ -60,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gradio as gr
 
-from dhp.judge import EndpointJudge
+from dhp.inference.judge import EndpointJudge
 from dhp.leaderboard.board import table
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.app import AppConfig, Backend, build_app, launch

@@ -15,7 +15,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from dhp.judge import BuiltinJudge
+from dhp.inference.judge import BuiltinJudge
 from dhp.scoring.results import Result, read_result
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.stats import CombineMethod

@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from dhp.judge import EndpointJudge  # noqa: E402
+from dhp.inference.judge import EndpointJudge  # noqa: E402
 from dhp.scoring.data import load_local  # noqa: E402
 from dhp.scoring.prompts import load_template, render_context  # noqa: E402
 from dhp.scoring.run import ScoreConfig, score_datasets  # noqa: E402

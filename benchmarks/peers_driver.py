@@ -68,14 +68,14 @@ async def dhp(url: str, prompts: list[str], c: int) -> int:
     """dhp's inference layer as ``dhp score`` uses it: pool (cache, coalescing, retries) + OpenAI backend."""
     from dhp.inference.cache import ResponseCache
     from dhp.inference.http import OpenAIChat
-    from dhp.inference.pool import JudgePool
+    from dhp.inference.pool import Pool
     from dhp.inference.types import Generation, RawText, SamplingParams
 
     sampling = SamplingParams(
         temperature=0.0, max_tokens=MAX_TOKENS, logprobs=True, top_logprobs=TOP_LOGPROBS
     )
     with tempfile.TemporaryDirectory() as tmp, ResponseCache(Path(tmp) / "cache.sqlite") as cache:
-        pool = JudgePool(
+        pool = Pool(
             [OpenAIChat(url, MODEL, None, connections=c)],
             identity="bench",
             model=MODEL,

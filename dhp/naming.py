@@ -45,7 +45,7 @@ def slug(text: str) -> str:
 
 
 #: The one rule for a judge's name, whether it comes from the submission form, ``--judge-name`` or a
-#: judge file (:class:`dhp.judge.Judge` validates it; the form says it in these words).
+#: judge file (:class:`dhp.inference.judge.Judge` validates it; the form says it in these words).
 JUDGE_NAME_RULE = (
     "1 to 64 characters, starting with a letter or digit, not ending with a space, without / \\ < or >, "
     "links or Markdown link syntax, and no word mixing scripts (such as Latin and Cyrillic letters)"

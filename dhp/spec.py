@@ -27,6 +27,7 @@ from dhp.types import (
     Severity,
     SourceSpec,
     SpecError,
+    TaskKind,
     WeightEntry,
 )
 
@@ -197,6 +198,68 @@ _SUMMARY_SENTENCE = (
         "Rephrase several sentences and insert each rewrite right after its original.",
     ),
 )
+
+# --------------------------------------------------------------------------------------------
+# The kinds of dataset (DatasetSpec.task): what each part of the package says of one
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskKindFacts:
+    """How the builder, the cards, the survey and a starter task file speak of a kind of dataset."""
+
+    #: the judged text, as the survey names it ("story ending")
+    noun: str
+    #: a data file's column name that a starter task file takes for this kind's judged text
+    column: str
+    #: what one judged text is, in the perturber's prompt
+    written_for: str
+    #: the dataset card's task line
+    card_text: str
+    #: the card's Hub ``task_categories``
+    hub_categories: tuple[str, ...]
+
+
+#: TaskKind -> its facts, for the built-in kinds (CUSTOM, and a user's own kind, have none).
+TASK_KINDS: Mapping[TaskKind, TaskKindFacts] = MappingProxyType(
+    {
+        TaskKind.SUMMARIZATION: TaskKindFacts(
+            "summary",
+            "summary",
+            "one summary written for an article",
+            "summarisation (reference summaries of source articles)",
+            ("summarization",),
+        ),
+        TaskKind.STORY_COMPLETION: TaskKindFacts(
+            "story ending",
+            "ending",
+            "one ending written for a short story",
+            "story completion (the ending of a four-sentence story)",
+            ("text-generation",),
+        ),
+        TaskKind.QUESTION_ANSWERING: TaskKindFacts(
+            "answer",
+            "answer",
+            "one answer written for a question",
+            "question answering (reference answers to questions)",
+            ("question-answering",),
+        ),
+        TaskKind.TRANSLATION: TaskKindFacts(
+            "translation",
+            "translation",
+            "one English translation written for a source text",
+            "machine translation into English (reference translations)",
+            ("translation",),
+        ),
+    }
+)
+
+
+def task_kind(task: str) -> TaskKindFacts | None:
+    """The facts of a dataset's ``task`` (:attr:`DatasetSpec.task`); None for a kind without them."""
+    known = {k.value: f for k, f in TASK_KINDS.items()}
+    return known.get(task)
+
 
 # --------------------------------------------------------------------------------------------
 # The operations' facts
@@ -520,7 +583,7 @@ _SUMMARY_METRICS = (_SUM_COHERENCE, _SUM_CONSISTENCY, _SUM_FLUENCY, _SUM_RELEVAN
 SUMMEVAL = DatasetSpec(
     name="summeval",
     pretty_name="DHP SummEval",
-    task="summarization",
+    task=TaskKind.SUMMARIZATION.value,
     source=_SUMMEVAL_SRC,
     selection=Selection(
         rule="For each of the 100 articles, the reference summary with the most sentences (ties: lowest index).",
@@ -542,7 +605,7 @@ SUMMEVAL = DatasetSpec(
 SUMPUBMED = DatasetSpec(
     name="sumpubmed",
     pretty_name="DHP SumPubMed",
-    task="summarization",
+    task=TaskKind.SUMMARIZATION.value,
     source=_SUMPUBMED_SRC,
     selection=Selection(
         rule="BACKGROUND section of article and abstract only; 100 random pairs.", n_items=100, seed=SEED
@@ -561,7 +624,7 @@ SUMPUBMED = DatasetSpec(
 STORY_CLOZE = DatasetSpec(
     name="story-cloze",
     pretty_name="DHP Story Cloze",
-    task="story_completion",
+    task=TaskKind.STORY_COMPLETION.value,
     source=_STORY_SRC,
     selection=Selection(
         rule="100 random stories from the spring 2016 validation set.", n_items=100, seed=SEED
@@ -597,7 +660,7 @@ STORY_CLOZE = DatasetSpec(
 ANSWER_EQUIVALENCE = DatasetSpec(
     name="answer-equivalence",
     pretty_name="DHP Answer Equivalence",
-    task="question_answering",
+    task=TaskKind.QUESTION_ANSWERING.value,
     source=_AE_SRC,
     selection=Selection(
         rule="Reference answers longer than 150 characters (train, dev and test pooled, de-duplicated); 100 random.",
@@ -633,7 +696,7 @@ def _wmt(pair: str, src_lang: str, lang_name: str, xml_url: str, stats: PaperSta
     return DatasetSpec(
         name=f"wmt22-{pair}",
         pretty_name=f"DHP WMT22 {pair}",
-        task="translation",
+        task=TaskKind.TRANSLATION.value,
         source=_wmt_src(pair, src_lang, xml_url),
         selection=Selection(
             rule="Consecutive segments of one document joined until the English reference passes 300 "

@@ -173,7 +173,7 @@ TGI_MAX_TOP_N_TOKENS = 5
 
 
 class ControlJudge(str, enum.Enum):
-    """The built-in control judges (:mod:`dhp.scoring.builtin`): they need no endpoint."""
+    """The built-in control judges (:mod:`dhp.inference.builtin`): they need no endpoint."""
 
     RANDOM = "random"  # negative control: uniform scores
     ORACLE = "oracle"  # positive control: knows which text is perturbed

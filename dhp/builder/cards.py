@@ -11,22 +11,11 @@ from dhp.builder.perturb.registry import lookup
 from dhp.data.dataset_io import BuildInfo
 from dhp.data.sample import is_sample_version
 from dhp.records import to_data
+from dhp.spec import task_kind
 from dhp.types import DatasetSpec, Method, Operation, Redistribution, k_text
 
 __all__ = ["card_metadata", "render_card", "size_category"]
 
-_TASK_CATEGORIES = {
-    "summarization": ["summarization"],
-    "story_completion": ["text-generation"],
-    "question_answering": ["question-answering"],
-    "translation": ["translation"],
-}
-_TASK_TEXT = {
-    "summarization": "summarisation (reference summaries of source articles)",
-    "story_completion": "story completion (the ending of a four-sentence story)",
-    "question_answering": "question answering (reference answers to questions)",
-    "translation": "machine translation into English (reference translations)",
-}
 _SOURCE_LANG = {"wmt22-de-en": ("de", "German"), "wmt22-zh-en": ("zh", "Chinese")}
 _ID_NOTE = {
     "summeval": "CNN/DailyMail article id",
@@ -96,7 +85,9 @@ def card_metadata(spec: DatasetSpec, build: BuildInfo) -> dict[str, Any]:
         {
             "language": langs,
             "multilinguality": "translation" if len(langs) > 1 else "monolingual",
-            "task_categories": _TASK_CATEGORIES.get(spec.task, ["text-generation"]),
+            "task_categories": list(kind.hub_categories)
+            if (kind := task_kind(spec.task))
+            else ["text-generation"],
             "tags": ["llm-as-a-judge", "evaluation", "perturbation", "dhp", "nlg-evaluation"],
             "size_categories": [size_category(info["n_rows"])],
             "source_datasets": [f"extended|{src_id}" if src_id else "extended|original"],
@@ -261,7 +252,7 @@ def _template_vars(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
         "perturbations": perts,
         "sel": info["selection"],
         "source": info["source"] | {"citation": spec.source.citation},
-        "task": _TASK_TEXT.get(spec.task, spec.task),
+        "task": kind.card_text if (kind := task_kind(spec.task)) else spec.task,
         "judged_label": spec.judged_label,
         "context_fields": spec.context_fields,
         "metrics": spec.metrics,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +14,10 @@ from dhp.cli.args import positive_int
 from dhp.errors import UserError
 from dhp.naming import DEFAULT_DATA, HUB_DATA
 from dhp.scoring.prompts import DEFAULT_CUE
-from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, ControlJudge, EndpointProtocol
+from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol
 
 if TYPE_CHECKING:
-    from dhp.judge import Judge
+    from dhp.inference.judge import Judge
 
 
 def _nonneg_int(text: str) -> int:
@@ -99,7 +100,7 @@ def _judge_args(who: Any) -> None:
         "--judge-file",
         type=Path,
         metavar="FILE",
-        help="the whole judge as JSON (kind builtin, endpoint, hub or local; see dhp.judge), as the "
+        help="the whole judge as JSON (kind builtin, endpoint, hub or local; see dhp.inference.judge), as the "
         "leaderboard worker passes it; holds no key",
     )
 
@@ -224,8 +225,8 @@ _FILE_HOLDS = ("model", "judge_name", "hf_model_id", "model_revision", "n_params
 
 
 def _judge_config(args: argparse.Namespace) -> Judge:
-    """The judge the flags describe (one :data:`dhp.judge.Judge`, as a judge file holds it)."""
-    from dhp.judge import JudgeSpecError, read_judge
+    """The judge the flags describe (one :data:`dhp.inference.judge.Judge`, as a judge file holds it)."""
+    from dhp.inference.judge import JudgeSpecError, read_judge
 
     chosen = [
         bool(args.judge),
@@ -253,34 +254,45 @@ def _judge_config(args: argparse.Namespace) -> Judge:
 
 
 def _judge_from_flags(args: argparse.Namespace) -> Judge:
-    from dhp.judge import BuiltinJudge, parse_judge
+    from dhp.inference.judge import judge_from_fields
 
-    if args.judge:
-        return BuiltinJudge(name=args.judge_name or args.judge, control=ControlJudge(args.judge))
-    common = {"revision": args.model_revision, "n_params": args.n_params}
-    if args.model_id:
-        hub = {"kind": "hub", "name": args.judge_name or args.model_id.rsplit("/", 1)[-1], "model_id": args.model_id,
-               "provider": args.provider, **common}  # fmt: skip
-        return parse_judge(hub, source="--model-id")  # a name holds no path separator: NAME of ORG/NAME
-    if not args.judge_name:
+    kind, flag, default_name = _FLAG_KINDS[_judge_flag(args)](args)
+    name = args.judge_name or default_name
+    if not name:
         raise UserError("--judge-name is required for endpoint and local judges")
-    common.update(name=args.judge_name, hf_model_id=args.hf_model_id)
-    if args.local:
-        return parse_judge({"kind": "local", "model": args.local, **common}, source="--local")
-    ep = {
-        "kind": "endpoint",
+    fields = {
+        "name": name,
+        "control": args.judge,
         "endpoints": args.endpoint,
         "protocol": args.protocol,
-        "model": args.model,
-        **common,
+        "model": args.local or args.model,  # a local judge's model is its folder or Hub id
+        "model_id": args.model_id,
+        "provider": args.provider,
+        "hf_model_id": args.hf_model_id,
+        "revision": args.model_revision,
+        "n_params": args.n_params,
     }
-    return parse_judge(ep, source="--endpoint")
+    return judge_from_fields(kind, fields, source=flag)
+
+
+#: the flag that names the judge -> (its kind, the flag named in errors, the name it gives by default)
+_FLAG_KINDS: dict[str, Callable[[argparse.Namespace], tuple[str, str, str | None]]] = {
+    "judge": lambda a: ("builtin", "--judge", a.judge),
+    "model_id": lambda a: ("hub", "--model-id", a.model_id.rsplit("/", 1)[-1]),  # NAME of ORG/NAME
+    "local": lambda a: ("local", "--local", None),
+    "endpoint": lambda a: ("endpoint", "--endpoint", None),
+}
+
+
+def _judge_flag(args: argparse.Namespace) -> str:
+    """Which of the judge flags was given (exactly one was: :func:`_judge_config` checked)."""
+    return next(flag for flag in _FLAG_KINDS if getattr(args, flag))
 
 
 def _check_score_args(args: argparse.Namespace) -> None:
     """Refuse bad cues and data folders in one line each, before any work.
 
-    The judge's name was checked when the judge was built (:mod:`dhp.judge`); the prompt set,
+    The judge's name was checked when the judge was built (:mod:`dhp.inference.judge`); the prompt set,
     datasets and weights file are checked once by :func:`dhp.scoring.run.score_datasets`.
     """
     if args.cue is not None and not args.cue.strip():

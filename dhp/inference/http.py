@@ -10,7 +10,7 @@ connection pool sized to the run's concurrency and kept alive, request bodies en
 built once. Retries, timeouts, caching and concurrency are the pool's (:mod:`dhp.inference.pool`).
 
 Backends only translate: prompt and sampling parameters in, :class:`RawText` out, every failure
-classified once into a transient, permanent or fatal :class:`~dhp.inference.types.JudgeError`.
+classified once into a transient, permanent or fatal :class:`~dhp.inference.types.InferenceError`.
 Silent degradation is refused: an OpenAI-compatible server that ignores ``logprobs`` answers
 ``RawText(tokens=None)`` (the runner then refuses ``--mode expected``), and a server that rejects
 TGI's ``details`` is not TGI (:class:`CapabilityError`).
@@ -69,6 +69,7 @@ from dhp.inference.types import (
 from dhp.types import TGI_MAX_TOP_N_TOKENS, EndpointProtocol
 
 __all__ = [
+    "HTTPBackend",
     "OpenAIChat",
     "TGIGenerate",
     "describe_answer",
@@ -268,7 +269,7 @@ class _Client:
             raise _connection_error(e, url, self._reached) from e
 
     async def post(self, url: str, body: Mapping[str, Any]) -> Any:
-        """POST a JSON body (no redirect followed); the decoded JSON answer, or a classified :class:`JudgeError`."""
+        """POST a JSON body (no redirect followed); the decoded JSON answer, or a classified :class:`InferenceError`."""
         session = self._session or self._open()
         try:
             async with session.post(url, data=orjson.dumps(body), allow_redirects=False) as resp:
@@ -342,8 +343,13 @@ def tgi_usage(details: Any) -> TokenUsage | None:
     return None if u.prompt is None and u.completion is None else u
 
 
-class OpenAIChat:
-    """``/v1/chat/completions``: one user message holding the rendered prompt."""
+class HTTPBackend:
+    """One replica of an HTTP judge or generator: the HTTP is here, once (the keep-alive client, the
+    error classes, an answer of the wrong shape); a protocol writes only its route, the request's
+    body (:meth:`body`) and how an answer is read (:meth:`parse`), as lm-eval's ``TemplateAPI``."""
+
+    route = ""  #: the path under the server's root the requests are posted to
+    answer = "answer"  #: what an answer is called when its shape is wrong
 
     def __init__(
         self,
@@ -355,8 +361,36 @@ class OpenAIChat:
     ) -> None:
         self.label = host_label(base_url)
         self.model = model
-        self._url = server_root(base_url) + "/v1/chat/completions"
+        self._url = server_root(base_url) + self.route
         self._client = _Client(api_key, timeout, connections)
+
+    def body(self, request: Request) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def parse(self, doc: Any, request: Request) -> RawText:
+        """The output an answer holds; a missing or mistyped field raises (a bad response)."""
+        raise NotImplementedError
+
+    async def post(self, request: Request) -> Any:
+        """The decoded answer to the request, or a classified :class:`InferenceError`."""
+        return await self._client.post(self._url, self.body(request))
+
+    async def __call__(self, request: Request) -> JudgeOutput:
+        doc = await self.post(request)
+        try:
+            return self.parse(doc, request)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+            raise _bad_response(f"an unexpected {self.answer} ({_shape_error(e)})") from e
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+class OpenAIChat(HTTPBackend):
+    """``/v1/chat/completions``: one user message holding the rendered prompt."""
+
+    route = "/v1/chat/completions"
+    answer = "chat completion"
 
     def body(self, request: Request) -> dict[str, Any]:
         s = request.sampling
@@ -375,26 +409,20 @@ class OpenAIChat:
             body["top_logprobs"] = s.top_logprobs
         return body
 
-    async def __call__(self, request: Request) -> JudgeOutput:
-        doc = await self._client.post(self._url, self.body(request))
-        try:
-            choice = doc["choices"][0]
-            text = choice["message"].get("content") or ""
-            finish = choice.get("finish_reason")
-            lp = choice.get("logprobs") if request.sampling.logprobs else None
-            content = lp.get("content") if isinstance(lp, Mapping) else None
-            tokens = (
-                None
-                if content is None
-                else tuple(
-                    TokenAlternatives(
-                        str(c["token"]), float(c["logprob"]), _top(c.get("top_logprobs"), "token")
-                    )
-                    for c in content
-                )
+    def parse(self, doc: Any, request: Request) -> RawText:
+        choice = doc["choices"][0]
+        text = choice["message"].get("content") or ""
+        finish = choice.get("finish_reason")
+        lp = choice.get("logprobs") if request.sampling.logprobs else None
+        content = lp.get("content") if isinstance(lp, Mapping) else None
+        tokens = (
+            None
+            if content is None
+            else tuple(
+                TokenAlternatives(str(c["token"]), float(c["logprob"]), _top(c.get("top_logprobs"), "token"))
+                for c in content
             )
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
-            raise _bad_response(f"an unexpected chat completion ({_shape_error(e)})") from e
+        )
         return RawText(
             text=str(text),
             tokens=tokens,
@@ -402,25 +430,12 @@ class OpenAIChat:
             usage=openai_usage(doc),
         )
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
-
-class TGIGenerate:
+class TGIGenerate(HTTPBackend):
     """TGI's native ``/generate``; ``details`` and ``top_n_tokens`` when log-probabilities are asked for."""
 
-    def __init__(
-        self,
-        base_url: str,
-        model: str | None,
-        api_key: str | None,
-        timeout: float = 120.0,
-        connections: int = 8,
-    ) -> None:
-        self.label = host_label(base_url)
-        self.model = model
-        self._url = server_root(base_url) + "/generate"
-        self._client = _Client(api_key, timeout, connections)
+    route = "/generate"
+    answer = "generation"
 
     def body(self, request: Request) -> dict[str, Any]:
         s = request.sampling
@@ -438,9 +453,9 @@ class TGIGenerate:
             params["top_n_tokens"] = max(1, min(s.top_logprobs, TGI_MAX_TOP_N_TOKENS))
         return {"inputs": request.prompt, "parameters": params}
 
-    async def __call__(self, request: Request) -> JudgeOutput:
+    async def post(self, request: Request) -> Any:
         try:
-            doc = await self._client.post(self._url, self.body(request))
+            return await super().post(request)
         except PermanentJudgeError as e:
             if request.sampling.logprobs and "model_kwargs" in e.mentions:
                 raise CapabilityError(
@@ -449,23 +464,22 @@ class TGIGenerate:
                     "token log-probabilities: use --protocol openai, or --mode sample / --mode paper",
                 ) from e
             raise
-        try:
-            out = doc[0] if isinstance(doc, list) else doc  # non-TGI servers answer a list
-            text = out["generated_text"]
-            details = out.get("details") if request.sampling.logprobs else None
-            tokens: tuple[TokenAlternatives, ...] | None = None
-            finish = None
-            if isinstance(details, Mapping):
-                finish = details.get("finish_reason")
-                top = details.get("top_tokens") or ()
-                tokens = tuple(
-                    TokenAlternatives(
-                        str(t["text"]), float(t["logprob"]), _top(top[i] if i < len(top) else (), "text")
-                    )
-                    for i, t in enumerate(details["tokens"])
+
+    def parse(self, doc: Any, request: Request) -> RawText:
+        out = doc[0] if isinstance(doc, list) else doc  # non-TGI servers answer a list
+        text = out["generated_text"]
+        details = out.get("details") if request.sampling.logprobs else None
+        tokens: tuple[TokenAlternatives, ...] | None = None
+        finish = None
+        if isinstance(details, Mapping):
+            finish = details.get("finish_reason")
+            top = details.get("top_tokens") or ()
+            tokens = tuple(
+                TokenAlternatives(
+                    str(t["text"]), float(t["logprob"]), _top(top[i] if i < len(top) else (), "text")
                 )
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
-            raise _bad_response(f"an unexpected generation ({_shape_error(e)})") from e
+                for i, t in enumerate(details["tokens"])
+            )
         if not isinstance(text, str):
             raise _bad_response("a generation without generated_text")
         return RawText(
@@ -474,9 +488,6 @@ class TGIGenerate:
             finish_reason=None if finish is None else str(finish),
             usage=tgi_usage(details),
         )
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
 
 def make_endpoint_backend(
@@ -487,11 +498,15 @@ def make_endpoint_backend(
     api_key: str | None,
     timeout: float = 120.0,
     connections: int = 8,
-) -> OpenAIChat | TGIGenerate:
-    proto = EndpointProtocol(protocol)
-    if proto is EndpointProtocol.OPENAI:
-        return OpenAIChat(url, model, api_key, timeout, connections)
-    return TGIGenerate(url, model, api_key, timeout, connections)
+) -> HTTPBackend:
+    """The backend of one replica that speaks ``protocol``."""
+    return _BY_PROTOCOL[EndpointProtocol(protocol)](url, model, api_key, timeout, connections)
+
+
+_BY_PROTOCOL: Mapping[EndpointProtocol, type[HTTPBackend]] = {
+    EndpointProtocol.OPENAI: OpenAIChat,
+    EndpointProtocol.TGI: TGIGenerate,
+}
 
 
 async def discover_model(

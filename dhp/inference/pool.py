@@ -1,7 +1,7 @@
 """The one wrapper around every backend: cache, concurrency, retries, timeouts, replicas.
 
-:class:`JudgePool` takes one or more replicas of a judge or generator (backends implementing
-:class:`dhp.inference.types.Backend`) and gives :meth:`JudgePool.submit`: request in, output or
+:class:`Pool` takes one or more replicas of a judge or generator (backends implementing
+:class:`dhp.inference.types.Backend`) and gives :meth:`Pool.submit`: request in, output or
 :class:`RequestFailure` out. The scorer and the builder's LLM perturber both send through it, so
 both get the one retry policy below and the one hardened cache.
 
@@ -17,7 +17,7 @@ both get the one retry policy below and the one hardened cache.
 * **Retries** — transient errors (429, 5xx, timeouts, reset connections, truncated JSON) are retried
   up to ``max_retries`` times with exponential backoff and full jitter (seeded ``random.Random``);
   a ``Retry-After`` from a server keeps requests off that replica until it has passed.
-* **Accounting** — :attr:`JudgePool.stats` counts every request; :meth:`JudgePool.submit` also
+* **Accounting** — :attr:`Pool.stats` counts every request; :meth:`Pool.submit` also
   counts into the caller's :class:`Tally` (one dataset's share while datasets overlap).
 * **Timeout** — each attempt is bounded by ``timeout`` seconds (``asyncio.timeout``: no extra task).
 * **Replicas** — each request goes to the replica with the fewest outstanding requests; requests
@@ -55,7 +55,7 @@ from dhp.inference.types import (
     TransientJudgeError,
 )
 
-__all__ = ["JudgePool", "PoolStats", "RetryPolicy", "Tally"]
+__all__ = ["Pool", "PoolStats", "RetryPolicy", "Tally"]
 
 log = logging.getLogger("dhp.inference")
 
@@ -98,7 +98,7 @@ class Tally:
 
     Several shares may be in flight at once (a run sends the next dataset's requests while the
     last ones of the previous dataset are answered), so a share's counts cannot be taken as
-    differences of the pool's totals: :meth:`JudgePool.submit` counts into the tally it is given.
+    differences of the pool's totals: :meth:`Pool.submit` counts into the tally it is given.
     """
 
     __slots__ = ("cached", "completion_tokens", "failed", "prompt_tokens", "retries", "sent")
@@ -149,7 +149,7 @@ class _Replica(Generic[R]):
         self.failures = 0
 
 
-class JudgePool(Generic[R]):
+class Pool(Generic[R]):
     def __init__(
         self,
         replicas: Sequence[Backend[R]],
@@ -165,7 +165,7 @@ class JudgePool(Generic[R]):
         coalesce: bool = True,
     ) -> None:
         if not replicas:
-            raise ValueError("a judge pool needs at least one replica")
+            raise ValueError("a pool needs at least one replica")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.identity = identity

@@ -29,6 +29,7 @@ __all__ = [
     "CapabilityError",
     "FatalJudgeError",
     "Generation",
+    "InferenceError",
     "JudgeError",
     "JudgeOutput",
     "PermanentJudgeError",
@@ -37,12 +38,14 @@ __all__ = [
     "RequestFailure",
     "SamplingParams",
     "ScoreDistribution",
+    "ScoringRequest",
     "TokenAlternatives",
     "TokenUsage",
     "TransientJudgeError",
     "content_key",
     "output_from_json",
     "output_to_json",
+    "token_score",
 ]
 
 
@@ -122,6 +125,38 @@ class Request(Protocol):
     def cache_key(self, judge: str, model: str | None) -> str: ...
 
 
+class ScoringRequest(Request, Protocol):
+    """A request that says what it scores (the scorer's :class:`dhp.scoring.types.JudgeRequest`): what
+    the built-in control judges and the in-process model read beyond the prompt."""
+
+    @property
+    def dataset(self) -> str: ...
+
+    @property
+    def item_id(self) -> str: ...
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def context(self) -> Mapping[str, str | None]: ...
+
+    @property
+    def repeat(self) -> int: ...
+
+    @property
+    def severity(self) -> str | None: ...
+
+    @property
+    def scale(self) -> tuple[int, int]: ...
+
+
 @dataclass(frozen=True)
 class Generation:
     """A plain generation request (the builder's LLM perturber): one user message, no metadata."""
@@ -176,6 +211,15 @@ class ScoreDistribution:
     @classmethod
     def point(cls, value: float) -> ScoreDistribution:
         return cls(((float(value), 1.0),))
+
+
+def token_score(token: str, scale: tuple[int, int] = (1, 5)) -> int | None:
+    """The score a token stands for (``"4"``, ``" 4"``, ``"▁4"``, ``"Ġ4"``), or None."""
+    t = token.replace("▁", " ").replace("Ġ", " ").replace("Ċ", "\n").strip()
+    if not t.isdigit() or len(t) > 2:
+        return None
+    v = int(t)
+    return v if scale[0] <= v <= scale[1] else None
 
 
 JudgeOutput = RawText | ScoreDistribution
@@ -237,7 +281,7 @@ class Backend(Protocol[R_contra]):
     """One backend (one replica of a judge or generator): a single async method, nothing else.
 
     Retries, caching, timeouts, concurrency and replica choice live once in
-    :class:`dhp.inference.pool.JudgePool`, never in a backend. A backend raises the errors below.
+    :class:`dhp.inference.pool.Pool`, never in a backend. A backend raises the errors below.
     """
 
     label: str  # for logs and results: "random", "127.0.0.1:8080", "local:/path" (never a key)
@@ -250,8 +294,9 @@ class Backend(Protocol[R_contra]):
 # ---------------------------------------------------------------------------------------------
 # Errors raised by backends (classified once, handled once in dhp.inference.pool)
 # ---------------------------------------------------------------------------------------------
-class JudgeError(Exception):
-    """Base class of backend errors. ``reason`` is a short stable code for accounting."""
+class InferenceError(Exception):
+    """Base class of the errors of a backend or the pool, a judge's or a generator's (the builder's
+    perturber). ``reason`` is a short stable code for accounting."""
 
     def __init__(self, reason: str, message: str = "") -> None:
         super().__init__(f"{reason}: {message}" if message else reason)
@@ -259,6 +304,10 @@ class JudgeError(Exception):
         self.message = message
         #: words of the server's answer a backend classifies by (e.g. TGI's ``model_kwargs``); never shown
         self.mentions: frozenset[str] = frozenset()
+
+
+class JudgeError(InferenceError):
+    """An error of a judge's or generator's backend, classified once: the classes below."""
 
 
 class TransientJudgeError(JudgeError):

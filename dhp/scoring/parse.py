@@ -23,7 +23,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from dhp.inference.types import JudgeOutput, RawText, ScoreDistribution, TokenAlternatives
+from dhp.inference.types import JudgeOutput, RawText, ScoreDistribution, TokenAlternatives, token_score
 from dhp.scoring.types import ParsedScore, Unparsed
 from dhp.types import ScoringMode
 
@@ -34,7 +34,6 @@ __all__ = [
     "expected_from_tokens",
     "parse_score",
     "score_output",
-    "token_score",
 ]
 
 #: Every reason code an :class:`Unparsed` value can carry.
@@ -152,15 +151,6 @@ def _positional(s: str, scale: tuple[int, int], raw: str) -> ParsedScore | Unpar
     if len(nums) > 1:
         return Unparsed("ambiguous", raw)
     return _checked(nums.pop(), lo, hi, raw, "single")
-
-
-def token_score(token: str, scale: tuple[int, int] = (1, 5)) -> int | None:
-    """The score a token stands for (``"4"``, ``" 4"``, ``"▁4"``, ``"Ġ4"``), or None."""
-    t = token.replace("▁", " ").replace("Ġ", " ").replace("Ċ", "\n").strip()
-    if not t.isdigit() or len(t) > 2:
-        return None
-    v = int(t)
-    return v if scale[0] <= v <= scale[1] else None
 
 
 def expected_from_tokens(

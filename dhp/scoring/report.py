@@ -53,7 +53,7 @@ def collect_results(paths: Sequence[Path]) -> list[Result]:
 
 
 def _requests(r: Result) -> str:
-    if r.judge.kind == "builtin":
+    if not r.judge.judge.sends_requests:
         return "none (built-in judge)"
     t = r.timing
     out = f"{t.requests_sent} sent, {t.requests_cached} cached"

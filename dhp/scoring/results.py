@@ -19,8 +19,8 @@ Schema 1.3 (1.0-1.2 files are still read: :data:`MIGRATIONS` makes them current 
   that returns no score for a whole perturbation has not shown it discerns that issue;
 * ``ScoringSettings.prompt_set`` (``"default"``, ``"minimal"``, ``"rubric"`` or a folder's name)
   and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null);
-* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.judge.Judge`, as
-  :func:`dhp.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
+* 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.inference.judge.PublishedJudge`, as
+  :func:`dhp.inference.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
   of 1.0-1.2 (``name``, ``kind``, ``protocol``, ``endpoint_hosts``, ...) are read as that record.
 
 Where a result lives (:func:`result_path`, the one place that decides)::
@@ -52,7 +52,7 @@ from pydantic import (
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
-from dhp.judge import PUBLISHED, EndpointJudge, HubJudge, Judge, published, published_hosts
+from dhp.inference.judge import Judge, PublishedJudge, published
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
 from dhp.scoring.stats import (
@@ -64,7 +64,7 @@ from dhp.scoring.stats import (
     combine_pvalues,
     discernment,
 )
-from dhp.types import EndpointProtocol, Level, ScoringMode
+from dhp.types import Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
@@ -124,15 +124,15 @@ class _Model(BaseModel):
 
 
 class JudgeInfo(_Model):
-    """Who was judged (1.3): the judge (:data:`dhp.judge.Judge`) as :func:`dhp.judge.published`
-    makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
+    """Who was judged (1.3): the judge's record (:data:`dhp.inference.judge.PublishedJudge`) as
+    :func:`dhp.inference.judge.published` makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
     submitter published them), the model name its requests carried, and how it was called.
 
     Records of 1.0-1.2 held the judge's fields flat (``name``, ``kind``, ``protocol``,
     ``endpoint_hosts``, a Hub judge as an endpoint with ``settings.provider``); their migration
     makes them this record before validation (:func:`_judge_record`)."""
 
-    judge: Judge
+    judge: PublishedJudge
     model: str | None = None  # the model name the requests carried (an endpoint's own, when discovered)
     settings: Mapping[str, Any] = Field(default_factory=dict)  # mode, temperature, top_logprobs, ...
 
@@ -152,10 +152,7 @@ class JudgeInfo(_Model):
     @property
     def protocol(self) -> str:
         """How it was called: an endpoint's protocol, ``openai`` for a Hub judge, else its kind."""
-        j = self.judge
-        if isinstance(j, EndpointJudge):
-            return j.protocol.value
-        return EndpointProtocol.OPENAI.value if isinstance(j, HubJudge) else j.kind
+        return self.judge.protocol_name
 
     @property
     def hf_model_id(self) -> str | None:
@@ -171,7 +168,7 @@ class JudgeInfo(_Model):
 
     @property
     def endpoint_hosts(self) -> tuple[str, ...]:
-        return published_hosts(self.judge)
+        return self.judge.shown_hosts
 
 
 class DatasetRef(_Model):
@@ -677,7 +674,7 @@ def parse_result(text: str, source: str = "<string>") -> Result:
         raise ResultError(f"{source}: a result must be a JSON object")
     try:
         data = migrate(data, source)
-        return Result.model_validate(data, context=PUBLISHED)  # the judge as published: hosts, not URLs
+        return Result.model_validate(data)  # its judge is a PublishedJudge: hosts, not URLs
     except ValidationError as e:
         raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
 

@@ -6,7 +6,7 @@
    each **original is scored once per (item, metric)**, not once per perturbation; the requests of
    one item and metric (original and all its perturbed versions, which share the prompt prefix)
    are issued together;
-2. sends them through one :class:`~dhp.inference.pool.JudgePool` (cache, concurrency, retries,
+2. sends them through one :class:`~dhp.inference.pool.Pool` (cache, concurrency, retries,
    replicas) with a progress bar. Datasets overlap so that the endpoint never idles between two:
    the next one is loaded and planned in a worker thread while the previous one is sent, and its
    requests join the queue once at most ``concurrency`` of the previous one's are left;
@@ -46,7 +46,9 @@ import numpy as np
 import dhp
 from dhp.data.dataset_io import DataError
 from dhp.inference.cache import CacheError, ResponseCache
-from dhp.inference.pool import JudgePool, RetryPolicy, Tally
+from dhp.inference.judge import Judge
+from dhp.inference.pool import Pool, RetryPolicy, Tally
+from dhp.inference.registry import BackendOptions, BackendSetupError, build_backends
 from dhp.inference.types import (
     CapabilityError,
     FatalJudgeError,
@@ -55,7 +57,6 @@ from dhp.inference.types import (
     RequestFailure,
     SamplingParams,
 )
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge, endpoints, request_model
 from dhp.naming import judge_slug
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import LoadedDataset, load_hub, load_local
@@ -76,25 +77,19 @@ from dhp.scoring.results import (
 )
 from dhp.scoring.stats import CombineMethod, DatasetAnalysis, analyse
 from dhp.scoring.types import ORIGINAL, JudgeBackend, JudgeRequest, ParsedScore, Unparsed
-from dhp.secrets import JUDGE_KEY_VARS
-from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.spec import resolve_datasets
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 from dhp.weights import apply_weights, load_weights
 
 __all__ = [
-    "API_KEY_ENV",
     "RunError",
     "ScoreConfig",
-    "api_key_from_env",
     "score_datasets",
     "score_datasets_async",
 ]
 
 log = logging.getLogger("dhp.scoring")
 
-#: Environment variables an endpoint API key is read from, in order. Never a CLI flag, never written.
-API_KEY_ENV = JUDGE_KEY_VARS
 _EXAMPLES_PER_REASON = 3
 _EXAMPLE_CHARS = 200
 
@@ -103,14 +98,9 @@ class RunError(Exception):
     """A run that could not produce (all) results; the message says why."""
 
 
-def api_key_from_env() -> str | None:
-    """The judge endpoint's key (DHP_JUDGE_API_KEY, else HF_TOKEN), never from the command line."""
-    return _key_from_env(API_KEY_ENV)
-
-
 @dataclass(frozen=True)
 class ScoreConfig:
-    judge: Judge  # which judge (dhp.judge): built-in, endpoint replicas, Hub model id or in-process
+    judge: Judge  # which judge (dhp.inference.judge): built-in, endpoint replicas, Hub model id or in-process
     out: Path
     datasets: str = "all"
     specs: tuple[DatasetSpec, ...] | None = (
@@ -144,54 +134,14 @@ class ScoreConfig:
 # Judges
 # ---------------------------------------------------------------------------------------------
 async def _build_replicas(cfg: ScoreConfig) -> tuple[list[JudgeBackend], str | None]:
-    """The judge's replicas and the model name that goes into cache keys and results."""
-    j = cfg.judge
-    if isinstance(j, BuiltinJudge):
-        from dhp.scoring.builtin import make_builtin
-
-        return [make_builtin(j.control.value, seed=cfg.seed)], j.control.value
-    if isinstance(j, LocalJudge):
-        from dhp.scoring.local import LocalModel
-
-        local = LocalModel(j.model, revision=j.revision, seed=cfg.seed)
-        await local.load()
-        return [local], j.model
-    from dhp.inference.http import discover_model, make_endpoint_backend
-
-    key = _endpoint_key(j)
-    protocol = j.protocol if isinstance(j, EndpointJudge) else EndpointProtocol.OPENAI
-    urls = endpoints(j)
-    model = request_model(j)
-    if model is None or protocol is EndpointProtocol.TGI:  # TGI: /info also proves the server is TGI
-        found = await discover_model(urls[0], protocol.value, key, timeout=min(cfg.policy.timeout, 30.0))
-        model = model or found
-    judges: list[JudgeBackend] = [
-        make_endpoint_backend(
-            url,
-            protocol=protocol.value,
-            model=model,
-            api_key=key,
-            timeout=cfg.policy.timeout,
-            connections=cfg.concurrency,  # a replica may carry every slot while another is set aside
-        )
-        for url in urls
-    ]
-    return judges, model
-
-
-def _endpoint_key(j: EndpointJudge | HubJudge) -> str | None:
-    """The endpoint's key from the environment; for a Hub model id, the user's Hugging Face token."""
-    if isinstance(j, EndpointJudge):
-        return api_key_from_env()
-    from dhp.inference.hub import hf_token, router_refusal
-
-    refusal = router_refusal()
-    if refusal is not None:
-        raise RunError(refusal)
-    token = hf_token()
-    if not token:
-        raise RunError("--model-id needs a Hugging Face token: set HF_TOKEN or log in with `hf auth login`")
-    return token
+    """The judge's replicas (built by the inference layer's registry) and the model name that goes
+    into cache keys and results."""
+    options = BackendOptions(seed=cfg.seed, timeout=cfg.policy.timeout, connections=cfg.concurrency)
+    try:
+        built = await build_backends(cfg.judge, options)
+    except BackendSetupError as e:
+        raise RunError(str(e)) from None
+    return list(built.replicas), built.model
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,7 +291,7 @@ def _prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: _R
     data = _load(spec, cfg)
     templates = (
         {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
-        if cfg.judge.kind != "builtin"
+        if cfg.judge.uses_prompts
         else None
     )
     return _Prepared(data, templates, None if run is None else _planned(run, data, templates), t0)
@@ -362,7 +312,9 @@ def _start(run: _Run, prep: _Prepared, plan: _Plan, tally: Tally, wave: _Wave = 
     """Hand every request of one dataset to the pool (``wave``: its first requests, already on their way)."""
     pool, mode = run.pool, run.mode
     progress = _Progress(len(plan.requests), prep.data.spec.name, run.cfg.progress, tally)
-    ledger = CostLedger(ledger_path(_result_file(run, prep.data)), prep.t0, sends=run.uses_prompts)
+    ledger = CostLedger(
+        ledger_path(_result_file(run, prep.data)), prep.t0, sends=run.cfg.judge.sends_requests
+    )
     nearly_done = asyncio.Event()
     left = len(plan.requests)
 
@@ -400,11 +352,11 @@ async def _cancel(tasks: Iterable[asyncio.Future[Any]]) -> None:
 
 def _fixed_mode(cfg: ScoreConfig) -> ScoringMode | None:
     """The mode when no request has to settle it: built-in, an explicit text mode, or a local model."""
-    if cfg.judge.kind == "builtin":
-        return ScoringMode.BUILTIN
+    if cfg.judge.own_mode is not None:
+        return cfg.judge.own_mode
     if cfg.mode not in ("auto", "expected"):
         return ScoringMode(cfg.mode)
-    return ScoringMode.EXPECTED if cfg.judge.kind == "local" else None
+    return None if cfg.judge.probes_capabilities else ScoringMode.EXPECTED
 
 
 _Verdict = Literal["keep", "sample", "fewer-top-logprobs"]
@@ -451,7 +403,7 @@ async def _settle(cfg: ScoreConfig, wave: _Wave, label: str) -> _Verdict:
 
 async def _first(
     cfg: ScoreConfig,
-    pool: JudgePool[JudgeRequest],
+    pool: Pool[JudgeRequest],
     model: str | None,
     n_replicas: int,
     prompt_set: PromptSet,
@@ -566,7 +518,7 @@ def _tuple(v: np.ndarray) -> tuple[float | None, ...]:
 def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str | None) -> JudgeInfo:
     j = cfg.judge
     settings: dict[str, object] = {"mode": mode.value}
-    if isinstance(j, BuiltinJudge):
+    if not j.sends_requests:
         settings["seed"] = cfg.seed
         return JudgeInfo.of(j, model=model, settings=settings)
     s0 = _sampling(cfg, mode, 0)
@@ -578,9 +530,9 @@ def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str
         max_retries=cfg.policy.max_retries,
     )
     if mode is ScoringMode.EXPECTED:
-        tgi = isinstance(j, EndpointJudge) and j.protocol is EndpointProtocol.TGI
+        tgi = j.protocol_name == EndpointProtocol.TGI.value
         settings["top_logprobs"] = min(cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS) if tgi else cfg.top_logprobs
-    if isinstance(j, EndpointJudge | HubJudge):
+    if j.over_http:
         settings["replicas"] = n_replicas
     return JudgeInfo.of(j, model=model, settings=settings)
 
@@ -599,15 +551,11 @@ class _Run:
     """What every dataset of one run shares: the settings, the pool, the resolved mode, the judge."""
 
     cfg: ScoreConfig
-    pool: JudgePool[JudgeRequest]
+    pool: Pool[JudgeRequest]
     mode: ScoringMode
     model: str | None
     n_replicas: int
     prompt_set: PromptSet  # resolved once, at the edge (score_datasets_async)
-
-    @property
-    def uses_prompts(self) -> bool:
-        return self.cfg.judge.kind != "builtin"
 
 
 @dataclass(frozen=True)
@@ -721,7 +669,7 @@ def _conclude(run: _Run, s: _Sending, outcomes: Sequence[_Scoring]) -> Path | No
     done = _analyse(plan, scored, spec, cfg)
     timing = Timing(
         wall_seconds=round(time.monotonic() - s.prepared.t0, 3),
-        requests_sent=s.tally.sent if run.uses_prompts else 0,  # built-in judges send nothing
+        requests_sent=s.tally.sent if run.cfg.judge.sends_requests else 0,  # built-in judges send nothing
         requests_cached=s.tally.cached,
         retries=s.tally.retries,
         requests_failed=s.tally.failed,
@@ -784,7 +732,7 @@ class _OpenCache:
 
 
 async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> _OpenCache | None:
-    if not cfg.use_cache or cfg.judge.kind == "builtin":
+    if not cfg.use_cache or not cfg.judge.cacheable:
         return None
     path = cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite"
     new_folders = tuple(d for d in (path.parent, *path.parent.parents) if not d.exists())
@@ -806,7 +754,7 @@ async def _turn(sending: _Sending, finishing: Sequence[asyncio.Future[Path | Non
 
 
 async def _run_all(
-    cfg: ScoreConfig, pool: JudgePool[JudgeRequest], model: str | None, n_replicas: int, inputs: _Inputs
+    cfg: ScoreConfig, pool: Pool[JudgeRequest], model: str | None, n_replicas: int, inputs: _Inputs
 ) -> list[Path]:
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
@@ -856,25 +804,24 @@ async def score_datasets_async(
 
     The edge of the scorer: the prompt set, the datasets and the weights file are checked here,
     once, before any work (:func:`_checked_inputs`), and passed inward as resolved values. The
-    judge's name needs no check here: ``cfg.judge`` is a :data:`dhp.judge.Judge`, whose name was
+    judge's name needs no check here: ``cfg.judge`` is a :data:`dhp.inference.judge.Judge`, whose name was
     checked (:func:`dhp.naming.judge_slug`) when it was built.
     """
     inputs = _checked_inputs(cfg)
     if replicas is not None:
-        judges, model = list(replicas), request_model(cfg.judge)
+        judges, model = list(replicas), cfg.judge.request_model
     else:
         judges, model = await _build_replicas(cfg)
     opened = await _open_cache(cfg, judges)
-    pool = JudgePool(
+    pool = Pool(
         judges,
         identity=cfg.judge.name,
         model=model,
         cache=None if opened is None else opened.cache,
-        concurrency=1 if cfg.judge.kind == "local" else cfg.concurrency,  # one model, one request at a time
+        concurrency=1 if cfg.judge.one_at_a_time else cfg.concurrency,  # one model, one request at a time
         policy=cfg.policy,
         seed=cfg.seed,
-        coalesce=cfg.judge.kind
-        != "builtin",  # built-in judges' requests have no prompt: their keys do not tell them apart
+        coalesce=cfg.judge.uses_prompts,  # prompt-less requests (built-ins): their keys do not tell them apart
     )
     failed = True
     try:

@@ -18,9 +18,9 @@ from dhp.builder.select import select_items
 from dhp.builder.sources import SourceLocator, load_source
 from dhp.builder.sources.files import read_file_rows
 from dhp.data.items import TableRef
-from dhp.spec import DATASET_NAMES
+from dhp.spec import DATASET_NAMES, TASK_KINDS
 from dhp.task.file import PROMPT_STYLES, PROMPTS_DIR, TASK_FILE_NAME, Task, catalogue
-from dhp.types import DatasetSpec, k_text
+from dhp.types import DatasetSpec, TaskKind, k_text
 
 __all__ = ["CheckReport", "Guess", "build_task", "check_task", "describe", "guess_columns", "starter_yaml"]
 
@@ -146,12 +146,8 @@ _CONTEXT_NAMES = (
     "prompt",
     "reference",
 )
-_STYLE_OF = {
-    "summary": "summarization",
-    "answer": "question_answering",
-    "translation": "translation",
-    "ending": "story_completion",
-}
+#: a judged column named like a kind's column gives that kind's prompt style
+_STYLE_OF = {facts.column: kind.value for kind, facts in TASK_KINDS.items()}
 
 
 @dataclass(frozen=True)
@@ -176,7 +172,7 @@ def guess_columns(columns: list[str], rows: list[dict[str, str]]) -> Guess:
     ctx_named = [c for n in _CONTEXT_NAMES for c in columns if c.lower() == n and c != judged]
     context = ctx_named or [c for c in texts if c != judged]
     n = min(100, sum(1 for r in rows if r.get(judged, "").strip()))
-    return Guess(judged, tuple(context), _STYLE_OF.get(judged.lower(), "custom"), max(1, n))
+    return Guess(judged, tuple(context), _STYLE_OF.get(judged.lower(), TaskKind.CUSTOM.value), max(1, n))
 
 
 def starter_yaml(dest: Path, from_file: Path | None = None) -> str:
@@ -189,7 +185,7 @@ def starter_yaml(dest: Path, from_file: Path | None = None) -> str:
         found = f"# Columns found in {from_file.name}: {', '.join(columns)} ({len(rows)} rows)."
     else:
         g, path, found = (
-            Guess("summary", ("article",), "summarization", 100),
+            Guess("summary", ("article",), TaskKind.SUMMARIZATION.value, 100),
             "data/my_texts.csv",
             ("# Replace the path and the column names with your own."),
         )

@@ -56,7 +56,7 @@ from dhp.data.items import FILE_FORMATS, TableRef
 from dhp.records import from_data, problem, to_data
 from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template
 from dhp.spec import BENCHMARK, DATASET_NAMES, OPERATIONS, get_dataset
-from dhp.types import DatasetSpec, Perturbation, Severity, SpecError
+from dhp.types import DatasetSpec, Perturbation, Severity, SpecError, TaskKind
 
 __all__ = [
     "PROMPTS_DIR",
@@ -75,7 +75,7 @@ __all__ = [
     "task_for_scoring",
 ]
 
-PROMPT_STYLES = ("summarization", "story_completion", "question_answering", "translation", "custom")
+PROMPT_STYLES = tuple(k.value for k in TaskKind)
 SevName = Literal["minor", "major", "single"]
 _SEV_SUFFIX = re.compile(r"_(minor|major)$")
 
@@ -244,9 +244,7 @@ class TaskFile(_Model):
     judged_label: str | None = None
     context: list[ContextDecl] = []
     select: SelectDecl
-    task: Literal["summarization", "story_completion", "question_answering", "translation", "custom"] = (
-        "custom"
-    )
+    task: TaskKind = TaskKind.CUSTOM
     metrics: list[MetricDecl] = Field(min_length=1)
     perturbations: list[PerturbationDecl] = Field(min_length=1)
     weights: Literal["equal"] | dict[str, dict[str, float]]
@@ -360,7 +358,7 @@ def _spec_dict(tf: TaskFile, where: str) -> dict[str, Any]:
     return {
         "name": tf.name,
         "pretty_name": tf.pretty_name or tf.name,
-        "task": tf.task,
+        "task": tf.task.value,
         "source": {
             "name": tf.pretty_name or tf.name,
             "citation": tf.citation,
@@ -406,7 +404,7 @@ def _packaged_template(name: str) -> str | None:
 def _intro(spec: DatasetSpec) -> str:
     """The first line of the default set's prompts for the task's style, else one for the task's texts."""
     for m in ("coherence", "fluency", "accuracy", "answer_quality", "consistency", "relevance"):
-        raw = _packaged_template(f"{spec.task}.{m}.txt") if spec.task != "custom" else None
+        raw = _packaged_template(f"{spec.task}.{m}.txt") if spec.task != TaskKind.CUSTOM.value else None
         if raw is not None:
             return raw.split("\n", 1)[0]
     noun = spec.judged_label.lower()
@@ -428,7 +426,7 @@ def render_prompt(spec: DatasetSpec, metric: str, template: str | None = None) -
     """
     if template is not None:
         return template if template.endswith("\n") else template + "\n"
-    packaged = _packaged_template(f"{spec.task}.{metric}.txt") if spec.task != "custom" else None
+    packaged = _packaged_template(f"{spec.task}.{metric}.txt") if spec.task != TaskKind.CUSTOM.value else None
     if packaged is not None:
         return packaged
     noun = spec.judged_label.lower()
@@ -485,7 +483,7 @@ class Task:
 def _prompt_source(spec: DatasetSpec, m: MetricDecl) -> str:
     if m.template is not None:
         return "task file"
-    if spec.task != "custom" and _packaged_template(f"{spec.task}.{m.name}.txt") is not None:
+    if spec.task != TaskKind.CUSTOM.value and _packaged_template(f"{spec.task}.{m.name}.txt") is not None:
         return f"packaged {spec.task}.{m.name}.txt"
     return "rendered from the definition"
 

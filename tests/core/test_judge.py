@@ -1,4 +1,4 @@
-"""The one judge record (dhp.judge): JSON round-trips, one-line refusals, no secret, the CLI builds the same."""
+"""The one judge record (dhp.inference.judge): JSON round-trips, one-line refusals, no secret, the CLI builds the same."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.judge import (
+from dhp.inference.judge import (
     BuiltinJudge,
     EndpointJudge,
     HubJudge,

@@ -9,14 +9,13 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from dhp.judge import (
-    PUBLISHED,
+from dhp.inference.judge import (
     BuiltinJudge,
     EndpointJudge,
     HubJudge,
-    Judge,
     JudgeSpecError,
     LocalJudge,
+    PublishedJudge,
     parse_judge,
     published,
 )
@@ -214,10 +213,10 @@ def test_a_perturbation_without_d_disqualifies_and_1_1_files_are_upgraded() -> N
 
 
 # -- 1.3: the judge record itself, flat 1.0-1.2 judge fields read as that record -----------------------
-_FLAT_1_2: dict[str, tuple[dict[str, Any], Judge]] = {
+_FLAT_1_2: dict[str, tuple[dict[str, Any], PublishedJudge]] = {
     "builtin": (
         {"name": "Random control", "kind": "builtin", "protocol": "builtin", "model": "random", "settings": {"seed": 0}},
-        BuiltinJudge(name="Random control", control=ControlJudge.RANDOM),
+        published(BuiltinJudge(name="Random control", control=ControlJudge.RANDOM)),
     ),
     "endpoint, host published": (
         {"name": "My judge", "kind": "endpoint", "protocol": "tgi", "model": "tgi", "hf_model_id": "org/m",
@@ -232,12 +231,12 @@ _FLAT_1_2: dict[str, tuple[dict[str, Any], Judge]] = {
     "hub, recorded as the router's endpoint": (
         {"name": "Hub judge", "kind": "endpoint", "protocol": "openai", "model": "org/m:novita", "hf_model_id": "org/m",
          "endpoint_hosts": ["router.huggingface.co"], "settings": {"provider": "novita", "replicas": 1}},
-        HubJudge(name="Hub judge", model_id="org/m", provider="novita"),
+        published(HubJudge(name="Hub judge", model_id="org/m", provider="novita")),
     ),
     "local": (
         {"name": "Tiny", "kind": "local", "protocol": "local", "model": "/models/tiny", "hf_model_id": "org/tiny",
          "settings": {}},
-        LocalJudge(name="Tiny", model="/models/tiny", hf_model_id="org/tiny"),
+        published(LocalJudge(name="Tiny", model="/models/tiny", hf_model_id="org/tiny")),
     ),
 }  # fmt: skip
 
@@ -311,14 +310,14 @@ def test_the_chain_makes_a_document_current_before_validation() -> None:
     assert current["schema_version"] == SCHEMA_VERSION == READABLE_SCHEMA_VERSIONS[-1]
     assert current["judge"] == {"judge": {"kind": "builtin", "name": "Random control", "control": "random"},
                                 "model": "random", "settings": {"seed": 0}}  # fmt: skip
-    assert Result.model_validate(current, context=PUBLISHED) == read_result(_FIXTURES / "v1.0.json")
+    assert Result.model_validate(current) == read_result(_FIXTURES / "v1.0.json")
     assert data["schema_version"] == "1.0"  # the document read is left as it was
 
 
 def test_a_validated_result_is_current_and_its_judge_has_one_shape() -> None:
     data = json.loads((_FIXTURES / "v1.2.as-1.3.json").read_text())
     with pytest.raises(ValidationError, match="not the current"):
-        Result.model_validate({**data, "schema_version": "1.2"}, context=PUBLISHED)
+        Result.model_validate({**data, "schema_version": "1.2"})
     flat = json.loads((_FIXTURES / "v1.2.json").read_text())["judge"]
     with pytest.raises(ResultError, match="judge"):  # a flat judge is 1.2's: a 1.3 file holds the record
         parse_result(json.dumps({**data, "judge": flat}))

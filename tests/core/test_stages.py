@@ -30,8 +30,6 @@ PARTS: dict[str, tuple[str, ...]] = {"leaderboard": ("board", "submissions", "pa
 #: modules named by their own name, not by their folder
 EXACT: dict[str, str] = {
     "dhp.__main__": "cli",
-    # TEMPORARY: the judge record moves into dhp/inference/ (issue 29, part 2)
-    "dhp.judge": "inference",
 }
 
 

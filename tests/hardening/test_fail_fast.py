@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
+from dhp.inference.judge import EndpointJudge, HubJudge
 from dhp.inference.types import FatalJudgeError
-from dhp.judge import EndpointJudge, HubJudge
 from dhp.scoring.run import RunError, ScoreConfig, score_datasets
 from dhp.spec import BENCHMARK
 from tests.support.tiny_data import write_tiny_dataset

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dhp.inference.pool import JudgePool
+from dhp.inference.judge import BuiltinJudge, EndpointJudge
+from dhp.inference.pool import Pool
 from dhp.inference.types import FatalJudgeError, JudgeOutput, RawText, RequestFailure, SamplingParams
-from dhp.judge import BuiltinJudge, EndpointJudge
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeRequest
 from dhp.spec import get_dataset
@@ -47,7 +47,7 @@ class Gated:
 
 async def test_identical_requests_in_flight_are_sent_once() -> None:
     judge = Gated()
-    pool = JudgePool([judge], identity="j", concurrency=8)
+    pool = Pool([judge], identity="j", concurrency=8)
     tasks = [asyncio.ensure_future(pool.submit(_req(p))) for p in ("a", "a", "b", "a")]
     tasks.append(asyncio.ensure_future(pool.submit(_req("a", repeat=1))))  # another repeat: its own request
     while len(judge.calls) < 3:
@@ -63,7 +63,7 @@ async def test_identical_requests_in_flight_are_sent_once() -> None:
 
 async def test_a_fatal_error_reaches_every_waiter_and_coalescing_can_be_off() -> None:
     judge = Gated(fail=True)
-    pool = JudgePool([judge], identity="j", concurrency=8)
+    pool = Pool([judge], identity="j", concurrency=8)
     tasks = [asyncio.ensure_future(pool.submit(_req("a"))) for _ in range(3)]
     while not judge.calls:
         await asyncio.sleep(0)
@@ -73,7 +73,7 @@ async def test_a_fatal_error_reaches_every_waiter_and_coalescing_can_be_off() ->
 
     plain = Gated()
     plain.release.set()
-    pool2 = JudgePool([plain], identity="j", concurrency=8, coalesce=False)
+    pool2 = Pool([plain], identity="j", concurrency=8, coalesce=False)
     outs2: list[JudgeOutput | RequestFailure] = await asyncio.gather(
         *(pool2.submit(_req("a")) for _ in range(3))
     )

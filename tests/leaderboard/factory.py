@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dhp.judge import BuiltinJudge, EndpointJudge
+from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,

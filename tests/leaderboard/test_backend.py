@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.judge import HubJudge
+from dhp.inference.judge import HubJudge
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.app import AppConfig, Backend, build_app
 from dhp.leaderboard.submissions.validation import ValidationError

@@ -334,7 +334,7 @@ def test_submissions_invalid_then_valid(page: Any) -> None:
 def test_worker_result_appears_without_restart(page: Any, site: dict[str, Any]) -> None:
     from playwright.sync_api import expect
 
-    from dhp.judge import BuiltinJudge
+    from dhp.inference.judge import BuiltinJudge
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.submissions.queue import RequestQueue, new_request
     from dhp.leaderboard.submissions.validation import Submission
@@ -549,7 +549,7 @@ QUEUED_HOSTILE = "Q *b* _i_ `c` ~~s~~ #h &amp; [l] (x)"
 
 def _crowd_queue(root: Path) -> None:
     """13 requests: pending, running, finished and failed ones with long reasons, one hostile name."""
-    from dhp.judge import EndpointJudge
+    from dhp.inference.judge import EndpointJudge
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.submissions.queue import RequestQueue, new_request
     from dhp.leaderboard.submissions.validation import Submission
@@ -660,7 +660,7 @@ def _open_tab(pg: Any, name: str, width: int) -> None:
 def _queue_rows(root: Path) -> None:
     """Rows with long cells in the Queue (its headers broke letter by letter beside them): a pending
     judge whose submitter published its host, and a failed one with a long reason."""
-    from dhp.judge import EndpointJudge
+    from dhp.inference.judge import EndpointJudge
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.submissions.queue import RequestQueue, new_request
     from dhp.leaderboard.submissions.validation import Submission

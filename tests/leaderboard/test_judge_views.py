@@ -162,7 +162,7 @@ def _as(r: Result, judge: Any, n_boot: int | None = None) -> Result:
 def test_the_judge_header_says_what_is_true_for_each_kind_of_judge() -> None:
     """Every page said "endpoint host: not published", also for a judge that published it, for built-in
     and Hub judges; and "0 replicates ... 95% intervals" for a judge without intervals."""
-    from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, LocalJudge
+    from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, LocalJudge
     from dhp.leaderboard.page.formatting import judge_header
     from dhp.types import ControlJudge
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dhp.judge import BuiltinJudge, EndpointJudge
+from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.leaderboard.board.stores import HubStore, LocalStore, StoreError
 from dhp.leaderboard.submissions.queue import (
     InvalidTransition,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, endpoints
+from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge
 from dhp.leaderboard.submissions.validation import (
     Existing,
     Submission,
@@ -150,7 +150,7 @@ def test_field_limits(field: str, value: str, needle: str) -> None:
 def test_the_form_and_the_judge_record_share_one_name_rule(name: str) -> None:
     """The form accepts exactly the names the judge record (CLI, judge files) accepts (the form strips
     surrounding spaces first, as it does for every field)."""
-    from dhp.judge import EndpointJudge, JudgeSpecError
+    from dhp.inference.judge import EndpointJudge, JudgeSpecError
 
     try:
         EndpointJudge(name=name, endpoints=("https://api.example.com/v1",), protocol=EndpointProtocol.OPENAI)
@@ -297,7 +297,7 @@ def test_the_duplicate_key_of_a_hub_judge_names_its_provider_and_agrees_with_its
     )
     assert judge_key(ep_board.judge, "expected") == judge_key(published, "expected")  # one key, both records
     hidden = JudgeInfo.of(ep.judge, model="meta-llama/Llama-3.1-8B-Instruct", settings={"mode": "expected"})
-    assert hidden.endpoint_hosts == () and endpoints(hidden.judge) == ()  # no host in the public record
+    assert hidden.endpoint_hosts == () and hidden.judge.urls == ()  # no host in the public record
     assert (
         judge_key(hidden.judge, "expected")[0] == ""
     )  # its duplicate check is the queue's, which keeps the host

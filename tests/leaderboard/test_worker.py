@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, dump_judge, read_judge
+from dhp.inference.judge import (
+    BuiltinJudge,
+    EndpointJudge,
+    HubJudge,
+    Judge,
+    dump_judge,
+    published,
+    read_judge,
+)
 from dhp.leaderboard.board.loading import ResultsIndex
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.submissions.queue import Request, RequestQueue, State, hash_user, new_request
@@ -220,7 +228,8 @@ def test_a_hub_model_id_submission_is_scored_through_the_router_with_the_operato
     assert {e.body["model"] for e in srv.log} == {"test-org/judge-7b:novita"}
     (path,) = req.results
     j = parse_result(results.read(path).decode(), source=path).judge
-    assert j.judge == sub.judge and j.model == "test-org/judge-7b:novita"  # the provider is the judge's
+    assert j.judge == published(sub.judge)  # the provider is the judge's
+    assert j.model == "test-org/judge-7b:novita"
     stored = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"hf_operatorToken456" not in stored and b"sk-meantForEndpoints1" not in stored
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
-from dhp.judge import EndpointJudge
 from dhp.scoring.compare import CompareError, compare_results, pick_results
 from dhp.scoring.results import read_result
 from dhp.scoring.run import ScoreConfig, score_datasets

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dhp.data.dataset_io import DataError
-from dhp.judge import BuiltinJudge
+from dhp.inference.judge import BuiltinJudge
 from dhp.naming import judge_slug, revision_slug
 from dhp.scoring.data import load_local, local_revision
 from dhp.scoring.prompts import PromptError, load_template, render_context

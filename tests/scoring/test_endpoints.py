@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from scipy import stats as sps
 
+from dhp.inference.judge import EndpointJudge, HubJudge, published
 from dhp.inference.pool import RetryPolicy
 from dhp.inference.types import CapabilityError, FatalJudgeError
-from dhp.judge import EndpointJudge, HubJudge
 from dhp.scoring.results import Result, read_result
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.spec import get_dataset
@@ -436,8 +436,8 @@ def test_judge_by_hub_model_id_goes_through_the_router_with_the_hf_login(
     assert {e.body["model"] for e in srv.log} == {"test-org/judge-7b:novita"}
     r = read_result(Path(proc.stdout.strip()))
     assert r.judge.name == "judge-7b" and r.judge.hf_model_id == "test-org/judge-7b"
-    assert r.judge.model == "test-org/judge-7b:novita" and r.judge.judge == HubJudge(
-        name="judge-7b", model_id="test-org/judge-7b", provider="novita"
+    assert r.judge.model == "test-org/judge-7b:novita" and r.judge.judge == published(
+        HubJudge(name="judge-7b", model_id="test-org/judge-7b", provider="novita")
     )
     assert r.scoring.mode == "expected" and r.coverage.coverage == 1.0
     for f in (tmp_path / "o").rglob("*"):

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
+from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
-from dhp.judge import EndpointJudge
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.scoring.report import collect_results
 from dhp.scoring.results import Result, read_result

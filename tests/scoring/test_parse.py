@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dhp.inference.types import RawText, ScoreDistribution, TokenAlternatives
+from dhp.inference.types import RawText, ScoreDistribution, TokenAlternatives, token_score
 from dhp.scoring.parse import (
     REASONS,
     aggregate,
@@ -16,7 +16,6 @@ from dhp.scoring.parse import (
     expected_from_tokens,
     parse_score,
     score_output,
-    token_score,
 )
 from dhp.scoring.types import ParsedScore, Unparsed
 from dhp.types import ScoringMode

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dhp.inference.cache import CacheError, ResponseCache
-from dhp.inference.pool import JudgePool, RetryPolicy, Tally
+from dhp.inference.pool import Pool, RetryPolicy, Tally
 from dhp.inference.types import (
     FatalJudgeError,
     JudgeOutput,
@@ -76,11 +76,11 @@ class Scripted:
         return None
 
 
-def pool(*replicas: Scripted, clock: FakeClock | None = None, **kw: object) -> JudgePool[JudgeRequest]:
+def pool(*replicas: Scripted, clock: FakeClock | None = None, **kw: object) -> Pool[JudgeRequest]:
     clock = clock or FakeClock()
     policy = RetryPolicy(**{k: v for k, v in kw.items() if k in RetryPolicy.__dataclass_fields__})  # type: ignore[arg-type]
     rest = {k: v for k, v in kw.items() if k not in RetryPolicy.__dataclass_fields__}
-    return JudgePool(list(replicas), identity="j", policy=policy, clock=clock, sleep=clock.sleep, **rest)  # type: ignore[arg-type]
+    return Pool(list(replicas), identity="j", policy=policy, clock=clock, sleep=clock.sleep, **rest)  # type: ignore[arg-type]
 
 
 async def test_concurrency_is_bounded() -> None:

@@ -16,10 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dhp.inference.types import SamplingParams, ScoreDistribution
-from dhp.judge import EndpointJudge
-from dhp.scoring.local import LocalModel
-from dhp.scoring.parse import token_score
+from dhp.inference.judge import EndpointJudge
+from dhp.inference.local import LocalModel
+from dhp.inference.types import SamplingParams, ScoreDistribution, token_score
 from dhp.scoring.results import read_result
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.scoring.types import JudgeRequest

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.judge import BuiltinJudge
+from dhp.inference.judge import BuiltinJudge
 from dhp.scoring.report import collect_results
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.types import ControlJudge

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
 from dhp.inference.types import JudgeError
-from dhp.judge import EndpointJudge
 from dhp.scoring.results import read_result
 from dhp.scoring.run import RunError, ScoreConfig, score_datasets
 from dhp.spec import get_dataset

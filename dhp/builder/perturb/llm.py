@@ -46,8 +46,8 @@ from dhp.builder.perturb.registry import lookup
 from dhp.errors import PerturberError
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.http import discover_model, host_label, make_endpoint_backend
-from dhp.inference.pool import JudgePool, RetryPolicy
-from dhp.inference.types import Generation, JudgeError, RawText, RequestFailure, SamplingParams
+from dhp.inference.pool import Pool, RetryPolicy
+from dhp.inference.types import Generation, InferenceError, RawText, RequestFailure, SamplingParams
 from dhp.secrets import PERTURBER_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.types import EndpointProtocol, Operation
@@ -233,7 +233,7 @@ class LLMPerturber:
         }
         return Perturbed(output, self.generator, settings)
 
-    async def _one(self, pool: JudgePool[Generation], job: LLMJob) -> Outcome:
+    async def _one(self, pool: Pool[Generation], job: LLMJob) -> Outcome:
         reason = ""
         for attempt in range(self.settings.max_outputs):
             out = await pool.submit(self._request(job, attempt))
@@ -256,7 +256,7 @@ class LLMPerturber:
     def _where(self) -> str:
         return host_label(self.settings.url)
 
-    def _pool(self, key: str | None) -> JudgePool[Generation]:
+    def _pool(self, key: str | None) -> Pool[Generation]:
         s = self.settings
         backend = make_endpoint_backend(
             s.url,
@@ -267,7 +267,7 @@ class LLMPerturber:
             connections=s.concurrency,
         )
         policy = RetryPolicy(max_retries=s.http_retries, timeout=s.timeout_s)
-        return JudgePool(
+        return Pool(
             [backend],
             identity=self.identity,
             model=self.model,
@@ -286,7 +286,7 @@ class LLMPerturber:
                 self.model = await discover_model(
                     self.settings.url, self.protocol, key, self.settings.timeout_s, flag="--perturber-model"
                 )
-        except JudgeError as e:
+        except InferenceError as e:
             raise PerturberError(f"cannot discover the perturber model: {e}") from e
         pool = self._pool(key)
 
@@ -299,7 +299,7 @@ class LLMPerturber:
         tasks = [asyncio.ensure_future(step(j)) for j in jobs]
         try:
             return list(await asyncio.gather(*tasks))
-        except JudgeError as e:  # fatal: refused credentials, wrong route, endpoint down
+        except InferenceError as e:  # fatal: refused credentials, wrong route, endpoint down
             raise PerturberError(f"the perturber endpoint {self._where()} failed: {e}") from e
         finally:
             for t in tasks:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dhp.spec import task_kind
 from dhp.types import DatasetSpec, Severity
 
 __all__ = [
@@ -23,13 +24,6 @@ __all__ = [
     "revised_label",
     "rewrite_insert",
 ]
-
-_WRITTEN_FOR = {
-    "summarization": "one summary written for an article",
-    "story_completion": "one ending written for a short story",
-    "question_answering": "one answer written for a question",
-    "translation": "one English translation written for a source text",
-}
 
 
 @dataclass(frozen=True)
@@ -128,7 +122,7 @@ def render_prompt(spec: DatasetSpec, adj: Adjustment, text: str) -> PerturbPromp
     The adjustment comes from the operation's record (:func:`dhp.builder.perturb.registry.build_prompt`).
     """
     noun = judged_noun(spec)
-    written = _WRITTEN_FOR.get(spec.task, f"one {noun}")
+    written = kind.written_for if (kind := task_kind(spec.task)) else f"one {noun}"
     steps = "\n\n".join(f"{i}. {s}" for i, s in enumerate(adj.steps, start=1))
     body = (
         f"You will be given {written}. Your task is to adjust the {noun} by implementing a specific change.\n\n"

@@ -169,7 +169,7 @@ def _baseline_of(model: str | None, name: str) -> str:
 def _meta_row(judge: str, per: Mapping[str, LoadedResult]) -> dict[str, Any]:
     newest = max(per.values(), key=lambda x: (x.result.created_at, x.path)).result
     j = newest.judge
-    builtin = j.kind == "builtin"
+    builtin = not j.judge.sends_requests
     model = j.hf_model_id or j.model or ""
     return {
         "Judge": judge,

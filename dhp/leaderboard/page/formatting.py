@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from dhp.judge import BuiltinJudge, HubJudge, Judge, LocalJudge, published_hosts
+from dhp.inference.judge import AnyJudge
 from dhp.leaderboard.board import table
 from dhp.scoring.results import PerturbationResult, Result, Summary, no_d_mark
 from dhp.scoring.stats import CombineMethod, combine_pvalues, discernment
@@ -74,21 +74,9 @@ def _hf_link(model_id: str | None) -> str:
     return f'<a href="{_text(href)}" target="_blank" rel="noopener noreferrer">{_text(model_id)}</a>'
 
 
-def _where(j: Judge) -> str:
+def _where(j: AnyJudge) -> str:
     """What is true of where the judge ran, for each kind of judge."""
-    if isinstance(j, BuiltinJudge):
-        return f"built-in control judge ({_text(j.control.value)}): no model, no requests, no endpoint"
-    if isinstance(j, HubJudge):
-        return (
-            f"Hub model through Hugging Face Inference Providers (provider: {_text(j.provider)}); "
-            "no endpoint of its own"
-        )
-    if isinstance(j, LocalJudge):
-        return "in-process model (transformers, run by the scorer): no endpoint"
-    shown = published_hosts(j)
-    if shown:
-        return "endpoint host: " + ", ".join(_text(h) for h in shown) + " (published by its submitter)"
-    return "endpoint host: not published (the submitter kept it private)"
+    return _text(j.where)
 
 
 def _bootstrap(r: Result) -> str:

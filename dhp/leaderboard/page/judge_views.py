@@ -77,7 +77,7 @@ def _tokens(prompt: int | None, completion: int | None) -> str:
 def run_cost_text(r: Result) -> str:
     """Requests, tokens (where the endpoint reported them) and wall time of the run behind ``r``."""
     t = r.timing
-    if r.judge.kind == "builtin":
+    if not r.judge.judge.sends_requests:
         return f"**Run cost:** no requests (built-in judge); wall time {t.wall_seconds:.1f} s."
     return (
         f"**Run cost:** {t.requests_sent:,} requests sent, {t.requests_cached:,} from the cache, "

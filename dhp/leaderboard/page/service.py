@@ -22,7 +22,6 @@ from typing import Any
 import pandas as pd
 
 from dhp.fsutil import atomic_write_text
-from dhp.judge import EndpointJudge, request_model
 from dhp.leaderboard.board import table
 from dhp.leaderboard.board.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.board.rankjob import RankJob
@@ -528,9 +527,9 @@ class Backend:
             {
                 "Request": r.id,
                 "Judge": r.judge.name,
-                "Model": r.judge.hf_model_id or request_model(r.judge) or "",
+                "Model": r.judge.hf_model_id or r.judge.request_model or "",
                 "Host": r.public_host,
-                "Protocol": r.judge.protocol.value if isinstance(r.judge, EndpointJudge) else r.judge.kind,
+                "Protocol": r.judge.route,
                 "Mode": r.mode,
                 "State": r.state.value,
                 "Submitted": r.created_at,

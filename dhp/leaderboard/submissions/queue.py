@@ -8,7 +8,7 @@ One JSON file per request, ``<id>.json``. States::
 
 Every transition is a compare-and-swap on the file's bytes, so two workers never run the same
 request: both may read PENDING, only one swap succeeds. Requests hold no secret: the judge record
-(:mod:`dhp.judge`) refuses URLs with credentials, and API keys and the HF token live only in the
+(:mod:`dhp.inference.judge`) refuses URLs with credentials, and API keys and the HF token live only in the
 worker's environment.
 """
 
@@ -25,7 +25,6 @@ from typing import Any
 from pydantic import Field, ValidationError, model_validator
 
 from dhp.errors import first_validation_problem
-from dhp.judge import EndpointJudge, HubJudge, endpoints, hosts
 from dhp.leaderboard.board.stores import Store
 from dhp.leaderboard.submissions.validation import Existing, Submission, judge_key
 from dhp.naming import judge_slug
@@ -57,7 +56,7 @@ _ALLOWED: Mapping[State, frozenset[State]] = {
 }
 
 
-#: The judge fields of request files written before :mod:`dhp.judge` (upgraded on reading).
+#: The judge fields of request files written before :mod:`dhp.inference.judge` (upgraded on reading).
 _FLAT_FIELDS = ("judge_name", "endpoint_url", "protocol", "model", "hf_model_id", "revision")
 
 
@@ -127,16 +126,13 @@ class Request(Submission):
     @property
     def host(self) -> str:
         """Where the judge is reached: the endpoint host, "Inference Providers (<provider>)", or "built-in"."""
-        if isinstance(self.judge, HubJudge):
-            return f"Inference Providers ({self.judge.provider})"
-        return min(hosts(self.judge), default="built-in")
+        provider = self.judge.provider_name
+        return f"Inference Providers ({provider})" if provider else min(self.judge.hosts, default="built-in")
 
     @property
     def public_host(self) -> str:
         """The host as the public Queue tab shows it: an endpoint's only when the submitter chose to."""
-        if not isinstance(self.judge, EndpointJudge):
-            return self.host
-        return self.host if self.judge.publish_host else "hidden"
+        return self.host if self.judge.shown_hosts == self.judge.hosts else "hidden"
 
     @property
     def public_reason(self) -> str:
@@ -146,7 +142,7 @@ class Request(Submission):
         reason = _QUOTED_ANSWER.sub(r"\1 [not shown]", self.reason or "")
         if not reason or self.public_host != "hidden":
             return reason
-        return hide_hosts(reason, endpoints(self.judge))
+        return hide_hosts(reason, self.judge.urls)
 
     @property
     def key(self) -> tuple[str, ...]:
@@ -265,7 +261,7 @@ class RequestQueue:
         """Mark ``req`` FAILED with ``reason``, its endpoint's host hidden unless the submitter
         published it: every failure reason passes here, so none can name a hidden host."""
         if req.public_host == "hidden":
-            reason = hide_hosts(reason, endpoints(req.judge))
+            reason = hide_hosts(reason, req.judge.urls)
         return self._update(req, State.FAILED, f"fail {req.id}", finished_at=utcnow(), reason=reason[-2000:])
 
     def requeue_stale(self, max_age_s: float, now: dt.datetime | None = None) -> list[str]:

@@ -22,7 +22,7 @@ from dhp.leaderboard.board.loading import LoadedResult
 from dhp.leaderboard.board.stores import Store
 from dhp.leaderboard.submissions.queue import utcnow
 from dhp.scoring.results import Summary, reweight
-from dhp.spec import BENCHMARK, OPERATIONS
+from dhp.spec import BENCHMARK, OPERATIONS, task_kind
 from dhp.types import DatasetSpec, ExpertWeights, Operation, WeightEntry
 from dhp.weights import weights_from_votes
 
@@ -38,13 +38,6 @@ __all__ = [
     "reweighted_summaries",
     "tally",
 ]
-
-_TEXT = {
-    "summarization": "summary",
-    "story_completion": "story ending",
-    "question_answering": "answer",
-    "translation": "translation",
-}
 
 
 @dataclass(frozen=True)
@@ -72,7 +65,7 @@ def _build_tasks(datasets: Mapping[str, DatasetSpec]) -> tuple[SurveyTask, ...]:
         metrics = specs[0].metrics
         if len(metrics) < 2 or any(s.metric_names != specs[0].metric_names for s in specs):
             continue  # one metric: nothing to choose (Answer Equivalence); mixed metrics: not one task
-        text = _TEXT.get(task, "text")
+        text = kind.noun if (kind := task_kind(task)) else "text"
         issues: dict[Operation, dict[str, list[str]]] = {}
         for s in specs:
             for p in s.perturbations:

@@ -24,15 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from dhp.inference.addresses import address_problem
 from dhp.inference.hub import AUTO_PROVIDER, router_model
-from dhp.judge import (
-    EndpointJudge,
-    HubJudge,
-    Judge,
-    JudgeSpecError,
-    hosts,
-    parse_judge,
-    request_model,
-)
+from dhp.inference.judge import AnyJudge, Judge, JudgeSpecError, judge_from_fields
 from dhp.naming import JUDGE_NAME_RULE, MisleadingNameError, check_judge_name, name_key, slug
 from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
@@ -117,7 +109,7 @@ class SubmissionErrors(ValidationError):
 
 
 class Submission(BaseModel):
-    """A validated submission: the judge (:data:`dhp.judge.Judge`; whether its endpoint host may be
+    """A validated submission: the judge (:data:`dhp.inference.judge.Judge`; whether its endpoint host may be
     shown is the judge's ``publish_host``) and what the form adds, how to score it and whom to tell.
     A queued request (:class:`dhp.leaderboard.submissions.queue.Request`) is a submission plus its queue state."""
 
@@ -372,25 +364,21 @@ def validate_submission(
 
 
 def _judge_of(route: Route, v: Mapping[str, object], publish_host: bool) -> Judge:
-    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.judge`)."""
-    name, rev = str(v["judge_name"]), v["revision"] or None
-    data: dict[str, object]
-    if route == "builtin":
-        data = {"kind": "builtin", "name": name, "control": v["model"]}
-    elif route == "hub":
-        data = {
-            "kind": "hub",
-            "name": name,
-            "model_id": v["hf_model_id"],
-            "provider": v["provider"],
-            "revision": rev,
-        }
-    else:
-        data = {"kind": "endpoint", "name": name, "endpoints": [v["endpoint_url"]], "protocol": v["protocol"],
-                "model": v["model"], "hf_model_id": v["hf_model_id"], "revision": rev,
-                "publish_host": publish_host}  # fmt: skip
+    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.inference.judge`)."""
+    fields = {
+        "name": v["judge_name"],
+        "control": v["model"],  # a built-in judge's model is its control
+        "endpoints": [v["endpoint_url"]],
+        "protocol": v["protocol"],
+        "model": v["model"],
+        "model_id": v["hf_model_id"],  # a Hub judge's model
+        "hf_model_id": v["hf_model_id"],
+        "provider": v["provider"],
+        "revision": v["revision"] or None,
+        "publish_host": publish_host,
+    }
     try:
-        return parse_judge(data, source="submission")
+        return judge_from_fields(route, fields, source="submission")
     except JudgeSpecError as e:
         raise SubmissionErrors([ValidationError("judge", str(e))]) from None
 
@@ -465,20 +453,17 @@ def _revision(value: str | None, hf_model_id: str | None) -> str | None:
     return rev
 
 
-def judge_key(judge: Judge, mode: str) -> tuple[str, ...]:
+def judge_key(judge: AnyJudge, mode: str) -> tuple[str, ...]:
     """What makes two judges the same, for queued requests and leaderboard rows alike (a row's
-    judge is its results' :func:`dhp.judge.published` record): where the judge is reached (an
+    judge is its results' :func:`dhp.inference.judge.published` record): where the judge is reached (an
     endpoint's host, ``hub:<provider>``, or nothing), model, revision, protocol and scoring mode,
     case-insensitive. Two servers on different hosts may both report the model name "tgi". A row
     whose host was not published has none in its key: the queue, which keeps the host privately,
     catches the resubmission of a judge still queued."""
-    if isinstance(judge, HubJudge):
-        where, model, protocol = f"hub:{judge.provider}", judge.model_id, "hub"
-    else:
-        where = min(hosts(judge), default="")
-        model = judge.hf_model_id or request_model(judge) or ""
-        protocol = judge.protocol.value if isinstance(judge, EndpointJudge) else judge.kind
-    return tuple(x.strip().lower() for x in (where, model, judge.revision or "", protocol, mode))
+    provider = judge.provider_name
+    where = f"hub:{provider}" if provider else min(judge.hosts, default="")
+    model = judge.hf_model_id or judge.request_model or ""
+    return tuple(x.strip().lower() for x in (where, model, judge.revision or "", judge.route, mode))
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The queue worker: claims PENDING requests and runs ``dhp score`` on each, in a subprocess.
 
-The request's judge (:mod:`dhp.judge`) goes to the scorer whole, as a judge file in the worker's
+The request's judge (:mod:`dhp.inference.judge`) goes to the scorer whole, as a judge file in the worker's
 temporary folder (``dhp score --judge-file``); the scorer writes the results' judge record from it,
 so the worker only validates results (``parse_result``) and stores them as written. A subprocess
 isolates crashes and memory; its stderr tail (with secrets scrubbed) becomes the failure reason
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dhp.inference.addresses import PUBLIC_ONLY_ENV
-from dhp.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, published, write_judge
+from dhp.inference.judge import Judge, published, write_judge
 from dhp.leaderboard.board.stores import Store
 from dhp.leaderboard.submissions.queue import Request, RequestQueue
 from dhp.leaderboard.submissions.validation import (
@@ -73,9 +73,9 @@ class WorkerConfig:
 
 def score_command(req: Request, cfg: WorkerConfig, judge_file: Path, out_dir: Path) -> list[str]:
     """The ``dhp score`` argument vector for a request: the judge travels whole in ``judge_file``
-    (:func:`dhp.judge.write_judge`, no secret in it); the rest are scoring settings."""
+    (:func:`dhp.inference.judge.write_judge`, no secret in it); the rest are scoring settings."""
     cmd = [cfg.python, "-m", "dhp", "score", "--judge-file", str(judge_file)]
-    if not isinstance(req.judge, BuiltinJudge):  # a built-in judge has one mode, its own
+    if req.judge.own_mode is None:  # a built-in judge has one mode, its own
         cmd += ["--mode", req.mode]
     cmd += ["--data", str(cfg.data), "--datasets", cfg.datasets or req.datasets, "--out", str(out_dir)]
     cmd += ["--no-progress"]
@@ -91,7 +91,7 @@ def scorer_env(judge: Judge, environ: Mapping[str, str]) -> dict[str, str]:
     ``DHP_JUDGE_API_KEY`` (never the operator's HF token: a submitted endpoint is anyone's server), a
     Hub judge the operator's ``HF_TOKEN`` (sent only to the router), a built-in judge neither."""
     env = dict(environ)
-    keep = {EndpointJudge: API_KEY_ENV, HubJudge: HF_TOKEN_ENV}.get(type(judge))
+    keep = judge.secret_variable
     for name in JUDGE_KEY_VARS:
         if name != keep:
             env.pop(name, None)
@@ -115,9 +115,8 @@ class Worker:
         """Run a claimed (RUNNING) request to FINISHED or FAILED; never raises for scoring errors."""
         secrets = [os.environ.get(name, "") for name in JUDGE_KEY_VARS]
         try:
-            if isinstance(req.judge, EndpointJudge):
-                for url in req.judge.endpoints:  # DNS may have changed
-                    check_endpoint_url(url, self.cfg.mode, self.cfg.resolver, self.cfg.allowed_ports)
+            for url in req.judge.submitted_urls:  # DNS may have changed
+                check_endpoint_url(url, self.cfg.mode, self.cfg.resolver, self.cfg.allowed_ports)
             with tempfile.TemporaryDirectory(prefix="dhp-worker-") as tmp:
                 out = Path(tmp) / "out"
                 judge_file = Path(tmp) / "judge.json"

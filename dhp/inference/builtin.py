@@ -24,9 +24,8 @@ import random
 import re
 from collections.abc import Mapping
 
-from dhp.inference.types import JudgeOutput, ScoreDistribution
-from dhp.scoring.types import ORIGINAL, JudgeRequest
-from dhp.types import CONTROL_JUDGES, ControlJudge, Severity
+from dhp.inference.types import JudgeOutput, ScoreDistribution, ScoringRequest
+from dhp.types import CONTROL_JUDGES, ControlJudge, Role, Severity
 
 __all__ = ["BUILTIN_JUDGES", "LexicalJudge", "OracleJudge", "RandomJudge", "lexical_score", "make_builtin"]
 
@@ -40,7 +39,7 @@ class RandomJudge:
         self.seed = seed
         self.label = "random"
 
-    async def __call__(self, request: JudgeRequest) -> JudgeOutput:
+    async def __call__(self, request: ScoringRequest) -> JudgeOutput:
         rng = random.Random(
             f"{self.seed}|{request.dataset}|{request.item_id}|{request.metric}|{request.role}|{request.repeat}"
         )
@@ -57,9 +56,9 @@ class OracleJudge:
     def __init__(self) -> None:
         self.label = "oracle"
 
-    async def __call__(self, request: JudgeRequest) -> JudgeOutput:
+    async def __call__(self, request: ScoringRequest) -> JudgeOutput:
         _, hi = request.scale
-        if request.role == ORIGINAL:
+        if request.role == Role.ORIGINAL.value:
             return ScoreDistribution.point(hi)
         return ScoreDistribution.point(hi - (2.0 if request.severity == Severity.MAJOR.value else 1.0))
 
@@ -114,7 +113,7 @@ class LexicalJudge:
     def __init__(self) -> None:
         self.label = "lexical"
 
-    async def __call__(self, request: JudgeRequest) -> JudgeOutput:
+    async def __call__(self, request: ScoringRequest) -> JudgeOutput:
         context = " ".join(v for v in request.context.values() if v)
         return ScoreDistribution.point(lexical_score(request.text, context, request.metric, request.scale))
 

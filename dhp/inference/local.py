@@ -23,9 +23,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from dhp.inference.types import FatalJudgeError, JudgeOutput, RawText, ScoreDistribution
-from dhp.scoring.parse import token_score
-from dhp.scoring.types import JudgeRequest
+from dhp.inference.types import (
+    FatalJudgeError,
+    JudgeOutput,
+    RawText,
+    ScoreDistribution,
+    ScoringRequest,
+    token_score,
+)
 
 __all__ = ["LocalModel", "check_model"]
 
@@ -112,7 +117,7 @@ class LocalModel:
         return enc.to(self.device)
 
     # -- one request -------------------------------------------------------------------------------
-    def _run(self, request: JudgeRequest) -> JudgeOutput:
+    def _run(self, request: ScoringRequest) -> JudgeOutput:
         import torch
 
         with self._lock:
@@ -149,7 +154,7 @@ class LocalModel:
         """Load tokenizer and model now (outside any per-request timeout)."""
         await asyncio.to_thread(self._load_locked)
 
-    async def __call__(self, request: JudgeRequest) -> JudgeOutput:
+    async def __call__(self, request: ScoringRequest) -> JudgeOutput:
         return await asyncio.to_thread(self._run, request)
 
     async def aclose(self) -> None:
