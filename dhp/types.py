@@ -5,7 +5,8 @@ A *benchmark* is a set of :class:`DatasetSpec`. Each dataset names the text a ju
 the :class:`Perturbation` s that degrade the text, and :class:`ExpertWeights` saying which metric
 each perturbation should hurt most.
 
-Everything here is plain data: it round-trips through ``to_dict`` / ``from_dict`` so that a user
+Everything here is plain data: it round-trips through :func:`dhp.records.to_data` /
+:func:`dhp.records.from_data` (derived from the fields, nothing written per class) so that a user
 can declare a dataset of their own in a JSON or YAML file (see :mod:`dhp.spec` for the six
 built-in datasets and :mod:`dhp.weights` for weights files). Nothing in this module does I/O.
 """

@@ -65,7 +65,6 @@ from dhp.types import DatasetSpec, Method, PairRow, Perturbation, Severity
 
 __all__ = [
     "BUILDER_VERSION",
-    "FAILED_VALIDATION",
     "LLM_ATTEMPTS",
     "BuildOptions",
     "BuildReport",

@@ -329,9 +329,9 @@ def _built_datasets(data: str, datasets: str) -> str:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from dhp.inference.pool import RetryPolicy
+    from dhp.inference.types import JudgeError
     from dhp.scoring.run import RunError, ScoreConfig, score_datasets
     from dhp.scoring.stats import CombineMethod
-    from dhp.scoring.types import JudgeError
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
     judge = _judge_config(args)

@@ -25,7 +25,7 @@ from dhp.data.items import Item
 from dhp.scoring.caveats import version_label
 from dhp.types import DatasetSpec
 
-__all__ = ["DataError", "Item", "LoadedDataset", "load_hub", "load_local", "local_revision"]
+__all__ = ["LoadedDataset", "load_hub", "load_local", "local_revision"]
 
 
 @dataclass(frozen=True)

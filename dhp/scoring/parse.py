@@ -23,16 +23,9 @@ import math
 import re
 from collections.abc import Sequence
 
-from dhp.inference.types import token_score
-from dhp.scoring.types import (
-    JudgeOutput,
-    ParsedScore,
-    RawText,
-    ScoreDistribution,
-    ScoringMode,
-    TokenAlternatives,
-    Unparsed,
-)
+from dhp.inference.types import JudgeOutput, RawText, ScoreDistribution, TokenAlternatives, token_score
+from dhp.scoring.types import ParsedScore, Unparsed
+from dhp.types import ScoringMode
 
 __all__ = [
     "REASONS",

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from dhp.naming import judge_slug, revision_slug
 from dhp.scoring.breakdown import length_tertiles
 from dhp.scoring.caveats import SAMPLE, caveats
 from dhp.scoring.results import (
@@ -27,10 +28,8 @@ from dhp.scoring.results import (
     CIModel,
     Result,
     cue_slug,
-    judge_slug,
     no_d_mark,
     read_result,
-    revision_slug,
 )
 from dhp.types import Level
 

@@ -5,7 +5,7 @@ p-values and the item-level scores, so D^EW can be recomputed for new expert wei
 (:func:`reweight`) without a single new request. Parsing is pure (:func:`parse_result` takes text);
 reading and writing files stays at the edges (:func:`read_result`, :func:`write_result`).
 
-Schema 1.3 (1.0-1.2 files are still read, and upgraded on reading, see :func:`parse_result`):
+Schema 1.3 (1.0-1.2 files are still read: :data:`MIGRATIONS` makes them current before validation):
 
 * missing means missing: a metric with no usable pair (``n_pairs == 0``) has ``p = null`` and is
   left out of its perturbation's combination; ``PerturbationResult.n_metrics_used`` counts the
@@ -35,9 +35,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import (
@@ -47,7 +48,6 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
-    model_validator,
 )
 
 from dhp.errors import first_validation_problem
@@ -68,6 +68,7 @@ from dhp.types import Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
+    "MIGRATIONS",
     "READABLE_SCHEMA_VERSIONS",
     "SCHEMA_VERSION",
     "CIModel",
@@ -77,30 +78,30 @@ __all__ = [
     "JudgeInfo",
     "LevelSummary",
     "MetricStats",
+    "Migration",
     "PerturbationResult",
     "Result",
     "ResultError",
     "ScoringSettings",
     "Summary",
     "Timing",
+    "check_chain",
     "cue_slug",
     "dump_result",
-    "judge_slug",
+    "migrate",
     "no_d_mark",
     "parse_result",
     "qualified",
     "read_result",
     "result_from_analysis",
     "result_path",
-    "revision_slug",
     "reweight",
     "summarise",
     "write_result",
 ]
 
+#: The version written. Older versions are read through :data:`MIGRATIONS` (the one list of them).
 SCHEMA_VERSION = "1.3"
-#: Versions :func:`parse_result` accepts; older ones are upgraded to the current meaning on reading.
-READABLE_SCHEMA_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
 #: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
@@ -109,6 +110,13 @@ ModeName = Annotated[str, AfterValidator(lambda v: ScoringMode(v).value)]
 
 class ResultError(ValueError):
     """A results file that cannot be read or does not validate; the message names the file."""
+
+
+def _current_version(v: str) -> str:
+    """A validated result is of the current schema: older documents are migrated before validation."""
+    if v != SCHEMA_VERSION:
+        raise ValueError(f"schema_version {v!r} is not the current {SCHEMA_VERSION!r} (migrate it first)")
+    return v
 
 
 class _Model(BaseModel):
@@ -121,8 +129,8 @@ class JudgeInfo(_Model):
     submitter published them), the model name its requests carried, and how it was called.
 
     Records of 1.0-1.2 held the judge's fields flat (``name``, ``kind``, ``protocol``,
-    ``endpoint_hosts``, a Hub judge as an endpoint with ``settings.provider``); they are read as the
-    same judge (:meth:`_upgrade`)."""
+    ``endpoint_hosts``, a Hub judge as an endpoint with ``settings.provider``); their migration
+    makes them this record before validation (:func:`_judge_record`)."""
 
     judge: PublishedJudge
     model: str | None = None  # the model name the requests carried (an endpoint's own, when discovered)
@@ -161,30 +169,6 @@ class JudgeInfo(_Model):
     @property
     def endpoint_hosts(self) -> tuple[str, ...]:
         return self.judge.shown_hosts
-
-    @model_validator(mode="before")
-    @classmethod
-    def _upgrade(cls, data: Any) -> Any:
-        """A flat record (1.0-1.2) -> the same judge, described once."""
-        if not isinstance(data, dict) or "judge" in data:
-            return data
-        old = dict(data)
-        settings = dict(old.get("settings") or {})
-        name, kind, model = old.get("name"), old.get("kind"), old.get("model")
-        ids = {k: old.get(k) for k in ("hf_model_id", "revision", "n_params")}
-        judge: dict[str, Any]
-        if kind == "builtin":
-            judge = {"kind": "builtin", "name": name, "control": model}
-        elif kind == "local":
-            judge = {"kind": "local", "name": name, "model": model or ids["hf_model_id"] or name, **ids}
-        elif "provider" in settings:  # a Hub judge, recorded as the router's endpoint
-            judge = {"kind": "hub", "name": name, "model_id": ids["hf_model_id"],
-                     "provider": settings.pop("provider"), "revision": ids["revision"], "n_params": ids["n_params"]}  # fmt: skip
-        else:
-            hosts = tuple(old.get("endpoint_hosts") or ())
-            judge = {"kind": "endpoint", "name": name, "endpoints": hosts, "protocol": old.get("protocol"),
-                     "model": model, "publish_host": bool(hosts), **ids}  # fmt: skip
-        return {"judge": judge, "model": model, "settings": settings}
 
 
 class DatasetRef(_Model):
@@ -338,7 +322,7 @@ class ItemScores(_Model):
 
 
 class Result(_Model):
-    schema_version: Literal["1.0", "1.1", "1.2", "1.3"] = "1.3"
+    schema_version: Annotated[str, AfterValidator(_current_version)] = SCHEMA_VERSION
     dhp_version: str
     created_at: str  # ISO 8601, UTC
     judge: JudgeInfo
@@ -362,7 +346,7 @@ def _nan(x: float | None) -> float:
 
 def qualified(d_min_ew: float | None, n_without_d: int) -> bool | None:
     """Qualified: D_min^EW > 1 and no perturbation without a D (every issue discerned at p < 0.05);
-    None when there is no D_min^EW at all. The one rule, used by the summary and the 1.1 upgrade."""
+    None when there is no D_min^EW at all. The one rule, used by the summary and the 1.1 -> 1.2 migration."""
     return None if d_min_ew is None else (d_min_ew > 1.0 and n_without_d == 0)
 
 
@@ -538,32 +522,149 @@ def result_path(
 # ---------------------------------------------------------------------------------------------
 # Edges: text <-> Result, files
 # ---------------------------------------------------------------------------------------------
-def _upgrade_1_0(data: dict[str, Any]) -> dict[str, Any]:
-    """A 1.0 document in 1.1's meaning: a metric with no pair had p = 1 and counted; now it is
-    missing, and a perturbation with no usable metric has no p and no D (the others are recombined
-    after validation, :func:`_upgraded_summary`)."""
-    perturbations = []
-    for pr in data.get("perturbations") or []:
-        if not isinstance(pr, dict) or not isinstance(pr.get("metrics"), dict):
-            perturbations.append(pr)
-            continue
-        metrics = {
-            m: {**ms, "p": None} if isinstance(ms, dict) and ms.get("n_pairs") == 0 else ms
-            for m, ms in pr["metrics"].items()
-        }
-        used = sum(1 for ms in metrics.values() if isinstance(ms, dict) and ms.get("p") is not None)
-        upgraded = {**pr, "metrics": metrics, "n_metrics_used": used}
-        if used == 0:
-            upgraded.update(p=None, p_ew=None, d=None, d_ew=None, d_ci=None, d_ew_ci=None)
-        perturbations.append(upgraded)
-    return {**data, "perturbations": perturbations}
+# ---------------------------------------------------------------------------------------------
+# Migrations: an older document made current, one version at a time, before validation
+# ---------------------------------------------------------------------------------------------
+#: One step: a document of one version (a JSON object) -> the same document in the next version's meaning.
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _object(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    if not isinstance(value, dict):
+        raise ValueError(f"{key} must be a JSON object")
+    return value
+
+
+def _no_pair_is_missing(pr: Any, scoring: ScoringSettings) -> PerturbationResult:
+    """One 1.0 perturbation in 1.1's meaning: a metric with no pair had p = 1 and counted; now it is
+    missing. With no usable metric left it has no p and no D; one that lost some is recombined
+    without them (its intervals, computed with them, dropped)."""
+    if not isinstance(pr, dict):
+        raise ValueError("a perturbation must be a JSON object")
+    metrics = {
+        m: {**ms, "p": None} if isinstance(ms, dict) and ms.get("n_pairs") == 0 else ms
+        for m, ms in _object(pr, "metrics").items()
+    }
+    used = sum(1 for ms in metrics.values() if isinstance(ms, dict) and ms.get("p") is not None)
+    upgraded = {**pr, "metrics": metrics, "n_metrics_used": used}
+    if used == 0:
+        upgraded.update(p=None, p_ew=None, d=None, d_ew=None, d_ci=None, d_ew_ci=None)
+    out = PerturbationResult.model_validate(upgraded)
+    if used in (0, len(out.metrics)):
+        return out
+    return _recombine(out, scoring.weights, scoring.combine_method).model_copy(
+        update={"d_ci": None, "d_ew_ci": None}
+    )
+
+
+def _1_0_to_1_1(data: dict[str, Any]) -> dict[str, Any]:
+    """1.0 -> 1.1: missing means missing (:func:`_no_pair_is_missing`); the summary recomputed from
+    the perturbations' D values (:func:`summarise`, its stored intervals kept)."""
+    scoring = ScoringSettings.model_validate(_object(data, "scoring"))
+    perturbations = data.get("perturbations")
+    if not isinstance(perturbations, list):
+        raise ValueError("perturbations must be a JSON array")
+    per = tuple(_no_pair_is_missing(pr, scoring) for pr in perturbations)
+    summary = summarise(per, Summary.model_validate(_object(data, "summary")).ci)
+    return {**data, "perturbations": [pr.model_dump() for pr in per], "summary": summary.model_dump()}
+
+
+def _1_1_to_1_2(data: dict[str, Any]) -> dict[str, Any]:
+    """1.1 -> 1.2: ``qualified`` recomputed (a perturbation without D now disqualifies); nothing else."""
+    s = _object(data, "summary")
+    return {**data, "summary": {**s, "qualified": qualified(s.get("d_min_ew"), s.get("n_without_d", 0))}}
+
+
+def _judge_record(old: dict[str, Any]) -> dict[str, Any]:
+    """A flat judge record of 1.0-1.2 -> the same judge, described once (1.3's ``JudgeInfo``)."""
+    settings = dict(old.get("settings") or {})
+    name, kind, model = old.get("name"), old.get("kind"), old.get("model")
+    ids = {k: old.get(k) for k in ("hf_model_id", "revision", "n_params")}
+    judge: dict[str, Any]
+    if kind == "builtin":
+        judge = {"kind": "builtin", "name": name, "control": model}
+    elif kind == "local":
+        judge = {"kind": "local", "name": name, "model": model or ids["hf_model_id"] or name, **ids}
+    elif "provider" in settings:  # a Hub judge, recorded as the router's endpoint
+        judge = {"kind": "hub", "name": name, "model_id": ids["hf_model_id"],
+                 "provider": settings.pop("provider"), "revision": ids["revision"], "n_params": ids["n_params"]}  # fmt: skip
+    else:
+        hosts = tuple(old.get("endpoint_hosts") or ())
+        judge = {"kind": "endpoint", "name": name, "endpoints": hosts, "protocol": old.get("protocol"),
+                 "model": model, "publish_host": bool(hosts), **ids}  # fmt: skip
+    return {"judge": judge, "model": model, "settings": settings}
+
+
+def _1_2_to_1_3(data: dict[str, Any]) -> dict[str, Any]:
+    """1.2 -> 1.3: the flat judge fields become the judge record (:func:`_judge_record`); a record
+    that already holds one (a document relabelled by hand) is kept."""
+    info = _object(data, "judge")
+    return data if "judge" in info else {**data, "judge": _judge_record(info)}
+
+
+#: The results schema's history, oldest first: each version before the current one and the step that
+#: makes its documents the next version's (the next entry's, the last one's :data:`SCHEMA_VERSION`).
+#: The one list of the versions; every reader of results goes through it (:func:`migrate`).
+MIGRATIONS: tuple[tuple[str, Migration], ...] = (
+    ("1.0", _1_0_to_1_1),
+    ("1.1", _1_1_to_1_2),
+    ("1.2", _1_2_to_1_3),
+)
+
+
+def _minor(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")
+    return int(major), int(minor)
+
+
+def check_chain(chain: Sequence[tuple[str, Migration]], current: str) -> tuple[str, ...]:
+    """The versions ``chain`` reads, current last; raises ValueError naming a missing step (each step
+    goes one minor version up, the last one to ``current``)."""
+    versions = (*(v for v, _ in chain), current)
+    for a, b in pairwise(versions):
+        (ma, na), (mb, nb) = _minor(a), _minor(b)
+        if (mb, nb) != (ma, na + 1):
+            raise ValueError(
+                f"the results migrations have no step from {a} to {ma}.{na + 1} (next listed: {b})"
+            )
+    return versions
+
+
+#: Versions :func:`parse_result` reads (derived from :data:`MIGRATIONS`).
+READABLE_SCHEMA_VERSIONS = check_chain(MIGRATIONS, SCHEMA_VERSION)
+
+
+def migrate(
+    data: dict[str, Any],
+    source: str = "<string>",
+    chain: Sequence[tuple[str, Migration]] = MIGRATIONS,
+    current: str = SCHEMA_VERSION,
+) -> dict[str, Any]:
+    """A result document (a JSON object) of any readable version, made ``current`` by the steps of
+    ``chain`` from its version on. Raises :class:`ResultError` naming ``source`` for a version it
+    cannot read and for a step the document does not fit; ValueError for a chain with a gap."""
+    versions = check_chain(chain, current)
+    version = data.get("schema_version")
+    if version not in versions:
+        raise ResultError(
+            f"{source}: unsupported schema_version {version!r}; expected one of {', '.join(versions)}"
+        )
+    start = versions.index(version)
+    for (old, step), new in zip(chain[start:], versions[start + 1 :], strict=True):
+        try:
+            data = {**step(data), "schema_version": new}
+        except ValidationError:
+            raise  # the caller names the first problem, as for a current document
+        except (KeyError, ValueError) as e:
+            raise ResultError(f"{source}: cannot upgrade from {old}: {e.args[0]}") from e
+    return data
 
 
 def parse_result(text: str, source: str = "<string>") -> Result:
     """Validate a result document. Raises :class:`ResultError` naming `source` and the problem.
 
-    A 1.0 document is upgraded to 1.1's meaning (see :func:`_upgrade_1_0`), its summary recomputed
-    from its per-perturbation D values (:func:`summarise`; stored intervals kept).
+    A document of an older schema is first made current by :func:`migrate` (:data:`MIGRATIONS`).
     """
     try:
         data = json.loads(text)
@@ -571,56 +672,11 @@ def parse_result(text: str, source: str = "<string>") -> Result:
         raise ResultError(f"{source}: not valid JSON ({e})") from e
     if not isinstance(data, dict):
         raise ResultError(f"{source}: a result must be a JSON object")
-    version = data.get("schema_version")
-    if version not in READABLE_SCHEMA_VERSIONS:
-        raise ResultError(
-            f"{source}: unsupported schema_version {version!r}; expected one of {', '.join(READABLE_SCHEMA_VERSIONS)}"
-        )
-    if version == "1.0":
-        data = _upgrade_1_0(data)
     try:
-        result = Result.model_validate(data)  # its judge is a PublishedJudge: hosts, not URLs
+        data = migrate(data, source)
+        return Result.model_validate(data)  # its judge is a PublishedJudge: hosts, not URLs
     except ValidationError as e:
         raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
-    if version == "1.1":
-        return _upgrade_1_1(result)
-    if version != "1.0":
-        return result.model_copy(update={"schema_version": SCHEMA_VERSION})  # 1.2: its judge read as 1.3's
-    try:
-        return _upgraded_summary(result)
-    except KeyError as e:
-        raise ResultError(f"{source}: cannot upgrade from 1.0: {e.args[0]}") from e
-
-
-def _upgrade_1_1(result: Result) -> Result:
-    """1.1 -> 1.2: ``qualified`` recomputed (a perturbation without D now disqualifies); nothing else."""
-    s = result.summary
-    return result.model_copy(
-        update={
-            "schema_version": SCHEMA_VERSION,
-            "summary": s.model_copy(update={"qualified": qualified(s.d_min_ew, s.n_without_d)}),
-        }
-    )
-
-
-def _upgraded_summary(result: Result) -> Result:
-    """1.0 -> 1.1 after validation: perturbations that lost a metric (no pairs) recombined without
-    it (their intervals, computed with it, dropped); the summary recomputed (its intervals kept)."""
-    per = tuple(
-        pr
-        if pr.n_metrics_used in (0, len(pr.metrics))
-        else _recombine(pr, result.scoring.weights, result.scoring.combine_method).model_copy(
-            update={"d_ci": None, "d_ew_ci": None}
-        )
-        for pr in result.perturbations
-    )
-    return result.model_copy(
-        update={
-            "schema_version": SCHEMA_VERSION,
-            "perturbations": per,
-            "summary": summarise(per, result.summary.ci),
-        }
-    )
 
 
 def dump_result(result: Result) -> str:

@@ -44,12 +44,22 @@ from typing import Any, Literal
 import numpy as np
 
 import dhp
+from dhp.data.dataset_io import DataError
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.judge import Judge
 from dhp.inference.pool import Pool, RetryPolicy, Tally
 from dhp.inference.registry import BackendOptions, BackendSetupError, build_backends
+from dhp.inference.types import (
+    CapabilityError,
+    FatalJudgeError,
+    JudgeOutput,
+    RawText,
+    RequestFailure,
+    SamplingParams,
+)
+from dhp.naming import judge_slug
 from dhp.scoring.cost import CostLedger, ledger_path
-from dhp.scoring.data import DataError, LoadedDataset, load_hub, load_local
+from dhp.scoring.data import LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context, resolve_prompt_set
 from dhp.scoring.results import (
@@ -61,25 +71,12 @@ from dhp.scoring.results import (
     Result,
     ScoringSettings,
     Timing,
-    judge_slug,
     result_from_analysis,
     result_path,
     write_result,
 )
 from dhp.scoring.stats import CombineMethod, DatasetAnalysis, analyse
-from dhp.scoring.types import (
-    ORIGINAL,
-    CapabilityError,
-    FatalJudgeError,
-    JudgeBackend,
-    JudgeOutput,
-    JudgeRequest,
-    ParsedScore,
-    RawText,
-    RequestFailure,
-    SamplingParams,
-    Unparsed,
-)
+from dhp.scoring.types import ORIGINAL, JudgeBackend, JudgeRequest, ParsedScore, Unparsed
 from dhp.spec import resolve_datasets
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 from dhp.weights import apply_weights, load_weights

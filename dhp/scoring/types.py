@@ -2,8 +2,8 @@
 
 A *judge* (a :class:`dhp.inference.types.Backend`) turns one :class:`JudgeRequest` into one
 :data:`~dhp.inference.types.JudgeOutput` (:class:`RawText` or :class:`ScoreDistribution`). The
-outputs, sampling settings and errors are the inference layer's (:mod:`dhp.inference.types`);
-they are re-exported here for the scorer's modules.
+outputs, sampling settings and errors are the inference layer's: import them from
+:mod:`dhp.inference.types`, where they are defined (this module re-exports none).
 
 A parser (:mod:`dhp.scoring.parse`) turns an output into a :class:`ParsedScore` or an
 :class:`Unparsed` value that carries its reason; an unparsed output is never turned into a score.
@@ -15,46 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dhp.inference.types import (
-    Backend,
-    CapabilityError,
-    FatalJudgeError,
-    JudgeError,
-    JudgeOutput,
-    PermanentJudgeError,
-    RawText,
-    RequestFailure,
-    SamplingParams,
-    ScoreDistribution,
-    TokenAlternatives,
-    TransientJudgeError,
-    content_key,
-    output_from_json,
-    output_to_json,
-)
-from dhp.types import Role, ScoringMode
+from dhp.inference.types import Backend, SamplingParams, content_key
+from dhp.types import Role
 
-__all__ = [
-    "ORIGINAL",
-    "CapabilityError",
-    "FatalJudgeError",
-    "JudgeBackend",
-    "JudgeError",
-    "JudgeOutput",
-    "JudgeRequest",
-    "ParsedScore",
-    "PermanentJudgeError",
-    "RawText",
-    "RequestFailure",
-    "SamplingParams",
-    "ScoreDistribution",
-    "ScoringMode",
-    "TokenAlternatives",
-    "TransientJudgeError",
-    "Unparsed",
-    "output_from_json",
-    "output_to_json",
-]
+__all__ = ["ORIGINAL", "JudgeBackend", "JudgeRequest", "ParsedScore", "Unparsed"]
 
 #: The role of an original (unperturbed) text; perturbed texts have their perturbation id as role.
 ORIGINAL = Role.ORIGINAL.value

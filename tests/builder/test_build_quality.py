@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 import pytest
 
-from dhp.builder.build import FAILED_VALIDATION, BuildReport
+from dhp.builder.build import BuildReport
+from dhp.builder.perturb.base import FAILED_VALIDATION
 from dhp.builder.perturb.registry import validate
 from dhp.data.dataset_io import read_not_applicable, read_pairs
 from dhp.spec import BENCHMARK, DATASET_NAMES

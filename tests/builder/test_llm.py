@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from dhp.builder.build import FAILED_VALIDATION, LLM_ATTEMPTS, BuildOptions, build_dataset
-from dhp.builder.perturb.base import NotApplicable, Perturbed
+from dhp.builder.build import LLM_ATTEMPTS, BuildOptions, build_dataset
+from dhp.builder.perturb.base import FAILED_VALIDATION, NotApplicable, Perturbed
 from dhp.builder.perturb.llm import InvalidOutput, LLMJob, LLMPerturber, LLMSettings, validate_output
 from dhp.builder.perturb.registry import build_prompt
 from dhp.builder.sources import SourceLocator

@@ -315,8 +315,8 @@ async def test_a_wave_of_fatal_errors_is_retrieved_whole(caplog: pytest.LogCaptu
     import asyncio
     import gc
 
+    from dhp.inference.types import FatalJudgeError
     from dhp.scoring.run import _cancel
-    from dhp.scoring.types import FatalJudgeError
 
     async def fatal() -> None:
         raise FatalJudgeError("not-json", "an HTML page")

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from dhp.inference.judge import (
     BuiltinJudge,
@@ -19,15 +20,20 @@ from dhp.inference.judge import (
     published,
 )
 from dhp.scoring.results import (
+    MIGRATIONS,
+    READABLE_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
     Coverage,
     DatasetRef,
     ItemScores,
     JudgeInfo,
+    Result,
     ResultError,
     ScoringSettings,
     Timing,
+    check_chain,
     dump_result,
+    migrate,
     parse_result,
     read_result,
     result_from_analysis,
@@ -283,3 +289,54 @@ def test_a_result_never_holds_an_endpoint_url_and_a_scorable_judge_needs_one() -
         parse_result(json.dumps(data))  # a full URL in a results file is refused
     with pytest.raises(JudgeSpecError, match="at least one endpoint"):
         parse_judge({"kind": "endpoint", "name": "J", "endpoints": []})  # a judge to score has one
+
+
+# -- migrations: one chain, applied before validation ---------------------------------------------------------
+_FIXTURES = Path(__file__).parent / "results_fixtures"
+
+
+@pytest.mark.parametrize("version", ["1.0", "1.1", "1.2"])
+def test_an_old_results_file_reads_as_the_current_file_it_read_as_before(version: str) -> None:
+    """v<version>.json as-1.3.json is what the reader before the migration chain (03ab2de) made of it,
+    dumped: the chain gives the same result, byte for byte."""
+    old = _FIXTURES / f"v{version}.json"
+    assert json.loads(old.read_text())["schema_version"] == version
+    assert dump_result(read_result(old)) == (_FIXTURES / f"v{version}.as-1.3.json").read_text()
+
+
+def test_the_chain_makes_a_document_current_before_validation() -> None:
+    data = json.loads((_FIXTURES / "v1.0.json").read_text())
+    current = migrate(data)
+    assert current["schema_version"] == SCHEMA_VERSION == READABLE_SCHEMA_VERSIONS[-1]
+    assert current["judge"] == {"judge": {"kind": "builtin", "name": "Random control", "control": "random"},
+                                "model": "random", "settings": {"seed": 0}}  # fmt: skip
+    assert Result.model_validate(current) == read_result(_FIXTURES / "v1.0.json")
+    assert data["schema_version"] == "1.0"  # the document read is left as it was
+
+
+def test_a_validated_result_is_current_and_its_judge_has_one_shape() -> None:
+    data = json.loads((_FIXTURES / "v1.2.as-1.3.json").read_text())
+    with pytest.raises(ValidationError, match="not the current"):
+        Result.model_validate({**data, "schema_version": "1.2"})
+    flat = json.loads((_FIXTURES / "v1.2.json").read_text())["judge"]
+    with pytest.raises(ResultError, match="judge"):  # a flat judge is 1.2's: a 1.3 file holds the record
+        parse_result(json.dumps({**data, "judge": flat}))
+
+
+def test_a_missing_step_in_the_chain_fails_loudly() -> None:
+    data = json.loads((_FIXTURES / "v1.0.json").read_text())
+    without_1_1 = tuple(step for step in MIGRATIONS if step[0] != "1.1")
+    with pytest.raises(ValueError, match=r"no step from 1\.0 to 1\.1 \(next listed: 1\.2\)"):
+        migrate(data, chain=without_1_1)
+    with pytest.raises(ValueError, match=r"no step from 1\.2 to 1\.3 \(next listed: 1\.4\)"):
+        migrate(data, current="1.4")  # the schema bumped without the step from the version before
+    with pytest.raises(ValueError, match=r"no step from 1\.1 to 1\.2 \(next listed: 1\.3\)"):
+        check_chain(MIGRATIONS[:-1], "1.3")  # the step into the current version left out
+
+
+def test_a_step_the_document_does_not_fit_names_the_file_and_version() -> None:
+    data = json.loads((_FIXTURES / "v1.1.json").read_text())
+    with pytest.raises(
+        ResultError, match=r"^old\.json: cannot upgrade from 1\.1: summary must be a JSON object$"
+    ):
+        parse_result(json.dumps({**data, "summary": [1]}), source="old.json")

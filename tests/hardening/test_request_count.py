@@ -9,15 +9,9 @@ import pytest
 
 from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.inference.pool import Pool
+from dhp.inference.types import FatalJudgeError, JudgeOutput, RawText, RequestFailure, SamplingParams
 from dhp.scoring.run import ScoreConfig, score_datasets
-from dhp.scoring.types import (
-    FatalJudgeError,
-    JudgeOutput,
-    JudgeRequest,
-    RawText,
-    RequestFailure,
-    SamplingParams,
-)
+from dhp.scoring.types import JudgeRequest
 from dhp.spec import get_dataset
 from dhp.types import ControlJudge
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from dhp.data.dataset_io import DataError
 from dhp.inference.judge import BuiltinJudge
-from dhp.scoring.data import DataError, load_local, local_revision
+from dhp.naming import judge_slug, revision_slug
+from dhp.scoring.data import load_local, local_revision
 from dhp.scoring.prompts import PromptError, load_template, render_context
-from dhp.scoring.results import judge_slug, read_result, result_path, revision_slug
+from dhp.scoring.results import read_result, result_path
 from dhp.scoring.run import ScoreConfig, score_datasets
 from dhp.spec import BENCHMARK, get_dataset
 from dhp.types import ControlJudge

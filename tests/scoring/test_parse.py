@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dhp.inference.types import token_score
+from dhp.inference.types import RawText, ScoreDistribution, TokenAlternatives, token_score
 from dhp.scoring.parse import (
     REASONS,
     aggregate,
@@ -17,14 +17,8 @@ from dhp.scoring.parse import (
     parse_score,
     score_output,
 )
-from dhp.scoring.types import (
-    ParsedScore,
-    RawText,
-    ScoreDistribution,
-    ScoringMode,
-    TokenAlternatives,
-    Unparsed,
-)
+from dhp.scoring.types import ParsedScore, Unparsed
+from dhp.types import ScoringMode
 
 PARSED = [
     ("4", 4.0),

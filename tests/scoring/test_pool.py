@@ -12,11 +12,9 @@ import pytest
 
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import Pool, RetryPolicy, Tally
-from dhp.inference.types import content_key
-from dhp.scoring.types import (
+from dhp.inference.types import (
     FatalJudgeError,
     JudgeOutput,
-    JudgeRequest,
     PermanentJudgeError,
     RawText,
     RequestFailure,
@@ -24,9 +22,11 @@ from dhp.scoring.types import (
     ScoreDistribution,
     TokenAlternatives,
     TransientJudgeError,
+    content_key,
     output_from_json,
     output_to_json,
 )
+from dhp.scoring.types import JudgeRequest
 
 
 def req(i: int = 0, group: str = "g", repeat: int = 0) -> JudgeRequest:
