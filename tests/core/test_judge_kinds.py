@@ -77,6 +77,8 @@ async def test_the_registry_builds_one_http_backend_per_replica(protocol: Endpoi
 async def test_a_hub_judge_without_a_token_is_a_setup_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    # the client reads HF_HUB_OFFLINE once, when first imported (maybe by an earlier test, with it set)
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
     monkeypatch.setattr("huggingface_hub.get_token", lambda: None)
     with pytest.raises(BackendSetupError, match="needs a Hugging Face token"):
         await build_backends(HubJudge(name="h", model_id="org/m"), BackendOptions())
