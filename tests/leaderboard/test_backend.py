@@ -291,6 +291,7 @@ def test_the_board_is_served_as_bytes_made_once_per_view(tmp_path: Path, results
         demo.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # the board served by a `dhp leaderboard` process (~7-13 s)
 def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, results_dir: Path) -> None:
     import os
     import signal
