@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
 
@@ -24,30 +26,36 @@ def _run(script: str, *args: str, cwd: Path | None = None) -> str:
     return out.stdout
 
 
+@pytest.mark.slow  # ~30 s (one worker, 2 cores): the board's cold start and three readers
 def test_bench_leaderboard_smoke() -> None:
     """The generator, the server timings, the cold start of `dhp leaderboard` and the readers."""
     out = _run("bench_leaderboard.py", "--smoke", "--readers", "3", "--cold-start")
     assert "errors 0" in out and "first rows" in out and "4 judges x 6 datasets" in out
 
 
+@pytest.mark.slow  # ~15 s: one file of the former rank replicates (13 s CPU), kept as the benchmark's baseline
 def test_bench_stats_small() -> None:
-    assert "bootstrap" in _run("bench_stats.py", "--judges", "2", "--boot-judges", "1")
+    assert "bootstrap" in _run("bench_stats.py", "--judges", "2", "--boot-judges", "1", "--rank-files", "1")
 
 
+@pytest.mark.slow  # ~14 s: three `dhp score` processes
 def test_bench_resume_one_trial() -> None:
     assert "1/1 trials PASS" in _run("bench_resume.py", "--trials", "1", "--kills", "1", "--items", "12")
 
 
+@pytest.mark.slow  # ~18 s: two scripts of `dhp` runs
 def test_bench_faults_and_bad_inputs() -> None:
     assert "cases in" in _run("bench_faults.py")
     assert "refused clearly" in _run("bench_bad_inputs.py")
 
 
+@pytest.mark.slow  # ~13 s: two scripts
 def test_bench_validate_and_random_judge(tiny_root: Path) -> None:
     assert "summeval" in _run("bench_validate.py", str(tiny_root), "--dataset", "summeval")
     assert _run("bench_random_judge.py", str(tiny_root), "--seeds", "1").strip()
 
 
+@pytest.mark.slow  # ~13 s: two scripts
 def test_bench_scoring_and_peers_on_tiny_data(tiny_root: Path) -> None:
     """The runner beside the bare loop on built data (no build), and the peer comparison with the
     clients this environment has (``peers_driver.py`` runs each)."""
@@ -71,6 +79,7 @@ def test_same_as_on_two_identical_sides(tmp_path: Path, tiny_root: Path) -> None
     assert "1 results" in out
 
 
+@pytest.mark.slow  # the six datasets' build (~35 s)
 def test_bench_build_on_the_sources(sources_dir: Path) -> None:
     """The offline build of all six datasets (about a minute: the benchmark is the build)."""
     assert "all six datasets:" in _run("bench_build.py", str(sources_dir))

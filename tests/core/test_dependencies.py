@@ -241,6 +241,7 @@ def test_the_extras_table_is_pyprojects() -> None:
     assert {k: set(v) for k, v in EXTRAS.items()} == {k: v for k, v in extras.items() if k != "dev"}
 
 
+@pytest.mark.slow  # `dhp` runs with the extras blocked (~10 s)
 def test_the_core_install_scores_a_judge_and_names_the_extra_of_the_rest(tmp_path: Path) -> None:
     """Without the extras' modules (the gradio board, the offline generator, matplotlib, torch),
     `dhp score --judge lexical` works, and each command that needs an extra fails with one line

@@ -292,6 +292,7 @@ def test_the_board_is_served_as_bytes_made_once_per_view(tmp_path: Path, results
         demo.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # the board served by a `dhp leaderboard` process (~7-13 s)
 def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, results_dir: Path) -> None:
     import os
     import signal
@@ -322,6 +323,7 @@ def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, resu
     assert "Current thread" in err or "Thread 0x" in err  # faulthandler's dump of every thread
 
 
+@pytest.mark.slow  # the Space app's start in a process (~5-8 s)
 def test_the_space_app_with_an_unreachable_hub_says_so_in_one_line(tmp_path: Path) -> None:
     import os
     import socket

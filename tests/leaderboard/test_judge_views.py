@@ -25,7 +25,8 @@ from dhp.scoring.results import Result, read_result
 from tests.leaderboard.factory import make_result
 from tests.leaderboard.judge_data import perturbed_text, point_at, write_summeval
 
-N = 12
+#: above 13 items a tied test is asymptotic: at 12 scipy's permutation test made the fixture ~20 s
+N = 14
 
 
 @pytest.fixture(scope="module")
@@ -133,10 +134,12 @@ def test_length_tertiles_never_share_a_length_and_say_what_their_d_compares_with
     D (a third of the pairs) sat beside the dataset's D without a word on what it can be compared with."""
     from dhp.scoring.breakdown import length_tertiles
 
-    words = [46, 30, 34, 46, 38, 46, 50, 46, 54, 58, 62, 62]  # sorted thirds cut through the 46s
-    r = _with_lengths(make_result("J", "summeval", skill=0.6, n_items=12), words)
+    # sorted thirds (5 items each) cut through the 46s; 15 items, not 12: a tied test of at most 13 pairs
+    # is scipy's permutation test (~0.16 s each, 40 s for the dataset)
+    words = [46, 30, 34, 46, 38, 46, 50, 46, 54, 58, 62, 62, 42, 66, 70]
+    r = _with_lengths(make_result("J", "summeval", skill=0.6, n_items=15), words)
     groups = length_tertiles(r)
-    assert len(groups) == 3 and sum(t.n_items for t in groups) == 12
+    assert len(groups) == 3 and sum(t.n_items for t in groups) == 15
     for a, b in itertools.pairwise(groups):
         assert a.max_words < b.min_words, (a, b)
     for t in groups:  # the rows are the group's items, and only those
@@ -146,7 +149,7 @@ def test_length_tertiles_never_share_a_length_and_say_what_their_d_compares_with
     page = detail_markdown(r)
     assert "not with the dataset's D_avg^EW" in page and "pairs scored lower" in page
     assert re.search(r"\| short \| 30–\d+ \| \d+ \| [\d.–]+ \| \d+% of \d+ \|", page), page
-    same = _with_lengths(r, [40] * 12)
+    same = _with_lengths(r, [40] * 15)
     assert length_tertiles(same) == [] and "too uniform" in detail_markdown(same)
 
 

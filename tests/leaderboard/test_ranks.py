@@ -182,6 +182,7 @@ def test_replicate_d_avg_recombines_like_the_result_summary() -> None:
     assert point.d_avg(flat) == pytest.approx([reweight(r, flat).d_avg_ew] * 3, rel=1e-5)
 
 
+@pytest.mark.slow  # a 700-item result (~6-10 s)
 def test_tiny_p_values_keep_their_size() -> None:
     """p-values far below float32's range (a strong judge on many items) are kept as logs: the
     replicates' D_avg stays near the estimate instead of jumping to the floor's D_MAX."""

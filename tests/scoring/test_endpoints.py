@@ -445,6 +445,7 @@ def test_judge_by_hub_model_id_goes_through_the_router_with_the_hf_login(
             assert b"hf_storedLoginToken123" not in f.read_bytes(), f
 
 
+@pytest.mark.slow  # two `dhp score` processes (~6-10 s)
 def test_judge_by_hub_model_id_needs_a_token_and_a_valid_id(ae_data: Path, tmp_path: Path) -> None:
     empty = tmp_path / "hf"
     empty.mkdir()

@@ -142,7 +142,7 @@ def _with_coverage(r: Result, parsed: int, expected: int) -> Result:
 def test_report_rounds_coverage_by_one_rule_and_points_to_method_md() -> None:
     from dhp.scoring.report import render_markdown
 
-    r = _with_coverage(make_result("J", "summeval", n_items=10), 7659, 10000)  # 76.59%
+    r = _with_coverage(make_result("J", "summeval", n_items=14), 7659, 10000)  # 76.59%
     md = render_markdown([r], {})
     assert "76.5%" in md and "76.6%" not in md
     assert md.count("76.5%") >= 3  # the summary's column, its caveat and the detail line agree
@@ -239,6 +239,7 @@ def test_a_difference_is_expanded_for_the_smaller_of_the_two_judges_sizes() -> N
     assert d.ci_a == (ia.low, ia.high) and d.ci_b == (ib.low, ib.high)
 
 
+@pytest.mark.slow  # 500 calibration samples (~15-25 s)
 def test_identical_judges_with_ties_at_20_pairs_get_at_most_5_percent_false_verdicts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
