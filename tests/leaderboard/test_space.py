@@ -59,7 +59,7 @@ def test_init_writes_front_matter_thin_app_pinned_requirements(tmp_path: Path) -
     assert "gradio[oauth]==" + front["sdk_version"] in reqs and {"pandas", "scipy", "authlib"} <= set(pins)
     assert not {"pytest", "torch", "mypy"} & set(pins)  # dev and local extras stay out
     # run from this checkout (no release of its version needed): the package unpacked in the folder
-    assert (tmp_path / "sp" / "dhp" / "leaderboard" / "space.py").is_file()
+    assert (tmp_path / "sp" / "dhp" / "leaderboard" / "deploy" / "space.py").is_file()
     assert (tmp_path / "sp" / "dhp_bench-0.1.0.dist-info" / "METADATA").is_file()
     assert not (tmp_path / "sp" / "constraints.txt").exists() and not (tmp_path / "sp" / "wheels").exists()
     for name in [*VARIABLES, *SECRETS]:
