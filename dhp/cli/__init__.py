@@ -12,11 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from dhp.cli.args import DATASETS_HELP, DefaultsFormatter
 from dhp.errors import SpecError, UserError
-from dhp.naming import DEFAULT_DATA
 
 
 def _cmd_spec(args: argparse.Namespace) -> int:
@@ -52,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     from dhp.cli import board, build, choice, score, show, task
 
     build.register(sub)
-    show.register(sub, Path(DEFAULT_DATA))
+    show.register(sub, build.DEFAULT_OUT)  # dhp show reads where dhp build writes
     for command in (score, choice, board, task):
         command.register(sub)
     _describe(parser)
