@@ -254,6 +254,35 @@ def test_filters_search_toggle_and_csv(page: Any) -> None:
     expect(table.locator(".dhp-empty")).to_contain_text("No dataset is ticked")
 
 
+def test_a_late_reply_never_overwrites_a_newer_view(page: Any) -> None:
+    """Replies to quick clicks can arrive out of order (the server renders views on several threads):
+    the table ends on the last click, never on an earlier click's slower reply."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
+    page.locator("#filters").get_by_text("Filters and columns").click()
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(re.compile(r"/dhp/view\?v="), hold_the_first)
+    answered = int(page.evaluate("() => window.dhpViewsAnswered"))
+    page.locator("#weighted input").uncheck()  # its reply is held back: unweighted, SummEval shown
+    page.locator("#filter-datasets").get_by_label("summeval", exact=True).uncheck()
+    expect(_th(page, "sumpubmed D_avg")).to_be_visible()
+    assert len(held) == 1
+    with page.expect_response(lambda r: r.request == held[0].request):
+        held[0].continue_()
+    page.wait_for_function(f"() => window.dhpViewsAnswered >= {answered + 2}")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    expect(_th(page, "summeval D_avg")).to_have_count(0)
+    expect(_th(page, "sumpubmed D_avg")).to_be_visible()
+
+
 def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any]) -> None:
     from playwright.sync_api import expect
 

@@ -37,10 +37,20 @@
   // A name from the address, as HTML text (the judge info is an HTML block): no markup of its own.
   const plain = (s) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+  // Views asked for so far (filters, toggles and the timer's refresh). Replies can arrive out of order
+  // (the server renders views on several threads): a reply to an older question is dropped, so two
+  // quick clicks never end on the first one's table. The newest question carries every input as it is.
+  let asked = 0;
+  const keep = (n) => Array(n).fill(update({}));
+
   // A filter, sort, search or toggle: [table payload, CSV file, user-task section] of that view.
+  // window.dhpViewsAnswered counts the replies (shown or dropped), for a test to wait on.
+  window.dhpViewsAnswered = 0;
   window.dhpView = async (inputs) => {
+    const mine = ++asked;
     const j = await fetchView(inputs);
-    return [j.board, j.csv, j.tasks];
+    window.dhpViewsAnswered += 1;
+    return mine === asked ? [j.board, j.csv, j.tasks] : keep(3);
   };
 
   // The page load (app._wire_page's outputs, in order): board version, known families (JSON), problems,
@@ -71,17 +81,23 @@
   // The timer (and Refresh, fresh: the store listed now): the outputs board version, known families,
   // problems, families, table, CSV, user tasks; all left alone unless the board version changed.
   // Families that appeared since are shown (ticked); the reader's other choices are kept.
+  // A tick that a filter or toggle overtook (its inputs are older) changes nothing: the next tick
+  // sees the new version again. A tick that only finds the same version asks no view and drops none.
   window.dhpTick = async (fresh, gen, knownJson, ...view) => {
-    const same = Array(7).fill(update({}));
+    const same = keep(7);
+    const before = asked;
     const j = await getView({ fresh: fresh ? "1" : null });
     if (j.loading || (!fresh && (gen < 0 || j.version === gen))) return same;
     const p = j.page;
     const known = JSON.parse(knownJson || "[]");
     const chosen = p.families.filter((f) => (view[3] || []).includes(f) || !known.includes(f));
-    const asked = [...view];
+    const reader = [...view];
     const inputs = [...view];
     inputs[3] = chosen;
-    const v = await getView({ v: inputs, a: asked });
+    if (before !== asked) return same;
+    const mine = ++asked;
+    const v = await getView({ v: inputs, a: reader });
+    if (mine !== asked) return same;
     return [j.version, JSON.stringify(p.families), p.problems, update({ choices: pairs(p.families), value: chosen }),
       v.board, v.csv, v.tasks];
   };
