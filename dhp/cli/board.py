@@ -94,14 +94,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
-    from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
+    from dhp.leaderboard.submissions.worker import POLL_S, Worker, WorkerConfig
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     data = Path(args.data)
     if not data.is_dir():
         raise UserError(f"--data {data} is not a folder of built datasets")
-    if args.poll <= 0:
-        raise UserError("--poll must be positive")
+    poll_s = POLL_S if args.poll is None else args.poll
+    if not poll_s > 0:
+        raise UserError(f"--poll must be a positive number of seconds, got {args.poll}")
     cfg = WorkerConfig(
         data=data,
         mode=args.mode,
@@ -111,7 +112,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
     )
     worker = Worker(_store(args.requests), _store(args.results), cfg)
-    n = worker.drain(once=args.once, poll_s=args.poll, stale_after_s=args.requeue_after)
+    n = worker.drain(once=args.once, poll_s=poll_s, stale_after_s=args.requeue_after)
     print(f"dhp worker: ran {n} request(s)")
     return 0
 
@@ -196,7 +197,11 @@ def register(subparsers: Any) -> None:
     _store_args(w)
     w.add_argument("--data", default=DEFAULT_DATA, help="folder holding the built dataset folders")
     w.add_argument("--once", action="store_true", help="stop when the queue is empty")
-    w.add_argument("--poll", type=float, default=30.0, help="seconds between queue checks")
+    w.add_argument(
+        "--poll",
+        type=float,
+        help="seconds between looks at an empty queue (default: 30, the worker's POLL_S)",
+    )
     w.add_argument("--mode", choices=("local", "space"), default="local", help="endpoint checks at run time")
     w.add_argument("--datasets", help="override the datasets of every request (all, or a list)")
     w.add_argument("--n-boot", type=int, dest="n_boot", help="bootstrap replicates passed to dhp score")

@@ -284,6 +284,27 @@ def test_the_worker_fetches_the_pinned_datasets_first(tmp_path: Path) -> None:
     assert work[2:4] == ["dhp", "worker"] and work[-2:] == ["--data", str(tmp_path / "data")]
     (tmp_path / "data").mkdir()
     assert [c[3] for c in worker_commands(env)] == ["worker"]  # already there: no download
+    (only,) = worker_commands({**env, "DHP_WORKER_POLL_S": " 2.5 "})
+    assert only[-2:] == ["--poll", "2.5"]  # the operator's interval; unset: dhp worker's own default
+
+
+def test_the_space_variables_state_the_codes_defaults() -> None:
+    """The variables table of a Space's README says what happens when a variable is not set."""
+    from dhp.leaderboard.submissions.worker import POLL_S
+
+    assert float(VARIABLES["DHP_REFRESH_S"][0]) == AppConfig.refresh_s
+    assert float(VARIABLES["DHP_WORKER_POLL_S"][0]) == POLL_S
+
+
+def test_the_refresh_interval_comes_from_the_environment_or_is_a_one_line_error(tmp_path: Path) -> None:
+    env = {"DHP_MODE": "local", "DHP_STORE_ROOT": str(tmp_path)}
+    assert config_from_env(env).refresh_s == AppConfig.refresh_s
+    assert config_from_env({**env, "DHP_REFRESH_S": "2"}).refresh_s == 2.0
+    for bad in ("soon", "0", "-1", "inf", "nan"):
+        with pytest.raises(
+            StoreConfigError, match=r"^DHP_REFRESH_S must be a positive number of seconds, got"
+        ):
+            config_from_env({**env, "DHP_REFRESH_S": bad})
 
 
 def test_space_mode_on_the_hub_checks_the_request_store_is_private(tmp_path: Path, hub: HubReplay) -> None:

@@ -172,6 +172,8 @@ def _space_env(hub: HubReplay, port: int, home: Path, router: str) -> dict[str, 
         "GRADIO_ANALYTICS_ENABLED": "False",
         "DHP_RUN_WORKER": "1",
         "DHP_HUB_TIMEOUT": "10",  # the replay answers in milliseconds: a hung call is retried soon
+        "DHP_REFRESH_S": "2",  # the open page and the worker look often (defaults: 15 s and 30 s)
+        "DHP_WORKER_POLL_S": "2",
         ROUTER_URL_ENV: router,
     }
 
@@ -253,8 +255,8 @@ def test_a_signed_in_submission_runs_through_the_spaces_worker_to_a_row(space: d
             page.locator("#s-submit").click()
             expect(page.locator("#submit-status")).to_contain_text("Queued", timeout=30_000)
             page.locator("button[role=tab]:has-text('Leaderboard')").first.click()
-            # The Space's worker polls every 30 s, fetches the datasets once, then scores; the open
-            # page's timer (15 s) shows the new row, no reload. (A read right after a reload races
+            # The Space's worker polls every 2 s here (DHP_WORKER_POLL_S), fetches the datasets once,
+            # then scores; the open page's timer (DHP_REFRESH_S, 2 s) shows the new row, no reload. (A read right after a reload races
             # the load event that fills the board: 3 reads of 15 saw the board's rows on a local one.)
             board = page.locator("#leaderboard-table")
             try:

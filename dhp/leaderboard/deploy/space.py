@@ -100,6 +100,9 @@ VARIABLES: Mapping[str, tuple[str, str]] = {
         "worker only: the pinned dataset version (tag or commit) it scores on",
     ),
     "DHP_DATASETS_ORG": ("dhp", "worker only: the Hub organisation holding the datasets"),
+    # the defaults of these two are the code's (page.service.AppConfig.refresh_s, worker.POLL_S)
+    "DHP_REFRESH_S": ("15", "seconds between an open page's looks for new results"),
+    "DHP_WORKER_POLL_S": ("30", "worker only: seconds between its looks at an empty queue"),
 }
 #: Secrets of the Space (set them in the Space's settings, never in files or variables).
 SECRETS: Mapping[str, str] = {
@@ -382,15 +385,18 @@ def push_space(
 
 def worker_commands(env: Mapping[str, str]) -> list[list[str]]:
     """What the Space's worker runs, in order: ``dhp download`` of the pinned dataset version when
-    ``DHP_WORKER_DATA`` is not there yet, then ``dhp worker``."""
+    ``DHP_WORKER_DATA`` is not there yet, then ``dhp worker`` (polling every ``DHP_WORKER_POLL_S``
+    seconds where set; ``dhp worker`` says in one line when that is not a positive number)."""
     data = env.get("DHP_WORKER_DATA", "data")
     cmds: list[list[str]] = []
     if not Path(data).is_dir():
         cmds.append([sys.executable, "-m", "dhp", "download", "--out", data,
                      "--version", env.get("DHP_DATASETS_VERSION", VARIABLES["DHP_DATASETS_VERSION"][0]),
                      "--org", env.get("DHP_DATASETS_ORG", VARIABLES["DHP_DATASETS_ORG"][0])])  # fmt: skip
+    poll = env.get("DHP_WORKER_POLL_S", "").strip()
     cmds.append([sys.executable, "-m", "dhp", "worker", "--mode", env.get("DHP_MODE", "space"),
-                 "--requests", env["DHP_REQUESTS"], "--results", env["DHP_RESULTS"], "--data", data])  # fmt: skip
+                 "--requests", env["DHP_REQUESTS"], "--results", env["DHP_RESULTS"], "--data", data,
+                 *(["--poll", poll] if poll else [])])  # fmt: skip
     return cmds
 
 

@@ -14,6 +14,7 @@ with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/
 from __future__ import annotations
 
 import faulthandler
+import math
 import os
 import signal
 import sys
@@ -34,6 +35,7 @@ from dhp.leaderboard.submissions.validation import Mode
 
 __all__ = [
     "ALLOW_LOCAL_ENV",
+    "REFRESH_ENV",
     "AppConfig",
     "Backend",
     "StoreConfigError",
@@ -43,6 +45,7 @@ __all__ = [
     "dump_threads_on_usr1",
     "launch",
     "main",
+    "refresh_from_env",
     "store_specs",
 ]
 
@@ -146,7 +149,26 @@ _STORES = {"results": "DHP_RESULTS", "requests": "DHP_REQUESTS", "votes": "DHP_V
 
 
 class StoreConfigError(RuntimeError):
-    """The stores named for a Space would lose data or expose it; the app does not start."""
+    """The stores named for a Space would lose data or expose it, or a variable is not a value it can
+    take; the app does not start."""
+
+
+#: Seconds between an open page's looks for new results, where the operator sets it.
+REFRESH_ENV = "DHP_REFRESH_S"
+
+
+def refresh_from_env(env: Mapping[str, str]) -> float:
+    """``DHP_REFRESH_S`` (seconds, > 0) where set, else :attr:`AppConfig.refresh_s`."""
+    raw = env.get(REFRESH_ENV, "").strip()
+    if not raw:
+        return AppConfig.refresh_s
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not seconds > 0 or math.isinf(seconds):
+        raise StoreConfigError(f"{REFRESH_ENV} must be a positive number of seconds, got {raw!r}")
+    return seconds
 
 
 def store_specs(mode: Mode, environ: Mapping[str, str]) -> dict[str, str]:
@@ -198,6 +220,7 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> AppConfig:
         mode=mode,
         rate_limit=3 if mode == "space" else 20,
         rate_window_s=86400.0 if mode == "space" else 3600.0,
+        refresh_s=refresh_from_env(env),
     )
     check_space_stores(cfg, allow_local=env.get(ALLOW_LOCAL_ENV) == "1")
     return cfg

@@ -50,6 +50,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+#: Seconds a worker waits between looks at an empty queue (``dhp worker --poll``, a Space's
+#: ``DHP_WORKER_POLL_S``).
+POLL_S = 30.0
 
 API_KEY_ENV = JUDGE_KEY_VARS[0]  # an endpoint judge's key
 HF_TOKEN_ENV = JUDGE_KEY_VARS[1]  # the operator's HF token, for judges by Hub model id
@@ -169,7 +172,7 @@ class Worker:
             self.results.write(path, data, message=f"results of {req.judge.name}")
         return [p for p, _ in staged]
 
-    def drain(self, once: bool = True, poll_s: float = 30.0, stale_after_s: float | None = None) -> int:
+    def drain(self, once: bool = True, poll_s: float = POLL_S, stale_after_s: float | None = None) -> int:
         """Run requests until the queue is empty (``once``) or forever; returns how many ran."""
         n = 0
         while True:
