@@ -309,17 +309,25 @@ def test_hub_store_retries_unrelated_conflicts(tmp_path: Path) -> None:
     assert not store.compare_and_swap("a.json", b"1", b"3")
 
 
-@pytest.mark.slow
-def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it() -> None:
-    """huggingface_hub's own client waits forever; a hung listing would freeze the board's refresh."""
+@pytest.mark.slow  # six real 1 s timeouts
+def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """huggingface_hub's own client waits forever; a hung listing would freeze the board's refresh.
+    Every try really times out against a silent socket; only the backoff's waits between tries
+    (1+2+4+8+8 s, huggingface_hub's own) are recorded instead of slept."""
     import socket
     import time
+    import types
 
     import huggingface_hub
+    import huggingface_hub.utils._http as hub_http
     from huggingface_hub.utils._http import default_client_factory
 
     from dhp.leaderboard.board.stores import bound_hub_calls
 
+    waits: list[float] = []
+    monkeypatch.setattr(hub_http, "time", types.SimpleNamespace(sleep=waits.append, time=time.time))
     silent = socket.create_server(("127.0.0.1", 0))  # accepts (the backlog) and never answers
     try:
         bound_hub_calls(1.0)
@@ -330,7 +338,8 @@ def test_a_hub_that_never_answers_fails_a_listing_instead_of_hanging_it() -> Non
         started = time.monotonic()
         with pytest.raises(Exception, match=r"(?i)timed? ?out"):
             store.list()
-        assert time.monotonic() - started < 60  # five retries with backoff included (about 30 s)
+        assert time.monotonic() - started < 30  # six tries of 1 s each, not forever
+        assert len(waits) >= 1 and sum(waits) < 60, waits  # then it gave up: a bounded backoff
     finally:
         huggingface_hub.set_client_factory(default_client_factory)
         silent.close()
