@@ -120,14 +120,14 @@ def upward_parts(top: Path) -> list[str]:
     return problems
 
 
-def reaches(top: Path, start: str) -> set[str]:
-    """Every package module that importing ``start`` can load, following every import statement (lazy
-    ones included) and the ``__init__`` of each package on the way."""
+def reaches(top: Path, *starts: str) -> set[str]:
+    """Every package module that importing any of ``starts`` can load, following every import statement
+    (lazy ones included) and the ``__init__`` of each package on the way. The tree is read once."""
     edges: dict[str, set[str]] = {}
     for module, target, _ in imports(top):
         edges.setdefault(module, set()).add(target)
     seen: set[str] = set()
-    todo = [start]
+    todo = list(starts)
     while todo:
         m = todo.pop()
         parts = m.split(".")
@@ -172,7 +172,7 @@ def test_scorer_and_board_never_load_the_builder(stage: str) -> None:
     """Not even through another stage (the task file's reader, the data format): the builder's
     offline generator, its lexicon and word lists stay out of a scoring run and the Space's page."""
     modules = [_module_name(p, ROOT) for p in sorted((ROOT / "dhp" / stage).rglob("*.py"))]
-    loaded = sorted({b for m in modules for b in reaches(ROOT, m) if b.startswith("dhp.builder")})
+    loaded = sorted(b for b in reaches(ROOT, *modules) if b.startswith("dhp.builder"))
     assert loaded == []
 
 
