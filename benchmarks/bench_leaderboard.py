@@ -63,7 +63,8 @@ import gradio as gr
 from dhp.inference.judge import EndpointJudge
 from dhp.leaderboard.board import table
 from dhp.leaderboard.board.stores import LocalStore
-from dhp.leaderboard.page.app import AppConfig, Backend, build_app, launch
+from dhp.leaderboard.page.app import build_app, launch
+from dhp.leaderboard.page.service import AppConfig, Backend
 from dhp.leaderboard.submissions.survey import derive_weights, get_task, reweighted_summaries, tally
 from dhp.scoring.results import JudgeInfo, Result, dump_result
 from dhp.spec import DATASET_NAMES

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from dhp.errors import SpecError
 from dhp.types import (
     ContextField,
     DatasetSpec,
@@ -26,7 +27,6 @@ from dhp.types import (
     Selection,
     Severity,
     SourceSpec,
-    SpecError,
     TaskKind,
     WeightEntry,
 )

@@ -48,7 +48,6 @@ __all__ = [
     "Selection",
     "Severity",
     "SourceSpec",
-    "SpecError",
     "TaskKind",
     "WeightEntry",
     "k_text",

@@ -15,9 +15,10 @@ from typing import Any
 
 import yaml
 
+from dhp.errors import SpecError
 from dhp.records import from_data, problem
 from dhp.spec import BENCHMARK
-from dhp.types import DatasetSpec, ExpertWeights, SpecError, WeightEntry
+from dhp.types import DatasetSpec, ExpertWeights, WeightEntry
 
 __all__ = ["apply_weights", "load_weights", "parse_weights", "weights_from_votes"]
 

@@ -56,12 +56,11 @@ from dhp.data.dataset_io import (
     SourceInfo,
     StatisticsInfo,
     TextStatistics,
-    row_columns,
     write_dataset,
 )
 from dhp.data.items import Item, SourceData
 from dhp.errors import BuildError
-from dhp.types import DatasetSpec, Method, PairRow, Perturbation, Severity
+from dhp.types import DatasetSpec, Method, PairRow, Perturbation, Severity, row_columns
 
 __all__ = [
     "BUILDER_VERSION",

@@ -71,7 +71,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         votes = str(Path(args.results).parent / "votes")
     if not votes:
         raise UserError("--votes is required when --results is a Hub store")
-    from dhp.leaderboard.page.app import AppConfig, build_app, dump_threads_on_usr1, launch
+    from dhp.leaderboard.page.app import build_app, dump_threads_on_usr1, launch
+    from dhp.leaderboard.page.service import AppConfig
 
     dump_threads_on_usr1()  # kill -USR1 writes every thread's stack, as on a Space, and the board goes on
 

@@ -26,8 +26,6 @@ from typing import Any
 from dhp.data.diffmark import (
     DIM,
     RESET,
-    Segment,
-    diff_words,
     pair_html,
     render_side_by_side,
     render_stacked,
@@ -35,12 +33,7 @@ from dhp.data.diffmark import (
 from dhp.types import DatasetSpec
 
 __all__ = [
-    "Segment",
-    "diff_words",
-    "pair_html",
     "register",
-    "render_side_by_side",
-    "render_stacked",
     "sample_pairs",
     "samples_html",
     "show",

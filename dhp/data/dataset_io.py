@@ -31,7 +31,7 @@ from typing import Any
 from dhp.data.items import Item, SourceFile
 from dhp.errors import DataError
 from dhp.records import OMIT_NONE, from_data, problem, to_data
-from dhp.types import DatasetSpec, PairRow, row_columns
+from dhp.types import DatasetSpec, PairRow
 
 __all__ = [
     "BUILD_INFO",
@@ -40,10 +40,8 @@ __all__ = [
     "NOT_APPLICABLE",
     "SPLIT",
     "BuildInfo",
-    "DataError",
     "DatasetRows",
     "NotApplicableRecord",
-    "PairRow",
     "PerturbationInfo",
     "PerturberInfo",
     "Row",
@@ -57,7 +55,6 @@ __all__ = [
     "read_not_applicable",
     "read_pairs",
     "read_rows",
-    "row_columns",
     "write_dataset",
     "write_parquet",
 ]

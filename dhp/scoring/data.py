@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from dhp.data.dataset_io import CARD, DataError, DatasetRows, read_items
+from dhp.data.dataset_io import CARD, DatasetRows, read_items
 from dhp.data.items import Item
+from dhp.errors import DataError
 from dhp.scoring.caveats import version_label
 from dhp.types import DatasetSpec
 

@@ -124,7 +124,7 @@ def scored_texts(ref: DatasetRef, data: str, spec_of: Callable[[Path], DatasetSp
     ``spec_of`` reads a built folder's dataset spec (:func:`dhp.task.file.folder_spec`: a task file's, or
     the built-in one; passed in by the caller, a stage above scoring). Anything else (offline, no
     such folder, another revision) is one :class:`MissesError` line."""
-    from dhp.data.dataset_io import DataError
+    from dhp.errors import DataError
     from dhp.scoring.data import load_hub, load_local
 
     try:

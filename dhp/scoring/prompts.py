@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from dhp.types import DatasetSpec, SpecError
+from dhp.errors import SpecError
+from dhp.types import DatasetSpec
 
 __all__ = [
     "DEFAULT_CUE",

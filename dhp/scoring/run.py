@@ -44,7 +44,7 @@ from typing import Any, Literal
 import numpy as np
 
 import dhp
-from dhp.data.dataset_io import DataError
+from dhp.errors import DataError
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.judge import Judge
 from dhp.inference.pool import Pool, RetryPolicy, Tally

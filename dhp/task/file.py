@@ -53,10 +53,11 @@ from pydantic import (
 )
 
 from dhp.data.items import FILE_FORMATS, TableRef
+from dhp.errors import SpecError
 from dhp.records import from_data, problem, to_data
 from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template
 from dhp.spec import BENCHMARK, DATASET_NAMES, OPERATIONS, get_dataset
-from dhp.types import DatasetSpec, Perturbation, Severity, SpecError, TaskKind
+from dhp.types import DatasetSpec, Perturbation, Severity, TaskKind
 
 __all__ = [
     "PROMPTS_DIR",

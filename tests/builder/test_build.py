@@ -12,11 +12,11 @@ from dhp.builder.build import BuildOptions, BuildReport, build_dataset
 from dhp.builder.perturb.offline import OFFLINE_GENERATOR
 from dhp.builder.sources import SourceLocator
 from dhp.cli import main
-from dhp.data.dataset_io import read_build_info, read_not_applicable, read_pairs, row_columns
+from dhp.data.dataset_io import read_build_info, read_not_applicable, read_pairs
 from dhp.errors import BuildError, TooFewItemsError
 from dhp.records import to_data
 from dhp.spec import BENCHMARK, DATASET_NAMES
-from dhp.types import Method
+from dhp.types import Method, row_columns
 
 
 def test_all_six_built(built: dict[str, BuildReport]) -> None:

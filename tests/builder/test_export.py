@@ -13,8 +13,8 @@ from dhp.builder.build import BuildReport
 from dhp.builder.export import export_datasets
 from dhp.cli import main
 from dhp.data.dataset_io import read_pairs
+from dhp.errors import SpecError
 from dhp.spec import BENCHMARK
-from dhp.types import SpecError
 
 
 def test_export_three_formats(built: dict[str, BuildReport], built_root: Path, tmp_path: Path) -> None:

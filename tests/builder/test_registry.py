@@ -14,9 +14,9 @@ from dhp.builder.perturb.base import Perturbed
 from dhp.builder.perturb.registry import REGISTRY, OperationRecord, build_prompt, lookup, validate
 from dhp.builder.perturb.validate import check_replacement_text
 from dhp.data.items import Item
-from dhp.errors import BuildError, DataError
+from dhp.errors import BuildError, DataError, SpecError
 from dhp.spec import BENCHMARK
-from dhp.types import Method, Operation, PairRow, Severity, SpecError, row_columns
+from dhp.types import Method, Operation, PairRow, Severity, row_columns
 
 PACKAGE = Path(__file__).resolve().parents[2] / "dhp"
 #: the modules allowed to name operations one by one: where the enum is declared, where each becomes

@@ -11,16 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from dhp.cli.show import (
-    diff_words,
-    pair_html,
-    render_side_by_side,
-    render_stacked,
-    sample_pairs,
-    samples_html,
-    write_samples_html,
-)
+from dhp.cli.show import sample_pairs, samples_html, write_samples_html
 from dhp.data.dataset_io import read_pairs
+from dhp.data.diffmark import diff_words, pair_html, render_side_by_side, render_stacked
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 DS = "answer-equivalence"

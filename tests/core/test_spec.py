@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
+from dhp.errors import SpecError
 from dhp.records import from_data, problem, to_data
 from dhp.spec import BENCHMARK, DATASET_NAMES, get_dataset, resolve_datasets
-from dhp.types import DatasetSpec, Level, Method, Operation, Redistribution, Severity, SpecError, row_columns
+from dhp.types import DatasetSpec, Level, Method, Operation, Redistribution, Severity, row_columns
 
 
 def _ids(name: str) -> list[str]:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from dhp.errors import SpecError
 from dhp.spec import get_dataset
-from dhp.types import SpecError
 from dhp.weights import apply_weights, load_weights, weights_from_votes
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from dhp.inference.judge import HubJudge
 from dhp.leaderboard.board.stores import LocalStore
-from dhp.leaderboard.page.app import AppConfig, Backend, build_app
+from dhp.leaderboard.page.app import build_app
+from dhp.leaderboard.page.service import AppConfig, Backend
 from dhp.leaderboard.submissions.validation import ValidationError
 
 

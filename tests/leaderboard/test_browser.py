@@ -33,7 +33,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from dhp.leaderboard.page.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import build_app, launch
+    from dhp.leaderboard.page.service import AppConfig
 
     root = tmp_path_factory.mktemp("site")
     write_results(root / "results", n_items=25, n_boot=20)
@@ -475,7 +476,8 @@ def test_long_tables_are_drawn_in_chunks_and_the_csv_holds_every_row(
     scrolling or "show all"; the CSV is the whole view. (Here a chunk of 1 row over 3 judges.)"""
     from playwright.sync_api import expect
 
-    from dhp.leaderboard.page.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import build_app, launch
+    from dhp.leaderboard.page.service import AppConfig
 
     demo = build_app(AppConfig.local(site["root"], board_chunk=1))
     port = _free_port()
@@ -514,7 +516,8 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
     drawn so far and the table's scroll position stay; another view (a header click) starts at the top."""
     from playwright.sync_api import expect
 
-    from dhp.leaderboard.page.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import build_app, launch
+    from dhp.leaderboard.page.service import AppConfig
 
     root = tmp_path_factory.mktemp("live")
     write_results(root / "results", n_items=25, n_boot=20)
@@ -552,7 +555,8 @@ def crowd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
     """150 realistic judges (tests.leaderboard.factory.crowd_judges: real families and sizes, alike long
     names, near-chance and partial judges, hostile names), the three baselines, and 13 requests in the
     Queue (one with a hostile name a submission may carry)."""
-    from dhp.leaderboard.page.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import build_app, launch
+    from dhp.leaderboard.page.service import AppConfig
 
     root = tmp_path_factory.mktemp("crowd")
     names = write_crowd(root / "results")

@@ -43,7 +43,8 @@ def _with_lengths(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from dhp.leaderboard.page.app import AppConfig, build_app, launch
+    from dhp.leaderboard.page.app import build_app, launch
+    from dhp.leaderboard.page.service import AppConfig
 
     root = tmp_path_factory.mktemp("site")
     results = write_results(root / "results", n_items=N_ITEMS, n_boot=50)
@@ -131,7 +132,7 @@ def test_compare_tab_and_size_plot(browser: Any, site: dict[str, Any], width: in
         assert any(re.fullmatch(r"\d+(–\d+)?", r) for r in ranks), ranks
         # the rank ranges drawn are the joint bootstrap's (the Backend's view of the same store)
         from dhp.leaderboard.board.table import RANK
-        from dhp.leaderboard.page.app import AppConfig, Backend
+        from dhp.leaderboard.page.service import AppConfig, Backend
 
         view = Backend(AppConfig.local(site["root"])).view()
         assert [r for r in ranks if r[0].isdigit()] == [r for r in view[RANK] if r[0].isdigit()]

@@ -31,9 +31,9 @@ from dhp.leaderboard.submissions.worker import (
     WorkerConfig,
     score_command,
     scorer_env,
-    scrub,
 )
 from dhp.scoring.results import parse_result
+from dhp.secrets import scrub
 from dhp.spec import BENCHMARK
 from dhp.types import ControlJudge
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer

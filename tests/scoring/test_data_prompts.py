@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.data.dataset_io import DataError
+from dhp.errors import DataError
 from dhp.inference.judge import BuiltinJudge
 from dhp.naming import judge_slug, revision_slug
 from dhp.scoring.data import load_local, local_revision

@@ -22,11 +22,10 @@ from dhp.data.dataset_io import (
     SourceInfo,
     StatisticsInfo,
     TextStatistics,
-    row_columns,
     write_dataset,
 )
 from dhp.spec import get_dataset
-from dhp.types import DatasetSpec
+from dhp.types import DatasetSpec, row_columns
 
 _WORDS = (
     "the council approved a new budget for schools and roads after a long debate on taxes while "

@@ -27,8 +27,9 @@ from dhp.builder.perturb.offline.entities import replaceable_entities
 from dhp.builder.perturb.prompts import Adjustment, PerturbPrompt
 from dhp.builder.perturb.validate import Verdict
 from dhp.data.items import Item
+from dhp.errors import SpecError
 from dhp.spec import OPERATIONS, WRONG_ENDING
-from dhp.types import DatasetSpec, Method, Operation, Perturbation, Severity, SpecError
+from dhp.types import DatasetSpec, Method, Operation, Perturbation, Severity
 
 __all__ = [
     "REGISTRY",

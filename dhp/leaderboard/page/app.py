@@ -36,8 +36,6 @@ from dhp.leaderboard.submissions.validation import Mode
 __all__ = [
     "ALLOW_LOCAL_ENV",
     "REFRESH_ENV",
-    "AppConfig",
-    "Backend",
     "StoreConfigError",
     "build_app",
     "check_space_stores",

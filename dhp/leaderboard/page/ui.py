@@ -30,15 +30,9 @@ from dhp.leaderboard.page.formatting import (
 from dhp.leaderboard.page.judge_views import DetailBlock, detail_block, wire_detail
 from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
 from dhp.leaderboard.submissions.survey import TASKS, get_task
-from dhp.leaderboard.submissions.validation import (
-    CONTROL_JUDGES,
-    PROTOCOLS,
-    SCORING_MODES,
-    Mode,
-    SubmissionErrors,
-    ValidationError,
-)
+from dhp.leaderboard.submissions.validation import SCORING_MODES, Mode, SubmissionErrors, ValidationError
 from dhp.spec import DATASET_NAMES
+from dhp.types import CONTROL_JUDGES, PROTOCOLS
 
 __all__ = [
     "BoardTab",

@@ -30,11 +30,9 @@ from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
 
 __all__ = [
-    "CONTROL_JUDGES",
     "HTTPS_PORTS",
     "LIMITS",
     "METADATA_HOSTS",
-    "PROTOCOLS",
     "SCORING_MODES",
     "Mode",
     "Resolver",

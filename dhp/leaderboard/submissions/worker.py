@@ -46,7 +46,6 @@ __all__ = [
     "WorkerConfig",
     "score_command",
     "scorer_env",
-    "scrub",
 ]
 
 log = logging.getLogger(__name__)
