@@ -249,3 +249,47 @@ def test_reaches_follows_lazy_imports_and_packages(tmp_path: Path) -> None:
     _write(tmp_path, "dhp/builder/__init__.py", "")
     _write(tmp_path, "dhp/builder/cards.py", "")
     assert "dhp.builder.cards" in reaches(tmp_path, "dhp.scoring.run")
+
+
+def reexports(top: Path) -> list[str]:
+    """Names a module's ``__all__`` lists but imports from elsewhere (a package's ``__init__`` aside): a
+    re-export gives one name two homes, so it is spelled at the module that defines it."""
+    found = []
+    for path in sorted((top / "dhp").rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            a.asname or a.name: n.module for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names
+        }
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                listed = [e.value for e in getattr(node.value, "elts", []) if isinstance(e, ast.Constant)]
+                module = _module_name(path, top)
+                found += [
+                    f"{module} lists {name}, defined in {imported[name]}"
+                    for name in listed
+                    if name in imported
+                ]
+    return found
+
+
+def test_no_module_re_exports_a_name() -> None:
+    assert reexports(ROOT) == []
+
+
+def test_a_re_export_is_caught(tmp_path: Path) -> None:
+    _write(tmp_path, "dhp/__init__.py", "from dhp.errors import UserError\n__all__ = ['UserError']\n")
+    _write(tmp_path, "dhp/errors.py", "class UserError(Exception): ...\n__all__ = ['UserError']\n")
+    _write(
+        tmp_path, "dhp/types.py", "from dhp.errors import UserError\n__all__ = ['Spec']\nclass Spec: ...\n"
+    )
+    assert reexports(tmp_path) == []
+    _write(
+        tmp_path,
+        "dhp/types.py",
+        "from dhp.errors import UserError\n__all__ = ['Spec', 'UserError']\nclass Spec: ...\n",
+    )
+    assert reexports(tmp_path) == ["dhp.types lists UserError, defined in dhp.errors"]
