@@ -18,7 +18,7 @@ import datetime as dt
 import hashlib
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
@@ -58,6 +58,35 @@ _ALLOWED: Mapping[State, frozenset[State]] = {
 
 #: The judge fields of request files written before :mod:`dhp.inference.judge` (upgraded on reading).
 _FLAT_FIELDS = ("judge_name", "endpoint_url", "protocol", "model", "hf_model_id", "revision")
+
+
+def _flat_fields_to_judge(old: dict[str, Any]) -> dict[str, Any]:
+    """Flat ``judge_name`` / ``endpoint_url`` / ``protocol`` / ... fields -> the judge record."""
+    flat = {k: old.pop(k, None) for k in _FLAT_FIELDS}
+    if flat["protocol"] == "builtin":
+        judge: dict[str, Any] = {"kind": "builtin", "name": flat["judge_name"], "control": flat["model"]}
+    else:
+        judge = {"kind": "endpoint", "name": flat["judge_name"], "endpoints": [flat["endpoint_url"]],
+                 "protocol": flat["protocol"], "model": flat["model"], "hf_model_id": flat["hf_model_id"],
+                 "revision": flat["revision"]}  # fmt: skip
+    return {**old, "judge": judge}
+
+
+def _show_host_to_publish_host(old: dict[str, Any]) -> dict[str, Any]:
+    """A request's ``show_host`` flag -> its endpoint judge's ``publish_host``."""
+    show = bool(old.pop("show_host"))
+    record = old.get("judge")
+    if isinstance(record, dict) and record.get("kind") == "endpoint":
+        old["judge"] = {**record, "publish_host": bool(record.get("publish_host")) or show}
+    return old
+
+
+#: Older request layouts, oldest first, each as (a field only that layout has, its step to the next
+#: one). A file is upgraded by every step whose mark it has, in this order; the last gives today's.
+REQUEST_UPGRADES: tuple[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]], ...] = (
+    ("judge_name", _flat_fields_to_judge),  # before dhp.inference.judge: the judge had no record
+    ("show_host", _show_host_to_publish_host),  # before show_host became the judge's publish_host
+)
 
 
 #: what reasons stored before answers went unquoted (dhp.inference.http) quoted of an endpoint's body
@@ -100,24 +129,13 @@ class Request(Submission):
     @model_validator(mode="before")
     @classmethod
     def _upgrade(cls, data: Any) -> Any:
-        """A request file of an older layout -> the judge record (the same judge, described once)."""
-        if not isinstance(data, dict) or ("judge_name" not in data and "show_host" not in data):
+        """A request file of an older layout -> today's, through :data:`REQUEST_UPGRADES` in order."""
+        if not isinstance(data, dict):
             return data
-        old = dict(data)
-        show = bool(old.pop("show_host", False))
-        if "judge" in old:  # show_host, a request's flag until it became the judge's publish_host
-            record = old["judge"]
-            if isinstance(record, dict) and record.get("kind") == "endpoint":
-                old["judge"] = {**record, "publish_host": bool(record.get("publish_host")) or show}
-            return old
-        flat = {k: old.pop(k, None) for k in _FLAT_FIELDS}
-        if flat["protocol"] == "builtin":
-            judge: dict[str, Any] = {"kind": "builtin", "name": flat["judge_name"], "control": flat["model"]}
-        else:
-            judge = {"kind": "endpoint", "name": flat["judge_name"], "endpoints": [flat["endpoint_url"]],
-                     "protocol": flat["protocol"], "model": flat["model"], "hf_model_id": flat["hf_model_id"],
-                     "revision": flat["revision"], "publish_host": show}  # fmt: skip
-        return {**old, "judge": judge}
+        for mark, step in REQUEST_UPGRADES:
+            if mark in data:
+                data = step(dict(data))
+        return data
 
     @property
     def path(self) -> str:
