@@ -257,8 +257,10 @@ TASK_KINDS: Mapping[TaskKind, TaskKindFacts] = MappingProxyType(
 
 def task_kind(task: str) -> TaskKindFacts | None:
     """The facts of a dataset's ``task`` (:attr:`DatasetSpec.task`); None for a kind without them."""
-    known = {k.value: f for k, f in TASK_KINDS.items()}
-    return known.get(task)
+    try:
+        return TASK_KINDS.get(TaskKind(task))
+    except ValueError:  # a kind no table row describes (a user's task of another kind)
+        return None
 
 
 # --------------------------------------------------------------------------------------------
