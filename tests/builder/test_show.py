@@ -32,8 +32,15 @@ def _dhp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 @pytest.fixture(scope="module")
 def data(built_root: Path) -> Path:
     """The session's offline build (tests/builder/conftest.py: --allow-fewer, what `dhp build` does); a
-    `dhp build` of its own here cost 11 s."""
+    `dhp build` of its own here cost 11 s. The slow tests read it."""
     return built_root
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_root: Path) -> Path:
+    """The session's tiny datasets (tests/conftest.py): what the fast tests read, so that the edit loop
+    (`make test-fast`) builds nothing (the build costs 20-25 s)."""
+    return tiny_root
 
 
 # ----------------------------------------------------------------------------- pure functions
@@ -81,7 +88,7 @@ def test_sample_pairs_is_seeded() -> None:
 
 
 @pytest.mark.slow
-def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
+def test_dhp_show_prints_marked_pairs(tiny: Path) -> None:
     r = _dhp(
         "show",
         DS,
@@ -89,7 +96,7 @@ def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
         "-n",
         "3",
         "--data",
-        str(data),
+        str(tiny),
         "--color",
         "never",
         "--width",
@@ -99,7 +106,7 @@ def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
     assert not ANSI.search(r.stdout)
     blocks = r.stdout.split("\n== ")[1:]
     assert len(blocks) == 3
-    rows = {row["id"]: row for row in read_pairs(data / DS, ["word_fictional_ne_minor"])}
+    rows = {row["id"]: row for row in read_pairs(tiny / DS, ["word_fictional_ne_minor"])}
     for block in blocks:
         item, body = block.split("\n", 1)
         orig_line, rest = body.removeprefix("- original : ").split("\n+ perturbed: ", 1)
@@ -109,7 +116,7 @@ def test_dhp_show_prints_marked_pairs_of_the_build(data: Path) -> None:
         perturbed = re.sub(r"\{\+(.*?)\+\}", r"\1", pert_line, flags=re.DOTALL)
         assert original == row["original"] and perturbed == row["perturbed"]
         assert "[-" in orig_line and "{+" in pert_line  # the replaced entity is marked on both sides
-    again = _dhp("show", DS, "word_fictional_ne_minor", "-n", "3", "--data", str(data), "--color", "never")
+    again = _dhp("show", DS, "word_fictional_ne_minor", "-n", "3", "--data", str(tiny), "--color", "never")
     assert (
         again.stdout.split("\n== ")[1:] and again.stdout.split("\n== ")[1].split()[0] == blocks[0].split()[0]
     )
@@ -123,8 +130,8 @@ def test_dhp_show_colours_only_when_asked(data: Path) -> None:
     assert auto.returncode == 0 and not ANSI.search(auto.stdout)
 
 
-def test_dhp_show_unknown_perturbation_fails_in_one_line(data: Path) -> None:
-    r = _dhp("show", DS, "nope", "--data", str(data))
+def test_dhp_show_unknown_perturbation_fails_in_one_line(tiny: Path) -> None:
+    r = _dhp("show", DS, "nope", "--data", str(tiny))
     assert r.returncode != 0
     assert "nope" in (r.stderr + r.stdout)
 
