@@ -17,9 +17,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import logging
+import math
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,6 +35,7 @@ __all__ = [
     "bound_hub_calls",
     "hub_timeout_from_env",
     "open_store",
+    "seconds_from_env",
 ]
 
 log = logging.getLogger(__name__)
@@ -44,16 +46,24 @@ _BOUND: list[bool] = []  # holds True once this process's Hub calls are bounded
 _BOUND_LOCK = threading.Lock()
 
 
+def seconds_from_env(name: str, default: float, env: Mapping[str, str] | None = None) -> float:
+    """The variable ``name`` of ``env`` (the process's environment by default) as seconds where set, else
+    ``default``; a :class:`StoreError` in one line when it is not a positive, finite number."""
+    raw = (os.environ if env is None else env).get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise StoreError(f"{name} must be a positive number of seconds, got {raw!r}")
+    return seconds
+
+
 def hub_timeout_from_env() -> float:
     """``DHP_HUB_TIMEOUT`` (seconds, > 0) where set, else :data:`HUB_TIMEOUT_S`."""
-    raw = os.environ.get("DHP_HUB_TIMEOUT", "").strip()
-    try:
-        seconds = float(raw) if raw else HUB_TIMEOUT_S
-    except ValueError:
-        raise StoreError(f"DHP_HUB_TIMEOUT must be a number of seconds, got {raw!r}") from None
-    if not seconds > 0:
-        raise StoreError(f"DHP_HUB_TIMEOUT must be positive, got {raw!r}")
-    return seconds
+    return seconds_from_env("DHP_HUB_TIMEOUT", HUB_TIMEOUT_S)
 
 
 def bound_hub_calls(seconds: float = HUB_TIMEOUT_S) -> None:

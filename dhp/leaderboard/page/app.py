@@ -14,7 +14,6 @@ with ``DHP_RESULTS``, ``DHP_REQUESTS`` and ``DHP_VOTES`` naming ``hf://datasets/
 from __future__ import annotations
 
 import faulthandler
-import math
 import os
 import signal
 import sys
@@ -27,7 +26,7 @@ from typing import Any
 import gradio as gr
 from starlette.middleware import Middleware
 
-from dhp.leaderboard.board.stores import HubStore, open_store
+from dhp.leaderboard.board.stores import HubStore, StoreError, open_store, seconds_from_env
 from dhp.leaderboard.page import compare_view, serving, ui
 from dhp.leaderboard.page.about import intro_markdown
 from dhp.leaderboard.page.service import AppConfig, Backend
@@ -157,16 +156,10 @@ REFRESH_ENV = "DHP_REFRESH_S"
 
 def refresh_from_env(env: Mapping[str, str]) -> float:
     """``DHP_REFRESH_S`` (seconds, > 0) where set, else :attr:`AppConfig.refresh_s`."""
-    raw = env.get(REFRESH_ENV, "").strip()
-    if not raw:
-        return AppConfig.refresh_s
     try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = math.nan
-    if not seconds > 0 or math.isinf(seconds):
-        raise StoreConfigError(f"{REFRESH_ENV} must be a positive number of seconds, got {raw!r}")
-    return seconds
+        return seconds_from_env(REFRESH_ENV, AppConfig.refresh_s, env)
+    except StoreError as e:
+        raise StoreConfigError(str(e)) from None
 
 
 def store_specs(mode: Mode, environ: Mapping[str, str]) -> dict[str, str]:
