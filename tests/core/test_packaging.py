@@ -15,13 +15,16 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def wheel_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], str, str]:
     """The wheel's file names, what building it printed, and its METADATA."""
+    from dhp.leaderboard.deploy.space import checkout_build_lock
+
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out), str(REPO)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    with checkout_build_lock(REPO):  # not at once with a `dhp space init` of another worker
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out), str(REPO)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
     (whl,) = out.glob("dhp_bench-*.whl")
     with zipfile.ZipFile(whl) as z:
         names = z.namelist()

@@ -21,8 +21,11 @@ with ``dhp worker``, as the operator chooses.
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
+import fcntl
 import functools
+import hashlib
 import importlib.metadata as md
 import json
 import os
@@ -32,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +53,7 @@ __all__ = [
     "VARIABLES",
     "SpaceError",
     "build_wheel",
+    "checkout_build_lock",
     "die_with_parent",
     "init_space",
     "lock_versions",
@@ -286,6 +290,21 @@ def missing_build_requirements(root: Path) -> list[str]:
     return missing
 
 
+@contextlib.contextmanager
+def checkout_build_lock(root: Path) -> Iterator[None]:
+    """Held while a wheel of the checkout at ``root`` is built: setuptools builds in the checkout itself
+    (``build/``, ``*.egg-info``), so two builds at once (two ``dhp space init``, or a test suite's
+    parallel workers) would break each other. The lock file lives in the temporary folder, not the
+    checkout."""
+    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"dhp-wheel-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def build_wheel(root: Path, dest: Path) -> Path:
     """A wheel of the checkout at ``root`` (``pip wheel --no-deps``), written into ``dest``: with this
     environment's build backend when it satisfies the checkout's ``[build-system]`` (no download), else
@@ -295,7 +314,8 @@ def build_wheel(root: Path, dest: Path) -> Path:
     missing = missing_build_requirements(root)
     isolation = [] if missing else ["--no-build-isolation"]
     cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(dest), str(root)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    with checkout_build_lock(root):
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         tail = " ".join(proc.stderr.split())[-200:]
         if missing:
