@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     if not data.is_dir():
         raise UserError(f"--data {data} is not a folder of built datasets")
     poll_s = POLL_S if args.poll is None else args.poll
-    if not poll_s > 0:
+    if not (poll_s > 0 and math.isfinite(poll_s)):
         raise UserError(f"--poll must be a positive number of seconds, got {args.poll}")
     cfg = WorkerConfig(
         data=data,

@@ -372,3 +372,19 @@ def test_results_record_the_host_only_when_published(tmp_path: Path, tiny_data: 
     assert parse_result(results.read(path).decode(), source=path).judge.endpoint_hosts == (
         f"127.0.0.1:{srv.port}",
     )
+
+
+@pytest.mark.parametrize("poll", ["0", "-1", "inf", "nan"])
+def test_a_poll_that_is_not_a_positive_number_of_seconds_is_one_line(
+    poll: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dhp.cli import main
+
+    (tmp_path / "data").mkdir()
+    args = ["worker", "--data", str(tmp_path / "data"), "--requests", str(tmp_path / "q"),
+            "--results", str(tmp_path / "r"), "--poll", poll]  # fmt: skip
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        err.startswith("dhp worker: error: --poll must be a positive number of seconds") and "\n" not in err
+    )
