@@ -20,9 +20,12 @@ def locator(sources_dir: Path) -> SourceLocator:
     return SourceLocator(sources_dir)
 
 
+#: what `dhp build --allow-fewer` does, without progress bars
+_OPTS = BuildOptions(allow_fewer=True, progress=False)
+
+
 def _build_all(locator: SourceLocator, out: Path) -> dict[str, BuildReport]:
-    opts = BuildOptions(allow_fewer=True, progress=False)
-    return {name: build_dataset(spec, locator, out, opts) for name, spec in BENCHMARK.items()}
+    return {name: build_dataset(spec, locator, out, _OPTS) for name, spec in BENCHMARK.items()}
 
 
 def _build_shared(locator: SourceLocator, shared: Path, worker: int) -> dict[str, BuildReport]:
@@ -30,7 +33,6 @@ def _build_shared(locator: SourceLocator, shared: Path, worker: int) -> dict[str
     at the K-th dataset, so two workers build different datasets at once instead of one building all six
     while the other waits: the two long ones (SummEval 7 s, SumPubMed 10 s) come first, the other four
     take 4 s together."""
-    opts = BuildOptions(allow_fewer=True, progress=False)
     names = list(BENCHMARK)
     start = worker % len(names)
     reports: dict[str, BuildReport] = {}
@@ -38,7 +40,7 @@ def _build_shared(locator: SourceLocator, shared: Path, worker: int) -> dict[str
         pickled = shared / f"{name}.pickle"
         with FileLock(str(shared / f"{name}.lock")):
             if not pickled.is_file():
-                report = build_dataset(BENCHMARK[name], locator, shared / "datasets", opts)
+                report = build_dataset(BENCHMARK[name], locator, shared / "datasets", _OPTS)
                 pickled.write_bytes(pickle.dumps(report))
             reports[name] = pickle.loads(pickled.read_bytes())
     return {name: reports[name] for name in names}
