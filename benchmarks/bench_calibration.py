@@ -41,15 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dhp.scoring.analysis import draw_items
 from dhp.scoring.compare import Difference, difference
-from dhp.scoring.stats import (
-    auto_method,
-    discernment,
-    draw_items,
-    ranked_pairs,
-    wilcoxon_greater_batch,
-    wilcoxon_greater_tests,
-)
+from dhp.scoring.stats import discernment, ranked_pairs
+from dhp.scoring.wilcoxon import auto_method, wilcoxon_greater_batch, wilcoxon_greater_tests
 
 FloatArray = npt.NDArray[np.float64]
 SIZES = (20, 40, 100)

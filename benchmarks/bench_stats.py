@@ -16,8 +16,9 @@ import time
 import numpy as np
 
 from dhp.leaderboard.board import ranks
+from dhp.scoring.analysis import analyse
 from dhp.scoring.results import Result
-from dhp.scoring.stats import analyse, wilcoxon_greater_batch
+from dhp.scoring.wilcoxon import wilcoxon_greater_batch
 from dhp.spec import BENCHMARK
 from tests.leaderboard.continuous import continuous_result
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dhp.scoring.analysis import analyse
 from dhp.scoring.results import Result
-from dhp.scoring.stats import analyse
 
 __all__ = ["Tertile", "length_tertiles"]
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from dhp.data.sample import is_sample_version
 from dhp.scoring.results import Result
-from dhp.scoring.stats import avg_min, combine_pvalues, discernment
+from dhp.scoring.stats import avg_min, perturbation_d
 from dhp.spec import BENCHMARK
 
 __all__ = ["CHANCE", "OFFLINE_MARK", "SAMPLE", "caveats", "chance_d_avg", "version_label"]
@@ -56,7 +56,7 @@ def chance_d_avg(dataset: str) -> float:
     rng = np.random.default_rng(0)
     levels = [p.level for p in spec.perturbations]
     p = rng.random((_CHANCE_DRAWS, len(levels), len(spec.metrics)))
-    d_avg, _ = avg_min(discernment(combine_pvalues(p)), levels)
+    d_avg, _ = avg_min(perturbation_d(p)[1], levels)
     return float(np.quantile(d_avg, _CHANCE_QUANTILE))
 
 

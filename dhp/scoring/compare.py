@@ -34,8 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dhp.scoring.analysis import analyse, draw_items, replicates
 from dhp.scoring.results import DEFAULT_PROMPT_SET, ItemScores, Result
-from dhp.scoring.stats import CombineMethod, analyse, avg_min, draw_items, interval, ranked_pairs, replicates
+from dhp.scoring.stats import CombineMethod, avg_min, interval, ranked_pairs
 from dhp.types import Level
 
 __all__ = [

@@ -55,15 +55,8 @@ from dhp.fsutil import atomic_write_text
 from dhp.inference.judge import Judge, PublishedJudge, published
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
-from dhp.scoring.stats import (
-    CombineMethod,
-    DatasetAnalysis,
-    Interval,
-    PerturbationAnalysis,
-    avg_min,
-    combine_pvalues,
-    discernment,
-)
+from dhp.scoring.analysis import DatasetAnalysis, PerturbationAnalysis
+from dhp.scoring.stats import CombineMethod, Interval, avg_min, perturbation_d
 from dhp.types import Level, ScoringMode
 
 __all__ = [
@@ -476,14 +469,9 @@ def _recombine(
         raise KeyError(f"no weights for perturbation {pr.id!r}")
     pv = np.array([_nan(pr.metrics[m].p) for m in metrics], dtype=np.float64)
     w = np.array([float(weights[pr.id].get(m, 0.0)) for m in metrics])
-    p_un, p_ew = float(combine_pvalues(pv, None, method)), float(combine_pvalues(pv, w, method))
+    (p_un, d_un), (p_ew, d_ew) = perturbation_d(pv, None, method), perturbation_d(pv, w, method)
     return pr.model_copy(
-        update={
-            "p": _f(p_un),
-            "p_ew": _f(p_ew),
-            "d": _f(float(discernment(p_un))),
-            "d_ew": _f(float(discernment(p_ew))),
-        }
+        update={"p": _f(float(p_un)), "p_ew": _f(float(p_ew)), "d": _f(float(d_un)), "d_ew": _f(float(d_ew))}
     )
 
 

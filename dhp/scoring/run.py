@@ -58,6 +58,7 @@ from dhp.inference.types import (
     SamplingParams,
 )
 from dhp.naming import judge_slug
+from dhp.scoring.analysis import DatasetAnalysis, analyse
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.data import LoadedDataset, load_hub, load_local
 from dhp.scoring.parse import aggregate, score_output
@@ -75,7 +76,7 @@ from dhp.scoring.results import (
     result_path,
     write_result,
 )
-from dhp.scoring.stats import CombineMethod, DatasetAnalysis, analyse
+from dhp.scoring.stats import CombineMethod
 from dhp.scoring.types import ORIGINAL, JudgeBackend, JudgeRequest, ParsedScore, Unparsed
 from dhp.spec import resolve_datasets
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode

@@ -19,6 +19,7 @@ from dhp.inference.judge import (
     parse_judge,
     published,
 )
+from dhp.scoring.analysis import analyse
 from dhp.scoring.results import (
     MIGRATIONS,
     READABLE_SCHEMA_VERSIONS,
@@ -40,7 +41,6 @@ from dhp.scoring.results import (
     reweight,
     write_result,
 )
-from dhp.scoring.stats import analyse
 from dhp.spec import get_dataset
 from dhp.types import ControlJudge, EndpointProtocol
 

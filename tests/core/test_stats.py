@@ -12,18 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+from dhp.scoring.analysis import analyse
 from dhp.scoring.stats import (
     D_MAX,
     P_FLOOR,
     CombineMethod,
-    analyse,
     combine_pvalues,
     discernment,
     level_balanced_weights,
-    wilcoxon_greater,
-    wilcoxon_greater_batch,
-    wilcoxon_greater_tests,
 )
+from dhp.scoring.wilcoxon import wilcoxon_greater, wilcoxon_greater_batch, wilcoxon_greater_tests
 from dhp.types import Level
 
 scores = st.lists(st.integers(1, 5), min_size=1, max_size=80)
@@ -328,7 +326,8 @@ def test_vectorised_small_sample_paths_equal_scipy(seed: int) -> None:
 
 def test_missing_metric_and_missing_perturbation_are_left_out() -> None:
     """A judge answering N/A: no pair -> no p for that metric; no usable metric -> no D at all."""
-    from dhp.scoring.stats import analyse, avg_min, combine_pvalues, discernment
+    from dhp.scoring.analysis import analyse
+    from dhp.scoring.stats import avg_min, combine_pvalues, discernment
 
     rng = np.random.default_rng(3)
     n = 30

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dhp.scoring.analysis import analyse
 from dhp.scoring.results import ItemScores, Result, result_from_analysis
-from dhp.scoring.stats import analyse
 from dhp.spec import BENCHMARK
 from tests.leaderboard.factory import make_result
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from dhp.inference.judge import BuiltinJudge, EndpointJudge
+from dhp.scoring.analysis import analyse
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -24,7 +25,6 @@ from dhp.scoring.results import (
     dump_result,
     result_from_analysis,
 )
-from dhp.scoring.stats import analyse
 from dhp.spec import BENCHMARK
 from dhp.types import ControlJudge, DatasetSpec, EndpointProtocol
 

@@ -49,7 +49,7 @@ def test_item_draws_depend_on_the_item_id_only() -> None:
 
 
 def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None:
-    from dhp.scoring.stats import wilcoxon_greater_batch
+    from dhp.scoring.wilcoxon import wilcoxon_greater_batch
     from tests.leaderboard.factory import make_result
 
     r = make_result("j", "wmt22-de-en", skill=0.2, n_items=80)

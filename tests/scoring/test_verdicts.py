@@ -200,7 +200,8 @@ def _tied_scores(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarr
 
 
 def test_ranked_pairs_is_the_fewest_non_zero_differences_of_the_tests_that_enter() -> None:
-    from dhp.scoring.stats import MetricTest, ranked_pairs
+    from dhp.scoring.stats import ranked_pairs
+    from dhp.scoring.wilcoxon import MetricTest
 
     tests = [MetricTest(0.1, 5.0, 30, 12, "asymptotic"), MetricTest(0.2, 4.0, 30, 9, "asymptotic")]
     assert ranked_pairs(tests) == 9
@@ -211,7 +212,7 @@ def test_ranked_pairs_is_the_fewest_non_zero_differences_of_the_tests_that_enter
 def test_a_d_interval_is_expanded_for_the_pairs_its_test_ranks_not_the_items() -> None:
     """1-5 scores: the Wilcoxon test drops zero differences, so a 40-item D rests on fewer pairs;
     its interval is expanded for those (it was expanded for the 40 items: too narrow with ties)."""
-    from dhp.scoring.stats import analyse, draw_items, replicates
+    from dhp.scoring.analysis import analyse, draw_items, replicates
     from dhp.types import Level
 
     o, p = _tied_scores(np.random.default_rng(3), 40)

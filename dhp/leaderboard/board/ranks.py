@@ -46,15 +46,8 @@ import numpy as np
 import numpy.typing as npt
 
 from dhp.scoring.results import PerturbationResult, Result
-from dhp.scoring.stats import (
-    CombineMethod,
-    avg_min,
-    combine_pvalues,
-    discernment,
-    exact_method_pvalues,
-    interval,
-    wilcoxon_greater_batch,
-)
+from dhp.scoring.stats import CombineMethod, avg_min, interval, perturbation_d
+from dhp.scoring.wilcoxon import exact_method_pvalues, wilcoxon_greater_batch
 from dhp.types import Level
 
 __all__ = [
@@ -137,18 +130,15 @@ class ReplicatePvalues:
 
     def d_avg(self, weights: Mapping[str, Mapping[str, float]] | None) -> FloatArray:
         """(replicates,) level-balanced D_avg: unweighted (``None``) or with these expert weights."""
-        p = self.pvalues
-        if weights is None:
-            d = discernment(combine_pvalues(p, None, self.method))
-        else:  # one combination per distinct weight vector (datasets have 1 to 5 among 6 to 12 perturbations)
-            groups: dict[tuple[float, ...], list[int]] = {}
-            for i, pid in enumerate(self.perturbations):
-                row = tuple(float(weights.get(pid, {}).get(m, 0.0)) for m in self.metrics)
-                groups.setdefault(row, []).append(i)
-            d = np.empty(p.shape[:2])
-            for row, idx in groups.items():
-                d[:, idx] = discernment(combine_pvalues(p[:, idx, :], np.array(row), self.method))
-        return avg_min(d, self.levels)[0]
+        w = None
+        if weights is not None:
+            w = np.array(
+                [
+                    [float(weights.get(pid, {}).get(m, 0.0)) for m in self.metrics]
+                    for pid in self.perturbations
+                ]
+            )
+        return avg_min(perturbation_d(self.pvalues, w, self.method)[1], self.levels)[0]
 
 
 @dataclass(frozen=True)

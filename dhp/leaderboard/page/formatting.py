@@ -16,7 +16,7 @@ from pandas.io.formats.style import Styler
 from dhp.inference.judge import AnyJudge
 from dhp.leaderboard.board import table
 from dhp.scoring.results import PerturbationResult, Result, Summary, no_d_mark
-from dhp.scoring.stats import CombineMethod, combine_pvalues, discernment
+from dhp.scoring.stats import CombineMethod, perturbation_d
 
 MARK_ABOVE = "background-color: #d4edda"  # a test: discerned at p < 0.05
 MARK_BELOW = "background-color: #f8d7da"  # a test: not discerned
@@ -156,7 +156,7 @@ def calibrated_d(p: PerturbationResult) -> float | None:
     pv = [st.p for st in p.metrics.values() if st.p is not None]
     if not pv:
         return None
-    return float(discernment(combine_pvalues(np.array(pv), None, CombineMethod.WILSON_LANDAU)))
+    return float(perturbation_d(np.array(pv), None, CombineMethod.WILSON_LANDAU)[1])
 
 
 def _mark(d: float | None) -> str:
