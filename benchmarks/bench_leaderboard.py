@@ -66,7 +66,8 @@ from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.app import build_app, launch
 from dhp.leaderboard.page.service import AppConfig, Backend
 from dhp.leaderboard.submissions.survey import derive_weights, get_task, reweighted_summaries, tally
-from dhp.scoring.results import JudgeInfo, Result, dump_result
+from dhp.scoring.result_files import dump_result
+from dhp.scoring.results import JudgeInfo, Result
 from dhp.spec import DATASET_NAMES
 from dhp.types import EndpointProtocol
 from tests.leaderboard.factory import make_result

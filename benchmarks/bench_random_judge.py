@@ -16,8 +16,10 @@ import tempfile
 from pathlib import Path
 
 from dhp.inference.judge import BuiltinJudge
-from dhp.scoring.results import Result, read_result
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.config import ScoreConfig
+from dhp.scoring.result_files import read_result
+from dhp.scoring.results import Result
+from dhp.scoring.run import score_datasets
 from dhp.scoring.stats import CombineMethod
 from dhp.spec import BENCHMARK
 from dhp.types import ControlJudge

@@ -42,9 +42,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from dhp.inference.judge import EndpointJudge  # noqa: E402
+from dhp.scoring.config import ScoreConfig  # noqa: E402
 from dhp.scoring.data import load_local  # noqa: E402
 from dhp.scoring.prompts import load_template, render_context  # noqa: E402
-from dhp.scoring.run import ScoreConfig, score_datasets  # noqa: E402
+from dhp.scoring.run import score_datasets  # noqa: E402
 from dhp.spec import BENCHMARK, get_dataset  # noqa: E402
 from tests.support.loopback import ServerHandle, spawned_server  # noqa: E402
 from tests.support.tiny_data import write_tiny_dataset  # noqa: E402

@@ -4,7 +4,7 @@ Each side is a folder holding ``ds/`` (the built datasets) and ``res/`` (the con
 result files). Datasets are compared file by file (sha256 of every file, so byte-identical or a
 difference); results key by key (nested keys as dotted paths), leaving out only what differs
 between any two runs of the same code: :data:`VOLATILE`. A left-out key leaves out what it holds.
-``--as-read`` compares the results as this tree reads them (:func:`dhp.scoring.results.parse_result`,
+``--as-read`` compares the results as this tree reads them (:func:`dhp.scoring.result_files.parse_result`,
 which upgrades files of earlier schema versions): the proof that a schema change changed the
 file's layout and nothing a reader gets from it.
 
@@ -52,7 +52,7 @@ def _read(path: Path, as_read: bool) -> object:
     text = path.read_text(encoding="utf-8")
     if not as_read:
         return json.loads(text)
-    from dhp.scoring.results import dump_result, parse_result
+    from dhp.scoring.result_files import dump_result, parse_result
 
     return json.loads(dump_result(parse_result(text, source=str(path))))
 

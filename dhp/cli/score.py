@@ -330,7 +330,8 @@ def _built_datasets(data: str, datasets: str) -> str:
 def _cmd_score(args: argparse.Namespace) -> int:
     from dhp.inference.pool import RetryPolicy
     from dhp.inference.types import JudgeError
-    from dhp.scoring.run import RunError, ScoreConfig, score_datasets
+    from dhp.scoring.config import RunError, ScoreConfig
+    from dhp.scoring.run import score_datasets
     from dhp.scoring.stats import CombineMethod
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
@@ -392,7 +393,7 @@ def _say_summary(path: Path) -> str | None:
     import sys
 
     from dhp.scoring.caveats import caveats
-    from dhp.scoring.results import read_result
+    from dhp.scoring.result_files import read_result
 
     print(path)
     r = read_result(path)

@@ -5,7 +5,7 @@ The items are ordered by the word count of their original text (``ItemScores.ori
 cut into three groups as equal as possible with every length in one group only (a cut moves to the
 nearest change of length, so the groups' word ranges never overlap; lengths too uniform for three
 non-empty groups give none); each group's D^EW per perturbation and D_avg^EW are recomputed with
-:func:`dhp.scoring.stats.analyse` (no bootstrap) under the result's weights and combination.
+:func:`dhp.scoring.analysis.analyse` (no bootstrap) under the result's weights and combination.
 Fewer items per group mean less power: compare tertiles with each other, not with the full D.
 """
 

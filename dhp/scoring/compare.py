@@ -8,8 +8,8 @@ the item-to-item variation that both judges share cancels out of the difference.
 
 One procedure for estimate, interval and verdict (issue 27):
 
-* Each judge's point D comes from :func:`~dhp.scoring.stats.analyse` on the paired items, and its
-  replicates from :func:`~dhp.scoring.stats.replicates` on the shared draw: every replicate's test
+* Each judge's point D comes from :func:`~dhp.scoring.analysis.analyse` on the paired items, and its
+  replicates from :func:`~dhp.scoring.analysis.replicates` on the shared draw: every replicate's test
   by the method of its point test, exactly as the single-judge intervals are made.
 * The interval of a difference is :func:`~dhp.scoring.stats.interval` of the replicate differences
   around the point difference (it holds the difference by construction), and the verdict is read

@@ -23,14 +23,9 @@ from matplotlib.figure import Figure
 from dhp.naming import judge_slug, revision_slug
 from dhp.scoring.breakdown import length_tertiles
 from dhp.scoring.caveats import SAMPLE, caveats
-from dhp.scoring.results import (
-    DEFAULT_PROMPT_SET,
-    CIModel,
-    Result,
-    cue_slug,
-    no_d_mark,
-    read_result,
-)
+from dhp.scoring.result_files import cue_slug, read_result
+from dhp.scoring.results import DEFAULT_PROMPT_SET, CIModel, Result
+from dhp.scoring.summary import no_d_mark
 from dhp.types import Level
 
 __all__ = ["collect_results", "plot_discernment", "plot_scores", "render_markdown", "variant", "write_report"]

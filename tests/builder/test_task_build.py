@@ -24,7 +24,8 @@ from dhp.data.dataset_io import read_build_info, read_pairs
 from dhp.data.items import Item
 from dhp.scoring.caveats import version_label
 from dhp.scoring.data import local_revision
-from dhp.scoring.results import Result, read_result
+from dhp.scoring.result_files import read_result
+from dhp.scoring.results import Result
 from dhp.spec import ANSWER_EQUIVALENCE, SUMMEVAL, SUMPUBMED
 from dhp.task.file import load_task
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text

@@ -13,7 +13,7 @@ from dhp.leaderboard.board import table
 from dhp.leaderboard.board.loading import LoadedResult
 from dhp.scoring.caveats import CHANCE, SAMPLE, caveats, chance_d_avg, version_label
 from dhp.scoring.report import write_report
-from dhp.scoring.results import read_result
+from dhp.scoring.result_files import read_result
 from dhp.spec import BENCHMARK
 from tests.scoring.helpers import run_dhp
 from tests.support.tiny_data import write_tiny_dataset

@@ -20,7 +20,8 @@ from dhp.builder.sources.sample import MANIFEST, SAMPLE_DIR, SAMPLE_ITEMS
 from dhp.data.dataset_io import read_build_info
 from dhp.data.sample import is_sample_version
 from dhp.scoring.caveats import SAMPLE, caveats
-from dhp.scoring.results import Result, read_result
+from dhp.scoring.result_files import read_result
+from dhp.scoring.results import Result
 from dhp.spec import BENCHMARK, DATASET_NAMES
 from dhp.types import Redistribution
 

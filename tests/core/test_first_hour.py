@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from dhp.leaderboard.deploy.space import init_space
-from dhp.scoring.results import read_result
+from dhp.scoring.result_files import read_result
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer
 from tests.support.tiny_data import write_tiny_dataset
@@ -316,7 +316,7 @@ async def test_a_wave_of_fatal_errors_is_retrieved_whole(caplog: pytest.LogCaptu
     import gc
 
     from dhp.inference.types import FatalJudgeError
-    from dhp.scoring.run import _cancel
+    from dhp.scoring.send import cancel_all as _cancel
 
     async def fatal() -> None:
         raise FatalJudgeError("not-json", "an HTML page")

@@ -95,7 +95,7 @@ def test_unreadable_judge_files_are_one_line_errors(tmp_path: Path) -> None:
 
 def test_the_cli_flags_and_a_judge_file_describe_the_same_judge(tmp_path: Path) -> None:
     """`dhp score --judge random` and `--judge-file` (the worker's way) write the same judge record."""
-    from dhp.scoring.results import read_result
+    from dhp.scoring.result_files import read_result
     from dhp.spec import get_dataset
     from tests.support.tiny_data import write_tiny_dataset
 

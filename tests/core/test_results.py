@@ -20,9 +20,17 @@ from dhp.inference.judge import (
     published,
 )
 from dhp.scoring.analysis import analyse
-from dhp.scoring.results import (
+from dhp.scoring.result_files import (
     MIGRATIONS,
     READABLE_SCHEMA_VERSIONS,
+    check_chain,
+    dump_result,
+    migrate,
+    parse_result,
+    read_result,
+    write_result,
+)
+from dhp.scoring.results import (
     SCHEMA_VERSION,
     Coverage,
     DatasetRef,
@@ -32,15 +40,8 @@ from dhp.scoring.results import (
     ResultError,
     ScoringSettings,
     Timing,
-    check_chain,
-    dump_result,
-    migrate,
-    parse_result,
-    read_result,
-    result_from_analysis,
-    reweight,
-    write_result,
 )
+from dhp.scoring.summary import result_from_analysis, reweight
 from dhp.spec import get_dataset
 from dhp.types import ControlJudge, EndpointProtocol
 
@@ -177,7 +178,7 @@ def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
 
 
 def test_result_path_per_prompt_set_and_cue() -> None:
-    from dhp.scoring.results import cue_slug, result_path
+    from dhp.scoring.result_files import cue_slug, result_path
 
     base = result_path("/r", "J", "summeval", "abc")
     assert base == Path("/r/j/summeval@abc.json")
@@ -193,7 +194,7 @@ def test_result_path_per_prompt_set_and_cue() -> None:
 def test_a_perturbation_without_d_disqualifies_and_1_1_files_are_upgraded() -> None:
     """Qualified means every issue discerned: 1.1 called a judge qualified with a perturbation
     without D when the others had D > 1; 1.2 does not, and a 1.1 file reads with the 1.2 rule."""
-    from dhp.scoring.results import qualified
+    from dhp.scoring.summary import qualified
 
     assert qualified(3.0, 0) is True and qualified(3.0, 1) is False and qualified(0.5, 0) is False
     assert qualified(None, 2) is None

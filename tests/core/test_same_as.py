@@ -90,7 +90,7 @@ def test_a_left_out_key_leaves_out_what_it_holds(tmp_path: Path) -> None:
 def test_as_read_compares_what_the_reader_gets_from_an_older_schema(tmp_path: Path) -> None:
     """A 1.2 file with the flat judge record and the 1.3 file of the same result: different files,
     the same result as read; a changed statistic still shows."""
-    from dhp.scoring.results import dump_result
+    from dhp.scoring.result_files import dump_result
     from tests.leaderboard.factory import make_result
 
     new = json.loads(dump_result(make_result("Random", n_items=8, protocol="builtin", model="random")))

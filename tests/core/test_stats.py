@@ -456,7 +456,7 @@ def test_every_d_lies_in_its_interval(
 def test_lexical_judge_at_limit_40_on_built_data(tmp_path: Path) -> None:
     """`dhp score --judge lexical --limit 40 --n-boot 200` on a built wmt22-de-en: every D and every
     aggregate in the result files lies in its interval (22 of 236 did not before)."""
-    from dhp.scoring.results import read_result
+    from dhp.scoring.result_files import read_result
     from dhp.spec import BENCHMARK
     from tests.scoring.helpers import run_dhp
     from tests.support.tiny_data import write_tiny_dataset

@@ -16,7 +16,8 @@ import pytest
 from dhp.inference.hub import ROUTER_URL_ENV
 from dhp.inference.judge import EndpointJudge, HubJudge
 from dhp.inference.types import FatalJudgeError
-from dhp.scoring.run import RunError, ScoreConfig, score_datasets
+from dhp.scoring.config import RunError, ScoreConfig
+from dhp.scoring.run import score_datasets
 from dhp.spec import BENCHMARK
 from tests.support.tiny_data import write_tiny_dataset
 

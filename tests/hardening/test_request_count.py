@@ -10,7 +10,8 @@ import pytest
 from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.inference.pool import Pool
 from dhp.inference.types import FatalJudgeError, JudgeOutput, RawText, RequestFailure, SamplingParams
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.config import ScoreConfig
+from dhp.scoring.run import score_datasets
 from dhp.scoring.types import JudgeRequest
 from dhp.spec import get_dataset
 from dhp.types import ControlJudge
@@ -100,7 +101,7 @@ def test_duplicate_texts_cost_one_request_each(tmp_path: Path) -> None:
         paths = score_datasets(cfg)
     prompts = [e.body["messages"][0]["content"] for e in srv.log]
     assert len(prompts) == len(set(prompts)) == 6 * (1 + len(pids) - 1)
-    from dhp.scoring.results import read_result
+    from dhp.scoring.result_files import read_result
 
     r = read_result(paths[0])
     assert r.coverage.coverage == 1.0 and r.coverage.outputs == 6 * (1 + len(pids))
@@ -122,7 +123,7 @@ def test_builtin_judges_are_not_coalesced(judge: str, tmp_path: Path) -> None:
         judge=BuiltinJudge(name=judge, control=ControlJudge(judge)), out=tmp_path / "out",
         datasets="answer-equivalence", data=str(tmp_path / "data"), n_boot=0, progress=False,
     )  # fmt: skip
-    from dhp.scoring.results import read_result
+    from dhp.scoring.result_files import read_result
 
     r = read_result(score_datasets(cfg)[0])
     # every text got its own output (none shared, none from a cache), and a built-in judge sends no request

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.scoring.results import dump_result
+from dhp.scoring.result_files import dump_result
 from tests.leaderboard.browser import browser  # noqa: F401 (the browser tests' fixture, shared from here)
 from tests.leaderboard.factory import make_result
 

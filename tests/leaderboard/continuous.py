@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from dhp.scoring.analysis import analyse
-from dhp.scoring.results import ItemScores, Result, result_from_analysis
+from dhp.scoring.results import ItemScores, Result
+from dhp.scoring.summary import result_from_analysis
 from dhp.spec import BENCHMARK
 from tests.leaderboard.factory import make_result
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.scoring.analysis import analyse
+from dhp.scoring.result_files import dump_result
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
@@ -22,9 +23,8 @@ from dhp.scoring.results import (
     Result,
     ScoringSettings,
     Timing,
-    dump_result,
-    result_from_analysis,
 )
+from dhp.scoring.summary import result_from_analysis
 from dhp.spec import BENCHMARK
 from dhp.types import ControlJudge, DatasetSpec, EndpointProtocol
 

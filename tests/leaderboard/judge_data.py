@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dhp.scoring.data import local_revision
-from dhp.scoring.results import dump_result, read_result
+from dhp.scoring.result_files import dump_result, read_result
 from dhp.spec import get_dataset
 from tests.scoring.helpers import pair_row, write_pairs
 

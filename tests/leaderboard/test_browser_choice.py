@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dhp.scoring.results import dump_result, read_result
+from dhp.scoring.result_files import dump_result, read_result
 from tests.leaderboard.browser import BROWSER_MARKS, TIMEOUT_MS
 from tests.leaderboard.conftest import ALL, write_results
 from tests.leaderboard.factory import make_result

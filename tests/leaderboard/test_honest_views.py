@@ -21,7 +21,7 @@ from dhp.leaderboard.page.formatting import (
     summary_frame,
 )
 from dhp.leaderboard.page.service import AppConfig, Backend
-from dhp.scoring.results import dump_result
+from dhp.scoring.result_files import dump_result
 from dhp.scoring.stability import stability
 from dhp.spec import BENCHMARK
 from tests.leaderboard.factory import make_result

@@ -21,7 +21,8 @@ from dhp.leaderboard.page.judge_views import (
     texts_for,
 )
 from dhp.scoring.misses import ScoredTexts, find_misses, miss_counts
-from dhp.scoring.results import Result, read_result
+from dhp.scoring.result_files import read_result
+from dhp.scoring.results import Result
 from tests.leaderboard.factory import make_result
 from tests.leaderboard.judge_data import perturbed_text, point_at, write_summeval
 

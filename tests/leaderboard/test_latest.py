@@ -7,7 +7,7 @@ from pathlib import Path
 from dhp.leaderboard.board.loading import LoadedResult, latest_results
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.service import AppConfig, Backend
-from dhp.scoring.results import dump_result
+from dhp.scoring.result_files import dump_result
 from tests.leaderboard.factory import make_result
 
 

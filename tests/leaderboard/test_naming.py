@@ -13,7 +13,7 @@ from dhp.leaderboard.submissions.queue import RequestQueue, State, new_request
 from dhp.leaderboard.submissions.validation import validate_submission
 from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
 from dhp.naming import judge_slug, slug
-from dhp.scoring.results import dump_result, result_path
+from dhp.scoring.result_files import dump_result, result_path
 from tests.leaderboard.factory import make_result
 
 NAME = "GPT-4o (temp 0)"

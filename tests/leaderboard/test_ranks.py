@@ -73,7 +73,7 @@ def test_the_board_ranks_from_the_joint_bootstrap(tmp_path: Path) -> None:
     """Two judges with the same skill tie; a much better one ranks first alone; a filter re-ranks."""
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.page.service import AppConfig, Backend
-    from dhp.scoring.results import dump_result
+    from dhp.scoring.result_files import dump_result
     from tests.leaderboard.factory import make_result
 
     root = tmp_path / "results"
@@ -119,7 +119,7 @@ def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_pat
     from dhp.leaderboard.page.compare_view import size_points
     from dhp.leaderboard.page.plots import size_plot
     from dhp.leaderboard.page.service import AppConfig, Backend
-    from dhp.scoring.results import dump_result
+    from dhp.scoring.result_files import dump_result
     from tests.leaderboard.factory import make_result
 
     root = tmp_path / "results"
@@ -159,7 +159,7 @@ def test_replicate_d_avg_recombines_like_the_result_summary() -> None:
     the scored weights and under others (the survey's): the combination is the scorer's."""
     from dataclasses import replace
 
-    from dhp.scoring.results import reweight
+    from dhp.scoring.summary import reweight
     from tests.leaderboard.factory import make_result
 
     r = make_result("j", "summeval", skill=0.4, n_items=40)
@@ -229,7 +229,7 @@ def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_pa
     from dhp.leaderboard.board.ranks import RankSamples, overall_intervals
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.page.service import AppConfig, Backend
-    from dhp.scoring.results import dump_result
+    from dhp.scoring.result_files import dump_result
     from dhp.scoring.stats import interval
     from tests.leaderboard.factory import make_result
 

@@ -29,7 +29,8 @@ from dhp.leaderboard.submissions.survey import (
     validate_ballot,
     weights_rows,
 )
-from dhp.scoring.results import dump_result, reweight
+from dhp.scoring.result_files import dump_result
+from dhp.scoring.summary import reweight
 from dhp.spec import BENCHMARK
 from tests.leaderboard.factory import make_result, renamed
 

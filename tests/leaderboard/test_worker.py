@@ -32,7 +32,7 @@ from dhp.leaderboard.submissions.worker import (
     score_command,
     scorer_env,
 )
-from dhp.scoring.results import parse_result
+from dhp.scoring.result_files import parse_result
 from dhp.secrets import scrub
 from dhp.spec import BENCHMARK
 from dhp.types import ControlJudge

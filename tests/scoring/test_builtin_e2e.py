@@ -12,7 +12,9 @@ import pytest
 from scipy import stats as sps
 
 from dhp.scoring.data import local_revision
-from dhp.scoring.results import Result, read_result, result_path, reweight
+from dhp.scoring.result_files import read_result, result_path
+from dhp.scoring.results import Result
+from dhp.scoring.summary import reweight
 from dhp.spec import BENCHMARK
 from tests.scoring.helpers import pair_row, run_dhp, write_pairs
 from tests.support.tiny_data import write_tiny_dataset

@@ -14,7 +14,7 @@ import dhp.scoring.prompts
 import dhp.scoring.run
 import dhp.weights
 from dhp.cli import main
-from dhp.scoring.results import read_result
+from dhp.scoring.result_files import read_result
 
 
 def _counting(calls: Counter[str], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

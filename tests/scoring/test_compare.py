@@ -14,8 +14,9 @@ import pytest
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
 from dhp.scoring.compare import CompareError, compare_results, pick_results
-from dhp.scoring.results import read_result
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.config import ScoreConfig
+from dhp.scoring.result_files import read_result
+from dhp.scoring.run import score_datasets
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
 from tests.scoring.helpers import pair_row, run_dhp, write_marked_answers, write_pairs

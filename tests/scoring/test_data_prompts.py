@@ -9,10 +9,11 @@ import pytest
 from dhp.errors import DataError
 from dhp.inference.judge import BuiltinJudge
 from dhp.naming import judge_slug, revision_slug
+from dhp.scoring.config import ScoreConfig
 from dhp.scoring.data import load_local, local_revision
 from dhp.scoring.prompts import PromptError, load_template, render_context
-from dhp.scoring.results import read_result, result_path
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.result_files import read_result, result_path
+from dhp.scoring.run import score_datasets
 from dhp.spec import BENCHMARK, get_dataset
 from dhp.types import ControlJudge
 from tests.scoring.helpers import pair_row, write_pairs

@@ -15,8 +15,10 @@ from scipy import stats as sps
 from dhp.inference.judge import EndpointJudge, HubJudge, published
 from dhp.inference.pool import RetryPolicy
 from dhp.inference.types import CapabilityError, FatalJudgeError
-from dhp.scoring.results import Result, read_result
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.config import ScoreConfig
+from dhp.scoring.result_files import read_result
+from dhp.scoring.results import Result
+from dhp.scoring.run import score_datasets
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer, judged_text
 from tests.scoring.helpers import pair_row, run_dhp, write_pairs

@@ -20,11 +20,13 @@ from scipy import stats as sps
 
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
+from dhp.scoring.config import ScoreConfig
 from dhp.scoring.prompts import DEFAULT_CUE
 from dhp.scoring.report import collect_results
-from dhp.scoring.results import Result, read_result
+from dhp.scoring.result_files import read_result
+from dhp.scoring.results import Result
 from dhp.scoring.robustness import robustness
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.run import score_datasets
 from dhp.scoring.stability import stability
 from dhp.spec import get_dataset
 from dhp.types import Level

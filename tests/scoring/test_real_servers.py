@@ -19,8 +19,9 @@ import pytest
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.local import LocalModel
 from dhp.inference.types import SamplingParams, ScoreDistribution, token_score
-from dhp.scoring.results import read_result
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.config import ScoreConfig
+from dhp.scoring.result_files import read_result
+from dhp.scoring.run import score_datasets
 from dhp.scoring.types import JudgeRequest
 from tests.scoring.helpers import run_dhp
 from tests.scoring.tiny_model import build_tiny_model

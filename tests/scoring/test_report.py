@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from dhp.inference.judge import BuiltinJudge
+from dhp.scoring.config import ScoreConfig
 from dhp.scoring.report import collect_results
-from dhp.scoring.run import ScoreConfig, score_datasets
+from dhp.scoring.run import score_datasets
 from dhp.types import ControlJudge
 from tests.scoring.helpers import run_dhp
 

@@ -10,7 +10,8 @@ import pytest
 
 from dhp.inference.http import openai_usage, tgi_usage
 from dhp.inference.types import TokenUsage
-from dhp.scoring.results import Timing, parse_result
+from dhp.scoring.result_files import parse_result
+from dhp.scoring.results import Timing
 from dhp.scoring.run import score_datasets
 from tests.scoring.fake_server import FakeJudgeServer, judged_text
 from tests.scoring.test_endpoints import _cfg, _only, ae_data, scripted

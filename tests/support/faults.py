@@ -17,8 +17,9 @@ from typing import Any
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
 from dhp.inference.types import JudgeError
-from dhp.scoring.results import read_result
-from dhp.scoring.run import RunError, ScoreConfig, score_datasets
+from dhp.scoring.config import RunError, ScoreConfig
+from dhp.scoring.result_files import read_result
+from dhp.scoring.run import score_datasets
 from dhp.spec import get_dataset
 from tests.scoring.fake_server import Answer, FakeJudgeServer, hashed_answer, judged_text
 from tests.support.tiny_data import write_tiny_dataset

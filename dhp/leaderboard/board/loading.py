@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from dhp.leaderboard.board.ranks import ReplicatePvalues, replicate_pvalues
 from dhp.leaderboard.board.stores import Store
-from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError, parse_result
+from dhp.scoring.result_files import parse_result
+from dhp.scoring.results import DEFAULT_PROMPT_SET, Result, ResultError
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from dhp.leaderboard.board.loading import LoadedResult
 from dhp.leaderboard.board.ranks import ReplicatePvalues, replicate_pvalues
-from dhp.scoring.results import parse_result
+from dhp.scoring.result_files import parse_result
 
 log = logging.getLogger(__name__)
 

@@ -189,7 +189,7 @@ def _resample_stats(d: FloatArray, counts: npt.NDArray[np.int64]) -> _ResampleSt
 
 def _normal_log_pvalues(st: _ResampleStats) -> FloatArray:
     """(cells, replicates) natural logs of the tie-corrected normal approximation's p-values:
-    exactly what :func:`~dhp.scoring.stats.wilcoxon_greater_batch` with ``method="asymptotic"``
+    exactly what :func:`~dhp.scoring.wilcoxon.wilcoxon_greater_batch` with ``method="asymptotic"``
     gives on the expanded resample (no non-zero difference: p = 1)."""
     from scipy.special import log_ndtr
 

@@ -15,8 +15,9 @@ from pandas.io.formats.style import Styler
 
 from dhp.inference.judge import AnyJudge
 from dhp.leaderboard.board import table
-from dhp.scoring.results import PerturbationResult, Result, Summary, no_d_mark
+from dhp.scoring.results import PerturbationResult, Result, Summary
 from dhp.scoring.stats import CombineMethod, perturbation_d
+from dhp.scoring.summary import no_d_mark
 
 MARK_ABOVE = "background-color: #d4edda"  # a test: discerned at p < 0.05
 MARK_BELOW = "background-color: #f8d7da"  # a test: not discerned

@@ -5,7 +5,7 @@ voter's answers for one task, stored as ``<task>/<voter>.json`` in a votes store
 from the same voter replaces the earlier one). Vote shares become expert weights with
 :func:`dhp.weights.weights_from_votes`, for every perturbation of that task's datasets whose issue
 got votes; issues without votes keep the default weights. D^EW is then recomputed from the
-p-values stored in each result (:func:`dhp.scoring.results.reweight`): no new judge request.
+p-values stored in each result (:func:`dhp.scoring.summary.reweight`): no new judge request.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from dhp.errors import first_validation_problem
 from dhp.leaderboard.board.loading import LoadedResult
 from dhp.leaderboard.board.stores import Store
 from dhp.leaderboard.submissions.queue import utcnow
-from dhp.scoring.results import Summary, reweight
+from dhp.scoring.results import Summary
+from dhp.scoring.summary import reweight
 from dhp.spec import BENCHMARK, OPERATIONS, task_kind
 from dhp.types import DatasetSpec, ExpertWeights, Operation, WeightEntry
 from dhp.weights import weights_from_votes

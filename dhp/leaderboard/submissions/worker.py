@@ -36,7 +36,8 @@ from dhp.leaderboard.submissions.validation import (
     check_endpoint_url,
 )
 from dhp.naming import judge_slug
-from dhp.scoring.results import ResultError, parse_result
+from dhp.scoring.result_files import parse_result
+from dhp.scoring.results import ResultError
 from dhp.secrets import JUDGE_KEY_VARS, scrub
 
 __all__ = [
