@@ -12,7 +12,7 @@ Scenarios: ``same``: both judges δ = 0.3 (the same distribution: every verdict 
 is false); ``shifted``: A δ = 0.6, B δ = 0.3 (A is better: power is the share of ``A`` verdicts).
 Every replicate is made as ``dhp compare`` makes it: each judge's point D by scipy's ``auto``
 method (:func:`dhp.scoring.stats.auto_method`), one paired draw of items per bootstrap
-replicate shared by both judges (:func:`dhp.scoring.analysis.draw_items`), each replicate tested by its
+replicate shared by both judges (:func:`dhp.scoring.analysis.draw_uniforms`, :func:`dhp.scoring.analysis.pool_draw`), each replicate tested by its
 point's method (:func:`dhp.scoring.wilcoxon.wilcoxon_greater_batch`), D = log_0.05 p, the difference's
 interval, each judge's interval and the verdict by :func:`dhp.scoring.compare.difference`, each
 expanded for the pairs its test ranks (:func:`dhp.scoring.stats.ranked_pairs`).
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.analysis import draw_items
+from dhp.scoring.analysis import draw_uniforms, pool_draw
 from dhp.scoring.compare import Difference, difference
 from dhp.scoring.stats import discernment, ranked_pairs
 from dhp.scoring.wilcoxon import auto_method, wilcoxon_greater_batch, wilcoxon_greater_tests
@@ -133,7 +133,8 @@ def run_cell(rng: np.random.Generator, n: int, scenario: str, ties: bool, count:
     s = simulate(rng, n, deltas, ties, count)
     pa, ma, na = point_d(*s.a)
     pb, mb, nb = point_d(*s.b)
-    idx = draw_items(n, count * n_boot, rng).reshape(count, n_boot, n)  # one paired draw per replicate
+    u = draw_uniforms(n, count * n_boot, rng)
+    idx = pool_draw(u, np.arange(n, dtype=np.int64)).reshape(count, n_boot, n)  # one paired draw per replicate
     ra, rb = replicate_d(*s.a, ma, idx), replicate_d(*s.b, mb, idx)
     tally = Tally()
     for r in range(count):

@@ -31,9 +31,32 @@ from dhp.types import (
     WeightEntry,
 )
 
-__all__ = ["BENCHMARK", "DATASET_NAMES", "DHP_CITATION", "get_dataset", "resolve_datasets"]
+__all__ = [
+    "BENCHMARK",
+    "DATASET_NAMES",
+    "DHP_CITATION",
+    "MIN_PAIRS",
+    "enough_pairs",
+    "get_dataset",
+    "resolve_datasets",
+]
 
 SEED = 2024
+
+#: The few-pairs rule: a perturbation with fewer scored pairs than this carries no verdict. It is left
+#: out of D_avg, D_min and "qualified", and shown apart with its n (results, ``dhp score``, cards,
+#: the board, ``dhp compare``). Derived, not guessed: the fewest pairs at which a judge with a clear
+#: effect (85% of pairs scored lower, ties counted half) reaches D > 1 in at least 80% of draws, and
+#: stays there for every larger n (:func:`dhp.scoring.power.min_pairs`, which a test holds equal to
+#: this number; ``python benchmarks/bench_few_pairs.py`` prints the power curve). Below 5 pairs no
+#: judge can reach D > 1 at all: the exact test's smallest p is 2^-n (D <= 0.2314 n).
+MIN_PAIRS = 12
+
+
+def enough_pairs(n_pairs: int) -> bool:
+    """Whether a perturbation with ``n_pairs`` scored pairs counts toward D_avg, D_min and qualified."""
+    return n_pairs >= MIN_PAIRS
+
 
 DHP_CITATION = """@article{wang2024dhp,
   title   = {DHP Benchmark: Are LLMs Good NLG Evaluators?},

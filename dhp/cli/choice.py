@@ -75,13 +75,8 @@ def _results(path: Path) -> list[Any]:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from dhp.scoring.compare import (
-        CompareError,
-        compare_results,
-        comparison_json,
-        pick_results,
-        render_comparison,
-    )
+    from dhp.scoring.compare import CompareError, compare_results
+    from dhp.scoring.compare_report import comparison_json, pick_results, render_comparison
 
     try:
         a = pick_results(_results(args.results_a), "RESULTS_A")
@@ -98,7 +93,8 @@ def _cmd_misses(args: argparse.Namespace) -> int:
     import sys
 
     from dhp.fsutil import atomic_write_text
-    from dhp.scoring.compare import CompareError, pick_results
+    from dhp.scoring.compare import CompareError
+    from dhp.scoring.compare_report import pick_results
     from dhp.scoring.misses import (
         MissesError,
         attach_texts,

@@ -30,8 +30,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.stats import CombineMethod, Interval, avg_min, interval, perturbation_d, ranked_pairs
+from dhp.scoring.stats import (
+    CombineMethod,
+    Interval,
+    avg_min,
+    interval,
+    perturbation_d,
+    ranked_pairs,
+    share_lower,
+)
 from dhp.scoring.wilcoxon import MetricTest, wilcoxon_greater_batch, wilcoxon_greater_tests
+from dhp.spec import enough_pairs
 from dhp.types import Level
 
 __all__ = [
@@ -39,12 +48,17 @@ __all__ = [
     "PerturbationAnalysis",
     "Replicates",
     "analyse",
-    "draw_items",
+    "draw_uniforms",
+    "effect_of",
+    "pair_pool",
+    "pool_draw",
     "replicates",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+#: The aggregates of a dataset: level-balanced mean and minimum of D and D^EW, and the mean effect.
+AGGREGATE_NAMES = ("d_avg", "d_min", "d_avg_ew", "d_min_ew", "effect_avg")
 
 
 @dataclass(frozen=True)
@@ -58,6 +72,14 @@ class PerturbationAnalysis:
     d_ew: float
     d_ci: Interval | None
     d_ew_ci: Interval | None
+    n_pairs: int = 0  # pairs the data gives (items with a row): what the few-pairs rule reads
+    effect: float = math.nan  # share of pairs scored lower (ties half), metrics by expert weight
+    effect_ci: Interval | None = None
+
+    @property
+    def counted(self) -> bool:
+        """Whether it enters D_avg, D_min and qualified (:func:`dhp.spec.enough_pairs`)."""
+        return enough_pairs(self.n_pairs)
 
 
 @dataclass(frozen=True)
@@ -68,10 +90,11 @@ class DatasetAnalysis:
     d_min: float
     d_avg_ew: float
     d_min_ew: float
-    ci: Mapping[str, Interval] = field(default_factory=dict)  # "d_avg", "d_min", "d_avg_ew", "d_min_ew"
+    ci: Mapping[str, Interval] = field(default_factory=dict)  # AGGREGATE_NAMES -> interval
     n_boot: int = 0
     seed: int = 0
     confidence: float = 0.95
+    effect_avg: float = math.nan  # level-balanced mean effect over the counted perturbations
 
 
 @dataclass(frozen=True)
@@ -119,11 +142,57 @@ def _point_tests(sc: _Scores) -> dict[str, dict[str, MetricTest]]:
     return tests
 
 
-@dataclass(frozen=True)
-class _Bootstrap:
-    d_ci: tuple[Interval | None, ...]
-    d_ew_ci: tuple[Interval | None, ...]
-    agg_ci: Mapping[str, Interval]
+def pair_pool(sc: _Scores, pid: str) -> IntArray:
+    """The items of one perturbation that a replicate draws from: those with a complete pair in some
+    metric (an item without a row, or whose every score failed, carries nothing)."""
+    has = np.zeros(sc.n_items, dtype=bool)
+    for m in sc.metrics:
+        has |= ~np.isnan(sc.orig[m]) & ~np.isnan(sc.pert[pid][m])
+    return np.flatnonzero(has).astype(np.int64)
+
+
+def draw_uniforms(n_items: int, n_boot: int, rng: np.random.Generator) -> FloatArray:
+    """(n_boot, n_items) uniforms on [0, 1): one row per replicate, turned into items by :func:`pool_draw`."""
+    return rng.random((n_boot, n_items))
+
+
+def pool_draw(u: FloatArray, pool: IntArray) -> IntArray:
+    """(replicates, len(pool)) items: every replicate draws exactly as many items of ``pool`` as it
+    holds, uniformly with replacement, slot j from column j of ``u``. A resample's size is the
+    observed number of pairs, so a D's interval measures the judge, not the draw's size; and every
+    perturbation with the same pool (usually all items) gets the same items in a replicate, so
+    D_avg and D_min see one resample of the items."""
+    n = int(pool.size)
+    if n == 0:
+        return np.zeros((u.shape[0], 0), dtype=np.int64)
+    return pool[np.minimum((u[:, :n] * n).astype(np.int64), n - 1)]
+
+
+def _effects(shares: FloatArray, w_ew: FloatArray) -> FloatArray:
+    """(..., perturbations) effect: each perturbation's metric shares (..., perturbations, metrics)
+    averaged by its expert weights over the metrics that have pairs (NaN: none of weight > 0)."""
+    ok = ~np.isnan(shares)
+    w = np.where(ok, w_ew, 0.0)
+    total = w.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (np.where(ok, shares, 0.0) * w).sum(axis=-1) / total
+    return np.where(total > 0, out, np.nan)
+
+
+def effect_of(
+    original: Mapping[str, npt.ArrayLike],
+    perturbed: Mapping[str, npt.ArrayLike],
+    weights: Mapping[str, float],
+) -> tuple[int, float]:
+    """One perturbation's pair count (items with a complete pair in some metric) and effect (the
+    share of pairs scored lower, metrics by ``weights``), from its item-aligned scores by metric:
+    what :func:`analyse` reports, for a result read without them (a schema migration)."""
+    metrics = [m for m in original if m in perturbed]
+    o = np.array([np.asarray(original[m], dtype=np.float64) for m in metrics])
+    q = np.array([np.asarray(perturbed[m], dtype=np.float64) for m in metrics])
+    n = int((~np.isnan(o) & ~np.isnan(q)).any(axis=0).sum()) if metrics else 0
+    w = np.array([float(weights.get(m, 0.0)) for m in metrics])
+    return n, float(_effects(share_lower(o, q)[None, :], w[None, :])[0]) if metrics else math.nan
 
 
 @dataclass(frozen=True)
@@ -133,41 +202,39 @@ class _Point:
     tests: Mapping[str, Mapping[str, MetricTest]]
     d_un: FloatArray
     d_ew: FloatArray
-    aggregates: Mapping[str, float]  # "d_avg", "d_min", "d_avg_ew", "d_min_ew"
-
-
-def _replicate_pvalues(
-    sc: _Scores, tests: Mapping[str, Mapping[str, MetricTest]], idx: IntArray
-) -> FloatArray:
-    """(replicates, perturbations, metrics) p-values, each test by its point estimate's method.
-
-    One draw of item indices per replicate (a row of ``idx``), shared by every test. A metric whose
-    resample has no complete pair is missing in that replicate (NaN), as in the point estimate.
-    """
-    bp = np.empty((idx.shape[0], len(sc.pids), len(sc.metrics)))
-    for j, m in enumerate(sc.metrics):
-        xo = sc.orig[m][idx]
-        for i, pid in enumerate(sc.pids):
-            xp = sc.pert[pid][m][idx]
-            p = wilcoxon_greater_batch(xo, xp, method=tests[pid][m].method)
-            no_pair = ~(~np.isnan(xo) & ~np.isnan(xp)).any(axis=1)
-            bp[:, i, j] = np.where(no_pair, np.nan, p)
-    return bp
+    effect: FloatArray
+    counted: npt.NDArray[np.bool_]
+    aggregates: Mapping[str, float]  # AGGREGATE_NAMES
 
 
 @dataclass(frozen=True)
 class Replicates:
-    """One judge's D values in every bootstrap replicate (a row of the item draw): what its
-    intervals, and a comparison of two judges on the same draw, are read from."""
+    """One judge's D values and effects in every bootstrap replicate (a row of the uniforms): what
+    its intervals, and a comparison of two judges on the same draw, are read from."""
 
     d: FloatArray  # (replicates, perturbations) unweighted D
     d_ew: FloatArray  # (replicates, perturbations) D^EW
-    aggregates: Mapping[str, FloatArray]  # "d_avg", "d_min", "d_avg_ew", "d_min_ew" -> (replicates,)
+    effect: FloatArray  # (replicates, perturbations) share of pairs scored lower
+    aggregates: Mapping[str, FloatArray]  # AGGREGATE_NAMES -> (replicates,)
 
 
-def draw_items(n_items: int, n_boot: int, rng: np.random.Generator) -> IntArray:
-    """(n_boot, n_items) item indices drawn with replacement: one resample of the items per row."""
-    return rng.integers(0, n_items, size=(n_boot, n_items))
+def _aggregates(
+    d: FloatArray, d_ew: FloatArray, effect: FloatArray, lv: Sequence[Level], counted: npt.NDArray[np.bool_]
+) -> dict[str, FloatArray]:
+    """D_avg, D_min (with and without expert weights) and the mean effect over the counted
+    perturbations (the few-pairs rule); NaN when none counts."""
+    kept = [x for x, c in zip(lv, counted.tolist(), strict=True) if c]
+    if not kept:
+        nan = np.full(d.shape[:-1], np.nan)
+        return dict.fromkeys(AGGREGATE_NAMES, nan)
+    (a, mn), (a_ew, mn_ew) = avg_min(d[..., counted], kept), avg_min(d_ew[..., counted], kept)
+    return {
+        "d_avg": a,
+        "d_min": mn,
+        "d_avg_ew": a_ew,
+        "d_min_ew": mn_ew,
+        "effect_avg": avg_min(effect[..., counted], kept)[0],
+    }
 
 
 def _replicates(
@@ -175,13 +242,30 @@ def _replicates(
     lv: Sequence[Level],
     w_ew: FloatArray,
     method: CombineMethod,
-    tests: Mapping[str, Mapping[str, MetricTest]],
-    idx: IntArray,
+    point: _Point,
+    u: FloatArray,
 ) -> Replicates:
-    bp = _replicate_pvalues(sc, tests, idx)
-    (_, bd_un), (_, bd_ew) = perturbation_d(bp, None, method), perturbation_d(bp, w_ew, method)
-    (a, mn), (a_ew, mn_ew) = avg_min(bd_un, lv), avg_min(bd_ew, lv)
-    return Replicates(bd_un, bd_ew, {"d_avg": a, "d_min": mn, "d_avg_ew": a_ew, "d_min_ew": mn_ew})
+    """Every test redone on each replicate by its point test's method, on exactly its pairs' count.
+
+    Perturbation i draws :func:`pool_draw` of its pool; a metric whose resample has no complete
+    pair is missing in that replicate (NaN), as in the point estimate.
+    """
+    n_boot = u.shape[0]
+    bp = np.full((n_boot, len(sc.pids), len(sc.metrics)), np.nan)
+    shares = np.full(bp.shape, np.nan)
+    for i, pid in enumerate(sc.pids):
+        idx = pool_draw(u, pair_pool(sc, pid))
+        if idx.shape[1] == 0:
+            continue
+        for j, m in enumerate(sc.metrics):
+            xo, xp = sc.orig[m][idx], sc.pert[pid][m][idx]
+            p = wilcoxon_greater_batch(xo, xp, method=point.tests[pid][m].method)
+            no_pair = ~(~np.isnan(xo) & ~np.isnan(xp)).any(axis=1)
+            bp[:, i, j] = np.where(no_pair, np.nan, p)
+            shares[:, i, j] = share_lower(xo, xp)
+    (_, d_un), (_, d_ew) = perturbation_d(bp, None, method), perturbation_d(bp, w_ew, method)
+    effect = _effects(shares, w_ew)
+    return Replicates(d_un, d_ew, effect, _aggregates(d_un, d_ew, effect, lv, point.counted))
 
 
 def replicates(
@@ -190,17 +274,34 @@ def replicates(
     levels: Mapping[str, Level],
     weights: Mapping[str, Mapping[str, float]],
     point: DatasetAnalysis,
-    idx: IntArray,
+    u: FloatArray,
 ) -> Replicates:
-    """The D values of ``point`` (an :func:`analyse` of these scores) in every resample ``idx`` (rows
-    of item indices, e.g. :func:`draw_items`): every test by its point test's method, combined and
+    """The D values of ``point`` (an :func:`analyse` of these scores) in every replicate (rows of
+    uniforms ``u``, :func:`draw_uniforms`): every test by its point test's method, combined and
     aggregated as the point was. :func:`analyse`'s intervals come from here, and ``dhp compare``
-    runs two judges through it on one draw."""
+    runs two judges through it on the same uniforms."""
     sc = _scores(original, perturbed)
     lv = [levels[pid] for pid in sc.pids]
     w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in sc.metrics] for pid in sc.pids])
-    tests = {pa.perturbation: pa.tests for pa in point.perturbations}
-    return _replicates(sc, lv, w_ew, point.method, tests, idx)
+    pas = {pa.perturbation: pa for pa in point.perturbations}
+    counted = np.array([pas[pid].counted for pid in sc.pids], dtype=bool)
+    pt = _Point(
+        {pid: pas[pid].tests for pid in sc.pids},
+        np.array([pas[pid].d for pid in sc.pids]),
+        np.array([pas[pid].d_ew for pid in sc.pids]),
+        np.array([pas[pid].effect for pid in sc.pids]),
+        counted,
+        {},
+    )
+    return _replicates(sc, lv, w_ew, point.method, pt, u)
+
+
+@dataclass(frozen=True)
+class _Bootstrap:
+    d_ci: tuple[Interval | None, ...]
+    d_ew_ci: tuple[Interval | None, ...]
+    effect_ci: tuple[Interval | None, ...]
+    agg_ci: Mapping[str, Interval]
 
 
 def _bootstrap(
@@ -216,20 +317,22 @@ def _bootstrap(
     A replicate where a perturbation has no usable metric gives it no D.
     """
     n_boot, seed, confidence = boot
-    idx = draw_items(sc.n_items, n_boot, np.random.default_rng(seed))
-    rep = _replicates(sc, lv, w_ew, method, point.tests, idx)
+    u = draw_uniforms(sc.n_items, n_boot, np.random.default_rng(seed))
+    rep = _replicates(sc, lv, w_ew, method, point, u)
     agg: dict[str, Interval] = {}
     for name, arr in rep.aggregates.items():
         iv = interval(arr, confidence, point.aggregates[name], sc.n_items)
         if iv is not None:
             agg[name] = iv
-    d_ci, d_ew_ci = [], []
+    d_ci, d_ew_ci, effect_ci = [], [], []
     for i, pid in enumerate(sc.pids):
         tests = [point.tests[pid][m] for m in sc.metrics]
         d_ci.append(interval(rep.d[:, i], confidence, float(point.d_un[i]), ranked_pairs(tests)))
         n_ew = ranked_pairs(tests, w_ew[i].tolist())
         d_ew_ci.append(interval(rep.d_ew[:, i], confidence, float(point.d_ew[i]), n_ew))
-    return _Bootstrap(tuple(d_ci), tuple(d_ew_ci), agg)
+        n_pairs = max((t.n_pairs for t in tests), default=0)
+        effect_ci.append(interval(rep.effect[:, i], confidence, float(point.effect[i]), n_pairs))
+    return _Bootstrap(tuple(d_ci), tuple(d_ew_ci), tuple(effect_ci), agg)
 
 
 def analyse(
@@ -241,6 +344,7 @@ def analyse(
     n_boot: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    n_rows: Mapping[str, int] | None = None,
 ) -> DatasetAnalysis:
     """All DHP numbers for one dataset and judge.
 
@@ -248,10 +352,13 @@ def analyse(
     equal length N (NaN = no score: unparsed, not applicable, failed). ``levels[perturbation]`` and
     ``weights[perturbation][metric]`` come from the dataset spec. Missing means missing: a metric
     with no complete pair is left out of its perturbation's combination, and a perturbation with no
-    such metric has p = D = NaN and is left out of D_avg and D_min. ``n_boot = 0`` skips the
-    bootstrap; otherwise items are resampled with replacement (one draw of N item indices per
-    replicate, shared by every perturbation and metric, so D_avg and D_min get intervals too), from
-    ``numpy.random.default_rng(seed)``.
+    such metric has p = D = NaN and is left out of D_avg and D_min. So is a perturbation with fewer
+    pairs than :data:`dhp.spec.MIN_PAIRS` (the few-pairs rule): its D and effect are reported, not
+    aggregated. The pairs the rule counts are the data's, ``n_rows[perturbation]`` (items with a
+    row of it; a judge's failed scores do not make a perturbation "few pairs": they cost it its
+    D), or, without ``n_rows``, the items with a complete pair in some metric. ``n_boot = 0`` skips the bootstrap; otherwise each replicate resamples, with
+    replacement, exactly the observed number of pairs of every perturbation (:func:`pool_draw`,
+    from ``numpy.random.default_rng(seed)``), so D_avg and D_min get intervals too.
     """
     method = CombineMethod(method)
     sc = _scores(original, perturbed)
@@ -260,9 +367,12 @@ def analyse(
     tests = _point_tests(sc)
     pmat = np.array([[_usable_p(tests[pid][m]) for m in sc.metrics] for pid in sc.pids])
     (p_un, d_un), (p_ew, d_ew) = perturbation_d(pmat, None, method), perturbation_d(pmat, w_ew, method)
-    (d_avg, d_min), (d_avg_ew, d_min_ew) = avg_min(d_un, lv), avg_min(d_ew, lv)
-    aggregates = {"d_avg": float(d_avg), "d_min": float(d_min), "d_avg_ew": float(d_avg_ew)}
-    point = _Point(tests, d_un, d_ew, {**aggregates, "d_min_ew": float(d_min_ew)})
+    shares = np.array([[share_lower(sc.orig[m], sc.pert[pid][m]) for m in sc.metrics] for pid in sc.pids])
+    effect = _effects(shares.reshape(len(sc.pids), len(sc.metrics)), w_ew)
+    n_pairs = [int(pair_pool(sc, pid).size) if n_rows is None else int(n_rows[pid]) for pid in sc.pids]
+    counted = np.array([enough_pairs(n) for n in n_pairs], dtype=bool)
+    aggregates = {k: float(v) for k, v in _aggregates(d_un, d_ew, effect, lv, counted).items()}
+    point = _Point(tests, d_un, d_ew, effect, counted, aggregates)
     boot = _bootstrap(sc, lv, w_ew, method, point, (n_boot, seed, confidence)) if n_boot > 0 else None
     per = tuple(
         PerturbationAnalysis(
@@ -275,20 +385,24 @@ def analyse(
             d_ew=float(d_ew[i]),
             d_ci=boot.d_ci[i] if boot else None,
             d_ew_ci=boot.d_ew_ci[i] if boot else None,
+            n_pairs=n_pairs[i],
+            effect=float(effect[i]),
+            effect_ci=boot.effect_ci[i] if boot else None,
         )
         for i, pid in enumerate(sc.pids)
     )
     return DatasetAnalysis(
         method=method,
         perturbations=per,
-        d_avg=float(d_avg),
-        d_min=float(d_min),
-        d_avg_ew=float(d_avg_ew),
-        d_min_ew=float(d_min_ew),
+        d_avg=aggregates["d_avg"],
+        d_min=aggregates["d_min"],
+        d_avg_ew=aggregates["d_avg_ew"],
+        d_min_ew=aggregates["d_min_ew"],
         ci=dict(boot.agg_ci) if boot else {},
         n_boot=n_boot,
         seed=seed,
         confidence=confidence,
+        effect_avg=aggregates["effect_avg"],
     )
 
 

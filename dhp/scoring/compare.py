@@ -29,27 +29,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.analysis import analyse, draw_items, replicates
-from dhp.scoring.results import DEFAULT_PROMPT_SET, ItemScores, Result
+from dhp.scoring.analysis import analyse, draw_uniforms, replicates
+from dhp.scoring.results import ItemScores, Result
 from dhp.scoring.stats import CombineMethod, avg_min, interval, ranked_pairs
+from dhp.spec import MIN_PAIRS, enough_pairs
 from dhp.types import Level
 
 __all__ = [
     "AGGREGATES",
+    "PRECISION",
+    "Bounds",
     "CompareError",
     "Comparison",
     "DatasetComparison",
     "Difference",
     "compare_results",
-    "comparison_json",
+    "credible",
     "difference",
-    "pick_results",
-    "render_comparison",
     "verdict",
 ]
 
@@ -72,7 +73,7 @@ class Difference:
 
     diff: float | None
     ci: Bounds | None
-    verdict: str | None  # "A" | "B" | "tie" | "neither"; None when one judge has no D here
+    verdict: str | None  # "A" | "B" | "tie" | "neither" | "few pairs"; None when one judge has no D here
     ci_a: Bounds | None = None
     ci_b: Bounds | None = None
 
@@ -85,6 +86,10 @@ class DatasetComparison:
     compared: tuple[str, ...] = ()  # the perturbations the aggregates are over (both have a D)
     left_out: Mapping[str, str] | None = None  # perturbation id -> why it is not in the aggregates
     qualified: Mapping[str, bool | None] | None = None  # "A", "B" -> the result's summary.qualified
+    effects: Mapping[str, Difference] | None = (
+        None  # perturbation id -> difference of the effect (share lower)
+    )
+    effect_points: Mapping[str, Bounds] | None = None  # perturbation id -> (A's effect, B's effect)
 
 
 @dataclass(frozen=True)
@@ -98,10 +103,24 @@ class Comparison:
     overall: Mapping[str, Difference]
 
 
-def verdict(ci: Bounds, ci_a: Bounds | None, ci_b: Bounds | None) -> str:
-    """The verdict read off a difference's interval: ``neither`` when both judges' own intervals lie
-    below D = 1, else ``A`` (interval above 0), ``B`` (below 0) or ``tie`` (it contains 0)."""
-    if ci_a is not None and ci_b is not None and ci_a[1] < 1.0 and ci_b[1] < 1.0:
+#: Differences are printed to two decimals; one that rounds to 0.00 is a tie, whatever its interval.
+PRECISION = 0.005
+
+
+def credible(ci: Bounds | None, point: float) -> bool:
+    """Whether a judge credibly discerns: its D's interval lies above D = 1 (the point D, without one)."""
+    return ci[0] > 1.0 if ci is not None else point > 1.0
+
+
+def verdict(diff: float, ci: Bounds, ci_a: Bounds | None, ci_b: Bounds | None, points: Bounds) -> str:
+    """The verdict on A − B, in this order: ``tie`` when the difference is below the printed
+    precision (:data:`PRECISION`); ``neither`` when neither judge credibly discerns (:func:`credible`:
+    an order between two judges that do not notice the issue is noise, and D cannot fall below 0,
+    so chance would otherwise beat blindness); else ``A`` (interval above 0), ``B`` (below) or
+    ``tie`` (it contains 0)."""
+    if abs(diff) < PRECISION:
+        return "tie"
+    if not credible(ci_a, points[0]) and not credible(ci_b, points[1]):
         return "neither"
     return "A" if ci[0] > 0 else "B" if ci[1] < 0 else "tie"
 
@@ -122,6 +141,9 @@ class _Side:
     point: FloatArray  # (perturbations,) D^EW
     boot: FloatArray  # (n_boot, perturbations) D^EW
     sizes: tuple[int | None, ...]  # (perturbations,) ranked_pairs of each D^EW's tests
+    effect: FloatArray  # (perturbations,) share of pairs scored lower
+    effect_boot: FloatArray  # (n_boot, perturbations)
+    n_pairs: tuple[int, ...]  # (perturbations,) what the few-pairs rule reads
 
 
 def _vec(values: Sequence[float | None], rows: Sequence[int]) -> FloatArray:
@@ -156,17 +178,25 @@ def _pair(a: Result, b: Result) -> tuple[tuple[str, ...], _Paired, _Paired]:
 Setting = tuple[Mapping[str, Level], Mapping[str, Mapping[str, float]], CombineMethod]
 
 
-def _side(sc: _Paired, setting: Setting, idx: npt.NDArray[np.int64]) -> _Side:
+def _side(sc: _Paired, setting: Setting, u: FloatArray, n_rows: Mapping[str, int]) -> _Side:
     """Point D^EW (by :func:`analyse`) and D^EW of every replicate (rows of ``idx``) of one judge,
     each replicate tested by its point test's method (:func:`replicates`)."""
     levels, weights, method = setting
-    point = analyse(sc.orig, sc.pert, levels, weights, method, n_boot=0)
-    rep = replicates(sc.orig, sc.pert, levels, weights, point, idx)
+    point = analyse(sc.orig, sc.pert, levels, weights, method, n_boot=0, n_rows=n_rows)
+    rep = replicates(sc.orig, sc.pert, levels, weights, point, u)
     sizes = tuple(
         ranked_pairs(list(pa.tests.values()), [float(weights[pa.perturbation].get(m, 0.0)) for m in pa.tests])
         for pa in point.perturbations
     )
-    return _Side(np.array([pa.d_ew for pa in point.perturbations], dtype=np.float64), rep.d_ew, sizes)
+    per = point.perturbations
+    return _Side(
+        np.array([pa.d_ew for pa in per], dtype=np.float64),
+        rep.d_ew,
+        sizes,
+        np.array([pa.effect for pa in per], dtype=np.float64),
+        rep.effect,
+        tuple(pa.n_pairs for pa in per),
+    )
 
 
 def _bounds(samples: FloatArray, confidence: float, estimate: float, n_items: int | None) -> Bounds | None:
@@ -193,7 +223,7 @@ def difference(a: Estimate, b: Estimate, confidence: float) -> Difference:
     if ci is None:
         return Difference(None, None, None)
     ci_a, ci_b = _bounds(sa, confidence, pa, na), _bounds(sb, confidence, pb, nb)
-    return Difference(point + 0.0, ci, verdict(ci, ci_a, ci_b), ci_a, ci_b)
+    return Difference(point + 0.0, ci, verdict(point, ci, ci_a, ci_b, (pa, pb)), ci_a, ci_b)
 
 
 def _setting(a: Result, b: Result) -> tuple[Mapping[str, Mapping[str, float]], CombineMethod]:
@@ -222,7 +252,10 @@ def _left_out(a: Result, b: Result, pids: Sequence[str], ra: _Side, rb: _Side) -
                 out.setdefault(p.id, f"no item scores for {'B' if who == 'A' else 'A'}")
     for i, pid in enumerate(pids):
         missing = [w for w, side in (("A", ra), ("B", rb)) if math.isnan(side.point[i])]
-        if missing:
+        few = min(ra.n_pairs[i], rb.n_pairs[i])
+        if not enough_pairs(few):
+            out[pid] = f"few pairs (n={few} < {MIN_PAIRS})"
+        elif missing:
             out[pid] = f"no D for {' and '.join(missing)}"
     return out
 
@@ -232,16 +265,28 @@ def _compare_dataset(a: Result, b: Result, rng: np.random.Generator, n_boot: int
     pids, pa, pb = _pair(a, b)
     levels = {p.id: p.level for p in a.perturbations}
     n = next(iter(pa.orig.values())).size
-    idx = draw_items(n, n_boot, rng)
-    ra = _side(pa, (levels, weights, method), idx)
-    rb = _side(pb, (levels, weights, method), idx)
-    per = {
-        pid: difference(
+    u = draw_uniforms(n, n_boot, rng)
+    # the pairs the data gives on the common items: what each result counted, at most the items in common
+    rows = {r.id: r.n_pairs for r in a.perturbations}
+    n_rows = {p: min(rows[p], next(r.n_pairs for r in b.perturbations if r.id == p), n) for p in pids}
+    ra = _side(pa, (levels, weights, method), u, n_rows)
+    rb = _side(pb, (levels, weights, method), u, n_rows)
+    counted = np.array(
+        [enough_pairs(min(x, y)) for x, y in zip(ra.n_pairs, rb.n_pairs, strict=True)], dtype=bool
+    )
+    per = {}
+    effects = {}
+    for i, pid in enumerate(pids):
+        d = difference(
             (ra.point[i], ra.boot[:, i], ra.sizes[i]), (rb.point[i], rb.boot[:, i], rb.sizes[i]), conf
         )
-        for i, pid in enumerate(pids)
-    }
-    both = ~np.isnan(ra.point) & ~np.isnan(rb.point)  # missing stays missing: only what both have
+        per[pid] = d if counted[i] or d.diff is None else replace(d, verdict="few pairs")
+        size = min(ra.n_pairs[i], rb.n_pairs[i])
+        effects[pid] = difference(
+            (ra.effect[i], ra.effect_boot[:, i], size), (rb.effect[i], rb.effect_boot[:, i], size), conf
+        )
+    # missing stays missing: only what both have a D for, and the few-pairs rule holds for both
+    both = ~np.isnan(ra.point) & ~np.isnan(rb.point) & counted
     lv = [levels[p] for p, keep in zip(pids, both, strict=True) if keep]
     agg: dict[str, tuple[Estimate, Estimate]] = {}
     for key, k in (("d_avg_ew", 0), ("d_min_ew", 1)):
@@ -257,6 +302,8 @@ def _compare_dataset(a: Result, b: Result, rng: np.random.Generator, n_boot: int
         compared=tuple(p for p, keep in zip(pids, both, strict=True) if keep),
         left_out=_left_out(a, b, pids, ra, rb),
         qualified={"A": a.summary.qualified, "B": b.summary.qualified},
+        effects={p: replace(e, verdict=None) for p, e in effects.items()},
+        effect_points={p: (float(ra.effect[i]), float(rb.effect[i])) for i, p in enumerate(pids)},
     )
     return _DatasetRun(comparison, agg)
 
@@ -307,119 +354,3 @@ def compare_results(
         datasets={n: r.comparison for n, r in runs.items()},
         overall=_overall(runs, confidence),
     )
-
-
-# ---------------------------------------------------------------------------------------------
-def pick_results(results: Sequence[Result], side: str) -> dict[str, Result]:
-    """One judge's results by dataset: the default prompt set without a cue, one revision each.
-
-    ``side`` ("A" or "B") names the argument in the one-line errors.
-    """
-    plain = [r for r in results if r.scoring.prompt_set == DEFAULT_PROMPT_SET and r.scoring.cue is None]
-    judges = sorted({r.judge.name for r in plain})
-    if len(judges) != 1:
-        found = ", ".join(judges) if judges else "none with the default prompt set and no cue"
-        raise CompareError(f"{side}: give the results of exactly one judge (found {found})")
-    by: dict[str, Result] = {}
-    for r in plain:
-        if r.dataset.name in by:
-            raise CompareError(
-                f"{side}: {r.dataset.name} has results of several revisions; give one result file per dataset"
-            )
-        by[r.dataset.name] = r
-    return by
-
-
-def _bounds_json(b: Bounds | None) -> list[float] | None:
-    return None if b is None else list(b)
-
-
-def _difference_json(d: Difference) -> dict[str, object]:
-    return {
-        "diff": d.diff,
-        "ci": _bounds_json(d.ci),
-        "verdict": d.verdict,
-        "ci_a": _bounds_json(d.ci_a),
-        "ci_b": _bounds_json(d.ci_b),
-    }
-
-
-def _dataset_json(ds: DatasetComparison) -> dict[str, object]:
-    return {
-        **{k: _difference_json(ds.aggregates[k]) for k in AGGREGATES},
-        "n_items": ds.n_items,
-        "compared": list(ds.compared),
-        "left_out": dict(ds.left_out or {}),
-        "qualified": dict(ds.qualified or {}),
-        "perturbations": {p: _difference_json(d) for p, d in ds.perturbations.items()},
-    }
-
-
-def comparison_json(c: Comparison) -> dict[str, object]:
-    """The ``--json`` document: ``{"datasets": {NAME: {"d_avg_ew", "d_min_ew", "n_items", "compared",
-    "left_out", "qualified", "perturbations"}}, "overall": {"d_avg_ew", "d_min_ew"}}``, plus the
-    judges and bootstrap settings. Each difference: ``diff``, ``ci``, ``verdict`` and each judge's
-    own interval (``ci_a``, ``ci_b``)."""
-    return {
-        "judge_a": c.judge_a,
-        "judge_b": c.judge_b,
-        "n_boot": c.n_boot,
-        "seed": c.seed,
-        "confidence": c.confidence,
-        "datasets": {name: _dataset_json(ds) for name, ds in c.datasets.items()},
-        "overall": {k: _difference_json(c.overall[k]) for k in AGGREGATES},
-    }
-
-
-def _cell(d: Difference) -> str:
-    if d.diff is None or d.ci is None:
-        return "– | – | no D"
-    return f"{d.diff:+.2f} | [{d.ci[0]:+.2f}, {d.ci[1]:+.2f}] | {d.verdict}"
-
-
-def _qualified_word(q: bool | None) -> str:
-    return "no D_min^EW" if q is None else "qualified" if q else "not qualified"
-
-
-def _dataset_header(name: str, ds: DatasetComparison) -> list[str]:
-    """What the aggregates are over, what they leave out, and whether each judge is qualified."""
-    total = len(ds.compared) + len(ds.left_out or {})
-    q = ds.qualified or {}
-    lines = [
-        f"## {name} ({ds.n_items} items)",
-        "",
-        f"A {_qualified_word(q.get('A'))}, B {_qualified_word(q.get('B'))} on {name}. "
-        f"Aggregates over the {len(ds.compared)} of {total} perturbations both judges have a D for"
-        + (
-            "; left out: " + ", ".join(f"{p} ({why})" for p, why in (ds.left_out or {}).items()) + "."
-            if ds.left_out
-            else "."
-        ),
-        "",
-    ]
-    return lines
-
-
-def render_comparison(c: Comparison) -> str:
-    """Markdown: overall, then per dataset the aggregates and every perturbation's D^EW difference."""
-    head = ["| | A − B | interval | better |", "|---|---|---|---|"]
-    lines = [
-        f"# {c.judge_a} (A) vs {c.judge_b} (B)",
-        "",
-        f"Differences A − B of D^EW on the items both scored; {c.confidence:.0%} paired bootstrap intervals "
-        f"({c.n_boot} replicates, seed {c.seed}); the verdict is read off the interval: 'tie' when it "
-        "contains 0, 'neither' when both judges' own intervals lie below D = 1 (neither discerns it "
-        "at p < 0.05). Aggregates compare only the perturbations both judges have a D for.",
-        "",
-        "## Overall",
-        "",
-        *head,
-        *(f"| {k} | {_cell(c.overall[k])} |" for k in AGGREGATES),
-        "",
-    ]
-    for name, ds in c.datasets.items():
-        lines += [*_dataset_header(name, ds), *head]
-        lines += [f"| {k} | {_cell(ds.aggregates[k])} |" for k in AGGREGATES]
-        lines += [f"| {p} D^EW | {_cell(d)} |" for p, d in ds.perturbations.items()]
-        lines.append("")
-    return "\n".join(lines)

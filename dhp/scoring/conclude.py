@@ -184,7 +184,14 @@ def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, cfg: ScoreConfig) ->
     levels = {p.id: p.level for p in spec.perturbations if p.id in plan.perturbations}
     weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in plan.perturbations}
     analysis = analyse(
-        original, perturbed, levels, weights, method=cfg.combine, n_boot=cfg.n_boot, seed=cfg.seed
+        original,
+        perturbed,
+        levels,
+        weights,
+        method=cfg.combine,
+        n_boot=cfg.n_boot,
+        seed=cfg.seed,
+        n_rows=plan.rows,
     )
     item_scores = ItemScores(
         item_ids=plan.items,

@@ -51,6 +51,7 @@ class Plan:
     text_keys: list[TextKey]  # one per (text, metric), in request order
     items: tuple[str, ...]
     perturbations: tuple[str, ...]  # those with at least one row
+    rows: dict[str, int]  # perturbation -> items planned that have its row: what the few-pairs rule reads
 
 
 def plan_requests(
@@ -91,7 +92,8 @@ def plan_requests(
                             metric_label=metric.label,
                         )
                     )
-    return Plan(requests, keys, tuple(i.id for i in items), pids)
+    rows = {pid: sum(1 for item in items if item.id in data.perturbed[pid]) for pid in pids}
+    return Plan(requests, keys, tuple(i.id for i in items), pids, rows)
 
 
 @dataclass(frozen=True)

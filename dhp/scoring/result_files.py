@@ -20,6 +20,7 @@ from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
+from dhp.scoring.analysis import effect_of
 from dhp.scoring.results import (
     DEFAULT_PROMPT_SET,
     SCHEMA_VERSION,
@@ -30,6 +31,7 @@ from dhp.scoring.results import (
     Summary,
 )
 from dhp.scoring.summary import qualified, recombine, summarise
+from dhp.spec import enough_pairs
 
 __all__ = [
     "MIGRATIONS",
@@ -162,6 +164,39 @@ def _1_2_to_1_3(data: dict[str, Any]) -> dict[str, Any]:
     return data if "judge" in info else {**data, "judge": _judge_record(info)}
 
 
+def _1_3_to_1_4(data: dict[str, Any]) -> dict[str, Any]:
+    """1.3 -> 1.4: the few-pairs rule and the effect. Each perturbation gets its pair count, whether
+    it is counted and its effect (from the item scores; without them the largest metric pair count
+    and no effect; a perturbation without any score counts the dataset's items, as its rows are
+    unknown and its missing D disqualified it in 1.3 too). When the rule leaves no perturbation out, the summary's numbers read as before
+    (with the mean effect added); otherwise it is made again (:func:`summarise`) without the
+    aggregate intervals, which were made with the perturbations now left out."""
+    scores = data.get("scores")
+    weights = _object(data, "scoring").get("weights", {})
+    per: list[dict[str, Any]] = []
+    for pr in data.get("perturbations", []):
+        metrics = _object(pr, "metrics")
+        n, effect = max((int(ms.get("n_pairs", 0)) for ms in metrics.values()), default=0), None
+        if isinstance(scores, dict) and pr.get("id") in scores.get("perturbed", {}):
+            nan = float("nan")
+            orig = {m: [nan if v is None else v for v in vs] for m, vs in scores["original"].items()}
+            pert = {
+                m: [nan if v is None else v for v in vs] for m, vs in scores["perturbed"][pr["id"]].items()
+            }
+            n, eff = effect_of(orig, pert, weights.get(pr["id"], {}))
+            effect = None if eff != eff else eff
+        if n == 0:  # no score at all: its rows are unknown (a judge's failure, not the data's few pairs)
+            n = int(_object(data, "dataset").get("n_items", 0))
+        per.append({**pr, "n_pairs": n, "counted": enough_pairs(n), "effect": effect})
+    prs = [PerturbationResult.model_validate(p) for p in per]
+    fresh = summarise(prs)
+    if all(p.counted for p in prs):  # the rule leaves nothing out: the numbers read as before
+        summary = {**_object(data, "summary"), "n_few_pairs": 0, "effect_avg": fresh.effect_avg}
+    else:
+        summary = fresh.model_dump(mode="json")
+    return {**data, "perturbations": per, "summary": summary}
+
+
 #: The results schema's history, oldest first: each version before the current one and the step that
 #: makes its documents the next version's (the next entry's, the last one's :data:`SCHEMA_VERSION`).
 #: The one list of the versions; every reader of results goes through it (:func:`migrate`).
@@ -169,6 +204,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("1.0", _1_0_to_1_1),
     ("1.1", _1_1_to_1_2),
     ("1.2", _1_2_to_1_3),
+    ("1.3", _1_3_to_1_4),
 )
 
 

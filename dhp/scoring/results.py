@@ -5,7 +5,7 @@ p-values and the item-level scores, so D^EW can be recomputed for new expert wei
 (:func:`reweight`) without a single new request. Parsing is pure (:func:`parse_result` takes text);
 reading and writing files stays at the edges (:func:`read_result`, :func:`write_result`).
 
-Schema 1.3 (1.0-1.2 files are still read: :data:`MIGRATIONS` makes them current before validation):
+Schema 1.4 (1.0-1.3 files are still read: :data:`MIGRATIONS` makes them current before validation):
 
 * missing means missing: a metric with no usable pair (``n_pairs == 0``) has ``p = null`` and is
   left out of its perturbation's combination; ``PerturbationResult.n_metrics_used`` counts the
@@ -21,7 +21,15 @@ Schema 1.3 (1.0-1.2 files are still read: :data:`MIGRATIONS` makes them current 
   and ``ScoringSettings.cue`` (the misleading prior-rating text added to every judged text, or null);
 * 1.3: ``JudgeInfo.judge`` is the judge record itself (:data:`dhp.inference.judge.PublishedJudge`, as
   :func:`dhp.inference.judge.published` makes it), next to ``model`` and ``settings``; the flat judge fields
-  of 1.0-1.2 (``name``, ``kind``, ``protocol``, ``endpoint_hosts``, ...) are read as that record.
+  of 1.0-1.2 (``name``, ``kind``, ``protocol``, ``endpoint_hosts``, ...) are read as that record;
+* 1.4: the few-pairs rule (:data:`dhp.spec.MIN_PAIRS`): ``PerturbationResult.n_pairs`` (the pairs
+  the data gives: items with a row of it) and ``counted`` (n_pairs >= MIN_PAIRS); a perturbation that is
+  not counted keeps its D but is left out of D_avg, D_min, ``by_level`` and ``qualified``, and
+  counted in ``Summary.n_few_pairs``. The effect beside D: ``PerturbationResult.effect`` (the share
+  of pairs scored lower, ties half, metrics by expert weight; :func:`dhp.scoring.stats.share_lower`)
+  with ``effect_ci``, and ``Summary.effect_avg`` (level-balanced, counted perturbations) with
+  ``Summary.ci["effect_avg"]``. A 1.3 file is read with both worked out from its item scores; its
+  aggregate intervals are dropped when the rule leaves a perturbation out of them.
 
 Where a result lives (:func:`result_path`, the one place that decides)::
 
@@ -68,7 +76,7 @@ __all__ = [
 ]
 
 #: The version written. Older versions are read through :data:`MIGRATIONS` (the one list of them).
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
 #: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
@@ -202,6 +210,10 @@ class PerturbationResult(_Model):
     d_ew: float | None
     d_ci: CIModel | None = None
     d_ew_ci: CIModel | None = None
+    n_pairs: int = 0  # the pairs the data gives: items with a row of this perturbation (1.4)
+    counted: bool = True  # n_pairs >= MIN_PAIRS: it enters D_avg, D_min, qualified (1.4)
+    effect: float | None = None  # share of pairs scored lower, ties half (1.4); None: no pair
+    effect_ci: CIModel | None = None
 
 
 class LevelSummary(_Model):
@@ -219,8 +231,10 @@ class Summary(_Model):
     ci: Mapping[str, CIModel] = Field(default_factory=dict)
     n_without_d: int = 0  # perturbations with no D, left out of D_avg and D_min (1.1)
     by_level: Mapping[Level, LevelSummary] = Field(default_factory=dict)  # each level the dataset has (1.1)
-    # D_min^EW > 1 (DHP v2's advice) and every perturbation has a D (1.2); None when D_min^EW is missing (1.1)
+    # D_min^EW > 1 (DHP v2's advice) and every counted perturbation has a D (1.2); None when D_min^EW is missing (1.1)
     qualified: bool | None = None
+    n_few_pairs: int = 0  # perturbations left out of the aggregates by the few-pairs rule (1.4)
+    effect_avg: float | None = None  # level-balanced mean effect of the counted perturbations (1.4)
 
 
 class Coverage(_Model):

@@ -51,6 +51,7 @@ __all__ = [
     "level_balanced_weights",
     "perturbation_d",
     "ranked_pairs",
+    "share_lower",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -149,6 +150,21 @@ def perturbation_d(
         for row, idx in rows.items():
             p[..., idx] = combine_pvalues(p_all[..., idx, :], np.array(row), method)
     return p, discernment(p)
+
+
+def share_lower(original: npt.ArrayLike, perturbed: npt.ArrayLike) -> FloatArray:
+    """The effect beside D: the share of complete pairs whose perturbed text was scored lower than its
+    original, ties counted half (0.5 = blind or chance, 1 = every pair lower), over the last axis
+    (NaN when no pair is complete). It does not grow with the number of pairs, so a 4-pair
+    perturbation's effect sits beside a 100-pair one's; with its bootstrap interval it says how
+    sure that share is."""
+    d = np.asarray(original, dtype=np.float64) - np.asarray(perturbed, dtype=np.float64)
+    complete = ~np.isnan(d)
+    score = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
+    n = complete.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(complete, score, 0.0).sum(axis=-1) / n
+    return np.asarray(np.where(n > 0, out, np.nan), dtype=np.float64)
 
 
 def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:

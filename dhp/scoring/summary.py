@@ -6,6 +6,8 @@ from per-perturbation D values; :func:`result_from_analysis` assembles a result 
 expert weights without a request.
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Mapping, Sequence
 
@@ -30,6 +32,7 @@ from dhp.scoring.stats import CombineMethod, avg_min, perturbation_d
 from dhp.types import Level
 
 __all__ = [
+    "few_pairs_note",
     "no_d_mark",
     "qualified",
     "recombine",
@@ -64,16 +67,20 @@ def summarise(
 ) -> Summary:
     """The dataset summary of per-perturbation D values (the one place it is computed from them).
 
-    D_avg is level-balanced and D_min the minimum, both over the perturbations that have a D
-    (:func:`dhp.scoring.stats.avg_min`); the others are counted in ``n_without_d``.
+    D_avg is level-balanced and D_min the minimum (:func:`dhp.scoring.stats.avg_min`), both over the
+    counted perturbations (the few-pairs rule, ``counted``) that have a D; the counted ones without
+    a D are counted in ``n_without_d``, those the rule leaves out in ``n_few_pairs``. ``effect_avg``
+    is the level-balanced mean effect of the counted perturbations.
     """
-    levels = [pr.level for pr in perturbations]
-    d = np.array([_nan(pr.d) for pr in perturbations], dtype=np.float64)
-    d_ew = np.array([_nan(pr.d_ew) for pr in perturbations], dtype=np.float64)
+    counted = [pr for pr in perturbations if pr.counted]
+    levels = [pr.level for pr in counted]
+    d = np.array([_nan(pr.d) for pr in counted], dtype=np.float64)
+    d_ew = np.array([_nan(pr.d_ew) for pr in counted], dtype=np.float64)
+    effect = np.array([_nan(pr.effect) for pr in counted], dtype=np.float64)
     (a, mn), (a_ew, mn_ew) = avg_min(d, levels), avg_min(d_ew, levels)
     by_level: dict[Level, LevelSummary] = {}
-    for level in sorted(set(levels), key=lambda v: "CWS".index(v.value)):
-        mask = np.array([lv is level for lv in levels])
+    for level in sorted({pr.level for pr in perturbations}, key=lambda v: "CWS".index(v.value)):
+        mask = np.array([lv is level for lv in levels], dtype=bool)
         by_level[level] = LevelSummary(
             d_avg=_f(float(np.nanmean(d[mask]))) if np.any(~np.isnan(d[mask])) else None,
             d_avg_ew=_f(float(np.nanmean(d_ew[mask]))) if np.any(~np.isnan(d_ew[mask])) else None,
@@ -89,7 +96,15 @@ def summarise(
         n_without_d=n_without_d,
         by_level=by_level,
         qualified=qualified(d_min_ew, n_without_d),
+        n_few_pairs=len(perturbations) - len(counted),
+        effect_avg=_f(float(avg_min(effect, levels)[0])),
     )
+
+
+def few_pairs_note(perturbations: Sequence[PerturbationResult]) -> str:
+    """The perturbations the few-pairs rule leaves out, with their n, e.g.
+    ``rewriting_major (n=4)``; empty when none is."""
+    return ", ".join(f"{pr.id} (n={pr.n_pairs})" for pr in perturbations if not pr.counted)
 
 
 def _means(scores: ItemScores, pid: str, metric: str) -> tuple[float | None, float | None]:
@@ -126,6 +141,10 @@ def _perturbation_result(pa: PerturbationAnalysis, scores: ItemScores | None) ->
         d_ew=_f(pa.d_ew),
         d_ci=CIModel.of(pa.d_ci),
         d_ew_ci=CIModel.of(pa.d_ew_ci),
+        n_pairs=pa.n_pairs,
+        counted=pa.counted,
+        effect=_f(pa.effect),
+        effect_ci=CIModel.of(pa.effect_ci),
     )
 
 

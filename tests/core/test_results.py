@@ -44,6 +44,7 @@ from dhp.scoring.results import (
 from dhp.scoring.summary import result_from_analysis, reweight
 from dhp.spec import get_dataset
 from dhp.types import ControlJudge, EndpointProtocol
+from tests.leaderboard.factory import make_result
 
 
 def _result(seed: int = 0):  # type: ignore[no-untyped-def]
@@ -141,7 +142,7 @@ def test_summary_has_levels_and_qualified_flag() -> None:
     assert s.d_min_ew is not None and s.qualified is (s.d_min_ew > 1)
     assert all(p.n_metrics_used == len(p.metrics) for p in r.perturbations)
     data = json.loads(dump_result(r))
-    assert data["schema_version"] == "1.3" and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
+    assert data["schema_version"] == SCHEMA_VERSION and set(data["summary"]["by_level"]) <= {"C", "W", "S"}
 
 
 def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
@@ -165,7 +166,7 @@ def test_schema_1_0_documents_are_upgraded_on_reading() -> None:
     second = up.perturbations[1]
     assert second.n_metrics_used == 1 and second.p == pytest.approx(p_acc) and second.d_ci is None
     assert second.d == pytest.approx(math.log(p_acc) / math.log(0.05))
-    assert up.schema_version == "1.3"
+    assert up.schema_version == SCHEMA_VERSION
     assert up.summary.qualified is not True  # a perturbation without D never qualifies
     first = up.perturbations[0]
     assert first.d is None and first.d_ew is None and first.n_metrics_used == 0
@@ -207,7 +208,7 @@ def test_a_perturbation_without_d_disqualifies_and_1_1_files_are_upgraded() -> N
     data["summary"].update(n_without_d=1, d_min_ew=5.0, qualified=True)  # as 1.1 wrote it
     data["schema_version"] = "1.1"
     up = parse_result(json.dumps(data), source="old.json")
-    assert up.schema_version == "1.3" and up.summary.qualified is False
+    assert up.schema_version == SCHEMA_VERSION and up.summary.qualified is False
     assert up.summary.d_min_ew == 5.0 and up.summary.n_without_d == 1  # the numbers are untouched
     data["summary"]["n_without_d"] = 0
     assert parse_result(json.dumps(data), source="old.json").summary.qualified is True
@@ -302,7 +303,36 @@ def test_an_old_results_file_reads_as_the_current_file_it_read_as_before(version
     dumped: the chain gives the same result, byte for byte."""
     old = _FIXTURES / f"v{version}.json"
     assert json.loads(old.read_text())["schema_version"] == version
-    assert dump_result(read_result(old)) == (_FIXTURES / f"v{version}.as-1.3.json").read_text()
+    as_1_3 = _FIXTURES / f"v{version}.as-1.3.json"
+    assert json.loads(as_1_3.read_text())["schema_version"] == "1.3"
+    assert dump_result(read_result(old)) == dump_result(read_result(as_1_3))  # and 1.3 -> 1.4 on top
+
+
+def _as_1_3(r: Result) -> dict[str, object]:
+    """``r`` as a 1.3 file held it: without the few-pairs and effect fields of 1.4."""
+    data = json.loads(dump_result(r))
+    for pr in data["perturbations"]:
+        for key in ("n_pairs", "counted", "effect", "effect_ci"):
+            del pr[key]
+    for key in ("n_few_pairs", "effect_avg"):
+        del data["summary"][key]
+    data["summary"]["ci"].pop("effect_avg", None)
+    return {**data, "schema_version": "1.3"}
+
+
+def test_a_1_3_file_gets_the_few_pairs_rule_and_the_effect_from_its_scores() -> None:
+    """1.3 -> 1.4: pair counts and effects worked out from the item scores equal what a fresh
+    analysis gives; a perturbation under MIN_PAIRS pairs leaves the aggregates (and their intervals,
+    made with it) and the summary says so."""
+    fresh = make_result("J", "summeval", n_items=40, rows={"sent_rewrite_insert_major": 4}, seed=3)
+    up = parse_result(json.dumps(_as_1_3(fresh)))
+    assert up.perturbations == fresh.perturbations[:0] + tuple(
+        pr.model_copy(update={"effect_ci": None}) for pr in fresh.perturbations
+    )
+    few = [pr for pr in up.perturbations if not pr.counted]
+    assert [(pr.id, pr.n_pairs) for pr in few] == [("sent_rewrite_insert_major", 4)]
+    assert up.summary.n_few_pairs == 1 and up.summary.ci == {}
+    assert up.summary.d_min_ew == fresh.summary.d_min_ew and up.summary.effect_avg == fresh.summary.effect_avg
 
 
 def test_the_chain_makes_a_document_current_before_validation() -> None:
@@ -329,10 +359,10 @@ def test_a_missing_step_in_the_chain_fails_loudly() -> None:
     without_1_1 = tuple(step for step in MIGRATIONS if step[0] != "1.1")
     with pytest.raises(ValueError, match=r"no step from 1\.0 to 1\.1 \(next listed: 1\.2\)"):
         migrate(data, chain=without_1_1)
+    with pytest.raises(ValueError, match=r"no step from 1\.3 to 1\.4 \(next listed: 1\.5\)"):
+        migrate(data, current="1.5")  # the schema bumped without the step from the version before
     with pytest.raises(ValueError, match=r"no step from 1\.2 to 1\.3 \(next listed: 1\.4\)"):
-        migrate(data, current="1.4")  # the schema bumped without the step from the version before
-    with pytest.raises(ValueError, match=r"no step from 1\.1 to 1\.2 \(next listed: 1\.3\)"):
-        check_chain(MIGRATIONS[:-1], "1.3")  # the step into the current version left out
+        check_chain(MIGRATIONS[:-1], SCHEMA_VERSION)  # the step into the current version left out
 
 
 def test_a_step_the_document_does_not_fit_names_the_file_and_version() -> None:

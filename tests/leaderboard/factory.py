@@ -7,6 +7,7 @@ Scores are drawn per item: originals around a judge-specific level, perturbed te
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -49,11 +50,13 @@ def make_result(
     prompt_set: str = "default",
     no_scores_for: str | None = None,
     continuous: bool = False,
+    rows: Mapping[str, int] | None = None,
 ) -> Result:
     """A result whose judge drops perturbed scores by ``skill``; ``no_scores_for`` names a perturbation
     every score of which is unparsed (so it has no D). ``continuous``: scores are not rounded to the
     1-5 scale (expected-mode scores, a probability-weighted mean): without ties, a perturbation of
-    at most 50 pairs gets the exact Wilcoxon test."""
+    at most 50 pairs gets the exact Wilcoxon test. ``rows``: perturbation id -> how many items have
+    a row of it (the first ones; the others have no perturbed text, as offline rewriting)."""
     spec = BENCHMARK[dataset] if isinstance(dataset, str) else dataset
     rng = np.random.default_rng(zlib.crc32(f"{judge}|{spec.name}|{seed}".encode()))
     metrics = spec.metric_names
@@ -74,6 +77,8 @@ def make_result(
         }
     if no_scores_for is not None:
         perturbed[no_scores_for] = {m: np.full(n_items, np.nan) for m in metrics}
+    for pid, k in (rows or {}).items():
+        perturbed[pid] = {m: np.where(np.arange(n_items) < k, v, np.nan) for m, v in perturbed[pid].items()}
     weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in spec.perturbation_ids}
     analysis = analyse(
         original,
@@ -82,6 +87,7 @@ def make_result(
         weights,
         n_boot=n_boot,
         seed=seed,
+        n_rows={p.id: (rows or {}).get(p.id, n_items) for p in spec.perturbations},
     )
     ids = tuple(f"{spec.name}-{i:03d}" for i in range(n_items))
     scores = (

@@ -13,7 +13,8 @@ import pytest
 
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
-from dhp.scoring.compare import CompareError, compare_results, pick_results
+from dhp.scoring.compare import CompareError, compare_results
+from dhp.scoring.compare_report import pick_results
 from dhp.scoring.config import ScoreConfig
 from dhp.scoring.result_files import read_result
 from dhp.scoring.run import score_datasets
@@ -200,7 +201,8 @@ def test_misses_refuses_texts_of_another_revision_and_unknown_perturbations(
 
 # ---------------------------------------------------------------------------------------------
 # Length tertiles and run cost (dhp report, judge page)
-N_LEN = 18  # originals of 6 .. 23 words: tertiles of 6-11, 12-17 and 18-23 words
+N_LEN = 36  # originals of 6 .. 23 words, two of each length: tertiles of 6-11, 12-17 and 18-23 words
+#: (12 items each: enough pairs for a tertile's D_avg, dhp.spec.MIN_PAIRS)
 
 
 @pytest.fixture(scope="module")
@@ -208,7 +210,7 @@ def varied(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ae-len")
     rows = []
     for i in range(N_LEN):
-        original = f"Reference answer {i:02d} " + " ".join(["word"] * (3 + i)) + "."
+        original = f"Reference answer {i:02d} " + " ".join(["word"] * (3 + i // 2)) + "."
         for pid in AE.perturbation_ids:
             rows.append(
                 pair_row(
@@ -231,9 +233,9 @@ def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: P
 
     path = _score_run(short_sighted, tmp_path / "res", varied, "Short")
     r = read_result(path)
-    assert r.scores is not None and r.scores.original_words == tuple(range(6, 6 + N_LEN))
+    assert r.scores is not None and r.scores.original_words == tuple(6 + i // 2 for i in range(N_LEN))
     short, medium, long = length_tertiles(r)
-    assert (short.min_words, short.max_words, short.n_items) == (6, 11, 6)
+    assert (short.min_words, short.max_words, short.n_items) == (6, 11, 12)
     assert (long.min_words, long.max_words) == (18, 23)
     assert short.d_avg_ew is not None and short.d_avg_ew > 1
     assert medium.d_avg_ew == 0.0 and long.d_avg_ew == 0.0
@@ -243,16 +245,16 @@ def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: P
     assert rep.returncode == 0, rep.stderr
     md = Path(rep.stdout.strip()).read_text()
     assert (
-        f"D_avg^EW by length tertile of the original text: short (6–11 words, 6 items) {short.d_avg_ew:.2f}"
+        f"D_avg^EW by length tertile of the original text: short (6–11 words, 12 items) {short.d_avg_ew:.2f}"
         in md
     )
-    assert "medium (12–17 words, 6 items) 0.00 · long (18–23 words, 6 items) 0.00." in md
+    assert "medium (12–17 words, 12 items) 0.00 · long (18–23 words, 12 items) 0.00." in md
     assert f"Run: {N_LEN * 10} sent, 0 cached; wall time" in md
 
     page = judge_detail_markdown(r)
-    assert f"| short | 6–11 | 6 | {short.d_avg_ew:.2f} |" in page and "| long | 18–23 | 6 | 0.00 |" in page
+    assert f"| short | 6–11 | 12 | {short.d_avg_ew:.2f} |" in page and "| long | 18–23 | 12 | 0.00 |" in page
     typo = next(p for p in r.perturbations if p.id == "char_typo_minor")
-    assert f"| char_typo_minor | {typo.d_ew:.2f} | 12 of {N_LEN} |" in page  # the 12 longer texts are misses
+    assert f"| char_typo_minor | {typo.d_ew:.2f} | 24 of {N_LEN} |" in page  # the 24 longer texts are misses
     assert f"**Run cost:** {N_LEN * 10} requests sent, 0 from the cache" in page
     assert r.timing.prompt_tokens and r.timing.completion_tokens == N_LEN * 10  # the server's usage
     assert f"tokens: {r.timing.prompt_tokens:,} prompt, {N_LEN * 10} completion" in page

@@ -10,14 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dhp.scoring.compare import (
-    AGGREGATES,
-    Comparison,
-    Difference,
-    compare_results,
-    comparison_json,
-    render_comparison,
-)
+from dhp.scoring.compare import AGGREGATES, PRECISION, Comparison, Difference, compare_results
+from dhp.scoring.compare_report import comparison_json, render_comparison
 from dhp.scoring.results import Coverage, Result
 from dhp.scoring.stats import avg_min, interval, interval_level
 from tests.leaderboard.continuous import continuous_result
@@ -52,9 +46,10 @@ def test_exact_tests_intervals_hold_their_difference_and_verdicts_agree() -> Non
     assert bad == []
 
 
-def test_neither_when_both_judges_intervals_lie_below_one() -> None:
-    """Two judges that discern nothing: where both intervals lie below D = 1 the verdict is
-    'neither', never A or B (a difference between two non-findings is noise)."""
+def test_neither_when_neither_judge_credibly_discerns() -> None:
+    """Two judges that discern nothing: where neither judge's own interval lies above D = 1 the
+    verdict is 'neither' (or a tie below the printed precision), never A or B (a difference between
+    two non-findings is noise)."""
     a = {"summeval": make_result("A", "summeval", skill=0.0, n_items=60, seed=1)}
     b = {"summeval": make_result("B", "summeval", skill=0.0, n_items=60, seed=2)}
     c = compare_results(a, b, n_boot=200, seed=0)
@@ -62,8 +57,9 @@ def test_neither_when_both_judges_intervals_lie_below_one() -> None:
     neither = [d for _, d in entries if d.verdict == "neither"]
     assert neither, [d.verdict for _, d in entries]
     for _, d in entries:
-        below = d.ci_a is not None and d.ci_b is not None and d.ci_a[1] < 1 and d.ci_b[1] < 1
-        assert (d.verdict == "neither") == below
+        assert d.diff is not None and d.ci_a is not None and d.ci_b is not None
+        neither_credible = d.ci_a[0] <= 1 and d.ci_b[0] <= 1
+        assert (d.verdict == "neither") == (neither_credible and abs(d.diff) >= PRECISION), d
     doc = comparison_json(c)["datasets"]["summeval"]  # type: ignore[index]
     verdicts = [doc[k]["verdict"] for k in AGGREGATES] + [d["verdict"] for d in doc["perturbations"].values()]
     assert "neither" in verdicts
@@ -212,7 +208,7 @@ def test_ranked_pairs_is_the_fewest_non_zero_differences_of_the_tests_that_enter
 def test_a_d_interval_is_expanded_for_the_pairs_its_test_ranks_not_the_items() -> None:
     """1-5 scores: the Wilcoxon test drops zero differences, so a 40-item D rests on fewer pairs;
     its interval is expanded for those (it was expanded for the 40 items: too narrow with ties)."""
-    from dhp.scoring.analysis import analyse, draw_items, replicates
+    from dhp.scoring.analysis import analyse, draw_uniforms, replicates
     from dhp.types import Level
 
     o, p = _tied_scores(np.random.default_rng(3), 40)
@@ -221,7 +217,7 @@ def test_a_d_interval_is_expanded_for_the_pairs_its_test_ranks_not_the_items() -
     (pa,) = a.perturbations
     n_ranked = int(np.count_nonzero(o - p))
     assert 15 < n_ranked < 35 and pa.tests["m"].n_nonzero == n_ranked
-    rep = replicates(*args, a, draw_items(40, 400, np.random.default_rng(5)))
+    rep = replicates(*args, a, draw_uniforms(40, 400, np.random.default_rng(5)))
     expect = interval(rep.d[:, 0], 0.95, pa.d, n_ranked)
     assert pa.d_ci == expect and pa.d_ew_ci == interval(rep.d_ew[:, 0], 0.95, pa.d_ew, n_ranked)
     assert expect is not None and pa.d_ci != interval(rep.d[:, 0], 0.95, pa.d, 40)

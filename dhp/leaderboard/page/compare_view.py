@@ -17,7 +17,8 @@ from dhp.leaderboard.board import table
 from dhp.leaderboard.page import plots
 from dhp.leaderboard.page.formatting import plain_md
 from dhp.leaderboard.page.service import Backend
-from dhp.scoring.compare import CompareError, compare_results, render_comparison
+from dhp.scoring.compare import CompareError, compare_results
+from dhp.scoring.compare_report import render_comparison
 from dhp.scoring.results import Result
 from dhp.spec import DATASET_NAMES
 
