@@ -134,7 +134,9 @@ def run_cell(rng: np.random.Generator, n: int, scenario: str, ties: bool, count:
     pa, ma, na = point_d(*s.a)
     pb, mb, nb = point_d(*s.b)
     u = draw_uniforms(n, count * n_boot, rng)
-    idx = pool_draw(u, np.arange(n, dtype=np.int64)).reshape(count, n_boot, n)  # one paired draw per replicate
+    idx = pool_draw(u, np.arange(n, dtype=np.int64)).reshape(
+        count, n_boot, n
+    )  # one paired draw per replicate
     ra, rb = replicate_d(*s.a, ma, idx), replicate_d(*s.b, mb, idx)
     tally = Tally()
     for r in range(count):
