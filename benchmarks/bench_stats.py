@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from dhp.leaderboard.board import ranks
-from dhp.scoring.analysis import analyse
+from dhp.scoring.analysis import analyse, pool_draw
 from dhp.scoring.results import Result
 from dhp.scoring.wilcoxon import wilcoxon_greater_batch
 from dhp.spec import BENCHMARK
@@ -50,12 +50,13 @@ def former_replicates(result: Result) -> None:
     s = result.scores
     assert s is not None
     items = tuple(s.item_ids)
-    idx = ranks._resample_index(result.dataset.name, items, ranks.RANK_N_BOOT, ranks.RANK_SEED)
+    u = ranks.dataset_uniforms(result.dataset.name, len(items), ranks.RANK_N_BOOT, ranks.RANK_SEED)
+    idx = pool_draw(u, np.arange(len(items), dtype=np.int64))
     for p in result.perturbations:
         for m, stored in p.metrics.items():
             if stored.test_method == "exact":
-                o = np.r_[np.array(s.original[m], dtype=float), np.nan][idx]
-                q = np.r_[np.array(s.perturbed[p.id][m], dtype=float), np.nan][idx]
+                o = np.array(s.original[m], dtype=float)[idx]
+                q = np.array(s.perturbed[p.id][m], dtype=float)[idx]
                 wilcoxon_greater_batch(o, q, method="permutation")
 
 

@@ -11,7 +11,7 @@ from dhp.builder.perturb.registry import lookup
 from dhp.data.dataset_io import BuildInfo
 from dhp.data.sample import is_sample_version
 from dhp.records import to_data
-from dhp.spec import task_kind
+from dhp.spec import MIN_PAIRS, task_kind
 from dhp.types import DatasetSpec, Method, Operation, Redistribution, k_text
 
 __all__ = ["card_metadata", "render_card", "size_category"]
@@ -118,10 +118,6 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
-#: a perturbation with fewer pairs than this says so on the card (issue 28)
-MIN_PAIRS = 30
-
-
 def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
     out = [
         "Perturbations are synthetic degradations of reference texts; discernment of them is a necessary, not a "
@@ -142,12 +138,13 @@ def _limitations(spec: DatasetSpec, info: dict[str, Any]) -> list[str]:
             "LLM-made perturbations can contain more or other changes than asked for; outputs were checked "
             "by DHP-bench's automatic perturbation validator, not by people."
         )
-    few = [f"`{p['id']}` ({p['rows']})" for p in info["perturbations"] if p["rows"] < MIN_PAIRS]
+    few = [f"`{p['id']}` ({p['rows']} pairs)" for p in info["perturbations"] if 0 < p["rows"] < MIN_PAIRS]
     if few:
         out.append(
-            f"Fewer than {MIN_PAIRS} pairs: {', '.join(few)}. Too few for the paired significance test to tell a "
-            "judge's discernment from chance with any power; read their results with their counts (the items "
-            "without a row are in not_applicable.jsonl, with the reason)."
+            f"Fewer than {MIN_PAIRS} pairs, left out of D: {', '.join(few)}. By the few-pairs rule (docs/method.md) "
+            "scoring reports their D and effect apart and leaves them out of D_avg, D_min and qualified: with "
+            "so few pairs even a judge that notices the perturbation misses D > 1 too often for a miss to say "
+            "anything (the items without a row are in not_applicable.jsonl, with the reason)."
         )
     if info["source"]["partial"]:
         out.append("The source copy used for this build is partial; see Source Data.")

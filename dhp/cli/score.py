@@ -388,12 +388,15 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _say_summary(path: Path) -> str | None:
-    """The result's path on stdout; on stderr one line: D_avg, D_min, perturbations without D, and the
+    """The result's path on stdout; on stderr one line: D_avg, D_min, the mean effect, whether the judge
+    is qualified, perturbations without D, those the few-pairs rule leaves out (with their n), and the
     unparsed scores with their reasons. The dataset's name when no perturbation has a D, else None."""
     import sys
 
     from dhp.scoring.caveats import caveats
     from dhp.scoring.result_files import read_result
+    from dhp.scoring.summary import few_pairs_note
+    from dhp.spec import MIN_PAIRS
 
     print(path)
     r = read_result(path)
@@ -408,9 +411,13 @@ def _say_summary(path: Path) -> str | None:
     why = f" ({reasons}{per})" if reasons else ""
     failed = f"; {cov.failed} failed" if cov.failed else ""
     marks = caveats(r)
+    few = few_pairs_note(r.perturbations)
+    apart = f"; left out of D (fewer than {MIN_PAIRS} pairs): {few}" if few else ""
+    q = "qualified" if s.qualified else "not qualified"
     print(
         f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
-        f"D_min^EW {f(s.d_min_ew)}; {cov.unparsed}/{cov.expected_scores} unparsed{why}{failed}{no_d}"
+        f"D_min^EW {f(s.d_min_ew)} ({q}), effect {f(s.effect_avg)}; "
+        f"{cov.unparsed}/{cov.expected_scores} unparsed{why}{failed}{no_d}{apart}"
         + (f" [{'; '.join(marks)}]" if marks else ""),
         file=sys.stderr,
     )

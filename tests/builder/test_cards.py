@@ -123,14 +123,18 @@ def test_cards_record_applicable_items_next_to_coverage(built: dict[str, BuildRe
     assert grammar.applicable is None
 
 
-def test_a_perturbation_with_fewer_than_30_pairs_says_so_on_the_card(built: dict[str, BuildReport]) -> None:
-    from dhp.builder.cards import MIN_PAIRS
+def test_a_perturbation_left_out_by_the_few_pairs_rule_is_named_on_the_card(
+    built: dict[str, BuildReport],
+) -> None:
+    """The card names, with its count, every perturbation that has rows but fewer than the few-pairs
+    rule's MIN_PAIRS (issue 35): scoring leaves exactly those out of D_avg, D_min and qualified."""
+    from dhp.spec import MIN_PAIRS
 
     for name, r in built.items():
         text = (r.folder / "README.md").read_text(encoding="utf-8")
-        few = [p for p in r.info.perturbations if p.rows < MIN_PAIRS]
-        assert (f"Fewer than {MIN_PAIRS} pairs" in text) == bool(few), name
+        few = [p for p in r.info.perturbations if 0 < p.rows < MIN_PAIRS]
+        assert (f"Fewer than {MIN_PAIRS} pairs, left out of D" in text) == bool(few), name
         for p in few:
-            assert f"`{p.id}` ({p.rows})" in text, (name, p.id)
-    # issue 28: the offline rewriting inserts rephrasings people wrote, where the sources hold one: few pairs
-    assert any(p.rows < MIN_PAIRS for p in built["summeval"].info.perturbations)
+            assert f"`{p.id}` ({p.rows} pairs)" in text, (name, p.id)
+    # the offline rewriting inserts rephrasings people wrote, where the sources hold one: few pairs
+    assert any(0 < p.rows < MIN_PAIRS for p in built["summeval"].info.perturbations)

@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from dhp.leaderboard.board import table
-from dhp.leaderboard.board.ranks import item_multiplicities, joint_rank_ranges, rank_range, replicate_pvalues
+from dhp.leaderboard.board.ranks import (
+    dataset_uniforms,
+    joint_rank_ranges,
+    pool_counts,
+    rank_range,
+    replicate_pvalues,
+)
+from dhp.scoring.analysis import pool_draw
 
 NAN = math.nan
 
@@ -39,13 +46,20 @@ def test_the_range_always_holds_the_point_rank() -> None:
     assert spans == [(1, 2), (1, 2)]
 
 
-def test_item_draws_depend_on_the_item_id_only() -> None:
-    a = item_multiplicities("summeval", ["x", "y", "z"], 50, 0)
-    b = item_multiplicities("summeval", ["z", "x"], 50, 0)
-    assert a.shape == (50, 3)
-    assert (a[:, 0] == b[:, 1]).all() and (a[:, 2] == b[:, 0]).all()  # same item, same draw
-    assert not (item_multiplicities("summeval", ["x"], 50, 1) == a[:, :1]).all()  # the seed matters
-    assert 0.7 < a.mean() < 1.3  # Poisson(1)
+def test_joint_draws_take_exactly_each_pool_and_depend_on_the_dataset_only() -> None:
+    """Every replicate draws exactly the pool's size (issue 35: the Poisson draw held 75-129 of 100
+    items, and the Overall's interval followed that count); the uniforms are the dataset's, so two
+    judges with the same pool get the same draw, and a wider table keeps its first columns."""
+    u = dataset_uniforms("summeval", 40, 50, 0)
+    assert u.shape == (50, 40) and (dataset_uniforms("summeval", 60, 50, 0)[:, :40] == u).all()
+    assert not (dataset_uniforms("summeval", 40, 50, 1) == u).all()  # the seed matters
+    assert not (dataset_uniforms("sumpubmed", 40, 50, 0) == u).all()  # so does the dataset
+    pool = np.array([0, 3, 5, 7, 9, 11, 30], dtype=np.int64)
+    counts = pool_counts(u, pool, 40)
+    assert counts.shape == (50, 40) and (counts.sum(axis=1) == pool.size).all()
+    assert (counts[:, np.setdiff1d(np.arange(40), pool)] == 0).all()  # only the pool's items
+    assert (pool_counts(u, pool, 40) == counts).all()
+    assert 0.7 < counts[:, pool].mean() < 1.3
 
 
 def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None:
@@ -56,15 +70,13 @@ def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None
     assert r.scores is not None
     rp = replicate_pvalues(r, n_boot=40)
     assert rp is not None and rp.log_p.shape == (40, 10, 2)
-    counts = item_multiplicities(r.dataset.name, r.scores.item_ids, 40, 0)
-    idx = [np.repeat(np.arange(80), c) for c in counts]
-    width = max(len(i) for i in idx)
+    u = dataset_uniforms(r.dataset.name, 80, 40, 0)
     for i, pid in enumerate(rp.perturbations):
         for j, m in enumerate(rp.metrics):
-            o = np.array([v if v is not None else NAN for v in r.scores.original[m]] + [NAN])
-            q = np.array([v if v is not None else NAN for v in r.scores.perturbed[pid][m]] + [NAN])
-            pad = np.array([np.r_[x, np.full(width - len(x), 80)] for x in idx])
-            expected = wilcoxon_greater_batch(o[pad], q[pad], method="asymptotic")
+            o = np.array([v if v is not None else NAN for v in r.scores.original[m]])
+            q = np.array([v if v is not None else NAN for v in r.scores.perturbed[pid][m]])
+            idx = pool_draw(u, np.flatnonzero(~np.isnan(o - q)).astype(np.int64))
+            expected = wilcoxon_greater_batch(o[idx], q[idx], method="asymptotic")
             assert rp.pvalues[:, i, j] == pytest.approx(expected, rel=1e-5)
     assert replicate_pvalues(r.model_copy(update={"scores": None})) is None
 
@@ -213,12 +225,14 @@ def test_exact_test_replicates_are_scipys_exact_method_on_the_expanded_resample(
     assert p0.metrics[m].test_method == "exact"
     rp = replicate_pvalues(r, n_boot=30)
     assert rp is not None
-    counts = item_multiplicities(r.dataset.name, r.scores.item_ids, 30, 0)
     o = np.array(r.scores.original[m], dtype=float)
     q = np.array([v if v is not None else NAN for v in r.scores.perturbed[p0.id][m]])
+    idx = pool_draw(
+        dataset_uniforms(r.dataset.name, 40, 30, 0), np.flatnonzero(~np.isnan(o - q)).astype(np.int64)
+    )
     i, j = rp.perturbations.index(p0.id), rp.metrics.index(m)
     for b in range(30):
-        keep = np.repeat(np.arange(40), counts[b])
+        keep = idx[b]
         ref = sps.wilcoxon(o[keep], q[keep], alternative="greater", method="exact").pvalue
         assert rp.pvalues[b, i, j] == pytest.approx(float(ref), rel=1e-5)
 
@@ -267,3 +281,30 @@ def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_pa
             [view.loc[j, table.interval_columns(table.dataset_columns(d, True)[0])[0]] for d in dss]
         )
         assert view.loc[j, lo_c] != pytest.approx(mean_lo)  # not the mean of the bounds
+
+
+def test_a_one_dataset_view_s_overall_is_that_dataset_s_d_and_interval(tmp_path: Path) -> None:
+    """Issue 35: a one-dataset view read `16.80 [13.70, 19.63]` under Overall and `16.80 [16.53,
+    17.04]` under the dataset; the Overall of one dataset is that dataset, interval and all."""
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.scoring.result_files import dump_result
+    from tests.leaderboard.factory import make_result
+
+    root = tmp_path / "results"
+    for k, (j, skill) in enumerate((("Strong", 1.0), ("Mid", 0.4))):
+        for ds in ("summeval", "wmt22-de-en"):
+            (root / j).mkdir(parents=True, exist_ok=True)
+            r = make_result(j, ds, skill=skill, n_items=50, seed=k, n_boot=200, hf_model_id=f"org/{j}")
+            (root / j / f"{ds}@v1.json").write_text(dump_result(r))
+    be = Backend(
+        AppConfig(
+            results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
+        )
+    )
+    view = be.view(datasets=["summeval"]).set_index("Judge")
+    col = table.dataset_columns("summeval", True)[0]
+    for j in ("Strong", "Mid"):
+        assert view.loc[j, "Overall D_avg^EW"] == view.loc[j, col]
+        for o, d in zip(table.interval_columns("Overall D_avg^EW"), table.interval_columns(col), strict=True):
+            assert math.isfinite(view.loc[j, d]) and view.loc[j, o] == view.loc[j, d]

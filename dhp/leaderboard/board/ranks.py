@@ -9,25 +9,26 @@ ranks only when the resamples actually reorder them, which separate per-judge in
 
 How items are resampled (the contract):
 
-* **Poisson bootstrap by item id.** Replicate b gives item ``i`` of dataset ``ds`` a multiplicity
-  ``c_b(ds, i) ~ Poisson(1)``, drawn from ``numpy.random.default_rng([seed, h])`` where ``h`` is
-  the first 8 bytes of SHA-256 of ``"<ds>\\0<item id>"`` (:func:`item_multiplicities`). A judge's
-  replicate is its scored items repeated that many times. The draw depends on the item id only,
-  so it is the same for every judge that scored the item: the resample is joint, and judges scored
-  on different item subsets are still well defined (each contributes the items it scored, with the
-  multiplicities every other judge's copy of those items got). It is also why each result file's
-  replicates can be computed once, when the file is read, and cached with it (the union of items
-  over the board never has to be known). Poisson(1) multiplicities are the standard large-sample
-  equivalent of drawing N items with replacement (the resample's size varies around N).
+* **Fixed-size joint draws.** Replicate b draws, for each perturbation of a result, exactly as
+  many items as that perturbation has pairs (items with a complete pair in some metric), uniformly
+  with replacement from them (:func:`dhp.scoring.analysis.pool_draw`), slot j from uniform
+  ``u[b, j]`` of the dataset (:func:`dataset_uniforms`: ``numpy.random.default_rng([seed, h])``,
+  ``h`` the first 8 bytes of SHA-256 of the dataset's name; column j is the same whatever the
+  width). A resample's size is the observed one, so an interval or rank range measures the judge,
+  not the draw's size (a Poisson bootstrap's replicate held 75-129 of 100 items, and the Overall's
+  interval followed that count). Judges that scored the same items (the board's usual case) get
+  the same items in every replicate: the resample is joint. Each result's replicates are computed
+  once, when the file is read, and cached with it.
 * Per result (:func:`replicate_pvalues`), every (perturbation, metric) Wilcoxon test is redone on
   each replicate as :mod:`dhp.scoring.stats` does for its intervals (the method of the stored point
   test, as scipy defines it: ``exact``, ``permutation`` or the normal approximation; a replicate
   with no complete pair has no p-value). The exact and normal tests are computed from the
-  multiplicities alone (W+, the count and the tie term per replicate, no expanded resample; the
+  draw's multiplicities alone (W+, the count and the tie term per replicate, no expanded resample; the
   exact null distribution tabled once per size), so a file costs milliseconds. The p-values are kept (their logs, float32), so D_avg under any expert weights (the survey's too)
   is recombined from them without retesting (:meth:`ReplicatePvalues.d_avg`).
 * The Overall's interval (:func:`overall_intervals`) comes from the same replicates: the interval
-  of a judge's replicate Overall around its point Overall.
+  of a judge's replicate Overall around its point Overall. D_avg counts only the perturbations the
+  few-pairs rule counts (:data:`dhp.spec.MIN_PAIRS`, each result's ``counted``), as its summary does.
 * Per view (:func:`joint_rank_ranges`): a judge's Overall in replicate b is the mean of its chosen
   datasets' replicate D_avg. A judge without replicates on a dataset (a result without item scores)
   enters that dataset with its point D_avg in every replicate. In each replicate a judge's rank is
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dhp.scoring.analysis import pool_draw
 from dhp.scoring.results import PerturbationResult, Result
 from dhp.scoring.stats import CombineMethod, avg_min, interval, perturbation_d
 from dhp.scoring.wilcoxon import exact_method_pvalues, wilcoxon_greater_batch
@@ -55,9 +57,10 @@ __all__ = [
     "RANK_SEED",
     "RankSamples",
     "ReplicatePvalues",
-    "item_multiplicities",
+    "dataset_uniforms",
     "joint_rank_ranges",
     "overall_intervals",
+    "pool_counts",
     "rank_range",
     "replicate_pvalues",
 ]
@@ -75,32 +78,25 @@ def rank_range(best: int, worst: int) -> str:
     return str(best) if best == worst else f"{best}–{worst}"
 
 
-@functools.lru_cache(maxsize=65536)
-def _item_counts(dataset: str, item_id: str, n_boot: int, seed: int) -> npt.NDArray[np.int64]:
-    h = int.from_bytes(hashlib.sha256(f"{dataset}\0{item_id}".encode()).digest()[:8], "big")
-    return np.random.default_rng([seed, h]).poisson(1.0, n_boot).astype(np.int64)
-
-
-def item_multiplicities(
-    dataset: str, item_ids: Sequence[str], n_boot: int = RANK_N_BOOT, seed: int = RANK_SEED
-) -> npt.NDArray[np.int64]:
-    """(n_boot, items) Poisson(1) multiplicities, a function of (dataset, item id, seed) only."""
-    if not item_ids:
-        return np.zeros((n_boot, 0), dtype=np.int64)
-    return np.stack([_item_counts(dataset, i, n_boot, seed) for i in item_ids], axis=1)
-
-
 @functools.lru_cache(maxsize=64)
-def _resample_index(dataset: str, item_ids: tuple[str, ...], n_boot: int, seed: int) -> npt.NDArray[np.int64]:
-    """(n_boot, L) item indices of each replicate, padded with ``len(item_ids)`` (a missing score)."""
-    counts = item_multiplicities(dataset, item_ids, n_boot, seed)
-    width = max(int(counts.sum(axis=1).max()), 1)
-    idx = np.full((n_boot, width), len(item_ids), dtype=np.int64)
-    items = np.arange(len(item_ids))
-    for b in range(n_boot):
-        row = np.repeat(items, counts[b])
-        idx[b, : row.size] = row
-    return idx
+def dataset_uniforms(
+    dataset: str, width: int, n_boot: int = RANK_N_BOOT, seed: int = RANK_SEED
+) -> FloatArray:
+    """(n_boot, width) uniforms of one dataset's joint draws, a function of (dataset, seed) only:
+    column j is the same for every width above j (drawn slot-major)."""
+    h = int.from_bytes(hashlib.sha256(dataset.encode()).digest()[:8], "big")
+    u = np.random.default_rng([seed, h]).random((width, n_boot)).T.copy()
+    u.setflags(write=False)
+    return u
+
+
+def pool_counts(u: FloatArray, pool: npt.NDArray[np.int64], n_items: int) -> npt.NDArray[np.int64]:
+    """(replicates, n_items) multiplicities of :func:`~dhp.scoring.analysis.pool_draw`: each row
+    sums to the pool's size."""
+    idx = pool_draw(u, pool)
+    n_boot = u.shape[0]
+    flat = (idx + np.arange(n_boot, dtype=np.int64)[:, None] * n_items).ravel()
+    return np.bincount(flat, minlength=n_boot * n_items).reshape(n_boot, n_items).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -122,6 +118,7 @@ class ReplicatePvalues:
 
     method: CombineMethod
     weights: Mapping[str, Mapping[str, float]]  # the weights the result was scored with
+    counted: tuple[bool, ...] = ()  # per perturbation: the few-pairs rule counts it (empty: all)
 
     @functools.cached_property
     def scored(self) -> tuple[FloatArray, FloatArray]:
@@ -138,7 +135,11 @@ class ReplicatePvalues:
                     for pid in self.perturbations
                 ]
             )
-        return avg_min(perturbation_d(self.pvalues, w, self.method)[1], self.levels)[0]
+        d = perturbation_d(self.pvalues, w, self.method)[1]
+        keep = np.array(self.counted or [True] * len(self.perturbations), dtype=bool)
+        if not keep.any():
+            return np.full(d.shape[0], np.nan)
+        return avg_min(d[:, keep], [lv for lv, k in zip(self.levels, keep.tolist(), strict=True) if k])[0]
 
 
 @dataclass(frozen=True)
@@ -210,10 +211,9 @@ def _exact_log_pvalues(st: _ResampleStats) -> FloatArray:
 
 def _permutation_pvalues(xo: FloatArray, xp: FloatArray, idx: npt.NDArray[np.int64]) -> FloatArray:
     """(replicates,) p-values by the exhaustive tie-aware sign-flip test on the expanded resample
-    (``idx``: replicates × resample size, padded with a missing score); only for point tests of at
-    most 13 pairs, so the resamples are small."""
-    o, q = np.r_[xo, math.nan][idx], np.r_[xp, math.nan][idx]
-    return wilcoxon_greater_batch(o, q, method="permutation")
+    (``idx``: replicates × resample size); only for point tests of at most 13 pairs, so the
+    resamples are small."""
+    return wilcoxon_greater_batch(xo[idx], xp[idx], method="permutation")
 
 
 def _vec(values: Sequence[float | None]) -> FloatArray:
@@ -233,29 +233,27 @@ def replicate_pvalues(
     s = result.scores
     if s is None or not s.item_ids or not s.original:
         return None
-    items = tuple(s.item_ids)
-    counts = item_multiplicities(result.dataset.name, items, n_boot, seed)
+    n_items = len(s.item_ids)
+    u = dataset_uniforms(result.dataset.name, n_items, n_boot, seed)
     metrics = tuple(s.original)
     per = [p for p in result.perturbations if p.id in s.perturbed]
     out = np.full((n_boot, len(per), len(metrics)), np.nan, dtype=np.float32)
-    cells = [(i, j) for i in range(len(per)) for j in range(len(metrics))]
-    if cells:
-        orig = {m: _vec(s.original[m]) for m in metrics}
-        d = np.stack([orig[metrics[j]] - _vec(s.perturbed[per[i].id][metrics[j]]) for i, j in cells])
-        st = _resample_stats(d, counts)
-        methods = [_stored_method(per[i], metrics[j]) for i, j in cells]
+    orig = {m: _vec(s.original[m]) for m in metrics}
+    for i, p in enumerate(per):
+        pert = {m: _vec(s.perturbed[p.id][m]) for m in metrics}
+        d = np.stack([orig[m] - pert[m] for m in metrics])  # (metrics, items)
+        pool = np.flatnonzero((~np.isnan(d)).any(axis=0)).astype(np.int64)
+        if pool.size == 0:
+            continue
+        st = _resample_stats(d, pool_counts(u, pool, n_items))
+        methods = [_stored_method(p, m) for m in metrics]
         exact = np.array([m == "exact" for m in methods])
         log_p = np.where(exact[:, None], _exact_log_pvalues(st), _normal_log_pvalues(st))
-        for k, (i, j) in enumerate(cells):
-            if methods[k] == "permutation":
-                idx = _resample_index(result.dataset.name, items, n_boot, seed)
+        for j, m in enumerate(metrics):
+            if methods[j] == "permutation":
                 with np.errstate(divide="ignore"):
-                    log_p[k] = np.log(
-                        _permutation_pvalues(orig[metrics[j]], _vec(s.perturbed[per[i].id][metrics[j]]), idx)
-                    )
-        log_p = np.where(st.n_complete > 0, log_p, np.nan)
-        rows, cols = zip(*cells, strict=True)
-        out[:, list(rows), list(cols)] = log_p.T
+                    log_p[j] = np.log(_permutation_pvalues(orig[m], pert[m], pool_draw(u, pool)))
+        out[:, i, :] = np.where(st.n_complete > 0, log_p, np.nan).T
     rp = ReplicatePvalues(
         tuple(p.id for p in per),
         tuple(p.level for p in per),
@@ -263,6 +261,7 @@ def replicate_pvalues(
         out,
         result.scoring.combine_method,
         result.scoring.weights,
+        tuple(p.counted for p in per),
     )
     _ = rp.scored  # now, while the file is read, not at every table build
     return rp

@@ -448,7 +448,8 @@ def select_view(
     ``Overall D_avg(^EW)`` is the mean of the chosen datasets' ``D_avg`` and is left empty (ranked
     last) for a judge missing any of them, so partial coverage never ranks above full coverage; its
     interval comes from the joint bootstrap of the ranks (:func:`~dhp.leaderboard.board.ranks.overall_intervals`;
-    none without ``samples``). Judges with no result on any chosen
+    none without ``samples``), or, with one dataset chosen, is that dataset's own (the Overall of
+    one dataset is that dataset's D_avg). Judges with no result on any chosen
     dataset are dropped. Datasets keep the benchmark's order whatever order they were chosen in.
     """
     chosen = [d for d in present_datasets(full) if datasets is None or d in datasets]
@@ -457,13 +458,14 @@ def select_view(
     overall_c = f"{OVERALL} D_avg{'^EW' if weighted else ''}"
     lo_c, hi_c = interval_columns(overall_c)
     df = df.assign(**{overall_c: df[avg_cols].mean(axis=1, skipna=False) if avg_cols else math.nan})
-    low, high = (
-        overall_intervals(
+    low: Any = math.nan
+    high: Any = math.nan
+    if len(avg_cols) == 1:  # one dataset: its Overall is that dataset's D_avg, interval and all (issue 35)
+        low, high = (df[c].to_numpy(dtype="float64") for c in interval_columns(avg_cols[0]))
+    elif samples is not None and avg_cols:  # the joint bootstrap the ranks come from (issue 31)
+        low, high = overall_intervals(
             samples, df["Judge"].tolist(), chosen, weighted, df[avg_cols].to_numpy(dtype="float64")
         )
-        if samples is not None and avg_cols
-        else (math.nan, math.nan)
-    )  # the joint bootstrap the ranks come from (issue 31)
     df = df.assign(**{lo_c: low, hi_c: high})
     ranking = None if samples is None else (samples, chosen, weighted)
     df = _rank_and_sort(df, overall_c, sort.aligned(df.columns), ranking)
