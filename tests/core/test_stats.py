@@ -490,3 +490,16 @@ def test_lexical_judge_at_limit_40_on_built_data(tmp_path: Path) -> None:
     for name in ("d_avg", "d_min", "d_avg_ew", "d_min_ew"):
         assert _inside(getattr(r.summary, name), r.summary.ci[name]), name
     assert checked == 2 * len(BENCHMARK["wmt22-de-en"].perturbations)
+
+
+@pytest.mark.slow  # 30 pair counts x 4,000 seeded draws (~5 s)
+def test_the_few_pairs_rule_is_the_derived_one() -> None:
+    """Issue 35: MIN_PAIRS is not guessed: it is the fewest pairs from which the reference judge
+    (85% of pairs scored lower) reaches D > 1 in at least 80% of draws (scoring/power.py). Below 5
+    pairs no judge can: the exact test's smallest p is 2^-n."""
+    from dhp.scoring.power import min_pairs, power
+    from dhp.spec import enough_pairs
+
+    assert min_pairs() == MIN_PAIRS
+    assert power(4) == 0.0 and power(MIN_PAIRS - 1) < 0.8 <= power(MIN_PAIRS)
+    assert enough_pairs(MIN_PAIRS) and not enough_pairs(MIN_PAIRS - 1)

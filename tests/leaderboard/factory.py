@@ -51,12 +51,14 @@ def make_result(
     no_scores_for: str | None = None,
     continuous: bool = False,
     rows: Mapping[str, int] | None = None,
+    blind: bool = False,
 ) -> Result:
     """A result whose judge drops perturbed scores by ``skill``; ``no_scores_for`` names a perturbation
     every score of which is unparsed (so it has no D). ``continuous``: scores are not rounded to the
     1-5 scale (expected-mode scores, a probability-weighted mean): without ties, a perturbation of
     at most 50 pairs gets the exact Wilcoxon test. ``rows``: perturbation id -> how many items have
-    a row of it (the first ones; the others have no perturbed text, as offline rewriting)."""
+    a row of it (the first ones; the others have no perturbed text, as offline rewriting).
+    ``blind``: every perturbed text gets its original's scores (a judge that sees no difference)."""
     spec = BENCHMARK[dataset] if isinstance(dataset, str) else dataset
     rng = np.random.default_rng(zlib.crc32(f"{judge}|{spec.name}|{seed}".encode()))
     metrics = spec.metric_names
@@ -75,6 +77,8 @@ def make_result(
             )
             for m in metrics
         }
+    if blind:
+        perturbed = {pid: {m: original[m].copy() for m in metrics} for pid in perturbed}
     if no_scores_for is not None:
         perturbed[no_scores_for] = {m: np.full(n_items, np.nan) for m in metrics}
     for pid, k in (rows or {}).items():

@@ -4,6 +4,7 @@ rounding rule and pointer; the cost of every invocation of a resumed run."""
 
 from __future__ import annotations
 
+import collections
 import json
 from pathlib import Path
 
@@ -259,3 +260,23 @@ def test_identical_judges_with_ties_at_20_pairs_get_at_most_5_percent_false_verd
     v = tally.verdicts or {}
     false = (v.get("A", 0) + v.get("B", 0)) / tally.total
     assert tally.total == 500 and false <= 0.05, v
+
+
+@pytest.mark.parametrize(
+    ("a_kind", "b_kind"),
+    [("random", "blind"), ("noisy", "random")],
+    ids=["random-vs-blind", "noisy-vs-random"],
+)
+def test_chance_never_beats_blindness_nor_noise_chance(a_kind: str, b_kind: str) -> None:
+    """Issue 35, seeded simulation: D cannot fall below 0, so a random judge used to be 'better' than
+    a blind one wherever chance gave it a D > 0. Random vs blind, and a noisy judge (a tenth of a
+    point of effect) vs random: 'neither' or a tie on at least 95% of all entries, over 8 seeds."""
+    kinds = {"random": {"skill": 0.0}, "blind": {"blind": True}, "noisy": {"skill": 0.1}}
+    verdicts: list[str | None] = []
+    for seed in range(8):
+        a = {"summeval": make_result("A", "summeval", n_items=40, seed=2 * seed, **kinds[a_kind])}  # type: ignore[arg-type]
+        b = {"summeval": make_result("B", "summeval", n_items=40, seed=2 * seed + 1, **kinds[b_kind])}  # type: ignore[arg-type]
+        verdicts += [d.verdict for _, d in _entries(compare_results(a, b, n_boot=200, seed=seed))]
+    quiet = sum(v in ("neither", "tie") for v in verdicts)
+    assert len(verdicts) == 8 * (2 + 2 + 12)
+    assert quiet / len(verdicts) >= 0.95, collections.Counter(verdicts)
