@@ -26,6 +26,7 @@ from dhp.scoring.caveats import SAMPLE, caveats
 from dhp.scoring.result_files import cue_slug, read_result
 from dhp.scoring.results import DEFAULT_PROMPT_SET, CIModel, Result
 from dhp.scoring.summary import no_d_mark
+from dhp.spec import MIN_PAIRS
 from dhp.types import Level
 
 __all__ = ["collect_results", "plot_discernment", "plot_scores", "render_markdown", "variant", "write_report"]
@@ -186,7 +187,11 @@ _INTRO = (
     "level (character, word, sentence) equally; D_min is the worst perturbation. Brackets: bootstrap "
     "95% intervals over items. A perturbation without any usable score (e.g. every text answered N/A) "
     "has no D ('–') and is left out of D_avg and D_min ('no D' counts them; D_min says '(k no D)'). "
-    "'qualified': D_min^EW > 1 (DHP v2's advice) and every perturbation has a D. With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
+    "'qualified': D_min^EW > 1 (DHP v2's advice) and every perturbation has a D. A perturbation with fewer "
+    f"than {MIN_PAIRS} pairs keeps its D but is left out of D_avg, D_min and qualified ('few pairs' counts "
+    "them; docs/method.md, 'Few pairs'). 'effect': the share of pairs scored lower (ties half; 0.50 is "
+    "chance), which, unlike D, does not grow with the number of pairs. "
+    "With the paper's unweighted combination p = 1/Σ_j 1/p_j a judge without any "
     "evidence still gets D ≥ log_0.05(1/M) for M metrics, and a random judge is 'significant' often: "
     "compare with the random judge's baseline (docs/method.md, 'Reading D') or use --combine wilson-landau."
 )
@@ -196,9 +201,9 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
     lines = [
         "## Summary",
         "",
-        "| judge | dataset | prompts | revision | mode | D_avg | D_min | D_avg^EW | D_min^EW | no D | qualified "
-        "| coverage | requests | caveats |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| judge | dataset | prompts | revision | mode | D_avg | D_min | D_avg^EW | D_min^EW | no D | few pairs "
+        "| qualified | effect | coverage | requests | caveats |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(results, key=lambda r: (r.judge.name, r.dataset.name, variant(r))):
         s, c = r.summary, r.coverage
@@ -207,7 +212,8 @@ def _summary_lines(results: Sequence[Result]) -> list[str]:
             f"| {r.judge.name} | {r.dataset.name} | {variant(r)} | `{r.dataset.revision}` | {r.scoring.mode} | "
             f"{_fmt(s.d_avg)}{_ci(s.ci.get('d_avg'))} | {_fmt(s.d_min)}{_ci(s.ci.get('d_min'))}{mark} | "
             f"{_fmt(s.d_avg_ew)}{_ci(s.ci.get('d_avg_ew'))} | {_fmt(s.d_min_ew)}{_ci(s.ci.get('d_min_ew'))}{mark} | "
-            f"{s.n_without_d} | {_qualified(s.qualified)} | "
+            f"{s.n_without_d} | {s.n_few_pairs} | {_qualified(s.qualified)} | "
+            f"{_fmt(s.effect_avg, 2)}{_ci(s.ci.get('effect_avg'))} | "
             f"{c.percent} | {_requests(r)} | {'; '.join(caveats(r))} |"
         )
     lines += [
@@ -240,16 +246,19 @@ def _result_lines(r: Result, ds: str, images: dict[str, str]) -> list[str]:
         f" ({r.scoring.repeats} output(s) per score); combination `{r.scoring.combine_method.value}`;"
         f" weights `{r.scoring.weights_source}`; prompt set `{r.scoring.prompt_set}`.{cue}",
         "",
-        "| perturbation | level | " + " | ".join(f"p({m})" for m in metrics) + " | metrics used | D | D^EW |",
-        "|---|---|" + "---|" * len(metrics) + "---|---|---|",
+        "| perturbation | level | pairs | "
+        + " | ".join(f"p({m})" for m in metrics)
+        + " | metrics used | D | D^EW | effect |",
+        "|---|---|---|" + "---|" * len(metrics) + "---|---|---|---|",
     ]
     for pr in r.perturbations:
         ps = " | ".join(
             f"{_p(pr.metrics[m].p)} (n={pr.metrics[m].n_pairs})" if m in pr.metrics else "–" for m in metrics
         )
+        pairs = f"{pr.n_pairs}" if pr.counted else f"{pr.n_pairs} (few pairs: not in D_avg, D_min)"
         lines.append(
-            f"| {pr.id} | {pr.level.value} | {ps} | {pr.n_metrics_used} | {_fmt(pr.d)}{_ci(pr.d_ci)} "
-            f"| {_fmt(pr.d_ew)}{_ci(pr.d_ew_ci)} |"
+            f"| {pr.id} | {pr.level.value} | {pairs} | {ps} | {pr.n_metrics_used} | {_fmt(pr.d)}{_ci(pr.d_ci)} "
+            f"| {_fmt(pr.d_ew)}{_ci(pr.d_ew_ci)} | {_fmt(pr.effect, 2)}{_ci(pr.effect_ci)} |"
         )
     c = r.coverage
     lines += [
