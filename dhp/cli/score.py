@@ -413,7 +413,7 @@ def _say_summary(path: Path) -> str | None:
     marks = caveats(r)
     few = few_pairs_note(r.perturbations)
     apart = f"; left out of D (fewer than {MIN_PAIRS} pairs): {few}" if few else ""
-    q = "qualified" if s.qualified else "not qualified"
+    q = {True: "qualified", False: "not qualified", None: "no D_min to qualify on"}[s.qualified]
     print(
         f"{r.dataset.name}: D_avg {f(s.d_avg)}, D_min {f(s.d_min)}, D_avg^EW {f(s.d_avg_ew)}, "
         f"D_min^EW {f(s.d_min_ew)} ({q}), effect {f(s.effect_avg)}; "

@@ -178,7 +178,11 @@ def level_balanced_weights(levels: Sequence[Level | str]) -> FloatArray:
 
 
 def avg_min(d: FloatArray, levels: Sequence[Level]) -> tuple[FloatArray, FloatArray]:
-    """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations (vectorised)."""
+    """Level-balanced mean and minimum over the last axis, ignoring NaN perturbations (vectorised);
+    NaN where no perturbation has a value (none at all, too: the few-pairs rule may leave none)."""
+    if d.shape[-1] == 0:
+        nan = np.full(d.shape[:-1], np.nan)
+        return nan, nan.copy()
     ok = ~np.isnan(d)
     lv = np.array([Level(x).value for x in levels])
     weights = np.zeros(d.shape, dtype=np.float64)

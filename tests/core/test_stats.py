@@ -503,3 +503,14 @@ def test_the_few_pairs_rule_is_the_derived_one() -> None:
     assert min_pairs() == MIN_PAIRS
     assert power(4) == 0.0 and power(MIN_PAIRS - 1) < 0.8 <= power(MIN_PAIRS)
     assert enough_pairs(MIN_PAIRS) and not enough_pairs(MIN_PAIRS - 1)
+
+
+def test_aggregates_of_no_perturbation_are_missing_not_an_error() -> None:
+    """`dhp score --limit 5`: the few-pairs rule leaves every perturbation out; D_avg and D_min are
+    missing (NaN), not a numpy reduction error after every request was sent."""
+    from dhp.scoring.stats import avg_min
+
+    avg, mn = avg_min(np.zeros((3, 0)), [])
+    assert avg.shape == mn.shape == (3,) and np.isnan(avg).all() and np.isnan(mn).all()
+    a = analyse({"m": [5.0] * 5}, {"p": {"m": [1.0] * 5}}, {"p": Level.WORD}, {"p": {"m": 1.0}}, n_boot=20)
+    assert math.isnan(a.d_avg) and math.isnan(a.d_min_ew) and a.ci == {} and a.perturbations[0].d > 1
