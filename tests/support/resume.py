@@ -147,6 +147,38 @@ def run_trial(
     return trial
 
 
+def kill_while_held(
+    srv: FakeJudgeServer, cmd: list[str], answered: int, concurrency: int, deadline_s: float = 60.0
+) -> int:
+    """Run ``cmd``; the server answers its first ``answered`` requests and holds every later one
+    (never answered), so the client ends with ``concurrency`` requests in flight and sends no more;
+    once the server has received those, SIGKILL. Returns the requests the server received in that run:
+    all of them are at the server when the kill lands (none half-way in the client)."""
+    start = srv.stats()["requests"]
+    srv.faults.extend(["ok"] * answered + ["hang"] * concurrency)
+    expected = answered + concurrency
+    proc = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: srv.stats()["requests"] - start >= expected or proc.poll() is not None,
+                 deadline_s, f"{expected} requests")  # fmt: skip
+        if proc.poll() is not None:
+            raise RuntimeError(f"the run ended before the kill: {proc.stderr.read()[-1500:]!r}")  # type: ignore[union-attr]
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(deadline_s)
+        if proc.stderr is not None:
+            proc.stderr.close()
+    srv.faults.clear()
+    return int(srv.stats()["requests"]) - start
+
+
+def run_to_end(cmd: list[str], deadline_s: float = 120.0) -> None:
+    """Run ``cmd`` to its end; it must succeed."""
+    proc = subprocess.run(cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=deadline_s, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the resumed run failed: {proc.stderr[-1500:]}")
+
+
 def reference_run(
     srv: FakeJudgeServer, data: Path, out: Path, datasets: str, concurrency: int = 8
 ) -> tuple[dict[str, dict[str, Any]], int]:
