@@ -94,6 +94,7 @@ class Trial:
     resent: int = 0  # requests in flight at a kill (seen, never cached), sent again by a later run
     results_equal: bool = False
     final_status: int = -1
+    recorded: int = 0  # requests sent over every invocation, as the results' cost ledgers say (issue 35)
 
 
 def run_trial(
@@ -144,7 +145,18 @@ def run_trial(
         raise RuntimeError(f"the resumed run failed: {final.stderr[-1500:]}")
     trial.requests = srv.stats()["requests"]
     trial.results_equal = comparable_results(out) == reference
+    trial.recorded = recorded_requests(out)
     return trial
+
+
+def recorded_requests(out: Path) -> int:
+    """Requests sent over every invocation, summed over the result files under ``out``."""
+    sent = 0
+    for f in out.rglob("*.json"):
+        if not any(part.startswith(".") for part in f.relative_to(out).parts):
+            every = json.loads(f.read_text(encoding="utf-8"))["timing"].get("all_invocations") or {}
+            sent += int(every.get("requests_sent", 0))
+    return sent
 
 
 def kill_while_held(
@@ -154,7 +166,7 @@ def kill_while_held(
     (never answered), so the client ends with ``concurrency`` requests in flight and sends no more;
     once the server has received those, SIGKILL. Returns the requests the server received in that run:
     all of them are at the server when the kill lands (none half-way in the client)."""
-    start = srv.stats()["requests"]
+    start = int(srv.stats()["requests"])
     srv.faults.extend(["ok"] * answered + ["hang"] * concurrency)
     expected = answered + concurrency
     proc = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -174,7 +186,9 @@ def kill_while_held(
 
 def run_to_end(cmd: list[str], deadline_s: float = 120.0) -> None:
     """Run ``cmd`` to its end; it must succeed."""
-    proc = subprocess.run(cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=deadline_s, check=False)
+    proc = subprocess.run(
+        cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=deadline_s, check=False
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"the resumed run failed: {proc.stderr[-1500:]}")
 
