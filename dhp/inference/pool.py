@@ -346,9 +346,9 @@ class Pool(Generic[R]):
         replica.sent += 1
         self._total.sent += 1
         tally.sent += 1
-        if tally.on_send is not None:  # recorded before the request leaves: a kill cannot lose it
-            tally.on_send(tally)
         try:
+            if tally.on_send is not None:  # recorded before the request leaves: a kill cannot lose it
+                tally.on_send(tally)
             out = await self._call(replica, request)
         except (asyncio.TimeoutError, TimeoutError):
             err = TransientJudgeError("timeout", f"no answer within {self.policy.timeout:g} s")

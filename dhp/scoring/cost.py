@@ -14,11 +14,12 @@ leaves (the dataset's :class:`~dhp.inference.pool.Tally` calls the ledger where 
 coalesced answer sends nothing); and a last one when the result is written. Each line is one
 ``write()`` to a file descriptor opened for appending, with no buffer in Python: once it returns
 the line is in the kernel and outlives a SIGKILL of the process (not a power cut: no fsync). So
-whatever moment a kill lands, the ledger holds every request the server may have received (and
-at most the few counted but not yet on the wire). Tokens come with answers: a line carries those
-of the answers in by then, so a kill loses only the tokens of answers that arrived after the
-invocation's last send. A line costs about 5 µs (``benchmarks/bench_cost_ledger.py``), against a
-request's milliseconds. Built-in judges send nothing: their invocations write only the first and
+whatever moment a kill lands, the ledger holds every request the server may have received: never
+fewer than the server's count, more only by the requests counted as the kill landed that had not
+reached the wire yet (at most one per concurrency slot). Tokens come with answers: a line carries
+those of the answers in by then, so a kill loses only the tokens (and wall time) after the
+invocation's last send. A line costs 3-6 µs per request sent, beside the pool's own 20 µs
+without HTTP (``benchmarks/bench_cost_ledger.py``) and a request's milliseconds. Built-in judges send nothing: their invocations write only the first and
 last lines.
 
 The last line of each invocation is its cost; a line torn by a kill is not JSON and is passed over

@@ -9,7 +9,11 @@ final run finish. It checks that
 * the result files equal an uninterrupted run's (everything but wall time, request accounting
   and the creation time), and
 * the server saw exactly the minimal number of requests plus the ones that were in flight when a
-  process was killed (their answers never reached the cache): no answered request is sent again.
+  process was killed (their answers never reached the cache): no answered request is sent again,
+  and ``Trial.recorded`` holds what the results' cost ledgers say was sent over all invocations.
+
+:func:`kill_while_held` kills at a moment where the server has every request the client sent
+(it holds them unanswered), so that a ledger's count can be checked to the request.
 
 Waits are on observable conditions with a deadline (server counters, process exit), never sleeps.
 """
