@@ -94,11 +94,11 @@ def _current_version(v: str) -> str:
     return v
 
 
-class _Model(BaseModel):
+class _ResultModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class JudgeInfo(_Model):
+class JudgeInfo(_ResultModel):
     """Who was judged (1.3): the judge's record (:data:`dhp.inference.judge.PublishedJudge`) as
     :func:`dhp.inference.judge.published` makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
     submitter published them), the model name its requests carried, and how it was called.
@@ -146,7 +146,7 @@ class JudgeInfo(_Model):
         return self.judge.shown_hosts
 
 
-class DatasetRef(_Model):
+class DatasetRef(_ResultModel):
     name: str
     repo: str
     revision: str  # commit sha or tag of the dataset repo, or "local:<sha256 of files>"
@@ -154,12 +154,12 @@ class DatasetRef(_Model):
     n_items: int
 
 
-class PromptInfo(_Model):
+class PromptInfo(_ResultModel):
     template_hash: str
     template: str
 
 
-class ScoringSettings(_Model):
+class ScoringSettings(_ResultModel):
     mode: ModeName
     repeats: int = 1
     combine_method: CombineMethod = CombineMethod.PAPER
@@ -173,7 +173,7 @@ class ScoringSettings(_Model):
     cue: str | None = None  # the misleading prior-rating text added to every judged text; None: no cue (1.1)
 
 
-class CIModel(_Model):
+class CIModel(_ResultModel):
     low: float
     high: float
 
@@ -182,7 +182,7 @@ class CIModel(_Model):
         return None if iv is None else cls(low=iv.low, high=iv.high)
 
 
-class MetricStats(_Model):
+class MetricStats(_ResultModel):
     p: float | None  # one-sided Wilcoxon p; None: no usable pair (n_pairs == 0); 1.0: pairs but no difference
     statistic: float
     n_pairs: int
@@ -199,7 +199,7 @@ class MetricStats(_Model):
         return v
 
 
-class PerturbationResult(_Model):
+class PerturbationResult(_ResultModel):
     id: str
     level: Level
     metrics: Mapping[str, MetricStats]
@@ -216,14 +216,14 @@ class PerturbationResult(_Model):
     effect_ci: CIModel | None = None
 
 
-class LevelSummary(_Model):
+class LevelSummary(_ResultModel):
     """Level-restricted D_avg (the plain mean of the level's D values; None when none has a D)."""
 
     d_avg: float | None
     d_avg_ew: float | None
 
 
-class Summary(_Model):
+class Summary(_ResultModel):
     d_avg: float | None
     d_min: float | None
     d_avg_ew: float | None
@@ -237,7 +237,7 @@ class Summary(_Model):
     effect_avg: float | None = None  # level-balanced mean effect of the counted perturbations (1.4)
 
 
-class Coverage(_Model):
+class Coverage(_ResultModel):
     """Request and parsing accounting. `coverage` = parsed / expected scores."""
 
     expected_scores: int
@@ -266,7 +266,7 @@ class Coverage(_Model):
         return f"{tenths // 10}.{tenths % 10}%"
 
 
-class InvocationsCost(_Model):
+class InvocationsCost(_ResultModel):
     """The cost of every invocation that worked on a result: a run killed and resumed sends part of
     its requests in each (:mod:`dhp.scoring.cost`)."""
 
@@ -277,7 +277,7 @@ class InvocationsCost(_Model):
     wall_seconds: float = 0.0
 
 
-class Timing(_Model):
+class Timing(_ResultModel):
     wall_seconds: float = 0.0
     requests_sent: int = 0
     requests_cached: int = 0
@@ -292,7 +292,7 @@ class Timing(_Model):
     all_invocations: InvocationsCost | None = None
 
 
-class ItemScores(_Model):
+class ItemScores(_ResultModel):
     """Item-aligned per-text scores (None = no score) for recomputation and the score plots."""
 
     item_ids: tuple[str, ...]
@@ -302,7 +302,7 @@ class ItemScores(_Model):
     original_words: tuple[int, ...] | None = None
 
 
-class Result(_Model):
+class Result(_ResultModel):
     schema_version: Annotated[str, AfterValidator(_current_version)] = SCHEMA_VERSION
     dhp_version: str
     created_at: str  # ISO 8601, UTC
