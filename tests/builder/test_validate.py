@@ -544,6 +544,13 @@ def test_grammatical_errors_good(p: Perturbation, orig: str, pert: str) -> None:
 
 
 BAD_GE = [
+    # issue 36: a copula after "and" leaves a coordination under the first verb ("can be ... and very easy")
+    (
+        GE_MINOR,
+        "NEKTON Bio can be dissolved in cold water and is very easy to administer.",
+        "NEKTON Bio can be dissolved in cold water and very easy to administer.",
+        ("grammatical coordination",),
+    ),
     # issue 9: still grammatical or a new meaning
     (GE_MINOR, "The team hopes to find a cure.", "The team hopes to found a cure.", ("found",)),
     (GE_MINOR, "The calves were fed with milk.", "The calves were fed by milk.", ("by",)),
