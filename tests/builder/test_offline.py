@@ -972,3 +972,37 @@ def test_a_nationality_in_an_organisation_becomes_a_fictional_one() -> None:
     assert changes, "the ministry was never replaced"
     for c in changes:
         assert c["to"].endswith(" Foreign Ministry") and c["to"].split()[0].endswith(("n", "ian")), c
+
+
+def test_entities_leave_what_their_text_fixes() -> None:
+    # issue 36 (the read of offline-rules/11): a count the text enumerates, a weekday beside a holiday, a word of a
+    # multi-word technical term; and a surname in a list of surnames gets a surname, never a first name
+    for text, fixed in (
+        (
+            "It was subtle in 2012 for at least three reasons. first, errors. second, reads. third, depth.",
+            "three",
+        ),
+        (
+            "Last week was Ascension Day. People had a day off before the weekend on Friday. Smith agreed.",
+            "Friday",
+        ),
+        (
+            "in 2010, rcc1 was shown to be the guanine nucleotide exchange factor for ran gtpase.",
+            "guanine",
+        ),
+    ):
+        for out in _every_minor(text, 12):
+            assert fixed in out.text, out.text
+    names = _changes_of(
+        _every_minor("Owen bitterly attacked Huxley, Hooker and Darwin in 1860.", 30), "Darwin"
+    )
+    assert names and all(lexicon.first_name_gender(c["to"]) is None for c in names), names
+
+
+def test_fictional_places_come_from_a_large_pool_of_place_shaped_names() -> None:
+    # issue 36: one invented place in 19 rows of a dataset; only place-shaped names type as places
+    shaped = [p for p in lexicon.FICTIONAL_PLACES if lexicon.classify_name(p) is lexicon.EntityType.PLACE]
+    assert len(shaped) >= 150 and not any(lexicon.is_known_place(p) for p in shaped)
+    text = "He moved to Hokkaido last year."
+    places = Counter(c["to"] for c in _changes_of(_every_minor(text, 40), "Hokkaido"))
+    assert len(places) >= 25 and max(places.values()) <= 4, places

@@ -1234,3 +1234,35 @@ def test_added_facts_and_verbatim_run() -> None:
         verbatim_run("the glowing blue letters that once lit the Bronx's stadium", "the glowing blue letters")
         == 4
     )
+
+
+#: issue 36: the read of offline-rules/11 (../shared/reads/offline-rules-11-seed-4471.jsonl): a value its own text
+#: contradicts, a word of a technical term, a surname made a made-up word or a first name
+BAD_NE_READ11 = [
+    (NE_MAJOR, "It is subtle for at least three reasons. first, errors matter. second, reads vary. third, depth.",
+     "It is subtle for at least six reasons. first, errors matter. second, reads vary. third, depth.",
+     ("enumerates",)),
+    (NE_MINOR, "Last week was Ascension Day. Most people have an extra day off before the weekend on Friday, a "
+     "bridge day.", "Last week was Ascension Day. Most people have an extra day off before the weekend on "
+     "Tuesday, a bridge day.", ("fixes the day",)),
+    (NE_MINOR, "rcc1 is the guanine nucleotide exchange factor for ran gtpase.",
+     "rcc1 is the sailine nucleotide exchange factor for ran gtpase.", ("technical term",)),
+    (NE_MINOR, "variants are rare because p ∝ 1/f and they occur more often.",
+     "variants are rare because p ∝ 3/f and they occur more often.", ("formula",)),
+    (NE_MINOR, "Owen bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance.",
+     "Owen bitterly attacked Brolgu, Hooker and Darwin, but also signalled acceptance.", ("list of surnames",)),
+    (NE_MINOR, "Owen bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance.",
+     "Owen bitterly attacked Huxley, Hooker and Jared, but also signalled acceptance.", ("first name",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_READ11)
+def test_fictional_entities_fixed_by_their_text_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_a_weekday_without_a_fixer_may_change_good() -> None:
+    _ok(validate(NE_MINOR, "200 cases were treated on Sunday. Reports may lag on the weekend.",
+                 "200 cases were treated on Wednesday. Reports may lag on the weekend."))  # fmt: skip

@@ -437,6 +437,14 @@ def _ordinary_word_verdict(span: Span, new: str) -> Verdict:
 
 
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
+    if why := lexicon.fixed_by_context(span, original):
+        return _fail(f"{span.text!r} -> {new!r}: {why}")
+    if (
+        span.type is EntityType.PERSON
+        and lexicon.in_name_list(span.text, original)
+        and lexicon.first_name_gender(new)
+    ):
+        return _fail(f"{span.text!r} -> {new!r}: a surname in a list of surnames made a first name")
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
     checks = (

@@ -32,7 +32,8 @@ _LISTS = lexicon.WORD_LISTS
 
 __all__ = ["entity_candidates", "fictional_entities", "plurals", "replaceable_entities", "short_forms"]
 
-_LAST = list(_LISTS["_LAST"])
+#: surnames the lexicon knows as no first name (a surname for a surname: never "Elsworth", issue 36)
+_LAST = [n for n in _LISTS["_LAST"] if not lexicon.first_name_gender(n)]
 _PLACES = list(lexicon.FICTIONAL_PLACES)
 _MONTHS = [m.capitalize() for m in sorted(closed_class.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(closed_class.WEEKDAYS)]
@@ -391,7 +392,8 @@ def _person(span: str, rng: random.Random, text: str) -> str:
     surname = before is not None and (
         title or (not before.group(2) and not lexicon.is_common_word(before.group(1)))
     )
-    only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
+    # "The person, Phillips, was found", "Huxley, Hooker and Darwin": surnames, never "Bryony"
+    only_last = lexicon.is_surname_only(span) or lexicon.in_name_list(span, text)
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
 
@@ -719,7 +721,15 @@ def _enumerator(text: str, span: Span) -> bool:
     anaphor = span.text.lower() in _NUMBER_WORDS and re.search(
         r"\b(?:the|these|those|all) $", text[: span.start], re.I
     )
-    return listed or counted or bool(item) or bool(anaphor) or ("." in span.text and after == ".")
+    dotted = "." in span.text and after == "."
+    return (
+        listed
+        or counted
+        or bool(item)
+        or bool(anaphor)
+        or dotted
+        or bool(lexicon.fixed_by_context(span, text))
+    )
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
