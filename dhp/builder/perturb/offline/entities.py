@@ -32,8 +32,7 @@ _LISTS = lexicon.WORD_LISTS
 
 __all__ = ["entity_candidates", "fictional_entities", "plurals", "replaceable_entities", "short_forms"]
 
-#: surnames the lexicon knows as no first name (a surname for a surname: never "Elsworth", issue 36)
-_LAST = [n for n in _LISTS["_LAST"] if not lexicon.first_name_gender(n)]
+_LAST = list(_LISTS["_LAST"])
 _PLACES = list(lexicon.FICTIONAL_PLACES)
 _MONTHS = [m.capitalize() for m in sorted(closed_class.MONTHS)]
 _WEEKDAYS = [d.capitalize() for d in sorted(closed_class.WEEKDAYS)]
@@ -392,8 +391,9 @@ def _person(span: str, rng: random.Random, text: str) -> str:
     surname = before is not None and (
         title or (not before.group(2) and not lexicon.is_common_word(before.group(1)))
     )
-    # "The person, Phillips, was found", "Huxley, Hooker and Darwin": surnames, never "Bryony"
-    only_last = lexicon.is_surname_only(span) or lexicon.in_name_list(span, text)
+    only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
+    if lexicon.in_name_list(span, text):  # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
+        return rng.choice([n for n in _LAST if not lexicon.first_name_gender(n)])
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
 
