@@ -1194,6 +1194,16 @@ BAD_RESTATEMENTS = [
      "the name 'Sweden' in lower case"),
 ]  # fmt: skip
 
+BAD_RESTATEMENTS += [
+    ("in our study we first evaluated whether the colour of the basic plumage influenced winter habitat use by "
+     "yellow warblers.", "we then assessed whether winter habitat use influenced the colour of the plumage grown "
+     "on the wintering grounds.", "turns the relation around ('influenced')"),
+    ("guanylate binding protein- <dig> is a large gtpase which is actively secreted by endothelial cells.",
+     "chronic inflammation and proinflammatory cytokines induce the secretion of the large gtpase guanylate "
+     "binding protein- <dig> from endothelial cells.", "adds a cause ('chronic inflammation and proinflammatory "
+     "cytokines')"),
+]  # fmt: skip
+
 #: and rows the reader accepts, which no rule of issue 36 may reject
 GOOD_RESTATEMENTS = [
     ("banana cultivars are mostly derived from hybridization between wild diploid subspecies of musa acuminata "
@@ -1208,6 +1218,9 @@ GOOD_RESTATEMENTS = [
     ("According to Iran, eight of their border guards have been killed in clashes with militants at the "
      "Iran-Pakistan border.", "Eight border guards from Iran have been killed in battles with border militants."),
     ("Rose scored the only goal of the game.", "The only goal of the game was scored by Rose."),  # one copied run
+    ("case outcomes were categorised into simple and complicated cases.",
+     "simple and complicated cases were the categories of outcomes."),  # "complicated": no verb turned round
+    ("The first one to score was Callum Gribbin.", "Callum Gribbin scored the first goal."),
 ]  # fmt: skip
 
 

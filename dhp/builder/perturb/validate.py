@@ -967,10 +967,49 @@ def _restatement_flaw(source: str, para: str, text: str) -> str:
     return _added(source, para, text)
 
 
+_CAUSES = frozenset("cause induce trigger drive promote provoke".split())
+_BE_FORMS = frozenset("be is are was were been being".split())
+
+
+def _sides(words: list[str], k: int) -> tuple[set[str], set[str]]:
+    return _content_lemmas(" ".join(words[:k])), _content_lemmas(" ".join(words[k + 1 :]))
+
+
+def _relation_flaw(source: str, para: str) -> str:
+    """A relation turned around ("whether habitat use influenced the colour" for "whether the colour influenced
+    habitat use": the same active past-tense verb, the words before it after it and the other way round) or
+    a cause the source does not name ("inflammation and cytokines induce the secretion of X" for "X is secreted")."""
+    a, b = _words(source), _words(para)
+
+    def verbs(words: list[str]) -> dict[str, int]:
+        return {
+            min(lemma): k
+            for k, w in enumerate(words)
+            if k
+            and lexicon.word_tags(w) & {"VBD", "VBZ", "VBP"}
+            and not _BE_FORMS & set(words[max(0, k - 2) : k])
+            if (lemma := lexicon.lemmas(w, "VERB") - _AUXILIARIES)
+        }
+
+    va, vb = verbs(a), verbs(b)
+    for verb in va.keys() & vb.keys():
+        tags = lexicon.word_tags(a[va[verb]]) | lexicon.word_tags(b[vb[verb]])
+        if tags <= {"VBD", "VBN"}:  # a past verb only: "guards" is a noun too, "complicated" an adjective
+            (left_a, right_a), (left_b, right_b) = _sides(a, va[verb]), _sides(b, vb[verb])
+            if left_a & right_b and right_a & left_b:
+                return f"turns the relation around ({a[va[verb]]!r})"
+    for verb in (vb.keys() - va.keys()) & _CAUSES:
+        if len(cause := _sides(b, vb[verb])[0]) >= 2 and not cause & _content_lemmas(source):
+            return f"adds a cause ({' '.join(b[: vb[verb]])!r})"
+    return ""
+
+
 def _added(source: str, para: str, text: str) -> str:
     """What ``para`` says that ``source`` does not: a fact, a speaker, a name written in lower case, else ""."""
     if added := added_facts(source, para):
         return f"adds {added[0]!r}, which the original does not state"
+    if flaw := _relation_flaw(source, para):
+        return flaw
     src = _content_lemmas(source)
     for clause in _CLAUSE.split(para)[1:]:  # "... when he ran from a taxi to avoid paying the fare": a reason
         if len(said := _content_lemmas(clause)) >= 2 and not said & src:
