@@ -1006,3 +1006,17 @@ def test_fictional_places_come_from_a_large_pool_of_place_shaped_names() -> None
     text = "He moved to Hokkaido last year."
     places = Counter(c["to"] for c in _changes_of(_every_minor(text, 40), "Hokkaido"))
     assert len(places) >= 25 and max(places.values()) <= 4, places
+
+
+def test_entities_keep_ranks_standards_and_class_nouns_of_a_read() -> None:
+    # issue 36, a read of offline-rules/12 (seed 8123): "fifth-placed" -> "fourth-placed" beside "currently fourth",
+    # "Ethernet 10/100" -> "10/150", "the subtribe mycalesina" -> "krerella kailserum", "arbovirus" -> "basavirus"
+    text = (
+        "Manuel Pellegrini's team are currently fourth, only four points ahead of fifth-placed Southampton."
+    )
+    for out in _every_minor(text, 20):
+        assert "fourth-placed" not in out.text, out.text
+    for out in _every_minor("Files stream via Ethernet 10/100 to Control4 in 2015.", 12):
+        assert "10/100" in out.text, out.text
+    assert not lexicon.is_binomial("subtribe mycalesina") and lexicon.is_binomial("escherichia coli")
+    assert not lexicon.is_domain_word("arbovirus") and not lexicon.is_domain_word("coronaviruses")

@@ -1264,6 +1264,8 @@ BAD_NE_READ11 = [
      "variants are rare because p ∝ 3/f and they occur more often.", ("formula",)),
     (NE_MINOR, "Owen bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance.",
      "Owen bitterly attacked Brolgu, Hooker and Darwin, but also signalled acceptance.", ("list of surnames",)),
+    (NE_MINOR, "It streams via Gigabit-Ethernet or Ethernet 10/100 in any room.",
+     "It streams via Gigabit-Ethernet or Ethernet 10/150 in any room.", ("ratio or standard",)),
     (NE_MINOR, "Owen bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance.",
      "Owen bitterly attacked Huxley, Hooker and Jared, but also signalled acceptance.", ("first name",)),
 ]  # fmt: skip

@@ -911,7 +911,13 @@ def is_binomial(text: str) -> bool:
         return False
     if species.capitalize() in _names()[1]:
         return False  # "kruskal wallis": a test named after people, no species
-    return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
+    return len(genus) == 1 or (_latin_word(genus, _GENUS_MAX_ZIPF) and genus.lower() not in _RANKS)
+
+
+#: taxonomic ranks: "the subtribe mycalesina" names its rank, no genus (issue 36)
+_RANKS = frozenset(
+    "subtribe tribe subfamily superfamily family subgenus genus suborder order subclass class".split()
+)
 
 
 #: a whole genus is rarer than this ("escherichia" 2.6, "mycobacterium" 2.5)
@@ -1044,8 +1050,10 @@ def fixed_by_context(span: Span, text: str) -> str:
     nxt = re.match(r" ([a-z]+)", after)
     if span.type is EntityType.TERM and span.text.islower() and nxt and domain_suffix(nxt[1]):
         return f"a word of the technical term {span.text + nxt[0]!r}"
-    if span.type is EntityType.NUMBER and (re.match(r"/[A-Za-z]", after) or re.search(r"[∝=×^]\s*$", before)):
-        return "a number of a formula"
+    if span.type is EntityType.NUMBER and (
+        "/" in span.text or re.match(r"/\w", after) or re.search(r"\d/$|[∝=×^]\s*$", before)
+    ):
+        return "a number of a formula, ratio or standard ('p ∝ 1/f', 'Ethernet 10/100')"
     if span.type is EntityType.OTHER and in_name_list(span.text, text):
         return "a name in a list of surnames"
     return ""
