@@ -990,6 +990,9 @@ def test_entities_leave_what_their_text_fixes() -> None:
             "in 2010, rcc1 was shown to be the guanine nucleotide exchange factor for ran gtpase.",
             "guanine",
         ),
+        ("In 2014 we sequenced two species: amorphophallus konjac and a. bulbifer.", "two species"),
+        ("Jim was hurt in Boston and had to call 911.", "911"),
+        ("Philip persecuted Protestants in Flanders.", "Protestants"),
     ):
         for out in _every_minor(text, 12):
             assert fixed in out.text, out.text

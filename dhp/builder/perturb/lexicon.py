@@ -985,8 +985,8 @@ def _range_value(group: str) -> float:
 
 
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:
-    """``new`` for ``text[start:end]`` reverses a range ("between 1958 and 1961" -> "between 1973 and 1961",
-    "three or four days" -> "nine or four days")."""
+    """``new`` for ``text[start:end]`` reverses or closes a range ("between 1958 and 1961" -> "between 1973 and
+    1961", "three or four days" -> "nine or four days", "(1-2 per week)" -> "(2-2 per week)")."""
 
     def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
         values = [_range_value(g) for g in m.groups() if g] if m else [0, 0]
@@ -994,7 +994,7 @@ def breaks_range(text: str, start: int, end: int, new: str) -> bool:
 
     changed = text[:start] + new + text[end:]
     return any(
-        m.start() <= start < m.end() and rising(m) * rising(_RANGE.match(changed, m.start())) < 0
+        m.start() <= start < m.end() and rising(m) not in (0, rising(_RANGE.match(changed, m.start())))
         for m in _RANGE.finditer(text)
     )
 
@@ -1014,6 +1014,9 @@ def mentions(text: str, name: str) -> int:
     return len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text))
 
 
+_FAITHS = frozenset(
+    "protestant catholic christian muslim jew hindu buddhist sikh mormon anglican methodist".split()
+)
 _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
 #: what fixes a weekday or date beside it: a holiday ("Ascension Day"), a weekend, a bridge day
@@ -1034,8 +1037,17 @@ def fixed_by_context(span: Span, text: str) -> str:
     after, before = text[span.end :], text[: span.start]
     rest = set(re.findall(r"[a-z]+", after.lower()))
     n = int(word_value(span.text)) if span.type is EntityType.NUMBER else 0
-    if 2 <= n <= 10 and {"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest:
+    listed = re.match(r"(?: [\w-]+){1,3}:", after)  # "two species: a. konjac and a. bulbifer"
+    if 2 <= n <= 10 and (
+        listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
+    ):
         return f"the text enumerates the {span.text} it counts"
+    if span.type is EntityType.NUMBER and re.search(
+        r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I
+    ):
+        return "a telephone number ('call 911')"
+    if span.text.lower().rstrip("s") in _FAITHS:
+        return "a religious group, no name to make up"
     if span.type is EntityType.DATE:
         window = (
             before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]
