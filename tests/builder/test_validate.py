@@ -1268,6 +1268,7 @@ BAD_NE_READ11 = [
      "We report the sequencing of three species: amorphophallus konjac and a. bulbifer in 2014.", ("enumerates",)),
     (NE_MINOR, "Jim was hurt and had to call 911.", "Jim was hurt and had to call 843.", ("telephone",)),
     (NE_MINOR, "Instead of 5 attempts (2+3) it pays for 3.", "Instead of 5 attempts (4+3) it pays for 3.", ("sum",)),
+    (NE_MINOR, "Instead of 5 attempts (2+3) it pays for 3.", "Instead of 7 attempts (2+3) it pays for 3.", ("sum",)),
     (NE_MINOR, "It is an incentive, said Holetschek. Lauterbach agreed.",
      "It is an incentive, said Krafilrone. Lauterbach agreed.", ("cannot type",)),
     (NE_MINOR, "It ended the persecution of Protestants by the government.",

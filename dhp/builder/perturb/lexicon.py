@@ -1063,7 +1063,9 @@ def fixed_by_context(span: Span, text: str) -> str:
     if span.type is EntityType.TERM and span.text.islower() and nxt and domain_suffix(nxt[1]):
         return f"a word of the technical term {span.text + nxt[0]!r}"
     if span.type is EntityType.NUMBER and (
-        "/" in span.text or re.match(r"[/+×*]\w", after) or re.search(r"\d[/+]$|[∝=×^]\s*$", before)
+        "/" in span.text
+        or re.match(r"[/+×*]\w|(?: [\w-]+){0,2} \(\d+[+×*]\d+\)", after)  # "5 attempts (2+3)": its own sum
+        or re.search(r"\d[/+]$|[∝=×^]\s*$", before)
     ):
         return "a number of a formula, sum, ratio or standard ('p ∝ 1/f', '(2+3)', 'Ethernet 10/100')"
     if span.type is EntityType.OTHER and (in_name_list(span.text, text) or re.search(r"\bsaid $", before)):
