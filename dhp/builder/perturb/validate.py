@@ -1012,7 +1012,7 @@ def _added(source: str, para: str, text: str) -> str:
         return flaw
     src = _content_lemmas(source)
     for clause in _CLAUSE.split(para)[1:]:  # "... when he ran from a taxi to avoid paying the fare": a reason
-        if len(said := _content_lemmas(clause)) >= 2 and not said & src:
+        if len(told := _content_lemmas(clause)) >= 2 and not told & src:
             return f"adds a clause the original does not state ({clause.strip()!r})"
     if _SPEAKER.intersection(_words(para)) and not _SPEAKER.intersection(_words(source)):
         return "speaks in the first person where the original does not"

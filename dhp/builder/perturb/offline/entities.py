@@ -395,7 +395,7 @@ def _person(span: str, rng: random.Random, text: str) -> str:
     if lexicon.in_name_list(
         span, text
     ):  # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
-        return rng.choice([n for n in _LAST if not lexicon.first_name_gender(n)])
+        return str(rng.choice([n for n in _LAST if not lexicon.first_name_gender(n)]))
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
 
