@@ -1,0 +1,333 @@
+"""Nothing a user types breaks it (issue 40): bad values, file errors, signals, unreadable requests,
+the umask, temporary folders.
+
+Each bad command line of :mod:`tests.hardening.bad_args` is refused in one line, exit 2, with nothing
+written; the processes started here (``dhp leaderboard``) end on Ctrl-C or SIGTERM with one line and
+exit 130 or 143, children included, and leave no temporary folder.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from dhp.cli import main
+from tests.hardening.bad_args import CASES, Place, run_case
+from tests.leaderboard.factory import result_json
+from tests.support.processes import children, running
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
+    return Place(tmp_path_factory.mktemp("place")).make()
+
+
+@pytest.mark.parametrize(("case", "argv", "words"), CASES, ids=[c[0] for c in CASES])
+def test_a_bad_command_line_is_one_line_exit_2_and_writes_nothing(
+    place: Place, case: str, argv: tuple[str, ...], words: str
+) -> None:
+    o = run_case(place, case, argv)
+    assert o.code == 2, o.lines
+    assert len(o.lines) == 1 and words in o.lines[0], o.lines
+    assert o.lines[0].startswith("dhp") and "error: " in o.lines[0]
+    assert o.changed == [], o.changed
+
+
+def test_the_matrix_holds_every_case_of_the_issue() -> None:
+    names = {c[0] for c in CASES}
+    assert {"show: -n negative", "score: --seed -1", "build: --samples-n -1", "leaderboard: --refresh -1",
+            "leaderboard: --refresh nan", "build: --out is a file", "show: unknown dataset"} <= names  # fmt: skip
+    assert len(CASES) >= 80
+
+
+def _one_line(fn: Callable[[], int]) -> tuple[int, list[str]]:
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        rc = fn()
+    return rc, [ln for ln in err.getvalue().splitlines() if ln.strip()]
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (
+            PermissionError(13, "Permission denied", "/d/summeval/data/x.parquet"),
+            "x.parquet: permission denied",
+        ),
+        (FileExistsError(17, "File exists", "/o/summeval"), "/o/summeval: exists already"),
+        (
+            NotADirectoryError(20, "Not a directory", "/o/a-file/r"),
+            "a-file/r: a file where a folder is needed",
+        ),
+        (IsADirectoryError(21, "Is a directory", "/w.json"), "/w.json: a folder where a file is needed"),
+        (
+            PermissionError("Failed to open local file '/d/x.parquet'"),
+            "permission denied: Failed to open local",
+        ),
+    ],
+    ids=["permission", "exists", "not-a-folder", "is-a-folder", "pyarrow-words"],
+)
+def test_a_file_system_error_is_one_line_in_words_exit_2(
+    error: OSError, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dhp import cli
+
+    def fails(args: object) -> int:
+        raise error
+
+    monkeypatch.setattr(cli, "_cmd_spec", fails)
+    rc, lines = _one_line(lambda: cli.main(["spec"]))
+    assert rc == 2 and lines == [f"dhp spec: error: {lines[0].split('error: ', 1)[1]}"]
+    assert words in lines[0] and type(error).__name__ not in lines[0]
+
+
+def test_an_unreadable_weights_file_is_refused_as_the_command_line_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    weights = tmp_path / "w.json"
+    weights.write_text("{}", encoding="utf-8")
+    real = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if Path(p) == weights else real(p, mode)
+    )  # root reads all
+
+    def run() -> int:
+        try:
+            return main(
+                ["score", "--judge", "random", "--weights", str(weights), "--out", str(tmp_path / "r")]
+            )
+        except SystemExit as e:
+            return int(e.code or 0)
+
+    rc, lines = _one_line(run)
+    assert rc == 2 and len(lines) == 1 and "w.json: not readable (permission denied)" in lines[0]
+    assert not (tmp_path / "r").exists()
+
+
+def test_score_with_a_negative_seed_starts_nothing(tmp_path: Path) -> None:
+    """The issue's `--seed -1`: a 54-line traceback from numpy, and a cost ledger left in the results."""
+    out = tmp_path / "results"
+    res = subprocess.run([sys.executable, "-m", "dhp", "score", "--judge", "random", "--seed", "-1", "--out",
+                          str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1, res.stderr
+    assert "argument --seed: must be a whole number from 0 to 4294967295, got '-1'" in res.stderr
+    assert not out.exists()
+
+
+def test_a_closed_output_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`dhp spec | head -1`: the reader goes away; no BrokenPipeError traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "dhp", "spec"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+# -- the worker names every request file it cannot read ----------------------------------------------
+def test_the_worker_names_every_unreadable_request_file_in_its_log_and_the_queue_shows_it_failed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.page.service import AppConfig, Backend
+
+    (tmp_path / "data").mkdir()
+    q = tmp_path / "q"
+    q.mkdir()
+    (q / "zz-corrupt.json").write_bytes(b'{"id": "zz-corrupt", "state": "RUNN')
+    (q / "binary.json").write_bytes(b"\xff\xfe\x00")
+    (q / "not-a-request.json").write_text('{"hello": "world"}', encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in q.iterdir()}
+    out = io.StringIO()
+    with caplog.at_level(logging.ERROR), redirect_stdout(out):
+        rc = main(["worker", "--once", "--data", str(tmp_path / "data"), "--requests", str(q), "--results",
+                   str(tmp_path / "r")])  # fmt: skip
+    assert rc == 0
+    logged = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    for name in before:
+        assert sum(name in m for m in logged) == 1, logged  # once each, by name
+        assert name in out.getvalue()
+    assert "3 unreadable request file(s)" in out.getvalue()
+    assert {p.name: p.read_bytes() for p in q.iterdir()} == before  # named, never rewritten
+    frame, _ = Backend(AppConfig(results=LocalStore(tmp_path / "r"), requests=LocalStore(q),
+                                 votes=LocalStore(tmp_path / "v"))).queue_frame()  # fmt: skip
+    shown = dict(zip(frame["Request"], frame["State"], strict=True))
+    assert shown == {"binary": "FAILED", "not-a-request": "FAILED", "zz-corrupt": "FAILED"}
+
+
+def test_a_request_file_that_cannot_be_read_at_all_is_named_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.submissions.queue import RequestQueue
+
+    store = LocalStore(tmp_path / "q")
+    store.write("locked.json", b"{}")
+    real = LocalStore.read
+
+    def read(self: LocalStore, path: str) -> bytes:
+        if path == "locked.json":
+            raise PermissionError(13, "Permission denied", path)
+        return real(self, path)
+
+    monkeypatch.setattr(LocalStore, "read", read)
+    queue = RequestQueue(store)
+    reqs, problems = queue.load()
+    assert reqs == [] and problems == ["locked.json: cannot read it (Permission denied)"]
+    assert queue.unreadable() == {"locked.json": "locked.json: cannot read it (Permission denied)"}
+
+
+# -- files and folders follow the umask; temporary folders go with their process --------------------
+def test_a_dataset_written_under_umask_022_is_readable_by_another_user(tmp_path: Path) -> None:
+    code = ("import sys; from pathlib import Path; from dhp.spec import get_dataset; "
+            "from tests.support.tiny_data import write_tiny_dataset; "
+            "write_tiny_dataset(Path(sys.argv[1]), get_dataset('answer-equivalence'), n_items=4)")  # fmt: skip
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "out")], cwd=REPO, check=True, umask=0o022,
+                   env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)  # fmt: skip
+    paths = [tmp_path / "out", *(tmp_path / "out").rglob("*")]
+    assert len(paths) > 4
+    for p in paths:
+        mode = stat.S_IMODE(p.stat().st_mode)
+        want = 0o755 if p.is_dir() else 0o644
+        assert mode == want, f"{p}: {oct(mode)}"
+
+
+def test_atomic_writes_follow_the_umask(tmp_path: Path) -> None:
+    from dhp.fsutil import atomic_write_text, make_temp_folder
+
+    old = os.umask(0o027)
+    try:
+        f = atomic_write_text(tmp_path / "a" / "r.json", "{}")
+        d = make_temp_folder(tmp_path, ".x-")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(f.stat().st_mode) == 0o640 and stat.S_IMODE(d.stat().st_mode) == 0o750
+
+
+def test_a_board_configuration_leaves_no_temporary_folder_when_its_process_ends(tmp_path: Path) -> None:
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    code = ("from dhp.leaderboard.page.service import AppConfig; from dhp.leaderboard.board.stores import "
+            "LocalStore; import sys; s = LocalStore(sys.argv[1]); c = AppConfig(results=s, requests=s, votes=s); "
+            "assert c.csv_dir.is_dir(); print(c.csv_dir)")  # fmt: skip
+    res = subprocess.run([sys.executable, "-c", code, str(tmp_path / "store")], cwd=REPO, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp)})  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert Path(res.stdout.strip()).parent == tmp
+    assert list(tmp.iterdir()) == []
+
+
+# -- Ctrl-C and SIGTERM at any moment of `dhp leaderboard` ---------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for(cond: Callable[[], bool], what: str, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        kids = [p.pid for p in children(todo.pop())]
+        found += kids
+        todo += kids
+    return found
+
+
+@pytest.fixture
+def board_results(tmp_path: Path) -> Path:
+    results = tmp_path / "results"
+    for i in range(6):
+        (results / f"judge-{i}").mkdir(parents=True)
+        (results / f"judge-{i}" / f"summeval@local-{i:012d}.json").write_text(result_json(f"judge {i}"))
+    return results
+
+
+@pytest.fixture
+def board(
+    tmp_path: Path, board_results: Path
+) -> Iterator[Callable[[], tuple[subprocess.Popen[bytes], Path]]]:
+    """Starts `dhp leaderboard` in its own process group (as a terminal runs it), its temp dir its own;
+    returns it once it has announced its URL and a page view has started the rank job."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> tuple[subprocess.Popen[bytes], Path]:
+        tmp = tmp_path / "tmp"
+        tmp.mkdir()
+        port = _free_port()
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "TMPDIR": str(tmp),
+            "GRADIO_TEMP_DIR": str(tmp_path / "g"),
+        }
+        with (tmp_path / "out").open("wb") as out, (tmp_path / "err").open("wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "dhp", "leaderboard", "--results", str(board_results),
+                                     "--requests", str(tmp_path / "requests"), "--port", str(port)], cwd=tmp_path,
+                                    stdout=out, stderr=err, env=env, start_new_session=True)  # fmt: skip
+        started.append(proc)
+        _wait_for(lambda: b"DHP leaderboard on" in (tmp_path / "out").read_bytes() or proc.poll() is not None,
+                  "the board to start")  # fmt: skip
+        assert proc.poll() is None, (tmp_path / "err").read_text()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/dhp/view", timeout=120) as r:
+            assert r.status == 200  # its first view starts the rank ranges' child process
+        return proc, tmp
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+
+
+@pytest.mark.slow  # a `dhp leaderboard` process per case (~5-10 s each)
+@pytest.mark.parametrize(
+    ("sig", "after_s"),
+    [
+        (signal.SIGINT, 0.5),
+        (signal.SIGINT, 1.0),
+        (signal.SIGINT, 2.0),
+        (signal.SIGINT, 3.0),
+        (signal.SIGTERM, 0.5),
+        (signal.SIGTERM, 2.0),
+    ],
+    ids=["ctrl-c-0.5s", "ctrl-c-1s", "ctrl-c-2s", "ctrl-c-3s", "sigterm-0.5s", "sigterm-2s"],
+)
+def test_ctrl_c_or_sigterm_on_the_board_is_one_line_and_ends_its_children(
+    board: Callable[[], tuple[subprocess.Popen[bytes], Path]], tmp_path: Path, sig: int, after_s: float
+) -> None:
+    proc, tmp = board()
+    time.sleep(after_s)  # the moment of the Ctrl-C: the scenario, not a wait for anything
+    kids = _descendants(proc.pid)
+    os.killpg(proc.pid, sig)  # as a terminal sends Ctrl-C: to the whole foreground group
+    rc = proc.wait(timeout=120)
+    word, code = ("interrupted", 130) if sig == signal.SIGINT else ("terminated", 143)
+    err = (tmp_path / "err").read_text()
+    assert rc == code and err.splitlines() == [f"dhp leaderboard: {word}"], err
+    _wait_for(lambda: not any(running(k) for k in kids), "the board's children to end", timeout=60)
+    assert "Traceback" not in (tmp_path / "err").read_text()  # nor from a child, once it ended
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("dhp-leaderboard")] == []
