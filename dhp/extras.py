@@ -53,7 +53,8 @@ def missing_extra(error: ModuleNotFoundError, command: str) -> str | None:
     extras = [name for name, dists in EXTRAS.items() if top in dists]
     if not extras:
         return None
-    extra = COMMAND_EXTRA.get(command) if COMMAND_EXTRA.get(command) in extras else extras[0]
+    wanted = COMMAND_EXTRA.get(command)
+    extra = wanted if wanted is not None and wanted in extras else extras[0]
     return f"needs {top}, which the core install leaves out: {install_command(extra)}"
 
 
