@@ -85,9 +85,15 @@ def _on_sigterm(signum: int, frame: object) -> None:
 
 
 def _quiet_from_now() -> None:
-    """After the first Ctrl-C or SIGTERM: a second one while the command ends changes nothing."""
+    """After the first Ctrl-C or SIGTERM, while the command ends: a second one changes nothing, and what
+    the interruption left half-done (an asyncio task whose exception nobody will read, an object whose
+    finaliser fails at exit) says nothing more than the one line."""
+    import logging
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
+    sys.unraisablehook = lambda unraisable: None
 
 
 #: what a file-system error means, in words (its errno's name -> words)

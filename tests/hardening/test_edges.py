@@ -345,3 +345,81 @@ def test_ctrl_c_or_sigterm_on_the_board_is_one_line_and_ends_its_children(
     _wait_for(lambda: not any(running(k) for k in kids), "the board's children to end", timeout=60)
     assert "Traceback" not in (tmp_path / "err").read_text()  # nor from a child, once it ended
     assert [p.name for p in tmp.iterdir() if p.name.startswith("dhp-leaderboard")] == []
+
+
+# -- Ctrl-C and SIGTERM in the worker, the scorer and the builder ----------------------------------------
+def test_a_worker_stopped_mid_run_puts_its_request_back_in_the_queue(tmp_path: Path) -> None:
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.submissions.queue import RequestQueue, State, new_request
+    from dhp.leaderboard.submissions.validation import validate_submission
+    from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
+
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    sub = validate_submission(judge_name="J", endpoint_url="http://127.0.0.1:9/v1", protocol="openai", model="m",
+                              hf_model_id="", revision="", mode="expected", contact="me@example.org", app_mode="local")  # fmt: skip
+    RequestQueue(requests).submit(new_request(sub, "u"))
+
+    def interrupted(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        raise KeyboardInterrupt  # Ctrl-C while the scorer ran (subprocess.run ends the child, then raises)
+
+    w = Worker(requests, results, WorkerConfig(data=tmp_path, mode="local"), runner=interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        w.drain(once=True)
+    (req,), _ = RequestQueue(requests).load()
+    assert req.state is State.PENDING and req.worker is None and req.started_at is None
+
+
+def _ends_in_one_line(proc: subprocess.Popen[bytes], err: Path, command: str, sig: int) -> None:
+    os.killpg(proc.pid, sig)
+    rc = proc.wait(timeout=120)
+    word, code = ("interrupted", 130) if sig == signal.SIGINT else ("terminated", 143)
+    text = err.read_text()
+    assert rc == code and _said(text)[-1] == f"dhp {command}: {word}", text
+    assert "Traceback" not in text and text.count(word) == 1, text
+
+
+@pytest.mark.slow  # a `dhp score` process against a slow loopback judge (~5 s each)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_mid_score_is_one_line(tmp_path: Path, sig: int) -> None:
+    from dhp.spec import get_dataset
+    from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
+    from tests.support.tiny_data import write_tiny_dataset
+
+    write_tiny_dataset(tmp_path / "data", get_dataset("answer-equivalence"), n_items=20)
+    with FakeJudgeServer(hashed_answer, latency=0.2) as srv:
+        with (tmp_path / "err").open("wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "dhp", "score", "--endpoint", srv.url, "--judge-name", "j",
+                                     "--data", str(tmp_path / "data"), "--out", str(tmp_path / "r"), "--no-progress"],
+                                    cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                                    env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+        try:
+            _wait_for(lambda: srv.answered >= 1 or proc.poll() is not None, "the first answer")
+            assert proc.poll() is None, (tmp_path / "err").read_text()
+            _ends_in_one_line(proc, tmp_path / "err", "score", sig)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=60)
+
+
+@pytest.mark.slow  # a `dhp build` from the sources (~5 s before the signal)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_mid_build_is_one_line_and_leaves_no_dataset(
+    tmp_path: Path, sources_dir: Path, sig: int
+) -> None:
+    out = tmp_path / "out"
+    with (tmp_path / "err").open("wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "dhp", "build", "--sources", str(sources_dir), "--datasets",
+                                 "summeval", "--no-progress", "--out", str(out)], cwd=tmp_path,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    try:
+        _wait_for(lambda: b"no --perturber given" in (tmp_path / "err").read_bytes() or proc.poll() is not None,
+                  "the build to start")  # fmt: skip
+        assert proc.poll() is None, (tmp_path / "err").read_text()
+        _ends_in_one_line(proc, tmp_path / "err", "build", sig)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+    assert not out.exists() or list(out.iterdir()) == []  # no dataset folder, not even a partial one

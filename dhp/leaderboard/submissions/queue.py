@@ -281,6 +281,11 @@ class RequestQueue:
     def finish(self, req: Request, results: tuple[str, ...]) -> Request:
         return self._update(req, State.FINISHED, f"finish {req.id}", finished_at=utcnow(), results=results)
 
+    def release(self, req: Request) -> Request:
+        """Give a claimed (RUNNING) request back to the queue (PENDING): its worker was stopped before
+        it ended, by Ctrl-C or SIGTERM, and another (or the same, restarted) runs it from the start."""
+        return self._update(req, State.PENDING, f"release {req.id}", worker=None, started_at=None)
+
     def fail(self, req: Request, reason: str) -> Request:
         """Mark ``req`` FAILED with ``reason``, its endpoint's host hidden unless the submitter
         published it: every failure reason passes here, so none can name a hidden host."""

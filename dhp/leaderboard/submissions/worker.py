@@ -143,6 +143,10 @@ class Worker:
             return self.queue.fail(req, f"endpoint refused at run time: {e.message}")
         except (ResultError, OSError, ValueError) as e:
             return self.queue.fail(req, scrub(f"{type(e).__name__}: {e}", secrets))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (dhp.cli): the scorer ended, the request waits again
+            self.queue.release(req)
+            log.warning("request %s: the worker was stopped; back in the queue (PENDING)", req.id)
+            raise
 
     def _command(self, req: Request, judge_file: Path, out: Path) -> list[str]:
         cmd = score_command(req, self.cfg, judge_file, out)
