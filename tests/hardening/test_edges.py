@@ -423,3 +423,24 @@ def test_ctrl_c_or_sigterm_mid_build_is_one_line_and_leaves_no_dataset(
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=60)
     assert not out.exists() or list(out.iterdir()) == []  # no dataset folder, not even a partial one
+
+
+# -- the scripts the README gives ------------------------------------------------------------------------
+def test_same_as_takes_a_relative_sources_folder(tmp_path: Path) -> None:
+    """`DHP_SOURCES=../shared/sources scripts/same_as.sh REV` (the README's line): the script works in a
+    temporary folder, so a relative folder is made absolute first. A stand-in Python prints what it was
+    given and fails, which ends the script after its first command."""
+    (tmp_path / "sources").mkdir()
+    fake = tmp_path / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\necho "ARGS: $*"\nexit 1\n', encoding="utf-8")
+    fake.chmod(0o755)
+    rel = os.path.relpath(tmp_path / "sources", REPO)  # run from the clone, as the README's line is
+    env = {**os.environ, "DHP_SOURCES": rel, "PYTHON": os.path.relpath(fake, REPO)}
+    res = subprocess.run(["bash", "scripts/same_as.sh", "HEAD"], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert res.returncode == 1 and f"--sources {(tmp_path / 'sources').resolve()} " in res.stderr, res.stderr
+    env["DHP_SOURCES"] = "nowhere"
+    res = subprocess.run(["bash", "scripts/same_as.sh", "HEAD"], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert res.returncode == 2 and res.stderr == "scripts/same_as.sh: DHP_SOURCES=nowhere is not a folder\n"
