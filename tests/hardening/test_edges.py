@@ -444,3 +444,22 @@ def test_same_as_takes_a_relative_sources_folder(tmp_path: Path) -> None:
     res = subprocess.run(["bash", "scripts/same_as.sh", "HEAD"], cwd=REPO, env=env, capture_output=True, text=True,
                          timeout=300)  # fmt: skip
     assert res.returncode == 2 and res.stderr == "scripts/same_as.sh: DHP_SOURCES=nowhere is not a folder\n"
+
+
+@pytest.mark.skipif(
+    not (REPO.parent / "shared" / "sources").is_dir(), reason="no ../shared/sources beside the clone"
+)
+def test_the_demo_script_reads_the_local_sources_as_make_does(tmp_path: Path) -> None:
+    """The README times `DHP_DEMO_SERVE=0 bash scripts/demo.sh` "with the local sources": without
+    DHP_SOURCES the script takes ../shared/sources beside the clone, as make does. A stand-in Python
+    prints what it was given and fails, which ends the script at its build."""
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "ARGS: $*"\nexit 1\n', encoding="utf-8")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("DHP_SOURCES", "STORY_CLOZE")}
+    env.update(PYTHON=str(fake), DHP_DEMO_SERVE="0")
+    res = subprocess.run(["bash", "scripts/demo.sh", str(tmp_path / "out")], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    sources = (REPO.parent / "shared" / "sources").resolve()
+    assert res.returncode == 1 and f"--sources {sources}" in res.stdout, res.stdout + res.stderr
+    assert f"build the datasets from {sources}" in res.stdout
