@@ -96,7 +96,7 @@ def _quiet_from_now() -> None:
     sys.unraisablehook = lambda unraisable: None
 
 
-#: what a file-system error means, in words (its errno's name -> words)
+#: what a file-system error means, in words (its class -> words)
 _FILE_ERRORS: dict[type[OSError], str] = {
     PermissionError: "permission denied",
     FileExistsError: "exists already",
@@ -111,8 +111,10 @@ def _file_error(e: OSError) -> str | None:
     words = next((w for kind, w in _FILE_ERRORS.items() if isinstance(e, kind)), None)
     if words is None:
         return None
-    if e.filename is None:  # raised by a library in its own words (pyarrow's "Failed to open local file ...")
-        return f"{words}: {' '.join(str(e).split())[:300]}"
+    if e.filename is None:
+        if isinstance(e, PermissionError):  # in a library's words ("Failed to open local file ...")
+            return f"{words}: {' '.join(str(e).split())[:300]}"
+        return None  # not about a path the user gave (the Hub client's LocalEntryNotFoundError, offline)
     where = f"{e.filename} -> {e.filename2}" if e.filename2 else str(e.filename)
     return f"{where}: {words}"
 
