@@ -463,3 +463,17 @@ def test_the_demo_script_reads_the_local_sources_as_make_does(tmp_path: Path) ->
     sources = (REPO.parent / "shared" / "sources").resolve()
     assert res.returncode == 1 and f"--sources {sources}" in res.stdout, res.stdout + res.stderr
     assert f"build the datasets from {sources}" in res.stdout
+
+
+def test_a_file_error_that_names_no_path_keeps_its_own_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Hub client's LocalEntryNotFoundError (offline) is a FileNotFoundError without a path: not a
+    path the user gave, so it keeps its class and message, exit 1, as the Hub's failures do."""
+    from dhp import cli
+
+    def fails(args: object) -> int:
+        raise FileNotFoundError("cannot find the requested files in the local cache (offline)")
+
+    monkeypatch.setattr(cli, "_cmd_spec", fails)
+    rc, lines = _one_line(lambda: cli.main(["spec"]))
+    assert rc == 1 and lines == ["dhp spec: error: FileNotFoundError: cannot find the requested files in the "
+                                 "local cache (offline)"]  # fmt: skip
