@@ -477,3 +477,41 @@ def test_a_file_error_that_names_no_path_keeps_its_own_words(monkeypatch: pytest
     rc, lines = _one_line(lambda: cli.main(["spec"]))
     assert rc == 1 and lines == ["dhp spec: error: FileNotFoundError: cannot find the requested files in the "
                                  "local cache (offline)"]  # fmt: skip
+
+
+@pytest.mark.slow  # a `dhp worker` process running a `dhp score` child against a slow loopback judge (~10 s)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_on_the_worker_ends_its_scorer_and_requeues_the_request(
+    tmp_path: Path, sig: int
+) -> None:
+    from dhp.leaderboard.board.stores import LocalStore
+    from dhp.leaderboard.submissions.queue import RequestQueue, State, new_request
+    from dhp.leaderboard.submissions.validation import validate_submission
+    from dhp.spec import get_dataset
+    from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
+    from tests.support.tiny_data import write_tiny_dataset
+
+    write_tiny_dataset(tmp_path / "data", get_dataset("answer-equivalence"), n_items=20)
+    with FakeJudgeServer(hashed_answer, latency=0.2) as srv:
+        sub = validate_submission(judge_name="Slow", endpoint_url=srv.url, protocol="openai", model="fake-judge",
+                                  hf_model_id="", revision="", mode="expected", contact="me@example.org",
+                                  app_mode="local")  # fmt: skip
+        RequestQueue(LocalStore(tmp_path / "q")).submit(new_request(sub, "u"))
+        with (tmp_path / "err").open("wb") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "dhp", "worker", "--once", "--data", str(tmp_path / "data"),
+                                     "--requests", str(tmp_path / "q"), "--results", str(tmp_path / "r")],
+                                    cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+                                    env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+        try:
+            _wait_for(lambda: srv.answered >= 1 or proc.poll() is not None, "the scorer's first answer")
+            assert proc.poll() is None, (tmp_path / "err").read_text()
+            kids = _descendants(proc.pid)
+            assert kids  # the `dhp score` child
+            _ends_in_one_line(proc, tmp_path / "err", "worker", sig)
+            _wait_for(lambda: not any(running(k) for k in kids), "the scorer to end", timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=60)
+    (req,), _ = RequestQueue(LocalStore(tmp_path / "q")).load()
+    assert req.state is State.PENDING and req.worker is None  # waits for the next worker, not RUNNING forever
