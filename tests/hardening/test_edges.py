@@ -515,3 +515,12 @@ def test_ctrl_c_or_sigterm_on_the_worker_ends_its_scorer_and_requeues_the_reques
                 proc.wait(timeout=60)
     (req,), _ = RequestQueue(LocalStore(tmp_path / "q")).load()
     assert req.state is State.PENDING and req.worker is None  # waits for the next worker, not RUNNING forever
+
+
+def test_the_story_cloze_hint_names_the_make_form_too(tmp_path: Path) -> None:
+    """`make demo` takes STORY_CLOZE=FILE, not --story-cloze FILE: the hint names both."""
+    from dhp.builder.sources import story_cloze
+    from dhp.builder.sources.fetch import SourceLocator
+
+    why = story_cloze.missing(SourceLocator(tmp_path), None)
+    assert why is not None and "--story-cloze FILE (through make: STORY_CLOZE=FILE)" in why
