@@ -122,8 +122,11 @@ def _file_error(e: OSError) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dhp`` on ``argv`` (None: the command line, as the ``dhp`` program; then SIGTERM ends the
     command like Ctrl-C, and once either came a second one is ignored while the command ends)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is read: one line, as later
+        print("dhp: interrupted", file=sys.stderr)
+        return 130
     whole = argv is None and threading.current_thread() is threading.main_thread()
     if whole:
         signal.signal(signal.SIGTERM, _on_sigterm)

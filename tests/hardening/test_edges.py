@@ -524,3 +524,33 @@ def test_the_story_cloze_hint_names_the_make_form_too(tmp_path: Path) -> None:
 
     why = story_cloze.missing(SourceLocator(tmp_path), None)
     assert why is not None and "--story-cloze FILE (through make: STORY_CLOZE=FILE)" in why
+
+
+#: `python -m dhp` with a Ctrl-C that lands while `dhp.cli` is being imported (before main() runs)
+_CTRL_C_WHILE_LOADING = """import runpy, sys
+class CtrlC:
+    def find_spec(self, name, path, target=None):
+        if name == "dhp.cli":
+            raise KeyboardInterrupt
+        return None
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["dhp", "spec"]
+runpy.run_module("dhp", run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line() -> None:
+    res = subprocess.run([sys.executable, "-c", _CTRL_C_WHILE_LOADING], cwd=REPO, capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert res.returncode == 130 and res.stderr == "dhp: interrupted\n", res.stderr
+
+
+def test_ctrl_c_while_the_command_line_is_read_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dhp import cli
+
+    def ctrl_c() -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", ctrl_c)
+    rc, lines = _one_line(lambda: cli.main(["spec"]))
+    assert rc == 130 and lines == ["dhp: interrupted"]
