@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on an embedded default, all on local stores under $1 (default: out/):
 #   1. build the DHP datasets whose sources can be had: from $DHP_SOURCES when it is a folder (the layout
-#      of docs/datasets.md#sources), else downloaded from their public origins. A dataset whose source can
+#      of docs/datasets.md#sources; unset: ../shared/sources beside the clone where it exists), else downloaded
+#      from their public origins. A dataset whose source can
 #      be had neither way is built from the small sample shipped in the package (20 items; its version is
 #      tagged -sample and the card, results, report and leaderboard mark it: not the benchmark). Story Cloze
 #      is distributed by its authors on request: it is built from STORY_CLOZE=FILE or a copy in the sources
@@ -18,6 +19,10 @@ fi
 dhp() { "$py" -m dhp "$@"; }
 
 args=(--out "$out/datasets" --allow-fewer --skip-missing --sample-fallback)
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ -z "${DHP_SOURCES:-}" ] && [ -d "$here/../shared/sources" ]; then
+  DHP_SOURCES="$(cd "$here/../shared/sources" && pwd)"  # as make does: the local sources beside the clone
+fi
 if [ -n "${DHP_SOURCES:-}" ] && [ -d "$DHP_SOURCES" ]; then
   args+=(--sources "$DHP_SOURCES")
   from="$DHP_SOURCES"

@@ -25,7 +25,13 @@ fi
 REV=$1
 ROOT=$(git rev-parse --show-toplevel)
 SOURCES=${DHP_SOURCES:?set DHP_SOURCES to the raw sources folder (as for dhp build --sources)}
+if [[ ! -d $SOURCES ]]; then
+    echo "scripts/same_as.sh: DHP_SOURCES=$SOURCES is not a folder" >&2
+    exit 2
+fi
+SOURCES=$(cd "$SOURCES" && pwd) # absolute: the runs below work in another folder
 PY=${PYTHON:-$ROOT/.venv/bin/python}
+if [[ $PY == */* ]]; then PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY"); fi
 LIMIT=${LIMIT:-20}
 COMMIT=$(git -C "$ROOT" rev-parse --verify "$REV^{commit}")
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/same_as.XXXXXX")

@@ -10,10 +10,12 @@ a command whose extra is not installed fails with one line naming it (:mod:`dhp.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
-from dhp.cli.args import DATASETS_HELP, DefaultsFormatter
+from dhp.cli.args import DATASETS_HELP, DefaultsFormatter, OneLineParser, in_file
 from dhp.errors import SpecError, UserError
 
 
@@ -33,7 +35,7 @@ def _cmd_spec(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from dhp import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dhp",
         description="DHP benchmark for LLM judges: build the perturbed datasets, score a judge, "
         "serve the leaderboard.",
@@ -43,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     p = sub.add_parser("spec", help="print the benchmark: datasets, metrics, perturbations, weights")
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)
-    p.add_argument("--weights", help="expert-weights file (JSON or YAML) to show instead of the defaults")
+    p.add_argument(
+        "--weights", type=in_file, help="expert-weights file (JSON or YAML) to show instead of the defaults"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=_cmd_spec)
     # each command module imports without the extras: they are needed by its handlers only
@@ -71,9 +75,65 @@ def _describe(parser: argparse.ArgumentParser) -> None:
                 _describe(sub)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt: the same clean-up runs
+    (a partial dataset removed, the response cache kept), then one line and exit 143."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _quiet_from_now() -> None:
+    """After the first Ctrl-C or SIGTERM, while the command ends: a second one changes nothing, and what
+    the interruption left half-done (an asyncio task whose exception nobody will read, an object whose
+    finaliser fails at exit) says nothing more than the one line."""
+    import logging
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
+    sys.unraisablehook = lambda unraisable: None
+
+
+#: what a file-system error means, in words (its class -> words)
+_FILE_ERRORS: dict[type[OSError], str] = {
+    PermissionError: "permission denied",
+    FileExistsError: "exists already",
+    NotADirectoryError: "a file where a folder is needed",
+    IsADirectoryError: "a folder where a file is needed",
+    FileNotFoundError: "no such file or folder",
+}
+
+
+def _file_error(e: OSError) -> str | None:
+    """One line for a file-system error the user can fix (a path, its kind or its permissions), or None."""
+    words = next((w for kind, w in _FILE_ERRORS.items() if isinstance(e, kind)), None)
+    if words is None:
+        return None
+    if e.filename is None:
+        if isinstance(e, PermissionError):  # in a library's words ("Failed to open local file ...")
+            return f"{words}: {' '.join(str(e).split())[:300]}"
+        return None  # not about a path the user gave (the Hub client's LocalEntryNotFoundError, offline)
+    where = f"{e.filename} -> {e.filename2}" if e.filename2 else str(e.filename)
+    return f"{where}: {words}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run ``dhp`` on ``argv`` (None: the command line, as the ``dhp`` program; then SIGTERM ends the
+    command like Ctrl-C, and once either came a second one is ignored while the command ends)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is read: one line, as later
+        print("dhp: interrupted", file=sys.stderr)
+        return 130
+    whole = argv is None and threading.current_thread() is threading.main_thread()
+    if whole:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    return _run(args, whole)
+
+
+def _run(args: argparse.Namespace, whole: bool) -> int:
     try:
         rc: int = args.func(args)
     except (UserError, SpecError) as e:
@@ -87,16 +147,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"dhp {args.command}: error: {line}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"dhp {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        if whole:
+            _quiet_from_now()
+        term = isinstance(e, Terminated)
+        print(f"dhp {args.command}: {'terminated' if term else 'interrupted'}", file=sys.stderr, flush=True)
+        return 143 if term else 130
+    except BrokenPipeError:  # the reader of the output went away (dhp spec | head): quietly
+        _stdout_to_devnull()
+        return 141
     except (
         _edge_errors()
     ) as e:  # a file, network or Hub failure no command put in its own words: one line too
+        if isinstance(e, OSError) and (line := _file_error(e)) is not None:
+            print(f"dhp {args.command}: error: {line}", file=sys.stderr)
+            return 2
         cause = " ".join(str(e).split())[:300] or type(e).__name__
         print(f"dhp {args.command}: error: {type(e).__name__}: {cause}", file=sys.stderr)
         return 1
     return rc
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of a closed pipe says nothing."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _edge_errors() -> tuple[type[BaseException], ...]:

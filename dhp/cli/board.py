@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from dhp.cli.args import nonneg_int, port, seconds, seed
 from dhp.errors import UserError
 from dhp.naming import DEFAULT_DATA
 
@@ -82,17 +84,34 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         kw["data"] = args.data
     if args.mode == "space":
         kw.update(rate_limit=3, rate_window_s=86400.0)
-    cfg = AppConfig(results=_store(args.results), requests=_store(args.requests), votes=_store(votes), **kw)
-    app = build_app(cfg)
-    try:
-        launch(app, host=args.host, port=args.port, block=False)
-    except OSError as e:  # the port was taken between the check and the launch
-        raise UserError(f"cannot listen on {args.host}:{args.port} ({e}); choose another --port") from None
-    # announced once it answers: the URL can be opened as soon as it is printed
-    print(f"DHP leaderboard on http://{args.host}:{args.port} ({args.mode} mode; results {cfg.results.name})",
-          flush=True)  # fmt: skip
-    app.block_thread()
+    # the CSV downloads' folder goes with the process, whichever way it ends (Ctrl-C, SIGTERM, an error)
+    with tempfile.TemporaryDirectory(prefix="dhp-leaderboard-csv-") as csv_dir:
+        cfg = AppConfig(results=_store(args.results), requests=_store(args.requests), votes=_store(votes),
+                        csv_dir=Path(csv_dir), **kw)  # fmt: skip
+        app = build_app(cfg)
+        try:
+            launch(app, host=args.host, port=args.port, block=False)
+        except OSError as e:  # the port was taken between the check and the launch
+            raise UserError(
+                f"cannot listen on {args.host}:{args.port} ({e}); choose another --port"
+            ) from None
+        try:
+            # announced once it answers: the URL can be opened as soon as it is printed
+            print(f"DHP leaderboard on http://{args.host}:{args.port} ({args.mode} mode; results "
+                  f"{cfg.results.name})", flush=True)  # fmt: skip
+            _serve_until_stopped()
+        finally:
+            app.close()
     return 0
+
+
+def _serve_until_stopped() -> None:
+    """Wait while the server's threads serve, until Ctrl-C or SIGTERM (raised here, in the main thread:
+    :func:`dhp.cli.main` says it in one line). Gradio's own wait would swallow both and exit 0."""
+    import time
+
+    while True:
+        time.sleep(3600)
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:
@@ -115,7 +134,9 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     )
     worker = Worker(_store(args.requests), _store(args.results), cfg)
     n = worker.drain(once=args.once, poll_s=poll_s, stale_after_s=args.requeue_after)
-    print(f"dhp worker: ran {n} request(s)")
+    bad = worker.unreadable
+    skipped = f"; {len(bad)} unreadable request file(s) skipped (FAILED on the Queue): {', '.join(bad)}"
+    print(f"dhp worker: ran {n} request(s){skipped if bad else ''}")
     return 0
 
 
@@ -187,10 +208,10 @@ def register(subparsers: Any) -> None:
     _store_args(p)
     p.add_argument("--votes", help="survey votes store (default: votes/ beside the results folder)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    p.add_argument("--port", type=int, default=7860, help="port to listen on (default: %(default)s)")
+    p.add_argument("--port", type=port, default=7860, help="port to listen on (default: %(default)s)")
     p.add_argument("--mode", choices=("local", "space"), default="local",
                    help="space: https-only public endpoints, HF login for submissions and votes")  # fmt: skip
-    p.add_argument("--refresh", type=float, default=15.0, help="seconds between checks for new results")
+    p.add_argument("--refresh", type=seconds, default=15.0, help="seconds between checks for new results")
     p.add_argument("--data", help="where the judge page reads missed pairs' texts: a folder of built dataset "
                    "folders, or 'dhp' for the Hub datasets (default: $DHP_LEADERBOARD_DATA; none: scores only)")  # fmt: skip
     p.set_defaults(func=_cmd_leaderboard)
@@ -201,14 +222,18 @@ def register(subparsers: Any) -> None:
     w.add_argument("--once", action="store_true", help="stop when the queue is empty")
     w.add_argument(
         "--poll",
-        type=float,
+        type=seconds,
         help="seconds between looks at an empty queue (default: 30, the worker's POLL_S)",
     )
     w.add_argument("--mode", choices=("local", "space"), default="local", help="endpoint checks at run time")
     w.add_argument("--datasets", help="override the datasets of every request (all, or a list)")
-    w.add_argument("--n-boot", type=int, dest="n_boot", help="bootstrap replicates passed to dhp score")
-    w.add_argument("--seed", type=int, help="seed passed to dhp score (default: dhp score's)")
-    w.add_argument("--timeout", type=float, default=6 * 3600.0, help="seconds before a scoring run is failed")
-    w.add_argument("--requeue-after", type=float, dest="requeue_after",
+    w.add_argument(
+        "--n-boot", type=nonneg_int, dest="n_boot", help="bootstrap replicates passed to dhp score"
+    )
+    w.add_argument("--seed", type=seed, help="seed passed to dhp score (default: dhp score's)")
+    w.add_argument(
+        "--timeout", type=seconds, default=6 * 3600.0, help="seconds before a scoring run is failed"
+    )
+    w.add_argument("--requeue-after", type=seconds, dest="requeue_after",
                    help="requeue RUNNING requests older than this many seconds (their worker died)")  # fmt: skip
     w.set_defaults(func=_cmd_worker)

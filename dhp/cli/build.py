@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dhp.cli.args import DATASETS_HELP
+from dhp.cli.args import DATASETS_HELP, nonneg_float, out_file, out_folder, positive_int, seed
 from dhp.naming import DEFAULT_DATA
 from dhp.types import PROTOCOLS, DatasetSpec, EndpointProtocol
 
@@ -258,7 +258,9 @@ def _register_build(subparsers: Any) -> None:
         help="directory of raw source files in the layout of docs/datasets.md#sources (default: $DHP_SOURCES, else download "
         "from the public origins)",
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})")
+    p.add_argument(
+        "--out", type=out_folder, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})"
+    )
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument(
         "--task",
@@ -269,7 +271,7 @@ def _register_build(subparsers: Any) -> None:
     p.add_argument(
         "--version", default=DEFAULT_VERSION, help=f"semantic dataset version (default: {DEFAULT_VERSION})"
     )
-    p.add_argument("--seed", type=int, help="perturbation seed (default: the dataset's selection seed)")
+    p.add_argument("--seed", type=seed, help="perturbation seed (default: the dataset's selection seed)")
     p.add_argument(
         "--allow-fewer",
         action="store_true",
@@ -283,28 +285,30 @@ def _register_build(subparsers: Any) -> None:
     p.add_argument("--sample-fallback", action="store_true",
                    help="build a dataset whose source cannot be had from the small sample shipped in the package "
                    "(20 items; its version is tagged -sample and every view marks it; not the benchmark)")  # fmt: skip
-    p.add_argument("--cache-dir", type=Path, help="where downloaded source files are cached")
+    p.add_argument("--cache-dir", type=out_folder, help="where downloaded source files are cached")
     p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
     p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value,
                    help="the API the --perturber endpoint speaks (default: %(default)s)")  # fmt: skip
     p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
-    p.add_argument("--perturber-temperature", type=float, default=0.7,
+    p.add_argument("--perturber-temperature", type=nonneg_float, default=0.7,
                    help="sampling temperature of the LLM perturbations (default: %(default)s)")  # fmt: skip
-    p.add_argument("--perturber-concurrency", type=int, default=8,
+    p.add_argument("--perturber-concurrency", type=positive_int, default=8,
                    help="requests in flight to the --perturber endpoint (default: %(default)s)")  # fmt: skip
-    p.add_argument("--perturber-cache", type=Path, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)")
+    p.add_argument(
+        "--perturber-cache", type=out_file, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
         "--samples",
-        type=Path,
+        type=out_file,
         metavar="FILE",
         help="after the build, write an HTML sheet of random pairs per perturbation (differences marked) for a "
         "human check; with several datasets, one file each (FILE's name + .<dataset>)",
     )
     p.add_argument(
-        "--samples-n", type=int, default=5, help="pairs per perturbation in --samples (default: 5)"
+        "--samples-n", type=positive_int, default=5, help="pairs per perturbation in --samples (default: 5)"
     )
-    p.add_argument("--samples-seed", type=int, default=0, help="seed of the --samples draw (default: 0)")
+    p.add_argument("--samples-seed", type=seed, default=0, help="seed of the --samples draw (default: 0)")
     p.set_defaults(func=_cmd_build)
 
 
@@ -330,7 +334,9 @@ def _register_hub(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "download", help="download the datasets' Hub repositories at a version, for offline use"
     )
-    p.add_argument("--out", type=Path, required=True, help="folder to download into (one folder per dataset)")
+    p.add_argument(
+        "--out", type=out_folder, required=True, help="folder to download into (one folder per dataset)"
+    )
     p.add_argument("--version", default=DEFAULT_VERSION, help="tag or revision (default: %(default)s)")
     p.add_argument("--org", default="dhp", help="Hub organisation or user (default: %(default)s)")
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)
@@ -343,7 +349,7 @@ def _register_hub(subparsers: Any) -> None:
     p.add_argument("--from", dest="folder", type=Path, default=DEFAULT_OUT,
                    help="folder holding the built or downloaded dataset folders (default: %(default)s)")  # fmt: skip
     p.add_argument(
-        "--out", type=Path, required=True, help="folder for the files, one <dataset>.<format> each"
+        "--out", type=out_folder, required=True, help="folder for the files, one <dataset>.<format> each"
     )
     p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl",
                    help="file format (default: %(default)s)")  # fmt: skip

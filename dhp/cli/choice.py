@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dhp.cli.args import positive_int
+from dhp.cli.args import out_file, positive_int, seed
 from dhp.errors import UserError
 from dhp.naming import DEFAULT_DATA, HUB_DATA
 
@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
     c.add_argument("results_b", type=Path, metavar="RESULTS_B", help="judge B's result file or folder")
     c.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     c.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap replicates")
-    c.add_argument("--seed", type=int, default=0, help="seed of the item draws (default: 0)")
+    c.add_argument("--seed", type=seed, default=0, help="seed of the item draws (default: 0)")
     c.set_defaults(func=_cmd_compare)
 
     m = sub.add_parser(
@@ -43,7 +43,7 @@ def register(sub: Any) -> None:
     m.add_argument("--dataset", required=True, help="dataset name, e.g. summeval")
     m.add_argument("--perturbation", required=True, help="perturbation id, e.g. word_fictional_ne_minor")
     m.add_argument("-n", type=positive_int, default=5, help="misses to print")
-    m.add_argument("--csv", type=Path, metavar="FILE", help="also write every miss to FILE as CSV")
+    m.add_argument("--csv", type=out_file, metavar="FILE", help="also write every miss to FILE as CSV")
     m.add_argument(
         "--data",
         default=DEFAULT_DATA,

@@ -10,7 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dhp.cli.args import positive_int
+from dhp.cli.args import (
+    fraction,
+    in_file,
+    nonneg_int,
+    out_file,
+    out_folder,
+    positive_float,
+    positive_int,
+    seconds,
+    seed,
+)
 from dhp.errors import UserError
 from dhp.naming import DEFAULT_DATA, HUB_DATA
 from dhp.scoring.prompts import DEFAULT_CUE
@@ -18,27 +28,6 @@ from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, Endpoi
 
 if TYPE_CHECKING:
     from dhp.inference.judge import Judge
-
-
-def _nonneg_int(text: str) -> int:
-    v = int(text)
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text}")
-    return v
-
-
-def _positive_float(text: str) -> float:
-    v = float(text)
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return v
-
-
-def _fraction(text: str) -> float:
-    v = float(text)
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"must lie in [0, 1], got {text}")
-    return v
 
 
 def register(sub: Any) -> None:
@@ -95,7 +84,9 @@ def _judge_args(who: Any) -> None:
     )
     who.add_argument("--hf-model-id", help="Hub id of the judge's model, recorded in results")
     who.add_argument("--model-revision", help="revision of the judge's model, recorded in results")
-    who.add_argument("--n-params", type=float, help="the judge's parameter count, recorded in results")
+    who.add_argument(
+        "--n-params", type=positive_float, help="the judge's parameter count, recorded in results"
+    )
     who.add_argument(
         "--judge-file",
         type=Path,
@@ -171,31 +162,31 @@ def _scoring_args(how: Any) -> None:
         help="how a perturbation's metric p-values combine: paper (default; its unweighted form lets a random "
         "judge look significant, see docs/method.md 'Reading D'), wilson, or wilson-landau (calibrated)",
     )
-    how.add_argument("--weights", type=Path, help="expert-weights file (JSON or YAML)")
-    how.add_argument("--n-boot", type=_nonneg_int, default=1000, help="bootstrap replicates (0 = none)")
-    how.add_argument("--seed", type=int, default=0, help="seed of every random choice")
+    how.add_argument("--weights", type=in_file, help="expert-weights file (JSON or YAML)")
+    how.add_argument("--n-boot", type=nonneg_int, default=1000, help="bootstrap replicates (0 = none)")
+    how.add_argument("--seed", type=seed, default=0, help="seed of every random choice")
 
 
 def _running_args(run: Any) -> None:
     run.add_argument("--concurrency", type=positive_int, default=8, help="requests in flight")
-    run.add_argument("--timeout", type=_positive_float, default=120.0, help="seconds per request")
-    run.add_argument("--max-retries", type=_nonneg_int, default=6, help="retries of a failing request")
-    run.add_argument("--cache", type=Path, help="response cache (default: <out>/.cache/<judge>.sqlite)")
+    run.add_argument("--timeout", type=seconds, default=120.0, help="seconds per request")
+    run.add_argument("--max-retries", type=nonneg_int, default=6, help="retries of a failing request")
+    run.add_argument("--cache", type=out_file, help="response cache (default: <out>/.cache/<judge>.sqlite)")
     run.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     run.add_argument(
         "--max-failure-rate",
-        type=_fraction,
+        type=fraction,
         default=0.02,
         help="write no result for a dataset whose failed-score share exceeds this",
     )
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar")
-    run.add_argument("--out", type=Path, required=True, help="results folder")
+    run.add_argument("--out", type=out_folder, required=True, help="results folder")
 
 
 def _register_reports(sub: Any) -> None:
     r = sub.add_parser("report", help="markdown report and plots from result files")
     r.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
-    r.add_argument("--out", type=Path, required=True, help="folder for report.md and the PNG plots")
+    r.add_argument("--out", type=out_folder, required=True, help="folder for report.md and the PNG plots")
     r.set_defaults(func=_cmd_report)
 
     st = sub.add_parser(
@@ -205,7 +196,7 @@ def _register_reports(sub: Any) -> None:
         "the perturbations whose D changes side of D = 1 between prompt sets. Cue results are left out.",
     )
     st.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
-    st.add_argument("--out", type=Path, help="write the markdown here instead of printing it")
+    st.add_argument("--out", type=out_file, help="write the markdown here instead of printing it")
     st.set_defaults(func=_cmd_stability)
 
     rb = sub.add_parser(
@@ -216,7 +207,7 @@ def _register_reports(sub: Any) -> None:
         "the cue, and the D change per perturbation.",
     )
     rb.add_argument("results", nargs="+", type=Path, help="result files or folders (searched for *.json)")
-    rb.add_argument("--out", type=Path, help="write the markdown here instead of printing it")
+    rb.add_argument("--out", type=out_file, help="write the markdown here instead of printing it")
     rb.set_defaults(func=_cmd_robustness)
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dhp.cli.args import nonneg_int, out_file, positive_int, seed
 from dhp.data.diffmark import (
     DIM,
     RESET,
@@ -148,12 +149,27 @@ def _use_color(choice: str) -> bool:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
+    from dhp.errors import UserError
+
     folder = Path(args.data) / args.dataset
+    if not folder.is_dir():
+        data = Path(args.data)
+        built = (
+            sorted(p.name for p in data.iterdir() if p.is_dir() and not p.name.startswith("."))
+            if data.is_dir()
+            else []
+        )
+        where = (
+            f"built in {data}: {', '.join(built)}"
+            if built
+            else f"none is built in {data} (dhp build --out {data})"
+        )
+        raise UserError(f"unknown dataset {args.dataset!r}: no folder {folder}; {where}")
     if args.samples is not None:
         print(write_samples_html(folder, args.samples, args.n, args.seed))
         return 0
     if not args.perturbation:
-        raise SystemExit("dhp show: give a PERTURBATION (or --samples FILE for all of them)")
+        raise UserError("give a PERTURBATION (or --samples FILE for all of them)")
     width = shutil.get_terminal_size((100, 24)).columns if args.width is None else args.width
     print(show(folder, args.perturbation, args.n, args.seed, _use_color(args.color), args.layout, width))
     return 0
@@ -168,12 +184,12 @@ def register(subparsers: Any, default_data: Path) -> None:
     p.add_argument("dataset", help="dataset name (a folder under --data)")
     p.add_argument("perturbation", nargs="?", help="perturbation id, e.g. word_fictional_ne_minor")
     p.add_argument(
-        "-n", type=int, default=5, help="pairs to show (per perturbation with --samples; default: 5)"
+        "-n", type=positive_int, default=5, help="pairs to show (per perturbation with --samples; default: 5)"
     )
     p.add_argument(
         "--data", type=Path, default=default_data, help=f"built datasets folder (default: {default_data})"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random draw (default: 0)")
     p.add_argument("--layout", choices=("stacked", "side"), default="stacked", help="stacked or side by side")
     p.add_argument(
         "--color",
@@ -181,10 +197,10 @@ def register(subparsers: Any, default_data: Path) -> None:
         default="auto",
         help="ANSI colours (auto: on a terminal unless NO_COLOR is set)",
     )
-    p.add_argument("--width", type=int, help="line width, 0 for no wrapping (default: the terminal's)")
+    p.add_argument("--width", type=nonneg_int, help="line width, 0 for no wrapping (default: the terminal's)")
     p.add_argument(
         "--samples",
-        type=Path,
+        type=out_file,
         metavar="FILE",
         help="write an HTML sheet of -n random pairs of every perturbation to FILE instead",
     )

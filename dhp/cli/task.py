@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from dhp.cli.args import out_file
 from dhp.errors import UserError
 
 __all__ = ["register"]
@@ -48,7 +49,7 @@ def register(sub: Any) -> None:
         "--from", dest="from_file", type=Path, help="a CSV, JSONL or parquet file to guess columns from"
     )
     i.add_argument(
-        "--out", type=Path, default=Path("task.yaml"), help="where to write it (default: task.yaml)"
+        "--out", type=out_file, default=Path("task.yaml"), help="where to write it (default: task.yaml)"
     )
     i.add_argument("--force", action="store_true", help="overwrite an existing file")
     i.set_defaults(func=_cmd_init)

@@ -30,6 +30,7 @@ from typing import Any
 
 from dhp.data.items import Item, SourceFile
 from dhp.errors import DataError
+from dhp.fsutil import make_temp_folder
 from dhp.records import OMIT_NONE, from_data, problem, to_data
 from dhp.types import DatasetSpec, PairRow
 
@@ -324,7 +325,7 @@ def write_dataset(
     leaves a half-written dataset; an existing folder is replaced.
     """
     out_root.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_root, prefix=f".{info.dataset}.tmp-"))
+    tmp = make_temp_folder(out_root, f".{info.dataset}.tmp-")  # the umask's mode, not mkdtemp's 0700
     try:
         done = _write_files(tmp, info, rows, not_applicable)
         (tmp / CARD).write_text(card(done), encoding="utf-8")

@@ -74,8 +74,10 @@ class LocalModel:
             try:
                 from transformers import AutoModelForCausalLM, AutoTokenizer
             except ImportError as e:  # pragma: no cover - depends on the installed extras
+                from dhp.extras import install_command
+
                 raise FatalJudgeError(
-                    "no-extra", "the local judge needs the `local` extra: pip install 'dhp-bench[local]'"
+                    "no-extra", f"the local judge needs the `local` extra: {install_command('local')}"
                 ) from e
             try:
                 tok: Any = AutoTokenizer.from_pretrained(self.model_name, revision=self.revision)

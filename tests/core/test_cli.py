@@ -66,10 +66,39 @@ def test_a_missing_extra_is_one_line_naming_it(
         raise ModuleNotFoundError("No module named 'dhp.nothing'", name="dhp.nothing")
 
     monkeypatch.setattr(cli, "_cmd_spec", needs_gradio)
+    monkeypatch.chdir(Path(cli.__file__).resolve().parents[2])  # the clone's folder, where the tests run from
     assert cli.main(["spec"]) == 2
-    assert capsys.readouterr().err == (
-        "dhp spec: error: needs gradio, which the core install leaves out: pip install 'dhp-bench[board]'\n"
+    assert capsys.readouterr().err == (  # from a clone, the command that works there
+        "dhp spec: error: needs gradio, which the core install leaves out: pip install -e '.[board]'\n"
     )
     monkeypatch.setattr(cli, "_cmd_spec", needs_a_bug)
     with pytest.raises(ModuleNotFoundError):  # not an extra's module: a bug, with its traceback
         cli.main(["spec"])
+
+
+def test_the_missing_extra_names_the_command_that_works_where_the_user_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dhp import extras
+
+    root = Path(extras.__file__).resolve().parents[1]
+    monkeypatch.chdir(tmp_path)
+    assert extras.install_command("report") == f"pip install -e '.[report]' (in {root})"  # a clone, elsewhere
+    monkeypatch.setattr(extras, "clone_root", lambda: None)  # an installed package
+    assert extras.install_command("report") == "pip install 'dhp-bench[report]'"
+    line = extras.missing_extra(
+        ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib"), "compare"
+    )
+    assert line == "needs matplotlib, which the core install leaves out: pip install 'dhp-bench[report]'"
+
+
+def test_dhp_show_of_a_dataset_that_is_not_built_says_unknown_dataset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "summeval").mkdir()
+    assert main(["show", "nosuch", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"dhp show: error: unknown dataset 'nosuch': no folder {tmp_path / 'nosuch'}; built in {tmp_path}: summeval\n"
+    )

@@ -273,6 +273,6 @@ def test_the_core_install_scores_a_judge_and_names_the_extra_of_the_rest(tmp_pat
         assert res.returncode == 2, res.stderr
         (line,) = res.stderr.strip().splitlines()
         assert line.startswith(f"dhp {args[0]}: error: needs ") and line.endswith(
-            f"pip install 'dhp-bench[{extra}]'"
+            f"pip install -e '.[{extra}]'"  # run in the clone: the command that works there
         )
     assert not any((tmp_path / d).exists() for d in ("built", "report", "space"))

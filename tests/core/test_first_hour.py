@@ -222,7 +222,8 @@ def test_a_file_system_failure_no_command_words_itself_is_still_one_line(tmp_pat
     (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
     res = _dhp(tmp_path, "score", "--judge", "random", "--data", str(data), "--n-boot", "0", "--out",
                str(tmp_path / "a-file" / "results"))  # fmt: skip
-    assert "dhp score: error: NotADirectoryError: " in _short_failure(res) and "a-file" in res.stderr
+    assert res.returncode == 2 and "dhp score: error: argument --out: " in _short_failure(res)
+    assert "a-file is a file, not a folder" in res.stderr  # in words, refused before any work
 
 
 # -- judges that give nothing usable ----------------------------------------------------------------

@@ -86,3 +86,33 @@ def test_links_resolve(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     missing = [t for t in _LINK.findall(text) if "://" not in t and not (page.parent / t).exists()]
     assert missing == []
+
+
+#: the line before a command block that cannot run here, with the reason
+NOT_RUN = re.compile(r"^<!-- not run: \S.*\S -->$")
+_FENCE = re.compile(r"^```(bash|console|sh|shell)$")
+
+
+def command_blocks_without_a_reason(text: str) -> list[str]:
+    """The first lines of the command blocks of ``text`` marked neither to run nor with why they cannot."""
+    lines = text.splitlines()
+    bare = []
+    for i, line in enumerate(lines):
+        before = lines[i - 1] if i else ""
+        if _FENCE.match(line) and before != MARK and not NOT_RUN.match(before):
+            bare.append(lines[i + 1] if i + 1 < len(lines) else line)
+    return bare
+
+
+def test_every_command_block_runs_or_says_why_it_cannot() -> None:
+    """A command shown in the README or docs runs as written (``<!-- runs -->``, above), or the line
+    before it says why it cannot run in a fresh folder offline (``<!-- not run: REASON -->``)."""
+    for page in PAGES:
+        assert command_blocks_without_a_reason(page.read_text(encoding="utf-8")) == [], page.name
+
+
+def test_a_command_block_without_a_reason_is_caught() -> None:
+    assert command_blocks_without_a_reason("```console\n$ dhp x\n```\n") == ["$ dhp x"]
+    assert command_blocks_without_a_reason("<!-- not run: needs a GPU -->\n```bash\nmake x\n```\n") == []
+    assert command_blocks_without_a_reason(f"{MARK}\n```bash\ndhp spec\n```\n") == []
+    assert command_blocks_without_a_reason("<!-- not run:  -->\n```bash\nmake x\n```\n") == ["make x"]

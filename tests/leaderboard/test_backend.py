@@ -295,12 +295,23 @@ def test_the_board_is_served_as_bytes_made_once_per_view(tmp_path: Path, results
 
 @pytest.mark.slow  # the board served by a `dhp leaderboard` process (~7-13 s)
 def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, results_dir: Path) -> None:
+    """Each step waits on a condition (polled, with a deadline), never on a pipe or a sleep: stdout and
+    stderr go to files nobody has to keep reading, so no write of the board can block or break."""
     import os
     import signal
     import socket
     import subprocess
     import sys
+    import time
     import urllib.request
+    from collections.abc import Callable
+
+    def wait_for(cond: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + 240
+        while not cond():
+            assert proc.poll() is None, f"the board ended waiting for {what}: " + err.read_text()[-2000:]
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.05)
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -308,23 +319,25 @@ def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, resu
     cmd = [sys.executable, "-m", "dhp", "leaderboard", "--results", str(results_dir), "--requests",
            str(tmp_path / "requests"), "--port", str(port)]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    # stderr to a file, not a pipe nobody reads until the end: a full pipe would stop the board mid-write
-    with (tmp_path / "stderr").open("w") as errfile:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errfile, text=True, env=env)
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("wb") as o, err.open("wb") as e:
+        proc = subprocess.Popen(cmd, stdout=o, stderr=e, env=env)
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:  # printed once the page answers
-            if "DHP leaderboard on" in line:
-                break
+        wait_for(lambda: b"DHP leaderboard on" in out.read_bytes(), "the board to announce itself")
         proc.send_signal(signal.SIGUSR1)
+        # the dump is written by the signal's handler; its main thread's stack ends with the entry point
+        wait_for(lambda: "Thread 0x" in err.read_text() and "dhp/__main__.py" in err.read_text(), "the dump")
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/dhp/view", timeout=120) as r:
             assert r.status == 200  # answered after the signal: it did not end the board
         assert proc.poll() is None
     finally:
         proc.terminate()
-        proc.communicate(timeout=60)
-    err = (tmp_path / "stderr").read_text()
-    assert "Current thread" in err or "Thread 0x" in err, err[-2000:]  # faulthandler's dump of every thread
+        rc = proc.wait(timeout=60)
+    dump = err.read_text()
+    assert rc == 143 and dump.rstrip().endswith("dhp leaderboard: terminated"), dump[-2000:]  # ends quietly
+    assert "Traceback" not in dump and "BrokenPipeError" not in dump, dump[-2000:]
+    stacks = dump.count("Thread 0x") + dump.count("Current thread 0x")
+    assert stacks >= 2 and "in _serve_until_stopped" in dump, dump[-2000:]  # every thread, the main one whole
 
 
 @pytest.mark.slow  # the Space app's start in a process (~5-8 s)

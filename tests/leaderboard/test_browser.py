@@ -64,7 +64,13 @@ def page(browser: Any, site: dict[str, Any]) -> Iterator[Any]:
     ctx.close()
 
 
-SHOTS = Path(os.environ.get("DHP_SCREENSHOTS", tempfile.gettempdir())) / "dhp-leaderboard-shots"
+# screenshots are kept under $DHP_SCREENSHOTS where it is set; else in a temporary folder removed at exit
+_SHOTS_TMP = tempfile.TemporaryDirectory(prefix="dhp-shots-")
+SHOTS = (
+    Path(os.environ["DHP_SCREENSHOTS"]) / "dhp-leaderboard-shots"
+    if os.environ.get("DHP_SCREENSHOTS")
+    else Path(_SHOTS_TMP.name)
+)
 
 
 def _shot(pg: Any, name: str) -> Path:

@@ -21,7 +21,13 @@ from tests.leaderboard.factory import make_result
 from tests.leaderboard.judge_data import point_at, write_summeval
 
 pytestmark = BROWSER_MARKS
-SHOTS = Path(os.environ.get("DHP_SCREENSHOTS", tempfile.gettempdir())) / "dhp-leaderboard-shots"
+# screenshots are kept under $DHP_SCREENSHOTS where it is set; else in a temporary folder removed at exit
+_SHOTS_TMP = tempfile.TemporaryDirectory(prefix="dhp-shots-")
+SHOTS = (
+    Path(os.environ["DHP_SCREENSHOTS"]) / "dhp-leaderboard-shots"
+    if os.environ.get("DHP_SCREENSHOTS")
+    else Path(_SHOTS_TMP.name)
+)
 N_ITEMS = 24
 
 

@@ -383,8 +383,10 @@ def test_a_poll_that_is_not_a_positive_number_of_seconds_is_one_line(
     (tmp_path / "data").mkdir()
     args = ["worker", "--data", str(tmp_path / "data"), "--requests", str(tmp_path / "q"),
             "--results", str(tmp_path / "r"), "--poll", poll]  # fmt: skip
-    assert main(args) == 2
+    with pytest.raises(SystemExit) as e:  # refused as the command line is read
+        main(args)
+    assert e.value.code == 2
     err = capsys.readouterr().err.strip()
-    assert (
-        err.startswith("dhp worker: error: --poll must be a positive number of seconds") and "\n" not in err
+    assert err.startswith("dhp worker: error: argument --poll: must be a number of seconds above 0") and (
+        "\n" not in err
     )

@@ -48,7 +48,7 @@ def missing(locator: SourceLocator, user_file: Path | None) -> str | None:
         return None
     return (
         "distributed by its authors on request (https://cs.rochester.edu/nlp/rocstories/): add your copy "
-        f"with --story-cloze FILE{f' or as {locator.root}/story_cloze/{FILE_NAMES[0]}' if locator.root is not None else ''}"
+        f"with --story-cloze FILE (through make: STORY_CLOZE=FILE){f' or as {locator.root}/story_cloze/{FILE_NAMES[0]}' if locator.root is not None else ''}"
     )
 
 

@@ -53,6 +53,7 @@ class _Child:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            start_new_session=True,  # a terminal's Ctrl-C is the app's to handle: it ends the child (EOF)
         )
 
     def replicates(self, path: str, text: str) -> ReplicatePvalues | None:
@@ -87,9 +88,17 @@ class ChildDied(RuntimeError):
 
 
 def _serve() -> None:
-    """The child: replicates of each (path, text) read from stdin, written to stdout, until EOF."""
+    """The child: replicates of each (path, text) read from stdin, written to stdout, until EOF (or
+    until the app is gone: a closed pipe ends it quietly)."""
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the pipe
+    try:
+        _answer_until_eof(out)
+    except (BrokenPipeError, KeyboardInterrupt):  # the app ended while a file was being computed
+        os._exit(0)
+
+
+def _answer_until_eof(out: Any) -> None:
     while True:
         try:
             path, text = pickle.load(sys.stdin.buffer)

@@ -182,8 +182,10 @@ def runtime_closure(roots: Sequence[tuple[str, tuple[str, ...]]] = SPACE_ROOTS) 
         try:
             requires = md.distribution(key).requires or []
         except md.PackageNotFoundError:
+            from dhp.extras import install_command
+
             raise SpaceError(
-                f"{key} is needed by the Space but not installed here: pip install 'dhp-bench[board]'"
+                f"{key} is needed by the Space but not installed here: {install_command('board')}"
             ) from None
         for line in requires:
             req = Requirement(line)

@@ -235,6 +235,9 @@ def main() -> None:
         sys.exit(f"dhp leaderboard: {e}")
     except hub_unusable_errors() as e:
         sys.exit(f"dhp leaderboard: {hub_failure('the stores', e)}")
+    # SIGTERM (a Space or container stopping) ends it as an exit, so its temporary folders are removed
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     launch(build_app(cfg), host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"))
 
 

@@ -59,6 +59,17 @@ DEFAULT_WEIGHTS = "default"
 SURVEY_WEIGHTS = "survey"
 
 
+#: the temporary folders of this process's configurations, removed when it ends (at exit)
+_TEMPORARY: list[tempfile.TemporaryDirectory[str]] = []
+
+
+def _temporary_folder(prefix: str) -> Path:
+    """A new temporary folder that lives as long as this process: removed at its exit, not left behind."""
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
+    _TEMPORARY.append(tmp)  # kept: a collected TemporaryDirectory would remove its folder at once
+    return Path(tmp.name)
+
+
 @dataclass
 class AppConfig:
     results: Store
@@ -81,7 +92,7 @@ class AppConfig:
     sign_in: bool = field(
         default_factory=lambda: bool(os.environ.get("SPACE_ID"))
     )  # HF OAuth works on a Space only
-    csv_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dhp-leaderboard-csv-")))
+    csv_dir: Path = field(default_factory=lambda: _temporary_folder("dhp-leaderboard-csv-"))
     # where the judge page reads missed pairs' texts: "dhp" (the Hub datasets), a folder of dataset
     # folders, or None (scores only); $DHP_LEADERBOARD_DATA, else the Hub on a Space
     data: str | None = field(
@@ -538,6 +549,12 @@ class Backend:
             }
             for r in reversed(reqs)
         ]
+        rows += [  # a file the worker cannot read is a request that failed: shown, not left out
+            {"Request": Path(path).stem, "Judge": "", "Model": "", "Host": "", "Protocol": "", "Mode": "",
+             "State": "FAILED", "Submitted": "", "Updated": "",
+             "Reason": "the request file cannot be read (not a valid request); the worker skips it"}
+            for path in sorted(self.queue.unreadable())
+        ]  # fmt: skip
         cols = [
             "Request",
             "Judge",

@@ -218,8 +218,10 @@ class RequestQueue:
                     err = None
                 except FileNotFoundError:
                     continue
-                except ValueError as e:
+                except ValueError as e:  # not JSON, not UTF-8, or not a request
                     req, err = None, str(e)
+                except OSError as e:  # unreadable (permissions, an I/O error): named, not fatal
+                    req, err = None, f"{path}: cannot read it ({e.strerror or type(e).__name__})"
                 cached = (version, req, err)
             fresh[path] = cached
             if cached[1] is not None:
@@ -229,6 +231,10 @@ class RequestQueue:
         self._cache = fresh
         reqs.sort(key=lambda r: (r.created_at, r.id))
         return reqs, problems
+
+    def unreadable(self) -> dict[str, str]:
+        """The request files of the last :meth:`load` that could not be read as requests: path -> why."""
+        return {path: err for path, (_, req, err) in self._cache.items() if req is None and err}
 
     def get(self, request_id: str) -> Request:
         return parse_request(self.store.read(f"{request_id}.json"), source=request_id)
@@ -274,6 +280,11 @@ class RequestQueue:
 
     def finish(self, req: Request, results: tuple[str, ...]) -> Request:
         return self._update(req, State.FINISHED, f"finish {req.id}", finished_at=utcnow(), results=results)
+
+    def release(self, req: Request) -> Request:
+        """Give a claimed (RUNNING) request back to the queue (PENDING): its worker was stopped before
+        it ended, by Ctrl-C or SIGTERM, and another (or the same, restarted) runs it from the start."""
+        return self._update(req, State.PENDING, f"release {req.id}", worker=None, started_at=None)
 
     def fail(self, req: Request, reason: str) -> Request:
         """Mark ``req`` FAILED with ``reason``, its endpoint's host hidden unless the submitter

@@ -113,6 +113,16 @@ class Worker:
         self.results = results
         self.cfg = cfg
         self.runner = runner
+        self.unreadable: dict[str, str] = {}  # request files that could not be read: path -> why
+
+    def _name_unreadable(self) -> None:
+        """Name each request file the queue could not read (once per file and problem): the worker skips
+        it, the Queue tab shows it FAILED."""
+        for path, why in self.queue.unreadable().items():
+            if self.unreadable.get(path) != why:
+                log.error("request file %s is unreadable, skipped (FAILED on the Queue; fix or delete it): %s",
+                          path, why)  # fmt: skip
+            self.unreadable[path] = why
 
     def run_one(self, req: Request) -> Request:
         """Run a claimed (RUNNING) request to FINISHED or FAILED; never raises for scoring errors."""
@@ -134,6 +144,10 @@ class Worker:
             return self.queue.fail(req, f"endpoint refused at run time: {e.message}")
         except (ResultError, OSError, ValueError) as e:
             return self.queue.fail(req, scrub(f"{type(e).__name__}: {e}", secrets))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (dhp.cli): the scorer ended, the request waits again
+            self.queue.release(req)
+            log.warning("request %s: the worker was stopped; back in the queue (PENDING)", req.id)
+            raise
 
     def _command(self, req: Request, judge_file: Path, out: Path) -> list[str]:
         cmd = score_command(req, self.cfg, judge_file, out)
@@ -180,6 +194,7 @@ class Worker:
                 for rid in self.queue.requeue_stale(stale_after_s):
                     log.warning("requeued stale request %s", rid)
             req = self.queue.claim_next(self.cfg.worker_id)
+            self._name_unreadable()
             if req is None:
                 if once:
                     return n
