@@ -13,7 +13,14 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "current_umask", "make_temp_folder"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "current_umask",
+    "make_temp_folder",
+    "remove_created",
+    "would_create",
+]
 
 
 def current_umask() -> int:
@@ -63,3 +70,25 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def would_create(path: Path) -> tuple[Path, ...]:
+    """What creating the file ``path`` would add: the file first, then its missing folders, innermost
+    first; empty when the file exists (a failed command removes only what it created)."""
+    if path.exists():
+        return ()
+    return (path, *(d for d in (path.parent, *path.parent.parents) if not d.exists()))
+
+
+def remove_created(created: tuple[Path, ...], *siblings: str) -> None:
+    """Remove what :func:`would_create` listed (and the file's ``siblings``: suffixes such as
+    ``-wal``), folders only while empty."""
+    if not created:
+        return
+    path = created[0]
+    for f in (path, *(path.with_name(path.name + s) for s in siblings)):
+        f.unlink(missing_ok=True)
+    for folder in created[1:]:
+        if any(folder.iterdir()):
+            break
+        folder.rmdir()

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dhp.fsutil import remove_created, would_create
 from dhp.inference.pool import Tally
 from dhp.scoring.results import InvocationsCost
 
@@ -60,6 +61,7 @@ class CostLedger:
     _fd: int = field(default=-1, repr=False)
     _close: Callable[[], object] | None = field(default=None, repr=False)
     _quoted: str = field(default="", repr=False)  # the invocation as a JSON string
+    created: tuple[Path, ...] = ()  # what its first line created (the file, missing folders): see discard
 
     def __post_init__(self) -> None:
         self._quoted = json.dumps(self.invocation)
@@ -74,7 +76,7 @@ class CostLedger:
             if bound.path != path:
                 raise ValueError(f"this tally's requests are recorded in {bound.path}, not {path}")
             return bound
-        ledger = cls(path, t0, sends)
+        ledger = cls(path, t0, sends, created=would_create(path))
         ledger.record(tally)  # the invocation is in the ledger before its first request
         tally.on_send = ledger
         return ledger
@@ -89,6 +91,15 @@ class CostLedger:
         if self._fd < 0:
             self._open()
         os.write(self._fd, self.line(tally).encode())
+
+    def discard(self) -> None:
+        """After a run that failed without a single answer: close, and remove the ledger file and
+        folders if this invocation created them (a failed command leaves nothing behind; a ledger
+        an earlier invocation began is kept)."""
+        if self._close is not None:
+            self._close()
+        self._fd, self._close = -1, None
+        remove_created(self.created)
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

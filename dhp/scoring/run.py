@@ -30,12 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from dhp.fsutil import remove_created, would_create
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import Pool, Tally
 from dhp.inference.registry import BackendOptions, BackendSetupError, build_backends
 from dhp.naming import judge_slug
 from dhp.scoring.conclude import finish
 from dhp.scoring.config import RunError, ScoreConfig
+from dhp.scoring.cost import CostLedger
 from dhp.scoring.plan import Prepared, prepare
 from dhp.scoring.prompts import PromptSet, resolve_prompt_set
 from dhp.scoring.send import Sending, cancel_all, start_first, start_sending
@@ -98,23 +100,20 @@ class _OpenCache:
             discard = failed and bool(self.created) and len(self.cache) == 0
         finally:
             self.cache.close()
-        if not discard:
-            return
-        path = self.created[0]
-        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            f.unlink(missing_ok=True)
-        for folder in self.created[1:]:
-            if any(folder.iterdir()):
-                break
-            folder.rmdir()
+        if discard:
+            remove_created(self.created, "-wal", "-shm")
+
+    @property
+    def answers(self) -> bool:
+        """Whether the cache holds an answer (read before :meth:`close`)."""
+        return len(self.cache) > 0
 
 
 async def _open_cache(cfg: ScoreConfig, backends: Sequence[JudgeBackend]) -> _OpenCache | None:
     if not cfg.use_cache or not cfg.judge.cacheable:
         return None
     path = cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite"
-    new_folders = tuple(d for d in (path.parent, *path.parent.parents) if not d.exists())
-    created = () if path.exists() else (path, *new_folders)
+    created = would_create(path)
     try:
         return _OpenCache(ResponseCache(path), created)
     except CacheError as e:
@@ -132,7 +131,12 @@ async def _turn(sending: Sending, finishing: Sequence[asyncio.Future[Path | None
 
 
 async def _run_all(
-    cfg: ScoreConfig, pool: Pool[JudgeRequest], model: str | None, n_replicas: int, inputs: _Inputs
+    cfg: ScoreConfig,
+    pool: Pool[JudgeRequest],
+    model: str | None,
+    n_replicas: int,
+    inputs: _Inputs,
+    tallies: list[Tally],
 ) -> list[Path]:
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
@@ -140,6 +144,7 @@ async def _run_all(
     and planned in the run's worker thread while the previous one is sent, and its requests join the
     pool's queue once at most ``concurrency`` of the previous one's are left; a dataset's result is
     analysed and written in the same worker thread once its last answer is in. Results are in spec order.
+    Each dataset's tally (its share of the pool's counts, and its cost ledger) is added to ``tallies``.
     """
     prompt_set, specs = inputs.prompt_set, inputs.specs
     if not specs:
@@ -150,14 +155,16 @@ async def _run_all(
     loop = asyncio.get_running_loop()
     try:
         prep = await loop.run_in_executor(worker, prepare, specs[0], cfg, prompt_set, None)
-        run, sending = await start_first(cfg, pool, model, n_replicas, prompt_set, prep, Tally())
+        tallies.append(Tally())
+        run, sending = await start_first(cfg, pool, model, n_replicas, prompt_set, prep, tallies[-1])
         for spec in specs[1:]:
             finishing.append(asyncio.ensure_future(finish(run, sending, worker)))
             preparing = loop.run_in_executor(worker, prepare, spec, run.cfg, prompt_set, run)
             await _turn(sending, finishing)
             prep = await preparing
             assert prep.plan is not None
-            sending = start_sending(run, prep, prep.plan, Tally())
+            tallies.append(Tally())
+            sending = start_sending(run, prep, prep.plan, tallies[-1])
         finishing.append(asyncio.ensure_future(finish(run, sending, worker)))
         paths = await asyncio.gather(*finishing)
     except BaseException:
@@ -202,12 +209,17 @@ async def score_datasets_async(
         coalesce=cfg.judge.uses_prompts,  # prompt-less requests (built-ins): their keys do not tell them apart
     )
     failed = True
+    tallies: list[Tally] = []
     try:
-        paths = await _run_all(cfg, pool, model, len(backends), inputs)
+        paths = await _run_all(cfg, pool, model, len(backends), inputs, tallies)
         failed = False
         return paths
     finally:
         await pool.aclose()
+        if failed and not (opened is not None and opened.answers):
+            for t in tallies:  # nothing answered: the ledgers this run began go (before the cache: its
+                if isinstance(t.on_send, CostLedger):  # folders may hold them) as its cache does
+                    t.on_send.discard()
         if opened is not None:
             opened.close(failed)
 
