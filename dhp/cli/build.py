@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.cli.args import DATASETS_HELP
+from dhp.data.private import DEFAULT_PRIVATE_DATA, SPLITS
 from dhp.naming import DEFAULT_DATA
 from dhp.types import PROTOCOLS, DatasetSpec, EndpointProtocol
 
@@ -21,7 +22,7 @@ __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
 
 DEFAULT_OUT = Path(DEFAULT_DATA)
 #: where ``dhp build --split private`` writes by default (never over the public folders)
-DEFAULT_PRIVATE_OUT = Path("out/private")
+DEFAULT_PRIVATE_OUT = Path(DEFAULT_PRIVATE_DATA)
 DEFAULT_VERSION = "v1.0.0"
 
 
@@ -293,7 +294,7 @@ def _register_build(subparsers: Any) -> None:
     )
     p.add_argument("--out", type=Path, default=None,
                    help=f"output directory (default: {DEFAULT_OUT}; {DEFAULT_PRIVATE_OUT} with --split private)")  # fmt: skip
-    p.add_argument("--split", choices=("public", "private"), default="public",
+    p.add_argument("--split", choices=SPLITS, default="public",
                    help="public: the benchmark's datasets; private: their twins with a secret seed read from "
                    "$DHP_PRIVATE_SEED only, never written (docs/datasets.md#the-private-split) (default: %(default)s)")  # fmt: skip
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "DEFAULT_PRIVATE_DATA",
     "PRIVATE_TAG",
     "SEED_ENV",
     "SPLITS",
@@ -27,6 +28,8 @@ SEED_ENV = "DHP_PRIVATE_SEED"
 PRIVATE_TAG = "private"
 #: the splits a dataset can be built and scored as
 SPLITS = ("public", "private")
+#: where ``dhp build --split private`` writes and ``dhp score --split private`` reads by default
+DEFAULT_PRIVATE_DATA = "out/private"
 _MARK = re.compile(r"[-.]" + PRIVATE_TAG + r"\.([0-9a-f]{12})(?=[.+]|$)")
 
 

@@ -156,16 +156,19 @@ def draw_uniforms(n_items: int, n_boot: int, rng: np.random.Generator) -> FloatA
     return rng.random((n_boot, n_items))
 
 
-def pool_draw(u: FloatArray, pool: IntArray) -> IntArray:
+def pool_draw(u: FloatArray, pool: IntArray, size: int | None = None) -> IntArray:
     """(replicates, len(pool)) items: every replicate draws exactly as many items of ``pool`` as it
     holds, uniformly with replacement, slot j from column j of ``u``. A resample's size is the
     observed number of pairs, so a D's interval measures the judge, not the draw's size; and every
     perturbation with the same pool (usually all items) gets the same items in a replicate, so
-    D_avg and D_min see one resample of the items."""
+    D_avg and D_min see one resample of the items. ``size`` (at most ``u``'s columns) draws that many
+    instead: D at a fixed number of pairs, comparable between two samples of different sizes
+    (:mod:`dhp.scoring.fits`)."""
     n = int(pool.size)
+    m = n if size is None else size
     if n == 0:
         return np.zeros((u.shape[0], 0), dtype=np.int64)
-    return pool[np.minimum((u[:, :n] * n).astype(np.int64), n - 1)]
+    return pool[np.minimum((u[:, :m] * n).astype(np.int64), n - 1)]
 
 
 def _effects(shares: FloatArray, w_ew: FloatArray) -> FloatArray:
@@ -244,8 +247,10 @@ def _replicates(
     method: CombineMethod,
     point: _Point,
     u: FloatArray,
+    size: int | None = None,
 ) -> Replicates:
-    """Every test redone on each replicate by its point test's method, on exactly its pairs' count.
+    """Every test redone on each replicate by its point test's method, on exactly its pairs' count
+    (or on ``size`` pairs each, :func:`pool_draw`).
 
     Perturbation i draws :func:`pool_draw` of its pool; a metric whose resample has no complete
     pair is missing in that replicate (NaN), as in the point estimate.
@@ -254,7 +259,7 @@ def _replicates(
     bp = np.full((n_boot, len(sc.pids), len(sc.metrics)), np.nan)
     shares = np.full(bp.shape, np.nan)
     for i, pid in enumerate(sc.pids):
-        idx = pool_draw(u, pair_pool(sc, pid))
+        idx = pool_draw(u, pair_pool(sc, pid), size)
         if idx.shape[1] == 0:
             continue
         for j, m in enumerate(sc.metrics):
@@ -275,11 +280,13 @@ def replicates(
     weights: Mapping[str, Mapping[str, float]],
     point: DatasetAnalysis,
     u: FloatArray,
+    size: int | None = None,
 ) -> Replicates:
     """The D values of ``point`` (an :func:`analyse` of these scores) in every replicate (rows of
     uniforms ``u``, :func:`draw_uniforms`): every test by its point test's method, combined and
     aggregated as the point was. :func:`analyse`'s intervals come from here, and ``dhp compare``
-    runs two judges through it on the same uniforms."""
+    runs two judges through it on the same uniforms. ``size``: every perturbation resampled at that
+    many pairs (at most ``u``'s columns) rather than its own count."""
     sc = _scores(original, perturbed)
     lv = [levels[pid] for pid in sc.pids]
     w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in sc.metrics] for pid in sc.pids])
@@ -293,7 +300,7 @@ def replicates(
         counted,
         {},
     )
-    return _replicates(sc, lv, w_ew, point.method, pt, u)
+    return _replicates(sc, lv, w_ew, point.method, pt, u, size)
 
 
 @dataclass(frozen=True)
