@@ -29,7 +29,7 @@ from dhp.inference.types import (
 from dhp.scoring.analysis import DatasetAnalysis, analyse
 from dhp.scoring.config import ScoreConfig, repeat_count, sampling
 from dhp.scoring.data import LoadedDataset
-from dhp.scoring.fits import PRIVATE_STREAM, split_draw, to_stored
+from dhp.scoring.fits import PRIVATE_STREAM, half_sizes, split_draw, to_stored
 from dhp.scoring.parse import aggregate
 from dhp.scoring.plan import Plan, Run, Templates, TextKey, result_file
 from dhp.scoring.result_files import write_result
@@ -202,12 +202,10 @@ def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, cfg: ScoreConfig) ->
         perturbed={pid: {m: _tuple(v) for m, v in per.items()} for pid, per in perturbed.items()},
     )
     fixed = None
-    if cfg.split == "private" and cfg.n_boot > 0:  # D_avg^EW at its item count, for dhp fits
+    if cfg.split == "private" and cfg.n_boot > 0 and half_sizes(analysis):  # for dhp fits
         rng = np.random.default_rng((cfg.seed, PRIVATE_STREAM))
-        n_pairs = len(plan.items)
-        fixed = to_stored(
-            split_draw(original, perturbed, levels, weights, analysis, cfg.n_boot, n_pairs, rng)
-        )
+        sizes = half_sizes(analysis)
+        fixed = to_stored(split_draw(original, perturbed, levels, weights, analysis, cfg.n_boot, sizes, rng))
     return _Analysed(analysis, item_scores, weights, fixed)
 
 

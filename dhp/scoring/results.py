@@ -249,12 +249,11 @@ class LevelSummary(_Model):
 
 
 class FixedNReplicates(_Model):
-    """A private split's D_avg^EW with every counted perturbation resampled at ``n_pairs`` pairs, in each
-    bootstrap replicate (1.5): what :mod:`dhp.scoring.fits` compares with the public split's at the same
-    number of pairs (D grows with the number of pairs, and the two splits' rows differ in number)."""
+    """A private split's D_avg^EW with every counted perturbation resampled at ``sizes[perturbation]`` pairs
+    (half its own), in each bootstrap replicate (1.5): what :mod:`dhp.scoring.fits` compares with the public
+    split's at the same numbers of pairs (D grows with the number of pairs, and the splits' rows differ)."""
 
-    n_pairs: int
-    counted: tuple[str, ...]  # the perturbations its D_avg^EW averages
+    sizes: Mapping[str, int]  # counted perturbation -> the pairs each replicate draws of it
     d_avg_ew: tuple[float | None, ...]  # one per replicate; None where a replicate has none
 
 
