@@ -12,7 +12,7 @@ Scenarios: ``same``: both judges δ = 0.3 (the same distribution: every verdict 
 is false); ``shifted``: A δ = 0.6, B δ = 0.3 (A is better: power is the share of ``A`` verdicts).
 Every replicate is made as ``dhp compare`` makes it: each judge's point D by scipy's ``auto``
 method (:func:`dhp.scoring.stats.auto_method`), one paired draw of items per bootstrap
-replicate shared by both judges (:func:`dhp.scoring.analysis.draw_uniforms`, :func:`dhp.scoring.analysis.pool_draw`), each replicate tested by its
+replicate shared by both judges (:func:`dhp.scoring.pairs.draw_uniforms`, :func:`dhp.scoring.pairs.pool_draw`), each replicate tested by its
 point's method (:func:`dhp.scoring.wilcoxon.wilcoxon_greater_batch`), D = log_0.05 p, the difference's
 interval, each judge's interval and the verdict by :func:`dhp.scoring.compare.difference`, each
 expanded for the pairs its test ranks (:func:`dhp.scoring.stats.ranked_pairs`).
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.analysis import draw_uniforms, pool_draw
 from dhp.scoring.compare import Difference, difference
+from dhp.scoring.pairs import draw_uniforms, pool_draw
 from dhp.scoring.stats import discernment, ranked_pairs
 from dhp.scoring.wilcoxon import auto_method, wilcoxon_greater_batch, wilcoxon_greater_tests
 

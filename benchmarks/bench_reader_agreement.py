@@ -1,8 +1,8 @@
 """How often the project's validator agrees with a careful reader.
 
-    .venv/bin/python benchmarks/bench_reader_agreement.py ../shared/reads/offline-rules-8.jsonl [--show 5]
+    .venv/bin/python benchmarks/bench_reader_agreement.py [FILE ...] [--show 5]
 
-The file holds rows of a build read by hand, one JSON object a line (``dataset``, ``perturbation``,
+Without a file it reads every ``*.jsonl`` of ``../shared/reads/`` (``--reads-dir``). Each file holds rows of a build read by hand, one JSON object a line (``dataset``, ``perturbation``,
 ``category``, ``verdict``: valid | questionable | invalid, ``reason``, ``original``, ``perturbed``). Each
 row is run through :func:`dhp.builder.perturb.registry.validate`, the validator every generated row
 must pass, and the two verdicts are compared: of the rows the reader rejects (questionable or invalid),
@@ -42,19 +42,17 @@ def _line(label: str, t: Tally, cats: list[str]) -> str:
     rejected, bad = n(False, False), n(False, False) + n(False, True)
     kept, good = n(True, True), n(True, True) + n(True, False)
     agree = (rejected + kept) / max(1, bad + good)
-    return f"{label:22} {bad + good:>5} {f'{rejected}/{bad}':>18} {f'{kept}/{good}':>14} {agree:>10.1%}"
+    share = [f"{a}/{b} {a / b:6.1%}" if b else "0/0      -" for a, b in ((rejected, bad), (kept, good))]
+    return f"{label:22} {bad + good:>5} {share[0]:>18} {share[1]:>16} {agree:>10.1%}"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("reads", type=Path, help="a JSONL file of rows read by hand")
-    ap.add_argument("--show", type=int, default=5, help="disagreements to print of each kind")
-    args = ap.parse_args()
-    rows = [json.loads(line) for line in args.reads.read_text(encoding="utf-8").splitlines() if line.strip()]
+def report(path: Path, show: int) -> None:
+    """Print the agreement on one file of read rows, per category and in all, and the disagreements."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     t = tally(rows)
     cats = sorted({r["category"] for r in rows})
-    print(f"reader agreement of the validator on {args.reads.name}: {len(rows)} rows")
-    print(f"{'category':22} {'rows':>5} {'rejected (of rej.)':>18} {'kept (of ok)':>14} {'agreement':>10}")
+    print(f"reader agreement of the validator on {path.name}: {len(rows)} rows")
+    print(f"{'category':22} {'rows':>5} {'rejected (of rej.)':>18} {'kept (of ok)':>16} {'agreement':>10}")
     for c in cats:
         print(_line(c, t, [c]))
     print(_line("all", t, cats))
@@ -64,8 +62,26 @@ def main() -> None:
     ):
         missed = [row for c in cats for row in t[(c, reader_ok, not reader_ok)]]
         print(f"\n{what}: {len(missed)}")
-        for pert, reason, why in missed[: args.show]:
+        for pert, reason, why in missed[:show]:
             print(f"  {pert}: reader: {reason[:90]}" + (f" | validator: {why[:120]}" if why else ""))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "reads", type=Path, nargs="*", help="JSONL files of rows read by hand (default: all of --reads-dir)"
+    )
+    ap.add_argument(
+        "--reads-dir", type=Path, default=Path("../shared/reads"), help="where the read files are"
+    )
+    ap.add_argument("--show", type=int, default=5, help="disagreements to print of each kind")
+    args = ap.parse_args()
+    paths = args.reads or sorted(args.reads_dir.glob("*.jsonl"))
+    if not paths:
+        raise SystemExit(f"bench_reader_agreement: no *.jsonl in {args.reads_dir}")
+    for k, path in enumerate(paths):
+        print("\n" * bool(k), end="")
+        report(path, args.show)
 
 
 if __name__ == "__main__":

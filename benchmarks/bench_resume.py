@@ -3,8 +3,9 @@
 For each trial (seeded ``random.Random``) the CLI runs against the loopback fake judge server
 (latency 10 ms), is killed ``--kills`` times once the server has seen a random number of requests
 (from none to all of them, so some kills land while results are written), and a final run
-completes. Prints one line per trial and the totals: results equal to an uninterrupted run's, and
-requests seen = minimal + those in flight at a kill (never a request whose answer was cached).
+completes. Prints one line per trial and the totals: results equal to an uninterrupted run's,
+requests seen = minimal + those in flight at a kill (never a request whose answer was cached), and
+the requests the results' cost ledgers recorded over every invocation beside those the server saw.
 Usage: ``.venv/bin/python benchmarks/bench_resume.py [--trials 20] [--kills 2] [--items 12]``.
 """
 
@@ -49,10 +50,10 @@ def main() -> int:
             print(f"uninterrupted run: {n_ref} requests (minimal {minimal}), {len(reference)} result files")
             print(
                 f"{'trial':>5}  {'kill points (requests)':<24} {'landed':>6} {'seen':>5} {'resent':>6} "
-                f"{'minimal+resent':>14} {'results equal':>13}"
+                f"{'minimal+resent':>14} {'recorded':>8} {'results equal':>13}"
             )
             ok = 0
-            landed = resent = 0
+            landed = resent = recorded = seen = 0
             for i in range(args.trials):
                 seed = args.seed + i
                 t = run_trial(srv, data, Path(tmp) / f"t{seed}", DATASETS, minimal, reference, seed,
@@ -65,14 +66,18 @@ def main() -> int:
                 ok += good
                 landed += t.kills_landed
                 resent += t.resent
+                recorded += t.recorded
+                seen += t.requests
                 print(
                     f"{seed:>5}  {','.join(map(str, t.killed_at)):<24} {t.kills_landed:>6} {t.requests:>5} "
-                    f"{t.resent:>6} {minimal + t.resent:>14} {t.results_equal!s:>13}  {'PASS' if good else 'MISS'}"
+                    f"{t.resent:>6} {minimal + t.resent:>14} {t.recorded:>8} {t.results_equal!s:>13}  "
+                    f"{'PASS' if good else 'MISS'}"
                 )
         print(
             f"{ok}/{args.trials} trials PASS; {landed} kills landed on a live run; {resent} requests were in "
             f"flight at a kill and sent again (at most {args.concurrency} per kill); answered requests sent "
-            f"again: 0 in every PASS trial; {time.perf_counter() - t0:.0f} s"
+            f"again: 0 in every PASS trial; the cost ledgers recorded {recorded} requests, the server saw "
+            f"{seen}; {time.perf_counter() - t0:.0f} s"
         )
     return 0
 

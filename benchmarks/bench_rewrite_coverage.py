@@ -37,12 +37,14 @@ STAGES = (
     "sequence",
     "same facts",
     "a cut keeps its content",
+    "the validator accepts it",
 )
 
 
-def _stage(sentence: str, other: str, full: str) -> int:
+def _stage(sentence: str, other: str, full: str, text: str, refused: Counter[str]) -> int:
     """How many of the aligner's tests (in STAGES order, after "pairs") the pair passes; ``other`` is a
-    source sentence or a clause trimmed from ``full``."""
+    source sentence or a clause trimmed from ``full``; the last is the validator's verdict in ``text`` (issue 36:
+    the aligner keeps only what it accepts), its reason counted in ``refused``."""
     facts = pp._facts(sentence)
     a, b = pp._content(sentence, facts), pp._content(other, facts)
     wa, wb = pp._words(sentence), pp._words(other)
@@ -61,7 +63,10 @@ def _stage(sentence: str, other: str, full: str) -> int:
         return 5
     if pp._cuts_shared(sentence, other, full):
         return 6
-    return 7
+    if not (verdict := paraphrase_verdict(sentence, other, text)).ok:
+        refused[_rule(verdict.reason)] += 1
+        return 7
+    return 8
 
 
 def _sources(it: Item) -> list[str]:
@@ -70,11 +75,12 @@ def _sources(it: Item) -> list[str]:
 
 
 def _rule(reason: str) -> str:
-    return re.sub(r"\s*\(.*|:.*|'.*", "", reason.removeprefix("inserted sentence ")).strip()[:60]
+    rule = re.sub(r"\s*\(.*|:.*| ['\"].*", "", reason.removeprefix("inserted sentence ")).strip()
+    return re.sub(r"\d+", "N", rule)[:60]
 
 
 def _item(
-    it: Item, funnel: Counter[int], rejects: Counter[str], show_rows: bool
+    it: Item, funnel: Counter[int], rejects: Counter[str], refused: Counter[str], show_rows: bool
 ) -> tuple[int, int, int, int, int]:
     """(sentences, pool sentences, sentences aligned, of which the validator accepts, sentences with a
     candidate through the first test) of one item."""
@@ -82,10 +88,10 @@ def _item(
     pool = pp._pool(_sources(it), sents)
     found = ok = bound = 0
     for s in sents:
-        stages = [_stage(s, other, full) for other, full in pool.items()]
+        stages = [_stage(s, other, full, it.original, refused) for other, full in pool.items()]
         funnel.update(stages)
         bound += any(stages)
-        para = pp.aligned(s, pool)
+        para = pp.aligned(s, pool, it.original)
         if para is None:
             continue
         verdict = paraphrase_verdict(s, para, it.original)
@@ -104,7 +110,8 @@ def measure(name: str, locator: SourceLocator, show_rows: bool) -> None:
     items = _inputs(spec, locator, BuildOptions(allow_fewer=True, progress=False)).selected.items
     funnel: Counter[int] = Counter()
     rejects: Counter[str] = Counter()
-    counts = [_item(it, funnel, rejects, show_rows) for it in items]
+    refused: Counter[str] = Counter()
+    counts = [_item(it, funnel, rejects, refused, show_rows) for it in items]
     n_sents, n_pool = sum(c[0] for c in counts), sum(c[1] for c in counts)
     with_para, passing = sum(c[2] for c in counts), sum(c[3] for c in counts)
     per_item = [(c[2], c[3], c[4]) for c in counts]
@@ -121,6 +128,8 @@ def measure(name: str, locator: SourceLocator, show_rows: bool) -> None:
             f"    items with >= {lo} ({sev}): aligned {aligned}, all-valid possible {valid} "
             f"(bound: {bound} with a candidate through '{STAGES[1]}')"
         )
+    for rule, n in refused.most_common():
+        print(f"    candidate pairs the validator refuses {n:3d}: {rule}")
     for rule, n in rejects.most_common():
         print(f"    validator rejects {n:3d}: {rule}")
 

@@ -16,7 +16,8 @@ import time
 import numpy as np
 
 from dhp.leaderboard.board import ranks
-from dhp.scoring.analysis import analyse, pool_draw
+from dhp.scoring.analysis import analyse
+from dhp.scoring.pairs import pool_draw
 from dhp.scoring.results import Result
 from dhp.scoring.wilcoxon import wilcoxon_greater_batch
 from dhp.spec import BENCHMARK

@@ -432,7 +432,7 @@ def _say_summary(path: Path) -> str | None:
         + (f" [{'; '.join(marks)}]" if marks else ""),
         file=sys.stderr,
     )
-    return r.dataset.name if r.perturbations and s.n_without_d == len(r.perturbations) else None
+    return r.dataset.name if r.perturbations and all(p.d is None for p in r.perturbations) else None
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

@@ -18,7 +18,9 @@ both get the one retry policy below and the one hardened cache.
   up to ``max_retries`` times with exponential backoff and full jitter (seeded ``random.Random``);
   a ``Retry-After`` from a server keeps requests off that replica until it has passed.
 * **Accounting** — :attr:`Pool.stats` counts every request; :meth:`Pool.submit` also
-  counts into the caller's :class:`Tally` (one dataset's share while datasets overlap).
+  counts into the caller's :class:`Tally` (one dataset's share while datasets overlap), and
+  each attempt sent (a retry, on whichever replica, is one more) is handed to the tally's
+  ``on_send`` before it leaves.
 * **Timeout** — each attempt is bounded by ``timeout`` seconds (``asyncio.timeout``: no extra task).
 * **Replicas** — each request goes to the replica with the fewest outstanding requests; requests
   of one prompt-prefix group (same item and metric) stay on one replica while it is not much busier
@@ -99,15 +101,19 @@ class Tally:
     Several shares may be in flight at once (a run sends the next dataset's requests while the
     last ones of the previous dataset are answered), so a share's counts cannot be taken as
     differences of the pool's totals: :meth:`Pool.submit` counts into the tally it is given.
+
+    ``on_send``, when set, is called with the tally each time an attempt is counted in ``sent``,
+    before the request leaves (a cost ledger records it there, so that a kill loses none: issue 35).
     """
 
-    __slots__ = ("cached", "completion_tokens", "failed", "prompt_tokens", "retries", "sent")
+    __slots__ = ("cached", "completion_tokens", "failed", "on_send", "prompt_tokens", "retries", "sent")
 
     def __init__(self) -> None:
         self.sent = self.cached = self.retries = self.failed = 0
         # tokens the endpoint reported for the answers it sent (None: it reported none of that kind)
         self.prompt_tokens: int | None = None
         self.completion_tokens: int | None = None
+        self.on_send: Callable[[Tally], None] | None = None
 
     def add_usage(self, out: JudgeOutput) -> None:
         """Add the tokens an answer from the endpoint cost, when it reported them."""
@@ -341,6 +347,8 @@ class Pool(Generic[R]):
         self._total.sent += 1
         tally.sent += 1
         try:
+            if tally.on_send is not None:  # recorded before the request leaves: a kill cannot lose it
+                tally.on_send(tally)
             out = await self._call(replica, request)
         except (asyncio.TimeoutError, TimeoutError):
             err = TransientJudgeError("timeout", f"no answer within {self.policy.timeout:g} s")

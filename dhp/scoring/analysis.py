@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from dhp.scoring.pairs import complete_pool, draw_uniforms, pool_draw, weighted_effects
 from dhp.scoring.stats import (
     CombineMethod,
     Interval,
@@ -48,10 +49,7 @@ __all__ = [
     "PerturbationAnalysis",
     "Replicates",
     "analyse",
-    "draw_uniforms",
-    "effect_of",
     "pair_pool",
-    "pool_draw",
     "replicates",
 ]
 
@@ -143,59 +141,8 @@ def _point_tests(sc: _Scores) -> dict[str, dict[str, MetricTest]]:
 
 
 def pair_pool(sc: _Scores, pid: str) -> IntArray:
-    """The items of one perturbation that a replicate draws from: those with a complete pair in some
-    metric (an item without a row, or whose every score failed, carries nothing)."""
-    has = np.zeros(sc.n_items, dtype=bool)
-    for m in sc.metrics:
-        has |= ~np.isnan(sc.orig[m]) & ~np.isnan(sc.pert[pid][m])
-    return np.flatnonzero(has).astype(np.int64)
-
-
-def draw_uniforms(n_items: int, n_boot: int, rng: np.random.Generator) -> FloatArray:
-    """(n_boot, n_items) uniforms on [0, 1): one row per replicate, turned into items by :func:`pool_draw`."""
-    return rng.random((n_boot, n_items))
-
-
-def pool_draw(u: FloatArray, pool: IntArray, size: int | None = None) -> IntArray:
-    """(replicates, len(pool)) items: every replicate draws exactly as many items of ``pool`` as it
-    holds, uniformly with replacement, slot j from column j of ``u``. A resample's size is the
-    observed number of pairs, so a D's interval measures the judge, not the draw's size; and every
-    perturbation with the same pool (usually all items) gets the same items in a replicate, so
-    D_avg and D_min see one resample of the items. ``size`` (at most ``u``'s columns) draws that many
-    instead: D at a fixed number of pairs, comparable between two samples of different sizes
-    (:mod:`dhp.scoring.fits`)."""
-    n = int(pool.size)
-    m = n if size is None else size
-    if n == 0:
-        return np.zeros((u.shape[0], 0), dtype=np.int64)
-    return pool[np.minimum((u[:, :m] * n).astype(np.int64), n - 1)]
-
-
-def _effects(shares: FloatArray, w_ew: FloatArray) -> FloatArray:
-    """(..., perturbations) effect: each perturbation's metric shares (..., perturbations, metrics)
-    averaged by its expert weights over the metrics that have pairs (NaN: none of weight > 0)."""
-    ok = ~np.isnan(shares)
-    w = np.where(ok, w_ew, 0.0)
-    total = w.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (np.where(ok, shares, 0.0) * w).sum(axis=-1) / total
-    return np.where(total > 0, out, np.nan)
-
-
-def effect_of(
-    original: Mapping[str, npt.ArrayLike],
-    perturbed: Mapping[str, npt.ArrayLike],
-    weights: Mapping[str, float],
-) -> tuple[int, float]:
-    """One perturbation's pair count (items with a complete pair in some metric) and effect (the
-    share of pairs scored lower, metrics by ``weights``), from its item-aligned scores by metric:
-    what :func:`analyse` reports, for a result read without them (a schema migration)."""
-    metrics = [m for m in original if m in perturbed]
-    o = np.array([np.asarray(original[m], dtype=np.float64) for m in metrics])
-    q = np.array([np.asarray(perturbed[m], dtype=np.float64) for m in metrics])
-    n = int((~np.isnan(o) & ~np.isnan(q)).any(axis=0).sum()) if metrics else 0
-    w = np.array([float(weights.get(m, 0.0)) for m in metrics])
-    return n, float(_effects(share_lower(o, q)[None, :], w[None, :])[0]) if metrics else math.nan
+    """The items of one perturbation that a replicate draws from (:func:`dhp.scoring.pairs.complete_pool`)."""
+    return complete_pool([sc.orig[m] for m in sc.metrics], [sc.pert[pid][m] for m in sc.metrics])
 
 
 @dataclass(frozen=True)
@@ -208,6 +155,9 @@ class _Point:
     effect: FloatArray
     counted: npt.NDArray[np.bool_]
     aggregates: Mapping[str, float]  # AGGREGATE_NAMES
+    p_un: FloatArray = field(default_factory=lambda: np.zeros(0))
+    p_ew: FloatArray = field(default_factory=lambda: np.zeros(0))
+    n_pairs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -269,7 +219,7 @@ def _replicates(
             bp[:, i, j] = np.where(no_pair, np.nan, p)
             shares[:, i, j] = share_lower(xo, xp)
     (_, d_un), (_, d_ew) = perturbation_d(bp, None, method), perturbation_d(bp, w_ew, method)
-    effect = _effects(shares, w_ew)
+    effect = weighted_effects(shares, w_ew)
     return Replicates(d_un, d_ew, effect, _aggregates(d_un, d_ew, effect, lv, point.counted))
 
 
@@ -342,6 +292,48 @@ def _bootstrap(
     return _Bootstrap(tuple(d_ci), tuple(d_ew_ci), tuple(effect_ci), agg)
 
 
+def _point(
+    sc: _Scores,
+    lv: Sequence[Level],
+    w_ew: FloatArray,
+    method: CombineMethod,
+    n_rows: Mapping[str, int] | None,
+) -> _Point:
+    """The point estimates: every test, p and D with and without expert weights, the effects, the
+    few-pairs rule's verdict per perturbation and the aggregates over what it counts."""
+    tests = _point_tests(sc)
+    pmat = np.array([[_usable_p(tests[pid][m]) for m in sc.metrics] for pid in sc.pids])
+    (p_un, d_un), (p_ew, d_ew) = perturbation_d(pmat, None, method), perturbation_d(pmat, w_ew, method)
+    shares = np.array([[share_lower(sc.orig[m], sc.pert[pid][m]) for m in sc.metrics] for pid in sc.pids])
+    effect = weighted_effects(shares.reshape(len(sc.pids), len(sc.metrics)), w_ew)
+    n_pairs = tuple(int(pair_pool(sc, pid).size) if n_rows is None else int(n_rows[pid]) for pid in sc.pids)
+    counted = np.array([enough_pairs(n) for n in n_pairs], dtype=bool)
+    aggregates = {k: float(v) for k, v in _aggregates(d_un, d_ew, effect, lv, counted).items()}
+    return _Point(tests, d_un, d_ew, effect, counted, aggregates, p_un, p_ew, n_pairs)
+
+
+def _per_perturbation(
+    pids: Sequence[str], lv: Sequence[Level], point: _Point, boot: _Bootstrap | None
+) -> tuple[PerturbationAnalysis, ...]:
+    return tuple(
+        PerturbationAnalysis(
+            perturbation=pid,
+            level=lv[i],
+            tests=point.tests[pid],
+            p=float(point.p_un[i]),
+            p_ew=float(point.p_ew[i]),
+            d=float(point.d_un[i]),
+            d_ew=float(point.d_ew[i]),
+            d_ci=boot.d_ci[i] if boot else None,
+            d_ew_ci=boot.d_ew_ci[i] if boot else None,
+            n_pairs=point.n_pairs[i],
+            effect=float(point.effect[i]),
+            effect_ci=boot.effect_ci[i] if boot else None,
+        )
+        for i, pid in enumerate(pids)
+    )
+
+
 def analyse(
     original: Mapping[str, npt.ArrayLike],
     perturbed: Mapping[str, Mapping[str, npt.ArrayLike]],
@@ -363,44 +355,21 @@ def analyse(
     pairs than :data:`dhp.spec.MIN_PAIRS` (the few-pairs rule): its D and effect are reported, not
     aggregated. The pairs the rule counts are the data's, ``n_rows[perturbation]`` (items with a
     row of it; a judge's failed scores do not make a perturbation "few pairs": they cost it its
-    D), or, without ``n_rows``, the items with a complete pair in some metric. ``n_boot = 0`` skips the bootstrap; otherwise each replicate resamples, with
-    replacement, exactly the observed number of pairs of every perturbation (:func:`pool_draw`,
-    from ``numpy.random.default_rng(seed)``), so D_avg and D_min get intervals too.
+    D), or, without ``n_rows``, the items with a complete pair in some metric. ``n_boot = 0`` skips
+    the bootstrap; otherwise each replicate resamples, with replacement, exactly the observed number
+    of pairs of every perturbation (:func:`pool_draw`, from ``numpy.random.default_rng(seed)``), so
+    D_avg and D_min get intervals too.
     """
     method = CombineMethod(method)
     sc = _scores(original, perturbed)
     lv = [levels[pid] for pid in sc.pids]
     w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in sc.metrics] for pid in sc.pids])
-    tests = _point_tests(sc)
-    pmat = np.array([[_usable_p(tests[pid][m]) for m in sc.metrics] for pid in sc.pids])
-    (p_un, d_un), (p_ew, d_ew) = perturbation_d(pmat, None, method), perturbation_d(pmat, w_ew, method)
-    shares = np.array([[share_lower(sc.orig[m], sc.pert[pid][m]) for m in sc.metrics] for pid in sc.pids])
-    effect = _effects(shares.reshape(len(sc.pids), len(sc.metrics)), w_ew)
-    n_pairs = [int(pair_pool(sc, pid).size) if n_rows is None else int(n_rows[pid]) for pid in sc.pids]
-    counted = np.array([enough_pairs(n) for n in n_pairs], dtype=bool)
-    aggregates = {k: float(v) for k, v in _aggregates(d_un, d_ew, effect, lv, counted).items()}
-    point = _Point(tests, d_un, d_ew, effect, counted, aggregates)
+    point = _point(sc, lv, w_ew, method, n_rows)
     boot = _bootstrap(sc, lv, w_ew, method, point, (n_boot, seed, confidence)) if n_boot > 0 else None
-    per = tuple(
-        PerturbationAnalysis(
-            perturbation=pid,
-            level=lv[i],
-            tests=tests[pid],
-            p=float(p_un[i]),
-            p_ew=float(p_ew[i]),
-            d=float(d_un[i]),
-            d_ew=float(d_ew[i]),
-            d_ci=boot.d_ci[i] if boot else None,
-            d_ew_ci=boot.d_ew_ci[i] if boot else None,
-            n_pairs=n_pairs[i],
-            effect=float(effect[i]),
-            effect_ci=boot.effect_ci[i] if boot else None,
-        )
-        for i, pid in enumerate(sc.pids)
-    )
+    aggregates = point.aggregates
     return DatasetAnalysis(
         method=method,
-        perturbations=per,
+        perturbations=_per_perturbation(sc.pids, lv, point, boot),
         d_avg=aggregates["d_avg"],
         d_min=aggregates["d_min"],
         d_avg_ew=aggregates["d_avg_ew"],

@@ -34,7 +34,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.analysis import analyse, draw_uniforms, replicates
+from dhp.scoring.analysis import analyse, replicates
+from dhp.scoring.pairs import draw_uniforms
 from dhp.scoring.results import ItemScores, Result
 from dhp.scoring.stats import CombineMethod, avg_min, interval, ranked_pairs
 from dhp.spec import MIN_PAIRS, enough_pairs

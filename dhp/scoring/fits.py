@@ -11,7 +11,7 @@ number (a perturbation applies to some texts and not others: SummEval's private 
 summaries, are shorter, and the oracle's D_avg^EW there is 14.54 against 16.28 on the public rows). So both
 sides are read at the same number of pairs of each perturbation, ``sizes[perturbation]``: half the private
 split's pairs of it (:func:`half_sizes`). Each bootstrap replicate resamples every counted perturbation's
-pairs, with replacement, at exactly that size (:func:`dhp.scoring.analysis.pool_draw`'s ``size``;
+pairs, with replacement, at exactly that size (:func:`dhp.scoring.pairs.pool_draw`'s ``size``;
 :func:`dhp.scoring.analysis.replicates`, every test by its point's method, combined and aggregated as the
 point was). Half, not all: drawing more pairs than a split holds makes an interval too narrow (a judge of
 the same skill on both splits was flagged on 10% of simulated datasets when both were drawn at 100 pairs
@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.analysis import DatasetAnalysis, analyse, draw_uniforms, replicates
+from dhp.scoring.analysis import DatasetAnalysis, analyse, replicates
+from dhp.scoring.pairs import draw_uniforms
 from dhp.scoring.results import FixedNReplicates, Result
 from dhp.scoring.stats import Interval, interval
 from dhp.spec import MIN_PAIRS

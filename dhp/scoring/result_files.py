@@ -20,7 +20,7 @@ from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
 from dhp.naming import judge_slug, revision_slug
 from dhp.naming import slug as naming_slug
-from dhp.scoring.analysis import effect_of
+from dhp.scoring.pairs import effect_of
 from dhp.scoring.results import (
     DEFAULT_PROMPT_SET,
     SCHEMA_VERSION,

@@ -113,11 +113,11 @@ def _current_version(v: str) -> str:
     return v
 
 
-class _Model(BaseModel):
+class _ResultModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class JudgeInfo(_Model):
+class JudgeInfo(_ResultModel):
     """Who was judged (1.3): the judge's record (:data:`dhp.inference.judge.PublishedJudge`) as
     :func:`dhp.inference.judge.published` makes it, never an API key or a full endpoint URL (an endpoint's hosts only, and only when its
     submitter published them), the model name its requests carried, and how it was called.
@@ -165,7 +165,7 @@ class JudgeInfo(_Model):
         return self.judge.shown_hosts
 
 
-class DatasetRef(_Model):
+class DatasetRef(_ResultModel):
     name: str
     repo: str
     revision: str  # commit sha or tag of the dataset repo, or "local:<sha256 of files>"
@@ -179,12 +179,12 @@ class DatasetRef(_Model):
         return self.split == PRIVATE
 
 
-class PromptInfo(_Model):
+class PromptInfo(_ResultModel):
     template_hash: str
     template: str
 
 
-class ScoringSettings(_Model):
+class ScoringSettings(_ResultModel):
     mode: ModeName
     repeats: int = 1
     combine_method: CombineMethod = CombineMethod.PAPER
@@ -198,7 +198,7 @@ class ScoringSettings(_Model):
     cue: str | None = None  # the misleading prior-rating text added to every judged text; None: no cue (1.1)
 
 
-class CIModel(_Model):
+class CIModel(_ResultModel):
     low: float
     high: float
 
@@ -207,7 +207,7 @@ class CIModel(_Model):
         return None if iv is None else cls(low=iv.low, high=iv.high)
 
 
-class MetricStats(_Model):
+class MetricStats(_ResultModel):
     p: float | None  # one-sided Wilcoxon p; None: no usable pair (n_pairs == 0); 1.0: pairs but no difference
     statistic: float
     n_pairs: int
@@ -224,7 +224,7 @@ class MetricStats(_Model):
         return v
 
 
-class PerturbationResult(_Model):
+class PerturbationResult(_ResultModel):
     id: str
     level: Level
     metrics: Mapping[str, MetricStats]
@@ -241,14 +241,14 @@ class PerturbationResult(_Model):
     effect_ci: CIModel | None = None
 
 
-class LevelSummary(_Model):
+class LevelSummary(_ResultModel):
     """Level-restricted D_avg (the plain mean of the level's D values; None when none has a D)."""
 
     d_avg: float | None
     d_avg_ew: float | None
 
 
-class FixedNReplicates(_Model):
+class FixedNReplicates(_ResultModel):
     """A private split's D_avg^EW with every counted perturbation resampled at ``sizes[perturbation]`` pairs
     (half its own), in each bootstrap replicate (1.5): what :mod:`dhp.scoring.fits` compares with the public
     split's at the same numbers of pairs (D grows with the number of pairs, and the splits' rows differ)."""
@@ -257,7 +257,7 @@ class FixedNReplicates(_Model):
     d_avg_ew: tuple[float | None, ...]  # one per replicate; None where a replicate has none
 
 
-class Summary(_Model):
+class Summary(_ResultModel):
     d_avg: float | None
     d_min: float | None
     d_avg_ew: float | None
@@ -273,7 +273,7 @@ class Summary(_Model):
     fixed_n: FixedNReplicates | None = None
 
 
-class Coverage(_Model):
+class Coverage(_ResultModel):
     """Request and parsing accounting. `coverage` = parsed / expected scores."""
 
     expected_scores: int
@@ -302,7 +302,7 @@ class Coverage(_Model):
         return f"{tenths // 10}.{tenths % 10}%"
 
 
-class InvocationsCost(_Model):
+class InvocationsCost(_ResultModel):
     """The cost of every invocation that worked on a result: a run killed and resumed sends part of
     its requests in each (:mod:`dhp.scoring.cost`)."""
 
@@ -313,7 +313,7 @@ class InvocationsCost(_Model):
     wall_seconds: float = 0.0
 
 
-class Timing(_Model):
+class Timing(_ResultModel):
     wall_seconds: float = 0.0
     requests_sent: int = 0
     requests_cached: int = 0
@@ -328,7 +328,7 @@ class Timing(_Model):
     all_invocations: InvocationsCost | None = None
 
 
-class ItemScores(_Model):
+class ItemScores(_ResultModel):
     """Item-aligned per-text scores (None = no score) for recomputation and the score plots."""
 
     item_ids: tuple[str, ...]
@@ -338,7 +338,7 @@ class ItemScores(_Model):
     original_words: tuple[int, ...] | None = None
 
 
-class Result(_Model):
+class Result(_ResultModel):
     schema_version: Annotated[str, AfterValidator(_current_version)] = SCHEMA_VERSION
     dhp_version: str
     created_at: str  # ISO 8601, UTC

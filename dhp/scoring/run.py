@@ -109,7 +109,7 @@ class _OpenCache:
             folder.rmdir()
 
 
-async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> _OpenCache | None:
+async def _open_cache(cfg: ScoreConfig, backends: Sequence[JudgeBackend]) -> _OpenCache | None:
     if not cfg.use_cache or not cfg.judge.cacheable:
         return None
     path = cfg.cache or cfg.out / ".cache" / f"{judge_slug(cfg.judge.name)}.sqlite"
@@ -118,8 +118,8 @@ async def _open_cache(cfg: ScoreConfig, judges: Sequence[JudgeBackend]) -> _Open
     try:
         return _OpenCache(ResponseCache(path), created)
     except CacheError as e:
-        for j in judges:
-            await j.aclose()
+        for b in backends:
+            await b.aclose()
         raise RunError(str(e)) from e
 
 
@@ -187,12 +187,12 @@ async def score_datasets_async(
     """
     inputs = _checked_inputs(cfg)
     if replicas is not None:
-        judges, model = list(replicas), cfg.judge.request_model
+        backends, model = list(replicas), cfg.judge.request_model
     else:
-        judges, model = await build_replicas(cfg)
-    opened = await _open_cache(cfg, judges)
+        backends, model = await build_replicas(cfg)
+    opened = await _open_cache(cfg, backends)
     pool = Pool(
-        judges,
+        backends,
         identity=cfg.judge.name,
         model=model,
         cache=None if opened is None else opened.cache,
@@ -203,7 +203,7 @@ async def score_datasets_async(
     )
     failed = True
     try:
-        paths = await _run_all(cfg, pool, model, len(judges), inputs)
+        paths = await _run_all(cfg, pool, model, len(backends), inputs)
         failed = False
         return paths
     finally:

@@ -114,7 +114,9 @@ def start_sending(run: Run, prep: Prepared, plan: Plan, tally: Tally, wave: Wave
     """Hand every request of one dataset to the pool (``wave``: its first requests, already on their way)."""
     pool, mode = run.pool, run.mode
     progress = Progress(len(plan.requests), prep.data.spec.name, run.cfg.progress, tally)
-    ledger = CostLedger(ledger_path(result_file(run, prep.data)), prep.t0, sends=run.cfg.judge.sends_requests)
+    ledger = CostLedger.of(
+        tally, ledger_path(result_file(run, prep.data)), prep.t0, sends=run.cfg.judge.sends_requests
+    )
     nearly_done = asyncio.Event()
     left = len(plan.requests)
 
@@ -125,7 +127,6 @@ def start_sending(run: Run, prep: Prepared, plan: Plan, tally: Tally, wave: Wave
         if not isinstance(out, RequestFailure):
             check_capability(out, mode, pool.identity)
         progress.done(failed)
-        ledger.tick(tally)
         left -= 1
         if left <= pool.concurrency:
             nearly_done.set()
@@ -224,6 +225,7 @@ async def start_first(
     plan = planned(run, prep.data, prep.templates)
     if mode is not None:
         return run, start_sending(run, prep, plan, tally)
+    CostLedger.of(tally, ledger_path(result_file(run, prep.data)), prep.t0)  # records the wave too
     wave = [asyncio.ensure_future(pool.submit(r, tally)) for r in plan.requests[: pool.concurrency]]
     verdict = await settle(cfg, wave, pool.identity)
     if verdict == "keep":

@@ -162,11 +162,11 @@ def _expand(
 # ---------------------------------------------------------------------------------------------
 # The file schema (pydantic): what a user writes
 # ---------------------------------------------------------------------------------------------
-class _Model(BaseModel):
+class _TaskModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
 
-class SourceDecl(_Model):
+class SourceDecl(_TaskModel):
     path: str | None = None
     hub: str | None = None
     split: str | None = None
@@ -189,26 +189,26 @@ class SourceDecl(_Model):
         return self
 
 
-class ContextDecl(_Model):
+class ContextDecl(_TaskModel):
     name: str = Field(min_length=1)
     label: str | None = None
     required: bool = True
 
 
-class SelectDecl(_Model):
+class SelectDecl(_TaskModel):
     n: PositiveInt
     seed: int = 0
     min_chars: int | None = Field(default=None, ge=0)
 
 
-class MetricDecl(_Model):
+class MetricDecl(_TaskModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     definition: str = Field(min_length=1)
     label: str | None = None
     template: str | None = None
 
 
-class PerturbationDecl(_Model):
+class PerturbationDecl(_TaskModel):
     id: str
     k: dict[SevName, PositiveInt] | None = None
     severities: list[SevName] | None = Field(default=None, min_length=1)
@@ -235,7 +235,7 @@ class PerturbationDecl(_Model):
         return self
 
 
-class TaskFile(_Model):
+class TaskFile(_TaskModel):
     """A task file, as written."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]*$")

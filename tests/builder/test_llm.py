@@ -147,6 +147,7 @@ def test_prompt_has_the_paper_shape() -> None:
             assert "Adjustment:" in build_prompt(spec, p, "x").text
     major = build_prompt(spec, spec.perturbation("sent_rewrite_insert_major"), "x").text
     assert "several (two or more) sentences" in major
+    assert "without copying any run of eight or more words" in major  # issue 36: the validator's rules, asked
 
 
 @pytest.mark.parametrize(
@@ -247,3 +248,97 @@ def test_build_with_endpoint_then_rebuild_makes_no_calls(
     assert second.calls == 0
     for f in sorted((r1.folder / "data").glob("*.parquet")):
         assert f.read_bytes() == (r2.folder / "data" / f.name).read_bytes()
+
+
+# -- issue 36: the LLM path reaches 100 rewriting rows where the model answers, within the 3-output budget ----------
+_FIRST = ["Ada", "Ben", "Cleo", "Dan", "Eve", "Finn", "Gwen", "Hugo", "Iris", "Jack"]
+_LAST_NAMES = [
+    "Okafor",
+    "Lindqvist",
+    "Moreau",
+    "Tanaka",
+    "Petrov",
+    "Almeida",
+    "Novak",
+    "Haddad",
+    "Kowal",
+    "Reyes",
+]
+_CLUBS = ["Arsenal", "Valencia", "Porto", "Celtic", "Ajax"]
+_DAYS = ["Monday", "Tuesday", "Saturday", "Sunday"]
+
+
+def _summary(k: int) -> tuple[str, list[tuple[str, str]]]:
+    """A three-sentence summary and, for its first two sentences, a restatement in other words."""
+    first, last = _FIRST[k % 10], _LAST_NAMES[k // 10 % 10]
+    club, day, n, m = _CLUBS[k % 5], _DAYS[k % 4], 2 + k % 3, 10 + k % 20
+    s1 = f"{first} {last} scored {n} goals for {club} on {day}."
+    s2 = f"The young forward has now played {m} games this season."
+    pairs = [
+        (s1, f"On {day}, {last} found the net {n} times for {club}."),
+        (s2, f"So far this season, the young forward has appeared in {m} matches."),
+    ]
+    return f"{s1} {s2} Fans were delighted with the result.", pairs
+
+
+@dataclass
+class RewritingEndpoint(FakeEndpoint):
+    """Answers a rewriting prompt first with a restatement that adds a fact (the validator rejects it), then with the text and one (minor) or two (major) real restatements inserted."""
+
+    def answer(self, prompt: str) -> str:
+        m = _TEXT.search(prompt)
+        assert m, prompt
+        text = m.group(1)
+        with self.lock:
+            self.attempts[prompt] += 1
+            n = self.attempts[prompt]
+        pairs = next(pairs for k in range(100) for t, pairs in [_summary(k)] if t == text)
+        if n == 1:  # a fact the sentence lacks ("last year"): only issue 36's validator rejects it
+            return text.replace(pairs[0][0], f"{pairs[0][0]} {pairs[0][1][:-1]} last year.", 1)
+        for s, para in pairs[: 2 if "two or more" in prompt else 1]:
+            text = text.replace(s, f"{s} {para}", 1)
+        return text
+
+
+def test_llm_rewriting_reaches_every_item_within_the_output_budget(tmp_path: Path) -> None:
+    import yaml
+
+    from dhp.task.build import build_task
+    from dhp.task.file import load_task
+
+    (tmp_path / "data").mkdir()
+    rows = [{"id": f"s{k}", "summary": _summary(k)[0]} for k in range(100)]
+    (tmp_path / "data" / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    task = {
+        "name": "match-reports",
+        "source": {"path": "data/s.jsonl"},
+        "judged": "summary",
+        "select": {"n": 100, "seed": 0},
+        "metrics": [{"name": "fluency", "definition": "Well-formed, grammatical sentences."}],
+        "perturbations": ["sent_rewrite_insert"],
+        "weights": "equal",
+    }
+    (tmp_path / "task.yaml").write_text(yaml.safe_dump(task, sort_keys=False), encoding="utf-8")
+    ep = RewritingEndpoint()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ep))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        perturber = LLMPerturber(
+            LLMSettings(url=f"http://127.0.0.1:{server.server_address[1]}"), tmp_path / "c.db"
+        )
+        report = build_task(
+            load_task(tmp_path / "task.yaml"),
+            tmp_path / "out",
+            BuildOptions(perturber=perturber, progress=False),
+        )
+        perturber.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    for sev in ("minor", "major"):
+        p = report.info.perturbation(f"sent_rewrite_insert_{sev}")
+        # the first output of every row is rejected by the validator (an added fact), the second kept
+        assert (p.rows, p.passed, p.checked, p.not_applicable) == (100, 100, 200, 0), (sev, p)
+    assert perturber.calls == 400

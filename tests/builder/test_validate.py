@@ -544,6 +544,13 @@ def test_grammatical_errors_good(p: Perturbation, orig: str, pert: str) -> None:
 
 
 BAD_GE = [
+    # issue 36: a copula after "and" leaves a coordination under the first verb ("can be ... and very easy")
+    (
+        GE_MINOR,
+        "NEKTON Bio can be dissolved in cold water and is very easy to administer.",
+        "NEKTON Bio can be dissolved in cold water and very easy to administer.",
+        ("grammatical coordination",),
+    ),
     # issue 9: still grammatical or a new meaning
     (GE_MINOR, "The team hopes to find a cure.", "The team hopes to found a cure.", ("found",)),
     (GE_MINOR, "The calves were fed with milk.", "The calves were fed by milk.", ("by",)),
@@ -644,10 +651,11 @@ def test_rewrite_insert_moved_names_keep_their_capital_good() -> None:
     _ok(validate(RI_MINOR, src, src.replace("said.", "said. " + para, 1)))
 
 
-def test_rewrite_insert_reported_speech_good() -> None:
+def test_rewrite_insert_reported_speech_frame_and_copy_bad() -> None:
+    # issue 36: "According to X," before the original's own words is a frame and a copied tail, no rephrasing
     src = "He said that he is not good enough on the day. Fans agreed."
     para = "According to him, he is not good enough on the day."
-    _ok(validate(RI_MINOR, src, src.replace("day.", "day. " + para, 1)))
+    _bad(validate(RI_MINOR, src, src.replace("day.", "day. " + para, 1)), "verbatim run of 8 words")
 
 
 def test_rewrite_insert_good() -> None:
@@ -820,11 +828,6 @@ def test_rewrite_insert_human_sentences_with_names_good() -> None:
          "The straw hat worn by Vivien Leigh sold for $52,500."),  # the longer form of a name
         ("Mr Gordon was forced to quit Labor after being accused of domestic violence.",
          "Gordon was forced to quit the Labor Party because of a domestic violence scandal."),
-        ("The laser would work by pushing space junk into earth's orbit, where it would burn up.",
-         "Powerful pulses from the laser would then push space junk into Earth’s atmosphere, where it would burn up."),
-        ("A group called Jaish al adal, which was responsible for past attacks in Iran, has also claimed "
-         "responsibility for this attack.",
-         "Jaish al Adal has also claimed responsibility for attacks on Iranian territory."),
         ("The Chelsea captain says he will 'love' the club forever.",
          "Chelsea's captain said he would always love the club."),  # a scare quote said without its marks
     ]  # fmt: skip
@@ -1153,3 +1156,138 @@ def test_a_word_swap_of_the_source_is_no_rewrite(source: str, para: str) -> None
     human = "Geologists believe the emergence is a result of a landslide nearby."
     text = "Geologists feel that this resulted from a landslide in a nearby region. It rained."
     assert validate(RI_MINOR, text, text.replace("region.", f"region. {human}")).ok
+
+
+#: issue 36: rows of offline-rules/11 the careful reader rejects (../shared/reads), each for one general rule
+BAD_RESTATEMENTS = [
+    ("Greg Dyke wants to increase the minimum number of homegrown players at Premier League clubs from eight to 12.",
+     "Dyke wants to increase the minimum number of home-grown players in Premier League squads from eight to 12.",
+     "verbatim run of 8 words"),
+    ("Torres is currently on leave while an investigation is being held into the deadly shooting.",
+     "Torres is currently on leave pending the outcome of the investigation into the deadly shooting.",
+     "phrase swapped"),
+    ("some lncrnas have the ability to show rapid responses to diverse stimuli or stress factors and are involved "
+     "in responses to insecticide.",
+     "previous studies indicate that lncrnas could show quick response to diverse stimuli or stress factors and "
+     "might be involved in responses to insecticides.", "phrase swapped"),
+    ("A local bike shop owner's dog was snatched by a crocodile.", "The dog belonged to the local bike shop owner.",
+     "leaves out the original's claim ('was snatched by a crocodile')"),
+    ("as for many antibiotic resistance genes present in pathogens today, qnr genes are hypothesized to originate "
+     "from environmental bacteria.",
+     "many of the antibiotic resistance genes found in clinical settings have been horizontally transferred from "
+     "environmental bacteria.", "subject of the original's claim ('qnr')"),
+    ("Christopher Lawler claims he was pinned to a chair and groped by staff.",
+     "Christopher Lawler claims to have been groped in a chair by staff last year.", "adds 'last year'"),
+    ("An accountant ran from a taxi and fell to his death from a 70 foot cliff.",
+     "A young accountant fell down a 70ft cliff to his death when he ran from a taxi to avoid paying the fare.",
+     "adds a clause"),
+    ("The Dutchman revealed his 'love' for the club and his team-mates.",
+     "I love the club, I love the city and I love my team-mates.", "first person"),
+    ("Scientists were surprised that the whale could navigate such long distances.",
+     "The distances the whale could navigate surprised scientists, she said in the release.",
+     "speaker the original does not name ('she said')"),
+    ("moreover, few of them can distinguish between protein complexes and functional modules.",
+     "moreover, what is the underlying machine between protein complexes and functional modules.",
+     "a question told as a statement"),
+    ("Wales is in the best shape they've been in since the World Cup finals of 1958 which was held in Sweden.",
+     "Wales are in their best form since reaching the 1958 World Cup finals held in sweden.",
+     "the name 'Sweden' in lower case"),
+]  # fmt: skip
+
+BAD_RESTATEMENTS += [
+    ("in our study we first evaluated whether the colour of the basic plumage influenced winter habitat use by "
+     "yellow warblers.", "we then assessed whether winter habitat use influenced the colour of the plumage grown "
+     "on the wintering grounds.", "turns the relation around ('influenced')"),
+    ("guanylate binding protein- <dig> is a large gtpase which is actively secreted by endothelial cells.",
+     "chronic inflammation and proinflammatory cytokines induce the secretion of the large gtpase guanylate "
+     "binding protein- <dig> from endothelial cells.", "adds a cause ('chronic inflammation and proinflammatory "
+     "cytokines')"),
+]  # fmt: skip
+
+#: and rows the reader accepts, which no rule of issue 36 may reject
+GOOD_RESTATEMENTS = [
+    ("banana cultivars are mostly derived from hybridization between wild diploid subspecies of musa acuminata "
+     "and m. balbisiana , and they exhibit various levels of ploidy and genomic constitution.",
+     "the large majority of banana cultivars are derived from natural crosses between wild seeded diploid "
+     "subspecies of m. acuminata colla and m. balbisiana colla ."),
+    ("The series will air on A & E in 2016.", "A & E will be remaking the miniseries and will air in 2016."),
+    ("There is an original bathroom with a mint and black color scheme, and there is oil-fired central heating.",
+     "The timewarp home also boasts oil-fired central heating and comes with original bathroom and kitchen."),
+    ("Evangelos Patoulidis also attracted interest from Barcelona and Arsenal.",
+     "Arsenal and Barcelona are also interested in Patoulidis."),
+    ("According to Iran, eight of their border guards have been killed in clashes with militants at the "
+     "Iran-Pakistan border.", "Eight border guards from Iran have been killed in battles with border militants."),
+    ("Rose scored the only goal of the game.", "The only goal of the game was scored by Rose."),  # one copied run
+    ("case outcomes were categorised into simple and complicated cases.",
+     "simple and complicated cases were the categories of outcomes."),  # "complicated": no verb turned round
+    ("The first one to score was Callum Gribbin.", "Callum Gribbin scored the first goal."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("src", "para", "why"), BAD_RESTATEMENTS)
+def test_rewrite_insert_restates_the_whole_claim_bad(src: str, para: str, why: str) -> None:
+    text = f"{src} It rained."
+    _bad(validate(RI_MINOR, text, text.replace(src, f"{src} {para}", 1)), why)
+
+
+@pytest.mark.parametrize(("src", "para"), GOOD_RESTATEMENTS)
+def test_rewrite_insert_restates_the_whole_claim_good(src: str, para: str) -> None:
+    text = f"{src} It rained."
+    _ok(validate(RI_MINOR, text, text.replace(src, f"{src} {para}", 1)))
+
+
+def test_added_facts_and_verbatim_run() -> None:
+    from dhp.builder.perturb.validate import added_facts, verbatim_run
+
+    assert added_facts("the genus grows in the tropics.", "the genus has <dig> species in the tropics.") == [
+        "<dig>"
+    ]
+    assert added_facts("The straw hat worn by Leigh sold.", "The straw hat worn by Vivien Leigh sold.") == []
+    assert (
+        verbatim_run("the glowing blue letters that once lit the Bronx's stadium", "the glowing blue letters")
+        == 4
+    )
+
+
+#: issue 36: the read of offline-rules/11 (../shared/reads/offline-rules-11-seed-4471.jsonl): a value its own text
+#: contradicts, a word of a technical term, a surname made a made-up word or a first name
+BAD_NE_READ11 = [
+    (NE_MAJOR, "It is subtle for at least three reasons. first, errors matter. second, reads vary. third, depth.",
+     "It is subtle for at least six reasons. first, errors matter. second, reads vary. third, depth.",
+     ("enumerates",)),
+    (NE_MINOR, "Last week was Ascension Day. Most people have an extra day off before the weekend on Friday, a "
+     "bridge day.", "Last week was Ascension Day. Most people have an extra day off before the weekend on "
+     "Tuesday, a bridge day.", ("fixes the day",)),
+    (NE_MINOR, "rcc1 is the guanine nucleotide exchange factor for ran gtpase.",
+     "rcc1 is the sailine nucleotide exchange factor for ran gtpase.", ("technical term",)),
+    (NE_MINOR, "variants are rare because p ∝ 1/f and they occur more often.",
+     "variants are rare because p ∝ 3/f and they occur more often.", ("formula",)),
+    (NE_MINOR, "Owen bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance.",
+     "Owen bitterly attacked Brolgu, Hooker and Darwin, but also signalled acceptance.", ("Hooker and Darwin",)),
+    (NE_MINOR, "We report the sequencing of two species: amorphophallus konjac and a. bulbifer in 2014.",
+     "We report the sequencing of three species: amorphophallus konjac and a. bulbifer in 2014.", ("enumerates",)),
+    (NE_MINOR, "Jim was hurt and had to call 911.", "Jim was hurt and had to call 843.", ("telephone",)),
+    (NE_MINOR, "Instead of 5 attempts (2+3) it pays for 3.", "Instead of 5 attempts (4+3) it pays for 3.", ("sum",)),
+    (NE_MINOR, "Instead of 5 attempts (2+3) it pays for 3.", "Instead of 7 attempts (2+3) it pays for 3.", ("sum",)),
+    (NE_MINOR, "It is an incentive, said Holetschek. Lauterbach agreed.",
+     "It is an incentive, said Krafilrone. Lauterbach agreed.", ("cannot type",)),
+    (NE_MINOR, "It ended the persecution of Protestants by the government.",
+     "It ended the persecution of Drapigindes by the government.", ("religious group",)),
+    (NE_MINOR, "We see each other less (1-2 per week).", "We see each other less (2-2 per week).", ("range",)),
+    (NE_MINOR, "It streams via Gigabit-Ethernet or Ethernet 10/100 in any room.",
+     "It streams via Gigabit-Ethernet or Ethernet 10/150 in any room.", ("ratio or standard",)),
+    (NE_MINOR, "Owen bitterly attacked Huxley, Hooker and Darwin, but also signalled acceptance.",
+     "Owen bitterly attacked Huxley, Hooker and Jared, but also signalled acceptance.", ("first name",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_READ11)
+def test_fictional_entities_fixed_by_their_text_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_a_weekday_without_a_fixer_may_change_good() -> None:
+    _ok(validate(NE_MINOR, "200 cases were treated on Sunday. Reports may lag on the weekend.",
+                 "200 cases were treated on Wednesday. Reports may lag on the weekend."))  # fmt: skip

@@ -17,7 +17,7 @@ from dhp.leaderboard.board.ranks import (
     rank_range,
     replicate_pvalues,
 )
-from dhp.scoring.analysis import pool_draw
+from dhp.scoring.pairs import pool_draw
 
 NAN = math.nan
 

@@ -13,7 +13,7 @@ from scipy import stats as sps
 
 from dhp.scoring.data import local_revision
 from dhp.scoring.result_files import read_result, result_path
-from dhp.scoring.results import Result
+from dhp.scoring.results import SCHEMA_VERSION, Result
 from dhp.scoring.summary import reweight
 from dhp.spec import BENCHMARK
 from tests.scoring.helpers import pair_row, run_dhp, write_pairs
@@ -223,7 +223,7 @@ def test_cli_user_errors(tmp_path: Path, tiny_root: Path) -> None:
 def test_result_json_is_versioned(control_results: Path) -> None:
     path = next((control_results / "oracle").glob("*.json"))
     doc = json.loads(path.read_text())
-    assert doc["schema_version"] == "1.3"
+    assert doc["schema_version"] == SCHEMA_VERSION
     assert doc["scores"]["item_ids"][0].endswith("-000")
 
 

@@ -118,9 +118,11 @@ def test_na_for_one_perturbation_gives_no_D_through_score_and_report(data: Path,
     rep = run_dhp("report", str(out), "--out", str(tmp_path / "rep"))
     assert rep.returncode == 0, rep.stderr
     md = Path(rep.stdout.strip()).read_text()
-    assert "| char_typo_minor | C | – (n=0) | 0 | – | – |" in md
+    assert (
+        f"| char_typo_minor | C | {N} | – (n=0) | 0 | – | – | – |" in md
+    )  # its pairs; no score: no D, no effect
     assert "1 perturbation(s) have no D" in md
-    assert "| NA Judge | answer-equivalence | default |" in md and "| 1 | no |" in md
+    assert "| NA Judge | answer-equivalence | default |" in md and "| 1 | 0 | no |" in md
     assert re.search(rf"\| {D_DISCERN:.2f} \[[\d.]+, [\d.]+\] \(1 no D\) \|", md)  # D_min carries the mark
 
 

@@ -209,7 +209,8 @@ def test_ranked_pairs_is_the_fewest_non_zero_differences_of_the_tests_that_enter
 def test_a_d_interval_is_expanded_for_the_pairs_its_test_ranks_not_the_items() -> None:
     """1-5 scores: the Wilcoxon test drops zero differences, so a 40-item D rests on fewer pairs;
     its interval is expanded for those (it was expanded for the 40 items: too narrow with ties)."""
-    from dhp.scoring.analysis import analyse, draw_uniforms, replicates
+    from dhp.scoring.analysis import analyse, replicates
+    from dhp.scoring.pairs import draw_uniforms
     from dhp.types import Level
 
     o, p = _tied_scores(np.random.default_rng(3), 40)

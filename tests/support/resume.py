@@ -9,7 +9,11 @@ final run finish. It checks that
 * the result files equal an uninterrupted run's (everything but wall time, request accounting
   and the creation time), and
 * the server saw exactly the minimal number of requests plus the ones that were in flight when a
-  process was killed (their answers never reached the cache): no answered request is sent again.
+  process was killed (their answers never reached the cache): no answered request is sent again,
+  and ``Trial.recorded`` holds what the results' cost ledgers say was sent over all invocations.
+
+:func:`kill_while_held` kills at a moment where the server has every request the client sent
+(it holds them unanswered), so that a ledger's count can be checked to the request.
 
 Waits are on observable conditions with a deadline (server counters, process exit), never sleeps.
 """
@@ -94,6 +98,7 @@ class Trial:
     resent: int = 0  # requests in flight at a kill (seen, never cached), sent again by a later run
     results_equal: bool = False
     final_status: int = -1
+    recorded: int = 0  # requests sent over every invocation, as the results' cost ledgers say (issue 35)
 
 
 def run_trial(
@@ -144,7 +149,52 @@ def run_trial(
         raise RuntimeError(f"the resumed run failed: {final.stderr[-1500:]}")
     trial.requests = srv.stats()["requests"]
     trial.results_equal = comparable_results(out) == reference
+    trial.recorded = recorded_requests(out)
     return trial
+
+
+def recorded_requests(out: Path) -> int:
+    """Requests sent over every invocation, summed over the result files under ``out``."""
+    sent = 0
+    for f in out.rglob("*.json"):
+        if not any(part.startswith(".") for part in f.relative_to(out).parts):
+            every = json.loads(f.read_text(encoding="utf-8"))["timing"].get("all_invocations") or {}
+            sent += int(every.get("requests_sent", 0))
+    return sent
+
+
+def kill_while_held(
+    srv: FakeJudgeServer, cmd: list[str], answered: int, concurrency: int, deadline_s: float = 60.0
+) -> int:
+    """Run ``cmd``; the server answers its first ``answered`` requests and holds every later one
+    (never answered), so the client ends with ``concurrency`` requests in flight and sends no more;
+    once the server has received those, SIGKILL. Returns the requests the server received in that run:
+    all of them are at the server when the kill lands (none half-way in the client)."""
+    start = int(srv.stats()["requests"])
+    srv.faults.extend(["ok"] * answered + ["hang"] * concurrency)
+    expected = answered + concurrency
+    proc = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: srv.stats()["requests"] - start >= expected or proc.poll() is not None,
+                 deadline_s, f"{expected} requests")  # fmt: skip
+        if proc.poll() is not None:
+            raise RuntimeError(f"the run ended before the kill: {proc.stderr.read()[-1500:]!r}")  # type: ignore[union-attr]
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(deadline_s)
+        if proc.stderr is not None:
+            proc.stderr.close()
+    srv.faults.clear()
+    return int(srv.stats()["requests"]) - start
+
+
+def run_to_end(cmd: list[str], deadline_s: float = 120.0) -> None:
+    """Run ``cmd`` to its end; it must succeed."""
+    proc = subprocess.run(
+        cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=deadline_s, check=False
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"the resumed run failed: {proc.stderr[-1500:]}")
 
 
 def reference_run(

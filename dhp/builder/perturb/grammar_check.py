@@ -203,6 +203,8 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
             f"deleting {' '.join(old)!r} removes a content word: the meaning changes, not only the grammar",
         )
     if words and all(w in _AUX_FINITE for w in words):
+        if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
+            return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves a grammatical coordination"
         # "is artificially heated"
         verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)
         if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical

@@ -72,8 +72,10 @@ __all__ = [
     "find_entities",
     "first_name_gender",
     "first_name_pool",
+    "fixed_by_context",
     "has_term_shape",
     "implausible_number",
+    "in_name_list",
     "is_acronym",
     "is_binomial",
     "is_common_word",
@@ -190,7 +192,19 @@ _NAME_CONNECTORS = frozenset(_LISTS["_NAME_CONNECTORS"])
 _REGIONS: tuple[str, ...] = tuple(_LISTS["_REGIONS"])
 _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC", "PRC"})
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
-FICTIONAL_PLACES: tuple[str, ...] = tuple(_LISTS["FICTIONAL_PLACES"])
+#: the list's names, then stems and place endings combined (issue 36: a pool large enough that no invented place
+#: repeats across more than a few rows of a dataset; only place-shaped names type as places, `_PLACE_SHAPES`)
+_PLACE_STEMS = (
+    "Ald Bren Cald Dorr Eld Fenn Gald Harr Ister Jorv Kald Lund Mord Norv Oth Pell Quor Rav Sard Tarn".split()
+)
+FICTIONAL_PLACES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            *_LISTS["FICTIONAL_PLACES"],
+            *(s + e for e in "oria avia enia burg land haven ville shire".split() for s in _PLACE_STEMS),
+        ]
+    )
+)
 #: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
 #: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
 #: read as names of unknown type (one source of truth for the generator and the validator)
@@ -897,7 +911,13 @@ def is_binomial(text: str) -> bool:
         return False
     if species.capitalize() in _names()[1]:
         return False  # "kruskal wallis": a test named after people, no species
-    return len(genus) == 1 or _latin_word(genus, _GENUS_MAX_ZIPF)
+    return len(genus) == 1 or (_latin_word(genus, _GENUS_MAX_ZIPF) and genus.lower() not in _RANKS)
+
+
+#: taxonomic ranks: "the subtribe mycalesina" names its rank, no genus (issue 36)
+_RANKS = frozenset(
+    "subtribe tribe subfamily superfamily family subgenus genus suborder order subclass class".split()
+)
 
 
 #: a whole genus is rarer than this ("escherichia" 2.6, "mycobacterium" 2.5)
@@ -965,8 +985,8 @@ def _range_value(group: str) -> float:
 
 
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:
-    """``new`` for ``text[start:end]`` reverses a range ("between 1958 and 1961" -> "between 1973 and 1961",
-    "three or four days" -> "nine or four days")."""
+    """``new`` for ``text[start:end]`` reverses or closes a range ("between 1958 and 1961" -> "between 1973 and
+    1961", "three or four days" -> "nine or four days", "(1-2 per week)" -> "(2-2 per week)")."""
 
     def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
         values = [_range_value(g) for g in m.groups() if g] if m else [0, 0]
@@ -974,7 +994,7 @@ def breaks_range(text: str, start: int, end: int, new: str) -> bool:
 
     changed = text[:start] + new + text[end:]
     return any(
-        m.start() <= start < m.end() and rising(m) * rising(_RANGE.match(changed, m.start())) < 0
+        m.start() <= start < m.end() and rising(m) not in (0, rising(_RANGE.match(changed, m.start())))
         for m in _RANGE.finditer(text)
     )
 
@@ -992,6 +1012,65 @@ def named_forms(span: Span) -> set[str]:
 def mentions(text: str, name: str) -> int:
     """How often ``text`` names ``name`` as a whole word ("Hunan" in "Hunan-based" too, not in "Hunanese")."""
     return len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text))
+
+
+_FAITHS = frozenset(
+    "protestant catholic christian muslim jew hindu buddhist sikh mormon anglican methodist".split()
+)
+_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
+#: what fixes a weekday or date beside it: a holiday ("Ascension Day"), a weekend, a bridge day
+_DAY_FIXER = re.compile(r"\b(?:[A-Z][a-z]+ (?:Day|Eve)|weekend|bridge day)\b")
+_NAME_LIST = re.compile(r"(?:[A-Z][a-z]+, )+[A-Z][a-z]+,? (?:and|or) [A-Z][a-z]+")
+
+
+def in_name_list(word: str, text: str) -> bool:
+    """``word`` is an item of a list of capitalised single words in ``text`` ("Huxley, Hooker and Darwin")."""
+    return any(word in re.split(r",? (?:and|or) |, ", m[0]) for m in _NAME_LIST.finditer(text))
+
+
+def fixed_by_context(span: Span, text: str) -> str:
+    """Why the text itself fixes ``span`` (a fictional value would contradict it, issue 36), else "": a count
+    the text then enumerates ("three reasons. first, ... third, ..."), a weekday or date beside a holiday, a
+    weekend or another weekday, a word inside a multi-word technical term ("guanine nucleotide exchange
+    factor"), a number in a formula ("p ∝ 1/f"), a name of unknown type in a list of surnames."""
+    after, before = text[span.end :], text[: span.start]
+    rest = set(re.findall(r"[a-z]+", after.lower()))
+    n = int(word_value(span.text)) if span.type is EntityType.NUMBER else 0
+    listed = re.match(r"(?: [\w-]+){1,3}:", after)  # "two species: a. konjac and a. bulbifer"
+    if 2 <= n <= 10 and (
+        listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
+    ):
+        return f"the text enumerates the {span.text} it counts"
+    if span.type is EntityType.NUMBER and re.search(
+        r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I
+    ):
+        return "a telephone number ('call 911')"
+    if span.text.lower().rstrip("s") in _FAITHS:
+        return "a religious group, no name to make up"
+    if span.type is EntityType.DATE:
+        window = (
+            before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]
+        )  # and the sentence before
+        weekday = _WEEKDAY.search(span.text)
+        if (
+            _DAY_FIXER.search(window)
+            or any(is_holiday(w) for w in window.split())
+            or (weekday and _WEEKDAY.search(window))
+        ):
+            return "a holiday, weekend or weekday beside it fixes the day"
+    nxt = re.match(r" ([a-z]+)", after)
+    if span.type is EntityType.TERM and span.text.islower() and nxt and domain_suffix(nxt[1]):
+        return f"a word of the technical term {span.text + nxt[0]!r}"
+    if span.type is EntityType.NUMBER and (
+        "/" in span.text
+        or re.match(r"[/+×*]\w|(?: [\w-]+){0,2} \(\d+[+×*]\d+\)", after)  # "5 attempts (2+3)": its own sum
+        or re.search(r"\d[/+]$|[∝=×^]\s*$", before)
+    ):
+        return "a number of a formula, sum, ratio or standard ('p ∝ 1/f', '(2+3)', 'Ethernet 10/100')"
+    if span.type is EntityType.OTHER and (in_name_list(span.text, text) or re.search(r"\bsaid $", before)):
+        return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek')"
+    return ""
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:

@@ -96,7 +96,9 @@ def rewrite_insert(sev: Severity, noun: str) -> Adjustment:
         "immediately after its original sentence.",
         (
             f"Select {amount} from the {noun}.",
-            "Rephrase each selected sentence so that it says the same thing in different words.",
+            "Rephrase each selected sentence so that it says the same thing in different words: its whole claim, "
+            "every name and number it states and no new fact, without copying any run of eight or more words "
+            "from it.",
             "Insert each rephrased sentence immediately after the sentence it rephrases.",
             f"Keep every original sentence of the {noun} unchanged and in its original order.",
         ),

@@ -45,6 +45,7 @@ __all__ = [
     "paraphrase_verdict",
     "rewrite_distance",
     "token_edits",
+    "verbatim_run",
     "word_type_jaccard",
 ]
 
@@ -436,6 +437,14 @@ def _ordinary_word_verdict(span: Span, new: str) -> Verdict:
 
 
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
+    if why := lexicon.fixed_by_context(span, original):
+        return _fail(f"{span.text!r} -> {new!r}: {why}")
+    if (
+        span.type is EntityType.PERSON
+        and lexicon.in_name_list(span.text, original)
+        and lexicon.first_name_gender(new)
+    ):
+        return _fail(f"{span.text!r} -> {new!r}: a surname in a list of surnames made a first name")
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
     checks = (
@@ -709,9 +718,19 @@ def _new_form_error(source: str, para: str) -> str:
 DISCOURSE_MARKERS = frozenset(closed_class.DISCOURSE_MARKERS)
 
 
+#: a reporting frame before a copied claim ("previous studies indicate that ...", "in fact ...", issue 36)
+_FRAME = re.compile(
+    r"^(?:in fact,? |indeed,? |(?:[\w'’-]+ ){1,4}(?:indicates?|indicated|suggests?|suggested|shows?|showed|shown"
+    r"|reveals?|revealed|demonstrates?|demonstrated|reports?|reported|found|believes?|believed|says|said) that )",
+    re.IGNORECASE,
+)
+
+
 def _strip_marker(para: str) -> str:
-    """The paraphrase without a leading discourse marker ("In other words, ..."); any other
-    phrase before a comma ("Last month, a man was arrested") is part of the sentence."""
+    """The paraphrase without a leading discourse marker ("In other words, ...") or reporting frame ("studies
+    suggest that ..."); any other phrase before a comma ("Last month, a man was arrested") is part of it."""
+    if (frame := _FRAME.match(_norm(para))) and len(_words(para[frame.end() :])) >= 5:
+        return _norm(para)[frame.end() :]
     low = _norm(para).lower()
     for marker in sorted(DISCOURSE_MARKERS, key=len, reverse=True):
         if low.startswith(marker) and low[len(marker) : len(marker) + 1] in (",", ":", " ", "-", "—"):
@@ -852,9 +871,165 @@ def _quotes(quote: str, para: str) -> bool:
     return quote in para or any(said[i : i + len(words)] == words for i in range(len(said)))
 
 
+# -- issue 36: the whole claim restated in other words, nothing added (the reader's rules of offline-rules/11)
+
+#: a verbatim run of this many words shared with the original is a copied tail, no rephrasing
+MAX_RUN = 8
+#: runs of 3 or more words shared with the original covering this share of it: its frame kept, a phrase swapped
+FRAME_SHARE = 0.6
+_RAW = re.compile(r"[^\W_]+")
+_AUX = frozenset(
+    "is are was were has have had will would can could may might must should does did do".split()
+)
+_TIME = re.compile(
+    r"\b(?:(?:last|next|this|earlier this|later this) (?:year|month|week|season|summer|winter|spring|autumn|weekend)"
+    r"|yesterday|today|tomorrow)\b",
+    re.IGNORECASE,
+)
+_DANGLING_SAID = re.compile(
+    r"\b(?:he|she|they)\s+(?:said|says|added|told|explained|wrote|noted)\b", re.IGNORECASE
+)
+_QUESTION = re.compile(
+    r"^(?:[\w'’-]+, )?(?:what|how|why|which|where|who)\s+(?:is|are|was|were|do|does|did)\b", re.I
+)
+#: a subordinate clause or purpose: its content must come from the original
+_CLAUSE = re.compile(
+    r",? \b(?:when|because|after|before|while|since|although|unless|whereas|so that|in order to|to avoid"
+    r"|to prevent|to ensure)\b",
+    re.IGNORECASE,
+)
+_SPEAKER = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours"})
+
+
+def verbatim_run(source: str, para: str) -> int:
+    """The longest run of words (lower-cased, split at every non-letter) that ``para`` copies from ``source``."""
+    a, b = _RAW.findall(source.lower()), _RAW.findall(para.lower())
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
+
+
+def _verb_tier(word: str) -> int:
+    """0 an auxiliary, 1 a past or third-person form, 2 a present form, 3 no finite verb."""
+    tags = lexicon.word_tags(word.lower())
+    return 0 if word.lower() in _AUX else 1 if tags & {"VBD", "VBZ", "MD"} else 2 if "VBP" in tags else 3
+
+
+def _main_clause(source: str) -> tuple[list[str], list[str]]:
+    """The main clause's subject and predicate words: the predicate from its first finite verb on (an auxiliary
+    first, else a past or third-person form, else a present form), in the first comma-part that has one (a
+    leading "As for ..., " or a relative clause between commas is no main clause)."""
+    parts = [_WORD.findall(p) for p in _norm(re.sub(r", (?:who|which|whose) [^,]+,", "", source)).split(", ")]
+    tiers = [[_verb_tier(w) for w in words] for words in parts]
+    for tier in (0, 1, 2):
+        for words, tagged in zip(parts, tiers, strict=True):
+            if at := next((k for k, t in enumerate(tagged) if k and t == tier), 0):
+                return words[:at], words[at:]
+    return [], []
+
+
+def added_facts(source: str, para: str) -> list[str]:
+    """Names, numbers and dates of ``para`` that ``source`` lacks: a longer or shorter form of one of its names
+    ("Vivien Leigh" for "Leigh", "Iranian" for "Iran") is none; a time said relative to now ("last year") is."""
+    facts = [s.text for s in lexicon.find_entities(source) if s.type in _FACT_TYPES]
+    own = set(_words(source))
+    added = [
+        s.text
+        for s in lexicon.find_entities(para)
+        if s.type in _FACT_TYPES
+        and not set(_words(s.text)) & own
+        and not any(keeps_fact(f, s.text) or s.text.lower().startswith(f.lower()) for f in facts)
+    ]
+    if para.count(NUMBER_MASK) > source.count(NUMBER_MASK):
+        added.append(NUMBER_MASK)  # "the genus includes more than <dig> species": a number the sentence lacks
+    return added + [m[0] for m in _TIME.finditer(para) if m[0].lower() not in source.lower()]
+
+
+def _restatement_flaw(source: str, para: str, text: str) -> str:
+    """Why ``para`` does not restate the whole claim of ``source`` in other words, else "" (issue 36)."""
+    if (run := verbatim_run(source, para)) >= MAX_RUN:
+        return f"shares a verbatim run of {run} words with the original"
+    bare = _strip_marker(para)  # "studies show that" + a copy
+    a, b = _RAW.findall(source.lower()), _RAW.findall(bare.lower())
+    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    runs = [
+        m.size for m in blocks if m.size >= 3
+    ]  # a frame and a tail: two runs ("Rose scored" in the passive: one)
+    framed = sum(runs)
+    src, own = _content_lemmas(source), _content_lemmas(para)
+    new = [w for w in _content_lemmas(bare) - src if not _extends_name(w.capitalize(), para, text or source)]
+    if (len(runs) > 1 and framed >= FRAME_SHARE * len(a)) or (framed > 0.5 * len(b) and new):
+        return f"keeps the original's wording ({framed} of its words in copied runs) with a phrase swapped"
+    subject, predicate = _main_clause(source)
+    if len(pred := _content_lemmas(" ".join(predicate))) >= 2 and not pred & own:
+        return f"leaves out the original's claim ({' '.join(predicate)!r})"
+    said = " ".join(_words(para))
+    if term := next((w for w in subject if w.islower() and lexicon.word_zipf(w) < 2 and w not in said), ""):
+        return f"leaves out the subject of the original's claim ({term!r})"
+    return _added(source, para, text)
+
+
+_CAUSES = frozenset("cause induce trigger drive promote provoke".split())
+_BE_FORMS = frozenset("be is are was were been being".split())
+
+
+def _sides(words: list[str], k: int) -> tuple[set[str], set[str]]:
+    return _content_lemmas(" ".join(words[:k])), _content_lemmas(" ".join(words[k + 1 :]))
+
+
+def _relation_flaw(source: str, para: str) -> str:
+    """A relation turned around ("whether habitat use influenced the colour" for "whether the colour influenced
+    habitat use": the same active past-tense verb, the words before it after it and the other way round) or
+    a cause the source does not name ("inflammation and cytokines induce the secretion of X" for "X is secreted")."""
+    a, b = _words(source), _words(para)
+
+    def verbs(words: list[str]) -> dict[str, int]:
+        return {
+            min(lemma): k
+            for k, w in enumerate(words)
+            if k
+            and lexicon.word_tags(w) & {"VBD", "VBZ", "VBP"}
+            and not _BE_FORMS & set(words[max(0, k - 2) : k])
+            if (lemma := lexicon.lemmas(w, "VERB") - _AUXILIARIES)
+        }
+
+    va, vb = verbs(a), verbs(b)
+    for verb in va.keys() & vb.keys():
+        tags = lexicon.word_tags(a[va[verb]]) | lexicon.word_tags(b[vb[verb]])
+        if tags <= {"VBD", "VBN"}:  # a past verb only: "guards" is a noun too, "complicated" an adjective
+            (left_a, right_a), (left_b, right_b) = _sides(a, va[verb]), _sides(b, vb[verb])
+            if left_a & right_b and right_a & left_b:
+                return f"turns the relation around ({a[va[verb]]!r})"
+    for verb in (vb.keys() - va.keys()) & _CAUSES:
+        if len(cause := _sides(b, vb[verb])[0]) >= 2 and not cause & _content_lemmas(source):
+            return f"adds a cause ({' '.join(b[: vb[verb]])!r})"
+    return ""
+
+
+def _added(source: str, para: str, text: str) -> str:
+    """What ``para`` says that ``source`` does not: a fact, a speaker, a name written in lower case, else ""."""
+    if added := added_facts(source, para):
+        return f"adds {added[0]!r}, which the original does not state"
+    if flaw := _relation_flaw(source, para):
+        return flaw
+    src = _content_lemmas(source)
+    for clause in _CLAUSE.split(para)[1:]:  # "... when he ran from a taxi to avoid paying the fare": a reason
+        if len(told := _content_lemmas(clause)) >= 2 and not told & src:
+            return f"adds a clause the original does not state ({clause.strip()!r})"
+    if _SPEAKER.intersection(_words(para)) and not _SPEAKER.intersection(_words(source)):
+        return "speaks in the first person where the original does not"
+    if (said := _DANGLING_SAID.search(para)) and not _DANGLING_SAID.search(source):
+        return f"attributes it to a speaker the original does not name ({said[0]!r})"
+    if _QUESTION.match(_norm(para)) and para.rstrip()[-1:] != "?":
+        return "a question told as a statement"
+    if not lexicon.is_lowercase_text(text or source):
+        names = {m[1] for m in _MID_WORD.finditer(text or source) if not lexicon.is_common_word(m[1])}
+        if low := next((w for w in _WORD.findall(para) if w.islower() and w.capitalize() in names), ""):
+            return f"writes the name {low.capitalize()!r} in lower case"
+    return ""
+
+
 def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
-    """Is ``para`` a real paraphrase of ``source``: not a copy, same content, no new errors?
-    ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
+    """Is ``para`` a real paraphrase of ``source``: not a copy, the whole claim restated, nothing added, no new
+    errors? ``text``, the whole original, tells names (words it capitalises mid-sentence) from ordinary words."""
     if copy := _copy_reason(source, para):
         return _fail(copy)
     src = _content_lemmas(source)
@@ -874,6 +1049,8 @@ def paraphrase_verdict(source: str, para: str, text: str = "") -> Verdict:
         return _fail(f"inserted sentence is broken ({flaw}): {para!r}")
     if flaw := _new_errors(source, para, text):
         return _fail(f"inserted sentence adds an error ({flaw}): {para!r}")
+    if flaw := _restatement_flaw(source, para, text):
+        return _fail(f"inserted sentence {flaw}: {para!r}")
     return PASS
 
 

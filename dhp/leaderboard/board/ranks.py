@@ -11,7 +11,7 @@ How items are resampled (the contract):
 
 * **Fixed-size joint draws.** Replicate b draws, for each perturbation of a result, exactly as
   many items as that perturbation has pairs (items with a complete pair in some metric), uniformly
-  with replacement from them (:func:`dhp.scoring.analysis.pool_draw`), slot j from uniform
+  with replacement from them (:func:`dhp.scoring.pairs.pool_draw`), slot j from uniform
   ``u[b, j]`` of the dataset (:func:`dataset_uniforms`: ``numpy.random.default_rng([seed, h])``,
   ``h`` the first 8 bytes of SHA-256 of the dataset's name; column j is the same whatever the
   width). A resample's size is the observed one, so an interval or rank range measures the judge,
@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from dhp.scoring.analysis import pool_draw
+from dhp.scoring.pairs import pool_draw
 from dhp.scoring.results import PerturbationResult, Result
 from dhp.scoring.stats import CombineMethod, avg_min, interval, perturbation_d
 from dhp.scoring.wilcoxon import exact_method_pvalues, wilcoxon_greater_batch
@@ -91,7 +91,7 @@ def dataset_uniforms(
 
 
 def pool_counts(u: FloatArray, pool: npt.NDArray[np.int64], n_items: int) -> npt.NDArray[np.int64]:
-    """(replicates, n_items) multiplicities of :func:`~dhp.scoring.analysis.pool_draw`: each row
+    """(replicates, n_items) multiplicities of :func:`~dhp.scoring.pairs.pool_draw`: each row
     sums to the pool's size."""
     idx = pool_draw(u, pool)
     n_boot = u.shape[0]

@@ -392,6 +392,10 @@ def _person(span: str, rng: random.Random, text: str) -> str:
         title or (not before.group(2) and not lexicon.is_common_word(before.group(1)))
     )
     only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
+    if lexicon.in_name_list(
+        span, text
+    ):  # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
+        return str(rng.choice([n for n in _LAST if not lexicon.first_name_gender(n)]))
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
 
@@ -573,6 +577,10 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
         return True
     if span.type is EntityType.NUMBER and span.text not in {"0", "1"} and new in {"0", "1"}:
         return True  # "5 international airlines" never -> "1 international airlines"
+    if span.type is EntityType.NUMBER and re.split(r"[-–]", new)[0].lower() in re.findall(
+        r"[a-z]+", text.lower()
+    ):
+        return True  # "currently fourth ... fifth-placed" never -> "fourth-placed": a rank or count the text uses
     pairs = zip(span.text.split(), new.split(), strict=False)
     named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
     if named and any(o != n and len(o) >= 4 and o[:4] == n[:4] for o, n in pairs):
@@ -719,7 +727,15 @@ def _enumerator(text: str, span: Span) -> bool:
     anaphor = span.text.lower() in _NUMBER_WORDS and re.search(
         r"\b(?:the|these|those|all) $", text[: span.start], re.I
     )
-    return listed or counted or bool(item) or bool(anaphor) or ("." in span.text and after == ".")
+    dotted = "." in span.text and after == "."
+    return (
+        listed
+        or counted
+        or bool(item)
+        or bool(anaphor)
+        or dotted
+        or bool(lexicon.fixed_by_context(span, text))
+    )
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:

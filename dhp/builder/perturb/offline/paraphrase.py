@@ -36,7 +36,7 @@ from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.lexicon import EntityType, word_tags
 from dhp.builder.perturb.offline.edits import WORD, change_count, lemmas
-from dhp.builder.perturb.validate import keeps_fact
+from dhp.builder.perturb.validate import keeps_fact, paraphrase_verdict
 from dhp.builder.textstats import split_sentences
 from dhp.types import Severity
 
@@ -59,7 +59,7 @@ _SUBORDINATE = re.compile(r"(?:although|though|because|whereas|while|if|unless|t
 #: the authors speaking ("we", "our"): a body sentence about their own work restates no background fact
 _FIRST_PERSON = frozenset({"we", "our", "us", "ours"})
 _CITATION = re.compile(r"\s*<cit>")
-_TIGHT = re.compile(r" ([,;:])")  # "lc3c , gabarap": the tokeniser's space, not the writer's
+_TIGHT = re.compile(r" ([,;:.!?])(?=\s|$)")  # "lc3c , gabarap", "... cells .": the tokeniser's space
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
 #: a word this frequent is a function word ("in" 7.3, "this" 7.0; "region" 5.0 is content)
 _FUNCTION_ZIPF = 6.0
@@ -122,9 +122,9 @@ def _same_facts(facts: frozenset[str], other: str, sentence: str) -> bool:
     return not added and all(keeps_fact(f, other, f in people) for f in facts)
 
 
-def _score(sentence: str, other: str) -> float | None:
+def _score(sentence: str, other: str, text: str = "") -> float | None:
     """How well ``other`` rephrases ``sentence`` (overlap both ways less the word types shared), None where
-    it says something else, copies it, or adds or drops a fact."""
+    it says something else, copies it, adds or drops a fact, or the validator rejects it in ``text``."""
     facts = _facts(sentence)
     a, b = _content(sentence, facts), _content(other, facts)
     wa, wb = _words(sentence), _words(other)
@@ -141,7 +141,7 @@ def _score(sentence: str, other: str) -> float | None:
         or difflib.SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= MAX_SEQUENCE
     ):
         return None
-    if not _same_facts(facts, other, sentence):
+    if not _same_facts(facts, other, sentence) or not paraphrase_verdict(sentence, other, text).ok:
         return None
     return shared / len(a) + shared / len(b) - types
 
@@ -153,14 +153,14 @@ def _cuts_shared(sentence: str, clause: str, full: str) -> bool:
     return bool((_content(full, facts) - _content(clause, facts)) & _content(sentence, facts))
 
 
-def aligned(sentence: str, pool: Mapping[str, str] | Sequence[str]) -> str | None:
-    """The source sentence or clause of ``pool`` that best says what ``sentence`` says in other words, or
-    None; a mapping ``pool`` gives each clause's source sentence (``_pool``)."""
+def aligned(sentence: str, pool: Mapping[str, str] | Sequence[str], text: str = "") -> str | None:
+    """The source sentence or clause of ``pool`` that best says what ``sentence`` (of ``text``) says in other
+    words, or None; a mapping ``pool`` gives each clause's source sentence (``_pool``)."""
     origin = pool if isinstance(pool, Mapping) else {s: s for s in pool}
     scored = [
         (s, other)
         for other, full in origin.items()
-        if (s := _score(sentence, other)) is not None and not _cuts_shared(sentence, other, full)
+        if (s := _score(sentence, other, text)) is not None and not _cuts_shared(sentence, other, full)
     ]
     return max(scored, key=lambda x: x[0])[1] if scored else None
 
@@ -236,7 +236,7 @@ def rewrite_insert(
     sents = split_sentences(text)
     lo, hi = change_count(severity)
     pool = _pool(sources, sents)
-    found = [(i, a) for i, s in enumerate(sents) if (a := aligned(s, pool)) is not None]
+    found = [(i, a) for i, s in enumerate(sents) if (a := aligned(s, pool, text)) is not None]
     cands = [(i, a) for k, (i, a) in enumerate(found) if pool[a] not in {pool[b] for _, b in found[:k]}]
     if len(cands) < lo:
         return NotApplicable(
