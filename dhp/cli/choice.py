@@ -135,8 +135,8 @@ def _cmd_fits(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"judge": next(iter(pub.values())).judge.name, "datasets": rows}, indent=2))
         return 0
-    print("D_avg^EW as scored, and at the same number of pairs per perturbation on both splits (n), where the "
-          "flag is read (docs/method.md#a-private-split)\n")  # fmt: skip
+    print("D_avg^EW as scored, and at the same number of pairs of each perturbation on both splits (half the "
+          "private split's; n: the most), where the flag is read (docs/method.md#a-private-split)\n")  # fmt: skip
     print(
         "| dataset | private split | public | private | n | public at n | private at n | public - private [95%] | flag |"
     )

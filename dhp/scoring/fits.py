@@ -8,7 +8,7 @@ above 0 (and the difference does not round to 0.00, the printed precision, as ``
 
 **At the same number of pairs.** D grows with the number of pairs, and the two splits' rows differ in
 number (a perturbation applies to some texts and not others: SummEval's private texts, other reference
-summaries, are shorter, and the oracle's D_avg^EW there is 14.54 against 16.28 on the public rows). So both
+summaries, are shorter, and the oracle's D_avg^EW there is 14.58 against 16.11 on the public rows). So both
 sides are read at the same number of pairs of each perturbation, ``sizes[perturbation]``: half the private
 split's pairs of it (:func:`half_sizes`). Each bootstrap replicate resamples every counted perturbation's
 pairs, with replacement, at exactly that size (:func:`dhp.scoring.pairs.pool_draw`'s ``size``;
