@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from dhp.data.sample import is_sample_version
 from dhp.scoring.analysis import DatasetAnalysis, analyse, replicates
 from dhp.scoring.pairs import draw_uniforms
 from dhp.scoring.results import FixedNReplicates, Result
@@ -190,6 +191,10 @@ def fits_of_results(public: Result, private: Result, confidence: float = 0.95) -
             raise ValueError(
                 f"the results differ in their {what} ({a} vs {b}): compare one judge on one dataset"
             )
+    if is_sample_version(public.dataset.version) != is_sample_version(private.dataset.version):
+        raise ValueError(
+            "one result is on the embedded sample and the other is not: compare a split with its twin"
+        )
     priv = stored_draw(private)
     pub = public_draw(public, priv.replicates.size, priv.sizes)
     return fits(pub, priv, confidence)

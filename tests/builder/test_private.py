@@ -30,7 +30,8 @@ from dhp.data.dataset_io import read_build_info, read_pairs
 from dhp.data.private import SEED_ENV, is_private_version, private_version, version_commitment
 from dhp.data.sample import is_sample_version
 from dhp.errors import PublishError, UserError
-from dhp.scoring.result_files import migrate, parse_result
+from dhp.scoring.fits import fits_of_results
+from dhp.scoring.result_files import migrate, parse_result, read_result
 from dhp.spec import BENCHMARK
 
 SEED = "a-test-seed-0f9e8d7c6b5a49382716"
@@ -209,6 +210,11 @@ def test_score_refuses_a_split_mismatch_and_keeps_aggregates_only(
     assert main(["fits", str(res / "oracle"), str(res / "oracle"), "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["datasets"]
     assert row["fits_public"] is False and row["n_pairs"] == 10  # the same oracle on both splits
+    public = read_result(next(p for p in (res / "oracle").glob("*.json") if "~private-" not in p.name))
+    private = read_result(path)
+    benchmark = public.model_copy(update={"dataset": public.dataset.model_copy(update={"version": "v1.0.0"})})
+    with pytest.raises(ValueError, match="embedded sample"):
+        fits_of_results(benchmark, private)  # a sample's twin is not the benchmark's
 
 
 def test_a_1_4_result_reads_as_public() -> None:

@@ -172,7 +172,7 @@ def test_dhp_build_without_the_sample_fallback_stops_before_building(tmp_path: P
     assert res.returncode == 2
     lines = res.stderr.splitlines()
     for name in DATASET_NAMES:
-        (line,) = {ln for ln in lines if ln.startswith(f"dhp build: {name}: ")}  # public and private builds
+        (line,) = [ln for ln in lines if ln.startswith(f"dhp build: {name}: ")]
         assert ("--story-cloze FILE" if name == SKIPPED else "cannot download https://") in line
     assert "dhp build: error: 6 of 6 source(s) missing (above), nothing built" in res.stderr
     assert "Traceback" not in res.stderr and not out.exists() and not (tmp_path / "cache").exists()
