@@ -99,6 +99,7 @@ def card_metadata(spec: DatasetSpec, build: BuildInfo) -> dict[str, Any]:
                 "dataset_version": info["dataset_version"],
                 "builder_version": info["builder_version"],
                 "seed": info["seed"],
+                **({"commitment": info["private"]["commitment"]} if info.get("private") else {}),
                 "items": info["selection"]["n_selected"],
                 "perturber": info["perturber"]["generator"],
                 "redistribution": spec.source.redistribution.value,
@@ -241,6 +242,14 @@ def _template_vars(spec: DatasetSpec, info: dict[str, Any]) -> dict[str, Any]:
             "**SAMPLE, NOT THE BENCHMARK.** Built from the small sample shipped in the dhp-bench package (a demo "
             "without the sources or network; version tag `-sample`); results on it are not comparable with the "
             f"benchmark's. {summary}"
+        )
+    private = info.get("private")
+    if private:  # its seed is secret: the card shows the commitment instead, and says what the split is
+        info = {**info, "seed": f"secret (not recorded; commitment {private['commitment']})"}
+        summary = (
+            f"**PRIVATE SPLIT `{info['dataset_version']}`, NOT FOR PUBLICATION.** The twin of the public "
+            f"`{private['public_version']}` built with a secret seed: {private['note']} Keep it private; its "
+            f"identity is the commitment `{private['commitment']}`. {summary}"
         )
     return {
         "pretty_name": spec.pretty_name,

@@ -17,6 +17,7 @@ from typing import Any
 
 from dhp.builder.build import check_version
 from dhp.data.dataset_io import read_build_info
+from dhp.data.private import is_private_version
 from dhp.errors import DataError, PublishError
 from dhp.inference.hub import hub_failure, hub_unusable_errors
 from dhp.types import DatasetSpec, Redistribution
@@ -24,8 +25,11 @@ from dhp.types import DatasetSpec, Redistribution
 __all__ = ["check_publishable", "download_datasets", "publish_datasets"]
 
 
-def check_publishable(spec: DatasetSpec, folder: Path, version: str, confirm_restricted: bool) -> None:
-    """Raise :class:`PublishError` unless ``folder`` may be published as ``version``."""
+def check_publishable(
+    spec: DatasetSpec, folder: Path, version: str, confirm_restricted: bool, private_repo: bool = False
+) -> None:
+    """Raise :class:`PublishError` unless ``folder`` may be published as ``version`` (a private split only
+    into private repositories, ``private_repo``)."""
     if not folder.is_dir():
         raise PublishError(f"{folder}: no built dataset folder for {spec.name}; run dhp build first")
     try:
@@ -38,6 +42,11 @@ def check_publishable(spec: DatasetSpec, folder: Path, version: str, confirm_res
         raise PublishError(
             f"{folder} was built as version {info.dataset_version}, not {version}; "
             f"rebuild with --version {version} or publish with --version {info.dataset_version}"
+        )
+    if is_private_version(info.dataset_version) and not private_repo:
+        raise PublishError(
+            f"refusing to publish {folder}: it is a private split ({info.dataset_version}); it goes only into "
+            "private repositories (--private)"
         )
     if spec.source.redistribution is Redistribution.RESTRICTED and not confirm_restricted:
         raise PublishError(
@@ -67,7 +76,7 @@ def publish_datasets(
 
     check_version(version)
     for spec in specs:  # check everything before uploading anything
-        check_publishable(spec, root / spec.name, version, confirm_restricted)
+        check_publishable(spec, root / spec.name, version, confirm_restricted, private)
     api = _api(endpoint)
     lines: list[str] = []
     for spec in specs:

@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from dhp.cli.args import DATASETS_HELP, nonneg_float, out_file, out_folder, positive_int, seed
+from dhp.data.private import DEFAULT_PRIVATE_DATA, SPLITS
 from dhp.naming import DEFAULT_DATA
 from dhp.types import PROTOCOLS, DatasetSpec, EndpointProtocol
 
 __all__ = ["DEFAULT_OUT", "DEFAULT_VERSION", "register"]
 
 DEFAULT_OUT = Path(DEFAULT_DATA)
+#: where ``dhp build --split private`` writes by default (never over the public folders)
+DEFAULT_PRIVATE_OUT = Path(DEFAULT_PRIVATE_DATA)
 DEFAULT_VERSION = "v1.0.0"
 
 
@@ -79,9 +82,13 @@ def _print_report(r: Any) -> None:
 
     fewer = r.info.selection.fewer_than_requested
     sample = " [SAMPLE, not the benchmark: version " + r.info.dataset_version + "]"
+    if r.info.private is not None:
+        sample = f" [PRIVATE split {r.info.dataset_version}, {r.info.private.basis}]" + (
+            sample if is_sample_version(r.info.dataset_version) else ""
+        )
     gens = ", ".join(f"{g}: {n}" for g, n in r.generators.items())
     print(
-        f"{r.name}{sample if is_sample_version(r.info.dataset_version) else ''}: {r.n_items} items"
+        f"{r.name}{sample if is_sample_version(r.info.dataset_version) or r.info.private else ''}: {r.n_items} items"
         f"{' (FEWER than N, --allow-fewer)' if fewer else ''}, {r.n_rows} pairs, "
         f"{na} not applicable; generators {gens}; {r.seconds:.1f}s -> {r.folder}"
     )
@@ -136,13 +143,16 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from dhp.extras import require
 
     require("build")  # before anything is written: the perturbation rules and the offline generator
-    from dhp.builder.build import BuildOptions, build_dataset, check_inputs, check_version
+    from dhp.builder.build import BuildOptions, check_inputs, check_version
     from dhp.builder.sources import SourceLocator
     from dhp.errors import BuildError
     from dhp.spec import resolve_datasets
     from dhp.task.build import build_task
 
     check_version(args.version)
+    seed = _split_seed(args)  # before anything is read or written: one line, exit 2, without the seed
+    if args.out is None:
+        args.out = DEFAULT_OUT if seed is None else DEFAULT_PRIVATE_OUT
     task = _task(args)
     specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
     sources = args.sources or os.environ.get("DHP_SOURCES") or None
@@ -172,9 +182,9 @@ def _cmd_build(args: argparse.Namespace) -> int:
             _print_report(
                 build_task(task, args.out, opts)
                 if task is not None
-                else build_dataset(spec, locator, args.out, opts, inputs=checked[spec.name])
+                else _build_one(spec, locator, args.out, opts, checked[spec.name], seed)
             )
-        _build_samples(sampled, args.out, opts)
+        _build_samples(sampled, args.out, opts, seed)
     finally:
         if perturber is not None:
             perturber.close()
@@ -193,17 +203,41 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _build_samples(specs: Sequence[DatasetSpec], out: Path, opts: Any) -> None:
-    """Build ``specs`` from the embedded sample, their version tagged ``-sample`` (v1.0.0-sample)."""
+def _split_seed(args: argparse.Namespace) -> Any:
+    """The private split's seed (from the environment only) with ``--split private``, else None."""
+    if args.split != "private":
+        return None
+    from dhp.builder.private import private_seed
+    from dhp.errors import BuildError
+
+    if args.task is not None or args.seed is not None:
+        raise BuildError("--split private builds the six datasets with a seed from the environment: drop "
+                         "--task and --seed")  # fmt: skip
+    return private_seed()
+
+
+def _build_one(spec: DatasetSpec, locator: Any, out: Path, opts: Any, inputs: Any, seed: Any) -> Any:
+    """One dataset's public build, or its private twin with ``seed``."""
+    from dhp.builder.build import build_dataset
+
+    if seed is None:
+        return build_dataset(spec, locator, out, opts, inputs=inputs)
+    from dhp.builder.private import build_private_dataset
+
+    return build_private_dataset(spec, locator, out, opts, seed, inputs=inputs)
+
+
+def _build_samples(specs: Sequence[DatasetSpec], out: Path, opts: Any, seed: Any = None) -> None:
+    """Build ``specs`` from the embedded sample, their version tagged ``-sample`` (v1.0.0-sample); with
+    ``seed``, their private twins (v1.0.0-sample.private.<commitment>)."""
     import dataclasses
 
-    from dhp.builder.build import build_dataset
     from dhp.builder.sources import SampleLocator
     from dhp.data.sample import sample_version
 
     sample_opts = dataclasses.replace(opts, version=sample_version(opts.version), allow_fewer=True)
     for spec in specs:
-        _print_report(build_dataset(spec, SampleLocator(), out, sample_opts))
+        _print_report(_build_one(spec, SampleLocator(), out, sample_opts, None, seed))
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
@@ -258,9 +292,11 @@ def _register_build(subparsers: Any) -> None:
         help="directory of raw source files in the layout of docs/datasets.md#sources (default: $DHP_SOURCES, else download "
         "from the public origins)",
     )
-    p.add_argument(
-        "--out", type=out_folder, default=DEFAULT_OUT, help=f"output directory (default: {DEFAULT_OUT})"
-    )
+    p.add_argument("--out", type=out_folder, default=None,
+                   help=f"output directory (default: {DEFAULT_OUT}; {DEFAULT_PRIVATE_OUT} with --split private)")  # fmt: skip
+    p.add_argument("--split", choices=SPLITS, default="public",
+                   help="public: the benchmark's datasets; private: their twins with a secret seed read from "
+                   "$DHP_PRIVATE_SEED only, never written (docs/datasets.md#the-private-split) (default: %(default)s)")  # fmt: skip
     p.add_argument("--datasets", default="all", help=DATASETS_HELP)
     p.add_argument(
         "--task",

@@ -1,5 +1,6 @@
-"""``dhp compare`` and ``dhp misses``: choosing between judges from the results they already have
-(issue 20). Thin bodies over :mod:`dhp.scoring.compare` and :mod:`dhp.scoring.misses`."""
+"""``dhp compare``, ``dhp fits`` and ``dhp misses``: choosing between judges from the results they already
+have (issues 20, 39). Thin bodies over :mod:`dhp.scoring.compare`, :mod:`dhp.scoring.fits` and
+:mod:`dhp.scoring.misses`."""
 
 from __future__ import annotations
 
@@ -31,6 +32,22 @@ def register(sub: Any) -> None:
     c.add_argument("--n-boot", type=positive_int, default=1000, help="bootstrap replicates")
     c.add_argument("--seed", type=seed, default=0, help="seed of the item draws (default: 0)")
     c.set_defaults(func=_cmd_compare)
+
+    f = sub.add_parser(
+        "fits",
+        help="does a judge fit the public rows? its public D_avg^EW against its private-split one",
+        description="Per dataset, one judge's public D_avg^EW minus its D_avg^EW on the private split "
+        "(dhp score --split private), with a bootstrap interval (each split's items resampled, the private "
+        "replicates read from its result); 'fits the public rows' when the interval lies above 0. "
+        "No request is sent.",
+    )
+    f.add_argument(
+        "public", type=Path, metavar="PUBLIC_RESULTS", help="the judge's public result file or folder"
+    )
+    f.add_argument("private", type=Path, metavar="PRIVATE_RESULTS",
+                   help="the same judge's private-split result file or folder")  # fmt: skip
+    f.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    f.set_defaults(func=_cmd_fits)
 
     m = sub.add_parser(
         "misses",
@@ -85,6 +102,51 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     except CompareError as e:
         raise UserError(str(e)) from e
     print(json.dumps(comparison_json(c), indent=2) if args.json else render_comparison(c))
+    return 0
+
+
+def _cmd_fits(args: argparse.Namespace) -> int:
+    from dhp.scoring.compare import CompareError
+    from dhp.scoring.compare_report import pick_results
+    from dhp.scoring.fits import fits_of_results
+
+    try:
+        pub = pick_results(_results(args.public), "PUBLIC_RESULTS")
+        priv = pick_results(_results(args.private), "PRIVATE_RESULTS", split="private")
+    except CompareError as e:
+        raise UserError(str(e)) from e
+    both = [name for name in pub if name in priv]
+    if not both:
+        raise UserError(
+            f"no dataset has both a public and a private result (public: {', '.join(sorted(pub))}; "
+            f"private: {', '.join(sorted(priv))})"
+        )
+    rows: list[dict[str, Any]] = []
+    for name in both:
+        try:
+            fit = fits_of_results(pub[name], priv[name])
+        except ValueError as e:
+            raise UserError(f"{name}: {e}") from e
+        iv = None if fit.interval is None else [fit.interval.low, fit.interval.high]
+        rows.append({"dataset": name, "commitment": priv[name].dataset.commitment, "public": fit.public,
+                     "private": fit.private, "n_pairs": fit.n_pairs, "public_fixed_n": fit.public_fixed_n,
+                     "private_fixed_n": fit.private_fixed_n, "difference": fit.difference, "interval": iv,
+                     "fits_public": fit.fits_public})  # fmt: skip
+    if args.json:
+        print(json.dumps({"judge": next(iter(pub.values())).judge.name, "datasets": rows}, indent=2))
+        return 0
+    print("D_avg^EW as scored, and at the same number of pairs of each perturbation on both splits (half the "
+          "private split's; n: the most), where the flag is read (docs/method.md#a-private-split)\n")  # fmt: skip
+    print(
+        "| dataset | private split | public | private | n | public at n | private at n | public - private [95%] | flag |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---|---|")
+    for r in rows:
+        ci = "[–]" if r["interval"] is None else f"[{r['interval'][0]:.2f}, {r['interval'][1]:.2f}]"
+        flag = "fits the public rows" if r["fits_public"] else "–"
+        print(f"| {r['dataset']} | {str(r['commitment'])[:12]} | {r['public']:.2f} | {r['private']:.2f} | "
+              f"{r['n_pairs']} | {r['public_fixed_n']:.2f} | {r['private_fixed_n']:.2f} | "
+              f"{r['difference']:.2f} {ci} | {flag} |")  # fmt: skip
     return 0
 
 

@@ -21,6 +21,7 @@ from dhp.cli.args import (
     seconds,
     seed,
 )
+from dhp.data.private import DEFAULT_PRIVATE_DATA, SPLITS
 from dhp.errors import UserError
 from dhp.naming import DEFAULT_DATA, HUB_DATA
 from dhp.scoring.prompts import DEFAULT_CUE
@@ -112,8 +113,15 @@ def _data_args(data: Any) -> None:
     data.add_argument(
         "--data",
         default=DEFAULT_DATA,
-        help=f"a folder of <dataset>/ folders (dhp build's --out, default: %(default)s), or '{HUB_DATA}' for "
-        "the published datasets on the Hub",
+        help=f"a folder of <dataset>/ folders (dhp build's --out, default: %(default)s; with --split private the "
+        f"private build's, e.g. {DEFAULT_PRIVATE_DATA}), or '{HUB_DATA}' for the published datasets on the Hub",
+    )
+    data.add_argument(
+        "--split",
+        choices=SPLITS,
+        default="public",
+        help="private: score private split folders (dhp build --split private); opt-in, the results hold "
+        "aggregates only and name the split's commitment (default: %(default)s)",
     )
     data.add_argument("--revision", help=f"Hub revision of the datasets (with --data {HUB_DATA})")
     data.add_argument("--hub-org", help="Hub organisation of the datasets (default: dhp)")
@@ -327,6 +335,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
     judge = _judge_config(args)
+    if args.split == "private" and args.task is not None:
+        raise UserError("--split private scores the benchmark's private split: drop --task")
     _check_score_args(args)
     specs, data, prompts = None, args.data, args.prompts
     if args.task is not None:
@@ -363,6 +373,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         limit=args.limit,
         max_failure_rate=args.max_failure_rate,
         progress=args.progress,
+        split=args.split,
     )
     try:
         paths = score_datasets(cfg)

@@ -45,6 +45,7 @@ __all__ = [
     "NotApplicableRecord",
     "PerturbationInfo",
     "PerturberInfo",
+    "PrivateInfo",
     "Row",
     "SelectionInfo",
     "SourceInfo",
@@ -139,6 +140,22 @@ class StatisticsInfo:
 
 
 @dataclass(frozen=True)
+class PrivateInfo:
+    """What a private split records about itself (``build_info.json``'s ``private``): never its seed.
+
+    ``commitment`` is the SHA-256 over the seed and the rows (:func:`dhp.builder.private.commitment`);
+    ``basis`` says how its items relate to the public split's: ``disjoint`` (other items of the source),
+    ``other-texts`` (the public items, another text of each) or ``same-items`` (the public items and
+    texts, fresh perturbations only); ``public_version`` is the version it is the twin of.
+    """
+
+    commitment: str
+    basis: str
+    public_version: str
+    note: str
+
+
+@dataclass(frozen=True)
 class PerturbationInfo:
     """One perturbation of a build: its definition, rows, exclusions and validator results.
 
@@ -206,7 +223,7 @@ class BuildInfo:
     hub_repo: str
     dataset_version: str
     builder_version: str
-    seed: int
+    seed: int | None  # None in a private split: its seed is never written
     columns: tuple[str, ...]
     selection: SelectionInfo
     source: SourceInfo
@@ -214,6 +231,8 @@ class BuildInfo:
     statistics: StatisticsInfo
     perturbations: tuple[PerturbationInfo, ...]
     split: str = SPLIT
+    #: the private split's commitment and basis (:mod:`dhp.data.private`); absent in a public build
+    private: PrivateInfo | None = field(default=None, metadata=OMIT_NONE)
 
     @property
     def n_rows(self) -> int:

@@ -197,8 +197,10 @@ def _replicates(
     method: CombineMethod,
     point: _Point,
     u: FloatArray,
+    sizes: Mapping[str, int] | None = None,
 ) -> Replicates:
-    """Every test redone on each replicate by its point test's method, on exactly its pairs' count.
+    """Every test redone on each replicate by its point test's method, on exactly its pairs' count
+    (or on ``sizes[perturbation]`` pairs where given, :func:`pool_draw`).
 
     Perturbation i draws :func:`pool_draw` of its pool; a metric whose resample has no complete
     pair is missing in that replicate (NaN), as in the point estimate.
@@ -207,7 +209,7 @@ def _replicates(
     bp = np.full((n_boot, len(sc.pids), len(sc.metrics)), np.nan)
     shares = np.full(bp.shape, np.nan)
     for i, pid in enumerate(sc.pids):
-        idx = pool_draw(u, pair_pool(sc, pid))
+        idx = pool_draw(u, pair_pool(sc, pid), None if sizes is None else sizes.get(pid))
         if idx.shape[1] == 0:
             continue
         for j, m in enumerate(sc.metrics):
@@ -228,11 +230,13 @@ def replicates(
     weights: Mapping[str, Mapping[str, float]],
     point: DatasetAnalysis,
     u: FloatArray,
+    sizes: Mapping[str, int] | None = None,
 ) -> Replicates:
     """The D values of ``point`` (an :func:`analyse` of these scores) in every replicate (rows of
     uniforms ``u``, :func:`draw_uniforms`): every test by its point test's method, combined and
     aggregated as the point was. :func:`analyse`'s intervals come from here, and ``dhp compare``
-    runs two judges through it on the same uniforms."""
+    runs two judges through it on the same uniforms. ``sizes``: a perturbation resampled at that many
+    pairs (at most ``u``'s columns) rather than its own count (:mod:`dhp.scoring.fits`)."""
     sc = _scores(original, perturbed)
     lv = [levels[pid] for pid in sc.pids]
     w_ew = np.array([[float(weights[pid].get(m, 0.0)) for m in sc.metrics] for pid in sc.pids])
@@ -246,7 +250,7 @@ def replicates(
         counted,
         {},
     )
-    return _replicates(sc, lv, w_ew, point.method, pt, u)
+    return _replicates(sc, lv, w_ew, point.method, pt, u, sizes)
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,14 @@ from dhp.scoring.results import Result
 from dhp.scoring.stats import avg_min, perturbation_d
 from dhp.spec import BENCHMARK
 
-__all__ = ["CHANCE", "OFFLINE_MARK", "SAMPLE", "caveats", "chance_d_avg", "version_label"]
+__all__ = ["CHANCE", "OFFLINE_MARK", "PRIVATE_SPLIT", "SAMPLE", "caveats", "chance_d_avg", "version_label"]
 
 #: The mark of an unweighted D_avg that a random judge reaches.
 CHANCE = "D_avg at chance"
 #: The mark of a result on a dataset built from the embedded sample (dhp.builder.sources.sample).
 SAMPLE = "sample data"
+#: The mark of a result on a private split (followed by its commitment's first 12 hex digits).
+PRIVATE_SPLIT = "private split"
 #: The part of a version label that names an offline-rules build.
 OFFLINE_MARK = "+offline"
 _CHANCE_DRAWS = 20_000
@@ -67,6 +69,8 @@ def caveats(r: Result) -> tuple[str, ...]:
     spec = BENCHMARK.get(r.dataset.name)
     if is_sample_version(r.dataset.version):
         marks.append(SAMPLE)
+    if r.dataset.private and r.dataset.commitment:
+        marks.append(f"{PRIVATE_SPLIT} {r.dataset.commitment[:12]}")
     if spec is not None and r.dataset.n_items < spec.selection.n_items:
         marks.append(f"{r.dataset.n_items}/{spec.selection.n_items} items")
     if r.coverage.coverage < 1.0:

@@ -15,12 +15,17 @@ from dhp.spec import MIN_PAIRS
 __all__ = ["comparison_json", "pick_results", "render_comparison"]
 
 
-def pick_results(results: Sequence[Result], side: str) -> dict[str, Result]:
-    """One judge's results by dataset: the default prompt set without a cue, one revision each.
+def pick_results(results: Sequence[Result], side: str, split: str = "public") -> dict[str, Result]:
+    """One judge's results by dataset: the default prompt set without a cue, one revision each, of
+    ``split`` (a private split's results, which hold no item scores, only with ``split="private"``).
 
     ``side`` ("A" or "B") names the argument in the one-line errors.
     """
-    plain = [r for r in results if r.scoring.prompt_set == DEFAULT_PROMPT_SET and r.scoring.cue is None]
+    plain = [
+        r
+        for r in results
+        if r.scoring.prompt_set == DEFAULT_PROMPT_SET and r.scoring.cue is None and r.dataset.split == split
+    ]
     judges = sorted({r.judge.name for r in plain})
     if len(judges) != 1:
         found = ", ".join(judges) if judges else "none with the default prompt set and no cue"

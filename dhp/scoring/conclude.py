@@ -29,12 +29,14 @@ from dhp.inference.types import (
 from dhp.scoring.analysis import DatasetAnalysis, analyse
 from dhp.scoring.config import ScoreConfig, repeat_count, sampling
 from dhp.scoring.data import LoadedDataset
+from dhp.scoring.fits import PRIVATE_STREAM, half_sizes, split_draw, to_stored
 from dhp.scoring.parse import aggregate
 from dhp.scoring.plan import Plan, Run, Templates, TextKey, result_file
 from dhp.scoring.result_files import write_result
 from dhp.scoring.results import (
     Coverage,
     DatasetRef,
+    FixedNReplicates,
     ItemScores,
     JudgeInfo,
     PromptInfo,
@@ -164,6 +166,7 @@ class _Analysed:
     analysis: DatasetAnalysis
     scores: ItemScores
     weights: dict[str, dict[str, float]]
+    fixed_n: FixedNReplicates | None = None  # a private split's draw for dhp.scoring.fits
 
 
 def _too_many_failures(spec: DatasetSpec, cov: Coverage, cfg: ScoreConfig) -> bool:
@@ -198,7 +201,23 @@ def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, cfg: ScoreConfig) ->
         original={m: _tuple(v) for m, v in original.items()},
         perturbed={pid: {m: _tuple(v) for m, v in per.items()} for pid, per in perturbed.items()},
     )
-    return _Analysed(analysis, item_scores, weights)
+    fixed = None
+    if cfg.split == "private" and cfg.n_boot > 0 and half_sizes(analysis):  # for dhp fits
+        rng = np.random.default_rng((cfg.seed, PRIVATE_STREAM))
+        sizes = half_sizes(analysis)
+        fixed = to_stored(split_draw(original, perturbed, levels, weights, analysis, cfg.n_boot, sizes, rng))
+    return _Analysed(analysis, item_scores, weights, fixed)
+
+
+def _aggregates_only(result: Result, done: _Analysed, data: LoadedDataset) -> Result:
+    """A private split's result (issue 39): its commitment named, aggregates only (no item scores, no
+    judge output), D_avg^EW's fixed-n replicates kept for the public-vs-private check."""
+    doc = result.model_dump(mode="json")
+    doc["dataset"].update(split="private", commitment=data.commitment)
+    doc["coverage"]["unparsed_examples"] = {}
+    doc["summary"]["fixed_n"] = None if done.fixed_n is None else done.fixed_n.model_dump(mode="json")
+    doc["scores"] = None
+    return Result.model_validate(doc)
 
 
 def _result(
@@ -286,5 +305,7 @@ def conclude(run: Run, s: Sending, outcomes: Sequence[Scoring]) -> Path | None:
         all_invocations=s.ledger.total(s.tally),
     )
     result = _result(run, data, plan, scored, done, s.prepared.templates, timing)
+    if data.commitment is not None:
+        result = _aggregates_only(result, done, data)
     path = result_file(run, data)
     return write_result(result, path)

@@ -60,6 +60,7 @@ class ScoreConfig:
     limit: int | None = None  # score only the first N items of each dataset (trials)
     max_failure_rate: float = 0.02  # above this share of failed scores, a dataset's result is not written
     progress: bool | None = None  # None: on when stderr is a terminal
+    split: str = "public"  # "private": score private split folders (aggregates only; issue 39)
 
 
 # ---------------------------------------------------------------------------------------------

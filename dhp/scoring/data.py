@@ -37,6 +37,7 @@ class LoadedDataset:
     version: str | None
     items: tuple[Item, ...]  # sorted by id
     perturbed: Mapping[str, Mapping[str, str]]  # perturbation id -> item id -> perturbed text
+    commitment: str | None = None  # a private split's commitment (build_info's private.commitment), else None
 
     @property
     def n_items(self) -> int:
@@ -59,7 +60,9 @@ def local_revision(folder: Path) -> str:
 def _loaded(spec: DatasetSpec, rows: DatasetRows, repo: str, revision: str) -> LoadedDataset:
     perturber = rows.info.perturber  # an offline-rules build is labelled so: v1.0.0+offline-rules.4
     version = version_label(rows.info.dataset_version, perturber.kind, perturber.generator)
-    return LoadedDataset(spec, repo, revision, version, rows.items, rows.perturbed)
+    private = rows.info.private
+    commitment = None if private is None else private.commitment
+    return LoadedDataset(spec, repo, revision, version, rows.items, rows.perturbed, commitment)
 
 
 def load_local(spec: DatasetSpec, folder: Path) -> LoadedDataset:

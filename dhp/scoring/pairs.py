@@ -40,16 +40,19 @@ def draw_uniforms(n_items: int, n_boot: int, rng: np.random.Generator) -> FloatA
     return rng.random((n_boot, n_items))
 
 
-def pool_draw(u: FloatArray, pool: IntArray) -> IntArray:
+def pool_draw(u: FloatArray, pool: IntArray, size: int | None = None) -> IntArray:
     """(replicates, len(pool)) items: every replicate draws exactly as many items of ``pool`` as it
     holds, uniformly with replacement, slot j from column j of ``u``. A resample's size is the
     observed number of pairs, so a D's interval measures the judge, not the draw's size; and every
     perturbation with the same pool (usually all items) gets the same items in a replicate, so
-    D_avg and D_min see one resample of the items."""
+    D_avg and D_min see one resample of the items. ``size`` (at most ``u``'s columns) draws that many
+    instead: D at a fixed number of pairs, comparable between two samples of different sizes
+    (:mod:`dhp.scoring.fits`)."""
     n = int(pool.size)
+    m = n if size is None else size
     if n == 0:
         return np.zeros((u.shape[0], 0), dtype=np.int64)
-    return pool[np.minimum((u[:, :n] * n).astype(np.int64), n - 1)]
+    return pool[np.minimum((u[:, :m] * n).astype(np.int64), n - 1)]
 
 
 def weighted_effects(shares: FloatArray, w_ew: FloatArray) -> FloatArray:

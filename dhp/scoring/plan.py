@@ -143,14 +143,29 @@ def planned(run: Run, data: LoadedDataset, templates: Templates) -> Plan:
 
 def load_dataset(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
     if cfg.data == "dhp":
-        return load_hub(spec, revision=cfg.revision, org=cfg.hub_org)
+        return checked_split(load_hub(spec, revision=cfg.revision, org=cfg.hub_org), cfg.split)
     folder = Path(cfg.data) / spec.name
     if not folder.is_dir():
         raise DataError(f"no dataset folder {folder} (expected <data>/{spec.name}/ in the Hub layout)")
-    return load_local(spec, folder)
+    return checked_split(load_local(spec, folder), cfg.split)
+
+
+def checked_split(data: LoadedDataset, split: str) -> LoadedDataset:
+    """``data`` when it is of ``split``; a one-line :class:`DataError` otherwise: a private split scored as
+    public would write its item scores and the judge's outputs, a public one scored as private no commitment."""
+    where = f"{data.repo} ({data.version})"
+    if split == "private" and data.commitment is None:
+        raise DataError(f"{where} is not a private split: build one with dhp build --split private")
+    if split != "private" and data.commitment is not None:
+        raise DataError(
+            f"{where} is a private split: score it with --split private (its results hold aggregates only)"
+        )
+    return data
 
 
 def result_file(run: Run, data: LoadedDataset) -> Path:
     """Where this run writes the dataset's result (and keeps its cost ledger beside it)."""
     cfg = run.cfg
-    return result_path(cfg.out, cfg.judge.name, data.spec.name, data.revision, run.prompt_set.name, cfg.cue)
+    return result_path(
+        cfg.out, cfg.judge.name, data.spec.name, data.revision, run.prompt_set.name, cfg.cue, data.commitment
+    )

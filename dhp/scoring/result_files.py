@@ -49,7 +49,7 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------------------
-# Results layout: <out>/<judge_slug>/<dataset>@<revision_slug>.json
+# Results layout: <out>/<judge_slug>/<dataset>@<revision_slug>[~...].json
 # ---------------------------------------------------------------------------------------------
 def cue_slug(cue: str) -> str:
     """A cue's part of a file name: ``cue-`` and the first 8 hex digits of its SHA-256."""
@@ -63,11 +63,13 @@ def result_path(
     revision: str,
     prompt_set: str = DEFAULT_PROMPT_SET,
     cue: str | None = None,
+    commitment: str | None = None,
 ) -> Path:
     """Where ``dhp score`` writes the result of one (judge, dataset, revision, prompt set, cue).
 
     The default prompt set without a cue keeps ``<dataset>@<revision>.json``; another prompt set
-    adds ``~<prompt set>``, a cue adds ``~cue-<hash>`` (see the module docstring).
+    adds ``~<prompt set>``, a cue adds ``~cue-<hash>`` (see the module docstring), a private split's
+    result ``~private-<commitment[:12]>``.
     """
     name = f"{dataset}@{revision_slug(revision)}"
     if prompt_set != DEFAULT_PROMPT_SET:
@@ -77,6 +79,8 @@ def result_path(
         name += f"~{slug}"
     if cue is not None:
         name += f"~{cue_slug(cue)}"
+    if commitment is not None:
+        name += f"~private-{commitment[:12]}"
     return Path(root) / judge_slug(judge_name) / f"{name}.json"
 
 
@@ -197,6 +201,11 @@ def _1_3_to_1_4(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "perturbations": per, "summary": summary}
 
 
+def _1_4_to_1_5(data: dict[str, Any]) -> dict[str, Any]:
+    """1.4 -> 1.5: the private split. A 1.4 file is a public result (no commitment); nothing else changes."""
+    return {**data, "dataset": {**_object(data, "dataset"), "split": "public"}}
+
+
 #: The results schema's history, oldest first: each version before the current one and the step that
 #: makes its documents the next version's (the next entry's, the last one's :data:`SCHEMA_VERSION`).
 #: The one list of the versions; every reader of results goes through it (:func:`migrate`).
@@ -205,6 +214,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("1.1", _1_1_to_1_2),
     ("1.2", _1_2_to_1_3),
     ("1.3", _1_3_to_1_4),
+    ("1.4", _1_4_to_1_5),
 )
 
 

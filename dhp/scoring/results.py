@@ -5,7 +5,7 @@ p-values and the item-level scores, so D^EW can be recomputed for new expert wei
 (:func:`reweight`) without a single new request. Parsing is pure (:func:`parse_result` takes text);
 reading and writing files stays at the edges (:func:`read_result`, :func:`write_result`).
 
-Schema 1.4 (1.0-1.3 files are still read: :data:`MIGRATIONS` makes them current before validation):
+Schema 1.5 (1.0-1.4 files are still read: :data:`MIGRATIONS` makes them current before validation):
 
 * missing means missing: a metric with no usable pair (``n_pairs == 0``) has ``p = null`` and is
   left out of its perturbation's combination; ``PerturbationResult.n_metrics_used`` counts the
@@ -30,12 +30,19 @@ Schema 1.4 (1.0-1.3 files are still read: :data:`MIGRATIONS` makes them current 
   with ``effect_ci``, and ``Summary.effect_avg`` (level-balanced, counted perturbations) with
   ``Summary.ci["effect_avg"]``. A 1.3 file is read with both worked out from its item scores; its
   aggregate intervals are dropped when the rule leaves a perturbation out of them.
+* 1.5: the private split (issue 39): ``DatasetRef.split`` (``"public"``, or ``"private"`` for a private
+  split's result) and ``DatasetRef.commitment`` (the private split's commitment, the SHA-256 over its
+  seed and rows; null for a public result). A private result holds aggregates only, as the model
+  checks: no item scores (``scores`` null), no raw judge outputs (``coverage.unparsed_examples`` empty),
+  and ``Summary.fixed_n``, D_avg^EW at a fixed number of pairs in each bootstrap replicate, what the
+  public-vs-private check (:mod:`dhp.scoring.fits`) reads. A 1.4 file is a public result.
 
 Where a result lives (:func:`result_path`, the one place that decides)::
 
     <out>/<judge_slug>/<dataset>@<revision_slug>.json                        default prompt set, no cue
     <out>/<judge_slug>/<dataset>@<revision_slug>~<prompt_set_slug>.json      another prompt set
     <out>/<judge_slug>/<dataset>@<revision_slug>[~<prompt_set_slug>]~cue-<sha256(cue)[:8]>.json   with a cue
+    <out>/<judge_slug>/<dataset>@<revision_slug>[~...]~private-<commitment[:12]>.json           a private split
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from pydantic import (
     ConfigDict,
     Field,
     field_validator,
+    model_validator,
 )
 
 from dhp.inference.judge import Judge, PublishedJudge, published
@@ -57,10 +65,13 @@ from dhp.types import Level, ScoringMode
 
 __all__ = [
     "DEFAULT_PROMPT_SET",
+    "PRIVATE",
+    "PUBLIC",
     "SCHEMA_VERSION",
     "CIModel",
     "Coverage",
     "DatasetRef",
+    "FixedNReplicates",
     "InvocationsCost",
     "ItemScores",
     "JudgeInfo",
@@ -76,11 +87,19 @@ __all__ = [
 ]
 
 #: The version written. Older versions are read through :data:`MIGRATIONS` (the one list of them).
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
+#: The splits a result can be scored on (:data:`dhp.data.private.SPLITS`).
+PUBLIC, PRIVATE = "public", "private"
 #: The prompt set a plain ``dhp score`` uses (G-Eval style); its results keep the historic file name.
 DEFAULT_PROMPT_SET = "default"
 #: A :class:`dhp.types.ScoringMode` value, kept as its plain string in results.
 ModeName = Annotated[str, AfterValidator(lambda v: ScoringMode(v).value)]
+
+
+def _split(v: str) -> str:
+    if v not in (PUBLIC, PRIVATE):
+        raise ValueError(f"split {v!r} is not {PUBLIC!r} or {PRIVATE!r}")
+    return v
 
 
 class ResultError(ValueError):
@@ -152,6 +171,12 @@ class DatasetRef(_ResultModel):
     revision: str  # commit sha or tag of the dataset repo, or "local:<sha256 of files>"
     version: str | None = None  # semantic dataset version, e.g. v1.0.0
     n_items: int
+    split: Annotated[str, AfterValidator(lambda v: _split(v))] = PUBLIC  # 1.5
+    commitment: str | None = None  # the private split's commitment (1.5); None for a public result
+
+    @property
+    def private(self) -> bool:
+        return self.split == PRIVATE
 
 
 class PromptInfo(_ResultModel):
@@ -223,6 +248,15 @@ class LevelSummary(_ResultModel):
     d_avg_ew: float | None
 
 
+class FixedNReplicates(_ResultModel):
+    """A private split's D_avg^EW with every counted perturbation resampled at ``sizes[perturbation]`` pairs
+    (half its own), in each bootstrap replicate (1.5): what :mod:`dhp.scoring.fits` compares with the public
+    split's at the same numbers of pairs (D grows with the number of pairs, and the splits' rows differ)."""
+
+    sizes: Mapping[str, int]  # counted perturbation -> the pairs each replicate draws of it
+    d_avg_ew: tuple[float | None, ...]  # one per replicate; None where a replicate has none
+
+
 class Summary(_ResultModel):
     d_avg: float | None
     d_min: float | None
@@ -235,6 +269,8 @@ class Summary(_ResultModel):
     qualified: bool | None = None
     n_few_pairs: int = 0  # perturbations left out of the aggregates by the few-pairs rule (1.4)
     effect_avg: float | None = None  # level-balanced mean effect of the counted perturbations (1.4)
+    # D_avg^EW at a fixed number of pairs in each bootstrap replicate (1.5; a private split's result only)
+    fixed_n: FixedNReplicates | None = None
 
 
 class Coverage(_ResultModel):
@@ -314,3 +350,17 @@ class Result(_ResultModel):
     coverage: Coverage
     timing: Timing = Field(default_factory=Timing)
     scores: ItemScores | None = None
+
+    @model_validator(mode="after")
+    def _private_holds_aggregates_only(self) -> Result:
+        """A private split's result names its commitment and holds no item score and no judge output."""
+        if self.dataset.private:
+            if not self.dataset.commitment:
+                raise ValueError("a private split's result must name its commitment")
+            if self.scores is not None or self.coverage.unparsed_examples:
+                raise ValueError(
+                    "a private split's result holds aggregates only (no item scores, no outputs)"
+                )
+        elif self.dataset.commitment is not None:
+            raise ValueError("a public result has no commitment")
+        return self

@@ -83,3 +83,8 @@ def test_same_as_on_two_identical_sides(tmp_path: Path, tiny_root: Path) -> None
 def test_bench_build_on_the_sources(sources_dir: Path) -> None:
     """The offline build of all six datasets (about a minute: the benchmark is the build)."""
     assert "all six datasets:" in _run("bench_build.py", str(sources_dir))
+
+
+def test_bench_fits_smoke() -> None:
+    """The flag's calibration (issue 39) on one seed and few replicates."""
+    assert "all honest" in _run("bench_fits.py", "--seeds", "1", "--n-boot", "20")

@@ -139,7 +139,7 @@ def test_the_demo_without_sources_or_network_builds_the_sample_scores_it_and_mar
     assert res.returncode == 0, res.stderr[-3000:]
     lines = res.stderr.splitlines()
     for name in DATASET_NAMES:
-        (line,) = [ln for ln in lines if ln.startswith(f"dhp build: {name}: ")]
+        (line,) = {ln for ln in lines if ln.startswith(f"dhp build: {name}: ")}  # public and private builds
         assert ("--story-cloze FILE" if name == SKIPPED else "cannot download https://") in line
         assert line.endswith("built from the embedded SAMPLE (marked as a sample)") is (name in SAMPLED)
     assert sorted(p.name for p in (out / "datasets").iterdir()) == sorted(SAMPLED)
@@ -152,6 +152,12 @@ def test_the_demo_without_sources_or_network_builds_the_sample_scores_it_and_mar
     )
     assert all(SAMPLE in caveats(r) and is_sample_version(r.dataset.version) for r in results)
     assert "SAMPLE DATA, NOT THE BENCHMARK" in (out / "report" / "report.md").read_text()
+    private = [read_result(f) for f in sorted((out / "results-private").glob("*/*.json"))]
+    assert sorted((r.judge.name, r.dataset.name) for r in private) == sorted(
+        (j, d) for j in ("random", "oracle", "lexical") for d in SAMPLED
+    )
+    assert all(r.dataset.private and r.scores is None for r in private)
+    assert "| private split |" in res.stdout  # dhp fits' table
     assert "source .venv/bin/activate" in res.stdout  # how to use dhp after the demo
     assert "Traceback" not in res.stderr and not (tmp_path / "cache").exists()
 

@@ -359,9 +359,9 @@ def test_a_missing_step_in_the_chain_fails_loudly() -> None:
     without_1_1 = tuple(step for step in MIGRATIONS if step[0] != "1.1")
     with pytest.raises(ValueError, match=r"no step from 1\.0 to 1\.1 \(next listed: 1\.2\)"):
         migrate(data, chain=without_1_1)
+    with pytest.raises(ValueError, match=r"no step from 1\.4 to 1\.5 \(next listed: 1\.6\)"):
+        migrate(data, current="1.6")  # the schema bumped without the step from the version before
     with pytest.raises(ValueError, match=r"no step from 1\.3 to 1\.4 \(next listed: 1\.5\)"):
-        migrate(data, current="1.5")  # the schema bumped without the step from the version before
-    with pytest.raises(ValueError, match=r"no step from 1\.2 to 1\.3 \(next listed: 1\.4\)"):
         check_chain(MIGRATIONS[:-1], SCHEMA_VERSION)  # the step into the current version left out
 
 
