@@ -144,8 +144,6 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
     require("build")  # before anything is written: the perturbation rules and the offline generator
     from dhp.builder.build import BuildOptions, check_inputs, check_version
-    from dhp.builder.sources import SourceLocator
-    from dhp.errors import BuildError
     from dhp.spec import resolve_datasets
     from dhp.task.build import build_task
 
@@ -155,12 +153,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         args.out = DEFAULT_OUT if seed is None else DEFAULT_PRIVATE_OUT
     task = _task(args)
     specs = (task.spec,) if task is not None else resolve_datasets(args.datasets)
-    sources = args.sources or os.environ.get("DHP_SOURCES") or None
-    if sources is not None and not Path(sources).is_dir():
-        raise BuildError(
-            f"--sources {sources}: not a directory (expected the layout of docs/datasets.md#sources)"
-        )
-    locator = SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
+    locator = _locator(args)
     where = f"the task file's folder {task.folder}" if task is not None else locator.describe()
     _err(f"dhp build: sources from {where}; version {args.version}; output {args.out}")
     sampled: tuple[DatasetSpec, ...] = ()
@@ -189,18 +182,35 @@ def _cmd_build(args: argparse.Namespace) -> int:
         if perturber is not None:
             perturber.close()
     if args.samples is not None:
-        from dhp.cli.show import write_samples_html
-
-        specs = (*specs, *sampled)
-        for spec in specs:
-            out_file = (
-                args.samples
-                if len(specs) == 1
-                else args.samples.with_name(f"{args.samples.stem}.{spec.name}{args.samples.suffix}")
-            )
-            write_samples_html(args.out / spec.name, out_file, args.samples_n, args.samples_seed)
-            print(f"samples: {out_file}")
+        _write_samples(args, (*specs, *sampled))
     return 0
+
+
+def _locator(args: argparse.Namespace) -> Any:
+    """Where the sources are read from: ``--sources``, else $DHP_SOURCES, else the public origins."""
+    from dhp.builder.sources import SourceLocator
+    from dhp.errors import BuildError
+
+    sources = args.sources or os.environ.get("DHP_SOURCES") or None
+    if sources is not None and not Path(sources).is_dir():
+        raise BuildError(
+            f"--sources {sources}: not a directory (expected the layout of docs/datasets.md#sources)"
+        )
+    return SourceLocator(Path(sources) if sources else None, cache_dir=args.cache_dir)
+
+
+def _write_samples(args: argparse.Namespace, specs: Sequence[DatasetSpec]) -> None:
+    """``--samples FILE``: a page of sample rows per built dataset (one file, or one per dataset)."""
+    from dhp.cli.show import write_samples_html
+
+    for spec in specs:
+        page = (
+            args.samples
+            if len(specs) == 1
+            else args.samples.with_name(f"{args.samples.stem}.{spec.name}{args.samples.suffix}")
+        )
+        write_samples_html(args.out / spec.name, page, args.samples_n, args.samples_seed)
+        print(f"samples: {page}")
 
 
 def _split_seed(args: argparse.Namespace) -> Any:
@@ -322,17 +332,7 @@ def _register_build(subparsers: Any) -> None:
                    help="build a dataset whose source cannot be had from the small sample shipped in the package "
                    "(20 items; its version is tagged -sample and every view marks it; not the benchmark)")  # fmt: skip
     p.add_argument("--cache-dir", type=out_folder, help="where downloaded source files are cached")
-    p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
-    p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value,
-                   help="the API the --perturber endpoint speaks (default: %(default)s)")  # fmt: skip
-    p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
-    p.add_argument("--perturber-temperature", type=nonneg_float, default=0.7,
-                   help="sampling temperature of the LLM perturbations (default: %(default)s)")  # fmt: skip
-    p.add_argument("--perturber-concurrency", type=positive_int, default=8,
-                   help="requests in flight to the --perturber endpoint (default: %(default)s)")  # fmt: skip
-    p.add_argument(
-        "--perturber-cache", type=out_file, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)"
-    )
+    _perturber_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
         "--samples",
@@ -346,6 +346,21 @@ def _register_build(subparsers: Any) -> None:
     )
     p.add_argument("--samples-seed", type=seed, default=0, help="seed of the --samples draw (default: 0)")
     p.set_defaults(func=_cmd_build)
+
+
+def _perturber_options(p: argparse.ArgumentParser) -> None:
+    """``dhp build``'s options of the LLM endpoint that makes the LLM-based perturbations."""
+    p.add_argument("--perturber", metavar="URL", help="LLM endpoint for the LLM-based perturbations")
+    p.add_argument("--perturber-protocol", choices=PROTOCOLS, default=EndpointProtocol.OPENAI.value,
+                   help="the API the --perturber endpoint speaks (default: %(default)s)")  # fmt: skip
+    p.add_argument("--perturber-model", help="model name (default: asked from the endpoint)")
+    p.add_argument("--perturber-temperature", type=nonneg_float, default=0.7,
+                   help="sampling temperature of the LLM perturbations (default: %(default)s)")  # fmt: skip
+    p.add_argument("--perturber-concurrency", type=positive_int, default=8,
+                   help="requests in flight to the --perturber endpoint (default: %(default)s)")  # fmt: skip
+    p.add_argument(
+        "--perturber-cache", type=out_file, help="SQLite cache of LLM outputs (default: ~/.cache/dhp)"
+    )
 
 
 def _register_hub(subparsers: Any) -> None:

@@ -294,6 +294,8 @@ def _check_score_args(args: argparse.Namespace) -> None:
     The judge's name was checked when the judge was built (:mod:`dhp.inference.judge`); the prompt set,
     datasets and weights file are checked once by :func:`dhp.scoring.run.score_datasets`.
     """
+    if args.split == "private" and args.task is not None:
+        raise UserError("--split private scores the benchmark's private split: drop --task")
     if args.cue is not None and not args.cue.strip():
         raise UserError("--cue TEXT must not be empty")
     if args.task is None and args.data != HUB_DATA and not Path(args.data).is_dir():  # --task checks its own
@@ -335,8 +337,6 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="dhp score: %(levelname)s: %(message)s")
     judge = _judge_config(args)
-    if args.split == "private" and args.task is not None:
-        raise UserError("--split private scores the benchmark's private split: drop --task")
     _check_score_args(args)
     specs, data, prompts = None, args.data, args.prompts
     if args.task is not None:
