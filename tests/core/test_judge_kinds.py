@@ -128,6 +128,7 @@ def test_what_differs_by_kind_is_the_judges_own(
 async def test_the_published_judge_is_its_kinds_twin_with_hosts_only() -> None:
     record = published(ENDPOINT)
     assert type(record) is EndpointJudge.record_type and record.recorded and not ENDPOINT.recorded
+    assert isinstance(record, EndpointJudge)  # the same fields, validated as hosts
     assert record.endpoints == ("127.0.0.1:9",) and record.shown_hosts == ("127.0.0.1:9",)
     assert record.submitted_urls == () and ENDPOINT.submitted_urls == ("http://127.0.0.1:9/v1",)
     with pytest.raises(ValueError, match="is a results record"):
