@@ -205,8 +205,13 @@ class JudgeBase(BaseModel):
         cls.record_type = type(
             f"Published{cls.__name__}",
             (cls,),
-            {"__module__": cls.__module__, "__doc__": doc, "recorded": True},
-        )
+            {
+                "__module__": cls.__module__,
+                "__qualname__": f"{cls.__qualname__}.record_type",
+                "__doc__": doc,
+                "recorded": True,
+            },
+        )  # found by its qualified name, as pickle looks a class up
         _KINDS[kind] = cls
 
     @field_validator("name")

@@ -4,6 +4,7 @@ one class plus its backend."""
 
 from __future__ import annotations
 
+import pickle
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -129,6 +130,7 @@ async def test_the_published_judge_is_its_kinds_twin_with_hosts_only() -> None:
     record = published(ENDPOINT)
     assert type(record) is EndpointJudge.record_type and record.recorded and not ENDPOINT.recorded
     assert isinstance(record, EndpointJudge)  # the same fields, validated as hosts
+    assert pickle.loads(pickle.dumps(record)) == record  # found by its name (the board's rank job pickles)
     assert record.endpoints == ("127.0.0.1:9",) and record.shown_hosts == ("127.0.0.1:9",)
     assert record.submitted_urls == () and ENDPOINT.submitted_urls == ("http://127.0.0.1:9/v1",)
     with pytest.raises(ValueError, match="is a results record"):
