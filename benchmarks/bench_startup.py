@@ -17,8 +17,11 @@ Data: a tiny SummEval folder written here (``--items``, default 20), or ``--data
 ``dhp build`` output; ``--datasets`` as ``dhp score`` takes it). Target: the median under 1.5 s on
 a quiet machine (issue 38).
 
+``--compare CHECKOUT`` times the same command from another checkout in the same rounds (before and
+after a change, on the same load).
+
 Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_startup.py [--runs 7] [--items 20]
-[--data FOLDER --datasets all]``.
+[--data FOLDER --datasets all] [--compare CHECKOUT]``.
 """
 
 from __future__ import annotations
@@ -44,8 +47,8 @@ TARGET_S = 1.5
 MODEL = "fake-judge"  # the fake server's model name (given, so no /v1/models request comes first)
 
 
-def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def _env(repo: Path = REPO) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(repo)}
     env.pop("HF_HUB_OFFLINE", None)  # the judge client refuses every URL under it
     return env
 
@@ -82,11 +85,14 @@ def bare_command(url: str, prompts: Path) -> list[str]:
     return [sys.executable, str(REPO / "benchmarks" / "peers_driver.py"), "aiohttp", url, str(prompts), "1"]
 
 
-def first_request_s(srv: ServerHandle, cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
-    """Seconds from the launch of ``cmd`` to the first judge request the server received."""
+def first_request_s(
+    srv: ServerHandle, cmd: list[str], repo: Path = REPO
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Seconds from the launch of ``cmd`` (with ``repo`` first on the path) to the first judge request
+    the server received."""
     srv.stats(reset=True)
     t0 = time.monotonic()
-    done = subprocess.run(cmd, cwd=REPO, env=_env(), capture_output=True, text=True, timeout=600)
+    done = subprocess.run(cmd, cwd=repo, env=_env(repo), capture_output=True, text=True, timeout=600)
     first = srv.stats(reset=True)["first_at"]
     if done.returncode != 0 or first is None:
         raise RuntimeError(f"{cmd[2:4]} failed (exit {done.returncode}): {done.stderr[-800:]}")
@@ -134,6 +140,12 @@ def main() -> int:
     ap.add_argument("--data", type=Path, help="a dhp build output to score instead of the tiny folder")
     ap.add_argument("--datasets", default="summeval", help="dhp score --datasets (default: summeval)")
     ap.add_argument("--top", type=int, default=12, help="import-time lines to print")
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also time dhp score from another checkout (e.g. `git archive` of an older commit), in the same rounds",
+    )
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory(prefix="dhp-startup-") as tmp_name:
@@ -146,11 +158,17 @@ def main() -> int:
         prompts.write_text(json.dumps(["Rate this summary from 1 to 5."]), encoding="utf-8")
         dhp_s: list[float] = []
         bare_s: list[float] = []
+        other_s: list[float] = []
         with spawned_server(0.0) as srv:
             first_request_s(srv, score_command(srv.url, data, args.datasets, tmp / "warm"))  # warm the disk
             for i in range(args.runs):
-                dhp_s.append(first_request_s(srv, score_command(srv.url, data, args.datasets, tmp / f"o{i}"))[0])
+                dhp_s.append(
+                    first_request_s(srv, score_command(srv.url, data, args.datasets, tmp / f"o{i}"))[0]
+                )
                 bare_s.append(first_request_s(srv, bare_command(srv.url, prompts))[0])
+                if args.compare is not None:
+                    cmd = score_command(srv.url, data, args.datasets, tmp / f"c{i}")
+                    other_s.append(first_request_s(srv, cmd, args.compare.resolve())[0])
             traced = traced_until_first_request(
                 srv, score_command(srv.url, data, args.datasets, tmp / "traced", "-X", "importtime")
             )
@@ -162,11 +180,18 @@ def main() -> int:
     print(f"bare aiohttp loop, launch to first request: {_spread(bare_s)}")
     ratio = statistics.median(dhp_s) / statistics.median(bare_s)
     ok = statistics.median(dhp_s) < TARGET_S
-    print(f"ratio of the medians: {ratio:.2f} x the bare loop; target < {TARGET_S} s: {'PASS' if ok else 'MISS'}")
+    print(
+        f"ratio of the medians: {ratio:.2f} x the bare loop; target < {TARGET_S} s: {'PASS' if ok else 'MISS'}"
+    )
+    if other_s:
+        other = statistics.median(other_s) / statistics.median(bare_s)
+        print(f"dhp score from {args.compare}: {_spread(other_s)}; {other:.2f} x the bare loop")
     rows = importtime(traced)
-    print(f"\n-X importtime of the same command, stopped at its first request ({len(rows)} modules imported):")
+    print(
+        f"\n-X importtime of the same command, stopped at its first request ({len(rows)} modules imported):"
+    )
     print("top-level imports by cumulative time")
-    for own, cum, _, name in sorted((r for r in rows if r[2] == 0), key=lambda r: -r[1])[: args.top]:
+    for _own, cum, _, name in sorted((r for r in rows if r[2] == 0), key=lambda r: -r[1])[: args.top]:
         print(f"  {cum / 1e3:8.1f} ms  {name}")
     print("single modules by their own time")
     for own, _, _, name in sorted(rows, key=lambda r: -r[0])[: args.top]:
