@@ -54,7 +54,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=_cmd_spec)
-    command = next((a for a in argv or () if not a.startswith("-")), None)  # the first positional
+    command = argv[0] if argv and not argv[0].startswith("-") else None  # `dhp -h ...`: every command
     known = command == "spec" or any(command in names for names, _ in COMMANDS)
     for names, register in COMMANDS:
         if command in names or not known:  # its own module only; every one for --help or an unknown name
