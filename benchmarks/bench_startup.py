@@ -70,8 +70,6 @@ def score_command(url: str, data: Path, datasets: str, out: Path, *python_flags:
         str(data),
         "--datasets",
         datasets,
-        "--limit",
-        "2",
         "--n-boot",
         "0",
         "--no-cache",

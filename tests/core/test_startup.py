@@ -49,7 +49,7 @@ def test_each_command_module_registers_the_commands_its_entry_names() -> None:
 def test_dhp_score_loads_no_other_command_module_and_no_pandas(tmp_path: Path, tiny_root: Path) -> None:
     args = ["score", "--judge", "random", "--data", str(tiny_root), "--datasets", "story-cloze"]
     proc = subprocess.run(
-        [sys.executable, "-c", _LOADED, *args, "--limit", "3", "--n-boot", "0", "--out", str(tmp_path)],
+        [sys.executable, "-c", _LOADED, *args, "--n-boot", "0", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         cwd=REPO,
