@@ -99,7 +99,7 @@ def _task(sub: Any) -> None:
 COMMANDS: tuple[tuple[frozenset[str], Callable[[Any], None]], ...] = (
     (frozenset({"build", "publish", "download", "export", "show"}), _build),
     (frozenset({"score", "report", "stability", "robustness"}), _score),
-    (frozenset({"compare", "misses"}), _choice),
+    (frozenset({"compare", "fits", "misses"}), _choice),
     (frozenset({"space", "leaderboard", "worker"}), _board),
     (frozenset({"task"}), _task),
 )
