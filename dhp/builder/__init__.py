@@ -1,8 +1,11 @@
 """The DHP dataset builder: raw sources -> selection -> perturbations -> versioned Hub dataset folders.
 
-Modules: :mod:`~dhp.builder.sources` (loaders), :mod:`~dhp.builder.select`,
-:mod:`~dhp.builder.perturb` (rules, offline stand-in, LLM client), :mod:`~dhp.builder.textstats`,
-:mod:`~dhp.builder.build`, :mod:`~dhp.builder.cards`, :mod:`~dhp.builder.publish`,
-:mod:`~dhp.builder.export`; the command is :mod:`dhp.cli.build`. The folders it writes are read with
-:mod:`dhp.data` (``read_pairs``, ``read_build_info``, ``read_not_applicable``).
+Start at :func:`dhp.builder.build.build_dataset`, which builds one dataset folder from its
+:class:`~dhp.types.DatasetSpec` in these steps: :mod:`~dhp.builder.sources` (a loader per source),
+:mod:`~dhp.builder.select` (the N items), :mod:`~dhp.builder.perturb` (the rules, the offline
+stand-in of the LLM perturbations, the LLM client, the validator), :mod:`~dhp.builder.textstats`,
+then :mod:`~dhp.builder.cards` (the dataset card); :mod:`~dhp.builder.publish` uploads and tags,
+:mod:`~dhp.builder.export` writes jsonl/csv/parquet. The commands are :mod:`dhp.cli.build`; the
+folders it writes are read with :mod:`dhp.data` (``read_pairs``, ``read_build_info``,
+``read_not_applicable``). Nothing here scores.
 """

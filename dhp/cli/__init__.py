@@ -2,7 +2,8 @@
 
 Each module (:mod:`~dhp.cli.build`, :mod:`~dhp.cli.show`, :mod:`~dhp.cli.score`, :mod:`~dhp.cli.choice`,
 :mod:`~dhp.cli.board`, :mod:`~dhp.cli.task`) has a ``register(subparsers)`` that :func:`build_parser`
-calls by name; shared argument helpers are in :mod:`dhp.cli.args`. Heavy imports happen inside the handlers so that
+calls by name, and only for the command given (:data:`COMMANDS`: ``dhp score`` loads no other command's
+module); shared argument helpers are in :mod:`dhp.cli.args`. Heavy imports happen inside the handlers so that
 ``dhp --help`` stays fast and every command is there in the core install (``pip install dhp-bench``):
 a command whose extra is not installed fails with one line naming it (:mod:`dhp.extras`).
 """
@@ -13,7 +14,8 @@ import argparse
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from dhp.cli.args import DATASETS_HELP, DefaultsFormatter, OneLineParser, in_file
 from dhp.errors import SpecError, UserError
@@ -32,7 +34,9 @@ def _cmd_spec(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``dhp`` parser; given the arguments, with only the command modules they name (``dhp score``
+    imports neither the builder's nor the board's command modules), else with every command."""
     from dhp import __version__
 
     parser = OneLineParser(
@@ -50,15 +54,55 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=_cmd_spec)
-    # each command module imports without the extras: they are needed by its handlers only
-    from dhp.cli import board, build, choice, score, show, task
+    command = argv[0] if argv and not argv[0].startswith("-") else None  # `dhp -h ...`: every command
+    known = command == "spec" or any(command in names for names, _ in COMMANDS)
+    for names, register in COMMANDS:
+        if command in names or not known:  # its own module only; every one for --help or an unknown name
+            register(sub)
+    _describe(parser)
+    return parser
+
+
+# each command module imports without the extras (its handlers import them), and only for its commands
+def _build(sub: Any) -> None:
+    from dhp.cli import build, show
 
     build.register(sub)
     show.register(sub, build.DEFAULT_OUT)  # dhp show reads where dhp build writes
-    for command in (score, choice, board, task):
-        command.register(sub)
-    _describe(parser)
-    return parser
+
+
+def _score(sub: Any) -> None:
+    from dhp.cli import score
+
+    score.register(sub)
+
+
+def _choice(sub: Any) -> None:
+    from dhp.cli import choice
+
+    choice.register(sub)
+
+
+def _board(sub: Any) -> None:
+    from dhp.cli import board
+
+    board.register(sub)
+
+
+def _task(sub: Any) -> None:
+    from dhp.cli import task
+
+    task.register(sub)
+
+
+#: the commands each module registers (a test holds them to what it registers), in ``dhp --help`` order
+COMMANDS: tuple[tuple[frozenset[str], Callable[[Any], None]], ...] = (
+    (frozenset({"build", "publish", "download", "export", "show"}), _build),
+    (frozenset({"score", "report", "stability", "robustness"}), _score),
+    (frozenset({"compare", "fits", "misses"}), _choice),
+    (frozenset({"space", "leaderboard", "worker"}), _board),
+    (frozenset({"task"}), _task),
+)
 
 
 def _describe(parser: argparse.ArgumentParser) -> None:
@@ -123,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dhp`` on ``argv`` (None: the command line, as the ``dhp`` program; then SIGTERM ends the
     command like Ctrl-C, and once either came a second one is ignored while the command ends)."""
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
     except KeyboardInterrupt:  # Ctrl-C while the command line is read: one line, as later
         print("dhp: interrupted", file=sys.stderr)
         return 130

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from dhp.data.private import DEFAULT_PRIVATE_DATA, SPLITS
 from dhp.errors import UserError
 from dhp.naming import DEFAULT_DATA, HUB_DATA
 from dhp.scoring.prompts import DEFAULT_CUE
-from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol
+from dhp.types import MODE_AUTO, MODE_CHOICES
 
 if TYPE_CHECKING:
     from dhp.inference.judge import Judge
@@ -53,47 +52,25 @@ def _register_score(sub: Any) -> None:
 
 
 def _judge_args(who: Any) -> None:
-    who.add_argument("--judge", choices=CONTROL_JUDGES, help="a built-in control judge (needs no endpoint)")
-    who.add_argument(
-        "--endpoint",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="endpoint base URL; repeat for replicas of one judge (requests go to the least busy)",
-    )
-    who.add_argument("--local", metavar="MODEL", help="an in-process transformers model (folder or Hub id)")
-    who.add_argument(
-        "--model-id",
-        metavar="ORG/NAME",
-        help="a Hub model judged through Hugging Face Inference Providers, with your HF token (HF_TOKEN or "
-        "`hf auth login`; never written)",
-    )
-    who.add_argument(
-        "--provider",
-        default="auto",
-        help="with --model-id: 'auto' (the router chooses) or a provider name, e.g. novita, together",
-    )
-    who.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        default=EndpointProtocol.OPENAI.value,
-        help="endpoint API (default: openai)",
-    )
-    who.add_argument("--model", help="model name sent to the endpoint (default: the one /v1/models lists)")
-    who.add_argument(
-        "--judge-name", help="the judge's name in results (required for endpoint and local judges)"
-    )
-    who.add_argument("--hf-model-id", help="Hub id of the judge's model, recorded in results")
-    who.add_argument("--model-revision", help="revision of the judge's model, recorded in results")
-    who.add_argument(
-        "--n-params", type=positive_float, help="the judge's parameter count, recorded in results"
-    )
+    """The flags of every judge kind, as its class declares them (:func:`dhp.inference.judge.judge_flags`)."""
+    from dhp.inference.judge import judge_flags, judge_kinds
+
+    for f in judge_flags():
+        kw: dict[str, Any] = {"action": "append", "default": []} if f.repeated else {"default": f.default}
+        kw.update(
+            help=f.given.help,
+            metavar=f.given.metavar,
+            choices=f.choices,
+            type=(positive_float if f.given.positive else float) if f.number else None,
+        )
+        who.add_argument(f.given.flag, **kw)
+    kinds = list(judge_kinds())
     who.add_argument(
         "--judge-file",
         type=Path,
         metavar="FILE",
-        help="the whole judge as JSON (kind builtin, endpoint, hub or local; see dhp.inference.judge), as the "
-        "leaderboard worker passes it; holds no key",
+        help=f"the whole judge as JSON (kind {', '.join(kinds[:-1])} or {kinds[-1]}; see dhp.inference.judge), "
+        "as the leaderboard worker passes it; holds no key",
     )
 
 
@@ -219,73 +196,23 @@ def _register_reports(sub: Any) -> None:
     rb.set_defaults(func=_cmd_robustness)
 
 
-#: Judge flags whose values a judge file holds itself.
-_FILE_HOLDS = ("model", "judge_name", "hf_model_id", "model_revision", "n_params")
-
-
 def _judge_config(args: argparse.Namespace) -> Judge:
     """The judge the flags describe (one :data:`dhp.inference.judge.Judge`, as a judge file holds it)."""
-    from dhp.inference.judge import JudgeSpecError, read_judge
+    from dhp.inference.judge import JudgeSpecError, judge_flags, judge_from_flags, read_judge
 
-    chosen = [
-        bool(args.judge),
-        bool(args.endpoint),
-        bool(args.local),
-        bool(args.model_id),
-        args.judge_file is not None,
-    ]
-    if sum(chosen) != 1:
-        raise UserError(
-            "give exactly one of --judge (built-in), --endpoint URL (repeatable), --local MODEL, --model-id ORG/NAME "
-            "or --judge-file FILE"
-        )
     try:
-        if args.judge_file is not None:
-            given = [f"--{k.replace('_', '-')}" for k in _FILE_HOLDS if getattr(args, k) is not None]
-            if given:
-                raise UserError(
-                    f"--judge-file holds the whole judge; do not combine it with {', '.join(given)}"
-                )
-            return read_judge(args.judge_file)
-        return _judge_from_flags(args)
+        if args.judge_file is None:
+            return judge_from_flags(vars(args), alternative="--judge-file FILE")
+        if any(getattr(args, f.given.dest) for f in judge_flags() if f.given.selects):
+            judge_from_flags({}, alternative="--judge-file FILE")  # says: exactly one of them
+        mixed = [
+            str(f.given.flag) for f in judge_flags() if f.held and getattr(args, f.given.dest) is not None
+        ]
+        if mixed:
+            raise UserError(f"--judge-file holds the whole judge; do not combine it with {', '.join(mixed)}")
+        return read_judge(args.judge_file)
     except JudgeSpecError as e:
         raise UserError(str(e)) from None
-
-
-def _judge_from_flags(args: argparse.Namespace) -> Judge:
-    from dhp.inference.judge import judge_from_fields
-
-    kind, flag, default_name = _FLAG_KINDS[_judge_flag(args)](args)
-    name = args.judge_name or default_name
-    if not name:
-        raise UserError("--judge-name is required for endpoint and local judges")
-    fields = {
-        "name": name,
-        "control": args.judge,
-        "endpoints": args.endpoint,
-        "protocol": args.protocol,
-        "model": args.local or args.model,  # a local judge's model is its folder or Hub id
-        "model_id": args.model_id,
-        "provider": args.provider,
-        "hf_model_id": args.hf_model_id,
-        "revision": args.model_revision,
-        "n_params": args.n_params,
-    }
-    return judge_from_fields(kind, fields, source=flag)
-
-
-#: the flag that names the judge -> (its kind, the flag named in errors, the name it gives by default)
-_FLAG_KINDS: dict[str, Callable[[argparse.Namespace], tuple[str, str, str | None]]] = {
-    "judge": lambda a: ("builtin", "--judge", a.judge),
-    "model_id": lambda a: ("hub", "--model-id", a.model_id.rsplit("/", 1)[-1]),  # NAME of ORG/NAME
-    "local": lambda a: ("local", "--local", None),
-    "endpoint": lambda a: ("endpoint", "--endpoint", None),
-}
-
-
-def _judge_flag(args: argparse.Namespace) -> str:
-    """Which of the judge flags was given (exactly one was: :func:`_judge_config` checked)."""
-    return next(flag for flag in _FLAG_KINDS if getattr(args, flag))
 
 
 def _check_score_args(args: argparse.Namespace) -> None:

@@ -1,9 +1,11 @@
 """The one inference layer: judges, backends, pool and cache, shared by the scorer and the builder's perturber.
 
-* :mod:`dhp.inference.judge` — the judge record (built-in, endpoint, Hub model id, in-process), what
-  differs by kind as properties of its type, the published record a results file holds
-  (:data:`~dhp.inference.judge.PublishedJudge`) and the one parser of flat descriptions.
-* :mod:`dhp.inference.registry` — the one registry that builds a judge's backends, keyed by its kind.
+* :mod:`dhp.inference.judge` — the judge record (built-in, endpoint, Hub model id, in-process); each
+  kind declared by its class: its fields with their ``dhp score`` flags and form inputs, what differs
+  by kind as properties of its type, and its published twin, the record a results file holds
+  (:data:`~dhp.inference.judge.PublishedJudge`); the one parser of flat descriptions.
+* :mod:`dhp.inference.registry` — the one registry that builds a judge's backends, keyed by its kind
+  (a new kind: its class there, its ``@backend`` here).
 * :mod:`dhp.inference.types` — sampling settings, outputs, the request and backend protocols, and
   the errors a backend raises (:class:`~dhp.inference.types.InferenceError`: transient, permanent,
   fatal, capability).

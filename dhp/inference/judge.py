@@ -8,17 +8,23 @@ A judge is one of four kinds, a tagged union on ``kind``:
   OpenAI-compatible route, :mod:`dhp.inference.hub`), with the user's or operator's HF token;
 * :class:`LocalJudge` - an in-process ``transformers`` model (a folder or a Hub id).
 
-What differs by kind (sends requests, uses prompts, cacheable, probes the endpoint, its protocol and
-hosts, the secret it needs) is a class attribute or property of its type; its backends are built by
-the registry of :mod:`dhp.inference.registry`, keyed by ``kind``. No caller checks the kind.
+A kind is declared in one place, its class: its fields (each given on the command line by the flag,
+and in the submission form by the input, that its :class:`FieldInput` names), what differs by kind
+(sends requests, uses prompts, cacheable, probes the endpoint, its protocol and hosts, the secret it
+needs) as class attributes or properties, and the name its flag gives by default. Declaring the class
+registers the kind (:func:`judge_kinds`) and derives its published twin (``record_type``, the same
+class with ``recorded`` set); the unions :data:`Judge` and :data:`PublishedJudge`, the command-line
+flags of ``dhp score`` (:func:`field_inputs`) and the form's judge fields are made from the registered
+kinds. Its backends are built by the registry of :mod:`dhp.inference.registry`, keyed by ``kind``.
+Adding a kind is one class here and one ``@backend`` there; no caller checks the kind.
 
 The leaderboard's form builds one (:mod:`dhp.leaderboard.submissions.validation`), the queue stores it in the
 request, the worker hands it whole to ``dhp score --judge-file``, the command-line flags for humans
 (``--judge``, ``--endpoint``, ``--model-id``, ``--local``) build the same object (the form and the
 flags through one parser, :func:`judge_from_fields`), and the scorer embeds it in the results' judge
-record as :func:`published` makes it: a :data:`PublishedJudge`, its own type (an endpoint's URLs
-reduced to their hosts, and to none unless its submitter published them; a name scored under an
-older rule kept; :class:`dhp.scoring.results.JudgeInfo`).
+record as :func:`published` makes it: a :data:`PublishedJudge`, its kind's twin type (an endpoint's
+URLs reduced to their hosts, and to none unless its submitter published them; a name scored under an
+older rule kept; :class:`dhp.scoring.results.JudgeInfo`), which the registry refuses to score.
 Its JSON form (:func:`dump_judge`, :func:`parse_judge`) round-trips and never holds a secret: API keys
 stay in environment variables (:mod:`dhp.secrets`); an endpoint URL with credentials or a key-like
 query parameter is refused. How the judge is scored (the mode, repeats, ...) is not part of it.
@@ -26,21 +32,27 @@ query parameter is refused. How the judge is scored (the mode, repeats, ...) is 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from types import MappingProxyType, UnionType
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     TypeAdapter,
     ValidationError,
     field_validator,
 )
+from pydantic.fields import FieldInfo
 
 from dhp.errors import first_validation_problem
 from dhp.fsutil import atomic_write_text
@@ -53,19 +65,23 @@ __all__ = [
     "AnyJudge",
     "BuiltinJudge",
     "EndpointJudge",
+    "FieldInput",
     "HubJudge",
     "Judge",
+    "JudgeBase",
+    "JudgeFlag",
     "JudgeSpecError",
     "LocalJudge",
-    "PublishedBuiltinJudge",
-    "PublishedEndpointJudge",
-    "PublishedHubJudge",
     "PublishedJudge",
-    "PublishedLocalJudge",
     "dump_judge",
+    "field_inputs",
     "host_of",
     "judge_dict",
+    "judge_flags",
     "judge_from_fields",
+    "judge_from_flags",
+    "judge_from_form",
+    "judge_kinds",
     "parse_judge",
     "parse_published",
     "published",
@@ -83,14 +99,61 @@ class JudgeSpecError(ValueError):
     """A judge description that does not validate; the message is one line and names the problem."""
 
 
-class _Base(BaseModel):
+@dataclass(frozen=True)
+class FieldInput:
+    """How one field of a judge kind is given by a human: its ``dhp score`` flag and, where the
+    leaderboard's submission form offers it, the form's input (either may be None). Put in the field's
+    annotation (``Annotated[str, FieldInput(...)]``); a field without one is given only in a judge file.
+
+    The flag's argparse type, choices and default come from the field (an enum's values, a float, a
+    tuple repeated; ``positive``: a number above 0); ``selects``: giving the flag picks the kind (one
+    such field per kind); ``names``:
+    the judge's name from the selecting flag's value when ``--judge-name`` is not given (None: the
+    name must be given)."""
+
+    flag: str | None
+    help: str = ""
+    form: str | None = None
+    metavar: str | None = None
+    selects: bool = False
+    names: Callable[[str], str] | None = None
+    positive: bool = False
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse stores the flag's value in (``--model-id`` -> ``model_id``)."""
+        return (self.flag or "").lstrip("-").replace("-", "_")
+
+
+#: the fields several kinds share, each with its one flag and form input
+_HfModelId = Annotated[
+    str | None, FieldInput("--hf-model-id", "Hub id of the judge's model, recorded in results", "hf_model_id")
+]
+_Revision = Annotated[
+    str | None,
+    FieldInput("--model-revision", "revision of the judge's model, recorded in results", "revision"),
+]
+_NParams = Annotated[
+    float | None, FieldInput("--n-params", "the judge's parameter count, recorded in results", positive=True)
+]
+
+_NAME = FieldInput("--judge-name", "the judge's name in results", "judge_name")
+
+#: every declared kind -> its class, in declaration order (filled as each class is declared)
+_KINDS: dict[str, type[JudgeBase]] = {}
+
+
+class JudgeBase(BaseModel):
     """What every judge record has; what differs by kind is said by the class attributes below,
-    never by a check of the kind where the judge is used."""
+    never by a check of the kind where the judge is used. A subclass with a ``kind`` field declares a
+    kind (see the module's docstring)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     #: a results file's record (:class:`PublishedJudge`): a name scored under an older rule is kept
     recorded: ClassVar[bool] = False
+    #: the kind's published twin (derived when the kind is declared)
+    record_type: ClassVar[type[JudgeBase]]
     #: it sends requests (an endpoint, the router, an in-process model); a built-in control judge does not
     sends_requests: ClassVar[bool] = True
     #: its requests carry rendered prompts; a built-in control judge reads the request's metadata
@@ -108,7 +171,48 @@ class _Base(BaseModel):
     #: the environment variable holding its secret, which the scorer's environment keeps (None: none)
     secret_variable: ClassVar[str | None] = None
 
-    name: str  # shown on the leaderboard; its slug names the results folder
+    name: Annotated[str, _NAME]
+
+    if TYPE_CHECKING:  # every kind has these, as a field or a property (pydantic reads each kind's own)
+
+        @property
+        def kind(self) -> str: ...
+
+        @property
+        def hf_model_id(self) -> str | None: ...
+
+        @property
+        def revision(self) -> str | None: ...
+
+        @property
+        def n_params(self) -> float | None: ...
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """A class with a ``kind`` field declares that kind: it is registered, and its published twin
+        derived (the same class, ``recorded``); a class declaring a kind declared already is refused."""
+        super().__pydantic_init_subclass__(**kwargs)
+        kind_field = cls.model_fields.get("kind")
+        if kind_field is None or cls.recorded:
+            return
+        kind = str(kind_field.default)
+        if kind in _KINDS:
+            raise TypeError(f"judge kind {kind!r} is declared already, by {_KINDS[kind].__name__}")
+        selecting = [name for name, g in field_inputs(cls).items() if g.selects and g.flag]
+        if len(selecting) != 1:
+            raise TypeError(f"judge kind {kind!r} needs one field whose flag selects it, has {selecting}")
+        doc = f"{cls.__name__} as a results file records it (``recorded``: see :func:`published`)."
+        cls.record_type = type(
+            f"Published{cls.__name__}",
+            (cls,),
+            {
+                "__module__": cls.__module__,
+                "__qualname__": f"{cls.__qualname__}.record_type",
+                "__doc__": doc,
+                "recorded": True,
+            },
+        )  # found by its qualified name, as pickle looks a class up
+        _KINDS[kind] = cls
 
     @field_validator("name")
     @classmethod
@@ -170,7 +274,17 @@ class _Base(BaseModel):
         return "in-process model (transformers, run by the scorer): no endpoint"
 
 
-class BuiltinJudge(_Base):
+def field_inputs(kind: type[JudgeBase]) -> dict[str, FieldInput]:
+    """Field name -> how it is given (:class:`FieldInput`), for the fields of ``kind`` that have one."""
+    return {
+        name: given
+        for name, info in kind.model_fields.items()
+        for given in info.metadata
+        if isinstance(given, FieldInput)
+    }
+
+
+class BuiltinJudge(JudgeBase):
     """A built-in control judge: it needs no endpoint and sends no request."""
 
     sends_requests: ClassVar[bool] = False
@@ -180,7 +294,12 @@ class BuiltinJudge(_Base):
     own_mode: ClassVar[ScoringMode | None] = ScoringMode.BUILTIN
 
     kind: Literal["builtin"] = "builtin"
-    control: ControlJudge
+    control: Annotated[
+        ControlJudge,
+        FieldInput(
+            "--judge", "a built-in control judge (needs no endpoint)", "model", selects=True, names=str
+        ),
+    ]
 
     @property
     def hf_model_id(self) -> None:
@@ -203,53 +322,46 @@ class BuiltinJudge(_Base):
         return f"built-in control judge ({self.control.value}): no model, no requests, no endpoint"
 
 
-class _EndpointFields(_Base):
-    """An endpoint judge's fields; its endpoints are URLs (:class:`EndpointJudge`) or, in a results
-    file, hosts (:class:`PublishedEndpointJudge`)."""
+class EndpointJudge(JudgeBase):
+    """An endpoint judge; several URLs are replicas of one judge (requests go to the least busy).
+    Its published record holds their hosts instead, and none unless its submitter published them."""
 
     over_http: ClassVar[bool] = True
     #: its key (never the operator's HF token: a submitted endpoint is anyone's server)
     secret_variable: ClassVar[str | None] = JUDGE_KEY_VARS[0]
 
     kind: Literal["endpoint"] = "endpoint"
-    endpoints: tuple[str, ...]  # URLs; in a results record their hosts, or none
-    protocol: EndpointProtocol = EndpointProtocol.OPENAI
-    model: str | None = None  # the model name sent to the endpoint; None: the one it lists
-    hf_model_id: str | None = None  # recorded in results
-    revision: str | None = None
-    n_params: float | None = None
-    publish_host: bool = False  # the Queue tab and results show its hosts only when the submitter said so
-
-    @property
-    def route(self) -> str:
-        return self.protocol.value
-
-    @property
-    def urls(self) -> tuple[str, ...]:
-        return self.endpoints
-
-    @property
-    def shown_hosts(self) -> tuple[str, ...]:
-        return self.hosts if self.publish_host else ()
-
-    @property
-    def request_model(self) -> str | None:
-        return self.model
-
-    @property
-    def where(self) -> str:
-        shown = self.shown_hosts
-        if shown:
-            return "endpoint host: " + ", ".join(shown) + " (published by its submitter)"
-        return "endpoint host: not published (the submitter kept it private)"
-
-
-class EndpointJudge(_EndpointFields):
-    """An endpoint judge; several URLs are replicas of one judge (requests go to the least busy)."""
+    endpoints: Annotated[  # URLs; in a results record their hosts, or none
+        tuple[str, ...],
+        FieldInput(
+            "--endpoint",
+            "endpoint base URL; repeat for replicas of one judge (requests go to the least busy)",
+            "endpoint_url",
+            metavar="URL",
+            selects=True,
+        ),
+    ]
+    protocol: Annotated[EndpointProtocol, FieldInput("--protocol", "endpoint API", "protocol")] = (
+        EndpointProtocol.OPENAI
+    )
+    model: Annotated[  # the model name sent to the endpoint; None: the one it lists
+        str | None,
+        FieldInput("--model", "model name sent to the endpoint (default: the one /v1/models lists)", "model"),
+    ] = None
+    hf_model_id: _HfModelId = None  # recorded in results
+    revision: _Revision = None
+    n_params: _NParams = None
+    #: the Queue tab and results show its hosts only when the submitter said so
+    publish_host: Annotated[bool, FieldInput(None, form="publish_host")] = False
 
     @field_validator("endpoints")
     @classmethod
     def _urls(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if cls.recorded:
+            bad = [h for h in v if not _HOST.fullmatch(h)]
+            if bad:
+                raise ValueError(f"a published endpoint is a host (host or host:port), got {bad[0]!r}")
+            return v
         if not v:
             raise ValueError("an endpoint judge needs at least one endpoint URL")
         for url in v:
@@ -267,24 +379,65 @@ class EndpointJudge(_EndpointFields):
         return v
 
     @property
-    def submitted_urls(self) -> tuple[str, ...]:
+    def route(self) -> str:
+        return self.protocol.value
+
+    @property
+    def urls(self) -> tuple[str, ...]:
         return self.endpoints
+
+    @property
+    def submitted_urls(self) -> tuple[str, ...]:
+        return () if self.recorded else self.endpoints
+
+    @property
+    def shown_hosts(self) -> tuple[str, ...]:
+        return self.hosts if self.publish_host else ()
+
+    @property
+    def request_model(self) -> str | None:
+        return self.model
+
+    @property
+    def where(self) -> str:
+        shown = self.shown_hosts
+        if shown:
+            return "endpoint host: " + ", ".join(shown) + " (published by its submitter)"
+        return "endpoint host: not published (the submitter kept it private)"
 
     def _record_data(self) -> dict[str, Any]:
         return {**super()._record_data(), "endpoints": list(self.shown_hosts)}
 
 
-class HubJudge(_Base):
+class HubJudge(JudgeBase):
     """A Hub model judged through Hugging Face Inference Providers (``provider`` "auto": the router chooses)."""
 
     over_http: ClassVar[bool] = True
     secret_variable: ClassVar[str | None] = HF_TOKEN_VAR  # the user's or operator's, sent only to the router
 
     kind: Literal["hub"] = "hub"
-    model_id: str  # ORG/NAME on the Hub
-    provider: str = AUTO_PROVIDER
-    revision: str | None = None  # recorded in results (the providers serve their own revision)
-    n_params: float | None = None
+    model_id: Annotated[  # ORG/NAME on the Hub
+        str,
+        FieldInput(
+            "--model-id",
+            "a Hub model judged through Hugging Face Inference Providers, with your HF token (HF_TOKEN or "
+            "`hf auth login`; never written)",
+            "hf_model_id",
+            metavar="ORG/NAME",
+            selects=True,
+            names=lambda model_id: model_id.rsplit("/", 1)[-1],  # NAME of ORG/NAME
+        ),
+    ]
+    provider: Annotated[
+        str,
+        FieldInput(
+            "--provider",
+            "with --model-id: 'auto' (the router chooses) or a provider name, e.g. novita, together",
+            "provider",
+        ),
+    ] = AUTO_PROVIDER
+    revision: _Revision = None  # recorded in results (the providers serve their own revision)
+    n_params: _NParams = None
 
     @field_validator("provider")
     @classmethod
@@ -328,85 +481,186 @@ class HubJudge(_Base):
         return f"Hub model through Hugging Face Inference Providers (provider: {self.provider}); no endpoint of its own"
 
 
-class LocalJudge(_Base):
+class LocalJudge(JudgeBase):
     """An in-process ``transformers`` causal LM (the ``local`` extra)."""
 
     probes_capabilities: ClassVar[bool] = False  # its exact next-token distribution: expected works
     one_at_a_time: ClassVar[bool] = True
 
     kind: Literal["local"] = "local"
-    model: str = Field(min_length=1)  # a model folder or a Hub id
-    hf_model_id: str | None = None
-    revision: str | None = None
-    n_params: float | None = None
+    model: Annotated[  # a model folder or a Hub id
+        str,
+        FieldInput(
+            "--local", "an in-process transformers model (folder or Hub id)", metavar="MODEL", selects=True
+        ),
+        Field(min_length=1),
+    ]
+    hf_model_id: _HfModelId = None
+    revision: _Revision = None
+    n_params: _NParams = None
 
     @property
     def request_model(self) -> str:
         return self.model
 
 
-class PublishedBuiltinJudge(BuiltinJudge):
-    """A built-in judge as a results file records it."""
+@dataclass(frozen=True)
+class JudgeFlag:
+    """One ``dhp score`` flag of the judge, made from a :class:`FieldInput` a kind declares and its field."""
 
-    recorded: ClassVar[bool] = True
+    given: FieldInput
+    choices: tuple[str, ...] | None  # an enum field's values
+    number: bool  # a float field
+    repeated: bool  # a tuple field: the flag repeats
+    default: Any  # the field's default (an enum's value); None for a required field or a selecting flag
 
-
-class PublishedEndpointJudge(_EndpointFields):
-    """An endpoint judge as a results file records it: its hosts, and none unless its submitter published them."""
-
-    recorded: ClassVar[bool] = True
-
-    @field_validator("endpoints")
-    @classmethod
-    def _hosts(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [h for h in v if not _HOST.fullmatch(h)]
-        if bad:
-            raise ValueError(f"a published endpoint is a host (host or host:port), got {bad[0]!r}")
-        return v
+    @property
+    def held(self) -> bool:
+        """A judge file holds its value (not a selecting flag, no default): refused beside ``--judge-file``."""
+        return not self.given.selects and self.default is None
 
 
-class PublishedHubJudge(HubJudge):
-    """A Hub judge as a results file records it."""
+def judge_flags() -> tuple[JudgeFlag, ...]:
+    """The judge's flags over every declared kind, each once: the selecting flags in kind order, then
+    the others. A flag two kinds declare differently is refused."""
+    found: dict[str, JudgeFlag] = {}
+    for selecting in (True, False):
+        for kind in _KINDS.values():
+            for name, given in field_inputs(kind).items():
+                if given.flag is not None and given.selects is selecting:
+                    flag = _flag(given, kind.model_fields[name])
+                    if found.setdefault(given.flag, flag) != flag:
+                        raise TypeError(f"judge flag {given.flag} is declared twice, differently")
+    return tuple(found.values())
 
-    recorded: ClassVar[bool] = True
+
+def _flag(given: FieldInput, field: FieldInfo) -> JudgeFlag:
+    union = get_origin(field.annotation) in (UnionType, Union)
+    types = tuple(get_origin(t) or t for t in (get_args(field.annotation) if union else (field.annotation,)))
+    enum = next((t for t in types if isinstance(t, type) and issubclass(t, Enum)), None)
+    default = None if field.is_required() or given.selects else field.default
+    if given is _NAME:
+        given = replace(given, help=f"{given.help} (required for {' and '.join(_unnamed())} judges)")
+    return JudgeFlag(
+        given=given,
+        choices=None if enum is None else tuple(str(m.value) for m in enum),
+        number=float in types,
+        repeated=tuple in types,
+        default=default.value if isinstance(default, Enum) else default,
+    )
 
 
-class PublishedLocalJudge(LocalJudge):
-    """An in-process judge as a results file records it."""
+def _selecting() -> dict[str, tuple[str, FieldInput]]:
+    """Kind -> its selecting field and that field's input."""
+    return {
+        kind: next((name, g) for name, g in field_inputs(cls).items() if g.selects and g.flag)
+        for kind, cls in _KINDS.items()
+    }
 
-    recorded: ClassVar[bool] = True
+
+def _unnamed() -> list[str]:
+    """The selecting flags that give no name (their judges need ``--judge-name``)."""
+    return [str(g.flag) for _, g in _selecting().values() if g.names is None]
 
 
-Judge = Annotated[BuiltinJudge | EndpointJudge | HubJudge | LocalJudge, Field(discriminator="kind")]
-#: What a results file records of a judge (:func:`published`): never a URL, an endpoint's hosts only.
-PublishedJudge = Annotated[
-    PublishedBuiltinJudge | PublishedEndpointJudge | PublishedHubJudge | PublishedLocalJudge,
-    Field(discriminator="kind"),
-]
-AnyJudge = BuiltinJudge | _EndpointFields | HubJudge | LocalJudge  # a judge or its published record
-_ADAPTER: TypeAdapter[BuiltinJudge | EndpointJudge | HubJudge | LocalJudge] = TypeAdapter(Judge)
-_PUBLISHED: TypeAdapter[
-    PublishedBuiltinJudge | PublishedEndpointJudge | PublishedHubJudge | PublishedLocalJudge
-] = TypeAdapter(PublishedJudge)
-#: the record type of each kind: the fields a flat description (:func:`judge_from_fields`) may give
-_KINDS: Mapping[str, type[_Base]] = {
-    str(t.model_fields["kind"].default): t for t in (BuiltinJudge, EndpointJudge, HubJudge, LocalJudge)
-}
+def judge_from_flags(values: Mapping[str, Any], *, alternative: str = "") -> Judge:
+    """The judge ``dhp score``'s flags describe: ``values`` maps each flag's ``dest`` to its value
+    (argparse's namespace). Exactly one selecting flag picks the kind (``alternative``, e.g.
+    ``--judge-file FILE``, is named beside them when none or several are given); the kind's fields
+    take their flags' values, the name the selecting flag's (``FieldInput.names``) when not given.
+    :class:`JudgeSpecError` in one line."""
+    selecting = _selecting()
+    chosen = [kind for kind, (_, g) in selecting.items() if values.get(g.dest)]
+    if len(chosen) != 1:
+        named = [f"{g.flag} {g.metavar or g.dest.upper()}" for _, g in selecting.values()]
+        named += [alternative] if alternative else []
+        raise JudgeSpecError(f"give exactly one of {', '.join(named[:-1])} or {named[-1]}")
+    kind = chosen[0]
+    selected, given = selecting[kind]
+    fields = {name: values.get(g.dest) for name, g in field_inputs(_KINDS[kind]).items() if g.flag}
+    if not fields["name"] and given.names is not None:
+        fields["name"] = given.names(str(fields[selected]))
+    if not fields["name"]:
+        raise JudgeSpecError(f"{_NAME.flag} is required for {' and '.join(_unnamed())} judges")
+    return judge_from_fields(kind, fields, source=str(given.flag))
+
+
+def judge_from_form(kind: str, values: Mapping[str, object], source: str = "submission") -> Judge:
+    """The judge of ``kind`` from the leaderboard form's values (form input -> value): each field of the
+    kind takes the value of the input its :class:`FieldInput` names (a tuple field, one value, as one
+    item); :func:`judge_from_fields` validates. :class:`JudgeSpecError` in one line."""
+    cls = _KINDS.get(kind)
+    if cls is None:
+        raise JudgeSpecError(f"{source}: unknown judge kind {kind!r}; valid: {', '.join(_KINDS)}")
+    fields: dict[str, object] = {}
+    for name, given in field_inputs(cls).items():
+        if given.form is not None and given.form in values:
+            one = values[given.form]
+            many = get_origin(cls.model_fields[name].annotation) is tuple
+            fields[name] = [one] if many and isinstance(one, str) else one
+    return judge_from_fields(kind, fields, source=source)
+
+
+def judge_kinds() -> Mapping[str, type[JudgeBase]]:
+    """Every declared kind -> its class, in declaration order."""
+    return MappingProxyType(_KINDS)
+
+
+@functools.cache
+def _union(types: tuple[type[JudgeBase], ...]) -> Any:
+    return Annotated[Union[types], Field(discriminator="kind")]  # noqa: UP007 (a tuple of types)
+
+
+@functools.cache
+def _adapter(types: tuple[type[JudgeBase], ...]) -> TypeAdapter[Any]:
+    return TypeAdapter(_union(types))
+
+
+def _judges() -> TypeAdapter[Any]:
+    """The tagged union of the kinds declared now (a kind declared later, e.g. by a test, is in it)."""
+    return _adapter(tuple(_KINDS.values()))
+
+
+def _records() -> TypeAdapter[Any]:
+    return _adapter(tuple(k.record_type for k in _KINDS.values()))
+
+
+@dataclass(frozen=True)
+class _DeclaredKinds:
+    """A pydantic marker: the tagged union on ``kind`` of the kinds declared when the model (or adapter)
+    naming it is built, or of their published twins (``records``)."""
+
+    records: bool
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        kinds = tuple(k.record_type if self.records else k for k in _KINDS.values())
+        return handler.generate_schema(_union(kinds))
+
+
+if TYPE_CHECKING:
+    #: a judge to score: one of the declared kinds (pydantic validates the tagged union on ``kind``)
+    Judge = JudgeBase
+    #: what a results file records of a judge (:func:`published`): never a URL, an endpoint's hosts only
+    PublishedJudge = JudgeBase
+else:  # as a pydantic field's type: the kinds declared when its model is built
+    Judge = Annotated[JudgeBase, _DeclaredKinds(records=False)]
+    PublishedJudge = Annotated[JudgeBase, _DeclaredKinds(records=True)]
+AnyJudge = JudgeBase  # a judge or its published record
 
 
 def parse_judge(data: str | bytes | Mapping[str, Any], source: str = "judge") -> Judge:
     """Validate a judge from its JSON text or plain data; :class:`JudgeSpecError` in one line."""
     try:
         if isinstance(data, Mapping):
-            return _ADAPTER.validate_python(data)
-        return _ADAPTER.validate_json(data)
+            return _judges().validate_python(data)  # type: ignore[no-any-return]
+        return _judges().validate_json(data)  # type: ignore[no-any-return]
     except ValidationError as e:
         raise JudgeSpecError(f"{source}: invalid judge {first_validation_problem(e)}") from None
 
 
 def judge_dict(judge: Judge) -> dict[str, Any]:
     """The judge as plain JSON data (what :func:`parse_judge` reads back)."""
-    return dict(_ADAPTER.dump_python(judge, mode="json"))
+    return dict(_judges().dump_python(judge, mode="json"))
 
 
 def dump_judge(judge: Judge) -> str:
@@ -430,13 +684,13 @@ def published(judge: Judge) -> PublishedJudge:
     """The judge as a results file records it (the one conversion from a scored judge to its record):
     an endpoint judge's URLs reduced to their hosts, and to none unless its submitter published them
     (``publish_host``); any other judge as it is."""
-    return _PUBLISHED.validate_python(judge._record_data())
+    return _records().validate_python(judge._record_data())  # type: ignore[no-any-return]
 
 
 def parse_published(data: Mapping[str, Any], source: str = "judge") -> PublishedJudge:
     """A judge record of a results file (current shape) from its plain data; :class:`JudgeSpecError` in one line."""
     try:
-        return _PUBLISHED.validate_python(data)
+        return _records().validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as e:
         raise JudgeSpecError(f"{source}: invalid judge {first_validation_problem(e)}") from None
 

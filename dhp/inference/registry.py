@@ -1,7 +1,7 @@
 """The one registry of backends, keyed by the judge's kind: a judge record in, its replicas out.
 
-Each kind of judge (:mod:`dhp.inference.judge`) registers the function that builds its backends
-with :func:`backend` (as inspect_ai's ``@modelapi`` registers a provider by name), and
+Each kind of judge (declared by its class in :mod:`dhp.inference.judge`) registers the function
+that builds its backends with :func:`backend` (as inspect_ai's ``@modelapi`` registers a provider by name), and
 :func:`build_backends` builds any judge by looking its kind up here. Nothing else builds a backend
 for a judge, and no caller asks which kind of judge it holds:
 
@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, LocalJudge
+from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, JudgeBase, LocalJudge
 from dhp.inference.types import Backend, ScoringRequest
 from dhp.secrets import JUDGE_KEY_VARS, api_key_from_env
 from dhp.types import EndpointProtocol
@@ -53,7 +53,7 @@ class Backends:
     model: str | None
 
 
-J = TypeVar("J", BuiltinJudge, EndpointJudge, HubJudge, LocalJudge)
+J = TypeVar("J", bound=JudgeBase)
 Builder = Callable[[J, BackendOptions], Awaitable[Backends]]
 _BUILDERS: dict[str, Callable[[Any, BackendOptions], Awaitable[Backends]]] = {}
 
@@ -76,7 +76,12 @@ def registered_kinds() -> tuple[str, ...]:
 
 
 async def build_backends(judge: Judge, options: BackendOptions) -> Backends:
-    """The judge's backends, built by the function its kind registered."""
+    """The judge's backends, built by the function its kind registered (never of a results record:
+    an endpoint's holds hosts, not the URLs to send to)."""
+    if judge.recorded:
+        raise ValueError(
+            f"judge {judge.name!r} is a results record ({type(judge).__name__}), not a judge to score"
+        )
     build = _BUILDERS.get(judge.kind)
     if build is None:
         raise ValueError(f"no backend is registered for judge kind {judge.kind!r}")

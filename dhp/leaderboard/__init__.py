@@ -7,4 +7,8 @@
 * :mod:`~dhp.leaderboard.page`: the Gradio page: the backend behind its events, the tabs, the judge
   page, the HTML and plots, and the fast path that serves the board to a crowd;
 * :mod:`~dhp.leaderboard.deploy`: ``dhp space init`` / ``push``: a deployable Hugging Face Space.
+
+Start at :mod:`dhp.leaderboard.page.app` (``dhp leaderboard`` and the Space run its ``main``: the
+stores from the environment, the page built over them) and, for the data,
+:mod:`dhp.leaderboard.board.stores`; the commands are :mod:`dhp.cli.board`.
 """

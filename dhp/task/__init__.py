@@ -1,2 +1,8 @@
-"""A user's own task: :mod:`dhp.task.file` reads a task file (no builder needed: the board and the
-scorer read a built task folder's spec with it), :mod:`dhp.task.build` builds, checks and starts one."""
+"""A user's own task (``dhp task``, ``dhp build --task``, ``dhp score --task``): a dataset of their own
+declared in a YAML or JSON task file, with the built-in datasets' types.
+
+Start at :func:`dhp.task.file.load_task`: :mod:`dhp.task.file` reads and checks a task file and
+the spec of a built task folder (no builder needed: the board and the scorer read a folder's spec
+with it); :mod:`dhp.task.build` builds, checks and starts one (``dhp task init``/``check``), through
+the builder.
+"""

@@ -1,31 +1,47 @@
 """A judge that knows its kind: one registry builds every kind's backends, the published record is its
-own type, and one parser reads flat descriptions (CLI flags, the submission form)."""
+kind's twin type, and one parser reads flat descriptions (CLI flags, the submission form); a kind is
+one class plus its backend."""
 
 from __future__ import annotations
 
+import pickle
 import typing
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from dhp.inference.builtin import OracleJudge, RandomJudge
+from dhp.cli import build_parser
+from dhp.cli.score import _judge_config
+from dhp.errors import UserError
+from dhp.inference import judge as judge_module
+from dhp.inference import registry as registry_module
+from dhp.inference.builtin import OracleJudge, RandomJudge, make_builtin
 from dhp.inference.http import HTTPBackend, OpenAIChat, TGIGenerate
 from dhp.inference.judge import (
     BuiltinJudge,
     EndpointJudge,
+    FieldInput,
     HubJudge,
     Judge,
+    JudgeBase,
     JudgeSpecError,
     LocalJudge,
-    PublishedEndpointJudge,
+    PublishedJudge,
+    dump_judge,
+    judge_dict,
     judge_from_fields,
+    judge_from_form,
+    judge_kinds,
+    parse_judge,
     parse_published,
     published,
 )
 from dhp.inference.local import LocalModel
 from dhp.inference.registry import (
     BackendOptions,
+    Backends,
     BackendSetupError,
     backend,
     build_backends,
@@ -39,9 +55,8 @@ ENDPOINT = EndpointJudge(name="ep", endpoints=("http://127.0.0.1:9/v1",), model=
 
 
 def test_every_kind_of_judge_has_a_registered_backend() -> None:
-    (union,) = typing.get_args(Judge)[:1]
-    kinds = {t.model_fields["kind"].default for t in typing.get_args(union)}
-    assert kinds == {"builtin", "endpoint", "hub", "local"} and set(registered_kinds()) == kinds
+    kinds = {str(t.model_fields["kind"].default) for t in judge_kinds().values()}
+    assert kinds == {"builtin", "endpoint", "hub", "local"} == set(judge_kinds()) == set(registered_kinds())
 
 
 def test_a_kind_is_registered_once() -> None:
@@ -111,10 +126,15 @@ def test_what_differs_by_kind_is_the_judges_own(
     assert judge.own_mode is mode and judge.route == route and judge.protocol_name == protocol
 
 
-def test_the_published_judge_is_its_own_type_with_hosts_only() -> None:
+async def test_the_published_judge_is_its_kinds_twin_with_hosts_only() -> None:
     record = published(ENDPOINT)
-    assert isinstance(record, PublishedEndpointJudge) and not isinstance(record, EndpointJudge)
+    assert type(record) is EndpointJudge.record_type and record.recorded and not ENDPOINT.recorded
+    assert isinstance(record, EndpointJudge)  # the same fields, validated as hosts
+    assert pickle.loads(pickle.dumps(record)) == record  # found by its name (the board's rank job pickles)
     assert record.endpoints == ("127.0.0.1:9",) and record.shown_hosts == ("127.0.0.1:9",)
+    assert record.submitted_urls == () and ENDPOINT.submitted_urls == ("http://127.0.0.1:9/v1",)
+    with pytest.raises(ValueError, match="is a results record"):
+        await build_backends(record, BackendOptions())  # its hosts are not URLs to send to
     hidden = published(ENDPOINT.model_copy(update={"publish_host": False}))
     assert hidden.urls == () and hidden.shown_hosts == ()
     with pytest.raises(JudgeSpecError, match="published endpoint is a host"):
@@ -179,3 +199,73 @@ async def test_a_protocol_writes_only_its_payload_and_parsing() -> None:
             await plain.aclose()
             await odd.aclose()
     assert isinstance(out, RawText) and out.text and [e.path for e in srv.log] == ["/v1/chat/completions"] * 2
+
+
+def test_a_kind_declared_twice_or_without_a_selecting_flag_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(judge_module, "_KINDS", dict(judge_module._KINDS))
+    with pytest.raises(TypeError, match="'hub' is declared already, by HubJudge"):
+
+        class Again(JudgeBase):
+            kind: Literal["hub"] = "hub"
+            model_id: Annotated[str, FieldInput("--model-id", "", selects=True)]
+
+    with pytest.raises(TypeError, match="one field whose flag selects it"):
+
+        class Unselected(JudgeBase):
+            kind: Literal["unselected"] = "unselected"
+            model: str
+
+
+async def test_a_new_kind_is_one_class_and_its_backend(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Declared here as a user would declare it in judge.py: the ``dhp score`` flags and parser, the
+    form's fields, the registry, the judge file and the published record take it, nothing else edited."""
+    monkeypatch.setattr(judge_module, "_KINDS", dict(judge_module._KINDS))
+    monkeypatch.setattr(registry_module, "_BUILDERS", dict(registry_module._BUILDERS))
+
+    class EchoJudge(JudgeBase):
+        sends_requests: typing.ClassVar[bool] = False
+
+        kind: Literal["echo"] = "echo"
+        voice: Annotated[
+            str,
+            FieldInput("--echo", "an echoing judge", "model", metavar="VOICE", selects=True, names=str.upper),
+        ]
+        loudness: Annotated[float | None, FieldInput("--loudness", "how loud it echoes")] = None
+
+    @backend(EchoJudge)
+    async def _echo(judge: EchoJudge, options: BackendOptions) -> Backends:
+        return Backends((make_builtin("random", seed=options.seed),), judge.voice)
+
+    assert "echo" in judge_kinds() and "echo" in registered_kinds()
+    # the command line: its flags (typed as its fields), the kind picked by its flag, the name it gives
+    parser = build_parser()
+    args = parser.parse_args(["score", "--echo", "hi", "--loudness", "3", "--out", str(tmp_path)])
+    judge = _judge_config(args)
+    assert judge == EchoJudge(name="HI", voice="hi", loudness=3.0)
+    with pytest.raises(UserError, match="--local MODEL, --echo VOICE or --judge-file FILE"):
+        _judge_config(parser.parse_args(["score", "--echo", "hi", "--judge", "random", "--out", "o"]))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["score", "--help"])
+    shown = capsys.readouterr().out
+    assert "--echo VOICE" in shown and "how loud it echoes" in shown and "kind builtin, endpoint" in shown
+    # the form: its fields from the inputs they name
+    assert judge_from_form("echo", {"judge_name": "Echo", "model": "hi", "endpoint_url": ""}) == EchoJudge(
+        name="Echo", voice="hi"
+    )
+    # the registry
+    built = await build_backends(judge, BackendOptions(seed=4))
+    assert isinstance(built.replicas[0], RandomJudge) and built.model == "hi"
+    # the judge file and the published record (its twin, derived), and a model built after the declaration
+    assert parse_judge(dump_judge(judge)) == judge and judge_dict(judge)["kind"] == "echo"
+    record = published(judge)
+    assert type(record) is EchoJudge.record_type and record.recorded
+    assert parse_published(record.model_dump(mode="json")) == record
+
+    class Holder(BaseModel):
+        judge: PublishedJudge
+
+    assert Holder.model_validate({"judge": record.model_dump(mode="json")}).judge == record

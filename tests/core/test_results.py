@@ -277,7 +277,8 @@ def test_a_result_keeps_a_judge_name_from_before_the_name_rule() -> None:
 def test_a_result_never_holds_an_endpoint_url_and_a_scorable_judge_needs_one() -> None:
     judge = EndpointJudge(name="J", endpoints=("https://judge.example.org:8443/v1",), publish_host=True)
     info = JudgeInfo.of(judge, model="m", settings={})
-    assert info.judge.endpoints == ("judge.example.org:8443",) == info.endpoint_hosts  # type: ignore[union-attr]
+    assert isinstance(info.judge, EndpointJudge) and info.judge.recorded
+    assert info.judge.endpoints == ("judge.example.org:8443",) == info.endpoint_hosts
     assert (
         JudgeInfo.of(judge.model_copy(update={"publish_host": False}), model="m", settings={}).endpoint_hosts
         == ()

@@ -548,7 +548,7 @@ def test_ctrl_c_while_the_command_loads_is_one_line() -> None:
 def test_ctrl_c_while_the_command_line_is_read_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     from dhp import cli
 
-    def ctrl_c() -> object:
+    def ctrl_c(*argv: object) -> object:  # build_parser(argv)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "build_parser", ctrl_c)

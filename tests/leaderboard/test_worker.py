@@ -367,7 +367,7 @@ def test_results_record_the_host_only_when_published(tmp_path: Path, tiny_data: 
             Submission(judge=judge.model_copy(update={"publish_host": True}), mode="expected", contact="c"),
         )
     assert req.state is State.FINISHED, req.reason
-    assert spy.judges[0].publish_host is True  # type: ignore[union-attr]
+    assert isinstance(spy.judges[0], EndpointJudge) and spy.judges[0].publish_host is True
     (path,) = req.results
     assert parse_result(results.read(path).decode(), source=path).judge.endpoint_hosts == (
         f"127.0.0.1:{srv.port}",

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from dhp.inference.addresses import address_problem
 from dhp.inference.hub import AUTO_PROVIDER, router_model
-from dhp.inference.judge import AnyJudge, Judge, JudgeSpecError, judge_from_fields
+from dhp.inference.judge import AnyJudge, Judge, JudgeSpecError, judge_from_form
 from dhp.naming import JUDGE_NAME_RULE, MisleadingNameError, check_judge_name, name_key, slug
 from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
@@ -362,21 +362,10 @@ def validate_submission(
 
 
 def _judge_of(route: Route, v: Mapping[str, object], publish_host: bool) -> Judge:
-    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.inference.judge`)."""
-    fields = {
-        "name": v["judge_name"],
-        "control": v["model"],  # a built-in judge's model is its control
-        "endpoints": [v["endpoint_url"]],
-        "protocol": v["protocol"],
-        "model": v["model"],
-        "model_id": v["hf_model_id"],  # a Hub judge's model
-        "hf_model_id": v["hf_model_id"],
-        "provider": v["provider"],
-        "revision": v["revision"] or None,
-        "publish_host": publish_host,
-    }
+    """The judge the checked form values describe (they satisfy every rule of :mod:`dhp.inference.judge`);
+    which input gives which field, the kind's class says (:func:`dhp.inference.judge.judge_from_form`)."""
     try:
-        return judge_from_fields(route, fields, source="submission")
+        return judge_from_form(route, {**v, "publish_host": publish_host}, source="submission")
     except JudgeSpecError as e:
         raise SubmissionErrors([ValidationError("judge", str(e))]) from None
 
