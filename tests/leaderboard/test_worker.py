@@ -22,7 +22,7 @@ from dhp.inference.judge import (
 )
 from dhp.leaderboard.board.loading import ResultsIndex
 from dhp.leaderboard.board.stores import LocalStore
-from dhp.leaderboard.submissions.queue import Request, RequestQueue, State, hash_user, new_request
+from dhp.leaderboard.submissions.queue import QueuedRequest, RequestQueue, State, hash_user, new_request
 from dhp.leaderboard.submissions.validation import Submission, validate_submission
 from dhp.leaderboard.submissions.worker import (
     API_KEY_ENV,
@@ -165,7 +165,7 @@ class _Spy:
         return proc
 
 
-def _run_worker(tmp_path: Path, data: Path, sub: Submission) -> tuple[Request, _Spy, LocalStore]:
+def _run_worker(tmp_path: Path, data: Path, sub: Submission) -> tuple[QueuedRequest, _Spy, LocalStore]:
     requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
     q = RequestQueue(requests)
     q.submit(new_request(sub, hash_user("alice")))

@@ -37,7 +37,7 @@ from dhp.builder.textstats import split_sentences
 from dhp.types import Perturbation, Severity
 
 __all__ = [
-    "Edit",
+    "DiffRegion",
     "Verdict",
     "check_severities_differ",
     "grammar_error_verdict",
@@ -66,7 +66,7 @@ def _fail(reason: str) -> Verdict:
 
 
 @dataclass(frozen=True)
-class Edit:
+class DiffRegion:
     """One changed region of a token diff: old tokens (with offsets in the original) -> new ones."""
 
     old: tuple[Token, ...]
@@ -85,22 +85,24 @@ class Edit:
         return " ".join(t.text for t in self.new)
 
 
-def token_edits(original: str, perturbed: str, split_equal: bool = True) -> list[Edit]:
+def token_edits(original: str, perturbed: str, split_equal: bool = True) -> list[DiffRegion]:
     """Changed regions between the two texts' tokens (difflib). With ``split_equal``, a region
     that replaces n tokens by n tokens is split into n one-token edits."""
     a, b = lexicon.tokenize(original), lexicon.tokenize(perturbed)
     sm = difflib.SequenceMatcher(None, [t.text for t in a], [t.text for t in b], autojunk=False)
-    edits: list[Edit] = []
+    edits: list[DiffRegion] = []
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
             continue
         if split_equal and i2 - i1 == j2 - j1 > 1:
             pairs = zip(range(i1, i2), range(j1, j2), strict=False)
-            edits.extend(Edit((a[i],), (b[j],), a[i].start, a[i].end, b[j].start, b[j].end) for i, j in pairs)
+            edits.extend(
+                DiffRegion((a[i],), (b[j],), a[i].start, a[i].end, b[j].start, b[j].end) for i, j in pairs
+            )
             continue
         old = _offsets(a, i1, i2, len(original))
         new = _offsets(b, j1, j2, len(perturbed))
-        edits.append(Edit(tuple(a[i1:i2]), tuple(b[j1:j2]), *old, *new))
+        edits.append(DiffRegion(tuple(a[i1:i2]), tuple(b[j1:j2]), *old, *new))
     return edits
 
 
@@ -262,7 +264,7 @@ def _common_prefix(a: str, b: str) -> str:
     return a[:n]
 
 
-def _apply(span: Span, edits: list[Edit], perturbed: str) -> str:
+def _apply(span: Span, edits: list[DiffRegion], perturbed: str) -> str:
     """The entity's text with ``edits`` (all inside it) applied: the new entity."""
     text = span.text
     for e in sorted(edits, key=lambda e: e.old_start, reverse=True):
@@ -460,11 +462,11 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
     return PASS
 
 
-def _entity_edits(original: str, edits: list[Edit]) -> tuple[dict[int, list[Edit]], Verdict]:
+def _entity_edits(original: str, edits: list[DiffRegion]) -> tuple[dict[int, list[DiffRegion]], Verdict]:
     """Group the edits by the entity of the original they fall in; fail on any edit outside."""
     spans = lexicon.find_entities(original)
     sents = lexicon.sentence_spans(original)
-    touched: dict[int, list[Edit]] = {}
+    touched: dict[int, list[DiffRegion]] = {}
     for e in edits:
         if not e.old:
             return {}, _fail(f"{e.new_text!r} inserted outside any entity")
@@ -1091,7 +1093,7 @@ def check_rewrite_insert(p: Perturbation, original: str, perturbed: str) -> Verd
 # --------------------------------------------------------------------------- grammatical errors
 
 
-def _context(original: str, e: Edit) -> grammar_check.Context:
+def _context(original: str, e: DiffRegion) -> grammar_check.Context:
     """The words around the edit in the original ("" at the ends)."""
     before = [t.text for t in lexicon.tokenize(original[max(0, e.old_start - 60) : e.old_start])]
     after = [t.text for t in lexicon.tokenize(original[e.old_end : e.old_end + 60])]

@@ -32,7 +32,7 @@ from dhp.secrets import hide_hosts
 
 __all__ = [
     "InvalidTransition",
-    "Request",
+    "QueuedRequest",
     "RequestQueue",
     "State",
     "hash_user",
@@ -108,7 +108,7 @@ def hash_user(user: str) -> str:
     return hashlib.sha256(f"dhp-leaderboard|{user}".encode()).hexdigest()[:16]
 
 
-class Request(Submission):
+class QueuedRequest(Submission):
     """One queued evaluation: a :class:`~dhp.leaderboard.submissions.validation.Submission` (the judge, handed
     whole to the scorer, and how to score it) plus its queue state. Files written before the judge
     had one description (flat ``judge_name`` / ``endpoint_url`` / ``protocol`` / ``model`` / ...
@@ -169,25 +169,27 @@ class Request(Submission):
     def to_bytes(self) -> bytes:
         return (self.model_dump_json(indent=2) + "\n").encode()
 
-    def transition(self, new: State, **changes: object) -> Request:
+    def transition(self, new: State, **changes: object) -> QueuedRequest:
         if new not in _ALLOWED[self.state]:
             raise InvalidTransition(f"request {self.id}: {self.state.value} -> {new.value} is not allowed")
         return self.model_copy(update={"state": new, "updated_at": utcnow(), **changes})
 
 
-def parse_request(data: bytes | str, source: str = "<request>") -> Request:
+def parse_request(data: bytes | str, source: str = "<request>") -> QueuedRequest:
     """Validate a request document (pure)."""
     try:
-        return Request.model_validate_json(data)
+        return QueuedRequest.model_validate_json(data)
     except ValidationError as e:
         raise ValueError(f"{source}: invalid request {first_validation_problem(e)}") from e
 
 
-def new_request(sub: Submission, submitter: str, datasets: str = "all", now: str | None = None) -> Request:
+def new_request(
+    sub: Submission, submitter: str, datasets: str = "all", now: str | None = None
+) -> QueuedRequest:
     ts = now or utcnow()
     stamp = ts.replace("-", "").replace(":", "").replace("Z", "")
     rid = f"{stamp}-{judge_slug(sub.judge_name)[:40]}-{secrets.token_hex(3)}"
-    return Request(
+    return QueuedRequest(
         **dict(sub),
         id=rid,
         submitter=submitter,
@@ -202,19 +204,19 @@ class RequestQueue:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._cache: dict[str, tuple[str, Request | None, str | None]] = {}
+        self._cache: dict[str, tuple[str, QueuedRequest | None, str | None]] = {}
 
-    def load(self) -> tuple[list[Request], list[str]]:
+    def load(self) -> tuple[list[QueuedRequest], list[str]]:
         """All requests (oldest first) and the problems of unreadable files (reported, skipped)."""
         listing = self.store.list(".json")
-        reqs: list[Request] = []
+        reqs: list[QueuedRequest] = []
         problems: list[str] = []
-        fresh: dict[str, tuple[str, Request | None, str | None]] = {}
+        fresh: dict[str, tuple[str, QueuedRequest | None, str | None]] = {}
         for path, version in listing.items():
             cached = self._cache.get(path)
             if cached is None or cached[0] != version:
                 try:
-                    req: Request | None = parse_request(self.store.read(path), source=path)
+                    req: QueuedRequest | None = parse_request(self.store.read(path), source=path)
                     err = None
                 except FileNotFoundError:
                     continue
@@ -236,18 +238,18 @@ class RequestQueue:
         """The request files of the last :meth:`load` that could not be read as requests: path -> why."""
         return {path: err for path, (_, req, err) in self._cache.items() if req is None and err}
 
-    def get(self, request_id: str) -> Request:
+    def get(self, request_id: str) -> QueuedRequest:
         return parse_request(self.store.read(f"{request_id}.json"), source=request_id)
 
-    def submit(self, req: Request) -> Request:
+    def submit(self, req: QueuedRequest) -> QueuedRequest:
         if not self.store.create(req.path, req.to_bytes(), message=f"queue {req.judge_name}"):
             raise RuntimeError(f"request {req.id} exists already")
         return req
 
-    def _swap(self, old: Request, raw: bytes, new: Request, message: str) -> bool:
+    def _swap(self, old: QueuedRequest, raw: bytes, new: QueuedRequest, message: str) -> bool:
         return self.store.compare_and_swap(old.path, raw, new.to_bytes(), message=message)
 
-    def claim_next(self, worker: str) -> Request | None:
+    def claim_next(self, worker: str) -> QueuedRequest | None:
         """Atomically take the oldest PENDING request (PENDING -> RUNNING), or None if none is left."""
         reqs, _ = self.load()
         for r in reqs:
@@ -265,7 +267,7 @@ class RequestQueue:
                 return running
         return None
 
-    def _update(self, req: Request, new: State, message: str, **changes: object) -> Request:
+    def _update(self, req: QueuedRequest, new: State, message: str, **changes: object) -> QueuedRequest:
         for _ in range(5):
             raw = self.store.read(req.path)
             current = parse_request(raw, req.path)
@@ -278,15 +280,15 @@ class RequestQueue:
                 return updated
         raise RuntimeError(f"request {req.id}: could not record {new.value}")
 
-    def finish(self, req: Request, results: tuple[str, ...]) -> Request:
+    def finish(self, req: QueuedRequest, results: tuple[str, ...]) -> QueuedRequest:
         return self._update(req, State.FINISHED, f"finish {req.id}", finished_at=utcnow(), results=results)
 
-    def release(self, req: Request) -> Request:
+    def release(self, req: QueuedRequest) -> QueuedRequest:
         """Give a claimed (RUNNING) request back to the queue (PENDING): its worker was stopped before
         it ended, by Ctrl-C or SIGTERM, and another (or the same, restarted) runs it from the start."""
         return self._update(req, State.PENDING, f"release {req.id}", worker=None, started_at=None)
 
-    def fail(self, req: Request, reason: str) -> Request:
+    def fail(self, req: QueuedRequest, reason: str) -> QueuedRequest:
         """Mark ``req`` FAILED with ``reason``, its endpoint's host hidden unless the submitter
         published it: every failure reason passes here, so none can name a hidden host."""
         if req.public_host == "hidden":

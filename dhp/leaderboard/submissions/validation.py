@@ -109,7 +109,7 @@ class SubmissionErrors(ValidationError):
 class Submission(BaseModel):
     """A validated submission: the judge (:data:`dhp.inference.judge.Judge`; whether its endpoint host may be
     shown is the judge's ``publish_host``) and what the form adds, how to score it and whom to tell.
-    A queued request (:class:`dhp.leaderboard.submissions.queue.Request`) is a submission plus its queue state."""
+    A queued request (:class:`dhp.leaderboard.submissions.queue.QueuedRequest`) is a submission plus its queue state."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

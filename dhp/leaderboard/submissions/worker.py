@@ -27,7 +27,7 @@ from pathlib import Path
 from dhp.inference.addresses import PUBLIC_ONLY_ENV
 from dhp.inference.judge import Judge, published, write_judge
 from dhp.leaderboard.board.stores import Store
-from dhp.leaderboard.submissions.queue import Request, RequestQueue
+from dhp.leaderboard.submissions.queue import QueuedRequest, RequestQueue
 from dhp.leaderboard.submissions.validation import (
     Mode,
     Resolver,
@@ -74,7 +74,7 @@ class WorkerConfig:
     )  # space mode: endpoint ports
 
 
-def score_command(req: Request, cfg: WorkerConfig, judge_file: Path, out_dir: Path) -> list[str]:
+def score_command(req: QueuedRequest, cfg: WorkerConfig, judge_file: Path, out_dir: Path) -> list[str]:
     """The ``dhp score`` argument vector for a request: the judge travels whole in ``judge_file``
     (:func:`dhp.inference.judge.write_judge`, no secret in it); the rest are scoring settings."""
     cmd = [cfg.python, "-m", "dhp", "score", "--judge-file", str(judge_file)]
@@ -124,7 +124,7 @@ class Worker:
                           path, why)  # fmt: skip
             self.unreadable[path] = why
 
-    def run_one(self, req: Request) -> Request:
+    def run_one(self, req: QueuedRequest) -> QueuedRequest:
         """Run a claimed (RUNNING) request to FINISHED or FAILED; never raises for scoring errors."""
         secrets = [os.environ.get(name, "") for name in JUDGE_KEY_VARS]
         try:
@@ -135,7 +135,7 @@ class Worker:
                 judge_file = Path(tmp) / "judge.json"
                 write_judge(judge_file, req.judge)
                 written = self._score(req, self._command(req, judge_file, out), out, secrets)
-            if isinstance(written, Request):
+            if isinstance(written, QueuedRequest):
                 return written
             if not written:
                 return self.queue.fail(req, "dhp score finished but wrote no result file")
@@ -149,12 +149,14 @@ class Worker:
             log.warning("request %s: the worker was stopped; back in the queue (PENDING)", req.id)
             raise
 
-    def _command(self, req: Request, judge_file: Path, out: Path) -> list[str]:
+    def _command(self, req: QueuedRequest, judge_file: Path, out: Path) -> list[str]:
         cmd = score_command(req, self.cfg, judge_file, out)
         log.info("running %s", " ".join(cmd[:6]))
         return cmd
 
-    def _score(self, req: Request, cmd: list[str], out: Path, secrets: list[str]) -> list[str] | Request:
+    def _score(
+        self, req: QueuedRequest, cmd: list[str], out: Path, secrets: list[str]
+    ) -> list[str] | QueuedRequest:
         """Run the scorer; the results it wrote (stored), or the request marked FAILED."""
         env = scorer_env(req.judge, os.environ)
         if self.cfg.mode == "space":  # the scorer contacts public addresses only, whatever DNS says by then
@@ -170,7 +172,7 @@ class Worker:
             )
         return self._publish(req, out)
 
-    def _publish(self, req: Request, out: Path) -> list[str]:
+    def _publish(self, req: QueuedRequest, out: Path) -> list[str]:
         """Validate every result the scorer wrote and store it as written: the scorer had the whole
         judge, so its record must already be the request's (a result of another judge is refused)."""
         staged: list[tuple[str, bytes]] = []
