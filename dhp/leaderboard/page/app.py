@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,8 @@ _ASSETS = Path(__file__).resolve().parent / "assets"
 
 #: The board's views in the browser (``window.dhpView``): a page load and every filter fetch them.
 VIEW_JS = (_ASSETS / "board_view.js").read_text(encoding="utf-8")
+#: The judge page in the browser (``window.dhpJudge``): filled from ``GET /dhp/judge``, no Gradio event.
+JUDGE_JS = (_ASSETS / "judge_view.js").read_text(encoding="utf-8")
 
 
 def _wire_page(demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
@@ -75,6 +77,17 @@ def _wire_page(demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
     )
 
 
+class _Board(gr.Blocks):
+    """The board's Blocks: closing it also ends what it started beside Gradio (the judge-page renderers)."""
+
+    closers: list[Callable[[], None]]
+
+    def close(self, verbose: bool = True) -> None:
+        super().close(verbose)
+        for close in getattr(self, "closers", ()):
+            close()
+
+
 #: The Backend of each app :func:`build_app` made, for :func:`launch` (its routes).
 _BACKENDS: weakref.WeakKeyDictionary[gr.Blocks, Backend] = weakref.WeakKeyDictionary()
 
@@ -83,8 +96,10 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be = backend or Backend(cfg)
     be.wait_ranks = False  # the page shows rows at once; rank ranges follow (Backend.status says so)
     be.warmers.append(lambda: serving.view_cache(be).warm())  # the default view, as bytes
+    if cfg.judge_pages_ahead:  # every judge's page, as bytes, drawn by a child process at a low priority
+        be.warmers.append(lambda: serving.judge_pages(be).prerender(be.judges()))
     threading.Thread(target=be.warm, name="dhp-warm-results", daemon=True).start()  # off the request path
-    with gr.Blocks(title=cfg.title, analytics_enabled=False) as demo:
+    with _Board(title=cfg.title, analytics_enabled=False) as demo:
         gr.Markdown(intro_markdown())
         parts: dict[str, Any] = {"problems": gr.Markdown("", elem_id="problems")}
         with gr.Row(elem_classes=["dhp-hidden"]):  # set in the browser by the page load (board_view.js)
@@ -112,6 +127,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         ui.wire_submit(be, submit, queue[1])
         ui.wire_queue(be, timer, queue)
         ui.wire_survey(be, survey, parts["board"].weights)
+    demo.closers = [serving.judge_pages(be).close]
     blocks: gr.Blocks = demo
     _BACKENDS[blocks] = be
     return blocks
@@ -128,7 +144,7 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         app_kwargs["routes"] = serving.routes(be)
     demo.launch(
         app_kwargs=app_kwargs,
-        head=f"<script>{VIEW_JS}</script>",
+        head=f"<script>{VIEW_JS}</script><script>{JUDGE_JS}</script>",
         server_name=host,
         server_port=port,
         prevent_thread_lock=not block,

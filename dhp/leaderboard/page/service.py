@@ -72,6 +72,7 @@ class AppConfig:
     list_ttl_s: float = 2.0  # a listing of the results store this recent is not redone (see Backend.report)
     title: str = "DHP discernment leaderboard"
     board_chunk: int = 50  # table rows the browser draws at once; more as the table is scrolled (0: all)
+    judge_pages_ahead: bool = True  # every judge's page drawn in the background once the results are read
     allowed_ports: frozenset[int] = field(
         default_factory=allowed_ports_from_env
     )  # Space mode: 443 only by default

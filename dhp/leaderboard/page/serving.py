@@ -19,6 +19,7 @@ bypasses Gradio's event machinery (docs/leaderboard.md, "Load"):
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import json
@@ -28,7 +29,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from dhp.leaderboard.board import table
 from dhp.leaderboard.page import ui
 from dhp.leaderboard.page.formatting import problems_markdown
+from dhp.leaderboard.page.judge_pages import JUDGE_ROUTE, JudgePages
 from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, Backend
 from dhp.spec import DATASET_NAMES
 
@@ -51,6 +53,7 @@ __all__ = [
     "StaticCache",
     "ViewCache",
     "default_inputs",
+    "judge_pages",
     "routes",
     "view_body",
     "view_cache",
@@ -58,7 +61,9 @@ __all__ = [
 
 VIEW_ROUTE = "/dhp/view"
 CSV_ROUTE = "/dhp/csv"
-_CSV_NAME = re.compile(r"dhp-leaderboard-[0-9a-f]{16}\.csv")
+_CSV_NAME = re.compile(
+    r"dhp-leaderboard-[0-9a-f]{16}\.csv|dhp-misses-[A-Za-z0-9._-]{1,160}-[0-9a-f]{12}\.csv"
+)
 _MAX_VIEW_ARG = 8000  # characters of the view argument: eight short inputs
 
 
@@ -222,7 +227,47 @@ def routes(be: Backend) -> list[BaseRoute]:
         return FileResponse(path, media_type="text/csv", filename=name,
                             headers={"Cache-Control": "public, max-age=86400, immutable"})  # fmt: skip
 
-    return [Route(VIEW_ROUTE, view, methods=["GET"]), Route(CSV_ROUTE + "/{name}", csv, methods=["GET"])]
+    return [Route(VIEW_ROUTE, view, methods=["GET"]), Route(CSV_ROUTE + "/{name}", csv, methods=["GET"]),
+            Route(JUDGE_ROUTE, _judge_endpoint(be), methods=["GET"])]  # fmt: skip
+
+
+def _judge_endpoint(be: Backend) -> Callable[[Request], Awaitable[Response]]:
+    pages = judge_pages(be)
+
+    async def judge(request: Request) -> Response:
+        """A judge page (``name``; ``dataset``: that dataset's part) as bytes; a page not drawn yet is
+        awaited from its renderer without holding a server thread."""
+        q = request.query_params
+        name = q.get("name", "")
+        if not name or len(name) > 500 or len(q.get("dataset", "")) > 500:
+            return Response("bad judge page: name one judge", status_code=400, media_type="text/plain")
+        if be.ready() is None:  # the first scan of the results is under way: asked again in a second
+            return Response(json.dumps({"loading": True, "status": be.status()}), media_type="application/json",
+                            headers={"Cache-Control": "no-store"})  # fmt: skip
+        page = await asyncio.wrap_future(pages.get(name, q.get("dataset") or None))
+        headers = {"ETag": page.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+        if request.headers.get("if-none-match") == page.etag:
+            return Response(status_code=304, headers=headers)
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(
+                page.gz, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"}
+            )
+        return Response(page.raw, media_type="application/json", headers=headers)
+
+    return judge
+
+
+_JUDGE_PAGES: weakref.WeakKeyDictionary[Backend, JudgePages] = weakref.WeakKeyDictionary()
+
+
+def judge_pages(be: Backend) -> JudgePages:
+    """The one :class:`JudgePages` of ``be`` (the judge route answers from it; the warm-up fills it)."""
+    with _CACHES_LOCK:
+        pages = _JUDGE_PAGES.get(be)
+        if pages is None:
+            pages = _JUDGE_PAGES[be] = JudgePages(be.judge_results, be.cfg.results.read, be.cfg.data,
+                                                  be.cfg.csv_dir)  # fmt: skip
+        return pages
 
 
 # ---------------------------------------------------------------------------------------------------
