@@ -91,7 +91,9 @@ def test_a_page_is_drawn_once_per_version_and_revalidated(app: dict[str, Any]) -
     _page(app, "Weak Phi-2")
     drawn = app["pages"].rendered
     status, headers, body = _get(url, {"Accept-Encoding": "gzip"})
-    assert status == 200 and headers["Content-Encoding"] == "gzip" and json.loads(gzip.decompress(body))["name"]
+    assert (
+        status == 200 and headers["Content-Encoding"] == "gzip" and json.loads(gzip.decompress(body))["name"]
+    )
     assert _get(url, {"If-None-Match": headers["ETag"]})[0] == 304
     assert app["pages"].rendered == drawn  # from the bytes kept, not drawn again
     # a new version of one of its files: the page is drawn again (once)
