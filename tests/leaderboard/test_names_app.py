@@ -73,7 +73,9 @@ def test_lookalike_names_are_refused_and_distinct_cjk_names_queued(
             (("ԁеерѕеек-v3-t0-071", "deepseek-v3-t0-071"), ("огасӏе", "oracle"))
         ):
             status = _submit(pg, name, f"org/lookalike-{i}")
-            expect(status).to_contain_text(f"The judge name '{name}' reads like '{taken}'")  # this one's answer
+            expect(status).to_contain_text(
+                f"The judge name '{name}' reads like '{taken}'"
+            )  # this one's answer
             expect(status).to_contain_text("Not queued")
         for i, name in enumerate(("评审一号", "评审二号")):
             status = _submit(pg, name, f"org/cjk-{i}")
