@@ -96,8 +96,6 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be = backend or Backend(cfg)
     be.wait_ranks = False  # the page shows rows at once; rank ranges follow (Backend.status says so)
     be.warmers.append(lambda: serving.view_cache(be).warm())  # the default view, as bytes
-    if cfg.judge_pages_ahead:  # every judge's page, as bytes, drawn by a child process at a low priority
-        be.warmers.append(lambda: serving.judge_pages(be).prerender(be.judges()))
     threading.Thread(target=be.warm, name="dhp-warm-results", daemon=True).start()  # off the request path
     with _Board(title=cfg.title, analytics_enabled=False) as demo:
         gr.Markdown(intro_markdown())
@@ -142,18 +140,43 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
     }  # fmt: skip
     if be is not None:
         app_kwargs["routes"] = serving.routes(be)
+        if (
+            be.cfg.judge_pages_ahead
+        ):  # every judge's page as bytes, drawn by a child process at a low priority
+            ahead = lambda: serving.judge_pages(be).prerender(be.judges())  # noqa: E731
+            be.warmers.append(ahead)  # at each new results generation
+            threading.Thread(
+                target=lambda: (be.report(), ahead()), name="dhp-judge-pages-ahead", daemon=True
+            ).start()
     demo.launch(
         app_kwargs=app_kwargs,
+        prevent_thread_lock=True,
         head=f"<script>{VIEW_JS}</script><script>{JUDGE_JS}</script>",
         server_name=host,
         server_port=port,
-        prevent_thread_lock=not block,
         css=(_ASSETS / "style.css").read_text(encoding="utf-8"),
         js=(_ASSETS / "board.js").read_text(encoding="utf-8"),
         footer_links=["api"],
         show_error=True,
         run_history=False,  # Gradio 6 would copy every table it sends into the browser's localStorage
     )
+    if demo.server_app is not None:
+        _caches_first(demo.server_app)
+    if block:
+        demo.block_thread()
+
+
+def _caches_first(app: Any) -> None:
+    """The board's response caches in front of every layer Gradio adds (its brotli compression, which
+    compressed each asset again on every request, and its CORS check): a first-time visitor's 80-odd
+    requests for cached scripts and styles are answered by the outermost layer. Starlette builds its
+    middleware stack at the first request (Gradio's own start-up check): it is rebuilt at the next."""
+    ours = (serving.PageCache, serving.StaticCache, serving.SharedCache)
+    app.user_middleware = [
+        *(Middleware(c) for c in ours),
+        *(m for m in app.user_middleware if getattr(m, "cls", None) not in ours),
+    ]
+    app.middleware_stack = None
 
 
 #: Space mode refuses local store folders (a Space restart loses them) unless this is ``1``.

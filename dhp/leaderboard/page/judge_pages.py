@@ -161,8 +161,11 @@ def _serve() -> None:
             answer: tuple[str, Any] = ("ok", render(job))
         except Exception as e:  # a file changed since its listing, a figure that cannot be drawn
             answer = ("error", f"{type(e).__name__}: {e}")
-        pickle.dump(answer, out)
-        out.flush()
+        try:
+            pickle.dump(answer, out)
+            out.flush()
+        except BrokenPipeError:  # the app ended meanwhile
+            return
 
 
 class _Child:

@@ -298,12 +298,25 @@ async def _send_body(send: Send, status: int, headers: list[tuple[bytes, bytes]]
     await send({"type": "http.response.body", "body": body})
 
 
+#: Responses not worth compressing (already compressed formats).
+_COMPRESSED = (".woff2", ".woff", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".gz", ".br", ".zip")
+
+
 class _CachedResponse:
-    def __init__(self, cap: _Captured, extra: list[tuple[bytes, bytes]]) -> None:
+    """A response kept as bytes: raw, gzip and (made once at the highest quality) brotli, which
+    browsers ask for: a first visit's 80-odd scripts and styles are the bytes a visitor waits for."""
+
+    def __init__(self, cap: _Captured, extra: list[tuple[bytes, bytes]], path: str) -> None:
         raw = b"".join(cap.chunks)
         drop = {b"content-length", b"content-encoding", b"etag", b"cache-control", b"vary"}
         self.headers = [(k, v) for k, v in cap.headers if k.lower() not in drop] + extra
         self.body = _Body(raw)
+        self.compress = not path.lower().endswith(_COMPRESSED) and len(raw) > 256
+        self.br: bytes | None = None
+        if self.compress:
+            import brotli  # gradio's own dependency
+
+            self.br = brotli.compress(raw, quality=11)
 
     async def send(self, scope: Scope, send: Send) -> None:
         b = self.body
@@ -312,7 +325,11 @@ class _CachedResponse:
             await _send_body(send, 304, headers, b"")
             return
         data = b.raw
-        if "gzip" in _header(scope, b"accept-encoding"):
+        accept = _header(scope, b"accept-encoding")
+        if self.compress and self.br is not None and "br" in accept:
+            data = self.br
+            headers.append((b"content-encoding", b"br"))
+        elif self.compress and "gzip" in accept:
             data = b.gz
             headers.append((b"content-encoding", b"gzip"))
         await _send_body(send, 200, [*headers, (b"content-length", str(len(data)).encode())], data)
@@ -338,12 +355,17 @@ class _ResponseCache:
         hit = self._cache.get(key)
         if hit is None:
             cap = _Captured()
-            await self.app(scope, receive, cap.send)
+            # asked for uncompressed (these caches may sit outside Gradio's compression: launch)
+            plain = {
+                **scope,
+                "headers": [(k, v) for k, v in scope.get("headers", []) if k != b"accept-encoding"],
+            }
+            await self.app(plain, receive, cap.send)
             cacheable = cap.status == 200 and not any(k.lower() == b"set-cookie" for k, _ in cap.headers)
             if not cacheable:  # sent as it came
                 await _send_body(send, cap.status, cap.headers, b"".join(cap.chunks))
                 return
-            hit = _CachedResponse(cap, self.extra)
+            hit = _CachedResponse(cap, self.extra, str(scope.get("path", "")))
             self._cache[key] = hit
             while len(self._cache) > self.size:
                 self._cache.pop(next(iter(self._cache)))

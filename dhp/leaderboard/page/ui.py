@@ -259,7 +259,8 @@ def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked
                      show_progress_on=[j.dist], queue=False)  # fmt: skip
     d.pick.input(None, [j.select, j.dataset, d.pick], d.misses, js="(n, ds, p) => window.dhpJudgeMisses(n, ds, p)",
                  **quiet)  # fmt: skip
-    link.change(None, link, [j.select, tabs], js="(v) => window.dhpFollow(v)", **quiet)
+    link.change(None, link, [j.select, tabs], js="(v) => window.dhpFollow(v)", show_progress="hidden",
+                show_progress_on=[j.select], queue=False)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------

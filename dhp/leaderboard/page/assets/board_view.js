@@ -60,7 +60,7 @@
   window.dhpPage = async () => {
     const j = await fetchView(null);
     const p = j.page;
-    window.dhpJudgeNames = p.judges; // the Judge tab's choices (assets/judge_view.js)
+    window.dhpJudgeNames = p.judges; // the Judge tab's choices (judge_view.js)
     const wanted = new URLSearchParams(window.location.search).get("judge");
     const known = wanted && p.judges.includes(wanted) ? wanted : null;
     return [

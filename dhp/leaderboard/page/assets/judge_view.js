@@ -90,7 +90,7 @@
     return (pid && shown.part.misses[pid]) || shown.part.no_misses;
   };
 
-  // A click on a judge's name in the table (assets/board.js writes "<name>\t<nonce>"), or a ?judge=
+  // A click on a judge's name in the table (board.js writes "<name>\t<nonce>"), or a ?judge=
   // link: the Judge tab opened on that judge (a name no result has leaves the page as it is).
   window.dhpFollow = (value) => {
     const name = (value || "").split("\t", 1)[0];
