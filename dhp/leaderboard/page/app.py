@@ -140,14 +140,8 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
     }  # fmt: skip
     if be is not None:
         app_kwargs["routes"] = serving.routes(be)
-        if (
-            be.cfg.judge_pages_ahead
-        ):  # every judge's page as bytes, drawn by a child process at a low priority
-            ahead = lambda: serving.judge_pages(be).prerender(be.judges())  # noqa: E731
-            be.warmers.append(ahead)  # at each new results generation
-            threading.Thread(
-                target=lambda: (be.report(), ahead()), name="dhp-judge-pages-ahead", daemon=True
-            ).start()
+        if be.cfg.judge_pages_ahead:  # every judge's page as bytes, drawn by a child at a low priority
+            _judge_pages_ahead(be)
     demo.launch(
         app_kwargs=app_kwargs,
         prevent_thread_lock=True,
@@ -164,6 +158,21 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         _caches_first(demo.server_app)
     if block:
         demo.block_thread()
+
+
+def _judge_pages_ahead(be: Backend) -> None:
+    """Every judge's page drawn in the background once the results are read, and again at each new
+    results generation (only for a launched app: building one starts no process)."""
+
+    def ahead() -> None:
+        serving.judge_pages(be).prerender(be.judges())
+
+    def first() -> None:
+        be.report()
+        ahead()
+
+    be.warmers.append(ahead)
+    threading.Thread(target=first, name="dhp-judge-pages-ahead", daemon=True).start()
 
 
 def _caches_first(app: Any) -> None:
