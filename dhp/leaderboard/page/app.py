@@ -167,8 +167,9 @@ def _judge_pages_ahead(be: Backend) -> None:
     def ahead() -> None:
         serving.judge_pages(be).prerender(be.judges())
 
-    def first() -> None:
+    def first() -> None:  # after the first rows: the renderers' start-up must not delay a cold start
         be.report()
+        serving.view_cache(be).warm()
         ahead()
 
     be.warmers.append(ahead)
