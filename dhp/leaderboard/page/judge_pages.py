@@ -199,6 +199,11 @@ class _Child:
             raise RuntimeError(value)
         return value  # type: ignore[no-any-return]
 
+    def stop(self) -> None:
+        """Stop the process now (its reader sees the pipe end)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+
     def close(self) -> None:
         assert self.proc.stdin is not None
         with contextlib.suppress(OSError):
@@ -272,6 +277,7 @@ class JudgePages:
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._children: list[_Child] = []  # the renderers' processes now, for close()
         self.rendered = 0  # pages drawn (a test counts them)
 
     # -- what the route asks -------------------------------------------------------------------
@@ -323,10 +329,14 @@ class JudgePages:
             return len(self._pending)
 
     def close(self) -> None:
-        """End the renderers (their children end at once: no process outlives its app)."""
+        """End the renderers: their children are stopped at once, a page half drawn included (no
+        process outlives its app)."""
         with self._lock:
             self._closed = True
             self._wake.notify_all()
+            children = list(self._children)
+        for child in children:
+            child.stop()
 
     # -- the renderers -------------------------------------------------------------------------
     def _start(self) -> None:
@@ -354,12 +364,21 @@ class JudgePages:
             return None
 
     def _run(self, nice: int, readers_only: bool) -> None:
-        held: list[_Child] = [_Child(nice)]  # started at once: the first reader finds it ready
+        held: list[_Child] = [self._spawn(nice)]  # started at once: the first reader finds it ready
         try:
             self._serve_tasks(held, nice, readers_only)
         finally:
             for child in held:
                 child.close()
+
+    def _spawn(self, nice: int) -> _Child:
+        child = _Child(nice)
+        with self._lock:
+            self._children = [c for c in self._children if c.proc.poll() is None] + [child]
+            closed = self._closed
+        if closed:  # closed while it started
+            child.stop()
+        return child
 
     def _serve_tasks(self, held: list[_Child], nice: int, readers_only: bool) -> None:
         """Tasks rendered by the child in ``held`` (one that died is replaced at the next task)."""
@@ -369,7 +388,7 @@ class JudgePages:
             try:
                 texts = [(p, self._read(p).decode("utf-8")) for p, _ in task.files]
                 if not held:
-                    held.append(_Child(nice))
+                    held.append(self._spawn(nice))
                 raw = held[0].render(
                     ("judge" if dataset is None else "dataset", name, texts, data, str(self.csv_dir))
                 )
