@@ -277,6 +277,7 @@ class JudgePages:
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._readers_idle = False  # the readers' renderer waits for work (set by itself)
         self._children: list[_Child] = []  # the renderers' processes now, for close()
         self.rendered = 0  # pages drawn (a test counts them)
 
@@ -351,15 +352,26 @@ class JudgePages:
             t.start()
 
     def _take(self, readers_only: bool) -> _Task | None:
+        """The next task for a renderer. A reader's page goes to the readers' renderer (the one at the
+        server's CPU priority) when it is free; the background's one takes it only when that is busy."""
         with self._lock:
             while not self._closed:
                 while self._heap and not _waiting(self._heap[0].future):
                     heapq.heappop(self._heap)  # taken or answered by an earlier copy of the task
-                if self._heap and (not readers_only or self._heap[0].priority == NOW):
+                top = self._heap[0].priority if self._heap else None
+                mine = top is not None and (
+                    top == NOW if readers_only else top != NOW or not self._readers_idle
+                )
+                if mine:
                     task = heapq.heappop(self._heap)
                     if task.future is not None and task.future.set_running_or_notify_cancel():
+                        if readers_only:
+                            self._readers_idle = False
+                            self._wake.notify_all()  # the next reader's page, if any, to the other one
                         return task
                     continue
+                if readers_only:
+                    self._readers_idle = True
                 self._wake.wait()
             return None
 
