@@ -158,6 +158,14 @@ def main() -> int:
     ap.add_argument(
         "--readers", type=int, default=0, help="concurrent readers making a browser's requests (0: none)"
     )
+    ap.add_argument(
+        "--judge-readers", type=int, default=0,
+        help="concurrent readers each opening a different judge's page (0: none)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--first-visits", type=int, default=0,
+        help="concurrent first-time visitors, each fetching every request of a page load with a cold cache",
+    )  # fmt: skip
     ap.add_argument("--server-only", action="store_true", help="skip the in-process server timings")
     ap.add_argument(
         "--continuous-every", type=int, default=CONTINUOUS_EVERY,
@@ -173,6 +181,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.smoke:  # 20 items: fewer than 14 with ties would take scipy's (slow) exact permutation test
         args.judges, args.items = min(args.judges, 4), min(args.items, 20)
+        args.judge_readers = min(args.judge_readers, 3)
+        args.first_visits = min(args.first_visits, 3)
         args.readers, args.loads, args.filters = (
             min(args.readers, 3),
             min(args.loads, 1),
@@ -214,6 +224,10 @@ def main() -> int:
         bench_server(be, rep)
     if args.readers:
         bench_readers(cfg, be, args.readers)
+    if args.judge_readers:
+        bench_judge_pages(cfg, be, args.judge_readers)
+    if args.first_visits:
+        bench_first_visits(cfg, be, args.first_visits)
     if args.browser:
         bench_browser(cfg, be, (args.loads, args.filters), args.trace, args.compare)
     if not args.keep:
@@ -558,6 +572,209 @@ def bench_readers(cfg: AppConfig, be: Backend, n: int) -> None:
             )
     for e in sorted(set(errors))[:5]:
         print(f"  error: {e}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Judge pages (issue 37): readers each opening a different judge's page
+async def _judge_reader(session: Any, url: str, name: str) -> tuple[float, ...]:
+    """One reader following a ``?judge=`` link (a tap on a name): the page, its load (the default
+    view), the judge's page (``GET /dhp/judge``). Returns the wall time to each."""
+    import json
+
+    t0 = time.perf_counter()
+    async with session.get(url, params={"judge": name}) as r:
+        r.raise_for_status()
+        await r.read()
+    t1 = time.perf_counter()
+    async with session.get(f"{url}dhp/view") as r:
+        r.raise_for_status()
+        await r.read()
+    t2 = time.perf_counter()
+    async with session.get(f"{url}dhp/judge", params={"name": name}) as r:
+        r.raise_for_status()
+        page = json.loads(await r.text())
+        if (
+            page.get("name") != name
+            or not page.get("has_results")
+            or "Where it fails" not in page["first"]["detail"]
+        ):
+            raise RuntimeError(f"the judge page of {name!r} is not its page: {str(page)[:200]}")
+    return t1 - t0, t2 - t0, time.perf_counter() - t0
+
+
+def _judge_crowd(url: str, names: list[str]) -> tuple[list[tuple[float, ...]], list[str], float]:
+    """A reader per name, all at once, from one asyncio loop (run in a child process)."""
+    import asyncio
+
+    import aiohttp
+
+    async def run() -> tuple[list[tuple[float, ...]], list[str], float]:
+        errors: list[str] = []
+        times: list[tuple[float, ...]] = []
+        conn = aiohttp.TCPConnector(limit=0)
+        headers = {"Accept-Encoding": "gzip, deflate, br"}
+        async with aiohttp.ClientSession(
+            connector=conn, headers=headers, timeout=aiohttp.ClientTimeout(total=600)
+        ) as session:
+
+            async def one(name: str) -> None:
+                try:
+                    times.append(await _judge_reader(session, url, name))
+                except Exception as e:  # counted and printed: the benchmark's verdict
+                    errors.append(f"{type(e).__name__}: {e}")
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(one(n) for n in names))
+            return times, errors, time.perf_counter() - t0
+
+    return asyncio.run(run())
+
+
+def bench_judge_pages(cfg: AppConfig, be: Backend, n: int) -> None:
+    """``n`` readers at once, each opening a different judge's page: first views (pages drawn when
+    asked: the background drawing is off), then ``n`` other judges once the background has drawn
+    every page (as on a board up for a while), and one reader alone on a page never drawn."""
+    import multiprocessing
+
+    from dhp.leaderboard.page import serving
+
+    (_, demo, port), *_ = serve_variants(replace(cfg, judge_pages_ahead=False), be, compare=False)
+    url = f"http://127.0.0.1:{port}/"
+    judges = be.judges()
+    step = max(1, len(judges) // (2 * n + 1))
+    spread = judges[::step]  # every kind of judge (continuous ones included), none twice
+    first, later, alone = spread[:n], spread[n : 2 * n], spread[2 * n : 2 * n + 1] or spread[-1:]
+    rows: list[tuple[str, list[tuple[float, ...]], list[str], float, float, float]] = []
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        pool.apply(_judge_crowd, (url, [judges[0]]))  # warm: the renderers started, the page and view cached
+        for label, names in (("one reader alone, a page never drawn", alone),
+                             (f"{n} readers, {n} judges' pages never drawn", first)):  # fmt: skip
+            cpu0, load0 = _cpu(os.getpid()), os.getloadavg()[0]
+            times, errors, wall = pool.apply(_judge_crowd, (url, names))
+            rows.append((label, times, errors, wall, _cpu(os.getpid()) - cpu0, load0))
+        pages = serving.judge_pages(demo_backend(demo))
+        t0 = time.perf_counter()
+        pages.prerender(later)  # as the background does for every judge once the results are read
+        while pages.pending():  # a benchmark's poll: nothing else waits on it
+            time.sleep(0.2)
+        took = time.perf_counter() - t0
+        print(f"the background (one child at a low priority) drew {len(later)} judge pages in {took:.1f} s")
+        cpu0, load0 = _cpu(os.getpid()), os.getloadavg()[0]
+        times, errors, wall = pool.apply(_judge_crowd, (url, later))
+        rows.append((f"{n} readers, {n} other judges' pages drawn ahead", times, errors, wall,
+                     _cpu(os.getpid()) - cpu0, load0))  # fmt: skip
+    demo.close()
+    for label, times, errors, wall, cpu, load0 in rows:
+        k = max(1, len(times) + len(errors))
+        print(f"judge pages, {label}: all done in {wall:.2f} s; errors {len(errors)}; server CPU "
+              f"{1000 * cpu / k:.1f} ms a reader (the drawing is in child processes); load average "
+              f"{load0:.1f} -> {os.getloadavg()[0]:.1f}")  # fmt: skip
+        for i, part in enumerate(["page HTML", "+ table (page loaded)", "+ judge page (whole reader)"]):
+            xs = [t[i] for t in times]
+            if xs:
+                print(
+                    f"  {part:<30} p50 {statistics.median(xs):.2f} s, p95 {_p95(xs):.2f} s, max {max(xs):.2f} s"
+                )
+        for e in sorted(set(errors))[:5]:
+            print(f"  error: {e}")
+
+
+# ---------------------------------------------------------------------------------------------
+# First-time visitors (issue 37): every request of a page load, the browser's cache cold
+def page_requests(url: str) -> list[str]:
+    """The URLs headless Chromium fetches from the server for one page load with a cold cache, in
+    order (the page, its scripts, styles and fonts, the table's view), until the table is drawn."""
+    from playwright.sync_api import sync_playwright
+
+    exe = shutil.which("chromium") or "/usr/bin/chromium"
+    args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
+    seen: list[str] = []
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=args)
+        pg = b.new_page(viewport={"width": 1400, "height": 1000})
+        pg.on("request", lambda r: seen.append(r.url) if r.url.startswith(url) else None)
+        pg.goto(url)
+        pg.wait_for_function(LOADED, polling="raf", timeout=120_000)
+        pg.wait_for_load_state("networkidle")
+        b.close()
+    return list(dict.fromkeys(seen))  # each once, as a cold cache fetches it
+
+
+def _visitors(urls: list[str], n: int) -> tuple[list[float], list[int], list[str], float, float]:
+    """``n`` first-time visitors at once, each fetching ``urls`` (the page first, then the rest over
+    six connections, as a browser does) with no cache; returns each visitor's wall time and bytes."""
+    import asyncio
+
+    import aiohttp
+
+    async def run() -> tuple[list[float], list[int], list[str], float]:
+        times: list[float] = []
+        sizes: list[int] = []
+        errors: list[str] = []
+        headers = {"Accept-Encoding": "gzip, deflate, br"}
+        timeout = aiohttp.ClientTimeout(total=600)
+
+        async def visitor() -> None:
+            conn = aiohttp.TCPConnector(limit=6, force_close=False)  # a browser's connections per host
+            got = 0
+            try:
+                async with aiohttp.ClientSession(connector=conn, headers=headers, timeout=timeout,
+                                                 auto_decompress=False) as session:  # fmt: skip
+                    t0 = time.perf_counter()
+
+                    async def fetch(u: str) -> int:
+                        async with session.get(u) as r:
+                            r.raise_for_status()
+                            return len(await r.read())
+
+                    got += await fetch(urls[0])
+                    got += sum(await asyncio.gather(*(fetch(u) for u in urls[1:])))
+                    times.append(time.perf_counter() - t0)
+                    sizes.append(got)
+            except Exception as e:  # counted and printed: the benchmark's verdict
+                errors.append(f"{type(e).__name__}: {e}")
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(visitor() for _ in range(n)))
+        return times, sizes, errors, time.perf_counter() - t0
+
+    cpu0 = time.process_time()
+    out = asyncio.run(run())
+    return (*out, time.process_time() - cpu0)
+
+
+def bench_first_visits(cfg: AppConfig, be: Backend, n: int) -> None:
+    """``n`` first-time visitors at once, each making every request of a page load (as recorded from
+    headless Chromium with a cold cache), against the app on loopback."""
+    import multiprocessing
+
+    (_, demo, port), *_ = serve_variants(cfg, be, compare=False)
+    url = f"http://127.0.0.1:{port}/"
+    urls = page_requests(url)
+    kinds = [u for u in urls if "/assets/" in u or "/static/" in u or u.endswith((".js", ".css", ".woff2"))]
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        pool.apply(_visitors, (urls, 1))  # warm: every response made once (as after the first visitor)
+        cpu0, load0 = _cpu(os.getpid()), os.getloadavg()[0]
+        times, sizes, errors, wall, gen_cpu = pool.apply(_visitors, (urls, n))
+        cpu, load1 = _cpu(os.getpid()) - cpu0, os.getloadavg()[0]
+    demo.close()
+    kb = statistics.median(sizes) / 1e3 if sizes else math.nan
+    print(f"{n} first-time visitors (cold cache), each {len(urls)} requests ({len(kinds)} scripts, styles and "
+          f"fonts), {kb:.0f} kB on the wire: all done in {wall:.2f} s; errors {len(errors)}; server CPU "
+          f"{1000 * cpu / n:.1f} ms a visitor (the load generator {1000 * gen_cpu / n:.1f} ms); load average "
+          f"{load0:.1f} -> {load1:.1f}")  # fmt: skip
+    if times:
+        print(
+            f"  whole visit p50 {statistics.median(times):.2f} s, p95 {_p95(times):.2f} s, max {max(times):.2f} s"
+        )
+    for e in sorted(set(errors))[:5]:
+        print(f"  error: {e}")
+
+
+def demo_backend(demo: gr.Blocks) -> Backend:
+    from dhp.leaderboard.page.app import _BACKENDS
+
+    return _BACKENDS[demo]
 
 
 if __name__ == "__main__":

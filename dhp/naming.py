@@ -125,19 +125,64 @@ def _skeleton(text: str) -> str:
     return unicodedata.normalize("NFD", "".join(protos.get(c, c) for c in unicodedata.normalize("NFD", text)))
 
 
+#: Latin letters TR39 leaves as prototypes of other scripts' letters that read, in a case-folded name,
+#: as an ASCII letter: ``ĸ`` (kra, the prototype of Cyrillic ``к`` and Greek ``κ``) and the Cyrillic
+#: palochka ``ӏ`` (TR39 maps its capital ``Ӏ`` to ``l`` and the small one to ``i``, a dot it has not).
+_LATIN_EXTRA = {"ĸ": "k", "ӏ": "l"}
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+
+
+@functools.cache
+def _latin_lookalikes() -> Mapping[str, str]:
+    """:data:`_LATIN_EXTRA` and every Latin small capital (``ʙ``, the prototype of Cyrillic ``в``;
+    ``ʜ`` of ``н``; ``ᴛ`` of ``т``) -> its ASCII letter: what a reader takes them for once case is
+    folded, as the key folds it."""
+    out = dict(_LATIN_EXTRA)
+    for block in (range(0x0250, 0x02B0), range(0x1D00, 0x1D80), range(0xA730, 0xA800)):
+        for cp in block:
+            m = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(cp), ""))
+            if m:
+                out[chr(cp)] = m.group(1).lower()
+    return out
+
+
+def _key_char(c: str) -> str:
+    """One character of a key: ASCII as :func:`slug` keeps it; another script's letters and digits as
+    they are (``评审一号`` and ``评审二号`` are two names); other marks and symbols ``-``."""
+    if c.isascii():
+        return slug(c)
+    return c if unicodedata.category(c)[0] in "LN" else "-"
+
+
 def name_key(name: str) -> str:
-    """What names that read alike share: the :func:`slug` of the name's skeleton after NFKC and case
-    folding, so ``dеepseek`` (Cyrillic ``е``), ``ＤeepSeek`` (full-width) and ``DEEPSEEK`` share
-    ``deepseek``'s key, ``llama``, ``1lama`` and ``IIama`` share one, and so do ``café`` and
-    ``cafe``. Names with one :func:`judge_slug` share one key."""
-    text = _skeleton(unicodedata.normalize("NFKC", name.strip()))
-    text = _skeleton(text.casefold())
-    return slug("".join(c for c in text if not unicodedata.combining(c)))  # accents read alike too
+    """What names that read alike share: the name after NFKC and case folding, mapped to TR39's
+    prototypes (its skeleton), then to the Latin letters those prototypes read as
+    (:func:`_latin_lookalikes`), accents dropped, ASCII :func:`slug`-ed. So ``dеepseek`` (Cyrillic
+    ``е``), ``ԁеерѕеек`` (every letter Cyrillic or Komi), ``ＤeepSeek`` (full-width) and ``DEEPSEEK``
+    share ``deepseek``'s key, ``огасӏе`` shares ``oracle``'s, ``llama``, ``1lama`` and ``IIama``
+    share one, and so do ``café`` and ``cafe``; names in other scripts keep their letters
+    (``评审一号`` and ``评审二号`` differ). ASCII names with one :func:`judge_slug` share one key."""
+    latin = _latin_lookalikes()
+
+    def step(text: str) -> str:
+        return _skeleton("".join(latin.get(c, c) for c in text if not unicodedata.combining(c)))
+
+    text = step(step(unicodedata.normalize("NFKC", name.strip())).casefold())
+    text = step(text)
+    return "".join(_key_char(c) for c in text if not unicodedata.combining(c))  # accents read alike too
+
+
+#: The hash that tells apart the folders of names outside ASCII (hex digits of SHA-256).
+_NAME_HASH = 8
 
 
 def judge_slug(name: str) -> str:
-    """Judge name -> folder name (:func:`slug` of the stripped name), e.g. ``GPT-4o (temp 0)`` ->
-    ``gpt-4o--temp-0-``.
+    """Judge name -> folder name. An ASCII name: :func:`slug` of the stripped name, e.g. ``GPT-4o
+    (temp 0)`` -> ``gpt-4o--temp-0-`` (the folders results have always had). A name with other
+    characters: its ASCII letters and digits (accents dropped, TR39's Latin look-alikes for other
+    scripts' letters), at most 40, then ``-`` and 8 hex digits of the SHA-256 of the name (NFC), so
+    that distinct names never share a folder, e.g. ``评审一号`` -> ``judge-0f3c…``, ``Café Judge`` ->
+    ``cafe-judge-5d1e…``.
 
     Refuses names with path separators, control or invisible formatting characters, and names whose
     slug is empty or only dots.
@@ -146,10 +191,28 @@ def judge_slug(name: str) -> str:
         raise ValueError(f"judge name {name!r} must not contain a path separator")
     if any(unicodedata.category(c).startswith("C") for c in name):
         raise ValueError(f"judge name {name!r} must not contain control or invisible formatting characters")
-    s = slug(name.strip())
+    stripped = name.strip()
+    if not stripped.isascii():
+        return _unicode_slug(stripped)
+    s = slug(stripped)
     if not s or set(s) <= {"."}:
         raise ValueError(f"judge name {name!r} gives an empty or invalid folder name")
     return s
+
+
+def _unicode_slug(name: str) -> str:
+    """A folder name for a name outside ASCII: its readable ASCII part and a hash of the whole name."""
+    import hashlib
+
+    nfc = unicodedata.normalize("NFC", name)
+    latin = _latin_lookalikes()
+    folded = "".join(  # ASCII kept as typed; another script's letters as the Latin letters they read as
+        c if c.isascii() else "".join(latin.get(x, x) for x in _skeleton(latin.get(c, c)))
+        for c in unicodedata.normalize("NFKC", nfc)
+    )
+    ascii_part = "".join(c for c in unicodedata.normalize("NFKD", folded) if c.isascii())
+    readable = re.sub(r"-{2,}", "-", slug(ascii_part)).strip("-.")[:40].rstrip("-.") or "judge"
+    return f"{readable}-{hashlib.sha256(nfc.encode('utf-8')).hexdigest()[:_NAME_HASH]}"
 
 
 def revision_slug(revision: str) -> str:

@@ -48,3 +48,62 @@ def test_worker_and_scorer_use_one_folder(tmp_path: Path) -> None:
     assert req.state is State.FINISHED, req.reason
     assert [Path(p).parent.name for p in req.results] == [scorer_path.parent.name] == ["gpt-4o--temp-0-"]
     assert "-gpt-4o--temp-0--" in req.id
+
+
+#: (submitted, taken): names that read alike, refused (issue 37: whole words of another script)
+LOOKALIKES = [
+    ("ԁеерѕеек-v3-t0-071", "deepseek-v3-t0-071"),  # every letter Cyrillic or Komi, к included
+    ("огасӏе", "oracle"),  # Cyrillic, with the palochka
+    ("dеepseek", "deepseek"),  # one Cyrillic е
+    ("ＤeepSeek", "deepseek"),
+    ("вот", "BOT"),  # в reads as a small capital B
+]
+#: distinct names that only a lossy slug made one
+DISTINCT = [("评审二号", "评审一号"), ("сору judge", "соре judge"), ("评审一号", "评审一")]
+
+
+@pytest.mark.parametrize(("name", "taken"), LOOKALIKES)
+def test_names_that_read_alike_share_a_key(name: str, taken: str) -> None:
+    from dhp.naming import name_key
+
+    assert name_key(name) == name_key(taken)
+
+
+@pytest.mark.parametrize(("a", "b"), DISTINCT)
+def test_distinct_names_in_any_script_get_distinct_keys_and_folders(a: str, b: str) -> None:
+    from dhp.naming import name_key
+
+    assert name_key(a) != name_key(b)
+    assert judge_slug(a) != judge_slug(b)
+
+
+def test_folders_keep_ascii_slugs_and_tell_every_other_name_apart() -> None:
+    assert judge_slug("deepseek-v3-t0-071") == "deepseek-v3-t0-071"  # stored results keep their folder
+    assert judge_slug("GPT-4o (temp 0)") == "gpt-4o--temp-0-"
+    lookalike = judge_slug("ԁеерѕеек-v3-t0-071")
+    assert lookalike.startswith("deepseek-v3-t0-071-") and lookalike != "deepseek-v3-t0-071"
+    assert judge_slug("Café Judge").startswith("cafe-judge-")
+    folders = {
+        judge_slug(n)
+        for n in ("评审一号", "评审二号", "评审三号", "сору judge", "соре judge", "Café", "Cafe\u0301")
+    }
+    assert len(folders) == 6  # "Café" typed precomposed or combined is one name (NFC): one folder
+    assert all(slug(f) == f for f in folders)  # plain file names
+
+
+def _sub(name: str, model: str) -> Any:
+    form = dict(endpoint_url="http://localhost:8000/v1", protocol="openai", model=model, hf_model_id=None,
+                revision=None, mode="expected", contact="me@example.org")  # fmt: skip
+    return validate_submission(judge_name=name, app_mode="local", **form)  # type: ignore[arg-type]
+
+
+def test_taken_only_when_a_name_really_is() -> None:
+    from dhp.leaderboard.submissions.validation import Existing, find_duplicate
+
+    existing = [Existing("评审一号", ("a",), "leaderboard row '评审一号'"),
+                Existing("deepseek-v3-t0-071", ("b",), "leaderboard row 'deepseek-v3-t0-071'")]  # fmt: skip
+    assert find_duplicate(_sub("评审二号", "m1"), existing) is None
+    assert "is taken" in str(find_duplicate(_sub("评审一号", "m2"), existing))
+    assert "reads like 'deepseek-v3-t0-071'" in str(
+        find_duplicate(_sub("ԁеерѕеек-v3-t0-071", "m3"), existing)
+    )

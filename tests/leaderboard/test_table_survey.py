@@ -64,6 +64,29 @@ def test_parse_many_is_pure() -> None:
     assert bad == ["b.json: a result must be a JSON object"]
 
 
+def test_the_listing_parses_summaries_and_leaves_the_scores_to_their_readers() -> None:
+    """Issue 37: a cold start parsed every file's item scores, which the table never reads. The listing
+    keeps what the full parse keeps (scores dropped); scores that are not valid are found where they
+    are read (the judge page, the rank job: ``parse_result``), not at the listing."""
+    import json
+
+    from dhp.leaderboard.board.loading import parse_summary
+    from dhp.scoring.result_files import parse_result
+    from dhp.scoring.results import ResultError
+
+    text = dump_result(make_result("j", "summeval", n_items=20))
+    assert parse_summary(text, "a.json") == parse_result(text).model_copy(update={"scores": None})
+    doc = json.loads(text)
+    doc["scores"]["original"] = {"not": "a list"}
+    broken = json.dumps(doc)
+    (ok,), bad = parse_many([("a.json", broken)])
+    assert bad == [] and ok.result.judge.name == "j"
+    with pytest.raises(ResultError, match=r"a\.json: invalid result"):
+        parse_result(broken, source="a.json")
+    with pytest.raises(ResultError, match=r"b\.json: not valid JSON"):
+        parse_summary("{ nope", "b.json")
+
+
 def test_build_frame_one_row_per_judge_newest_result() -> None:
     rs = [
         _loaded("A", "summeval", skill=0.1, created_at="2025-01-01T00:00:00Z"),

@@ -65,6 +65,9 @@ META_COLUMNS: tuple[str, ...] = (
 _COVERAGE = "coverage "
 #: The column of marks that make a row not comparable (:func:`dhp.scoring.caveats.caveats`), drawn last.
 CAVEATS = "Caveats"
+#: The full table's hidden column of each judge's caveats per dataset (``(dataset, marks)`` pairs):
+#: a view's Caveats cell names only the datasets in view.
+MARKS = "_caveat_marks"
 #: Metadata columns are off by default, but for the caveats (what makes a row not comparable).
 DEFAULT_META: tuple[str, ...] = ("Judge", "Caveats")
 KINDS: tuple[str, ...] = ("D_avg", "D_min")
@@ -182,6 +185,7 @@ def _meta_row(judge: str, per: Mapping[str, LoadedResult]) -> dict[str, Any]:
         "Dataset version": ", ".join(sorted({_version(x.result) for x in per.values()})),
         "Date": newest.created_at[:10],
         "Caveats": caveat_text({ds: caveats(x.result) for ds, x in per.items()}),
+        MARKS: tuple((ds, tuple(caveats(x.result))) for ds, x in per.items()),
     }
 
 
@@ -276,7 +280,7 @@ def build_frame(
         rows.append(row)
     dcols = [c for ds in all_ds for w in (True, False) for c in dataset_columns(ds, w)]
     cols = [*META_COLUMNS, STABILITY] + [x for c in dcols for x in (c, *interval_columns(c))]
-    df = pd.DataFrame(rows, columns=cols)
+    df = pd.DataFrame(rows, columns=[*cols, MARKS])
     for c in [*cols[len(META_COLUMNS) :], "Size (B)"]:  # the stability and D columns, and the size
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     return df
@@ -469,6 +473,10 @@ def select_view(
     df = df.assign(**{lo_c: low, hi_c: high})
     ranking = None if samples is None else (samples, chosen, weighted)
     df = _rank_and_sort(df, overall_c, sort.aligned(df.columns), ranking)
+    if MARKS in df.columns:  # the caveats of the datasets in view only (a filtered-out one's stayed)
+        df = df.assign(
+            **{CAVEATS: [caveat_text({d: m for d, m in marks if d in chosen}) for marks in df[MARKS]]}
+        )
     cols = _view_columns(df, overall_c, chosen, weighted, kinds, meta)
     out = df[cols].copy()
     for c in cols[2:]:

@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,8 @@ _ASSETS = Path(__file__).resolve().parent / "assets"
 
 #: The board's views in the browser (``window.dhpView``): a page load and every filter fetch them.
 VIEW_JS = (_ASSETS / "board_view.js").read_text(encoding="utf-8")
+#: The judge page in the browser (``window.dhpJudge``): filled from ``GET /dhp/judge``, no Gradio event.
+JUDGE_JS = (_ASSETS / "judge_view.js").read_text(encoding="utf-8")
 
 
 def _wire_page(demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
@@ -75,6 +77,17 @@ def _wire_page(demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
     )
 
 
+class _Board(gr.Blocks):
+    """The board's Blocks: closing it also ends what it started beside Gradio (the judge-page renderers)."""
+
+    closers: list[Callable[[], None]]
+
+    def close(self, verbose: bool = True) -> None:
+        super().close(verbose)
+        for close in getattr(self, "closers", ()):
+            close()
+
+
 #: The Backend of each app :func:`build_app` made, for :func:`launch` (its routes).
 _BACKENDS: weakref.WeakKeyDictionary[gr.Blocks, Backend] = weakref.WeakKeyDictionary()
 
@@ -84,7 +97,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
     be.wait_ranks = False  # the page shows rows at once; rank ranges follow (Backend.status says so)
     be.warmers.append(lambda: serving.view_cache(be).warm())  # the default view, as bytes
     threading.Thread(target=be.warm, name="dhp-warm-results", daemon=True).start()  # off the request path
-    with gr.Blocks(title=cfg.title, analytics_enabled=False) as demo:
+    with _Board(title=cfg.title, analytics_enabled=False) as demo:
         gr.Markdown(intro_markdown())
         parts: dict[str, Any] = {"problems": gr.Markdown("", elem_id="problems")}
         with gr.Row(elem_classes=["dhp-hidden"]):  # set in the browser by the page load (board_view.js)
@@ -112,6 +125,7 @@ def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
         ui.wire_submit(be, submit, queue[1])
         ui.wire_queue(be, timer, queue)
         ui.wire_survey(be, survey, parts["board"].weights)
+    demo.closers = [serving.judge_pages(be).close]
     blocks: gr.Blocks = demo
     _BACKENDS[blocks] = be
     return blocks
@@ -126,18 +140,53 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
     }  # fmt: skip
     if be is not None:
         app_kwargs["routes"] = serving.routes(be)
+        if be.cfg.judge_pages_ahead:  # every judge's page as bytes, drawn by a child at a low priority
+            _judge_pages_ahead(be)
     demo.launch(
         app_kwargs=app_kwargs,
-        head=f"<script>{VIEW_JS}</script>",
+        prevent_thread_lock=True,
+        head=f"<script>{VIEW_JS}</script><script>{JUDGE_JS}</script>",
         server_name=host,
         server_port=port,
-        prevent_thread_lock=not block,
         css=(_ASSETS / "style.css").read_text(encoding="utf-8"),
         js=(_ASSETS / "board.js").read_text(encoding="utf-8"),
         footer_links=["api"],
         show_error=True,
         run_history=False,  # Gradio 6 would copy every table it sends into the browser's localStorage
     )
+    if demo.server_app is not None:
+        _caches_first(demo.server_app)
+    if block:
+        demo.block_thread()
+
+
+def _judge_pages_ahead(be: Backend) -> None:
+    """Every judge's page drawn in the background once the results are read, and again at each new
+    results generation (only for a launched app: building one starts no process)."""
+
+    def ahead() -> None:
+        serving.judge_pages(be).prerender(be.judges())
+
+    def first() -> None:  # after the first rows: the renderers' start-up must not delay a cold start
+        be.report()
+        serving.view_cache(be).warm()
+        ahead()
+
+    be.warmers.append(ahead)
+    threading.Thread(target=first, name="dhp-judge-pages-ahead", daemon=True).start()
+
+
+def _caches_first(app: Any) -> None:
+    """The board's response caches in front of every layer Gradio adds (its brotli compression, which
+    compressed each asset again on every request, and its CORS check): a first-time visitor's 80-odd
+    requests for cached scripts and styles are answered by the outermost layer. Starlette builds its
+    middleware stack at the first request (Gradio's own start-up check): it is rebuilt at the next."""
+    ours = (serving.PageCache, serving.StaticCache, serving.SharedCache)
+    app.user_middleware = [
+        *(Middleware(c) for c in ours),
+        *(m for m in app.user_middleware if getattr(m, "cls", None) not in ours),
+    ]
+    app.middleware_stack = None
 
 
 #: Space mode refuses local store folders (a Space restart loses them) unless this is ``1``.

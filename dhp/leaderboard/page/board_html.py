@@ -72,13 +72,14 @@ def _num_cell(v: float, lo: float, hi: float) -> str:
 
 def _judge_cell(name: str, rank: str, caveat: str = "") -> str:
     """The judge's name, whole (it wraps: a cut name hid which of two similar judges a row is), as a
-    link to its page; ``caveat`` is repeated under it for a phone, which hides the Caveats column."""
+    link to its page; its rank and ``caveat`` are repeated under it for a phone, which hides the Rank
+    and Caveats columns (the room goes to the datasets)."""
     href = "?judge=" + urllib.parse.quote(name, safe="")  # "&", "#", "+" stay in the name
     text = html.escape(name)
     link = f'<a class="dhp-judge" href="{html.escape(href)}" data-judge="{text}" title="{text}">{text}</a>'
-    tag = f' <span class="tag">{html.escape(rank)}</span>' if rank.startswith(BASELINE) else ""
+    rk = f'<span class="rk">{"" if rank.startswith(BASELINE) else "rank "}{html.escape(rank)}</span>'
     cav = f'<span class="cav">{html.escape(caveat)}</span>' if caveat else ""
-    return f'<td class="judge">{link}{tag}{cav}</td>'
+    return f'<td class="judge">{link}{rk}{cav}</td>'
 
 
 def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
@@ -163,7 +164,7 @@ def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[
     rank = str(cols[RANK][i])
     caveat = "; ".join(str(cols[m][i]) for m in meta[1] if str(cols[m][i]))
     cells = [
-        f'<td class="rank">{html.escape(rank.split(":")[0])}</td>',
+        f'<td class="rank">{html.escape(rank)}</td>',  # as the CSV has it ("baseline: chance")
         _judge_cell(str(cols["Judge"][i]), rank, caveat),
     ]
     overall = _num_cell(cols[dcols[0]][i], *(cols[b][i] for b in interval_columns(dcols[0])))

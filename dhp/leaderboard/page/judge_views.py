@@ -20,12 +20,10 @@ import html
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import gradio as gr
 
 from dhp.fsutil import atomic_write_text
-from dhp.leaderboard.page.service import Backend
 from dhp.scoring.breakdown import length_tertiles
 from dhp.scoring.misses import (
     Miss,
@@ -50,10 +48,7 @@ __all__ = [
     "misses_csv_path",
     "misses_html",
     "run_cost_text",
-    "show_detail",
-    "show_misses",
     "texts_for",
-    "wire_detail",
 ]
 
 #: Missed pairs shown on the page for the chosen perturbation (the CSV has all of them).
@@ -253,7 +248,8 @@ def misses_csv_path(r: Result, texts: ScoredTexts | str, folder: Path) -> str | 
 
 
 def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)[:60]
+    """The name in a file name (ASCII letters and digits; the content's hash tells files apart)."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-" for c in name)[:60]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,51 +262,10 @@ class DetailBlock:
 
 
 def detail_block() -> DetailBlock:
-    """The components, created inside the Judge tab (under the per-perturbation table)."""
+    """The components, created inside the Judge tab (under the per-perturbation table); filled in the
+    browser from the judge page's bytes (:mod:`dhp.leaderboard.page.judge_pages`)."""
     detail = gr.Markdown(elem_id="judge-detail")
     pick = gr.Dropdown(choices=[], label="Missed pairs of", elem_id="judge-miss-pick", visible=False)
     misses = gr.HTML(elem_id="judge-misses")
     csv = gr.File(label="All misses (CSV)", elem_id="judge-misses-csv", visible=False, interactive=False)
     return DetailBlock(detail, pick, misses, csv)
-
-
-def _result_on(be: Backend, name: str | None, dataset: str | None) -> Result | str | None:
-    """The judge's full result on ``dataset`` (None: none; a string: why it cannot be re-read)."""
-    lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
-    if lr is None:
-        return None
-    try:
-        return be.index.full(lr.path)
-    except (OSError, ValueError) as e:
-        return f"Could not re-read {lr.path}: {e}"
-
-
-def show_detail(be: Backend, name: str | None, dataset: str | None) -> tuple[Any, ...]:
-    """The block's values for a judge and dataset: the detail, the perturbation picker (the most
-    missed first), its missed pairs and the CSV of every miss."""
-    r = _result_on(be, name, dataset)
-    if not isinstance(r, Result):
-        hidden = gr.Dropdown(choices=[], value=None, visible=False)
-        return r or "", hidden, "", gr.File(value=None, visible=False)
-    choices = miss_choices(r)
-    first = choices[0][1] if choices else None
-    texts = texts_for(r, be.cfg.data)
-    csv = misses_csv_path(r, texts, be.cfg.csv_dir)
-    return (
-        detail_markdown(r),
-        gr.Dropdown(choices=choices, value=first, visible=bool(choices)),
-        misses_html(r, first, texts),
-        gr.File(value=csv, visible=csv is not None),
-    )
-
-
-def show_misses(be: Backend, name: str | None, dataset: str | None, perturbation: str | None) -> str:
-    r = _result_on(be, name, dataset)
-    return misses_html(r, perturbation, texts_for(r, be.cfg.data)) if isinstance(r, Result) else ""
-
-
-def wire_detail(be: Backend, select: gr.Dropdown, dataset: gr.Dropdown, block: DetailBlock) -> None:
-    """A dataset chosen on the Judge tab fills the block; a perturbation picked shows its misses."""
-    outputs = [block.detail, block.pick, block.misses, block.csv]
-    dataset.change(lambda n, d: show_detail(be, n, d), [select, dataset], outputs)
-    block.pick.input(lambda n, d, p: show_misses(be, n, d, p), [select, dataset, block.pick], block.misses)

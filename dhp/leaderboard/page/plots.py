@@ -287,4 +287,23 @@ def size_svg(points: Sequence[tuple[str, float, float]], controls: Sequence[tupl
         if on
         else ""
     )
-    return f'<figure class="dhp-size"><div role="img" aria-label="{html.escape(alt)}">{svg}</div>{caption}</figure>'
+    # the SVG named for screen readers (its own title and label), and every point readable without a
+    # hover (a phone has none): a table of every judge in the plot, folded under the figure
+    end = svg.index(">", svg.index("<svg"))  # the end of the root element's opening tag
+    head = svg[:end].replace("<svg", f'<svg aria-label="{html.escape(alt)}"', 1)
+    svg = f"{head}><title>{html.escape(alt, quote=False)}</title>{svg[end + 1 :]}"
+    rows = "".join(
+        f"<tr><td>{html.escape(n)}</td><td>{x:g}B</td><td>{y:.2f}</td></tr>"
+        for n, x, y in sorted(points, key=lambda p: (-p[2], p[0]))
+    )
+    listing = (
+        f"<details><summary>Every judge in the plot ({len(points)}): size and Overall D_avg^EW</summary>"
+        f'<table class="dhp-points"><thead><tr><th>judge</th><th>size</th><th>D_avg^EW</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></details>"
+        if points
+        else ""
+    )
+    return (
+        f'<figure class="dhp-size"><div role="img" aria-label="{html.escape(alt)}">{svg}</div>{caption}'
+        f"{listing}</figure>"
+    )

@@ -83,6 +83,7 @@ class AppConfig:
     list_ttl_s: float = 2.0  # a listing of the results store this recent is not redone (see Backend.report)
     title: str = "DHP discernment leaderboard"
     board_chunk: int = 50  # table rows the browser draws at once; more as the table is scrolled (0: all)
+    judge_pages_ahead: bool = True  # every judge's page drawn in the background once the results are read
     allowed_ports: frozenset[int] = field(
         default_factory=allowed_ports_from_env
     )  # Space mode: 443 only by default
@@ -197,6 +198,9 @@ class Backend:
         self._listed_at = -math.inf  # when it was made (monotonic)
         self._relisting = False  # a background listing is under way
         self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
+        self._latest: tuple[int, dict[str, dict[str, LoadedResult]]] | None = (
+            None  # generation, newest results
+        )
         self._rendered: OrderedDict[tuple[Any, ...], tuple[board_html.BoardParts, str, str]] = OrderedDict()
         self._survey: tuple[tuple[str, ...], WeightsVersion, dict[str, dict[str, dict[str, int]]]] | None = (
             None
@@ -482,13 +486,19 @@ class Backend:
         return self._name_lists()[1]
 
     def judge_results(self, judge: str) -> list[LoadedResult]:
-        """The judge's newest result per dataset, in benchmark order."""
-        latest = latest_results(r for r in self.report().results if r.result.judge.name == judge).get(
-            judge, {}
-        )
+        """The judge's newest result per dataset, in benchmark order (one pass over the results per
+        generation: the judge pages ask for every judge's)."""
+        rep = self.report()
+        with self._lock:
+            cached = self._latest
+        if cached is None or cached[0] != rep.generation:
+            cached = (rep.generation, latest_results(rep.results))
+            with self._lock:
+                self._latest = cached
         order = {d: i for i, d in enumerate(DATASET_NAMES)}
         return sorted(
-            latest.values(), key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name)
+            cached[1].get(judge, {}).values(),
+            key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name),
         )
 
     def existing(self) -> list[Existing]:

@@ -19,6 +19,7 @@ bypasses Gradio's event machinery (docs/leaderboard.md, "Load"):
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import json
@@ -28,7 +29,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from dhp.leaderboard.board import table
 from dhp.leaderboard.page import ui
 from dhp.leaderboard.page.formatting import problems_markdown
+from dhp.leaderboard.page.judge_pages import JUDGE_ROUTE, JudgePages
 from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, Backend
 from dhp.spec import DATASET_NAMES
 
@@ -51,6 +53,7 @@ __all__ = [
     "StaticCache",
     "ViewCache",
     "default_inputs",
+    "judge_pages",
     "routes",
     "view_body",
     "view_cache",
@@ -58,7 +61,9 @@ __all__ = [
 
 VIEW_ROUTE = "/dhp/view"
 CSV_ROUTE = "/dhp/csv"
-_CSV_NAME = re.compile(r"dhp-leaderboard-[0-9a-f]{16}\.csv")
+_CSV_NAME = re.compile(
+    r"dhp-leaderboard-[0-9a-f]{16}\.csv|dhp-misses-[A-Za-z0-9._-]{1,160}-[0-9a-f]{12}\.csv"
+)
 _MAX_VIEW_ARG = 8000  # characters of the view argument: eight short inputs
 
 
@@ -222,7 +227,47 @@ def routes(be: Backend) -> list[BaseRoute]:
         return FileResponse(path, media_type="text/csv", filename=name,
                             headers={"Cache-Control": "public, max-age=86400, immutable"})  # fmt: skip
 
-    return [Route(VIEW_ROUTE, view, methods=["GET"]), Route(CSV_ROUTE + "/{name}", csv, methods=["GET"])]
+    return [Route(VIEW_ROUTE, view, methods=["GET"]), Route(CSV_ROUTE + "/{name}", csv, methods=["GET"]),
+            Route(JUDGE_ROUTE, _judge_endpoint(be), methods=["GET"])]  # fmt: skip
+
+
+def _judge_endpoint(be: Backend) -> Callable[[Request], Awaitable[Response]]:
+    pages = judge_pages(be)
+
+    async def judge(request: Request) -> Response:
+        """A judge page (``name``; ``dataset``: that dataset's part) as bytes; a page not drawn yet is
+        awaited from its renderer without holding a server thread."""
+        q = request.query_params
+        name = q.get("name", "")
+        if not name or len(name) > 500 or len(q.get("dataset", "")) > 500:
+            return Response("bad judge page: name one judge", status_code=400, media_type="text/plain")
+        if be.ready() is None:  # the first scan of the results is under way: asked again in a second
+            return Response(json.dumps({"loading": True, "status": be.status()}), media_type="application/json",
+                            headers={"Cache-Control": "no-store"})  # fmt: skip
+        page = await asyncio.wrap_future(pages.get(name, q.get("dataset") or None))
+        headers = {"ETag": page.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+        if request.headers.get("if-none-match") == page.etag:
+            return Response(status_code=304, headers=headers)
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(
+                page.gz, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"}
+            )
+        return Response(page.raw, media_type="application/json", headers=headers)
+
+    return judge
+
+
+_JUDGE_PAGES: weakref.WeakKeyDictionary[Backend, JudgePages] = weakref.WeakKeyDictionary()
+
+
+def judge_pages(be: Backend) -> JudgePages:
+    """The one :class:`JudgePages` of ``be`` (the judge route answers from it; the warm-up fills it)."""
+    with _CACHES_LOCK:
+        pages = _JUDGE_PAGES.get(be)
+        if pages is None:
+            pages = _JUDGE_PAGES[be] = JudgePages(be.judge_results, be.cfg.results.read, be.cfg.data,
+                                                  be.cfg.csv_dir)  # fmt: skip
+        return pages
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -253,12 +298,25 @@ async def _send_body(send: Send, status: int, headers: list[tuple[bytes, bytes]]
     await send({"type": "http.response.body", "body": body})
 
 
+#: Responses not worth compressing (already compressed formats).
+_COMPRESSED = (".woff2", ".woff", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".gz", ".br", ".zip")
+
+
 class _CachedResponse:
-    def __init__(self, cap: _Captured, extra: list[tuple[bytes, bytes]]) -> None:
+    """A response kept as bytes: raw, gzip and (made once at the highest quality) brotli, which
+    browsers ask for: a first visit's 80-odd scripts and styles are the bytes a visitor waits for."""
+
+    def __init__(self, cap: _Captured, extra: list[tuple[bytes, bytes]], path: str) -> None:
         raw = b"".join(cap.chunks)
         drop = {b"content-length", b"content-encoding", b"etag", b"cache-control", b"vary"}
         self.headers = [(k, v) for k, v in cap.headers if k.lower() not in drop] + extra
         self.body = _Body(raw)
+        self.compress = not path.lower().endswith(_COMPRESSED) and len(raw) > 256
+        self.br: bytes | None = None
+        if self.compress:
+            import brotli  # gradio's own dependency
+
+            self.br = brotli.compress(raw, quality=11)
 
     async def send(self, scope: Scope, send: Send) -> None:
         b = self.body
@@ -267,7 +325,11 @@ class _CachedResponse:
             await _send_body(send, 304, headers, b"")
             return
         data = b.raw
-        if "gzip" in _header(scope, b"accept-encoding"):
+        accept = _header(scope, b"accept-encoding")
+        if self.compress and self.br is not None and "br" in accept:
+            data = self.br
+            headers.append((b"content-encoding", b"br"))
+        elif self.compress and "gzip" in accept:
             data = b.gz
             headers.append((b"content-encoding", b"gzip"))
         await _send_body(send, 200, [*headers, (b"content-length", str(len(data)).encode())], data)
@@ -293,12 +355,17 @@ class _ResponseCache:
         hit = self._cache.get(key)
         if hit is None:
             cap = _Captured()
-            await self.app(scope, receive, cap.send)
+            # asked for uncompressed (these caches may sit outside Gradio's compression: launch)
+            plain = {
+                **scope,
+                "headers": [(k, v) for k, v in scope.get("headers", []) if k != b"accept-encoding"],
+            }
+            await self.app(plain, receive, cap.send)
             cacheable = cap.status == 200 and not any(k.lower() == b"set-cookie" for k, _ in cap.headers)
             if not cacheable:  # sent as it came
                 await _send_body(send, cap.status, cap.headers, b"".join(cap.chunks))
                 return
-            hit = _CachedResponse(cap, self.extra)
+            hit = _CachedResponse(cap, self.extra, str(scope.get("path", "")))
             self._cache[key] = hit
             while len(self._cache) > self.size:
                 self._cache.pop(next(iter(self._cache)))

@@ -14,20 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
-import pandas as pd
 
 from dhp.leaderboard.board import table
-from dhp.leaderboard.page import plots
 from dhp.leaderboard.page.about import LEGEND, about_markdown
 from dhp.leaderboard.page.formatting import (
-    judge_header,
-    perturbation_frame,
     plain_md,
-    prompts_markdown,
     queue_html,
-    summary_frame,
 )
-from dhp.leaderboard.page.judge_views import DetailBlock, detail_block, wire_detail
+from dhp.leaderboard.page.judge_views import DetailBlock, detail_block
 from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
 from dhp.leaderboard.submissions.survey import TASKS, get_task
 from dhp.leaderboard.submissions.validation import SCORING_MODES, Mode, SubmissionErrors, ValidationError
@@ -247,64 +241,26 @@ def judge_tab() -> JudgeTab:
     return JudgeTab(tab, select, info, bars, summary, dataset, dist, perturbations, prompts, detail)
 
 
-def show_judge(be: Backend, name: str | None) -> tuple[Any, ...]:
-    if not name:  # nothing chosen (the page's first load, an unknown ?judge= link): leave what is shown
-        return (gr.skip(),) * 4
-    lrs = be.judge_results(name)
-    results = [x.result for x in lrs]
-    fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
-    bars = plots.figure_html(fig, f"{name}: D and D^EW per perturbation, per dataset")
-    ds_names = [r.dataset.name for r in results]
-    return (
-        judge_header(results),
-        bars,
-        gr.Dataframe(value=summary_frame(results), visible=bool(results)),
-        gr.Dropdown(choices=ds_names, value=ds_names[0] if ds_names else None),
-    )
-
-
-def show_dataset(be: Backend, name: str | None, dataset: str | None) -> tuple[str, Any, str]:
-    lr = next((x for x in be.judge_results(name or "") if x.result.dataset.name == dataset), None)
-    if lr is None:
-        return "", gr.Dataframe(value=pd.DataFrame(), visible=False), ""
-    try:
-        full = be.index.full(lr.path)
-    except (OSError, ValueError) as e:  # changed or vanished since the listing: show what we have
-        full = lr.result
-        gr.Warning(f"could not re-read {lr.path}: {e}")
-    return (
-        plots.figure_html(
-            plots.score_distributions(full), f"{full.judge.name} on {full.dataset.name}: score shares"
-        ),
-        gr.Dataframe(value=perturbation_frame(full), visible=True),
-        prompts_markdown(full),
-    )
-
-
 def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked: gr.State) -> None:
-    j.select.change(lambda n: show_judge(be, n), j.select, [j.info, j.bars, j.summary, j.dataset])
+    """The Judge tab is filled in the browser (``assets/judge_view.js``) from ``GET /dhp/judge``
+    (:mod:`dhp.leaderboard.page.judge_pages`: pages drawn once per version of their results, off the
+    request path): choosing a judge, a dataset or a perturbation, opening the tab and following a link
+    send no Gradio event, so no reader's page waits for another's."""
+    d = j.detail
+    part = [j.dist, j.perturbations, j.prompts, d.detail, d.pick, d.misses, d.csv]
+    quiet: dict[str, Any] = {"show_progress": "hidden", "queue": False}
+    j.select.change(None, j.select, [j.info, j.bars, j.summary, j.dataset, *part],
+                    js="(n) => window.dhpJudge(n)", show_progress_on=[j.info], queue=False)  # fmt: skip
     j.select.change(None, j.select, None, js=URL_JS)  # the address follows the judge shown
-
-    def first_judge(current: str | None, named: str) -> Any:
-        """Opening the Judge tab with no judge chosen shows the first one; not when a link named a judge
-        (the page load opened the tab for it, and says so if no result names it)."""
-        judges = be.judges()
-        return gr.skip() if current or named or not judges else gr.Dropdown(choices=judges, value=judges[0])
-
-    j.tab.select(first_judge, [j.select, linked], j.select, show_progress="hidden")
-    j.dataset.change(
-        lambda n, d: show_dataset(be, n, d), [j.select, j.dataset], [j.dist, j.perturbations, j.prompts]
-    )
-    wire_detail(be, j.select, j.dataset, j.detail)
-
-    def follow_link(value: str) -> tuple[Any, Any]:
-        name = (value or "").split("\t", 1)[0]
-        judges = be.judges()
-        if name not in judges:
-            return gr.skip(), gr.skip()
-        return gr.Dropdown(choices=judges, value=name), gr.Tabs(selected="judge")
-
-    link.change(follow_link, link, [j.select, tabs], show_progress="hidden", show_progress_on=[j.select])
+    # Opening the Judge tab with no judge chosen shows the first one; not when a link named a judge
+    # (the page load opened the tab for it, and says so if no result names it).
+    j.tab.select(None, [j.select, linked], j.select, js="(c, n) => window.dhpFirstJudge(c, n)", **quiet)
+    j.dataset.change(None, [j.select, j.dataset], part, js="(n, ds) => window.dhpJudgeDataset(n, ds)",
+                     show_progress_on=[j.dist], queue=False)  # fmt: skip
+    d.pick.input(None, [j.select, j.dataset, d.pick], d.misses, js="(n, ds, p) => window.dhpJudgeMisses(n, ds, p)",
+                 **quiet)  # fmt: skip
+    link.change(None, link, [j.select, tabs], js="(v) => window.dhpFollow(v)", show_progress="hidden",
+                show_progress_on=[j.select], queue=False)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from dhp.inference.addresses import address_problem
 from dhp.inference.hub import AUTO_PROVIDER, router_model
 from dhp.inference.judge import AnyJudge, Judge, JudgeSpecError, judge_from_form
-from dhp.naming import JUDGE_NAME_RULE, MisleadingNameError, check_judge_name, name_key, slug
+from dhp.naming import JUDGE_NAME_RULE, MisleadingNameError, check_judge_name, judge_slug, name_key, slug
 from dhp.secrets import secret_in_url
 from dhp.types import CONTROL_JUDGES, MODE_AUTO, MODE_CHOICES, PROTOCOLS, EndpointProtocol, ScoringMode
 
@@ -462,12 +462,21 @@ class Existing:
     where: str  # e.g. "leaderboard row 'x'" or "request 20250101-... (PENDING)"
 
 
+def _folder(name: str) -> str:
+    """The results folder of ``name`` (:func:`dhp.naming.judge_slug`: one per distinct name, in any
+    script); a stored name of older, looser rules that it refuses: its plain :func:`slug`."""
+    try:
+        return judge_slug(name)
+    except ValueError:
+        return slug(name.strip())
+
+
 def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
     """A message pointing at the existing row or request that ``sub`` duplicates, else None: the same
     judge (:func:`judge_key`), the same name (its slug names the results folder), or a name that reads
     like a taken one (:func:`dhp.naming.name_key`: homoglyphs, full-width or case twins)."""
     key = judge_key(sub.judge, sub.mode)
-    name_slug, reads_as = slug(sub.judge_name.strip()), name_key(sub.judge_name)
+    name_slug, reads_as = _folder(sub.judge_name), name_key(sub.judge_name)
     for e in existing:
         if e.key == key:
             return (
@@ -475,7 +484,7 @@ def find_duplicate(sub: Submission, existing: Iterable[Existing]) -> str | None:
                 f"{e.where}. To score the judge again, change the scoring mode, or give its HF model id with a new "
                 "revision."
             )
-        if slug(e.judge_name.strip()) == name_slug:
+        if _folder(e.judge_name) == name_slug:
             return f"The judge name {sub.judge_name!r} is taken (see {e.where}); choose another name."
         if name_key(e.judge_name) == reads_as:
             return (

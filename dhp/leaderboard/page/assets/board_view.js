@@ -60,6 +60,7 @@
   window.dhpPage = async () => {
     const j = await fetchView(null);
     const p = j.page;
+    window.dhpJudgeNames = p.judges; // the Judge tab's choices (judge_view.js)
     const wanted = new URLSearchParams(window.location.search).get("judge");
     const known = wanted && p.judges.includes(wanted) ? wanted : null;
     return [
@@ -89,6 +90,7 @@
     const j = await getView({ fresh: fresh ? "1" : null });
     if (j.loading || (!fresh && (gen < 0 || j.version === gen))) return same;
     const p = j.page;
+    window.dhpJudgeNames = p.judges;
     const known = JSON.parse(knownJson || "[]");
     const chosen = p.families.filter((f) => (view[3] || []).includes(f) || !known.includes(f));
     const reader = [...view];
