@@ -36,7 +36,7 @@ from dhp.scoring.misses import (
     paired_items,
 )
 from dhp.scoring.misses import scored_texts as _load_texts
-from dhp.scoring.results import DatasetRef, Result
+from dhp.scoring.results import DatasetRef, PerturbationResult, Result
 from dhp.task.file import folder_spec
 
 __all__ = [
@@ -87,12 +87,21 @@ def _misses_table(r: Result) -> list[str]:
     counts = miss_counts(r)
     if not counts:
         return ["No item scores in this result: misses cannot be counted."]
-    lines = ["| perturbation | D^EW | missed (of its pairs) |", "|---|---|---|"]
+    lines = ["| perturbation | D^EW | effect | missed (of its pairs) |", "|---|---|---|---|"]
     for p in r.perturbations:
         k = counts.get(p.id)
         missed = "–" if k is None else f"{k} of {len(paired_items(r, p.id))}"
-        lines.append(f"| {p.id} | {_fmt(p.d_ew)} | {missed} |")
+        d = _fmt(p.d_ew) + ("" if p.counted else f" (few pairs: {p.n_pairs}, not in D_avg)")
+        lines.append(f"| {p.id} | {d} | {_effect(p)} | {missed} |")
     return lines
+
+
+def _effect(p: PerturbationResult) -> str:
+    """The share of pairs scored lower (ties half) with its interval: it does not grow with n as D does."""
+    if p.effect is None:
+        return "–"
+    ci = f" [{p.effect_ci.low:.2f}, {p.effect_ci.high:.2f}]" if p.effect_ci is not None else ""
+    return f"{p.effect:.2f}{ci}"
 
 
 def _lower_share(r: Result, rows: tuple[int, ...]) -> str:
@@ -139,8 +148,9 @@ def detail_markdown(r: Result) -> str:
             "",
             *_misses_table(r),
             "",
-            "*missed*: pairs whose perturbed text the judge scored at least as high as the original on the "
-            f"weighted metrics. `dhp misses RESULTS --dataset {r.dataset.name} --perturbation ID` lists them.",
+            "*effect*: the share of pairs scored lower (ties half; 0.50 is chance), which does not grow with "
+            "the number of pairs as D does. *missed*: pairs whose perturbed text the judge scored at least as "
+            f"high as the original on the weighted metrics. `dhp misses RESULTS --dataset {r.dataset.name} --perturbation ID` lists them.",
             "",
             "#### D_avg^EW by length of the original text",
             "",
