@@ -20,9 +20,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from dhp.inference.pool import Pool, Tally  # noqa: E402
-from dhp.inference.types import JudgeOutput, RawText, SamplingParams  # noqa: E402
+from dhp.inference.protocol import JudgeOutput, RawText, SamplingParams  # noqa: E402
 from dhp.scoring.cost import CostLedger, read_total  # noqa: E402
-from dhp.scoring.types import JudgeRequest  # noqa: E402
+from dhp.scoring.judge_io import JudgeRequest  # noqa: E402
 
 
 class Instant:

@@ -6,7 +6,7 @@ Prints, in seconds:
 * rank ranges: every file's joint-bootstrap replicates (:mod:`dhp.leaderboard.board.rankjob`, a child
   process, in the background: the rows never wait for them);
 * page load (server): what a page load computes — re-list the store, build/reuse the table, apply
-  the default view, render it as row strings and a CSV (``Backend.render_parts``) and hand the rows
+  the default view, render it as row strings and a CSV (``BoardService.render_parts``) and hand the rows
   to Gradio's ``HTML`` component as JSON; first time, then from the render cache;
 * filter (server): one filter change (family, dataset, search, unweighted toggle) end to end;
 * survey reweighting: D^EW recomputed from the stored p-values of all 3000 results;
@@ -64,7 +64,7 @@ from dhp.inference.judge import EndpointJudge
 from dhp.leaderboard.board import table
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.app import build_app, launch
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.leaderboard.submissions.survey import derive_weights, get_task, reweighted_summaries, tally
 from dhp.scoring.result_files import dump_result
 from dhp.scoring.results import JudgeInfo, Result
@@ -208,7 +208,7 @@ def main() -> int:
     )  # fmt: skip
     if args.cold_start:
         bench_cold_start(root)
-    be = Backend(cfg)
+    be = BoardService(cfg)
     t0 = time.perf_counter()
     rep = be.report()
     print(f"cold scan (parse every file, once per process): {time.perf_counter() - t0:.2f} s, "
@@ -271,7 +271,7 @@ def bench_cold_start(root: Path) -> None:
           f"rank ranges {ranks:.1f} s after the start")  # fmt: skip
 
 
-def bench_server(be: Backend, rep: Any) -> None:
+def bench_server(be: BoardService, rep: Any) -> None:
     """Page load, filters and survey reweighting on the server side."""
     board_component = gr.HTML()
     fams = be.families()
@@ -322,7 +322,7 @@ class Variant:
     page: Any
 
 
-def serve_variants(cfg: AppConfig, be: Backend, compare: bool) -> list[tuple[str, gr.Blocks, int]]:
+def serve_variants(cfg: AppConfig, be: BoardService, compare: bool) -> list[tuple[str, gr.Blocks, int]]:
     """The app as configured and (``compare``) again with every row drawn at once, both over ``be``'s
     parsed results; each on its own loopback port."""
     chunks = [("rows drawn in chunks", cfg.board_chunk)] + (
@@ -330,7 +330,7 @@ def serve_variants(cfg: AppConfig, be: Backend, compare: bool) -> list[tuple[str
     )
     out = []
     for label, chunk in chunks:
-        variant_be = Backend(replace(cfg, board_chunk=chunk))
+        variant_be = BoardService(replace(cfg, board_chunk=chunk))
         variant_be.index = be.index  # share the parsed results (one cold scan)
         variant_be.ranks = be.ranks  # and the rank replicates
         demo = build_app(variant_be.cfg, variant_be)
@@ -414,7 +414,7 @@ def _print_variants(
 
 
 def bench_browser(
-    cfg: AppConfig, be: Backend, runs: tuple[int, int], trace: str | None, compare: bool
+    cfg: AppConfig, be: BoardService, runs: tuple[int, int], trace: str | None, compare: bool
 ) -> None:
     """Page loads and filters in headless chromium; with ``compare``, alternating with all rows drawn."""
     from playwright.sync_api import sync_playwright
@@ -543,7 +543,7 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def bench_readers(cfg: AppConfig, be: Backend, n: int) -> None:
+def bench_readers(cfg: AppConfig, be: BoardService, n: int) -> None:
     """``n`` concurrent readers (one asyncio loop in a child process) against the app on loopback."""
     import json
     import multiprocessing
@@ -630,7 +630,7 @@ def _judge_crowd(url: str, names: list[str]) -> tuple[list[tuple[float, ...]], l
     return asyncio.run(run())
 
 
-def bench_judge_pages(cfg: AppConfig, be: Backend, n: int) -> None:
+def bench_judge_pages(cfg: AppConfig, be: BoardService, n: int) -> None:
     """``n`` readers at once, each opening a different judge's page: first views (pages drawn when
     asked: the background drawing is off), then ``n`` other judges once the background has drawn
     every page (as on a board up for a while), and one reader alone on a page never drawn."""
@@ -743,7 +743,7 @@ def _visitors(urls: list[str], n: int) -> tuple[list[float], list[int], list[str
     return (*out, time.process_time() - cpu0)
 
 
-def bench_first_visits(cfg: AppConfig, be: Backend, n: int) -> None:
+def bench_first_visits(cfg: AppConfig, be: BoardService, n: int) -> None:
     """``n`` first-time visitors at once, each making every request of a page load (as recorded from
     headless Chromium with a cold cache), against the app on loopback."""
     import multiprocessing
@@ -771,7 +771,7 @@ def bench_first_visits(cfg: AppConfig, be: Backend, n: int) -> None:
         print(f"  error: {e}")
 
 
-def demo_backend(demo: gr.Blocks) -> Backend:
+def demo_backend(demo: gr.Blocks) -> BoardService:
     from dhp.leaderboard.page.app import _BACKENDS
 
     return _BACKENDS[demo]

@@ -69,7 +69,7 @@ async def dhp(url: str, prompts: list[str], c: int) -> int:
     from dhp.inference.cache import ResponseCache
     from dhp.inference.http import OpenAIChat
     from dhp.inference.pool import Pool
-    from dhp.inference.types import Generation, RawText, SamplingParams
+    from dhp.inference.protocol import Generation, RawText, SamplingParams
 
     sampling = SamplingParams(
         temperature=0.0, max_tokens=MAX_TOKENS, logprobs=True, top_logprobs=TOP_LOGPROBS
@@ -175,7 +175,7 @@ def inspect(url: str, prompts: list[str], c: int) -> int:
 #: what each client imports before the clock starts (its functions' own imports are then no-ops)
 IMPORTS: dict[str, tuple[str, ...]] = {
     "aiohttp": ("aiohttp",),
-    "dhp": ("dhp.inference.cache", "dhp.inference.http", "dhp.inference.pool", "dhp.inference.types"),
+    "dhp": ("dhp.inference.cache", "dhp.inference.http", "dhp.inference.pool", "dhp.inference.protocol"),
     "openai": ("openai",),
     "hub": ("huggingface_hub",),
     "lmeval": ("lm_eval.api.instance", "lm_eval.models.api_models", "lm_eval.models.openai_completions"),

@@ -27,7 +27,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = {
         "rapidfuzz",
     ),
     "report": ("matplotlib",),
-    "board": ("gradio", "pandas", "matplotlib", "packaging", "starlette"),
+    "board": ("gradio", "pandas", "matplotlib", "packaging", "starlette", "brotli"),
     "local": ("torch", "transformers"),
 }
 

@@ -1,6 +1,6 @@
 """The `dhp` command: every subcommand lives in this package, one module per group; bodies stay thin.
 
-Each module (:mod:`~dhp.cli.build`, :mod:`~dhp.cli.show`, :mod:`~dhp.cli.score`, :mod:`~dhp.cli.choice`,
+Each module (:mod:`~dhp.cli.datasets`, :mod:`~dhp.cli.show`, :mod:`~dhp.cli.score`, :mod:`~dhp.cli.choice`,
 :mod:`~dhp.cli.board`, :mod:`~dhp.cli.task`) has a ``register(subparsers)`` that :func:`build_parser`
 calls by name, and only for the command given (:data:`COMMANDS`: ``dhp score`` loads no other command's
 module); shared argument helpers are in :mod:`dhp.cli.args`. Heavy imports happen inside the handlers so that
@@ -65,10 +65,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 # each command module imports without the extras (its handlers import them), and only for its commands
 def _build(sub: Any) -> None:
-    from dhp.cli import build, show
+    from dhp.cli import datasets, show
 
-    build.register(sub)
-    show.register(sub, build.DEFAULT_OUT)  # dhp show reads where dhp build writes
+    datasets.register(sub)
+    show.register(sub, datasets.DEFAULT_OUT)  # dhp show reads where dhp build writes
 
 
 def _score(sub: Any) -> None:

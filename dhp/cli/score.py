@@ -257,7 +257,7 @@ def _built_datasets(data: str, datasets: str) -> str:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from dhp.inference.pool import RetryPolicy
-    from dhp.inference.types import JudgeError
+    from dhp.inference.protocol import JudgeError
     from dhp.scoring.config import RunError, ScoreConfig
     from dhp.scoring.run import score_datasets
     from dhp.scoring.stats import CombineMethod

@@ -18,7 +18,7 @@ __all__ = ["register"]
 
 
 def _cmd_init(args: argparse.Namespace) -> int:
-    from dhp.task.build import starter_yaml
+    from dhp.task.build_task import starter_yaml
 
     dest: Path = args.out
     if dest.exists() and not args.force:
@@ -31,7 +31,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from dhp.task.build import check_task, describe
+    from dhp.task.build_task import check_task, describe
     from dhp.task.file import load_task, spec_json
 
     task = load_task(args.file)

@@ -6,8 +6,8 @@
   (:data:`~dhp.inference.judge.PublishedJudge`); the one parser of flat descriptions.
 * :mod:`dhp.inference.registry` — the one registry that builds a judge's backends, keyed by its kind
   (a new kind: its class there, its ``@backend`` here).
-* :mod:`dhp.inference.types` — sampling settings, outputs, the request and backend protocols, and
-  the errors a backend raises (:class:`~dhp.inference.types.InferenceError`: transient, permanent,
+* :mod:`dhp.inference.protocol` — sampling settings, outputs, the request and backend protocols, and
+  the errors a backend raises (:class:`~dhp.inference.protocol.InferenceError`: transient, permanent,
   fatal, capability).
 * :mod:`dhp.inference.http` — OpenAI-compatible and TGI endpoints on one lean aiohttp path (one
   :class:`~dhp.inference.http.HTTPBackend`; a protocol writes its payload and parsing), and the one

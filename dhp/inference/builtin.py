@@ -24,7 +24,7 @@ import random
 import re
 from collections.abc import Mapping
 
-from dhp.inference.types import JudgeOutput, ScoreDistribution, ScoringRequest
+from dhp.inference.protocol import JudgeOutput, ScoreDistribution, ScoringRequest
 from dhp.types import CONTROL_JUDGES, ControlJudge, Role, Severity
 
 __all__ = ["BUILTIN_JUDGES", "LexicalJudge", "OracleJudge", "RandomJudge", "lexical_score", "make_builtin"]

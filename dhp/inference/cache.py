@@ -1,6 +1,6 @@
 """A content-addressed response cache in SQLite (WAL), so an interrupted run resumes for free.
 
-The key is a request's ``cache_key`` (:func:`dhp.inference.types.content_key`: SHA-256 over
+The key is a request's ``cache_key`` (:func:`dhp.inference.protocol.content_key`: SHA-256 over
 judge, model, prompt, sampling parameters and repeat index). Only outputs are stored, never
 failures, so a resumed run retries exactly the requests that did not complete and repeats none
 that did.
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from dhp.inference.types import JudgeOutput, output_from_json, output_to_json
+from dhp.inference.protocol import JudgeOutput, output_from_json, output_to_json
 
 __all__ = ["CacheError", "ResponseCache"]
 

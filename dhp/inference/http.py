@@ -10,7 +10,7 @@ connection pool sized to the run's concurrency and kept alive, request bodies en
 built once. Retries, timeouts, caching and concurrency are the pool's (:mod:`dhp.inference.pool`).
 
 Backends only translate: prompt and sampling parameters in, :class:`RawText` out, every failure
-classified once into a transient, permanent or fatal :class:`~dhp.inference.types.InferenceError`.
+classified once into a transient, permanent or fatal :class:`~dhp.inference.protocol.InferenceError`.
 Silent degradation is refused: an OpenAI-compatible server that ignores ``logprobs`` answers
 ``RawText(tokens=None)`` (the runner then refuses ``--mode expected``), and a server that rejects
 TGI's ``details`` is not TGI (:class:`CapabilityError`).
@@ -54,7 +54,7 @@ import aiohttp
 import orjson
 
 from dhp.inference.addresses import address_problem, public_only
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     CapabilityError,
     FatalJudgeError,
     JudgeError,

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     FatalJudgeError,
     JudgeOutput,
     RawText,

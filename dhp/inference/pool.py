@@ -1,7 +1,7 @@
 """The one wrapper around every backend: cache, concurrency, retries, timeouts, replicas.
 
 :class:`Pool` takes one or more replicas of a judge or generator (backends implementing
-:class:`dhp.inference.types.Backend`) and gives :meth:`Pool.submit`: request in, output or
+:class:`dhp.inference.protocol.Backend`) and gives :meth:`Pool.submit`: request in, output or
 :class:`RequestFailure` out. The scorer and the builder's LLM perturber both send through it, so
 both get the one retry policy below and the one hardened cache.
 
@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from dhp.inference.cache import ResponseCache
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     Backend,
     FatalJudgeError,
     JudgeOutput,

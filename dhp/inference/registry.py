@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from dhp.inference.judge import BuiltinJudge, EndpointJudge, HubJudge, Judge, JudgeBase, LocalJudge
-from dhp.inference.types import Backend, ScoringRequest
+from dhp.inference.protocol import Backend, ScoringRequest
 from dhp.secrets import JUDGE_KEY_VARS, api_key_from_env
 from dhp.types import EndpointProtocol
 

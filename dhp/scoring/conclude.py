@@ -23,13 +23,14 @@ from pathlib import Path
 import numpy as np
 
 import dhp
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     RequestFailure,
 )
 from dhp.scoring.analysis import DatasetAnalysis, analyse
 from dhp.scoring.config import ScoreConfig, repeat_count, sampling
 from dhp.scoring.data import LoadedDataset
 from dhp.scoring.fits import PRIVATE_STREAM, half_sizes, split_draw, to_stored
+from dhp.scoring.judge_io import ORIGINAL, ParsedScore, Unparsed
 from dhp.scoring.parse import aggregate
 from dhp.scoring.plan import Plan, Run, Templates, TextKey, result_file
 from dhp.scoring.result_files import write_result
@@ -47,7 +48,6 @@ from dhp.scoring.results import (
 from dhp.scoring.send import Scoring, Sending, cancel_all
 from dhp.scoring.stats import CombineMethod
 from dhp.scoring.summary import result_from_analysis
-from dhp.scoring.types import ORIGINAL, ParsedScore, Unparsed
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 
 __all__ = [

@@ -12,7 +12,7 @@ from typing import Literal
 
 from dhp.inference.judge import Judge
 from dhp.inference.pool import RetryPolicy
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     SamplingParams,
 )
 from dhp.scoring.stats import CombineMethod

@@ -23,8 +23,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from dhp.inference.types import JudgeOutput, RawText, ScoreDistribution, TokenAlternatives, token_score
-from dhp.scoring.types import ParsedScore, Unparsed
+from dhp.inference.protocol import JudgeOutput, RawText, ScoreDistribution, TokenAlternatives, token_score
+from dhp.scoring.judge_io import ParsedScore, Unparsed
 from dhp.types import ScoringMode
 
 __all__ = [

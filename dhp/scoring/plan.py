@@ -18,9 +18,9 @@ from dhp.errors import DataError
 from dhp.inference.pool import Pool
 from dhp.scoring.config import ScoreConfig, repeat_count, sampling
 from dhp.scoring.data import LoadedDataset, load_hub, load_local
+from dhp.scoring.judge_io import ORIGINAL, JudgeRequest
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context
 from dhp.scoring.result_files import result_path
-from dhp.scoring.types import ORIGINAL, JudgeRequest
 from dhp.types import DatasetSpec, ScoringMode
 
 __all__ = [

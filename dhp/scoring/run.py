@@ -38,10 +38,10 @@ from dhp.naming import judge_slug
 from dhp.scoring.conclude import finish
 from dhp.scoring.config import RunError, ScoreConfig
 from dhp.scoring.cost import CostLedger
+from dhp.scoring.judge_io import JudgeBackend, JudgeRequest
 from dhp.scoring.plan import Prepared, prepare
 from dhp.scoring.prompts import PromptSet, resolve_prompt_set
 from dhp.scoring.send import Sending, cancel_all, start_first, start_sending
-from dhp.scoring.types import JudgeBackend, JudgeRequest
 from dhp.spec import resolve_datasets
 from dhp.types import DatasetSpec
 from dhp.weights import apply_weights, load_weights

@@ -6,7 +6,7 @@ are parsed on arrival. :func:`start_first` starts the first dataset; for an endp
 or ``expected`` mode the first ``concurrency`` requests go out at once in ``expected``'s form and
 the first answer settles the endpoint's capabilities (:func:`settle`; the probe idles no slot):
 log-probabilities -> ``expected``; none -> ``sample`` under ``auto``, refused under ``expected``
-(:class:`~dhp.inference.types.CapabilityError`); ``top_logprobs`` refused -> TGI's limit of 5. In
+(:class:`~dhp.inference.protocol.CapabilityError`); ``top_logprobs`` refused -> TGI's limit of 5. In
 the last two cases the dataset is planned again in that form once the wave's outcomes are in.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from dhp.inference.pool import Pool, Tally
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     CapabilityError,
     FatalJudgeError,
     JudgeOutput,
@@ -29,10 +29,10 @@ from dhp.inference.types import (
 )
 from dhp.scoring.config import ScoreConfig
 from dhp.scoring.cost import CostLedger, ledger_path
+from dhp.scoring.judge_io import JudgeRequest, ParsedScore, Unparsed
 from dhp.scoring.parse import score_output
 from dhp.scoring.plan import Plan, Prepared, Run, planned, result_file
 from dhp.scoring.prompts import PromptSet
-from dhp.scoring.types import JudgeRequest, ParsedScore, Unparsed
 from dhp.types import TGI_MAX_TOP_N_TOKENS, ScoringMode
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Task files: DHP on a user's own texts, metrics and perturbations (bring your own task).
 
 This module reads them (schema, catalogue, prompts, a built folder's spec) without the builder;
-:mod:`dhp.task.build` builds, checks and starts one.
+:mod:`dhp.task.build_task` builds, checks and starts one.
 
 A task file (YAML or JSON) declares a dataset the way :mod:`dhp.spec` declares the six built-in
 ones; it is validated with pydantic (every error located: file, key path, one line each) and

@@ -303,7 +303,7 @@ class RewritingEndpoint(FakeEndpoint):
 def test_llm_rewriting_reaches_every_item_within_the_output_budget(tmp_path: Path) -> None:
     import yaml
 
-    from dhp.task.build import build_task
+    from dhp.task.build_task import build_task
     from dhp.task.file import load_task
 
     (tmp_path / "data").mkdir()

@@ -316,7 +316,7 @@ async def test_a_wave_of_fatal_errors_is_retrieved_whole(caplog: pytest.LogCaptu
     import asyncio
     import gc
 
-    from dhp.inference.types import FatalJudgeError
+    from dhp.inference.protocol import FatalJudgeError
     from dhp.scoring.send import cancel_all as _cancel
 
     async def fatal() -> None:

@@ -39,6 +39,7 @@ from dhp.inference.judge import (
     published,
 )
 from dhp.inference.local import LocalModel
+from dhp.inference.protocol import Generation, RawText, Request, SamplingParams, TransientJudgeError
 from dhp.inference.registry import (
     BackendOptions,
     Backends,
@@ -47,7 +48,6 @@ from dhp.inference.registry import (
     build_backends,
     registered_kinds,
 )
-from dhp.inference.types import Generation, RawText, Request, SamplingParams, TransientJudgeError
 from dhp.types import ControlJudge, EndpointProtocol, ScoringMode
 from tests.scoring.fake_server import FakeJudgeServer
 

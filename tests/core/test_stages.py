@@ -194,7 +194,7 @@ def test_commands_are_registered_by_name() -> None:
 
 def test_the_task_builder_imports_builder_at_module_level() -> None:
     """The task stage sits above the builder, so nothing hides its imports in functions."""
-    tree = ast.parse((ROOT / "dhp" / "task" / "build.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "dhp" / "task" / "build_task.py").read_text(encoding="utf-8"))
     top_level = {n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)}
     nested = [
         n.lineno for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom) and n not in top_level
@@ -243,9 +243,9 @@ def test_reaches_follows_lazy_imports_and_packages(tmp_path: Path) -> None:
     _write(tmp_path, "dhp/__init__.py", "")
     _write(tmp_path, "dhp/scoring/__init__.py", "")
     _write(tmp_path, "dhp/scoring/run.py", "def f():\n    from dhp.task.file import x\n")
-    _write(tmp_path, "dhp/task/__init__.py", "from dhp.task import build\n")
+    _write(tmp_path, "dhp/task/__init__.py", "from dhp.task import build_task\n")
     _write(tmp_path, "dhp/task/file.py", "")
-    _write(tmp_path, "dhp/task/build.py", "import dhp.builder.cards\n")
+    _write(tmp_path, "dhp/task/build_task.py", "import dhp.builder.cards\n")
     _write(tmp_path, "dhp/builder/__init__.py", "")
     _write(tmp_path, "dhp/builder/cards.py", "")
     assert "dhp.builder.cards" in reaches(tmp_path, "dhp.scoring.run")

@@ -13,7 +13,7 @@ from dhp.cli import main
 from dhp.records import from_data, to_data
 from dhp.scoring.prompts import load_template
 from dhp.spec import SUMMEVAL, WMT22_DE_EN
-from dhp.task.build import guess_columns, starter_yaml
+from dhp.task.build_task import guess_columns, starter_yaml
 from dhp.task.file import TaskError, catalogue, load_task, parse_task, render_prompt
 from dhp.types import DatasetSpec, Operation
 

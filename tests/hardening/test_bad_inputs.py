@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dhp.inference.cache import CacheError, ResponseCache
-from dhp.inference.types import RawText
+from dhp.inference.protocol import RawText
 from dhp.leaderboard.submissions.validation import ValidationError, validate_submission
 from dhp.naming import judge_slug
 from tests.support.bad_inputs import CASES, run_all

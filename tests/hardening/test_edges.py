@@ -148,7 +148,7 @@ def test_the_worker_names_every_unreadable_request_file_in_its_log_and_the_queue
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from dhp.leaderboard.board.stores import LocalStore
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
 
     (tmp_path / "data").mkdir()
     q = tmp_path / "q"
@@ -168,7 +168,7 @@ def test_the_worker_names_every_unreadable_request_file_in_its_log_and_the_queue
         assert name in out.getvalue()
     assert "3 unreadable request file(s)" in out.getvalue()
     assert {p.name: p.read_bytes() for p in q.iterdir()} == before  # named, never rewritten
-    frame, _ = Backend(AppConfig(results=LocalStore(tmp_path / "r"), requests=LocalStore(q),
+    frame, _ = BoardService(AppConfig(results=LocalStore(tmp_path / "r"), requests=LocalStore(q),
                                  votes=LocalStore(tmp_path / "v"))).queue_frame()  # fmt: skip
     shown = dict(zip(frame["Request"], frame["State"], strict=True))
     assert shown == {"binary": "FAILED", "not-a-request": "FAILED", "zz-corrupt": "FAILED"}

@@ -15,7 +15,7 @@ import pytest
 
 from dhp.inference.hub import ROUTER_URL_ENV
 from dhp.inference.judge import EndpointJudge, HubJudge
-from dhp.inference.types import FatalJudgeError
+from dhp.inference.protocol import FatalJudgeError
 from dhp.scoring.config import RunError, ScoreConfig
 from dhp.scoring.run import score_datasets
 from dhp.spec import BENCHMARK
@@ -107,7 +107,7 @@ async def test_a_refusal_after_the_endpoint_answered_is_a_restart_and_retried() 
     """The same refused connection is a wrong URL before the first answer (the run stops) and a server
     restarting after it (transient: the pool retries)."""
     from dhp.inference.http import OpenAIChat
-    from dhp.inference.types import Generation, SamplingParams, TransientJudgeError
+    from dhp.inference.protocol import Generation, SamplingParams, TransientJudgeError
     from tests.scoring.fake_server import FakeJudgeServer
 
     request = Generation("Rate this text.", SamplingParams(temperature=0.0, max_tokens=4))

@@ -9,10 +9,10 @@ import pytest
 
 from dhp.inference.judge import BuiltinJudge, EndpointJudge
 from dhp.inference.pool import Pool
-from dhp.inference.types import FatalJudgeError, JudgeOutput, RawText, RequestFailure, SamplingParams
+from dhp.inference.protocol import FatalJudgeError, JudgeOutput, RawText, RequestFailure, SamplingParams
 from dhp.scoring.config import ScoreConfig
+from dhp.scoring.judge_io import JudgeRequest
 from dhp.scoring.run import score_datasets
-from dhp.scoring.types import JudgeRequest
 from dhp.spec import get_dataset
 from dhp.types import ControlJudge
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer

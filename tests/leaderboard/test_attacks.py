@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dhp.leaderboard.board.stores import LocalStore
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.leaderboard.submissions.queue import RequestQueue, State, hash_user, new_request
 from dhp.leaderboard.submissions.validation import ValidationError, validate_submission
 from dhp.leaderboard.submissions.worker import Worker, WorkerConfig
@@ -85,7 +85,7 @@ def tiny_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _visible(root: Path, requests: LocalStore) -> str:
     """All a visitor can read of the queue and the results: the Queue tab's rows and every result file."""
-    be = Backend(AppConfig(results=LocalStore(root / "results"), requests=requests,
+    be = BoardService(AppConfig(results=LocalStore(root / "results"), requests=requests,
                            votes=LocalStore(root / "votes")))  # fmt: skip
     frame, problems = be.queue_frame()
     results = "".join(p.read_text() for p in (root / "results").rglob("*.json"))
@@ -209,9 +209,9 @@ PUBLIC = lambda host: ["93.184.216.34"]  # noqa: E731  (the resolver: no DNS que
 
 
 @pytest.fixture
-def board(tmp_path: Path, results_dir: Path) -> Backend:
+def board(tmp_path: Path, results_dir: Path) -> BoardService:
     """The app's backend in Space mode with the three rows of the test results (one is 'Mid Qwen 7B')."""
-    return Backend(AppConfig(results=LocalStore(results_dir), requests=LocalStore(tmp_path / "requests"),
+    return BoardService(AppConfig(results=LocalStore(results_dir), requests=LocalStore(tmp_path / "requests"),
                              votes=LocalStore(tmp_path / "votes"), mode="space", resolver=PUBLIC,
                              sign_in=True, rate_limit=100))  # fmt: skip
 
@@ -222,7 +222,7 @@ def board(tmp_path: Path, results_dir: Path) -> Backend:
      "see www.evil.example"],
     ids=["markdown-image", "markdown-link", "spaced-link", "bare-link"],
 )  # fmt: skip
-def test_a_name_with_link_markup_is_refused_at_submission(board: Backend, name: str) -> None:
+def test_a_name_with_link_markup_is_refused_at_submission(board: BoardService, name: str) -> None:
     with pytest.raises(ValidationError) as e:
         board.submit(_form(name), "hf:mallory")
     assert e.value.field == "judge_name" and "link" in e.value.message and "\n" not in e.value.message
@@ -241,14 +241,16 @@ def test_a_name_with_link_markup_is_refused_at_submission(board: Backend, name: 
     ],
     ids=["cyrillic-letter", "full-width", "case", "o-for-zero", "zero-width", "mixed-script"],
 )
-def test_a_name_that_reads_like_a_row_is_refused_at_submission(board: Backend, name: str, why: str) -> None:
+def test_a_name_that_reads_like_a_row_is_refused_at_submission(
+    board: BoardService, name: str, why: str
+) -> None:
     with pytest.raises(ValidationError) as e:
         board.submit(_form(name), "hf:mallory")
     assert why in e.value.message and "\n" not in e.value.message
     assert board.queue_frame()[0].empty
 
 
-def test_a_homoglyph_of_a_queued_name_is_refused_and_other_scripts_are_welcome(board: Backend) -> None:
+def test_a_homoglyph_of_a_queued_name_is_refused_and_other_scripts_are_welcome(board: BoardService) -> None:
     board.submit(_form("deepseek judge"), "hf:alice")
     with pytest.raises(ValidationError, match="mixes Cyrillic and Latin"):
         board.submit(_form("d\u0435epseek judge"), "hf:mallory")  # "dеepseek", a Cyrillic е
@@ -265,7 +267,7 @@ async def test_a_name_that_resolves_to_a_private_address_at_connection_time_is_n
 ) -> None:
     from dhp.inference.addresses import PUBLIC_ONLY_ENV
     from dhp.inference.http import OpenAIChat
-    from dhp.inference.types import FatalJudgeError, Generation, SamplingParams
+    from dhp.inference.protocol import FatalJudgeError, Generation, SamplingParams
 
     real = socket.getaddrinfo
 

@@ -9,7 +9,7 @@ import pytest
 from dhp.inference.judge import HubJudge
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.app import build_app
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.leaderboard.submissions.validation import ValidationError
 
 
@@ -35,10 +35,10 @@ PUBLIC = lambda host: ["93.184.216.34"]  # noqa: E731
 
 
 def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Path) -> None:
-    off_space = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=False))
+    off_space = BoardService(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=False))
     with pytest.raises(ValidationError, match="outside a Hugging Face Space"):
         off_space.submit(_form(), None)
-    be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, rate_limit=2, sign_in=True))
+    be = BoardService(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, rate_limit=2, sign_in=True))
     with pytest.raises(ValidationError, match="Sign in"):
         be.submit(_form(), None)
     msg = be.submit(_form(), "hf:alice")
@@ -63,13 +63,13 @@ def test_submit_queue_duplicates_and_rate_limit(tmp_path: Path, results_dir: Pat
     be.submit({**_form(judge_name="Shown", model="org/shown"), "publish_host": True}, "hf:carol")
     assert be.queue_frame()[0].set_index("Judge").loc["Shown", "Host"] == "judge.example.org"
     with pytest.raises(ValidationError, match="private"):
-        Backend(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(
+        BoardService(_cfg(tmp_path, results_dir, mode="space", resolver=lambda h: ["10.0.0.1"])).submit(
             _form(judge_name="Zed", model="z/z"), "hf:z"
         )
 
 
 def test_a_hub_model_id_is_queued_and_shown_with_its_provider(tmp_path: Path, results_dir: Path) -> None:
-    be = Backend(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=True))
+    be = BoardService(_cfg(tmp_path, results_dir, mode="space", resolver=PUBLIC, sign_in=True))
     hub = _form(
         judge_name="Hub judge", endpoint_url="", model="", hf_model_id="org/hub-7b", provider="novita"
     )
@@ -88,7 +88,7 @@ def test_a_hub_model_id_is_queued_and_shown_with_its_provider(tmp_path: Path, re
 
 
 def test_views_and_weights_versions(tmp_path: Path, results_dir: Path) -> None:
-    be = Backend(_cfg(tmp_path, results_dir, survey_min_ballots=2))
+    be = BoardService(_cfg(tmp_path, results_dir, survey_min_ballots=2))
     v = be.view()
     assert list(v["Judge"]) == ["Strong Llama 70B", "Mid Qwen 7B", "Weak Phi-2"]
     assert be.judges() == ["Mid Qwen 7B", "Strong Llama 70B", "Weak Phi-2"]
@@ -131,7 +131,7 @@ def test_render_is_cached_and_its_csv_is_the_view(tmp_path: Path, results_dir: P
     from dhp.leaderboard.page import board_html
     from tests.leaderboard.conftest import write_results
 
-    be = Backend(_cfg(tmp_path, results_dir, list_ttl_s=0.0))
+    be = BoardService(_cfg(tmp_path, results_dir, list_ttl_s=0.0))
     cells, path = be.render(families=["qwen", "phi"])
     view = be.view(families=["qwen", "phi"])
     assert cells == board_html.view_html(view)
@@ -177,7 +177,7 @@ def test_rows_do_not_wait_for_the_rank_replicates(tmp_path: Path, results_dir: P
 
     from dhp.leaderboard.board.rankjob import RankJob
 
-    be = Backend(_cfg(tmp_path, results_dir))
+    be = BoardService(_cfg(tmp_path, results_dir))
     gate = threading.Event()
     store = be.cfg.results
 
@@ -211,7 +211,7 @@ def test_the_rank_job_leaves_no_process_when_idle(
             children.append(self)
 
     monkeypatch.setattr(rankjob, "_Child", Recorded)
-    be = Backend(_cfg(tmp_path, results_dir))
+    be = BoardService(_cfg(tmp_path, results_dir))
     be.ranks = rankjob.RankJob(be.cfg.results.read)
     assert len(be.view(wait_ranks=True)) == 3 and be.ranks_ready()
     thread = be.ranks._thread  # None once it has closed its child and ended
@@ -269,7 +269,7 @@ def test_the_board_is_served_as_bytes_made_once_per_view(tmp_path: Path, results
             "qwen",
         ]
         assert get("dhp/view", **{"If-None-Match": h["etag"]})[0] == 304
-        be = Backend(_cfg(tmp_path, results_dir))
+        be = BoardService(_cfg(tmp_path, results_dir))
         inputs = default_inputs(be)
         inputs[3] = ["phi"]
         status, _, body = get("dhp/view?v=" + urllib.parse.quote(json.dumps(inputs)))

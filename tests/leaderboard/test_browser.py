@@ -981,7 +981,7 @@ def test_the_queue_and_the_size_plot_fit_both_widths(
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.page.compare_view import size_points
     from dhp.leaderboard.page.plots import pareto_front
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
     from dhp.leaderboard.submissions.queue import RequestQueue
 
     ctx = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
@@ -1012,7 +1012,7 @@ def test_the_queue_and_the_size_plot_fit_both_widths(
         _open_tab(pg, "Compare", width)
         fig = pg.locator("#size-plot [role='img']")
         expect(fig).to_be_visible()
-        points, _ = size_points(Backend(AppConfig.local(crowd_site["root"])).frame()[0])
+        points, _ = size_points(BoardService(AppConfig.local(crowd_site["root"])).frame()[0])
         front = pareto_front(points)
         alt = fig.get_attribute("aria-label") or ""
         assert "undefined" not in alt and all(n in alt for n in front), alt

@@ -136,11 +136,11 @@ def test_compare_tab_and_size_plot(browser: Any, site: dict[str, Any], width: in
         expect(pg.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
         ranks = [t.strip() for t in pg.locator("#leaderboard-table tbody td.rank").all_inner_texts()]
         assert any(re.fullmatch(r"\d+(–\d+)?", r) for r in ranks), ranks
-        # the rank ranges drawn are the joint bootstrap's (the Backend's view of the same store)
+        # the rank ranges drawn are the joint bootstrap's (the BoardService's view of the same store)
         from dhp.leaderboard.board.table import RANK
-        from dhp.leaderboard.page.service import AppConfig, Backend
+        from dhp.leaderboard.page.service import AppConfig, BoardService
 
-        view = Backend(AppConfig.local(site["root"])).view()
+        view = BoardService(AppConfig.local(site["root"])).view()
         assert [r for r in ranks if r[0].isdigit()] == [r for r in view[RANK] if r[0].isdigit()]
         _open_tab(pg, "Compare")
         expect(pg.locator("#size-plot svg")).to_be_visible()

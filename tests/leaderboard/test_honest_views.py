@@ -20,7 +20,7 @@ from dhp.leaderboard.page.formatting import (
     perturbation_frame,
     summary_frame,
 )
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.scoring.result_files import dump_result
 from dhp.scoring.stability import stability
 from dhp.spec import BENCHMARK
@@ -83,12 +83,12 @@ def test_a_judge_with_a_perturbation_without_d_is_never_qualified() -> None:
     assert "on 0 of 1 dataset(s)" in header
 
 
-def _backend(tmp_path: Path, results: list[tuple[str, object]]) -> Backend:
+def _backend(tmp_path: Path, results: list[tuple[str, object]]) -> BoardService:
     root = tmp_path / "results"
     for path, res in results:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(dump_result(res))  # type: ignore[arg-type]
-    return Backend(
+    return BoardService(
         AppConfig(
             results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
         )

@@ -17,7 +17,7 @@ import pytest
 
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page.judge_pages import JudgePages
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from tests.leaderboard.conftest import write_results
 
 WAIT_S = 300  # generous: the machine is shared; nothing here is a timing assertion
@@ -37,7 +37,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("judge-pages")
     write_results(root / "results", datasets=("summeval", "wmt22-de-en"), n_items=20)
     cfg = AppConfig.local(root, judge_pages_ahead=False)  # every page drawn when first asked for
-    be = Backend(cfg)
+    be = BoardService(cfg)
     demo = build_app(cfg, be)
     port = _free_port()
     launch(demo, port=port, block=False)
@@ -121,7 +121,7 @@ class _Gate:
 
 def test_a_page_being_drawn_holds_up_no_other(tmp_path: Path) -> None:
     results = write_results(tmp_path / "results", datasets=("summeval",), n_items=20)
-    be = Backend(AppConfig.local(tmp_path))
+    be = BoardService(AppConfig.local(tmp_path))
     gate = _Gate(LocalStore(results), "strong-llama-70b/")
     pages = JudgePages(be.judge_results, gate.read, None, tmp_path)
     try:
@@ -140,7 +140,7 @@ def test_a_page_being_drawn_holds_up_no_other(tmp_path: Path) -> None:
 
 def test_a_reader_overtaking_the_background_gets_the_page_drawn_once(tmp_path: Path) -> None:
     results = write_results(tmp_path / "results", datasets=("summeval",), n_items=20)
-    be = Backend(AppConfig.local(tmp_path))
+    be = BoardService(AppConfig.local(tmp_path))
     pages = JudgePages(be.judge_results, LocalStore(results).read, None, tmp_path)
     try:
         pages.prerender(be.judges())  # queued in the background...

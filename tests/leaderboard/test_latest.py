@@ -6,7 +6,7 @@ from pathlib import Path
 
 from dhp.leaderboard.board.loading import LoadedResult, latest_results
 from dhp.leaderboard.board.stores import LocalStore
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.scoring.result_files import dump_result
 from tests.leaderboard.factory import make_result
 
@@ -31,7 +31,7 @@ def test_table_and_judge_page_agree(tmp_path: Path) -> None:
     for rev, skill in (("b", 0.9), ("a", 0.05)):  # the path order differs from the write order
         r = make_result("Judge J", "summeval", skill=skill, n_items=14, created_at=same_second)
         (res / "j" / f"summeval@{rev}.json").write_text(dump_result(r))
-    be = Backend(
+    be = BoardService(
         AppConfig(
             results=LocalStore(res), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
         )

@@ -84,7 +84,7 @@ def test_replicate_pvalues_equal_the_expanded_resample_tested_by_stats() -> None
 def test_the_board_ranks_from_the_joint_bootstrap(tmp_path: Path) -> None:
     """Two judges with the same skill tie; a much better one ranks first alone; a filter re-ranks."""
     from dhp.leaderboard.board.stores import LocalStore
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
     from dhp.scoring.result_files import dump_result
     from tests.leaderboard.factory import make_result
 
@@ -94,7 +94,7 @@ def test_the_board_ranks_from_the_joint_bootstrap(tmp_path: Path) -> None:
             r = make_result(name, ds, skill=skill, n_items=60, seed=seed, hf_model_id=f"org/{name}")
             (root / name).mkdir(parents=True, exist_ok=True)
             (root / name / f"{ds}@v1.json").write_text(dump_result(r))
-    be = Backend(
+    be = BoardService(
         AppConfig(
             results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
         )
@@ -130,7 +130,7 @@ def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_pat
     from dhp.leaderboard.board.stores import LocalStore
     from dhp.leaderboard.page.compare_view import size_points
     from dhp.leaderboard.page.plots import size_plot
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
     from dhp.scoring.result_files import dump_result
     from tests.leaderboard.factory import make_result
 
@@ -144,7 +144,7 @@ def test_size_points_take_declared_sizes_and_controls_as_reference_lines(tmp_pat
         r = make_result("random", ds, skill=0.0, protocol="builtin", model="random", n_items=20)
         (root / "random").mkdir(exist_ok=True)
         (root / "random" / f"{ds}@v1.json").write_text(dump_result(r))
-    be = Backend(
+    be = BoardService(
         AppConfig(
             results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
         )
@@ -242,7 +242,7 @@ def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_pa
     ranks' replicates) around its point Overall; none for a judge without item scores."""
     from dhp.leaderboard.board.ranks import RankSamples, overall_intervals
     from dhp.leaderboard.board.stores import LocalStore
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
     from dhp.scoring.result_files import dump_result
     from dhp.scoring.stats import interval
     from tests.leaderboard.factory import make_result
@@ -268,7 +268,7 @@ def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_pa
     for (name, ds), r in res.items():
         (root / name).mkdir(parents=True, exist_ok=True)
         (root / name / f"{ds}@v1.json").write_text(dump_result(r))
-    be = Backend(
+    be = BoardService(
         AppConfig(
             results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
         )
@@ -287,7 +287,7 @@ def test_a_one_dataset_view_s_overall_is_that_dataset_s_d_and_interval(tmp_path:
     """Issue 35: a one-dataset view read `16.80 [13.70, 19.63]` under Overall and `16.80 [16.53,
     17.04]` under the dataset; the Overall of one dataset is that dataset, interval and all."""
     from dhp.leaderboard.board.stores import LocalStore
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
     from dhp.scoring.result_files import dump_result
     from tests.leaderboard.factory import make_result
 
@@ -297,7 +297,7 @@ def test_a_one_dataset_view_s_overall_is_that_dataset_s_d_and_interval(tmp_path:
             (root / j).mkdir(parents=True, exist_ok=True)
             r = make_result(j, ds, skill=skill, n_items=50, seed=k, n_boot=200, hf_model_id=f"org/{j}")
             (root / j / f"{ds}@v1.json").write_text(dump_result(r))
-    be = Backend(
+    be = BoardService(
         AppConfig(
             results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
         )

@@ -293,13 +293,13 @@ class _GatedStore(LocalStore):
 def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(
     results_dir: Path, tmp_path: Path
 ) -> None:
-    """Backend.report: after the first listing, an old listing is answered at once while the store is
+    """BoardService.report: after the first listing, an old listing is answered at once while the store is
     listed again in a background thread; the next call sees the new file. ``list_ttl_s = 0`` waits."""
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
 
     store = _GatedStore(results_dir)
     cfg = AppConfig.local(tmp_path, list_ttl_s=0.01)
-    be = Backend(dataclasses.replace(cfg, results=store))
+    be = BoardService(dataclasses.replace(cfg, results=store))
     first = be.report()
     (results_dir / "late.json").write_text("{ not yet parsed")
     store.gate.clear()  # listing now hangs
@@ -311,7 +311,7 @@ def test_page_loads_never_wait_for_a_listing_the_store_is_listed_again_behind(
     while time.monotonic() < deadline and be.report().generation == first.generation:
         time.sleep(0.02)
     assert any("late.json" in p for p in be.report().problems)
-    waits = Backend(dataclasses.replace(cfg, results=store, list_ttl_s=0.0))
+    waits = BoardService(dataclasses.replace(cfg, results=store, list_ttl_s=0.0))
     rep = waits.report()
     (results_dir / "later.json").write_text("{ nor this")
     assert (

@@ -297,9 +297,9 @@ _ACME_TAIL = (  # what aiohttp prints when the endpoint cannot be reached (host,
 def _visible(tmp_path: Path, q: RequestQueue) -> str:
     """Everything a visitor can read about the queue and the results: the Queue tab's rows (as the
     app builds them) and every result file."""
-    from dhp.leaderboard.page.service import AppConfig, Backend
+    from dhp.leaderboard.page.service import AppConfig, BoardService
 
-    be = Backend(AppConfig(results=LocalStore(tmp_path / "results"), requests=q.store,
+    be = BoardService(AppConfig(results=LocalStore(tmp_path / "results"), requests=q.store,
                            votes=LocalStore(tmp_path / "votes")))  # fmt: skip
     frame, _ = be.queue_frame()
     results = "".join(p.read_text() for p in (tmp_path / "results").rglob("*.json"))

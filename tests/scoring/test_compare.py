@@ -254,8 +254,12 @@ def test_length_tertiles_show_the_judge_that_only_discerns_short_texts(varied: P
     page = judge_detail_markdown(r)
     assert f"| short | 6–11 | 12 | {short.d_avg_ew:.2f} |" in page and "| long | 18–23 | 12 | 0.00 |" in page
     typo = next(p for p in r.perturbations if p.id == "char_typo_minor")
-    assert typo.effect is not None and typo.effect < 0.5 + 0.5 * 12 / N_LEN + 1e-9  # only the 12 short ones lower
-    assert f"| char_typo_minor | {typo.d_ew:.2f} | {typo.effect:.2f} | 24 of {N_LEN} |" in page  # 24 longer: misses
+    assert (
+        typo.effect is not None and typo.effect < 0.5 + 0.5 * 12 / N_LEN + 1e-9
+    )  # only the 12 short ones lower
+    assert (
+        f"| char_typo_minor | {typo.d_ew:.2f} | {typo.effect:.2f} | 24 of {N_LEN} |" in page
+    )  # 24 longer: misses
     assert f"**Run cost:** {N_LEN * 10} requests sent, 0 from the cache" in page
     assert r.timing.prompt_tokens and r.timing.completion_tokens == N_LEN * 10  # the server's usage
     assert f"tokens: {r.timing.prompt_tokens:,} prompt, {N_LEN * 10} completion" in page

@@ -14,7 +14,7 @@ from scipy import stats as sps
 
 from dhp.inference.judge import EndpointJudge, HubJudge, published
 from dhp.inference.pool import RetryPolicy
-from dhp.inference.types import CapabilityError, FatalJudgeError
+from dhp.inference.protocol import CapabilityError, FatalJudgeError
 from dhp.scoring.config import ScoreConfig
 from dhp.scoring.result_files import read_result
 from dhp.scoring.results import Result

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dhp.inference.types import RawText, ScoreDistribution, TokenAlternatives, token_score
+from dhp.inference.protocol import RawText, ScoreDistribution, TokenAlternatives, token_score
+from dhp.scoring.judge_io import ParsedScore, Unparsed
 from dhp.scoring.parse import (
     REASONS,
     aggregate,
@@ -17,7 +18,6 @@ from dhp.scoring.parse import (
     parse_score,
     score_output,
 )
-from dhp.scoring.types import ParsedScore, Unparsed
 from dhp.types import ScoringMode
 
 PARSED = [

@@ -12,7 +12,7 @@ import pytest
 
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import Pool, RetryPolicy, Tally
-from dhp.inference.types import (
+from dhp.inference.protocol import (
     FatalJudgeError,
     JudgeOutput,
     PermanentJudgeError,
@@ -26,7 +26,7 @@ from dhp.inference.types import (
     output_from_json,
     output_to_json,
 )
-from dhp.scoring.types import JudgeRequest
+from dhp.scoring.judge_io import JudgeRequest
 
 
 def req(i: int = 0, group: str = "g", repeat: int = 0) -> JudgeRequest:

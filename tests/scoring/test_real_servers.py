@@ -18,11 +18,11 @@ import pytest
 
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.local import LocalModel
-from dhp.inference.types import SamplingParams, ScoreDistribution, token_score
+from dhp.inference.protocol import SamplingParams, ScoreDistribution, token_score
 from dhp.scoring.config import ScoreConfig
+from dhp.scoring.judge_io import JudgeRequest
 from dhp.scoring.result_files import read_result
 from dhp.scoring.run import score_datasets
-from dhp.scoring.types import JudgeRequest
 from tests.scoring.helpers import run_dhp
 from tests.scoring.tiny_model import build_tiny_model
 from tests.support.loopback import stop_process

@@ -12,12 +12,12 @@ import pytest
 
 from dhp.inference.http import openai_usage, tgi_usage
 from dhp.inference.pool import Pool, RetryPolicy, Tally
-from dhp.inference.types import JudgeOutput, RawText, SamplingParams, TokenUsage, TransientJudgeError
+from dhp.inference.protocol import JudgeOutput, RawText, SamplingParams, TokenUsage, TransientJudgeError
 from dhp.scoring.cost import CostLedger, read_total
+from dhp.scoring.judge_io import JudgeRequest
 from dhp.scoring.result_files import parse_result
 from dhp.scoring.results import Timing
 from dhp.scoring.run import score_datasets
-from dhp.scoring.types import JudgeRequest
 from tests.scoring.fake_server import FakeJudgeServer, judged_text
 from tests.scoring.test_endpoints import _cfg, _only, ae_data, scripted
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from dhp.inference.judge import EndpointJudge
 from dhp.inference.pool import RetryPolicy
-from dhp.inference.types import JudgeError
+from dhp.inference.protocol import JudgeError
 from dhp.scoring.config import RunError, ScoreConfig
 from dhp.scoring.result_files import read_result
 from dhp.scoring.run import score_datasets

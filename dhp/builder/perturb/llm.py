@@ -47,7 +47,7 @@ from dhp.errors import PerturberError
 from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.http import discover_model, host_label, make_endpoint_backend
 from dhp.inference.pool import Pool, RetryPolicy
-from dhp.inference.types import Generation, InferenceError, RawText, RequestFailure, SamplingParams
+from dhp.inference.protocol import Generation, InferenceError, RawText, RequestFailure, SamplingParams
 from dhp.secrets import PERTURBER_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.types import EndpointProtocol, Operation

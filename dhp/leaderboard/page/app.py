@@ -2,7 +2,7 @@
 
 :func:`build_app` takes an :class:`AppConfig` (stores, mode, limits) and returns the ``gr.Blocks``:
 the tabs are laid out and wired by :mod:`dhp.leaderboard.page.ui`, the logic behind every event is a
-plain method of :class:`~dhp.leaderboard.page.service.Backend` (testable without a browser), and the
+plain method of :class:`~dhp.leaderboard.page.service.BoardService` (testable without a browser), and the
 judge page's texts come from :mod:`dhp.leaderboard.page.formatting`. All state lives in the stores:
 every page load and a ``gr.Timer`` re-read them (cheaply, through the caches of the backend), so
 results written by a worker appear without a restart.
@@ -29,7 +29,7 @@ from starlette.middleware import Middleware
 from dhp.leaderboard.board.stores import HubStore, StoreError, open_store, seconds_from_env
 from dhp.leaderboard.page import compare_view, serving, ui
 from dhp.leaderboard.page.about import intro_markdown
-from dhp.leaderboard.page.service import AppConfig, Backend
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.leaderboard.submissions.validation import Mode
 
 __all__ = [
@@ -88,13 +88,13 @@ class _Board(gr.Blocks):
             close()
 
 
-#: The Backend of each app :func:`build_app` made, for :func:`launch` (its routes).
-_BACKENDS: weakref.WeakKeyDictionary[gr.Blocks, Backend] = weakref.WeakKeyDictionary()
+#: The BoardService of each app :func:`build_app` made, for :func:`launch` (its routes).
+_BACKENDS: weakref.WeakKeyDictionary[gr.Blocks, BoardService] = weakref.WeakKeyDictionary()
 
 
-def build_app(cfg: AppConfig, backend: Backend | None = None) -> gr.Blocks:
-    be = backend or Backend(cfg)
-    be.wait_ranks = False  # the page shows rows at once; rank ranges follow (Backend.status says so)
+def build_app(cfg: AppConfig, backend: BoardService | None = None) -> gr.Blocks:
+    be = backend or BoardService(cfg)
+    be.wait_ranks = False  # the page shows rows at once; rank ranges follow (BoardService.status says so)
     be.warmers.append(lambda: serving.view_cache(be).warm())  # the default view, as bytes
     threading.Thread(target=be.warm, name="dhp-warm-results", daemon=True).start()  # off the request path
     with _Board(title=cfg.title, analytics_enabled=False) as demo:
@@ -160,7 +160,7 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         demo.block_thread()
 
 
-def _judge_pages_ahead(be: Backend) -> None:
+def _judge_pages_ahead(be: BoardService) -> None:
     """Every judge's page drawn in the background once the results are read, and again at each new
     results generation (only for a launched app: building one starts no process)."""
 

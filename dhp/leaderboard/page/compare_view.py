@@ -16,7 +16,7 @@ import pandas as pd
 from dhp.leaderboard.board import table
 from dhp.leaderboard.page import plots
 from dhp.leaderboard.page.formatting import plain_md
-from dhp.leaderboard.page.service import Backend
+from dhp.leaderboard.page.service import BoardService
 from dhp.scoring.compare import CompareError, compare_results
 from dhp.scoring.compare_report import render_comparison
 from dhp.scoring.results import Result
@@ -28,11 +28,11 @@ __all__ = ["CompareTab", "compare_markdown", "compare_tab", "size_points", "wire
 PAGE_N_BOOT = 300
 
 
-def _full_results(be: Backend, judge: str) -> dict[str, Result]:
+def _full_results(be: BoardService, judge: str) -> dict[str, Result]:
     return {lr.result.dataset.name: be.index.full(lr.path) for lr in be.judge_results(judge)}
 
 
-def compare_markdown(be: Backend, a: str | None, b: str | None) -> str:
+def compare_markdown(be: BoardService, a: str | None, b: str | None) -> str:
     """``dhp compare``'s markdown for two judges of the board, or one line saying what is missing."""
     if not a or not b:
         return "Pick two judges."
@@ -68,7 +68,7 @@ def size_points(full: pd.DataFrame) -> tuple[list[tuple[str, float, float]], lis
     return points, sorted(controls)
 
 
-def size_html(be: Backend) -> str:
+def size_html(be: BoardService) -> str:
     """The size plot as inline SVG: the Pareto front labelled, every other judge named on hover."""
     full, _ = be.frame()
     return plots.size_svg(*size_points(full))
@@ -102,7 +102,7 @@ def compare_tab() -> CompareTab:
     return CompareTab(tab, a, b, button, result, size)
 
 
-def wire_compare(be: Backend, c: CompareTab) -> None:
+def wire_compare(be: BoardService, c: CompareTab) -> None:
     def opened() -> tuple[Any, Any, str]:
         judges = be.judges()
         return gr.Dropdown(choices=judges), gr.Dropdown(choices=judges), size_html(be)

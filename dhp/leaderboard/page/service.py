@@ -1,6 +1,6 @@
 """The logic behind the leaderboard's UI, without Gradio: stores, caches, views, submissions, votes.
 
-:class:`Backend` reads the stores (cheaply, through caches) and answers every question the UI asks
+:class:`BoardService` reads the stores (cheaply, through caches) and answers every question the UI asks
 with plain values (frames, strings, file paths); it is testable without a browser and thread-safe.
 """
 
@@ -53,7 +53,7 @@ from dhp.naming import HUB_DATA
 from dhp.scoring.results import Summary
 from dhp.spec import DATASET_NAMES
 
-__all__ = ["DEFAULT_WEIGHTS", "SURVEY_WEIGHTS", "AppConfig", "Backend", "ViewChoice"]
+__all__ = ["DEFAULT_WEIGHTS", "SURVEY_WEIGHTS", "AppConfig", "BoardService", "ViewChoice"]
 
 DEFAULT_WEIGHTS = "default"
 SURVEY_WEIGHTS = "survey"
@@ -80,7 +80,9 @@ class AppConfig:
     rate_limit: int = 20  # submissions per user per window
     rate_window_s: float = 3600.0
     refresh_s: float = 15.0  # how often open pages look for new results
-    list_ttl_s: float = 2.0  # a listing of the results store this recent is not redone (see Backend.report)
+    list_ttl_s: float = (
+        2.0  # a listing of the results store this recent is not redone (see BoardService.report)
+    )
     title: str = "DHP discernment leaderboard"
     board_chunk: int = 50  # table rows the browser draws at once; more as the table is scrolled (0: all)
     judge_pages_ahead: bool = True  # every judge's page drawn in the background once the results are read
@@ -174,7 +176,7 @@ def _ballots(n: int) -> str:
     return f"{n} ballot" if n == 1 else f"{n} ballots"
 
 
-class Backend:
+class BoardService:
     """Reads the stores (with caches) and answers the UI's questions. Thread-safe."""
 
     def __init__(self, cfg: AppConfig) -> None:

@@ -42,7 +42,7 @@ from dhp.leaderboard.board import table
 from dhp.leaderboard.page import ui
 from dhp.leaderboard.page.formatting import problems_markdown
 from dhp.leaderboard.page.judge_pages import JUDGE_ROUTE, JudgePages
-from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, Backend
+from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, BoardService
 from dhp.spec import DATASET_NAMES
 
 __all__ = [
@@ -67,7 +67,7 @@ _CSV_NAME = re.compile(
 _MAX_VIEW_ARG = 8000  # characters of the view argument: eight short inputs
 
 
-def default_inputs(be: Backend) -> list[Any]:
+def default_inputs(be: BoardService) -> list[Any]:
     """The eight view inputs of a fresh page (every dataset, family and size; the default columns)."""
     return [DEFAULT_WEIGHTS, True, list(DATASET_NAMES), be.families(), list(table.SIZE_BUCKETS),
             list(ui.COL_DEFAULT), "", ""]  # fmt: skip
@@ -93,7 +93,7 @@ def parse_inputs(text: str) -> list[Any]:
     return v
 
 
-def page_data(be: Backend) -> dict[str, Any]:
+def page_data(be: BoardService) -> dict[str, Any]:
     """What a fresh page needs besides its table (sent with the default view; the page applies it
     in the browser, ``window.dhpPage``): the families, judges, problems and weights versions."""
     rep = be.report()
@@ -106,7 +106,7 @@ def page_data(be: Backend) -> dict[str, Any]:
     }
 
 
-def view_body(be: Backend, inputs: list[Any] | None, asked: list[Any] | None = None) -> dict[str, Any]:
+def view_body(be: BoardService, inputs: list[Any] | None, asked: list[Any] | None = None) -> dict[str, Any]:
     """What ``GET /dhp/view`` answers for the view ``inputs`` (``None``: the default view, with the
     page's lists: :func:`page_data`)."""
     if be.ready() is None:
@@ -145,7 +145,7 @@ class ViewCache:
     """The last views answered, as bytes, per board version (the results generation and whether
     their rank ranges are in): a crowd asking for the same views costs one render each."""
 
-    def __init__(self, be: Backend, size: int = 64) -> None:
+    def __init__(self, be: BoardService, size: int = 64) -> None:
         self.be = be
         self.size = size
         self._lock = threading.Lock()
@@ -190,11 +190,11 @@ class ViewCache:
         return body
 
 
-_VIEW_CACHES: weakref.WeakKeyDictionary[Backend, ViewCache] = weakref.WeakKeyDictionary()
+_VIEW_CACHES: weakref.WeakKeyDictionary[BoardService, ViewCache] = weakref.WeakKeyDictionary()
 _CACHES_LOCK = threading.Lock()
 
 
-def view_cache(be: Backend) -> ViewCache:
+def view_cache(be: BoardService) -> ViewCache:
     """The one :class:`ViewCache` of ``be`` (its routes answer from it; its warm-up fills it)."""
     with _CACHES_LOCK:
         cache = _VIEW_CACHES.get(be)
@@ -203,7 +203,7 @@ def view_cache(be: Backend) -> ViewCache:
         return cache
 
 
-def routes(be: Backend) -> list[BaseRoute]:
+def routes(be: BoardService) -> list[BaseRoute]:
     """The board's own routes (served before Gradio's)."""
     views = view_cache(be)
 
@@ -231,7 +231,7 @@ def routes(be: Backend) -> list[BaseRoute]:
             Route(JUDGE_ROUTE, _judge_endpoint(be), methods=["GET"])]  # fmt: skip
 
 
-def _judge_endpoint(be: Backend) -> Callable[[Request], Awaitable[Response]]:
+def _judge_endpoint(be: BoardService) -> Callable[[Request], Awaitable[Response]]:
     pages = judge_pages(be)
 
     async def judge(request: Request) -> Response:
@@ -257,10 +257,10 @@ def _judge_endpoint(be: Backend) -> Callable[[Request], Awaitable[Response]]:
     return judge
 
 
-_JUDGE_PAGES: weakref.WeakKeyDictionary[Backend, JudgePages] = weakref.WeakKeyDictionary()
+_JUDGE_PAGES: weakref.WeakKeyDictionary[BoardService, JudgePages] = weakref.WeakKeyDictionary()
 
 
-def judge_pages(be: Backend) -> JudgePages:
+def judge_pages(be: BoardService) -> JudgePages:
     """The one :class:`JudgePages` of ``be`` (the judge route answers from it; the warm-up fills it)."""
     with _CACHES_LOCK:
         pages = _JUDGE_PAGES.get(be)

@@ -1,8 +1,8 @@
-"""The Gradio tabs: one function lays out each tab and one wires its events, over a :class:`Backend`.
+"""The Gradio tabs: one function lays out each tab and one wires its events, over a :class:`BoardService`.
 
 Layout functions return the tab's components (frozen dataclasses); wiring functions attach the
 handlers. No logic lives here beyond turning component values into :class:`ViewChoice` and
-Gradio updates: every answer comes from :class:`dhp.leaderboard.page.service.Backend`.
+Gradio updates: every answer comes from :class:`dhp.leaderboard.page.service.BoardService`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dhp.leaderboard.page.formatting import (
     queue_html,
 )
 from dhp.leaderboard.page.judge_views import DetailBlock, detail_block
-from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, AppConfig, Backend, ViewChoice
+from dhp.leaderboard.page.service import DEFAULT_WEIGHTS, AppConfig, BoardService, ViewChoice
 from dhp.leaderboard.submissions.survey import TASKS, get_task
 from dhp.leaderboard.submissions.validation import SCORING_MODES, Mode, SubmissionErrors, ValidationError
 from dhp.spec import DATASET_NAMES
@@ -163,7 +163,7 @@ def _choice(view: Sequence[Any]) -> ViewChoice:
                          sort=sort)  # fmt: skip
 
 
-def render_board(be: Backend, *view: Any, asked: Sequence[Any] | None = None) -> tuple[str, str, str]:
+def render_board(be: BoardService, *view: Any, asked: Sequence[Any] | None = None) -> tuple[str, str, str]:
     """The table (the parts the page's table component draws), the CSV of exactly that view, and the
     user-task section, for the view inputs. ``asked``: the inputs as the reader left them, when the
     view is a live refresh that added new families (it names the view, so the reader keeps their place)."""
@@ -173,7 +173,7 @@ def render_board(be: Backend, *view: Any, asked: Sequence[Any] | None = None) ->
     return parts.payload(be.cfg.board_chunk, key), csv, tasks_html(be, choice)
 
 
-def tasks_html(be: Backend, choice: ViewChoice) -> str:
+def tasks_html(be: BoardService, choice: ViewChoice) -> str:
     if not be.task_datasets():
         return ""
     body, _ = be.render(ViewChoice(weights=choice.weights, weighted=choice.weighted, tasks=True))
@@ -185,7 +185,7 @@ def tasks_html(be: Backend, choice: ViewChoice) -> str:
 VIEW_EVENT_JS = "(...inputs) => window.dhpView(inputs)"
 
 
-def wire_board(be: Backend, t: BoardTab) -> None:
+def wire_board(be: BoardService, t: BoardTab) -> None:
     """Filters, sort, search and toggles re-render the table (and its CSV)."""
     # Speed (500 judges, a crowd of readers): the table is plain HTML, cached per view, fetched by
     # the page itself (assets/board_view.js); no server event.
@@ -241,7 +241,7 @@ def judge_tab() -> JudgeTab:
     return JudgeTab(tab, select, info, bars, summary, dataset, dist, perturbations, prompts, detail)
 
 
-def wire_judge(be: Backend, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked: gr.State) -> None:
+def wire_judge(be: BoardService, j: JudgeTab, tabs: gr.Tabs, link: gr.Textbox, linked: gr.State) -> None:
     """The Judge tab is filled in the browser (``assets/judge_view.js``) from ``GET /dhp/judge``
     (:mod:`dhp.leaderboard.page.judge_pages`: pages drawn once per version of their results, off the
     request path): choosing a judge, a dataset or a perturbation, opening the tab and following a link
@@ -291,7 +291,7 @@ def _submit_intro(mode: Mode) -> str:
     )
 
 
-def _sign_in(be: Backend, what: str) -> None:
+def _sign_in(be: BoardService, what: str) -> None:
     """Space mode: the sign-in button on a Space; elsewhere a note that sign-in (and so ``what``) is unavailable."""
     if be.cfg.mode != "space":
         return
@@ -301,7 +301,7 @@ def _sign_in(be: Backend, what: str) -> None:
         gr.Markdown(f"⚠️ {be.sign_in_needed(what)}", elem_classes=["dhp-note"])
 
 
-def submit_tab(be: Backend) -> SubmitTab:
+def submit_tab(be: BoardService) -> SubmitTab:
     mode = be.cfg.mode
     with gr.Tab("Submit", id="submit", elem_id="tab-submit"):
         gr.Markdown(_submit_intro(mode))
@@ -359,7 +359,7 @@ def _errors_markdown(e: ValidationError) -> str:
     return "❌ **Not queued:**\n" + "\n".join(f"* {plain_md(x.message)}" for x in errors)
 
 
-def wire_submit(be: Backend, s: SubmitTab, queue_df: gr.HTML) -> None:
+def wire_submit(be: BoardService, s: SubmitTab, queue_df: gr.HTML) -> None:
     keys = (
         "judge_name",
         "endpoint_url",
@@ -395,7 +395,9 @@ def queue_tab() -> tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]:
     return refresh, df, problems, tab
 
 
-def wire_queue(be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]) -> None:
+def wire_queue(
+    be: BoardService, timer: gr.Timer, parts: tuple[gr.Button, gr.HTML, gr.Markdown, gr.Tab]
+) -> None:
     """The queue is read when its tab is opened (not on every page load: the board comes first), on
     Refresh, and by the page's timer."""
     refresh, df, problems, tab = parts
@@ -417,7 +419,7 @@ def wire_queue(be: Backend, timer: gr.Timer, parts: tuple[gr.Button, gr.HTML, gr
 VoteHandler = tuple[str, gr.Button, list[gr.Radio], gr.Markdown]
 
 
-def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdown, gr.Tab]:
+def survey_tab(be: BoardService) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdown, gr.Tab]:
     with gr.Tab("Survey", id="survey", elem_id="tab-survey") as tab:
         gr.Markdown(
             "## Expert-weight survey\nFor each quality issue, choose **the metric you think is most affected**, "
@@ -450,7 +452,7 @@ def survey_tab(be: Backend) -> tuple[list[VoteHandler], gr.Dataframe, gr.Markdow
 
 
 def wire_survey(
-    be: Backend,
+    be: BoardService,
     parts: tuple[list[VoteHandler], gr.Dataframe, gr.Markdown, gr.Tab],
     weights: gr.Dropdown,
 ) -> None:
@@ -477,7 +479,7 @@ def wire_survey(
     tab.select(lambda: (be.weights_frame(), be.survey_status()), None, [weights_df, survey_status])
 
 
-def weights_dropdown(be: Backend, value: str | None = None) -> Any:
+def weights_dropdown(be: BoardService, value: str | None = None) -> Any:
     """The weights-version choices, with the survey's ballot count as the hint."""
     if value is None:  # keep the user's choice
         return gr.Dropdown(choices=be.weights_choices(), info=be.survey_status())

@@ -8,7 +8,7 @@ A *backend* (:class:`Backend`) turns one request into one :data:`JudgeOutput`:
   next-token probabilities, or a built-in control judge's point mass).
 
 Any object with a ``prompt``, ``sampling``, ``group`` and ``cache_key`` is a request
-(:class:`Request`): the scorer's :class:`dhp.scoring.types.JudgeRequest` and the builder's
+(:class:`Request`): the scorer's :class:`dhp.scoring.judge_io.JudgeRequest` and the builder's
 :class:`Generation`. Backends raise the errors below, classified once; the pool
 (:mod:`dhp.inference.pool`) handles them once. Nothing in this module does I/O.
 """
@@ -126,7 +126,7 @@ class Request(Protocol):
 
 
 class ScoringRequest(Request, Protocol):
-    """A request that says what it scores (the scorer's :class:`dhp.scoring.types.JudgeRequest`): what
+    """A request that says what it scores (the scorer's :class:`dhp.scoring.judge_io.JudgeRequest`): what
     the built-in control judges and the in-process model read beyond the prompt."""
 
     @property

@@ -1,9 +1,9 @@
 """The scoring layer's vocabulary: judge requests and parsed scores.
 
-A *judge* (a :class:`dhp.inference.types.Backend`) turns one :class:`JudgeRequest` into one
-:data:`~dhp.inference.types.JudgeOutput` (:class:`RawText` or :class:`ScoreDistribution`). The
+A *judge* (a :class:`dhp.inference.protocol.Backend`) turns one :class:`JudgeRequest` into one
+:data:`~dhp.inference.protocol.JudgeOutput` (:class:`RawText` or :class:`ScoreDistribution`). The
 outputs, sampling settings and errors are the inference layer's: import them from
-:mod:`dhp.inference.types`, where they are defined (this module re-exports none).
+:mod:`dhp.inference.protocol`, where they are defined (this module re-exports none).
 
 A parser (:mod:`dhp.scoring.parse`) turns an output into a :class:`ParsedScore` or an
 :class:`Unparsed` value that carries its reason; an unparsed output is never turned into a score.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dhp.inference.types import Backend, SamplingParams, content_key
+from dhp.inference.protocol import Backend, SamplingParams, content_key
 from dhp.types import Role
 
 __all__ = ["ORIGINAL", "JudgeBackend", "JudgeRequest", "ParsedScore", "Unparsed"]
@@ -69,5 +69,5 @@ class Unparsed:
     raw: str = ""
 
 
-#: A judge backend (one replica): :class:`dhp.inference.types.Backend` of a :class:`JudgeRequest`.
+#: A judge backend (one replica): :class:`dhp.inference.protocol.Backend` of a :class:`JudgeRequest`.
 JudgeBackend = Backend[JudgeRequest]

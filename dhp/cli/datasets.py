@@ -145,7 +145,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     require("build")  # before anything is written: the perturbation rules and the offline generator
     from dhp.builder.build import BuildOptions, check_inputs, check_version
     from dhp.spec import resolve_datasets
-    from dhp.task.build import build_task
+    from dhp.task.build_task import build_task
 
     check_version(args.version)
     seed = _split_seed(args)  # before anything is read or written: one line, exit 2, without the seed
