@@ -33,3 +33,24 @@ def test_no_function_in_the_package_is_longer_than_60_lines(tmp_path: Path) -> N
     body = "".join(f"    x{i} = {i}\n" for i in range(60))
     (tmp_path / "dhp" / "long.py").write_text(f"def f() -> None:\n{body}", encoding="utf-8")
     assert long_functions(tmp_path) == ["dhp/long.py:1 f (61 lines)"]
+
+
+def shared_class_names(root: Path) -> dict[str, list[str]]:
+    """Class names defined in more than one module of ``root/dhp``, with where (issue 38: one word,
+    one thing: two ``Backend`` and two ``Request`` classes meant different things)."""
+    import ast
+
+    where: dict[str, list[str]] = {}
+    for path in sorted((root / "dhp").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(root)))
+    return {name: files for name, files in where.items() if len(files) > 1}
+
+
+def test_no_two_classes_in_the_package_share_a_name(tmp_path: Path) -> None:
+    assert shared_class_names(REPO) == {}
+    for i in (1, 2):  # the check catches a shared name
+        (tmp_path / "dhp" / f"m{i}").mkdir(parents=True)
+        (tmp_path / "dhp" / f"m{i}" / "x.py").write_text("class Backend:\n    pass\n")
+    assert shared_class_names(tmp_path) == {"Backend": ["dhp/m1/x.py", "dhp/m2/x.py"]}

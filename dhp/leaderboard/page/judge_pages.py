@@ -169,7 +169,7 @@ def _serve() -> None:
             return
 
 
-class _Child:
+class _Renderer:
     """A renderer process (``nice``: its CPU priority below the server's)."""
 
     def __init__(self, nice: int) -> None:
@@ -279,7 +279,7 @@ class JudgePages:
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._readers_idle = False  # the readers' renderer waits for work (set by itself)
-        self._children: list[_Child] = []  # the renderers' processes now, for close()
+        self._children: list[_Renderer] = []  # the renderers' processes now, for close()
         self.rendered = 0  # pages drawn (a test counts them)
 
     # -- what the route asks -------------------------------------------------------------------
@@ -377,15 +377,15 @@ class JudgePages:
             return None
 
     def _run(self, nice: int, readers_only: bool) -> None:
-        held: list[_Child] = [self._spawn(nice)]  # started at once: the first reader finds it ready
+        held: list[_Renderer] = [self._spawn(nice)]  # started at once: the first reader finds it ready
         try:
             self._serve_tasks(held, nice, readers_only)
         finally:
             for child in held:
                 child.close()
 
-    def _spawn(self, nice: int) -> _Child:
-        child = _Child(nice)
+    def _spawn(self, nice: int) -> _Renderer:
+        child = _Renderer(nice)
         with self._lock:
             self._children = [c for c in self._children if c.proc.poll() is None] + [child]
             closed = self._closed
@@ -393,7 +393,7 @@ class JudgePages:
             child.stop()
         return child
 
-    def _serve_tasks(self, held: list[_Child], nice: int, readers_only: bool) -> None:
+    def _serve_tasks(self, held: list[_Renderer], nice: int, readers_only: bool) -> None:
         """Tasks rendered by the child in ``held`` (one that died is replaced at the next task)."""
         while (task := self._take(readers_only)) is not None:
             assert task.future is not None
