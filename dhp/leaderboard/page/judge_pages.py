@@ -183,6 +183,7 @@ class _Renderer:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
+            start_new_session=True,  # a terminal's Ctrl-C is the app's to handle: closing it ends the child
             preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
         )
 
@@ -425,7 +426,8 @@ class JudgePages:
                 while len(self._bodies) > self.size:
                     self._bodies.popitem(last=False)
         if body is None:
-            log.warning("judge page %r: %s", task.key[0], why)
+            if not self._closed:  # a render cut short by the app's own closing is no failure to report
+                log.warning("judge page %r: %s", task.key[0], why)
             failed = {"name": task.key[0], "error": f"This page could not be drawn: {why}"}
             body = Body(_json(failed))
         task.future.set_result(body)
