@@ -69,6 +69,7 @@ __all__ = [
     "BuildReport",
     "Checked",
     "build_dataset",
+    "build_report",
     "check_methods",
     "check_version",
     "collect_rows",
@@ -127,6 +128,23 @@ class BuildReport:
     generators: dict[str, int]
     seconds: float
     info: BuildInfo = field(repr=False)
+
+
+def build_report(spec: DatasetSpec, folder: Path, info: BuildInfo, n_items: int, t0: float) -> BuildReport:
+    """What one dataset's build made (its folder written, ``t0`` its start on ``time.perf_counter``)."""
+    generators: Counter[str] = Counter()
+    for p in info.perturbations:
+        generators.update(p.generators)
+    return BuildReport(
+        name=spec.name,
+        folder=folder,
+        n_items=n_items,
+        n_rows=info.n_rows,
+        not_applicable={p.id: p.not_applicable for p in info.perturbations if p.not_applicable},
+        generators=dict(sorted(generators.items())),
+        seconds=time.perf_counter() - t0,
+        info=info,
+    )
 
 
 @dataclass(frozen=True)
@@ -432,16 +450,4 @@ def build_dataset(
     card = render_card or default_card
     records = {pid: [r.record() for r in these] for pid, these in rows.items()}
     folder, info = write_dataset(out_root, info, records, na, lambda i: card(spec, i), extra_files)
-    generators: Counter[str] = Counter()
-    for p in info.perturbations:
-        generators.update(p.generators)
-    return BuildReport(
-        name=spec.name,
-        folder=folder,
-        n_items=len(sel.items),
-        n_rows=info.n_rows,
-        not_applicable={p.id: p.not_applicable for p in info.perturbations if p.not_applicable},
-        generators=dict(sorted(generators.items())),
-        seconds=time.perf_counter() - t0,
-        info=info,
-    )
+    return build_report(spec, folder, info, len(sel.items), t0)

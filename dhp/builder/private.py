@@ -30,7 +30,6 @@ import json
 import os
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from dhp.builder.build import (
     Inputs,
     _inputs,
     _progress,
+    build_report,
     check_version,
     collect_rows,
     make_build_info,
@@ -278,16 +278,4 @@ def build_private_dataset(
         private=PrivateInfo(commitment=digest, basis=basis, public_version=opts.version, note=note),
     )
     folder, info = write_dataset(out_root, info, records, na, lambda i: render_card(spec, i))
-    generators: Counter[str] = Counter()
-    for p in info.perturbations:
-        generators.update(p.generators)
-    return BuildReport(
-        name=spec.name,
-        folder=folder,
-        n_items=len(sel.items),
-        n_rows=info.n_rows,
-        not_applicable={p.id: p.not_applicable for p in info.perturbations if p.not_applicable},
-        generators=dict(sorted(generators.items())),
-        seconds=time.perf_counter() - t0,
-        info=info,
-    )
+    return build_report(spec, folder, info, len(sel.items), t0)

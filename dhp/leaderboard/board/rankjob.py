@@ -33,9 +33,25 @@ from dhp.scoring.result_files import parse_result
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RankJob"]
+__all__ = ["RankJob", "spawn_child"]
 
 _Key = tuple[str, str]  # (path, version)
+
+
+def spawn_child(module: str, nice: int = 0) -> subprocess.Popen[bytes]:
+    """``python -m module`` as a child with pipes on stdin and stdout, importing this dhp package, in
+    a session of its own (a terminal's Ctrl-C is the app's to handle: closing its stdin ends the
+    child), ``nice`` below the server's CPU priority."""
+    root = str(Path(__file__).resolve().parents[3])  # where this dhp package is imported from
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+    return subprocess.Popen(
+        [sys.executable, "-m", module],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+        preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
+    )
 
 
 class _Child:
@@ -43,18 +59,7 @@ class _Child:
     why) out, pickled, one file at a time."""
 
     def __init__(self) -> None:
-        root = str(Path(__file__).resolve().parents[3])  # where this dhp package is imported from
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
-        }
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "dhp.leaderboard.board.rankjob"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            start_new_session=True,  # a terminal's Ctrl-C is the app's to handle: it ends the child (EOF)
-        )
+        self.proc = spawn_child("dhp.leaderboard.board.rankjob")
 
     def replicates(self, path: str, text: str) -> ReplicatePvalues | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None

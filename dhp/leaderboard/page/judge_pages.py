@@ -31,7 +31,6 @@ import heapq
 import itertools
 import json
 import logging
-import os
 import pickle
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.leaderboard.board.loading import LoadedResult
+from dhp.leaderboard.board.rankjob import spawn_child
 from dhp.scoring.result_files import parse_result
 from dhp.scoring.results import Result
 
@@ -173,19 +173,7 @@ class _Renderer:
     """A renderer process (``nice``: its CPU priority below the server's)."""
 
     def __init__(self, nice: int) -> None:
-        root = str(Path(__file__).resolve().parents[3])  # where this dhp package is imported from
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
-        }
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "dhp.leaderboard.page.judge_pages"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            start_new_session=True,  # a terminal's Ctrl-C is the app's to handle: closing it ends the child
-            preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
-        )
+        self.proc = spawn_child("dhp.leaderboard.page.judge_pages", nice)
 
     def render(self, job: _Job) -> bytes:
         assert self.proc.stdin is not None and self.proc.stdout is not None
