@@ -240,3 +240,18 @@ def test_a_refusal_quoting_a_hostile_name_is_plain_text() -> None:
     from dhp.leaderboard.page.formatting import plain_md
 
     assert one.startswith("❌ **Not queued.**") and plain_md(typed) in one
+
+
+def test_a_misses_csv_is_never_written_into_a_folder_that_is_gone(tmp_path: Path) -> None:
+    """A judge page renderer (a process of its own session) may finish drawing after its app ended
+    and removed its CSV folder: it must not create the folder again (a dhp-leaderboard-csv-* folder
+    was left in the temp folder after the suite)."""
+    from dhp.leaderboard.page.judge_views import misses_csv_path
+    from tests.leaderboard.factory import make_result
+
+    r = make_result("J", "summeval", n_items=20, skill=0.0)
+    gone = tmp_path / "dhp-leaderboard-csv-x"
+    assert misses_csv_path(r, "no texts", gone) is None and not gone.exists()
+    gone.mkdir()
+    written = misses_csv_path(r, "no texts", gone)
+    assert written is not None and Path(written).is_file()

@@ -245,13 +245,17 @@ _STYLE = (
 
 def misses_csv_path(r: Result, texts: ScoredTexts | str, folder: Path) -> str | None:
     """Every miss of every perturbation as CSV (texts and marked differences when available), in
-    ``folder`` under a name from its content; None without item scores."""
+    ``folder`` under a name from its content; None without item scores, or once ``folder`` is gone."""
     if r.scores is None:
         return None
     by = {pid: _with_texts(r, pid, texts)[0] for pid in r.scores.perturbed}  # the page says why texts lack
     text = misses_csv(by)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     path = folder / f"dhp-misses-{_slug(r.judge.name)}-{r.dataset.name}-{digest}.csv"
+    if (
+        not folder.is_dir()
+    ):  # the app's folder, removed as it ended: a renderer still drawing leaves no litter
+        return None
     if not path.is_file():
         atomic_write_text(path, text)
     return str(path)
