@@ -70,12 +70,13 @@ def test_the_listing_parses_summaries_and_leaves_the_scores_to_their_readers() -
     are read (the judge page, the rank job: ``parse_result``), not at the listing."""
     import json
 
-    from dhp.leaderboard.board.loading import parse_summary
     from dhp.scoring.result_files import parse_result
     from dhp.scoring.results import ResultError
 
     text = dump_result(make_result("j", "summeval", n_items=20))
-    assert parse_summary(text, "a.json") == parse_result(text).model_copy(update={"scores": None})
+    assert parse_result(text, "a.json", with_scores=False) == parse_result(text).model_copy(
+        update={"scores": None}
+    )
     doc = json.loads(text)
     doc["scores"]["original"] = {"not": "a list"}
     broken = json.dumps(doc)
@@ -84,7 +85,7 @@ def test_the_listing_parses_summaries_and_leaves_the_scores_to_their_readers() -
     with pytest.raises(ResultError, match=r"a\.json: invalid result"):
         parse_result(broken, source="a.json")
     with pytest.raises(ResultError, match=r"b\.json: not valid JSON"):
-        parse_summary("{ nope", "b.json")
+        parse_result("{ nope", "b.json", with_scores=False)
 
 
 def test_build_frame_one_row_per_judge_newest_result() -> None:

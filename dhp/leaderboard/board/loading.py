@@ -34,7 +34,6 @@ __all__ = [
     "benchmark_setting",
     "latest_results",
     "parse_many",
-    "parse_summary",
 ]
 
 
@@ -64,39 +63,13 @@ def parse_many(
     bad: list[str] = []
     for path, text in texts:
         try:
-            res = parse_result(text, source=path) if replicates else parse_summary(text, source=path)
+            res = parse_result(text, source=path, with_scores=replicates)
         except ResultError as e:
             bad.append(str(e))
             continue
         reps = replicate_pvalues(res) if replicates else None
         ok.append(LoadedResult(path, res.model_copy(update={"scores": None}) if replicates else res, reps))
     return ok, bad
-
-
-def parse_summary(text: str, source: str = "<string>") -> Result:
-    """A result as the board keeps it, without its item scores: parsed by orjson and validated
-    without the scores (most of a file, and what the table never reads: a cold start of 3000 files
-    spent most of its parse there). The judge page and the rank job read the file again in full
-    (:func:`parse_result`), so a file whose scores are invalid is reported where they are used.
-    Raises :class:`ResultError` as :func:`parse_result` does."""
-    import orjson
-    from pydantic import ValidationError
-
-    from dhp.errors import first_validation_problem
-    from dhp.scoring.result_files import migrate
-
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError as e:
-        raise ResultError(f"{source}: not valid JSON ({e})") from e
-    if not isinstance(data, dict):
-        raise ResultError(f"{source}: a result must be a JSON object")
-    try:
-        data = migrate(data, source)
-        data.pop("scores", None)
-        return Result.model_validate(data)
-    except ValidationError as e:
-        raise ResultError(f"{source}: invalid result {first_validation_problem(e)}") from e
 
 
 #: A listed file as last read: its version (blob id), the result or the problem that replaced it.
