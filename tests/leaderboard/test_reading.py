@@ -199,6 +199,45 @@ def test_the_csv_and_the_page_agree_on_every_cell(page: Any) -> None:
             assert cell.split(" [")[0] in (rec[c], "–") or (cell == "–" and rec[c] == ""), (c, cell, rec[c])
 
 
+def _csv_of(pg: Any) -> list[list[str]]:
+    url = pg.locator("#csv").evaluate("b => b.closest('a') ? b.closest('a').href : b.getAttribute('href')")
+    if not url:  # Gradio's DownloadButton: the file's link is on the button's value
+        with pg.expect_download() as got:
+            pg.locator("#csv").click()
+        text = open(got.value.path(), encoding="utf-8").read()  # noqa: SIM115
+    else:
+        text = pg.request.get(url).text()
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_the_effect_column_shows_beside_d_and_the_csv_holds_it(page: Any) -> None:
+    """Issue 35: the effect, chosen under Columns, is drawn per dataset with its interval, and the CSV
+    has the same numbers in the same order (every value column, intervals included)."""
+    from playwright.sync_api import expect
+
+    pg = page
+    if pg.dhp_width < 600:
+        pytest.skip("one width is enough: the columns are the same")
+    pg.locator("#filters").get_by_text("Filters and columns").click()
+    pg.locator("#filter-columns").get_by_label("effect", exact=True).check()
+    expect(pg.locator("#leaderboard-table th[data-sort^='summeval effect']")).to_have_count(1)
+    more = pg.locator("#leaderboard-table .dhp-more button")
+    if more.count():
+        more.click()
+    shown = _page_cells(pg)
+    rows = _csv_of(pg)
+    head, body = rows[0], rows[1:]
+    values = [c for c in head if (" D_" in c or c.endswith(" effect")) and f"{c} low" in head]
+    assert sum(c.endswith(" effect") for c in values) == len(BENCHMARK)  # every dataset's effect
+    assert len(body) == len(shown)
+    for csv_row, cells in zip(body, shown, strict=True):
+        rec = dict(zip(head, csv_row, strict=True))
+        for c, cell in zip(values, cells[2 : 2 + len(values)], strict=True):
+            bounds = f" [{rec[c + ' low']}, {rec[c + ' high']}]" if rec[c + " low"] else ""
+            assert cell == ("–" if not rec[c] else rec[c] + bounds), (c, cell, rec[c], bounds)
+        assert cells[2 + len(values) :] == [rec["Caveats"]]
+
+
 def test_a_phone_shows_the_judge_overall_and_two_datasets(page: Any) -> None:
     pg = page
     if pg.dhp_width > 600:

@@ -243,6 +243,40 @@ def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
     )
 
 
+def test_the_effect_column_is_on_the_page_and_in_the_csv_alike() -> None:
+    """Issue 35: the effect beside D, a column a view can show; page and CSV agree on it, interval and all,
+    and it is the judge's stored level-balanced mean effect (0.5 chance, higher better)."""
+    rs = [
+        _loaded("good", "summeval", skill=0.9, n_boot=30),
+        _loaded("blind", "summeval", skill=0.0, n_boot=30),
+    ]
+    full = table.build_frame(rs)
+    good = full.set_index("Judge").loc["good"]
+    assert good["summeval effect"] == pytest.approx(rs[0].result.summary.effect_avg)
+    assert good["summeval effect low"] < good["summeval effect"] < good["summeval effect high"]
+    plain = table.select_view(full, datasets=["summeval"])
+    assert "summeval effect" not in plain.columns  # off unless chosen: the default table stays narrow
+    v = table.select_view(full, datasets=["summeval"], kinds=table.VIEW_KINDS)
+    assert table.value_columns(v) == [
+        "Overall D_avg^EW",
+        "summeval D_avg^EW",
+        "summeval D_min^EW",
+        "summeval effect",
+    ]
+    assert table.column_kind("summeval effect") == ("summeval", table.EFFECT)
+    parser = _Cells()
+    parser.feed(board_html.view_html(v))
+    rows = list(csv.DictReader(io.StringIO(table.to_csv(v))))
+    for shown, row in zip(parser.rows, rows, strict=True):
+        value, lo, hi = (row[f"summeval effect{b}"] for b in ("", " low", " high"))
+        assert shown[-2] == f"{value} [{lo}, {hi}]"  # the effect cell, before the caveats
+    effects = {r["Judge"]: float(r["summeval effect"]) for r in rows}
+    assert effects["good"] > 0.8 and abs(effects["blind"] - 0.5) < 0.1
+    head = board_html.view_html(v, table.Sort("summeval effect", True))
+    assert re.search(r'data-sort="summeval effect\|asc"[^>]*aria-sort="descending"', head)
+    assert ">effect<" in head
+
+
 def test_results_index_reuses_a_recent_listing(results_dir: Path) -> None:
     idx = ResultsIndex(LocalStore(results_dir))
     rep = idx.load()

@@ -31,23 +31,29 @@ __all__ = [
     "CAVEATS",
     "DEFAULT_META",
     "DEFAULT_SORT",
+    "EFFECT",
     "FAMILIES",
     "KINDS",
     "META_COLUMNS",
     "SIZE_BUCKETS",
     "STABILITY",
+    "VIEW_KINDS",
     "Sort",
     "build_frame",
     "caveat_text",
+    "column_kind",
     "d_columns",
     "dataset_columns",
+    "effect_column",
     "family_of",
+    "holds_value",
     "params_of",
     "prompt_spreads",
     "rank_samples",
     "select_view",
     "size_bucket",
     "to_csv",
+    "value_columns",
 ]
 
 META_COLUMNS: tuple[str, ...] = (
@@ -71,6 +77,11 @@ MARKS = "_caveat_marks"
 #: Metadata columns are off by default, but for the caveats (what makes a row not comparable).
 DEFAULT_META: tuple[str, ...] = ("Judge", "Caveats")
 KINDS: tuple[str, ...] = ("D_avg", "D_min")
+#: The effect beside D (issue 35): a dataset's level-balanced mean share of pairs scored lower (ties
+#: half; metrics by the benchmark's expert weights), which does not grow with the number of pairs.
+EFFECT = "effect"
+#: What a view can show per dataset: the D kinds and the effect.
+VIEW_KINDS: tuple[str, ...] = (*KINDS, EFFECT)
 SIZE_BUCKETS: tuple[str, ...] = ("< 3B", "3-10B", "10-40B", "> 40B", "unknown")
 OVERALL = "Overall"
 RANK = "Rank"
@@ -117,6 +128,39 @@ def interval_columns(col: str) -> tuple[str, str]:
 def d_columns(df: pd.DataFrame) -> list[str]:
     """The discernment columns of a frame (every column holding a D value, not its interval)."""
     return [c for c in df.columns if " D_" in c and not c.endswith(_BOUNDS)]
+
+
+def effect_column(dataset: str) -> str:
+    """The column of a dataset's effect, e.g. ``summeval effect``."""
+    return f"{dataset} {EFFECT}"
+
+
+def column_kind(col: str) -> tuple[str, str] | None:
+    """``(dataset, kind)`` of a value column (a D or an effect, not an interval bound), e.g.
+    ``("summeval", "D_avg")`` for ``summeval D_avg^EW``; ``None`` for any other column."""
+    if col.endswith(_BOUNDS):
+        return None
+    if " D_" in col:
+        ds, _, rest = col.partition(" D_")
+        return ds, "D_" + rest.removesuffix("^EW")
+    if col.endswith(f" {EFFECT}"):
+        return col.removesuffix(f" {EFFECT}"), EFFECT
+    return None
+
+
+def _unbounded(col: str) -> str:
+    """The value column an interval bound belongs to (``col`` itself for any other column)."""
+    return next((col.removesuffix(b) for b in _BOUNDS if col.endswith(b)), col)
+
+
+def holds_value(col: str) -> bool:
+    """Whether ``col`` is a value column (a D or an effect) or one of its interval's bounds."""
+    return column_kind(_unbounded(col)) is not None
+
+
+def value_columns(df: pd.DataFrame) -> list[str]:
+    """The columns holding a number with an interval: D values and effects, in frame order."""
+    return [c for c in df.columns if column_kind(c) is not None]
 
 
 def family_of(*names: str | None) -> str:
@@ -234,6 +278,11 @@ def _d_cells(ds: str, s: Summary | None) -> dict[str, float]:
             out[col] = math.nan if s is None else _num(getattr(s, key))
             lo, hi = interval_columns(col)
             out[lo], out[hi] = (math.nan, math.nan) if ci is None else (ci.low, ci.high)
+    col = effect_column(ds)
+    ci = None if s is None else s.ci.get("effect_avg")
+    out[col] = math.nan if s is None else _num(s.effect_avg)
+    lo, hi = interval_columns(col)
+    out[lo], out[hi] = (math.nan, math.nan) if ci is None else (ci.low, ci.high)
     return out
 
 
@@ -278,12 +327,16 @@ def build_frame(
                 _d_cells(ds, None if hit is None else (summaries or {}).get(hit.path, hit.result.summary))
             )
         rows.append(row)
-    dcols = [c for ds in all_ds for w in (True, False) for c in dataset_columns(ds, w)]
+    dcols = [
+        c
+        for ds in all_ds
+        for c in (*dataset_columns(ds, True), *dataset_columns(ds, False), effect_column(ds))
+    ]
     cols = [*META_COLUMNS, STABILITY] + [x for c in dcols for x in (c, *interval_columns(c))]
     df = pd.DataFrame(rows, columns=[*cols, MARKS])
-    for c in [*cols[len(META_COLUMNS) :], "Size (B)"]:  # the stability and D columns, and the size
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
-    return df
+    num = [*cols[len(META_COLUMNS) :], "Size (B)"]  # the stability, D and effect columns, and the size
+    numbers = df[num].apply(pd.to_numeric, errors="coerce").astype("float64")
+    return pd.concat([df.drop(columns=num), numbers], axis=1)[df.columns]  # one block: no fragmentation
 
 
 def rank_samples(
@@ -412,7 +465,7 @@ def _view_columns(
     meta: Sequence[str],
 ) -> list[str]:
     """The columns a view shows, in order: rank, judge, overall and its interval, the chosen meta
-    columns, stability (when a shown judge has it), each chosen dataset's D columns, caveats last."""
+    columns, stability (when a shown judge has it), each chosen dataset's D columns and effect, caveats last."""
     cols = [
         RANK,
         "Judge",
@@ -426,6 +479,8 @@ def _view_columns(
         for c, k in zip(dataset_columns(d, weighted), KINDS, strict=True):
             if k in kinds:
                 cols += [c, *interval_columns(c)]
+        if EFFECT in kinds:
+            cols += [effect_column(d), *interval_columns(effect_column(d))]
     if CAVEATS in meta:
         cols.append(CAVEATS)  # last: the datasets' numbers first
     return cols
@@ -493,7 +548,7 @@ def to_csv(df: pd.DataFrame) -> str:
     """The view as CSV: same rows, columns and order; D values and intervals with the two decimals shown."""
     out = df.copy()
     for c in out.columns:
-        if " D_" in c:
+        if holds_value(c):  # D values, effects and their intervals
             out[c] = out[c].map(_two)
     if "Size (B)" in out.columns:
         out["Size (B)"] = out["Size (B)"].map(lambda v: "" if not math.isfinite(v) else f"{v:g}")

@@ -24,14 +24,17 @@ from dhp.leaderboard.board.table import (
     BASELINE,
     CAVEATS,
     DEFAULT_SORT,
-    KINDS,
+    EFFECT,
     MISSING,
     OVERALL,
     RANK,
     STABILITY,
     Sort,
+    column_kind,
     d_columns,
+    holds_value,
     interval_columns,
+    value_columns,
 )
 from dhp.spec import BENCHMARK
 
@@ -50,6 +53,9 @@ HEADER_HELP: dict[str, str] = {
     "coverage below 100%, an offline-rules build, no interval, or an unweighted D_avg a random judge reaches.",
     "D_min": "D_min: the discernment of the worst-discerned perturbation. D_min^EW > 1 (every issue "
     "discerned at p < 0.05) qualifies a judge for the dataset.",
+    EFFECT: "Effect: the share of pairs the judge scored lower for the perturbed text (ties count half; "
+    "metrics by the expert weights), level-balanced over the perturbations counted in D. 0.5 is chance, "
+    "1 a judge that always notices. Unlike D it does not grow with the number of pairs.",
 }
 _EW = " With expert weights (EW): each metric's p-value weighted by how much the issue should hurt it."
 _NOEW = " Without expert weights (the paper's unweighted formula; compare with the random baseline)."
@@ -86,7 +92,9 @@ def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
     active = sort.column == key or (not sort.column and key.startswith(OVERALL))
     arrow = (" ▼" if sort.descending else " ▲") if active else ""
     aria = f' aria-sort="{"descending" if sort.descending else "ascending"}"' if active else ""
-    first = "desc" if " D_" in key or key == RANK else "asc"  # numbers best first, names A to Z
+    first = (
+        "desc" if column_kind(key) is not None or key == RANK else "asc"
+    )  # numbers best first, names A to Z
     nxt = ("asc" if sort.descending else "desc") if active else first
     return (
         f'<th{extra} data-sort="{html.escape(key)}|{nxt}" title="{html.escape(tip)}"{aria} role="button" tabindex="0">'
@@ -96,14 +104,14 @@ def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
 
 def _meta_of(df: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The metadata columns drawn before the datasets, and those drawn after them (the caveats)."""
-    meta = [c for c in df.columns if c not in (RANK, "Judge") and " D_" not in c]
+    meta = [c for c in df.columns if c not in (RANK, "Judge") and not holds_value(c)]
     return [m for m in meta if m != CAVEATS], [m for m in meta if m == CAVEATS]
 
 
 def _header(df: pd.DataFrame, sort: Sort) -> str:
-    dcols = [c for c in d_columns(df) if not c.startswith(OVERALL)]
+    dcols = [c for c in value_columns(df) if not c.startswith(OVERALL)]
     meta, after = _meta_of(df)
-    overall = next(c for c in df.columns if c.startswith(OVERALL) and c in d_columns(df))
+    overall = next(c for c in d_columns(df) if c.startswith(OVERALL))
     sort = sort.aligned(df.columns)
     ew = overall.endswith("^EW")
     top = [
@@ -120,15 +128,19 @@ def _header(df: pd.DataFrame, sort: Sort) -> str:
         )
     )
     top += [_th(m, m, HEADER_HELP.get(m, m), sort, ' rowspan="2"') for m in meta]
-    datasets = list(dict.fromkeys(c.split(" D_", 1)[0] for c in dcols))
+    kind_of = {c: column_kind(c) or ("", "") for c in dcols}
+    datasets = list(dict.fromkeys(kind_of[c][0] for c in dcols))
     sub: list[str] = []
     for ds in datasets:
-        cols = [c for c in dcols if c.split(" D_", 1)[0] == ds]
+        cols = [c for c in dcols if kind_of[c][0] == ds]
         top.append(
             f'<th colspan="{len(cols)}" class="ds" title="{html.escape(ds)}">{html.escape(dataset_label(ds))}</th>'
         )
         for c in cols:
-            kind = next(k for k in KINDS if f" {k}" in c)
+            kind = kind_of[c][1]
+            if kind == EFFECT:  # expert-weighted metrics whatever the toggle: the title says so
+                sub.append(_th(kind, c, HEADER_HELP[kind], sort))
+                continue
             label = kind.removeprefix("D_") + ("ᴱᵂ" if ew else "")  # "avgᴱᵂ": narrow, the title says the rest
             sub.append(_th(label, c, HEADER_HELP[kind] + (_EW if ew else _NOEW), sort))
     top += [_th(m, m, HEADER_HELP[m], sort, ' rowspan="2" class="caveats"') for m in after]
@@ -182,7 +194,7 @@ def view_parts(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No jud
     note = f'<div class="dhp-empty" role="status">{html.escape(empty)}</div>'
     if df.empty:
         return BoardParts(note, (), "")
-    dcols = d_columns(df)
+    dcols = value_columns(df)
     meta = _meta_of(df)
     cols: dict[str, list[Any]] = {c: df[c].tolist() for c in df.columns}
     first = html.escape(str(cols["Judge"][0]))

@@ -394,7 +394,7 @@ class BoardService:
             full,
             datasets=self._datasets(full, c),
             weighted=c.weighted,
-            kinds=[k for k in table.KINDS if k in cols],
+            kinds=[k for k in table.VIEW_KINDS if k in cols],
             meta=[col for col in table.META_COLUMNS if col in cols],
             search=c.search,
             families=c.families,

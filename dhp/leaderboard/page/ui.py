@@ -50,7 +50,7 @@ __all__ = [
 #: The main table's browser code (``gr.HTML`` ``js_on_load``): draws the rows the server sends in chunks.
 BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
-COL_CHOICES = [*META_CHOICES, *table.KINDS]
+COL_CHOICES = [*META_CHOICES, *table.VIEW_KINDS]
 COL_DEFAULT = [
     *(m for m in table.DEFAULT_META if m != "Judge"),
     *table.KINDS,
