@@ -4,7 +4,8 @@ Unparsed outputs and failed requests are counted with their reasons and never be
 their pairs drop out of that metric's test (:func:`collect`); the score vectors go to
 :func:`dhp.scoring.analysis.analyse`, and the result to :func:`dhp.scoring.result_files.write_result`
 at :func:`dhp.scoring.plan.result_file`. A dataset with more failed scores than
-``max_failure_rate`` allows gets no result (a rerun asks only what failed).
+``max_failure_rate`` allows gets no result (a rerun asks only what failed). :class:`ConcludeSettings`
+is all that concluding reads of the run's settings, beside the request form and mode the run settled.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from pathlib import Path
 import numpy as np
 
 import dhp
+from dhp.inference.judge import Judge
 from dhp.inference.protocol import (
     RequestFailure,
 )
 from dhp.scoring.analysis import DatasetAnalysis, analyse
-from dhp.scoring.config import ScoreConfig, repeat_count, sampling
+from dhp.scoring.config import repeat_count, sampling
 from dhp.scoring.data import LoadedDataset
 from dhp.scoring.fits import PRIVATE_STREAM, half_sizes, split_draw, to_stored
 from dhp.scoring.judge_io import ORIGINAL, ParsedScore, Unparsed
@@ -51,6 +53,7 @@ from dhp.scoring.summary import result_from_analysis
 from dhp.types import TGI_MAX_TOP_N_TOKENS, DatasetSpec, EndpointProtocol, ScoringMode
 
 __all__ = [
+    "ConcludeSettings",
     "Scored",
     "collect",
     "conclude",
@@ -66,6 +69,23 @@ _EXAMPLE_CHARS = 200
 # ---------------------------------------------------------------------------------------------
 # Scores, coverage, result
 # ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ConcludeSettings:
+    """What concluding a dataset reads of the run's settings (made once by the run's edge): the
+    statistics' settings, the failure limit, and what the result records of the judge."""
+
+    judge: Judge  # recorded in the result (dhp.scoring.results.JudgeInfo)
+    model: str | None  # the model name the judge's requests carried
+    n_replicas: int
+    timeout_s: float  # the retry policy's, recorded
+    max_retries: int  # the retry policy's, recorded
+    combine: CombineMethod
+    n_boot: int
+    seed: int
+    split: str  # "private": aggregates only, and the fixed-n draw for dhp fits
+    max_failure_rate: float  # above this share of failed scores, no result is written
+
+
 @dataclass
 class Scored:
     scores: dict[TextKey, float]
@@ -139,26 +159,26 @@ def _tuple(v: np.ndarray) -> tuple[float | None, ...]:
     return tuple(None if math.isnan(x) else float(x) for x in v)
 
 
-def _judge_info(cfg: ScoreConfig, mode: ScoringMode, n_replicas: int, model: str | None) -> JudgeInfo:
-    j = cfg.judge
-    settings: dict[str, object] = {"mode": mode.value}
+def _judge_info(settings: ConcludeSettings, run: Run) -> JudgeInfo:
+    j, mode, form = settings.judge, run.mode, run.form
+    recorded: dict[str, object] = {"mode": mode.value}
     if not j.sends_requests:
-        settings["seed"] = cfg.seed
-        return JudgeInfo.of(j, model=model, settings=settings)
-    s0 = sampling(cfg, mode, 0)
-    settings.update(
+        recorded["seed"] = settings.seed
+        return JudgeInfo.of(j, model=settings.model, settings=recorded)
+    s0 = sampling(form, mode, 0)
+    recorded.update(
         temperature=s0.temperature,
         max_tokens=s0.max_tokens,
-        repeats=repeat_count(cfg, mode),
-        timeout_s=cfg.policy.timeout,
-        max_retries=cfg.policy.max_retries,
+        repeats=repeat_count(form, mode),
+        timeout_s=settings.timeout_s,
+        max_retries=settings.max_retries,
     )
     if mode is ScoringMode.EXPECTED:
         tgi = j.protocol_name == EndpointProtocol.TGI.value
-        settings["top_logprobs"] = min(cfg.top_logprobs, TGI_MAX_TOP_N_TOKENS) if tgi else cfg.top_logprobs
+        recorded["top_logprobs"] = min(form.top_logprobs, TGI_MAX_TOP_N_TOKENS) if tgi else form.top_logprobs
     if j.over_http:
-        settings["replicas"] = n_replicas
-    return JudgeInfo.of(j, model=model, settings=settings)
+        recorded["replicas"] = settings.n_replicas
+    return JudgeInfo.of(j, model=settings.model, settings=recorded)
 
 
 @dataclass(frozen=True)
@@ -169,8 +189,8 @@ class _Analysed:
     fixed_n: FixedNReplicates | None = None  # a private split's draw for dhp.scoring.fits
 
 
-def _too_many_failures(spec: DatasetSpec, cov: Coverage, cfg: ScoreConfig) -> bool:
-    if cov.expected_scores and cov.failed / cov.expected_scores > cfg.max_failure_rate:
+def _too_many_failures(spec: DatasetSpec, cov: Coverage, settings: ConcludeSettings) -> bool:
+    if cov.expected_scores and cov.failed / cov.expected_scores > settings.max_failure_rate:
         log.error(
             "%s: %d of %d scores failed (%s); no result written. Run again to retry only the failed requests.",
             spec.name,
@@ -182,7 +202,7 @@ def _too_many_failures(spec: DatasetSpec, cov: Coverage, cfg: ScoreConfig) -> bo
     return False
 
 
-def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, cfg: ScoreConfig) -> _Analysed:
+def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, settings: ConcludeSettings) -> _Analysed:
     original, perturbed = _vectors(plan, scored, spec)
     levels = {p.id: p.level for p in spec.perturbations if p.id in plan.perturbations}
     weights = {pid: dict(spec.weights.for_perturbation(pid)) for pid in plan.perturbations}
@@ -191,9 +211,9 @@ def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, cfg: ScoreConfig) ->
         perturbed,
         levels,
         weights,
-        method=cfg.combine,
-        n_boot=cfg.n_boot,
-        seed=cfg.seed,
+        method=settings.combine,
+        n_boot=settings.n_boot,
+        seed=settings.seed,
         n_rows=plan.rows,
     )
     item_scores = ItemScores(
@@ -202,10 +222,12 @@ def _analyse(plan: Plan, scored: Scored, spec: DatasetSpec, cfg: ScoreConfig) ->
         perturbed={pid: {m: _tuple(v) for m, v in per.items()} for pid, per in perturbed.items()},
     )
     fixed = None
-    if cfg.split == "private" and cfg.n_boot > 0 and half_sizes(analysis):  # for dhp fits
-        rng = np.random.default_rng((cfg.seed, PRIVATE_STREAM))
+    if settings.split == "private" and settings.n_boot > 0 and half_sizes(analysis):  # for dhp fits
+        rng = np.random.default_rng((settings.seed, PRIVATE_STREAM))
         sizes = half_sizes(analysis)
-        fixed = to_stored(split_draw(original, perturbed, levels, weights, analysis, cfg.n_boot, sizes, rng))
+        fixed = to_stored(
+            split_draw(original, perturbed, levels, weights, analysis, settings.n_boot, sizes, rng)
+        )
     return _Analysed(analysis, item_scores, weights, fixed)
 
 
@@ -221,6 +243,7 @@ def _aggregates_only(result: Result, done: _Analysed, data: LoadedDataset) -> Re
 
 
 def _result(
+    settings: ConcludeSettings,
     run: Run,
     data: LoadedDataset,
     plan: Plan,
@@ -229,24 +252,24 @@ def _result(
     templates: Templates,
     timing: Timing,
 ) -> Result:
-    cfg, spec = run.cfg, data.spec
-    settings = ScoringSettings(
+    spec = data.spec
+    scoring = ScoringSettings(
         mode=run.mode.value,
-        repeats=repeat_count(cfg, run.mode),
-        combine_method=CombineMethod(cfg.combine),
+        repeats=repeat_count(run.form, run.mode),
+        combine_method=CombineMethod(settings.combine),
         weights_source=spec.weights.source,
         weights=done.weights,
-        n_boot=cfg.n_boot,
-        seed=cfg.seed,
+        n_boot=settings.n_boot,
+        seed=settings.seed,
         prompts={}
         if templates is None
         else {m: PromptInfo(template_hash=t.hash, template=t.instruction) for m, t in templates.items()},
-        prompt_set=run.prompt_set.name,
-        cue=cfg.cue,
+        prompt_set=run.place.prompt_set,
+        cue=run.place.cue,
     )
     return result_from_analysis(
         done.analysis,
-        judge=_judge_info(cfg, run.mode, run.n_replicas, run.model),
+        judge=_judge_info(settings, run),
         dataset=DatasetRef(
             name=spec.name,
             repo=data.repo,
@@ -254,7 +277,7 @@ def _result(
             version=data.version,
             n_items=len(plan.items),
         ),
-        scoring=settings,
+        scoring=scoring,
         coverage=scored.coverage,
         timing=timing,
         scores=_with_lengths(done.scores, data),
@@ -269,7 +292,7 @@ def _with_lengths(scores: ItemScores, data: LoadedDataset) -> ItemScores:
     return scores.model_copy(update={"original_words": tuple(words[i] for i in scores.item_ids)})
 
 
-async def finish(run: Run, s: Sending, worker: ThreadPoolExecutor) -> Path | None:
+async def finish(settings: ConcludeSettings, run: Run, s: Sending, worker: ThreadPoolExecutor) -> Path | None:
     """Wait for one dataset's outcomes; then collect, analyse and write its result in the run's worker thread.
 
     One worker thread does all of a run's loading and analysis, one job at a time: bounded memory
@@ -283,20 +306,20 @@ async def finish(run: Run, s: Sending, worker: ThreadPoolExecutor) -> Path | Non
     finally:
         s.progress.close()
         s.nearly_done.set()
-    return await asyncio.get_running_loop().run_in_executor(worker, conclude, run, s, outcomes)
+    return await asyncio.get_running_loop().run_in_executor(worker, conclude, settings, run, s, outcomes)
 
 
-def conclude(run: Run, s: Sending, outcomes: Sequence[Scoring]) -> Path | None:
+def conclude(settings: ConcludeSettings, run: Run, s: Sending, outcomes: Sequence[Scoring]) -> Path | None:
     """collect -> analyse -> result, for one dataset (None: too many failures, nothing written)."""
-    data, cfg, plan = s.prepared.data, run.cfg, s.plan
+    data, plan = s.prepared.data, s.plan
     spec = data.spec
     scored = collect(plan, outcomes)
-    if _too_many_failures(spec, scored.coverage, cfg):
+    if _too_many_failures(spec, scored.coverage, settings):
         return None
-    done = _analyse(plan, scored, spec, cfg)
+    done = _analyse(plan, scored, spec, settings)
     timing = Timing(
         wall_seconds=round(time.monotonic() - s.prepared.t0, 3),
-        requests_sent=s.tally.sent if run.cfg.judge.sends_requests else 0,  # built-in judges send nothing
+        requests_sent=s.tally.sent if settings.judge.sends_requests else 0,  # built-in judges send nothing
         requests_cached=s.tally.cached,
         retries=s.tally.retries,
         requests_failed=s.tally.failed,
@@ -304,7 +327,7 @@ def conclude(run: Run, s: Sending, outcomes: Sequence[Scoring]) -> Path | None:
         completion_tokens=s.tally.completion_tokens,
         all_invocations=s.ledger.total(s.tally),
     )
-    result = _result(run, data, plan, scored, done, s.prepared.templates, timing)
+    result = _result(settings, run, data, plan, scored, done, s.prepared.templates, timing)
     if data.commitment is not None:
         result = _aggregates_only(result, done, data)
     path = result_file(run, data)

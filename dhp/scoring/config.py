@@ -1,5 +1,9 @@
 """What a scoring run is asked to do (:class:`ScoreConfig`, built by ``dhp score``) and the request form it implies.
 
+:class:`ScoreConfig` is the user-facing record (the command line, the submission worker and the Python
+API build it); the run's edge (:mod:`dhp.scoring.run`) splits it once into the settings each stage reads:
+:class:`~dhp.scoring.plan.PlanSettings`, :class:`~dhp.scoring.send.SendSettings`,
+:class:`~dhp.scoring.conclude.ConcludeSettings`, and :class:`RequestForm`, which all three read.
 :func:`sampling` is the form of one request by scoring mode (temperature, tokens, log-probabilities,
 the seed of each sampled repeat); :func:`repeat_count` how many requests one text score takes.
 """
@@ -19,6 +23,7 @@ from dhp.scoring.stats import CombineMethod
 from dhp.types import DatasetSpec, ScoringMode
 
 __all__ = [
+    "RequestForm",
     "RunError",
     "ScoreConfig",
     "repeat_count",
@@ -66,17 +71,34 @@ class ScoreConfig:
 # ---------------------------------------------------------------------------------------------
 # Requests
 # ---------------------------------------------------------------------------------------------
-def sampling(cfg: ScoreConfig, mode: ScoringMode, repeat: int) -> SamplingParams:
+@dataclass(frozen=True)
+class RequestForm:
+    """What the form of a request reads by scoring mode (:func:`sampling`, :func:`repeat_count`).
+
+    The first answers may change it (``top_logprobs`` refused: TGI's limit;
+    :func:`dhp.scoring.send.start_first`), so a run carries its own (:class:`dhp.scoring.plan.Run`).
+    """
+
+    repeats: int  # paper mode
+    samples: int  # sample mode
+    top_logprobs: int  # expected mode
+    max_tokens: int | None  # default: 8 (expected) or 32 (paper, sample)
+    seed: int  # the seed of each sampled repeat
+
+
+def sampling(form: RequestForm, mode: ScoringMode, repeat: int) -> SamplingParams:
     if mode is ScoringMode.BUILTIN:
         return SamplingParams(temperature=0.0, max_tokens=0)
     if mode is ScoringMode.EXPECTED:
         return SamplingParams(
-            temperature=0.0, max_tokens=cfg.max_tokens or 8, logprobs=True, top_logprobs=cfg.top_logprobs
+            temperature=0.0, max_tokens=form.max_tokens or 8, logprobs=True, top_logprobs=form.top_logprobs
         )
     if mode is ScoringMode.PAPER:
-        return SamplingParams(temperature=0.0, max_tokens=cfg.max_tokens or 32)
-    return SamplingParams(temperature=1.0, max_tokens=cfg.max_tokens or 32, seed=cfg.seed * 100_003 + repeat)
+        return SamplingParams(temperature=0.0, max_tokens=form.max_tokens or 32)
+    return SamplingParams(
+        temperature=1.0, max_tokens=form.max_tokens or 32, seed=form.seed * 100_003 + repeat
+    )
 
 
-def repeat_count(cfg: ScoreConfig, mode: ScoringMode) -> int:
-    return {ScoringMode.PAPER: cfg.repeats, ScoringMode.SAMPLE: cfg.samples}.get(mode, 1)
+def repeat_count(form: RequestForm, mode: ScoringMode) -> int:
+    return {ScoringMode.PAPER: form.repeats, ScoringMode.SAMPLE: form.samples}.get(mode, 1)

@@ -2,8 +2,9 @@
 
 Each **original is scored once per (item, metric)**, not once per perturbation; the requests of one
 item and metric (the original and all its perturbed versions, which share the prompt prefix) are
-planned together (:func:`plan_requests`). :class:`Run` is what every dataset of one run shares;
-:func:`result_file` is where a dataset's result (and its cost ledger) goes.
+planned together (:func:`plan_requests`). :class:`PlanSettings` is all that planning reads of the
+run's settings; :class:`Run` is what every dataset of one run shares; :func:`result_file` is where a
+dataset's result (and its cost ledger) goes (:class:`ResultPlace`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from dhp.errors import DataError
 from dhp.inference.pool import Pool
-from dhp.scoring.config import ScoreConfig, repeat_count, sampling
+from dhp.scoring.config import RequestForm, repeat_count, sampling
 from dhp.scoring.data import LoadedDataset, load_hub, load_local
 from dhp.scoring.judge_io import ORIGINAL, JudgeRequest
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context
@@ -25,7 +26,9 @@ from dhp.types import DatasetSpec, ScoringMode
 
 __all__ = [
     "Plan",
+    "PlanSettings",
     "Prepared",
+    "ResultPlace",
     "Run",
     "Templates",
     "TextKey",
@@ -37,6 +40,42 @@ __all__ = [
 ]
 
 log = logging.getLogger("dhp.scoring")
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """What loading and planning a dataset read of the run's settings (made once by the run's edge)."""
+
+    data: str  # "dhp" (the Hub) or a folder holding <dataset-name>/ folders
+    revision: str | None  # Hub revision of the datasets
+    hub_org: str | None  # Hub organisation (default: each spec's org)
+    split: str  # "public" or "private": the split the datasets must be
+    limit: int | None  # plan only the first N items of each dataset
+    prompts_dir: Path | None  # templates that replace the prompt set's
+    cue: str | None  # a misleading prior rating added to every judged text
+    uses_prompts: bool  # whether the judge reads prompts (built-ins do not: no template is read)
+
+
+@dataclass(frozen=True)
+class ResultPlace:
+    """Where a run files its results: the parts of a result's path that are the run's, not the dataset's."""
+
+    out: Path
+    judge_name: str
+    prompt_set: str  # the prompt set's name
+    cue: str | None
+
+    def of(self, data: LoadedDataset) -> Path:
+        """Where this run writes the dataset's result (and keeps its cost ledger beside it)."""
+        return result_path(
+            self.out,
+            self.judge_name,
+            data.spec.name,
+            data.revision,
+            self.prompt_set,
+            self.cue,
+            data.commitment,
+        )
 
 
 TextKey = tuple[str, str, str]  # (role, item id, metric)
@@ -56,15 +95,16 @@ class Plan:
 
 def plan_requests(
     data: LoadedDataset,
-    cfg: ScoreConfig,
+    limit: int | None,
+    form: RequestForm,
     mode: ScoringMode,
     templates: Mapping[str, PromptTemplate] | None,
 ) -> Plan:
     spec = data.spec
-    items = data.items[: cfg.limit] if cfg.limit else data.items
+    items = data.items[:limit] if limit else data.items
     pids = tuple(p for p in spec.perturbation_ids if data.perturbed.get(p))
     severity = {p.id: p.severity.value for p in spec.perturbations}
-    samplings = [sampling(cfg, mode, r) for r in range(repeat_count(cfg, mode))]  # one object per repeat
+    samplings = [sampling(form, mode, r) for r in range(repeat_count(form, mode))]  # one object per repeat
     requests: list[JudgeRequest] = []
     keys: list[TextKey] = []
     for item in items:
@@ -98,14 +138,14 @@ def plan_requests(
 
 @dataclass(frozen=True)
 class Run:
-    """What every dataset of one run shares: the settings, the pool, the resolved mode, the judge."""
+    """What every dataset of one run shares: its planning settings, where its results go, the pool, and
+    the request form and mode its first answers settled (:func:`dhp.scoring.send.start_first`)."""
 
-    cfg: ScoreConfig
+    settings: PlanSettings
+    place: ResultPlace
     pool: Pool[JudgeRequest]
+    form: RequestForm
     mode: ScoringMode
-    model: str | None
-    n_replicas: int
-    prompt_set: PromptSet  # resolved once, at the edge (score_datasets_async)
 
 
 @dataclass(frozen=True)
@@ -118,13 +158,13 @@ class Prepared:
     t0: float  # when its preparation began (its wall time runs from there to its result)
 
 
-def prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: Run | None) -> Prepared:
+def prepare(spec: DatasetSpec, settings: PlanSettings, prompt_set: PromptSet, run: Run | None) -> Prepared:
     """Load, read templates and plan (a worker thread runs this while the previous dataset is sent)."""
     t0 = time.monotonic()
-    data = load_dataset(spec, cfg)
+    data = load_dataset(spec, settings)
     templates = (
-        {m: load_template(spec, m, cfg.prompts_dir, prompt_set, cfg.cue) for m in spec.metric_names}
-        if cfg.judge.uses_prompts
+        {m: load_template(spec, m, settings.prompts_dir, prompt_set, settings.cue) for m in spec.metric_names}
+        if settings.uses_prompts
         else None
     )
     return Prepared(data, templates, None if run is None else planned(run, data, templates), t0)
@@ -132,7 +172,7 @@ def prepare(spec: DatasetSpec, cfg: ScoreConfig, prompt_set: PromptSet, run: Run
 
 def planned(run: Run, data: LoadedDataset, templates: Templates) -> Plan:
     spec = data.spec
-    plan = plan_requests(data, run.cfg, run.mode, templates)
+    plan = plan_requests(data, run.settings.limit, run.form, run.mode, templates)
     if not plan.perturbations:
         raise DataError(f"{spec.name}: no perturbed rows at all")
     for pid in spec.perturbation_ids:
@@ -141,13 +181,13 @@ def planned(run: Run, data: LoadedDataset, templates: Templates) -> Plan:
     return plan
 
 
-def load_dataset(spec: DatasetSpec, cfg: ScoreConfig) -> LoadedDataset:
-    if cfg.data == "dhp":
-        return checked_split(load_hub(spec, revision=cfg.revision, org=cfg.hub_org), cfg.split)
-    folder = Path(cfg.data) / spec.name
+def load_dataset(spec: DatasetSpec, settings: PlanSettings) -> LoadedDataset:
+    if settings.data == "dhp":
+        return checked_split(load_hub(spec, revision=settings.revision, org=settings.hub_org), settings.split)
+    folder = Path(settings.data) / spec.name
     if not folder.is_dir():
         raise DataError(f"no dataset folder {folder} (expected <data>/{spec.name}/ in the Hub layout)")
-    return checked_split(load_local(spec, folder), cfg.split)
+    return checked_split(load_local(spec, folder), settings.split)
 
 
 def checked_split(data: LoadedDataset, split: str) -> LoadedDataset:
@@ -165,7 +205,4 @@ def checked_split(data: LoadedDataset, split: str) -> LoadedDataset:
 
 def result_file(run: Run, data: LoadedDataset) -> Path:
     """Where this run writes the dataset's result (and keeps its cost ledger beside it)."""
-    cfg = run.cfg
-    return result_path(
-        cfg.out, cfg.judge.name, data.spec.name, data.revision, run.prompt_set.name, cfg.cue, data.commitment
-    )
+    return run.place.of(data)

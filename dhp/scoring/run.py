@@ -2,8 +2,9 @@
 
 :func:`score_datasets` is the Python entry point behind ``dhp score``; this module is the run's
 edge and its loop. The inputs (prompt set, datasets, weights file) are checked once here
-(:func:`_checked_inputs`), the judge's replicas built and the response cache opened, and then each
-dataset goes through three stages, each a module of its own:
+(:func:`_checked_inputs`), the judge's replicas built and the response cache opened, the
+:class:`~dhp.scoring.config.ScoreConfig` split into the settings each stage reads
+(:func:`_stage_settings`), and then each dataset goes through three stages, each a module of its own:
 
 1. :mod:`dhp.scoring.plan`: load the pairs, read the templates, one request per (text, metric,
    repeat), each original once per (item, metric);
@@ -35,13 +36,13 @@ from dhp.inference.cache import CacheError, ResponseCache
 from dhp.inference.pool import Pool, Tally
 from dhp.inference.registry import BackendOptions, BackendSetupError, build_backends
 from dhp.naming import judge_slug
-from dhp.scoring.conclude import finish
-from dhp.scoring.config import RunError, ScoreConfig
+from dhp.scoring.conclude import ConcludeSettings, finish
+from dhp.scoring.config import RequestForm, RunError, ScoreConfig
 from dhp.scoring.cost import CostLedger
 from dhp.scoring.judge_io import JudgeBackend, JudgeRequest
-from dhp.scoring.plan import Prepared, prepare
+from dhp.scoring.plan import PlanSettings, Prepared, ResultPlace, prepare
 from dhp.scoring.prompts import PromptSet, resolve_prompt_set
-from dhp.scoring.send import Sending, cancel_all, start_first, start_sending
+from dhp.scoring.send import Sending, SendSettings, cancel_all, start_first, start_sending
 from dhp.spec import resolve_datasets
 from dhp.types import DatasetSpec
 from dhp.weights import apply_weights, load_weights
@@ -84,6 +85,63 @@ def _checked_inputs(cfg: ScoreConfig) -> _Inputs:
         reweighted = apply_weights(load_weights(cfg.weights))
         specs = [reweighted.get(s.name, s) for s in specs]
     return _Inputs(prompt_set, tuple(specs))
+
+
+@dataclass(frozen=True)
+class _StageSettings:
+    """The :class:`ScoreConfig` split once into what each stage reads (no stage sees the whole of it)."""
+
+    plan: PlanSettings
+    place: ResultPlace
+    form: RequestForm  # as asked: the first answers may change it (dhp.scoring.send.start_first)
+    send: SendSettings
+    conclude: ConcludeSettings
+
+
+def _stage_settings(
+    cfg: ScoreConfig, prompt_set: PromptSet, model: str | None, n_replicas: int
+) -> _StageSettings:
+    """The settings of each stage, from the run's config, its resolved prompt set and its judge's replicas."""
+    j = cfg.judge
+    return _StageSettings(
+        plan=PlanSettings(
+            data=cfg.data,
+            revision=cfg.revision,
+            hub_org=cfg.hub_org,
+            split=cfg.split,
+            limit=cfg.limit,
+            prompts_dir=cfg.prompts_dir,
+            cue=cfg.cue,
+            uses_prompts=j.uses_prompts,
+        ),
+        place=ResultPlace(out=cfg.out, judge_name=j.name, prompt_set=prompt_set.name, cue=cfg.cue),
+        form=RequestForm(
+            repeats=cfg.repeats,
+            samples=cfg.samples,
+            top_logprobs=cfg.top_logprobs,
+            max_tokens=cfg.max_tokens,
+            seed=cfg.seed,
+        ),
+        send=SendSettings(
+            mode=cfg.mode,
+            progress=cfg.progress,
+            own_mode=j.own_mode,
+            probes_capabilities=j.probes_capabilities,
+            sends_requests=j.sends_requests,
+        ),
+        conclude=ConcludeSettings(
+            judge=j,
+            model=model,
+            n_replicas=n_replicas,
+            timeout_s=cfg.policy.timeout,
+            max_retries=cfg.policy.max_retries,
+            combine=cfg.combine,
+            n_boot=cfg.n_boot,
+            seed=cfg.seed,
+            split=cfg.split,
+            max_failure_rate=cfg.max_failure_rate,
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,12 +189,7 @@ async def _turn(sending: Sending, finishing: Sequence[asyncio.Future[Path | None
 
 
 async def _run_all(
-    cfg: ScoreConfig,
-    pool: Pool[JudgeRequest],
-    model: str | None,
-    n_replicas: int,
-    inputs: _Inputs,
-    tallies: list[Tally],
+    stages: _StageSettings, pool: Pool[JudgeRequest], inputs: _Inputs, tallies: list[Tally]
 ) -> list[Path]:
     """The datasets in turn, overlapped so that the endpoint never waits between two of them.
 
@@ -154,18 +207,20 @@ async def _run_all(
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dhp-score")
     loop = asyncio.get_running_loop()
     try:
-        prep = await loop.run_in_executor(worker, prepare, specs[0], cfg, prompt_set, None)
+        prep = await loop.run_in_executor(worker, prepare, specs[0], stages.plan, prompt_set, None)
         tallies.append(Tally())
-        run, sending = await start_first(cfg, pool, model, n_replicas, prompt_set, prep, tallies[-1])
+        run, sending = await start_first(
+            stages.send, stages.plan, stages.place, stages.form, pool, prep, tallies[-1]
+        )
         for spec in specs[1:]:
-            finishing.append(asyncio.ensure_future(finish(run, sending, worker)))
-            preparing = loop.run_in_executor(worker, prepare, spec, run.cfg, prompt_set, run)
+            finishing.append(asyncio.ensure_future(finish(stages.conclude, run, sending, worker)))
+            preparing = loop.run_in_executor(worker, prepare, spec, stages.plan, prompt_set, run)
             await _turn(sending, finishing)
             prep = await preparing
             assert prep.plan is not None
             tallies.append(Tally())
-            sending = start_sending(run, prep, prep.plan, tallies[-1])
-        finishing.append(asyncio.ensure_future(finish(run, sending, worker)))
+            sending = start_sending(stages.send, run, prep, prep.plan, tallies[-1])
+        finishing.append(asyncio.ensure_future(finish(stages.conclude, run, sending, worker)))
         paths = await asyncio.gather(*finishing)
     except BaseException:
         await cancel_all([*finishing, *([preparing] if preparing is not None else [])])
@@ -211,7 +266,8 @@ async def score_datasets_async(
     failed = True
     tallies: list[Tally] = []
     try:
-        paths = await _run_all(cfg, pool, model, len(backends), inputs, tallies)
+        stages = _stage_settings(cfg, inputs.prompt_set, model, len(backends))
+        paths = await _run_all(stages, pool, inputs, tallies)
         failed = False
         return paths
     finally:

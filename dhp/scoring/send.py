@@ -8,6 +8,7 @@ the first answer settles the endpoint's capabilities (:func:`settle`; the probe 
 log-probabilities -> ``expected``; none -> ``sample`` under ``auto``, refused under ``expected``
 (:class:`~dhp.inference.protocol.CapabilityError`); ``top_logprobs`` refused -> TGI's limit of 5. In
 the last two cases the dataset is planned again in that form once the wave's outcomes are in.
+:class:`SendSettings` is all that sending reads of the run's settings, beside the request form.
 """
 
 from __future__ import annotations
@@ -27,12 +28,11 @@ from dhp.inference.protocol import (
     RawText,
     RequestFailure,
 )
-from dhp.scoring.config import ScoreConfig
+from dhp.scoring.config import RequestForm
 from dhp.scoring.cost import CostLedger, ledger_path
 from dhp.scoring.judge_io import JudgeRequest, ParsedScore, Unparsed
 from dhp.scoring.parse import score_output
-from dhp.scoring.plan import Plan, Prepared, Run, planned, result_file
-from dhp.scoring.prompts import PromptSet
+from dhp.scoring.plan import Plan, PlanSettings, Prepared, ResultPlace, Run, planned, result_file
 from dhp.types import TGI_MAX_TOP_N_TOKENS, ScoringMode
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "ProbeVerdict",
     "Progress",
     "Scoring",
+    "SendSettings",
     "Sending",
     "Wave",
     "cancel_all",
@@ -56,6 +57,17 @@ log = logging.getLogger("dhp.scoring")
 # ---------------------------------------------------------------------------------------------
 # Sending
 # ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SendSettings:
+    """What sending reads of the run's settings (made once by the run's edge); the request form is the run's."""
+
+    mode: Literal["auto", "expected", "paper", "sample"]  # the mode asked for
+    progress: bool | None  # progress bars; None: on when stderr is a terminal
+    own_mode: ScoringMode | None  # the judge's own mode (built-ins), which no request settles
+    probes_capabilities: bool  # whether the judge's first answers settle ``auto``/``expected``
+    sends_requests: bool  # whether the judge sends requests (its cost ledger counts them)
+
+
 class Progress:
     """One dataset's progress bar; its failed and cached counts are the dataset's share of the pool's."""
 
@@ -110,12 +122,14 @@ class Sending:
     ledger: CostLedger  # this invocation's cost, beside the result, kept through kills (issue 27)
 
 
-def start_sending(run: Run, prep: Prepared, plan: Plan, tally: Tally, wave: Wave = ()) -> Sending:
+def start_sending(
+    settings: SendSettings, run: Run, prep: Prepared, plan: Plan, tally: Tally, wave: Wave = ()
+) -> Sending:
     """Hand every request of one dataset to the pool (``wave``: its first requests, already on their way)."""
     pool, mode = run.pool, run.mode
-    progress = Progress(len(plan.requests), prep.data.spec.name, run.cfg.progress, tally)
+    progress = Progress(len(plan.requests), prep.data.spec.name, settings.progress, tally)
     ledger = CostLedger.of(
-        tally, ledger_path(result_file(run, prep.data)), prep.t0, sends=run.cfg.judge.sends_requests
+        tally, ledger_path(result_file(run, prep.data)), prep.t0, sends=settings.sends_requests
     )
     nearly_done = asyncio.Event()
     left = len(plan.requests)
@@ -151,19 +165,19 @@ async def cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
     await asyncio.gather(*every, return_exceptions=True)
 
 
-def fixed_mode(cfg: ScoreConfig) -> ScoringMode | None:
+def fixed_mode(settings: SendSettings) -> ScoringMode | None:
     """The mode when no request has to settle it: built-in, an explicit text mode, or a local model."""
-    if cfg.judge.own_mode is not None:
-        return cfg.judge.own_mode
-    if cfg.mode not in ("auto", "expected"):
-        return ScoringMode(cfg.mode)
-    return None if cfg.judge.probes_capabilities else ScoringMode.EXPECTED
+    if settings.own_mode is not None:
+        return settings.own_mode
+    if settings.mode not in ("auto", "expected"):
+        return ScoringMode(settings.mode)
+    return None if settings.probes_capabilities else ScoringMode.EXPECTED
 
 
 ProbeVerdict = Literal["keep", "sample", "fewer-top-logprobs"]
 
 
-async def settle(cfg: ScoreConfig, wave: Wave, label: str) -> ProbeVerdict:
+async def settle(settings: SendSettings, form: RequestForm, wave: Wave, label: str) -> ProbeVerdict:
     """What the first outcome of the wave (sent in ``expected``'s form) says of the endpoint.
 
     ``keep``: it returned log-probabilities. ``sample``: it returned none (``auto``; ``expected``
@@ -181,17 +195,17 @@ async def settle(cfg: ScoreConfig, wave: Wave, label: str) -> ProbeVerdict:
                 out = t.result()  # a fatal or capability error propagates
                 if not isinstance(out, RequestFailure):
                     if isinstance(out, RawText) and out.tokens is None:
-                        if cfg.mode == "expected":
+                        if settings.mode == "expected":
                             check_capability(out, ScoringMode.EXPECTED, label)
                         log.warning(
                             "endpoint returned no log-probabilities: scoring with --mode sample (%d samples)",
-                            cfg.samples,
+                            form.samples,
                         )
                         return "sample"
                     return "keep"
-                if out.reason in ("http-400", "http-422") and cfg.top_logprobs > TGI_MAX_TOP_N_TOKENS:
+                if out.reason in ("http-400", "http-422") and form.top_logprobs > TGI_MAX_TOP_N_TOKENS:
                     log.warning("the endpoint refused top_logprobs=%d (%s); trying %d, TGI's limit",
-                                cfg.top_logprobs, out.message[:120], TGI_MAX_TOP_N_TOKENS)  # fmt: skip
+                                form.top_logprobs, out.message[:120], TGI_MAX_TOP_N_TOKENS)  # fmt: skip
                     return "fewer-top-logprobs"
                 first_failure = first_failure or out
     except BaseException:
@@ -203,11 +217,11 @@ async def settle(cfg: ScoreConfig, wave: Wave, label: str) -> ProbeVerdict:
 
 
 async def start_first(
-    cfg: ScoreConfig,
+    settings: SendSettings,
+    plan_settings: PlanSettings,
+    place: ResultPlace,
+    form: RequestForm,
     pool: Pool[JudgeRequest],
-    model: str | None,
-    n_replicas: int,
-    prompt_set: PromptSet,
     prep: Prepared,
     tally: Tally,
 ) -> tuple[Run, Sending]:
@@ -220,22 +234,21 @@ async def start_first(
     are awaited (each answered or counted as failed, in the dataset's tally, never sent again in the
     same form) and the dataset is planned again in the form the endpoint takes.
     """
-    mode = fixed_mode(cfg)
-    run = Run(cfg, pool, mode or ScoringMode.EXPECTED, model, n_replicas, prompt_set)
+    mode = fixed_mode(settings)
+    run = Run(plan_settings, place, pool, form, mode or ScoringMode.EXPECTED)
     plan = planned(run, prep.data, prep.templates)
     if mode is not None:
-        return run, start_sending(run, prep, plan, tally)
+        return run, start_sending(settings, run, prep, plan, tally)
     CostLedger.of(tally, ledger_path(result_file(run, prep.data)), prep.t0)  # records the wave too
     wave = [asyncio.ensure_future(pool.submit(r, tally)) for r in plan.requests[: pool.concurrency]]
-    verdict = await settle(cfg, wave, pool.identity)
+    verdict = await settle(settings, form, wave, pool.identity)
     if verdict == "keep":
-        return run, start_sending(run, prep, plan, tally, wave)
+        return run, start_sending(settings, run, prep, plan, tally, wave)
     await asyncio.gather(
         *wave
     )  # each ends answered (and cached) or counted as failed, in this dataset's tally
     if verdict == "fewer-top-logprobs":
-        return await start_first(
-            replace(cfg, top_logprobs=TGI_MAX_TOP_N_TOKENS), pool, model, n_replicas, prompt_set, prep, tally
-        )
+        fewer = replace(form, top_logprobs=TGI_MAX_TOP_N_TOKENS)
+        return await start_first(settings, plan_settings, place, fewer, pool, prep, tally)
     run = replace(run, mode=ScoringMode.SAMPLE)
-    return run, start_sending(run, prep, planned(run, prep.data, prep.templates), tally)
+    return run, start_sending(settings, run, prep, planned(run, prep.data, prep.templates), tally)
