@@ -27,7 +27,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = {
         "rapidfuzz",
     ),
     "report": ("matplotlib",),
-    "board": ("gradio", "pandas", "matplotlib", "packaging", "starlette", "brotli"),
+    "board": ("gradio", "pandas", "matplotlib", "packaging", "starlette", "brotli", "httptools"),
     "local": ("torch", "transformers"),
 }
 
