@@ -10,9 +10,10 @@ DHP_SOURCES ?= $(abspath ../shared/sources)
 OUT ?= out
 PYTEST_ARGS ?=
 # The suite on parallel workers (pytest-xdist): one per core, at most 4; a file at a time on one worker (its
-# module fixtures are made once), in the order tests/conftest.py gives (files with slow tests first).
+# module fixtures are made once), in the order tests/conftest.py gives (files with slow tests first); the 15
+# slowest tests are listed after the suite (what to trim when CI nears its 15 minutes).
 PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 4 ? n : 4 )))
-PYTEST = $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+PYTEST = $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
 # What CI, `make test` and the Space install: the exact versions of requirements/lock.txt (pip constraints),
 # within the package's own compatible ranges. `make test LOCK=` resolves freshly instead; `make lock` refreshes it.
 LOCK ?= requirements/lock.txt

@@ -10,6 +10,7 @@
 #   2. score the built-in control judges (random, oracle, lexical) on what was built, and write a report;
 #      build the private split of the same datasets (a seed from $DHP_PRIVATE_SEED, else a throwaway one),
 #      score the controls on it into $1/results-private and compare the lexical judge's splits (dhp fits)
+#      (skip with DHP_DEMO_PRIVATE=0)
 #   3. serve the leaderboard on http://127.0.0.1:${DHP_PORT:-7860} (skip with DHP_DEMO_SERVE=0)
 set -euo pipefail
 out="${1:-out}"
@@ -50,18 +51,23 @@ dhp report "$out/results" --out "$out/report"
 
 # The private split (issue 39): the twins of what was built, with a secret seed from the environment only.
 # Without DHP_PRIVATE_SEED the demo makes a throwaway one for this run (never printed or written).
-if [ -z "${DHP_PRIVATE_SEED:-}" ]; then
-  DHP_PRIVATE_SEED="$("$py" -c 'import secrets; print(secrets.token_hex(16))')"
-  export DHP_PRIVATE_SEED
+# DHP_DEMO_PRIVATE=0 leaves it out (it doubles the demo's time).
+if [ "${DHP_DEMO_PRIVATE:-1}" = "0" ]; then
+  echo "== 2/3 the private split left out (DHP_DEMO_PRIVATE=0) =="
+else
+  if [ -z "${DHP_PRIVATE_SEED:-}" ]; then
+    DHP_PRIVATE_SEED="$("$py" -c 'import secrets; print(secrets.token_hex(16))')"
+    export DHP_PRIVATE_SEED
+  fi
+  echo "== 2/3 the private split: build it into $out/private, score the controls on it, compare (dhp fits) =="
+  private_args=("${args[@]}")
+  private_args[1]="$out/private"
+  dhp build --split private "${private_args[@]}"
+  for judge in random oracle lexical; do
+    dhp score --judge "$judge" --split private --data "$out/private" --out "$out/results-private"
+  done
+  dhp fits "$out/results/lexical" "$out/results-private/lexical"
 fi
-echo "== 2/3 the private split: build it into $out/private, score the controls on it, compare (dhp fits) =="
-private_args=("${args[@]}")
-private_args[1]="$out/private"
-dhp build --split private "${private_args[@]}"
-for judge in random oracle lexical; do
-  dhp score --judge "$judge" --split private --data "$out/private" --out "$out/results-private"
-done
-dhp fits "$out/results/lexical" "$out/results-private/lexical"
 
 if [ "${DHP_DEMO_SERVE:-1}" = "0" ]; then
   echo "== 3/3 leaderboard not served (DHP_DEMO_SERVE=0); results in $out/results, report in $out/report =="

@@ -78,6 +78,7 @@ def test_demo_without_story_cloze_builds_five_says_why_scores_and_serves(
         "PYTHON": sys.executable,
         "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_CACHE": str(tmp_path / "hf-cache"),
+        "DHP_DEMO_PRIVATE": "0",  # the private split's demo path is the sample demo's test (below)
     }
     out = tmp_path / "out"
     proc = subprocess.Popen(["bash", str(REPO / "scripts" / "demo.sh"), str(out)], cwd=REPO, env=env,
@@ -114,6 +115,7 @@ def test_demo_without_story_cloze_builds_five_says_why_scores_and_serves(
     assert all(r.summary.d_avg_ew is not None and r.summary.d_avg_ew < 1 for r in by_judge["random"])
     assert (out / "report" / "report.md").is_file()
     assert list((out / "report").glob("discernment_*.png"))
+    assert "private split left out (DHP_DEMO_PRIVATE=0)" in text and not (out / "private").exists()
 
 
 def _offline_env(tmp_path: Path) -> dict[str, str]:

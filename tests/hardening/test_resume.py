@@ -13,7 +13,7 @@ from tests.support.resume import kill_while_held, reference_run, run_to_end, run
 from tests.support.tiny_data import write_tiny_dataset
 
 DATASETS = "answer-equivalence"
-TRIALS = 10
+TRIALS = 6  # benchmarks/bench_resume.py runs more (docs/benchmarks.md)
 CONCURRENCY = 8
 
 
@@ -25,7 +25,7 @@ def small_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.slow  # 21 runs of `dhp score` (~4 s each, mostly its imports)
+@pytest.mark.slow  # 13 runs of `dhp score` (~4 s each, mostly its imports)
 def test_kill_9_at_random_moments_then_resume(small_data: Path, tmp_path: Path) -> None:
     minimal = 8 * 1 * 10  # 8 items x 1 metric x (original + 9 perturbations)
     with FakeJudgeServer(hashed_answer, latency=0.01) as srv:

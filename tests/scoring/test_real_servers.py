@@ -196,7 +196,7 @@ def test_model_discovery_follows_what_the_server_lists(
         "--datasets",
         "answer-equivalence",
         "--limit",
-        "2",
+        "1",
         "--max-tokens",
         "4",
         "--n-boot",
