@@ -1,0 +1,208 @@
+"""The private split on the Space (issue 39): the worker scores both splits, the board shows the
+private D, the paired difference and the "fits the public rows" flag, and nothing private leaks.
+
+The splits are built from the embedded sample (Answer Equivalence, 20 items) by the real builder, the
+private one with a secret seed from the environment; the judges are scored by the real worker and
+``dhp score`` subprocess; a private split on the Hub is read through the recorded Hub replay.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dhp.cli import main
+from dhp.data.private import SEED_ENV
+from dhp.inference.judge import BuiltinJudge
+from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.submissions.queue import RequestQueue, State, new_request
+from dhp.leaderboard.submissions.validation import Submission
+from dhp.leaderboard.submissions.worker import (
+    Worker,
+    WorkerConfig,
+    fetch_private_split,
+    private_datasets,
+    score_command,
+    scorer_env,
+)
+from dhp.scoring.result_files import parse_result
+from dhp.types import ControlJudge
+from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
+
+#: the private split's secret seed in these tests (never on a page, in a file or a log)
+SEED = "space-private-seed-5e4d3c2b1a09f8e7"
+DATASET = "answer-equivalence"
+
+
+@dataclass(frozen=True)
+class Splits:
+    public: Path
+    private: Path
+
+
+def _build(out: Path, *split: str) -> None:
+    empty = out.parent / "no-sources"
+    empty.mkdir(exist_ok=True)
+    rc = main(["build", *split, "--sources", str(empty), "--skip-missing", "--sample-fallback",
+               "--datasets", DATASET, "--out", str(out), "--no-progress"])  # fmt: skip
+    assert rc == 0
+
+
+@pytest.fixture(scope="module")
+def splits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Splits]:
+    root = tmp_path_factory.mktemp("splits")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(SEED_ENV, SEED)
+        _build(root / "public")
+        _build(root / "private", "--split", "private")
+    yield Splits(root / "public", root / "private")
+
+
+def _control(name: str = "Random control", control: ControlJudge = ControlJudge.RANDOM) -> Submission:
+    return Submission(judge=BuiltinJudge(name=name, control=control), mode="builtin", contact="ci")
+
+
+def _worker(
+    tmp_path: Path, cfg: WorkerConfig, *subs: Submission, runner: Any = subprocess.run
+) -> RequestQueue:
+    requests, results = LocalStore(tmp_path / "requests"), LocalStore(tmp_path / "results")
+    q = RequestQueue(requests)
+    for sub in subs:
+        q.submit(new_request(sub, "u"))
+    assert Worker(requests, results, cfg, runner=runner).drain(once=True) == len(subs)
+    return q
+
+
+def test_the_private_run_is_the_public_one_on_the_private_folder(tmp_path: Path) -> None:
+    req = new_request(_control(), "u")
+    cfg = WorkerConfig(data=tmp_path / "pub", private_data=tmp_path / "priv", n_boot=50, seed=4)
+    public = score_command(req, cfg, tmp_path / "j.json", tmp_path / "out")
+    private = score_command(req, cfg, tmp_path / "j.json", tmp_path / "out2", "all")
+    assert "--split" not in public and public[public.index("--data") + 1] == str(tmp_path / "pub")
+    assert private[private.index("--split") + 1] == "private"
+    assert private[private.index("--data") + 1] == str(tmp_path / "priv")
+    for flag in ("--seed", "--n-boot"):  # the same statistics: the fit reads both at the same replicates
+        assert public[public.index(flag) + 1] == private[private.index(flag) + 1]
+    (tmp_path / "priv" / "summeval").mkdir(parents=True)
+    assert private_datasets(tmp_path / "priv", "summeval, story-cloze") == "summeval"
+    assert private_datasets(tmp_path / "priv", "story-cloze") is None
+    assert private_datasets(tmp_path / "priv", "all") == "all"
+    env = scorer_env(req.judge, {SEED_ENV: SEED, "PATH": "/bin"})
+    assert SEED_ENV not in env and env["PATH"] == "/bin"  # no scorer needs the seed
+    assert WorkerConfig(data=tmp_path, private_data=tmp_path).scores_private
+    assert not WorkerConfig(data=tmp_path, private_data=tmp_path, skip_private=True).scores_private
+    assert not WorkerConfig(data=tmp_path).scores_private
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory, splits: Splits) -> Path:
+    """The real worker's run of two control judges on both splits: the folder of its stores."""
+    root = tmp_path_factory.mktemp("scored")
+    cfg = WorkerConfig(data=splits.public, private_data=splits.private, n_boot=200, seed=2, timeout_s=600)
+    q = _worker(root, cfg, _control(), _control("Oracle control", ControlJudge.ORACLE))
+    reqs, _ = q.load()
+    assert [r.state for r in reqs] == [State.FINISHED, State.FINISHED], [r.reason for r in reqs]
+    return root
+
+
+def test_the_worker_scores_both_splits_and_stores_private_aggregates_only(scored: Path) -> None:
+    reqs, _ = RequestQueue(LocalStore(scored / "requests")).load()
+    for req in reqs:
+        assert len(req.results) == 2, req.results
+        (priv,) = [p for p in req.results if "~private-" in p]
+        res = parse_result((scored / "results" / priv).read_text(encoding="utf-8"), source=priv)
+        assert res.dataset.private and res.scores is None and res.summary.fixed_n is not None
+        assert len(res.summary.fixed_n.d_avg_ew) == 200 and res.dataset.commitment
+
+
+def test_skip_private_scores_the_public_split_only(tmp_path: Path, splits: Splits) -> None:
+    cfg = WorkerConfig(data=splits.public, private_data=splits.private, skip_private=True, n_boot=0, seed=2)
+    q = _worker(tmp_path, cfg, _control())
+    (req,), _ = q.load()
+    assert req.state is State.FINISHED and len(req.results) == 1 and "~private-" not in req.results[0]
+
+
+def test_a_private_failure_stores_nothing_and_quotes_nothing(
+    tmp_path: Path, splits: Splits, scored: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The public run succeeds, the private one fails quoting a private text: the request fails, no result
+    is stored, and neither the reason nor the log quotes the scorer's output."""
+    leaked = "THE PRIVATE TEXT OF ITEM 17"
+    public = next(
+        p for p in (scored / "results" / "random-control").glob("*.json") if "~private-" not in p.name
+    )
+
+    def runner(cmd: list[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+        if "--split" in cmd:
+            return subprocess.CompletedProcess(cmd, 1, leaked, f"ValueError: row {leaked}\n")
+        out = Path(cmd[cmd.index("--out") + 1]) / "random-control"
+        out.mkdir(parents=True)
+        (out / public.name).write_bytes(public.read_bytes())
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    cfg = WorkerConfig(data=splits.public, private_data=splits.private, n_boot=0, seed=2)
+    caplog.set_level("INFO")
+    q = _worker(tmp_path, cfg, _control(), runner=runner)
+    (req,), _ = q.load()
+    assert req.state is State.FAILED and "private split" in (req.reason or ""), req.reason
+    assert leaked not in (req.reason or "") and "ITEM" not in caplog.text and "status 1" in caplog.text
+    assert not list((tmp_path / "results").rglob("*.json"))
+
+
+# -- the private split on the Hub: a private dataset repository, read with the token ----------------
+def _upload(hub: HubReplay, folder: Path, repo: str, private: bool) -> None:
+    from huggingface_hub import HfApi
+
+    api = HfApi(endpoint=hub.endpoint)
+    api.create_repo(repo, repo_type="dataset", private=private)
+    api.upload_folder(folder_path=folder, repo_id=repo, repo_type="dataset")
+
+
+def test_the_private_split_is_read_from_a_private_repository_with_the_token(
+    tmp_path: Path, splits: Splits, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with replay_hub(monkeypatch, tmp_path) as hub:
+        _upload(hub, splits.private, "acme/dhp-private", private=True)
+        _upload(hub, splits.public, "acme/open-twin", private=False)
+        hub.state.private_tokens = frozenset({REPLAY_TOKEN})  # as the Hub: a private repository needs it
+        assert fetch_private_split("acme/dhp-private", tmp_path / "got") == [DATASET]
+        built = sorted(p.relative_to(splits.private) for p in splits.private.rglob("*") if p.is_file())
+        got = sorted(p.relative_to(tmp_path / "got") for p in (tmp_path / "got").rglob("*")
+                     if p.is_file() and ".cache" not in p.parts)  # fmt: skip
+        assert set(built) <= set(got), sorted(set(built) - set(got))
+        with pytest.raises(ValueError, match="is public: anyone can read it"):
+            fetch_private_split("acme/open-twin", tmp_path / "open")
+        assert not (tmp_path / "open").exists()
+        monkeypatch.delenv("HF_TOKEN")
+        with pytest.raises(OSError):  # without the token the Hub does not show it
+            fetch_private_split("acme/dhp-private", tmp_path / "anon")
+        # the command: one line, and the worker does not start
+        rc = main(["worker", "--once", "--data", str(splits.public), "--requests", str(tmp_path / "q"),
+                   "--results", str(tmp_path / "r"), "--private-repo", "acme/dhp-private",
+                   "--private-data", str(tmp_path / "anon2")])  # fmt: skip
+        assert rc != 0 and not (tmp_path / "r").exists()
+        monkeypatch.setenv("HF_TOKEN", REPLAY_TOKEN)
+        rc = main(["worker", "--once", "--data", str(splits.public), "--requests", str(tmp_path / "q"),
+                   "--results", str(tmp_path / "r"), "--private-repo", "hf://datasets/acme/dhp-private@main",
+                   "--private-data", str(tmp_path / "cli")])  # fmt: skip
+        assert rc == 0 and (tmp_path / "cli" / DATASET / "build_info.json").is_file()
+
+
+def test_the_spaces_worker_is_given_the_private_split_by_its_variables(tmp_path: Path) -> None:
+    from dhp.leaderboard.deploy.space import VARIABLES, worker_commands
+
+    base = {"DHP_REQUESTS": "q", "DHP_RESULTS": "r", "DHP_WORKER_DATA": str(tmp_path)}
+    (plain,) = worker_commands(base)
+    assert "--private-repo" not in plain  # no private split configured: the public split only
+    (cmd,) = worker_commands({**base, "DHP_PRIVATE_REPO": "acme/dhp-private@v2"})
+    assert cmd[cmd.index("--private-repo") + 1] == "acme/dhp-private@v2"
+    assert cmd[cmd.index("--private-data") + 1] == VARIABLES["DHP_WORKER_PRIVATE_DATA"][0]
+    assert "--skip-private" not in cmd
+    (cmd,) = worker_commands({**base, "DHP_PRIVATE_REPO": "acme/p", "DHP_SKIP_PRIVATE": "1"})
+    assert "--skip-private" in cmd
+    assert not any(SEED_ENV in part for part in cmd)
