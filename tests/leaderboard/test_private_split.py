@@ -8,18 +8,30 @@ private one with a secret seed from the environment; the judges are scored by th
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
+import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from dhp.cli import main
 from dhp.data.private import SEED_ENV
 from dhp.inference.judge import BuiltinJudge
+from dhp.leaderboard.board import private_split, table
+from dhp.leaderboard.board.loading import latest_results
+from dhp.leaderboard.board.private_split import PRIVATE_SPLIT
 from dhp.leaderboard.board.stores import LocalStore
+from dhp.leaderboard.page import board_html
+from dhp.leaderboard.page.judge_pages import judge_payload
+from dhp.leaderboard.page.service import AppConfig, BoardService
 from dhp.leaderboard.submissions.queue import RequestQueue, State, new_request
 from dhp.leaderboard.submissions.validation import Submission
 from dhp.leaderboard.submissions.worker import (
@@ -206,3 +218,113 @@ def test_the_spaces_worker_is_given_the_private_split_by_its_variables(tmp_path:
     (cmd,) = worker_commands({**base, "DHP_PRIVATE_REPO": "acme/p", "DHP_SKIP_PRIVATE": "1"})
     assert "--skip-private" in cmd
     assert not any(SEED_ENV in part for part in cmd)
+
+
+# -- the board: private D, the paired difference, the flag; CSV = page; one commitment per column ---------
+def _board(root: Path, results: Path) -> BoardService:
+    return BoardService(AppConfig(results=LocalStore(results), requests=LocalStore(root / "requests"),
+                                  votes=LocalStore(root / "votes"), judge_pages_ahead=False, csv_dir=root))  # fmt: skip
+
+
+_WITH_PRIVATE = [*table.KINDS, table.CAVEATS, PRIVATE_SPLIT]
+
+
+def _page_cells(df: pd.DataFrame) -> list[list[str]]:
+    """Each row of the page as the reader sees its cells (the text of each ``<td>``)."""
+    parts = board_html.view_parts(df)
+    return [
+        [re.sub(r"<[^>]+>", "", td) for td in re.findall(r"<td[^>]*>(.*?)</td>", row)] for row in parts.rows
+    ]
+
+
+def _csv_as_page(df: pd.DataFrame) -> list[list[str]]:
+    """Each CSV row as the page draws it: a number with its interval in one cell, '–' where empty; the
+    rank and caveats under the judge's name too."""
+    rows = list(csv.DictReader(io.StringIO(table.to_csv(df))))
+    out = []
+    for r in rows:
+        cells = []
+        for c in df.columns:
+            if c.endswith((" low", " high")):
+                continue
+            v = r[c]
+            lo, hi = r.get(f"{c} low"), r.get(f"{c} high")
+            if lo and hi and v:
+                v = f"{v} [{lo}, {hi}]"
+            cells.append(v)
+        out.append(cells)
+    return out
+
+
+def test_the_board_shows_the_private_split_when_asked_and_its_csv_is_its_page(
+    scored: Path, tmp_path: Path
+) -> None:
+    be = _board(tmp_path, scored / "results")
+    plain = be.view(wait_ranks=False)
+    assert not [c for c in plain.columns if private_split.is_private_column(c)]  # the default stays narrow
+    view = be.view(columns=_WITH_PRIVATE, wait_ranks=False)
+    priv, diff, flag = private_split.private_columns(DATASET)
+    assert {priv, diff, flag, PRIVATE_SPLIT} <= set(view.columns)
+    assert set(view[flag]) <= {private_split.FITS_MARK, private_split.NOT_FLAGGED}
+    assert view[diff].notna().all() and view[f"{diff} low"].notna().all()
+    # the public columns are the public results' (a private result never stands in for one)
+    for judge, per in latest_results(be.report().results).items():
+        (row,) = view[view["Judge"] == judge].to_dict("records")
+        assert row[f"{DATASET} D_avg^EW"] == pytest.approx(per[DATASET].result.summary.d_avg_ew)
+        assert not per[DATASET].result.dataset.private
+    commitment = next(
+        lr.result.dataset.commitment or "" for lr in be.report().results if lr.result.dataset.private
+    )
+    assert set(view[PRIVATE_SPLIT]) == {f"{DATASET} {commitment[:12]}"}
+    # CSV = page, every cell (the page's rank and caveats are repeated under the name; '–' is empty)
+    page = _page_cells(view)
+    for shown, written in zip(page, _csv_as_page(view), strict=True):
+        shown = [s.replace("–", "") for s in shown]
+        assert shown[0] == written[0] and shown[1].startswith(written[1])
+        assert shown[2:] == written[2:], (shown, written)
+    assert "fits the public rows" in board_html.view_html(view) or "no" in set(view[flag])
+
+
+def _rotated(text: str, commitment: str) -> str:
+    """A private result as if scored on another private split (a rotation): another commitment, later."""
+    doc = json.loads(text)
+    old = doc["dataset"]["commitment"]
+    doc["dataset"]["commitment"] = commitment
+    doc["dataset"]["version"] = doc["dataset"]["version"].replace(old[:12], commitment[:12])
+    doc["created_at"] = "2099-01-01T00:00:00Z"
+    return json.dumps(doc)
+
+
+def test_two_commitments_are_never_mixed_in_one_column(scored: Path, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    shutil.copytree(scored / "results", results)
+    old = next(results.glob("random-control/*~private-*.json"))
+    new = "f" * 64
+    (old.parent / old.name.replace(old.name.split("~private-")[1][:12], new[:12])).write_text(
+        _rotated(old.read_text(encoding="utf-8"), new), encoding="utf-8"
+    )
+    be = _board(tmp_path, results)
+    rep = be.report()
+    assert not rep.problems, rep.problems
+    assert private_split.current_commitments(rep.results) == {DATASET: new}
+    assert private_split.stale_count(rep.results) == 2  # both judges' results on the old split
+    view = be.view(columns=_WITH_PRIVATE, wait_ranks=False).set_index("Judge")
+    priv, _, flag = private_split.private_columns(DATASET)
+    assert view.loc["Random control", PRIVATE_SPLIT] == f"{DATASET} {new[:12]}"
+    assert view.loc["Oracle control", PRIVATE_SPLIT] == ""
+    assert view[priv].isna().tolist() == [judge == "Oracle control" for judge in view.index]
+    assert view.loc["Oracle control", flag] == ""
+
+
+def test_the_judge_page_shows_private_aggregates_only(scored: Path, tmp_path: Path) -> None:
+    be = _board(tmp_path, scored / "results")
+    lrs = be.judge_page_results("Random control")
+    assert [lr.result.dataset.private for lr in lrs] == [False, True]
+    assert [lr.result.dataset.private for lr in be.judge_results("Random control")] == [False]
+    fulls = [be.index.full(lr.path) for lr in lrs]
+    commitment = fulls[1].dataset.commitment or "?"
+    page = judge_payload("Random control", fulls, None, tmp_path)
+    assert page["datasets"] == [DATASET] and page["first"]["dataset"] == DATASET
+    assert "Private split" in page["info"] and commitment[:12] in page["info"]
+    first = json.dumps(page["first"])
+    assert commitment[:12] not in first  # the dataset's part is the public result's

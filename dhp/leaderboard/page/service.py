@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.fsutil import atomic_write_text
-from dhp.leaderboard.board import table
+from dhp.leaderboard.board import private_split, table
 from dhp.leaderboard.board.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.board.rankjob import RankJob
 from dhp.leaderboard.board.ranks import RankSamples
@@ -182,6 +182,7 @@ class BoardService:
     def __init__(self, cfg: AppConfig) -> None:
         self.cfg = cfg
         self.index = ResultsIndex(cfg.results)
+        self.fits = private_split.PrivateFits(self.index.full)  # the private split's fits, per file version
         self.queue = RequestQueue(cfg.requests)
         self.votes = VotesStore(cfg.votes)
         self.ranks = RankJob(cfg.results.read)  # the rank ranges' replicates, in the background
@@ -200,9 +201,11 @@ class BoardService:
         self._listed_at = -math.inf  # when it was made (monotonic)
         self._relisting = False  # a background listing is under way
         self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
-        self._latest: tuple[int, dict[str, dict[str, LoadedResult]]] | None = (
-            None  # generation, newest results
-        )
+        # generation, newest results, the private split's pairs (judge -> dataset -> pair)
+        self._latest: (
+            tuple[int, dict[str, dict[str, LoadedResult]], dict[str, dict[str, private_split.PrivatePair]]]
+            | None
+        ) = None
         self._rendered: OrderedDict[tuple[Any, ...], tuple[board_html.BoardParts, str, str]] = OrderedDict()
         self._survey: tuple[tuple[str, ...], WeightsVersion, dict[str, dict[str, dict[str, int]]]] | None = (
             None
@@ -360,6 +363,7 @@ class BoardService:
             if weights == SURVEY_WEIGHTS:
                 summaries = reweighted_summaries(rep.results, version)
             full = table.build_frame(rep.results, summaries)
+            full = self._with_private(full, rep)
             with self._lock:
                 self._frames = {k: v for k, v in self._frames.items() if k[0] == rep.generation}
                 self._frames[key] = full
@@ -377,6 +381,17 @@ class BoardService:
                     self._samples = {k: v for k, v in self._samples.items() if k[0] == rep.generation}
                     self._samples[key] = samples
         return key, (full, samples), rep
+
+    def _with_private(self, full: pd.DataFrame, rep: LoadReport) -> pd.DataFrame:
+        """The private split's columns joined to the full table (:mod:`dhp.leaderboard.board.private_split`),
+        on each dataset's current commitment; the fits made once per version of their files."""
+        pairs = private_split.private_pairs(rep.results)
+        if not pairs:
+            return full
+        datasets = table.present_datasets(full)
+        return private_split.with_private(
+            full, private_split.private_frame(pairs, self.fits.of(pairs), datasets)
+        )
 
     def view(
         self, choice: ViewChoice | None = None, *, wait_ranks: bool | None = None, **choices: Any
@@ -401,6 +416,7 @@ class BoardService:
             sizes=c.sizes,
             sort=table.Sort.parse(c.sort),
             samples=samples,
+            private=private_split.PRIVATE_SPLIT in cols,
         )
 
     @staticmethod
@@ -494,7 +510,7 @@ class BoardService:
         with self._lock:
             cached = self._latest
         if cached is None or cached[0] != rep.generation:
-            cached = (rep.generation, latest_results(rep.results))
+            cached = (rep.generation, latest_results(rep.results), private_split.private_pairs(rep.results))
             with self._lock:
                 self._latest = cached
         order = {d: i for i, d in enumerate(DATASET_NAMES)}
@@ -502,6 +518,17 @@ class BoardService:
             cached[1].get(judge, {}).values(),
             key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name),
         )
+
+    def judge_page_results(self, judge: str) -> list[LoadedResult]:
+        """What the judge page reads: :meth:`judge_results`, then the judge's private split results on the
+        current commitments (aggregates only; the page shows them apart, :mod:`.private_view`)."""
+        public = self.judge_results(judge)
+        with self._lock:
+            cached = self._latest
+        pairs = cached[2].get(judge, {}) if cached is not None else {}
+        return public + [
+            pairs[lr.result.dataset.name].private for lr in public if lr.result.dataset.name in pairs
+        ]
 
     def existing(self) -> list[Existing]:
         out = list(self.queue.existing())
