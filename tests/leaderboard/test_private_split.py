@@ -42,7 +42,8 @@ from dhp.leaderboard.submissions.worker import (
     score_command,
     scorer_env,
 )
-from dhp.scoring.result_files import parse_result
+from dhp.scoring.fits import fits_of_results, stored_methods
+from dhp.scoring.result_files import parse_result, read_result
 from dhp.types import ControlJudge
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 
@@ -328,3 +329,29 @@ def test_the_judge_page_shows_private_aggregates_only(scored: Path, tmp_path: Pa
     assert "Private split" in page["info"] and commitment[:12] in page["info"]
     first = json.dumps(page["first"])
     assert commitment[:12] not in first  # the dataset's part is the public result's
+
+
+@pytest.mark.slow
+def test_the_ceiling_is_never_flagged_when_the_splits_test_a_perturbation_differently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SummEval's sample: a perturbation has 18 public pairs (tested by the normal approximation) and 13
+    private ones (the exact sign-flip test). Read at the same 7 pairs, the oracle's D differed by 0.02 with
+    no spread, and the ceiling was flagged, until both sides were tested as the private split was."""
+    monkeypatch.setenv(SEED_ENV, SEED)
+    out = tmp_path / "results"
+    for split in ((), ("--split", "private")):
+        folder = tmp_path / (split[1] if split else "public")
+        empty = tmp_path / "no-sources"
+        empty.mkdir(exist_ok=True)
+        assert main(["build", *split, "--sources", str(empty), "--skip-missing", "--sample-fallback",
+                     "--datasets", "summeval", "--out", str(folder), "--no-progress"]) == 0  # fmt: skip
+        assert main(["score", "--judge", "oracle", *split, "--data", str(folder), "--datasets", "summeval",
+                     "--out", str(out), "--n-boot", "200", "--no-progress"]) == 0  # fmt: skip
+    files = sorted((out / "oracle").glob("*.json"))
+    public, private = (read_result(f) for f in sorted(files, key=lambda f: "~private-" in f.name))
+    methods = stored_methods(private)
+    own = stored_methods(public)
+    assert any(methods[p] != own[p] for p in methods if p in own)  # the case: the splits test differently
+    fit = fits_of_results(public, private)
+    assert round(fit.difference, 2) == 0 and not fit.fits_public
