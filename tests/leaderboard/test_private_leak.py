@@ -223,6 +223,14 @@ def _served(space: dict[str, Any], page: Any) -> dict[str, str]:
     for p in (head.get("first") or {}, part):
         if p.get("csv"):
             got[f"misses csv {p['csv']['url']}"] = _get(f"{base}/{p['csv']['url']}")
+    # the Columns choice in the page: the reader's way to the private columns (the browser asks dhp/view)
+    from playwright.sync_api import expect
+
+    page.locator("#filters").get_by_text("Filters and columns").click()
+    page.locator("#filter-columns").get_by_label("Private split", exact=True).check()
+    expect(page.locator("#leaderboard-table th.private").first).to_contain_text("private split")
+    expect(page.locator("#leaderboard-table")).to_contain_text("fits")
+    got["tab Leaderboard with the private columns"] = page.content()
     page.goto(base + "/?judge=" + urllib.parse.quote(JUDGE))
     page.wait_for_timeout(3000)
     for tab in ("Leaderboard", "Judge", "Compare", "Queue", "Submit", "Survey", "About"):
