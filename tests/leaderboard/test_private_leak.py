@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = "leak-test-private-seed-8c7b6a5f4e3d2c1b"
 DATASET = "summeval"
 JUDGE = "Judge 7B via novita"
+PRIVATE_COLUMNS = ["Caveats", "D_avg", "D_min", "Private split"]  # the Columns choice with the private split
 WINDOW = 40  # characters of a private text looked for, every 20 characters along it
 
 
@@ -188,6 +189,12 @@ def _view(base: str, columns: list[str] | None) -> dict[str, Any]:
     return dict(json.loads(_get(f"{base}/dhp/view?v={urllib.parse.quote(json.dumps(inputs))}")))
 
 
+def _csv_row(text: str) -> dict[str, str]:
+    """The judge's row of a CSV the board served."""
+    (row,) = [r for r in csv.DictReader(io.StringIO(text)) if r["Judge"] == JUDGE]
+    return row
+
+
 def _judge_page(base: str, dataset: str | None = None) -> dict[str, Any]:
     q = f"name={urllib.parse.quote(JUDGE)}" + (f"&dataset={dataset}" if dataset else "")
     return dict(json.loads(_get(f"{base}/dhp/judge?{q}")))
@@ -214,10 +221,18 @@ def _served(space: dict[str, Any], page: Any) -> dict[str, str]:
     """Everything the board serves a visitor after the judge's row is in: name -> text."""
     base = space["url"]
     got: dict[str, str] = {"/": _get(base + "/"), "/config": _get(base + "/config")}
-    for cols in (None, ["Caveats", "D_avg", "D_min", "Private split"]):
-        view = _view(base, cols)
-        got[f"/dhp/view {cols}"] = json.dumps(view, ensure_ascii=False)
-        got[f"csv {cols}"] = _get(f"{base}/{view['csv']['url']}")
+    for cols in (None, PRIVATE_COLUMNS):
+        deadline = time.monotonic() + 300
+        while True:  # the differences are made in the background: until the judge's is in
+            view = _view(base, cols)
+            got[f"/dhp/view {cols}"] = json.dumps(view, ensure_ascii=False)
+            got[f"csv {cols}"] = _get(f"{base}/{view['csv']['url']}")
+            if cols is None or _csv_row(got[f"csv {cols}"])[f"{DATASET} public-private"]:
+                break
+            assert time.monotonic() < deadline, (
+                "the judge's public - private difference was not made in 300 s"
+            )
+            time.sleep(1)
     head, part = _judge_page(base), _judge_page(base, DATASET)
     got["/dhp/judge"], got["/dhp/judge&dataset"] = (json.dumps(x, ensure_ascii=False) for x in (head, part))
     for p in (head.get("first") or {}, part):
@@ -280,10 +295,9 @@ def test_no_private_text_item_id_or_seed_leaves_the_space(space: dict[str, Any])
             b.close()
     results = [p for p in _repo_files(hub) if p.startswith("acme/dhp-results/")]
     assert any("~private-" in p for p in results), results  # the judge was scored on the private split
-    assert "private split" in served["/dhp/view ['Caveats', 'D_avg', 'D_min', 'Private split']"].lower()
+    assert "private split" in served[f"/dhp/view {PRIVATE_COLUMNS}"].lower()
     assert "Private split" in served["/dhp/judge"]
-    rows = list(csv.DictReader(io.StringIO(served["csv ['Caveats', 'D_avg', 'D_min', 'Private split']"])))
-    (row,) = [r for r in rows if r["Judge"] == JUDGE]  # its private D, difference and flag are shown
+    row = _csv_row(served[f"csv {PRIVATE_COLUMNS}"])  # its private D, difference and flag are shown
     assert row[f"{DATASET} private"] and row[f"{DATASET} public-private"] and row[f"{DATASET} fits"]
     everything = {**served, **_repo_files(hub), "space log": space["log"].read_text(errors="replace")}
     public_pieces = {str(r["perturbed"])[:WINDOW] for r in _strings(space["public"])}

@@ -14,6 +14,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,9 +262,9 @@ def test_the_board_shows_the_private_split_when_asked_and_its_csv_is_its_page(
     scored: Path, tmp_path: Path
 ) -> None:
     be = _board(tmp_path, scored / "results")
-    plain = be.view(wait_ranks=False)
+    plain = be.view(wait_ranks=True)
     assert not [c for c in plain.columns if private_split.is_private_column(c)]  # the default stays narrow
-    view = be.view(columns=_WITH_PRIVATE, wait_ranks=False)
+    view = be.view(columns=_WITH_PRIVATE, wait_ranks=True)
     priv, diff, flag = private_split.private_columns(DATASET)
     assert {priv, diff, flag, PRIVATE_SPLIT} <= set(view.columns)
     assert set(view[flag]) <= {private_split.FITS_MARK, private_split.NOT_FLAGGED}
@@ -309,7 +310,7 @@ def test_two_commitments_are_never_mixed_in_one_column(scored: Path, tmp_path: P
     assert not rep.problems, rep.problems
     assert private_split.current_commitments(rep.results) == {DATASET: new}
     assert private_split.stale_count(rep.results) == 2  # both judges' results on the old split
-    view = be.view(columns=_WITH_PRIVATE, wait_ranks=False).set_index("Judge")
+    view = be.view(columns=_WITH_PRIVATE, wait_ranks=True).set_index("Judge")
     priv, _, flag = private_split.private_columns(DATASET)
     assert view.loc["Random control", PRIVATE_SPLIT] == f"{DATASET} {new[:12]}"
     assert view.loc["Oracle control", PRIVATE_SPLIT] == ""
@@ -355,3 +356,25 @@ def test_the_ceiling_is_never_flagged_when_the_splits_test_a_perturbation_differ
     assert any(methods[p] != own[p] for p in methods if p in own)  # the case: the splits test differently
     fit = fits_of_results(public, private)
     assert round(fit.difference, 2) == 0 and not fit.fits_public
+
+
+def test_the_rows_never_wait_for_the_fits(scored: Path, tmp_path: Path) -> None:
+    """The private columns come at once, their differences empty and the status saying so; the fits are
+    made in the background, and the board's version changes when they are in."""
+    be = _board(tmp_path, scored / "results")
+    rep = be.report()
+    _, diff, flag = private_split.private_columns(DATASET)
+    first = be.view(columns=_WITH_PRIVATE, wait_ranks=False)
+    if not be.fits_ready(rep):  # (a fast machine may have made them already)
+        assert first[diff].isna().all() and set(first[flag]) == {""}
+        assert "differences are being computed" in be.status()
+    deadline = time.monotonic() + 300
+    while not be.fits_ready(rep):  # a condition, not a timing
+        assert time.monotonic() < deadline, "the fits were not made within 300 s"
+        time.sleep(0.1)
+    assert be.board_version() & 2  # the version's "fits are in" bit: the open pages redraw
+    later = be.view(columns=_WITH_PRIVATE, wait_ranks=False)
+    assert later[diff].notna().all() and set(later[flag]) <= {
+        private_split.FITS_MARK,
+        private_split.NOT_FLAGGED,
+    }
