@@ -131,6 +131,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         n_boot=args.n_boot,
         seed=args.seed,
         timeout_s=args.timeout,
+        private_data=_private_data(args),
+        skip_private=args.skip_private,
     )
     worker = Worker(_store(args.requests), _store(args.results), cfg)
     n = worker.drain(once=args.once, poll_s=poll_s, stale_after_s=args.requeue_after)
@@ -138,6 +140,44 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     skipped = f"; {len(bad)} unreadable request file(s) skipped (FAILED on the Queue): {', '.join(bad)}"
     print(f"dhp worker: ran {n} request(s){skipped if bad else ''}")
     return 0
+
+
+def _private_data(args: argparse.Namespace) -> Path | None:
+    """``--private-data``, downloaded first from ``--private-repo`` when it is not there yet; None without
+    a private split or with ``--skip-private``."""
+    from dhp.leaderboard.submissions.worker import fetch_private_split
+
+    if args.private_repo and not args.private_data:
+        raise UserError("--private-repo needs --private-data: the folder to download the private split into")
+    if args.private_data is None or args.skip_private:
+        return None
+    folder = Path(args.private_data)
+    if args.private_repo and not folder.is_dir():
+        repo, _, revision = args.private_repo.removeprefix("hf://datasets/").partition("@")
+        try:
+            names = fetch_private_split(repo, folder, revision or None)
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        except _hub_errors() as e:
+            raise UserError(_hub_failure(f"the private split {repo}", e)) from None
+        logging.getLogger(__name__).info("private split: %d dataset(s) from %s", len(names), repo)
+    if not folder.is_dir():
+        raise UserError(
+            f"--private-data {folder} is not a folder of a private split (dhp build --split private)"
+        )
+    return folder
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    from dhp.inference.hub import hub_unusable_errors
+
+    return hub_unusable_errors()
+
+
+def _hub_failure(what: str, e: BaseException) -> str:
+    from dhp.inference.hub import hub_failure
+
+    return hub_failure(what, e)
 
 
 def _cmd_space_init(args: argparse.Namespace) -> int:
@@ -234,6 +274,14 @@ def register(subparsers: Any) -> None:
     w.add_argument(
         "--timeout", type=seconds, default=6 * 3600.0, help="seconds before a scoring run is failed"
     )
+    w.add_argument("--private-data", dest="private_data",
+                   help="a private split's dataset folders (dhp build --split private): each request is scored on "
+                   "it too (aggregates only; doubles a submission's requests)")  # fmt: skip
+    w.add_argument("--private-repo", dest="private_repo", metavar="ORG/NAME[@REVISION]",
+                   help="a private Hub dataset repository holding the private split, downloaded into "
+                   "--private-data (with $HF_TOKEN) when that folder is missing; a public one is refused")  # fmt: skip
+    w.add_argument("--skip-private", dest="skip_private", action="store_true",
+                   help="score the public split only, even with --private-data")  # fmt: skip
     w.add_argument("--requeue-after", type=seconds, dest="requeue_after",
                    help="requeue RUNNING requests older than this many seconds (their worker died)")  # fmt: skip
     w.set_defaults(func=_cmd_worker)

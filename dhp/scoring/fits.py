@@ -27,6 +27,7 @@ result holds its item scores, and its replicates are drawn here from stream :dat
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,18 +48,22 @@ __all__ = [
     "PUBLIC_STREAM",
     "Fit",
     "SplitDraw",
+    "analysis_methods",
     "fits",
     "fits_of_results",
     "half_sizes",
     "public_draw",
     "split_draw",
     "stored_draw",
+    "stored_methods",
     "to_stored",
+    "with_methods",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 #: the streams of a result's seed that draw a split's replicates: independent draws for the two splits
 PRIVATE_STREAM, PUBLIC_STREAM = 2, 1
+_METHODS = ("exact", "permutation", "asymptotic")  # the tests a replicate can be drawn with
 
 
 @dataclass(frozen=True)
@@ -154,10 +159,42 @@ def to_stored(draw: SplitDraw) -> FixedNReplicates:
     return FixedNReplicates(sizes=dict(draw.sizes), d_avg_ew=reps)
 
 
-def public_draw(r: Result, n_boot: int, sizes: Mapping[str, int]) -> SplitDraw:
+def stored_methods(r: Result) -> dict[str, dict[str, str]]:
+    """perturbation -> metric -> how a result's point test computed p (``exact``, ``permutation``,
+    ``asymptotic``), where it says: the tests a private result's replicates were drawn with."""
+    return {
+        p.id: {m: s.test_method for m, s in p.metrics.items() if s.test_method in _METHODS}
+        for p in r.perturbations
+    }
+
+
+def analysis_methods(point: DatasetAnalysis) -> dict[str, dict[str, str]]:
+    """:func:`stored_methods` of an analysis (what a private split's result stores of it)."""
+    return {
+        pa.perturbation: {m: t.method for m, t in pa.tests.items() if t.method in _METHODS}
+        for pa in point.perturbations
+    }
+
+
+def with_methods(point: DatasetAnalysis, methods: Mapping[str, Mapping[str, str]]) -> DatasetAnalysis:
+    """``point`` with each (perturbation, metric) test computed as ``methods`` says (the others as they were)."""
+    perts = []
+    for pa in point.perturbations:
+        want = methods.get(pa.perturbation, {})
+        tests = {m: dataclasses.replace(t, method=want.get(m, t.method)) for m, t in pa.tests.items()}
+        perts.append(dataclasses.replace(pa, tests=tests))
+    return dataclasses.replace(point, perturbations=tuple(perts))
+
+
+def public_draw(
+    r: Result, n_boot: int, sizes: Mapping[str, int], methods: Mapping[str, Mapping[str, str]] | None = None
+) -> SplitDraw:
     """A public result's D_avg^EW over the perturbations of ``sizes`` (the private split's counted ones),
     redone in ``n_boot`` replicates at those sizes from its item scores (stream :data:`PUBLIC_STREAM` of its
-    seed)."""
+    seed). ``methods`` (:func:`stored_methods` of the private result): each test computed as the private
+    split's was, so that both sides test the same number of pairs the same way (a pool's test method
+    follows its size: the public 18 pairs of a perturbation are tested by the normal approximation, the
+    private 13 by the exact sign-flip distribution, and a perfect judge differed by 0.02 at the same pairs)."""
     if r.scores is None:
         raise ValueError(f"{r.dataset.name}: the public result holds no item scores to resample")
     s = r.scores
@@ -171,6 +208,7 @@ def public_draw(r: Result, n_boot: int, sizes: Mapping[str, int]) -> SplitDraw:
     rows = {pid: MIN_PAIRS if pid in sizes else 0 for pid in perturbed}  # the private split's counted ones
     method = r.scoring.combine_method
     point = analyse(original, perturbed, levels, weights, method=method, n_boot=0, n_rows=rows)
+    point = with_methods(point, methods or {})
     rng = np.random.default_rng((r.scoring.seed, PUBLIC_STREAM))
     draw = split_draw(original, perturbed, levels, weights, point, n_boot, sizes, rng)
     return SplitDraw(_nan(r.summary.d_avg_ew), draw.sizes, draw.replicates)
@@ -196,5 +234,5 @@ def fits_of_results(public: Result, private: Result, confidence: float = 0.95) -
             "one result is on the embedded sample and the other is not: compare a split with its twin"
         )
     priv = stored_draw(private)
-    pub = public_draw(public, priv.replicates.size, priv.sizes)
+    pub = public_draw(public, priv.replicates.size, priv.sizes, stored_methods(private))
     return fits(pub, priv, confidence)

@@ -26,7 +26,16 @@ import numpy as np
 import numpy.typing as npt
 
 from dhp.scoring.analysis import analyse
-from dhp.scoring.fits import PRIVATE_STREAM, PUBLIC_STREAM, Fit, fits, half_sizes, split_draw
+from dhp.scoring.fits import (
+    PRIVATE_STREAM,
+    PUBLIC_STREAM,
+    Fit,
+    analysis_methods,
+    fits,
+    half_sizes,
+    split_draw,
+    with_methods,
+)
 from dhp.spec import BENCHMARK
 from dhp.types import DatasetSpec
 
@@ -89,6 +98,9 @@ def simulate(spec: DatasetSpec, judge: SimJudge, seed: int, n_boot: int = 1000) 
     scored = [_split_scores(spec, judge, public, rng) for public in (True, False)]
     points = [analyse(o, p, levels, weights, n_boot=0, n_rows=rows) for o, p, rows in scored]
     sizes = half_sizes(points[1])  # the private split's, as dhp score --split private stores them
+    points[0] = with_methods(
+        points[0], analysis_methods(points[1])
+    )  # tested as the private side, as dhp fits
     draws = [
         split_draw(o, p, levels, weights, point, n_boot, sizes, np.random.default_rng((seed, stream)))
         for (o, p, _), point, stream in zip(scored, points, (PUBLIC_STREAM, PRIVATE_STREAM), strict=True)

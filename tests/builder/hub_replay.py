@@ -85,6 +85,9 @@ class HubState:
     oauth_user: str = "replay-user"  # who signs in with Hugging Face (the replay approves at once)
     oauth_codes: dict[str, dict[str, str]] = field(default_factory=dict)  # code -> its authorize request
     oauth_key: Any = None  # the RS256 key that signs id_tokens (made on first use)
+    #: when set, a private repository answers only a request carrying one of these tokens (``Authorization:
+    #: Bearer``), as the Hub does; others get "repository not found", as the Hub answers them
+    private_tokens: frozenset[str] | None = None
 
     def signing_key(self) -> Any:
         from joserfc.jwk import RSAKey
@@ -156,6 +159,13 @@ class _Hub(BaseHTTPRequestHandler):
         if repo is None:
             return self._reply("repo_not_found", ctx)
         ctx["repo_object_id"] = repo.object_id
+        tokens = self.state.private_tokens
+        if (
+            repo.private
+            and tokens is not None
+            and self.headers.get("Authorization", "") not in {f"Bearer {t}" for t in tokens}
+        ):
+            return self._reply("repo_not_found", ctx)
         for verbs, git_only, pattern, repo_handler in _REPO_ROUTES:
             allowed = (verbs is None or self.command in verbs) and (m.group(3) or not git_only)
             if allowed and (mm := re.fullmatch(pattern, rest)):

@@ -330,7 +330,9 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     repo = Path(__file__).resolve().parents[2]
     page = (repo / "docs" / "task-files.md").read_text(encoding="utf-8")
     # the block is marked as run here (tests/core/test_readme.py would otherwise run it a second time)
-    script = re.search(r"<!-- not run: tests/task/test_task.py runs it[^\n]*-->\n```bash\n(.*?)```", page, re.S)
+    script = re.search(
+        r"<!-- not run: tests/task/test_task.py runs it[^\n]*-->\n```bash\n(.*?)```", page, re.S
+    )
     assert script is not None
     shim = tmp_path / ".bin"
     shim.mkdir()

@@ -181,11 +181,14 @@ def latest_results(results: Iterable[LoadedResult]) -> dict[str, dict[str, Loade
     """judge name -> dataset name -> the newest result of that (judge, dataset) in the benchmark setting.
 
     The one rule for "newest", used by the table and the judge page alike: the latest ``created_at``,
-    and among equal timestamps (they have 1-s resolution) the greatest store path.
+    and among equal timestamps (they have 1-s resolution) the greatest store path. A private split's
+    results are left out (:mod:`dhp.leaderboard.board.private_split` shows them).
     """
     latest: dict[str, dict[str, LoadedResult]] = {}
     for lr in results:
-        if not benchmark_setting(lr.result):
+        if (
+            not benchmark_setting(lr.result) or lr.result.dataset.private
+        ):  # a private split's: its own columns
             continue
         per = latest.setdefault(lr.result.judge.name, {})
         cur = per.get(lr.result.dataset.name)

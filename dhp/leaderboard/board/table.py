@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from dhp.leaderboard.board import private_split
 from dhp.leaderboard.board.loading import LoadedResult, latest_results
 from dhp.leaderboard.board.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
 from dhp.scoring.caveats import caveats
@@ -291,7 +292,7 @@ def prompt_spreads(results: Iterable[LoadedResult]) -> dict[str, float]:
     for the judges with results under more than one prompt set (results with a cue left out)."""
     by_judge: dict[str, list[Result]] = {}
     for lr in results:
-        if lr.result.scoring.cue is None:
+        if lr.result.scoring.cue is None and not lr.result.dataset.private:
             by_judge.setdefault(lr.result.judge.name, []).append(lr.result)
     out: dict[str, float] = {}
     for judge, rs in by_judge.items():
@@ -498,6 +499,7 @@ def select_view(
     sizes: Sequence[str] | None = None,
     sort: Sort = DEFAULT_SORT,
     samples: RankSamples | None = None,
+    private: bool = False,
 ) -> pd.DataFrame:
     """The table as shown: filtered rows, rank, chosen columns, an overall column with its interval.
 
@@ -510,6 +512,8 @@ def select_view(
     none without ``samples``), or, with one dataset chosen, is that dataset's own (the Overall of
     one dataset is that dataset's D_avg). Judges with no result on any chosen
     dataset are dropped. Datasets keep the benchmark's order whatever order they were chosen in.
+    ``private``: the private split's columns of the chosen datasets after theirs
+    (:mod:`~dhp.leaderboard.board.private_split`; none when no judge shown has a private result).
     """
     chosen = [d for d in present_datasets(full) if datasets is None or d in datasets]
     avg_cols = [dataset_columns(d, weighted)[0] for d in chosen]
@@ -533,11 +537,24 @@ def select_view(
             **{CAVEATS: [caveat_text({d: m for d, m in marks if d in chosen}) for marks in df[MARKS]]}
         )
     cols = _view_columns(df, overall_c, chosen, weighted, kinds, meta)
+    df, cols = _with_private_view(df, cols, chosen) if private else (df, cols)
     out = df[cols].copy()
     for c in cols[2:]:
-        if c not in META_COLUMNS:  # numbers (D, intervals, stability)
+        if c not in META_COLUMNS and not private_split.is_text_column(c):  # numbers (D, intervals, stability)
             out[c] = out[c].astype("float64")
     return out.reset_index(drop=True)
+
+
+def _with_private_view(
+    df: pd.DataFrame, cols: list[str], chosen: Sequence[str]
+) -> tuple[pd.DataFrame, list[str]]:
+    """The private split's columns of the ``chosen`` datasets, before the caveats."""
+    extra = private_split.view_columns(df, chosen)
+    if not extra:
+        return df, cols
+    cells = private_split.commitment_cells(df[private_split.PRIVATE_MARKS], chosen)
+    at = cols.index(CAVEATS) if CAVEATS in cols else len(cols)
+    return df.assign(**{private_split.PRIVATE_SPLIT: cells}), [*cols[:at], *extra, *cols[at:]]
 
 
 def _two(v: float) -> str:
@@ -548,7 +565,7 @@ def to_csv(df: pd.DataFrame) -> str:
     """The view as CSV: same rows, columns and order; D values and intervals with the two decimals shown."""
     out = df.copy()
     for c in out.columns:
-        if holds_value(c):  # D values, effects and their intervals
+        if holds_value(c) or (private_split.is_private_column(c) and not private_split.is_text_column(c)):
             out[c] = out[c].map(_two)
     if "Size (B)" in out.columns:
         out["Size (B)"] = out["Size (B)"].map(lambda v: "" if not math.isfinite(v) else f"{v:g}")

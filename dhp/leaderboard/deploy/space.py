@@ -104,6 +104,14 @@ VARIABLES: Mapping[str, tuple[str, str]] = {
         "worker only: the pinned dataset version (tag or commit) it scores on",
     ),
     "DHP_DATASETS_ORG": ("dhp", "worker only: the Hub organisation holding the datasets"),
+    "DHP_PRIVATE_REPO": (
+        "",
+        "worker only: a PRIVATE dataset repository `ORG/NAME[@REVISION]` holding the private split (`dhp build "
+        "--split private`'s folder); each submission is then scored on it too (aggregates only), which doubles "
+        "its requests; downloaded with the `HF_TOKEN` secret; a public repository is refused",
+    ),
+    "DHP_WORKER_PRIVATE_DATA": ("private", "worker only: folder the private split is downloaded into"),
+    "DHP_SKIP_PRIVATE": ("0", "worker only: `1`: score the public split only, even with `DHP_PRIVATE_REPO`"),
     # the defaults of these two are the code's (page.service.AppConfig.refresh_s, worker.POLL_S)
     "DHP_REFRESH_S": ("15", "seconds between an open page's looks for new results"),
     "DHP_WORKER_POLL_S": ("30", "worker only: seconds between its looks at an empty queue"),
@@ -161,7 +169,9 @@ def _readme(title: str, gradio: str) -> str:
         "`DHP_REQUESTS` until a worker scores them. Either set `DHP_RUN_WORKER=1` (the Space starts "
         "`dhp worker` in the background; judges are remote endpoints, so a CPU Space suffices; put the "
         "built datasets in `DHP_WORKER_DATA`), or run `dhp worker --requests ... --results ... --data ...` "
-        "on a machine of your choice.\n\n## Files\n\n`requirements.txt` pins every package (Spaces install it "
+        "on a machine of your choice.\n\nWith `DHP_PRIVATE_REPO` (a private dataset repository holding the "
+        "private split), the worker scores each submission on the private split too and stores aggregates only; "
+        "it doubles a submission's requests (`DHP_SKIP_PRIVATE=1` skips it).\n\n## Files\n\n`requirements.txt` pins every package (Spaces install it "
         "alone, before the folder is copied in, so it names no other file); when `dhp/` and its `.dist-info` are "
         "here, they are the dhp-bench package itself, unpacked as pip installs a wheel, found because Spaces run "
         "`python app.py` from this folder.\n"
@@ -418,8 +428,19 @@ def worker_commands(env: Mapping[str, str]) -> list[list[str]]:
     poll = env.get("DHP_WORKER_POLL_S", "").strip()
     cmds.append([sys.executable, "-m", "dhp", "worker", "--mode", env.get("DHP_MODE", "space"),
                  "--requests", env["DHP_REQUESTS"], "--results", env["DHP_RESULTS"], "--data", data,
-                 *(["--poll", poll] if poll else [])])  # fmt: skip
+                 *(["--poll", poll] if poll else []), *_private_args(env)])  # fmt: skip
     return cmds
+
+
+def _private_args(env: Mapping[str, str]) -> list[str]:
+    """``dhp worker``'s private split options from ``DHP_PRIVATE_REPO``, ``DHP_WORKER_PRIVATE_DATA`` and
+    ``DHP_SKIP_PRIVATE`` (none without a repository; the worker downloads it with ``HF_TOKEN``)."""
+    repo = env.get("DHP_PRIVATE_REPO", "").strip()
+    if not repo:
+        return []
+    folder = env.get("DHP_WORKER_PRIVATE_DATA", "").strip() or VARIABLES["DHP_WORKER_PRIVATE_DATA"][0]
+    skip = env.get("DHP_SKIP_PRIVATE", "0").strip().lower() in ("1", "true", "yes")
+    return ["--private-repo", repo, "--private-data", folder, *(["--skip-private"] if skip else [])]
 
 
 def start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes] | None:

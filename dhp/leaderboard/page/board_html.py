@@ -20,6 +20,12 @@ from typing import Any
 
 import pandas as pd
 
+from dhp.leaderboard.board.private_split import (
+    FITS_MARK,
+    PRIVATE_SPLIT,
+    is_private_column,
+    private_columns,
+)
 from dhp.leaderboard.board.table import (
     BASELINE,
     CAVEATS,
@@ -56,6 +62,15 @@ HEADER_HELP: dict[str, str] = {
     EFFECT: "Effect: the share of pairs the judge scored lower for the perturbed text (ties count half; "
     "metrics by the expert weights), level-balanced over the perturbations counted in D. 0.5 is chance, "
     "1 a judge that always notices. Unlike D it does not grow with the number of pairs.",
+    "private": "D_avg^EW on the dataset's private split (rows no one has seen; aggregates only), with its "
+    "bootstrap interval, at the expert weights it was scored with.",
+    "public-private": "Public D_avg^EW minus private D_avg^EW, both read at the same number of pairs of each "
+    "perturbation (half the private split's), with the 95% interval of the paired bootstrap difference.",
+    "fits": f"'{FITS_MARK}' when the difference's interval lies above 0 (and it is not 0.00): the judge does "
+    "better on the public rows than on rows no one has seen; 'no' otherwise.",
+    PRIVATE_SPLIT: "The private split the private columns were scored on: each dataset's commitment (the "
+    "first 12 hex digits of the SHA-256 over its secret seed and rows). Only the current commitment is "
+    "shown; results on an older one are left out.",
 }
 _EW = " With expert weights (EW): each metric's p-value weighted by how much the issue should hurt it."
 _NOEW = " Without expert weights (the paper's unweighted formula; compare with the random baseline)."
@@ -93,7 +108,7 @@ def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
     arrow = (" ▼" if sort.descending else " ▲") if active else ""
     aria = f' aria-sort="{"descending" if sort.descending else "ascending"}"' if active else ""
     first = (
-        "desc" if column_kind(key) is not None or key == RANK else "asc"
+        "desc" if column_kind(key) is not None or key == RANK or is_private_column(key) else "asc"
     )  # numbers best first, names A to Z
     nxt = ("asc" if sort.descending else "desc") if active else first
     return (
@@ -104,7 +119,9 @@ def _th(label: str, key: str, tip: str, sort: Sort, extra: str = "") -> str:
 
 def _meta_of(df: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The metadata columns drawn before the datasets, and those drawn after them (the caveats)."""
-    meta = [c for c in df.columns if c not in (RANK, "Judge") and not holds_value(c)]
+    meta = [
+        c for c in df.columns if c not in (RANK, "Judge") and not holds_value(c) and not is_private_column(c)
+    ]
     return [m for m in meta if m != CAVEATS], [m for m in meta if m == CAVEATS]
 
 
@@ -143,8 +160,45 @@ def _header(df: pd.DataFrame, sort: Sort) -> str:
                 continue
             label = kind.removeprefix("D_") + ("ᴱᵂ" if ew else "")  # "avgᴱᵂ": narrow, the title says the rest
             sub.append(_th(label, c, HEADER_HELP[kind] + (_EW if ew else _NOEW), sort))
+    _private_header(df, sort, top, sub)
     top += [_th(m, m, HEADER_HELP[m], sort, ' rowspan="2" class="caveats"') for m in after]
     return f"<thead><tr>{''.join(top)}</tr><tr>{''.join(sub)}</tr></thead>"
+
+
+def _private_datasets(df: pd.DataFrame) -> list[str]:
+    """The datasets whose private columns the view shows, in its order."""
+    return [c.removesuffix(" private") for c in df.columns if c.endswith(" private")]
+
+
+def _private_header(df: pd.DataFrame, sort: Sort, top: list[str], sub: list[str]) -> None:
+    """The private split's header cells: a group per dataset (private, public − private, fits), then the
+    commitments' column."""
+    for ds in _private_datasets(df):
+        label = html.escape(f"{dataset_label(ds)}: private split")
+        top.append(f'<th colspan="3" class="ds private" title="{html.escape(ds)} private split">{label}</th>')
+        for c, name, key in zip(private_columns(ds), ("privateᴱᵂ", "public − private", "fits"),
+                                ("private", "public-private", "fits"), strict=True):  # fmt: skip
+            sub.append(_th(name, c, HEADER_HELP[key], sort))
+    if PRIVATE_SPLIT in df.columns:
+        top.append(_th(PRIVATE_SPLIT, PRIVATE_SPLIT, HEADER_HELP[PRIVATE_SPLIT], sort, ' rowspan="2"'))
+
+
+def _private_datasets_of(cols: dict[str, list[Any]]) -> list[str]:
+    return [c.removesuffix(" private") for c in cols if c.endswith(" private")]
+
+
+def _private_cells(cols: dict[str, list[Any]], i: int, datasets: list[str]) -> list[str]:
+    cells = []
+    for ds in datasets:
+        priv, diff, flag = private_columns(ds)
+        for c in (priv, diff):
+            cells.append(_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))))
+        mark = str(cols[flag][i])
+        cls = "fits flagged" if mark == FITS_MARK else "fits"
+        cells.append(f'<td class="{cls}">{html.escape(mark) if mark else MISSING}</td>')
+    if PRIVATE_SPLIT in cols:
+        cells.append(f'<td class="commitment">{html.escape(str(cols[PRIVATE_SPLIT][i])) or MISSING}</td>')
+    return cells
 
 
 @dataclass(frozen=True)
@@ -183,6 +237,7 @@ def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[
     cells.append(overall.replace('<td class="num', '<td class="overall num', 1))
     cells += [_meta_cell(m, cols[m][i]) for m in meta[0]]
     cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
+    cells += _private_cells(cols, i, _private_datasets_of(cols))
     cells += [f'<td class="caveats">{html.escape(str(cols[m][i]))}</td>' for m in meta[1]]
     cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
     return f"<tr{cls}>{''.join(cells)}</tr>"

@@ -112,12 +112,13 @@ def judge_payload(name: str, fulls: Sequence[Result], data: str | None, csv_dir:
     included); the first dataset's part comes with it."""
     from dhp.leaderboard.page import plots
     from dhp.leaderboard.page.formatting import judge_header, summary_frame
+    from dhp.leaderboard.page.private_view import private_block
 
-    results = list(fulls)
+    results = [r for r in fulls if not r.dataset.private]  # a private split's: aggregates only, in its block
     fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
     return {
         "name": name,
-        "info": judge_header(results),
+        "info": judge_header(results) + private_block(results, [r for r in fulls if r.dataset.private]),
         "bars": plots.figure_html(fig, f"{name}: D and D^EW per perturbation, per dataset"),
         "summary": _table(summary_frame(results)),
         "has_results": bool(results),
@@ -276,7 +277,7 @@ class JudgePages:
         """The page's key and files, or None when the judge has no result (on that dataset)."""
         lrs = self._results(name)
         if dataset is not None:
-            lrs = [x for x in lrs if x.result.dataset.name == dataset]
+            lrs = [x for x in lrs if x.result.dataset.name == dataset and not x.result.dataset.private]
             if not lrs:
                 return None
         files = tuple((x.path, x.version) for x in lrs)

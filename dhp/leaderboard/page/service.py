@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.fsutil import atomic_write_text
-from dhp.leaderboard.board import table
+from dhp.leaderboard.board import private_split, table
 from dhp.leaderboard.board.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.board.rankjob import RankJob
 from dhp.leaderboard.board.ranks import RankSamples
@@ -182,6 +182,7 @@ class BoardService:
     def __init__(self, cfg: AppConfig) -> None:
         self.cfg = cfg
         self.index = ResultsIndex(cfg.results)
+        self.fits = private_split.PrivateFits(self.index.full)  # the private split's fits, per file version
         self.queue = RequestQueue(cfg.requests)
         self.votes = VotesStore(cfg.votes)
         self.ranks = RankJob(cfg.results.read)  # the rank ranges' replicates, in the background
@@ -193,16 +194,20 @@ class BoardService:
         self.warmers: list[Callable[[], None]] = []  # more work :meth:`warm` does (the app's default view)
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
-        # (results generation, weights) -> the full table, and the joint bootstrap of its rank ranges
-        self._frames: dict[tuple[int, str], pd.DataFrame] = {}
+        # (results generation, weights, private fits in) -> the full table; (generation, weights) -> the
+        # joint bootstrap of its rank ranges
+        self._frames: dict[tuple[int, str, bool], pd.DataFrame] = {}
         self._samples: dict[tuple[int, str], RankSamples] = {}
         self._report: LoadReport | None = None  # the last listing report() answers with
         self._listed_at = -math.inf  # when it was made (monotonic)
         self._relisting = False  # a background listing is under way
         self._names: tuple[int, list[str], list[str]] | None = None  # generation, families, judges
-        self._latest: tuple[int, dict[str, dict[str, LoadedResult]]] | None = (
-            None  # generation, newest results
-        )
+        self._pairs: tuple[int, dict[str, dict[str, private_split.PrivatePair]]] | None = None
+        # generation, newest results, the private split's pairs (judge -> dataset -> pair)
+        self._latest: (
+            tuple[int, dict[str, dict[str, LoadedResult]], dict[str, dict[str, private_split.PrivatePair]]]
+            | None
+        ) = None
         self._rendered: OrderedDict[tuple[Any, ...], tuple[board_html.BoardParts, str, str]] = OrderedDict()
         self._survey: tuple[tuple[str, ...], WeightsVersion, dict[str, dict[str, dict[str, int]]]] | None = (
             None
@@ -257,9 +262,12 @@ class BoardService:
 
     def board_version(self) -> int:
         """Changes whenever what the board shows may change: 0 during the cold scan, then with the
-        results generation and when the rank ranges of a generation are filled in."""
+        results generation, when the rank ranges of a generation are filled in (the lowest bit) and when
+        its private split's differences are."""
         rep = self.ready()
-        return 0 if rep is None else 2 * rep.generation + int(self.ranks_ready())
+        return (
+            0 if rep is None else 4 * rep.generation + 2 * int(self.fits_ready(rep)) + int(self.ranks_ready())
+        )
 
     def status(self) -> str:
         """What the board is still computing, in words ("" when nothing): the page's indicator."""
@@ -267,6 +275,9 @@ class BoardService:
         if rep is None:
             done, todo = self.index.progress()
             return f"Reading the results: {done} of {todo} files…" if todo else "Listing the results…"
+        if not self.fits_ready(rep):
+            done, todo = self.fits.progress(self._private_pairs(rep))
+            return f"The private split's public − private differences are being computed ({done} of {todo})."
         if self.ranks_ready():
             return ""
         done, todo = self.ranks.progress()
@@ -340,9 +351,10 @@ class BoardService:
 
     def _frame(
         self, weights: str, wait_ranks: bool
-    ) -> tuple[tuple[int, str], tuple[pd.DataFrame, RankSamples | None], LoadReport]:
+    ) -> tuple[tuple[int, str, bool], tuple[pd.DataFrame, RankSamples | None], LoadReport]:
         """The full table and its rank samples (``None`` while the rank job runs, unless
-        ``wait_ranks``), their cache key (results generation, weights version) and the report."""
+        ``wait_ranks``), their cache key (results generation, weights version, whether the private
+        split's fits are in) and the report."""
         rep = self.report()
         summaries: dict[str, Summary] | None = None
         key_w = DEFAULT_WEIGHTS
@@ -353,13 +365,14 @@ class BoardService:
                     f"survey weights need {self.cfg.survey_min_ballots} ballots, not {version.n_ballots}"
                 )
             key_w = version.id
-        key = (rep.generation, key_w)
+        key = (rep.generation, key_w, self.fits_ready(rep))  # the table is redone once the fits are in
         with self._lock:
-            full, samples = self._frames.get(key), self._samples.get(key)
+            full, samples = self._frames.get(key), self._samples.get(key[:2])
         if full is None:
             if weights == SURVEY_WEIGHTS:
                 summaries = reweighted_summaries(rep.results, version)
             full = table.build_frame(rep.results, summaries)
+            full = self._with_private(full, rep, wait=wait_ranks)
             with self._lock:
                 self._frames = {k: v for k, v in self._frames.items() if k[0] == rep.generation}
                 self._frames[key] = full
@@ -375,8 +388,38 @@ class BoardService:
                 samples = table.rank_samples(ranked, ew)
                 with self._lock:
                     self._samples = {k: v for k, v in self._samples.items() if k[0] == rep.generation}
-                    self._samples[key] = samples
+                    self._samples[key[:2]] = samples
         return key, (full, samples), rep
+
+    def _private_pairs(self, rep: LoadReport) -> dict[str, dict[str, private_split.PrivatePair]]:
+        """The private split's pairs of a generation (:func:`~dhp.leaderboard.board.private_split.private_pairs`)."""
+        with self._lock:
+            if self._pairs is not None and self._pairs[0] == rep.generation:
+                return self._pairs[1]
+        pairs = private_split.private_pairs(rep.results)
+        with self._lock:
+            self._pairs = (rep.generation, pairs)
+        return pairs
+
+    def fits_ready(self, rep: LoadReport | None = None) -> bool:
+        """Whether every public − private difference the table shows is made (true without a private split)."""
+        rep = rep or self.ready()
+        if rep is None:
+            return False
+        done, todo = self.fits.progress(self._private_pairs(rep))
+        return done == todo
+
+    def _with_private(self, full: pd.DataFrame, rep: LoadReport, wait: bool = False) -> pd.DataFrame:
+        """The private split's columns joined to the full table (:mod:`dhp.leaderboard.board.private_split`),
+        on each dataset's current commitment; the fits made once per version of their files, in the
+        background (``wait``: now), their cells empty until then."""
+        pairs = self._private_pairs(rep)
+        if not pairs:
+            return full
+        datasets = table.present_datasets(full)
+        return private_split.with_private(
+            full, private_split.private_frame(pairs, self.fits.of(pairs, wait=wait), datasets)
+        )
 
     def view(
         self, choice: ViewChoice | None = None, *, wait_ranks: bool | None = None, **choices: Any
@@ -401,6 +444,7 @@ class BoardService:
             sizes=c.sizes,
             sort=table.Sort.parse(c.sort),
             samples=samples,
+            private=private_split.PRIVATE_SPLIT in cols,
         )
 
     @staticmethod
@@ -494,7 +538,7 @@ class BoardService:
         with self._lock:
             cached = self._latest
         if cached is None or cached[0] != rep.generation:
-            cached = (rep.generation, latest_results(rep.results))
+            cached = (rep.generation, latest_results(rep.results), private_split.private_pairs(rep.results))
             with self._lock:
                 self._latest = cached
         order = {d: i for i, d in enumerate(DATASET_NAMES)}
@@ -502,6 +546,17 @@ class BoardService:
             cached[1].get(judge, {}).values(),
             key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name),
         )
+
+    def judge_page_results(self, judge: str) -> list[LoadedResult]:
+        """What the judge page reads: :meth:`judge_results`, then the judge's private split results on the
+        current commitments (aggregates only; the page shows them apart, :mod:`.private_view`)."""
+        public = self.judge_results(judge)
+        with self._lock:
+            cached = self._latest
+        pairs = cached[2].get(judge, {}) if cached is not None else {}
+        return public + [
+            pairs[lr.result.dataset.name].private for lr in public if lr.result.dataset.name in pairs
+        ]
 
     def existing(self) -> list[Existing]:
         out = list(self.queue.existing())

@@ -265,7 +265,7 @@ def judge_pages(be: BoardService) -> JudgePages:
     with _CACHES_LOCK:
         pages = _JUDGE_PAGES.get(be)
         if pages is None:
-            pages = _JUDGE_PAGES[be] = JudgePages(be.judge_results, be.cfg.results.read, be.cfg.data,
+            pages = _JUDGE_PAGES[be] = JudgePages(be.judge_page_results, be.cfg.results.read, be.cfg.data,
                                                   be.cfg.csv_dir)  # fmt: skip
         return pages
 

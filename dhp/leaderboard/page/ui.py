@@ -16,6 +16,7 @@ from typing import Any
 import gradio as gr
 
 from dhp.leaderboard.board import table
+from dhp.leaderboard.board.private_split import PRIVATE_SPLIT
 from dhp.leaderboard.page.about import LEGEND, about_markdown
 from dhp.leaderboard.page.formatting import (
     plain_md,
@@ -50,7 +51,8 @@ __all__ = [
 #: The main table's browser code (``gr.HTML`` ``js_on_load``): draws the rows the server sends in chunks.
 BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
-COL_CHOICES = [*META_CHOICES, *table.VIEW_KINDS]
+#: "Private split": the private split's columns (private D, public − private, the flag); off by default
+COL_CHOICES = [*META_CHOICES, *table.VIEW_KINDS, PRIVATE_SPLIT]
 COL_DEFAULT = [
     *(m for m in table.DEFAULT_META if m != "Judge"),
     *table.KINDS,
