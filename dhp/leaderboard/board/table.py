@@ -337,7 +337,8 @@ def build_frame(
     df = pd.DataFrame(rows, columns=[*cols, MARKS])
     num = [*cols[len(META_COLUMNS) :], "Size (B)"]  # the stability, D and effect columns, and the size
     numbers = df[num].apply(pd.to_numeric, errors="coerce").astype("float64")
-    return pd.concat([df.drop(columns=num), numbers], axis=1)[df.columns]  # one block: no fragmentation
+    whole: pd.DataFrame = pd.concat([df.drop(columns=num), numbers], axis=1)
+    return whole[list(df.columns)]  # the numbers in one block: no fragmentation warning downstream
 
 
 def rank_samples(
