@@ -73,8 +73,8 @@ def _table(frame: Any) -> Any:
 def dataset_payload(full: Result, data: str | None, csv_dir: Path) -> dict[str, Any]:
     """One dataset's part of a judge page: ``full`` is the judge's complete result on it (item scores
     included); ``data`` where the scored texts are read (see :func:`judge_views.texts_for`)."""
-    from dhp.leaderboard.page import plots
     from dhp.leaderboard.page.formatting import perturbation_frame, prompts_markdown
+    from dhp.leaderboard.page.judge_figures import distributions_svg
     from dhp.leaderboard.page.judge_views import (
         detail_markdown,
         miss_choices,
@@ -89,7 +89,9 @@ def dataset_payload(full: Result, data: str | None, csv_dir: Path) -> dict[str, 
     csv = misses_csv_path(full, texts, csv_dir)
     return {
         "dataset": ds,
-        "dist": plots.figure_html(plots.score_distributions(full), f"{name} on {ds}: score shares"),
+        "dist": distributions_svg(
+            full, f"{name} on {ds}: the share of each score, originals and perturbed texts"
+        ),
         "perturbations": _table(perturbation_frame(full)),
         "prompts": _markdown(prompts_markdown(full)),
         "detail": _markdown(detail_markdown(full)),
@@ -110,15 +112,15 @@ def _file_data(name: str) -> dict[str, Any]:
 def judge_payload(name: str, fulls: Sequence[Result], data: str | None, csv_dir: Path) -> dict[str, Any]:
     """A judge page as it opens: ``fulls`` are the judge's newest results (benchmark order, item scores
     included); the first dataset's part comes with it."""
-    from dhp.leaderboard.page import plots
     from dhp.leaderboard.page.formatting import judge_header, summary_frame
+    from dhp.leaderboard.page.judge_figures import discernment_svg
 
     results = list(fulls)
-    fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
+    alt = f"{name}: D and D^EW per perturbation on {len(results)} dataset(s), with their intervals and D = 1"
     return {
         "name": name,
         "info": judge_header(results),
-        "bars": plots.figure_html(fig, f"{name}: D and D^EW per perturbation, per dataset"),
+        "bars": discernment_svg(results, f"{name}: D and D^EW per perturbation", alt) if results else "",
         "summary": _table(summary_frame(results)),
         "has_results": bool(results),
         "datasets": [r.dataset.name for r in results],
