@@ -31,9 +31,7 @@ import heapq
 import itertools
 import json
 import logging
-import pickle
 import subprocess
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -42,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.leaderboard.board.loading import LoadedResult
-from dhp.leaderboard.board.rankjob import spawn_child
+from dhp.leaderboard.board.rankjob import ChildDied, ask, serve_jobs, spawn_child
 from dhp.scoring.result_files import parse_result
 from dhp.scoring.results import Result
 
@@ -151,26 +149,6 @@ def render(job: _Job) -> bytes:
     return _json(dataset_payload(fulls[0], data, Path(csv_dir)))
 
 
-def _serve() -> None:
-    """The child: each job read from stdin answered on stdout, until EOF."""
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing else may write into the pipe
-    while True:
-        try:
-            job = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            return
-        try:
-            answer: tuple[str, Any] = ("ok", render(job))
-        except Exception as e:  # a file changed since its listing, a figure that cannot be drawn
-            answer = ("error", f"{type(e).__name__}: {e}")
-        try:
-            pickle.dump(answer, out)
-            out.flush()
-        except BrokenPipeError:  # the app ended meanwhile
-            return
-
-
 class _Renderer:
     """A renderer process (``nice``: its CPU priority below the server's)."""
 
@@ -178,18 +156,7 @@ class _Renderer:
         self.proc = spawn_child("dhp.leaderboard.page.judge_pages", nice)
 
     def render(self, job: _Job) -> bytes:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            pickle.dump(job, self.proc.stdin)
-            self.proc.stdin.flush()
-            status, value = pickle.load(self.proc.stdout)
-        except (EOFError, BrokenPipeError, OSError) as e:
-            raise _ChildDied(
-                f"the judge page renderer ended ({type(e).__name__}, exit {self.proc.poll()})"
-            ) from e
-        if status == "error":
-            raise RuntimeError(value)
-        return value  # type: ignore[no-any-return]
+        return ask(self.proc, job)  # type: ignore[no-any-return]
 
     def stop(self) -> None:
         """Stop the process now (its reader sees the pipe end)."""
@@ -205,10 +172,6 @@ class _Renderer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-
-
-class _ChildDied(RuntimeError):
-    pass
 
 
 class Body:
@@ -397,7 +360,7 @@ class JudgePages:
                     ("judge" if dataset is None else "dataset", name, texts, data, str(self.csv_dir))
                 )
                 body = Body(raw)
-            except _ChildDied as e:
+            except ChildDied as e:
                 held.pop().close()
                 self._finish(task, None, str(e))
                 continue
@@ -423,5 +386,5 @@ class JudgePages:
         task.future.set_result(body)
 
 
-if __name__ == "__main__":
-    _serve()
+if __name__ == "__main__":  # a renderer: any failure of a page (a file changed since its listing, a figure
+    serve_jobs(render, (Exception,))  # that cannot be drawn) is that page's error line, the child serves on
