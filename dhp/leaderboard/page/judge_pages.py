@@ -12,11 +12,13 @@ each other (issue 37). Here:
   with misses, the CSV of every miss). Each answer is JSON made once per version of the files behind
   it (``(path, version)`` of the judge's newest results), gzip-compressed once and kept as bytes.
 * The rendering is done by child processes (``python -m dhp.leaderboard.page.judge_pages``, fed the
-  files' texts through a pipe): seconds of matplotlib in a thread would hold the GIL every other
-  request needs. One child serves readers only (a page asked for now); a second, at a lower CPU
-  priority, serves readers first and otherwise renders every judge's page in the background once the
-  results are read, so a reader usually finds the bytes ready. The route awaits the child's answer
-  without holding a server thread: a page being drawn delays no other page.
+  files' texts through a pipe, :func:`dhp.leaderboard.board.rankjob.ask`): a page costs about 35 ms of
+  CPU (its figures hand-written SVG, :mod:`dhp.leaderboard.page.judge_figures`; matplotlib took about
+  1 s), which in a thread would still hold the GIL every other request needs. One child serves readers
+  (a page asked for now); a second, at a lower CPU priority, renders every judge's page in the
+  background once the results are read, so a reader usually finds the bytes ready, and takes a reader's
+  page only when the first has been on one page for :data:`STUCK_S`. The route awaits the child's
+  answer without holding a server thread.
 * The browser fills the Judge tab's components itself (``assets/judge_view.js``): choosing a judge, a
   dataset or a perturbation sends no Gradio event.
 """
@@ -31,8 +33,10 @@ import heapq
 import itertools
 import json
 import logging
+import math
 import subprocess
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +56,10 @@ JUDGE_ROUTE = "/dhp/judge"
 
 #: Readers first, then the background's pages (the judges, then their other datasets).
 NOW, BACKGROUND = 0, 1
+#: Seconds the readers' renderer may spend on one page before the background's renderer takes the next
+#: reader's page (a page takes tens of ms of CPU: queued behind one another, ten readers' pages are done
+#: sooner by the renderer at the server's priority than by the niced one).
+STUCK_S = 1.0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -232,7 +240,7 @@ class JudgePages:
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
         self._closed = False
-        self._readers_idle = False  # the readers' renderer waits for work (set by itself)
+        self._readers_since: float | None = None  # when the readers' renderer took its page (None: idle)
         self._children: list[_Renderer] = []  # the renderers' processes now, for close()
         self.rendered = 0  # pages drawn (a test counts them)
 
@@ -308,27 +316,36 @@ class JudgePages:
 
     def _take(self, readers_only: bool) -> _Task | None:
         """The next task for a renderer. A reader's page goes to the readers' renderer (the one at the
-        server's CPU priority) when it is free; the background's one takes it only when that is busy."""
+        server's CPU priority); the background's one (niced: on a busy machine it gets a tenth of the CPU
+        the other does, and the readers' pages it took were the slowest) takes one only when the readers'
+        renderer has been on one page for :data:`STUCK_S`: a page slow to draw holds up no other for long."""
         with self._lock:
             while not self._closed:
                 while self._heap and not _waiting(self._heap[0].future):
                     heapq.heappop(self._heap)  # taken or answered by an earlier copy of the task
                 top = self._heap[0].priority if self._heap else None
-                mine = top is not None and (
-                    top == NOW if readers_only else top != NOW or not self._readers_idle
-                )
+                stuck_in = self._stuck_in()
+                mine = top is not None and (top == NOW if readers_only else top != NOW or stuck_in <= 0)
                 if mine:
                     task = heapq.heappop(self._heap)
                     if task.future is not None and task.future.set_running_or_notify_cancel():
                         if readers_only:
-                            self._readers_idle = False
-                            self._wake.notify_all()  # the next reader's page, if any, to the other one
+                            self._readers_since = time.monotonic()
                         return task
                     continue
                 if readers_only:
-                    self._readers_idle = True
-                self._wake.wait()
+                    self._readers_since = None
+                    self._wake.wait()
+                else:  # a reader's page waiting: looked at again when the readers' renderer counts as stuck
+                    self._wake.wait(stuck_in if top == NOW and math.isfinite(stuck_in) else None)
             return None
+
+    def _stuck_in(self) -> float:
+        """Seconds until the readers' renderer counts as stuck on its page (<= 0: it does; inf: it is idle,
+        and takes the next reader's page itself). Locked."""
+        if self._readers_since is None:
+            return math.inf
+        return STUCK_S - (time.monotonic() - self._readers_since)
 
     def _run(self, nice: int, readers_only: bool) -> None:
         held: list[_Renderer] = [self._spawn(nice)]  # started at once: the first reader finds it ready
