@@ -256,3 +256,27 @@ def test_a_misses_csv_is_never_written_into_a_folder_that_is_gone(tmp_path: Path
     gone.mkdir()
     written = misses_csv_path(r, "no texts", gone)
     assert written is not None and Path(written).is_file()
+
+
+def test_a_dataset_part_computes_each_perturbations_misses_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table of misses, the picker, the tertiles, the pairs shown and the CSV each asked for every
+    perturbation's misses: 72 computations for an ordinary dataset, about a third of a page's drawing."""
+    from dhp.leaderboard.page import judge_views
+    from dhp.leaderboard.page.judge_pages import dataset_payload
+    from dhp.scoring import misses
+
+    calls: list[str] = []
+
+    def counted(result: object, perturbation: str) -> list[misses.Miss]:
+        calls.append(perturbation)
+        return misses.complete_pairs(result, perturbation)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(judge_views, "complete_pairs", counted)
+    r = make_result("J", "summeval", n_items=30, skill=0.2)
+    part = dataset_payload(r, None, tmp_path)
+    assert r.scores is not None and sorted(calls) == sorted(r.scores.perturbed)
+    assert part["choices"] and set(part["misses"]) == {pid for _, pid in part["choices"]}
+    for label, pid in part["choices"]:  # the counts agree with the pairs listed for each
+        assert label == f"{pid} ({len(misses.find_misses(r, pid))} missed)"

@@ -214,9 +214,10 @@ def _bars_panel(res: Result, y0: float) -> tuple[list[str], float]:
         _text(4, y0 + 12, res.dataset.name, size=_TITLE_PX, bold=True),
         _text(4, y0 + 27, f"D_avg^EW {_fmt(s.d_avg_ew)}, D_min^EW {_fmt(s.d_min_ew)}"),
     ]
-    ticks = _ticks(_top(ps))
+    top = _top(ps)
+    ticks = _ticks(top)
     left = 4 + MIN_FONT_PX + 6 + max(_width(f"{v:g}") for v in ticks) + 3
-    area = _PlotArea(left, y0 + 40, WIDTH - left - 6, 120, _top(ps), -0.6, len(ps) - 0.4)
+    area = _PlotArea(left, y0 + 40, WIDTH - left - 6, 120, top, -0.6, len(ps) - 0.4)
     out += _y_axis(area, ticks, "D")
     out += [_bar_group(area, i, p) for i, p in enumerate(ps)]
     line = area.sy(1.0)
