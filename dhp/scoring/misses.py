@@ -29,8 +29,10 @@ __all__ = [
     "MissesError",
     "ScoredTexts",
     "attach_texts",
+    "complete_pairs",
     "find_misses",
     "miss_counts",
+    "misses_among",
     "misses_csv",
     "paired_items",
     "render_misses",
@@ -72,7 +74,7 @@ def _scores(result: Result) -> ItemScores:
     return result.scores
 
 
-def _pairs(result: Result, perturbation: str) -> list[Miss]:
+def complete_pairs(result: Result, perturbation: str) -> list[Miss]:
     """Every complete pair of ``perturbation`` (both weighted scores present), as a candidate miss."""
     s = _scores(result)
     if perturbation not in s.perturbed:
@@ -91,16 +93,21 @@ def _pairs(result: Result, perturbation: str) -> list[Miss]:
     return out
 
 
+def misses_among(pairs: Sequence[Miss]) -> list[Miss]:
+    """The pairs (of :func:`complete_pairs`) the judge did not score lower, worst first."""
+    out = [m for m in pairs if m.perturbed_weighted >= m.original_weighted]
+    return sorted(out, key=lambda m: (-(m.perturbed_weighted - m.original_weighted), m.item_id))
+
+
 def find_misses(result: Result, perturbation: str) -> list[Miss]:
     """The items of ``perturbation`` the judge did not score lower (see the module docstring)."""
-    out = [m for m in _pairs(result, perturbation) if m.perturbed_weighted >= m.original_weighted]
-    return sorted(out, key=lambda m: (-(m.perturbed_weighted - m.original_weighted), m.item_id))
+    return misses_among(complete_pairs(result, perturbation))
 
 
 def paired_items(result: Result, perturbation: str) -> list[str]:
     """The items of ``perturbation`` with a complete pair (a weighted score on both sides): those that
     can be a miss or a hit, so the number a count of misses is out of (not the dataset's items)."""
-    return [m.item_id for m in _pairs(result, perturbation)]
+    return [m.item_id for m in complete_pairs(result, perturbation)]
 
 
 def miss_counts(result: Result) -> dict[str, int]:

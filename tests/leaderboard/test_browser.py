@@ -88,10 +88,10 @@ def _judges(pg: Any) -> list[str]:
     return [str(t) for t in pg.locator("#leaderboard-table tbody td.judge a").all_inner_texts()]
 
 
-#: The texts (labels, titles) drawn over a plot's image: Gradio's floating plot label covered the top
-#: panel's title on a phone. Elements holding the image itself are not counted.
+#: The texts (labels, titles) drawn over a plot's figure: Gradio's floating plot label covered the top
+#: panel's title on a phone. Elements holding the figure itself are not counted.
 TEXT_OVER_IMAGE = """(sel) => {
-  const img = document.querySelector(`${sel} img`);
+  const img = document.querySelector(`${sel} svg.dhp-figure`);
   const r = img.getBoundingClientRect();
   const hits = [];
   for (const el of document.querySelectorAll('label, span, p, h1, h2, h3, h4, button')) {
@@ -105,20 +105,24 @@ TEXT_OVER_IMAGE = """(sel) => {
 }"""
 
 
-#: A figure's smallest text as shown, in CSS px: the figure must be vector SVG (text kept as text), so
-#: its smallest font-size (in viewBox units) times the shown width over the viewBox width is what is read.
+#: A figure's smallest text as shown, in CSS px: an inline SVG (text kept as text, named for screen
+#: readers), so its smallest font-size (in viewBox units) times the shown width over the viewBox width
+#: is what is read; each text's size as the browser computes it is checked too.
 FIGURE_TEXT_PX = """(sel) => {
-  const img = document.querySelector(`${sel} img`);
-  const prefix = 'data:image/svg+xml;base64,';
-  if (!img.src.startsWith(prefix)) return {vector: false, src: img.src.slice(0, 30)};
-  const svg = atob(img.src.slice(prefix.length));
-  const box = svg.match(/viewBox="([^"]+)"/)[1].split(/\\s+/).map(Number);
-  const sizes = Array.from(svg.matchAll(/font-size:\\s*([0-9.]+)px/g), m => parseFloat(m[1]));
-  const shown = img.getBoundingClientRect().width;
-  return {vector: true, texts: sizes.length, px: Math.min(...sizes) * shown / box[2], shown: shown};
+  const svg = document.querySelector(`${sel} svg.dhp-figure`);
+  if (!svg) return {vector: false};
+  const box = svg.viewBox.baseVal;
+  const texts = Array.from(svg.querySelectorAll('text'));
+  const sizes = texts.map(t => parseFloat(t.getAttribute('font-size')));
+  const shown = svg.getBoundingClientRect().width;
+  const name = svg.getAttribute('aria-label') || '';
+  return {vector: true, texts: sizes.length, px: Math.min(...sizes) * shown / box.width, shown: shown,
+          named: svg.getAttribute('role') === 'img' && name.length > 0
+                 && svg.querySelector(':scope > title')?.textContent === name};
 }"""
-#: Readable: the smallest text of a judge-page figure, as shown (the 700 px PNGs shrunk on a phone: 4-5 px).
-MIN_FIGURE_TEXT_PX = 9.0
+#: Readable: the smallest text of a judge-page figure, as shown (the 700 px PNGs shrunk on a phone: 4-5 px;
+#: matplotlib's SVG: 10 px).
+MIN_FIGURE_TEXT_PX = 11.0
 
 
 def _plots_clear(pg: Any) -> None:
@@ -126,14 +130,14 @@ def _plots_clear(pg: Any) -> None:
     from playwright.sync_api import expect
 
     for plot, title in (("#judge-bars", "Discernment per perturbation"), ("#judge-dist", "Response style")):
-        expect(pg.locator(f"{plot} img")).to_be_visible()
+        expect(pg.locator(f"{plot} svg.dhp-figure")).to_be_visible()
         assert pg.evaluate(TEXT_OVER_IMAGE, plot) == [], plot
         text = pg.evaluate(FIGURE_TEXT_PX, plot)
-        assert text["vector"] and text["texts"] > 5, (plot, text)
+        assert text["vector"] and text["texts"] > 5 and text["named"], (plot, text)
         assert MIN_FIGURE_TEXT_PX <= text["px"] <= 20, (plot, text)
         head = pg.locator(f"{plot}-title")
         expect(head).to_contain_text(title)
-        img, box = pg.locator(f"{plot} img").bounding_box(), head.bounding_box()
+        img, box = pg.locator(f"{plot} svg.dhp-figure").bounding_box(), head.bounding_box()
         assert img is not None and box is not None and box["y"] + box["height"] <= img["y"], (plot, box, img)
 
 
@@ -307,8 +311,8 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Any, site: dict[str, Any
         assert box is not None and box["x"] + box["width"] <= 390  # judge and Overall fit on the screen
         _shot(pg, "main-390")
         pg.locator("#leaderboard-table a.dhp-judge", has_text="Weak Phi-2").click()
-        expect(pg.locator("#judge-bars img")).to_be_visible()
-        img = pg.locator("#judge-bars img").bounding_box()
+        expect(pg.locator("#judge-bars svg.dhp-figure")).to_be_visible()
+        img = pg.locator("#judge-bars svg.dhp-figure").bounding_box()
         assert (
             img is not None and img["x"] >= 0 and img["x"] + img["width"] <= 390
         )  # the figure fits the phone
@@ -425,8 +429,8 @@ def test_judge_link_opens_its_page_and_the_url_follows(page: Any) -> None:
     page.locator("#leaderboard-table a.dhp-judge", has_text="Mid Qwen 7B").click()
     expect(page.locator("#judge-info")).to_contain_text("Mid Qwen 7B")
     expect(page).to_have_url(re.compile(r"\?judge=Mid(\+|%20)Qwen(\+|%20)7B$"))
-    expect(page.locator("#judge-bars img")).to_be_visible()
-    expect(page.locator("#judge-dist img")).to_be_visible()
+    expect(page.locator("#judge-bars svg.dhp-figure")).to_be_visible()
+    expect(page.locator("#judge-dist svg.dhp-figure")).to_be_visible()
     expect(page.locator("#judge-summary")).to_contain_text("summeval")
     expect(page.locator("#judge-perturbations")).to_contain_text("char_typo_minor")
     _plots_clear(page)
@@ -440,13 +444,13 @@ def test_judge_tab_opened_directly_or_by_link(page: Any, browser: Any, site: dic
     expect(page.locator("#leaderboard-table")).to_contain_text("Strong Llama 70B")
     page.get_by_role("tab", name="Judge").click()  # drawn when opened: the first judge by name
     expect(page.locator("#judge-info")).to_contain_text("Mid Qwen 7B")
-    expect(page.locator("#judge-bars img")).to_be_visible()
+    expect(page.locator("#judge-bars svg.dhp-figure")).to_be_visible()
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         linked = ctx.new_page()
         linked.goto(site["url"] + "?judge=Weak%20Phi-2")
         expect(linked.locator("#judge-info")).to_contain_text("Weak Phi-2")
-        expect(linked.locator("#judge-dist img")).to_be_visible()
+        expect(linked.locator("#judge-dist svg.dhp-figure")).to_be_visible()
         linked.goto(site["url"] + "?judge=nosuch")
         expect(linked.locator("#judge-info")).to_contain_text("Unknown judge")
         expect(linked.locator("#judge-info")).to_contain_text("nosuch")
@@ -515,11 +519,35 @@ def test_long_tables_are_drawn_in_chunks_and_the_csv_holds_every_row(
         demo.close()
 
 
+def _ranked_version(url: str) -> int:
+    """The board version once the server's rank ranges are all in (a poll with a deadline: the server
+    computes them in the background)."""
+    import json
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "dhp/view", timeout=TIMEOUT_MS / 1000) as r:
+            got = json.loads(r.read())
+        if not got["loading"] and not got["status"]:
+            return int(got["version"])
+        time.sleep(0.2)
+    raise AssertionError("the rank ranges were never filled in")
+
+
+#: The board version the page shows (the timer's last tick applied, or the page load).
+PAGE_VERSION = "() => Number(document.querySelector('#board-version input')?.value)"
+
+
 def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
     browser: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """New results arriving while a reader is down (or across) the table redraw the same view: the rows
-    drawn so far and the table's scroll position stay; another view (a header click) starts at the top."""
+    drawn so far and the table's scroll position stay, also when the rank ranges of the new results are
+    filled in by a later tick (that tick drew the view as another one: back to the top and one chunk,
+    as a new family ticked by the first refresh renamed the view); another view (a header click) starts
+    at the top. Every step waits on the page's state: the ticks come whenever the server is done."""
     from playwright.sync_api import expect
 
     from dhp.leaderboard.page.app import build_app, launch
@@ -530,10 +558,15 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
     demo = build_app(AppConfig.local(root, board_chunk=1, refresh_s=0.5))
     port = _free_port()
     launch(demo, port=port, block=False)
+    url = f"http://127.0.0.1:{port}/"
     ctx = browser.new_context(viewport={"width": 700, "height": 900})  # narrow: the table scrolls across
     try:
         pg = ctx.new_page()
-        pg.goto(f"http://127.0.0.1:{port}/")
+        pg.goto(url)
+        ranked = _ranked_version(url)
+        pg.wait_for_function(
+            f"() => ({PAGE_VERSION})() === {ranked}", timeout=TIMEOUT_MS
+        )  # no ranks redraw pending
         expect(_rows(pg)).to_have_count(1)
         pg.locator("#leaderboard-table .dhp-show-all").click()
         expect(_rows(pg)).to_have_count(3)
@@ -541,15 +574,21 @@ def test_a_live_refresh_keeps_the_rows_drawn_and_the_scroll_position(
         wrap.evaluate("w => { w.scrollLeft = 200; }")
         left = wrap.evaluate("w => w.scrollLeft")
         assert left > 0  # the box does scroll across at this width
-        write_results(
+        write_results(  # a new judge of a new family: the refresh ticks it in the family filter
             root / "results", judges=(("Fresh Gemma 9B", 0.5, "google/gemma-2-9b-it", 9e9),), n_boot=20
         )
-        expect(pg.locator("#leaderboard-table")).to_contain_text("Fresh Gemma 9B", timeout=TIMEOUT_MS)
+        expect(pg.locator("#leaderboard-table")).to_contain_text("Fresh Gemma 9B")
         expect(_rows(pg)).to_have_count(4)  # all drawn before, all drawn after: not back to one chunk
-        assert wrap.evaluate("w => w.scrollLeft") == left
+        expect(wrap).to_have_js_property("scrollLeft", left)
+        ranked = _ranked_version(url)  # the new results' rank ranges are in...
+        assert ranked > 0
+        pg.wait_for_function(f"() => ({PAGE_VERSION})() === {ranked}", timeout=TIMEOUT_MS)  # ...and redrawn
+        expect(pg.locator("#leaderboard-table")).to_contain_text("Fresh Gemma 9B")
+        expect(_rows(pg)).to_have_count(4)
+        expect(wrap).to_have_js_property("scrollLeft", left)
         _th(pg, "Judge").click()  # another view starts again at the top, with one chunk
         expect(_rows(pg)).to_have_count(1)
-        assert wrap.evaluate("w => w.scrollLeft") == 0
+        expect(wrap).to_have_js_property("scrollLeft", 0)
     finally:
         ctx.close()
         demo.close()
@@ -824,7 +863,7 @@ def test_hostile_names_are_plain_text_on_every_view(
             pg.goto(crowd_site["url"] + "?judge=" + quote(name, safe=""))
             head = pg.locator("#judge-info h2")
             expect(head).to_have_text(name)
-            expect(pg.locator("#judge-bars img")).to_be_visible()
+            expect(pg.locator("#judge-bars svg.dhp-figure")).to_be_visible()
             assert pg.evaluate(FOREIGN, "#judge-info, #judge-bars, #judge-detail, #judge-misses") == []
         _save(pg, shots, "hostile-judge-1440")
         pg.locator("#leaderboard-table").wait_for(state="attached")

@@ -71,7 +71,7 @@ def _page(app: dict[str, Any], name: str, dataset: str | None = None) -> dict[st
 def test_the_judge_route_answers_the_whole_page_as_it_opens(app: dict[str, Any]) -> None:
     page = _page(app, "Mid Qwen 7B")
     assert "Mid Qwen 7B" in page["info"]
-    assert page["bars"].startswith('<img class="dhp-figure"')
+    assert page["bars"].startswith('<svg class="dhp-figure"') and 'role="img"' in page["bars"]
     assert page["summary"]["headers"][0] == "Dataset" and len(page["summary"]["data"]) == 2
     assert page["datasets"] == ["summeval", "wmt22-de-en"]
     first = page["first"]

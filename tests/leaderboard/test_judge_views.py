@@ -194,8 +194,8 @@ def test_a_hostile_name_is_plain_text_in_the_header_and_the_figures(name: str) -
     """A judge named ``![a](http:evil?x)`` put a tracking pixel in the judge page's header."""
     from html.parser import HTMLParser
 
-    from dhp.leaderboard.page import plots
     from dhp.leaderboard.page.formatting import judge_header, plain_md
+    from dhp.leaderboard.page.judge_figures import discernment_svg
     from tests.leaderboard.factory import renamed
 
     r = renamed(make_result("J", "summeval", n_items=6, hf_model_id="org/m"), name)
@@ -220,9 +220,10 @@ def test_a_hostile_name_is_plain_text_in_the_header_and_the_figures(name: str) -
     assert name in p.text  # shown as typed
     md = plain_md(name)  # in Markdown, every mark that could be syntax escaped
     assert not re.search(r"(?<!\\)[\[\]()!<>*_$]", md.replace("&lt;", "").replace("&gt;", "")), md
-    fig = plots.discernment_bars([r], title=f"{name}: D")
-    fig.draw_without_rendering()  # mathtext would read "$...$" as maths (and fail on a lone "$")
-    assert fig.get_suptitle().replace("\\$", "$").replace("\n", " ") == f"{name}: D"
+    svg = Tags()  # the figure: the name is text in it, never markup (more in test_judge_figures.py)
+    svg.feed(discernment_svg([r], f"{name}: D", f"{name}: D per perturbation"))
+    assert {t for t, _ in svg.tags} <= {"svg", "title", "rect", "text", "path", "g"}
+    assert name in svg.text.replace("\n", " ")
 
 
 def test_a_refusal_quoting_a_hostile_name_is_plain_text() -> None:
@@ -255,3 +256,27 @@ def test_a_misses_csv_is_never_written_into_a_folder_that_is_gone(tmp_path: Path
     gone.mkdir()
     written = misses_csv_path(r, "no texts", gone)
     assert written is not None and Path(written).is_file()
+
+
+def test_a_dataset_part_computes_each_perturbations_misses_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table of misses, the picker, the tertiles, the pairs shown and the CSV each asked for every
+    perturbation's misses: 72 computations for an ordinary dataset, about a third of a page's drawing."""
+    from dhp.leaderboard.page import judge_views
+    from dhp.leaderboard.page.judge_pages import dataset_payload
+    from dhp.scoring import misses
+
+    calls: list[str] = []
+
+    def counted(result: object, perturbation: str) -> list[misses.Miss]:
+        calls.append(perturbation)
+        return misses.complete_pairs(result, perturbation)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(judge_views, "complete_pairs", counted)
+    r = make_result("J", "summeval", n_items=30, skill=0.2)
+    part = dataset_payload(r, None, tmp_path)
+    assert r.scores is not None and sorted(calls) == sorted(r.scores.perturbed)
+    assert part["choices"] and set(part["misses"]) == {pid for _, pid in part["choices"]}
+    for label, pid in part["choices"]:  # the counts agree with the pairs listed for each
+        assert label == f"{pid} ({len(misses.find_misses(r, pid))} missed)"

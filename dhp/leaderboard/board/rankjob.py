@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import threading
@@ -33,7 +34,7 @@ from dhp.scoring.result_files import parse_result
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RankJob", "spawn_child"]
+__all__ = ["ChildDied", "ChildError", "RankJob", "ask", "serve_jobs", "spawn_child"]
 
 _Key = tuple[str, str]  # (path, version)
 
@@ -54,26 +55,82 @@ def spawn_child(module: str, nice: int = 0) -> subprocess.Popen[bytes]:
     )
 
 
+def ask(proc: subprocess.Popen[bytes], job: Any) -> Any:
+    """One exchange with a child of :func:`spawn_child` that runs :func:`serve_jobs`: ``job`` pickled to
+    its stdin, its answer read from its stdout. Returns the answer; raises :class:`ChildError` (the
+    child's one line) when the job failed in the child, :class:`ChildDied` when the child is gone (killed,
+    out of memory, ended: the pipe closed or cut short)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        pickle.dump(job, proc.stdin)
+        proc.stdin.flush()
+        status, value = pickle.load(proc.stdout)
+    except (EOFError, OSError, pickle.UnpicklingError) as e:  # BrokenPipeError is an OSError
+        raise ChildDied(
+            f"the child process {_module(proc)} is gone: {_ended(proc)} ({type(e).__name__})"
+        ) from e
+    if status == "error":
+        raise ChildError(value)
+    return value
+
+
+def _module(proc: subprocess.Popen[bytes]) -> str:
+    args = proc.args if isinstance(proc.args, list) else [proc.args]
+    return str(args[-1])  # spawn_child: [python, "-m", module]
+
+
+def _ended(proc: subprocess.Popen[bytes]) -> str:
+    """How a child whose pipe closed ended: its exit status or the signal that killed it."""
+    try:
+        code = proc.wait(timeout=2)  # its pipe closed as it ended: reaped at once
+    except subprocess.TimeoutExpired:
+        return "still running, its pipe closed"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def serve_jobs(answer: Callable[[Any], Any], errors: tuple[type[Exception], ...]) -> None:
+    """The child's side of :func:`ask`: each job read from stdin answered on stdout, ``("ok", answer(job))``
+    or ``("error", "Type: why")`` when ``answer`` raised one of ``errors`` (anything else ends the child: its
+    parent's :func:`ask` says so), until EOF; a closed pipe (the app is gone) ends it quietly."""
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the pipe
+    try:
+        while True:
+            try:
+                job = pickle.load(sys.stdin.buffer)
+            except EOFError:
+                return
+            try:
+                reply: tuple[str, Any] = ("ok", answer(job))
+            except errors as e:
+                reply = ("error", f"{type(e).__name__}: {e}")
+            pickle.dump(reply, out)
+            out.flush()
+    except (BrokenPipeError, KeyboardInterrupt):  # the app ended while a job was being answered
+        os._exit(0)
+
+
+class ChildDied(RuntimeError):
+    """A child process of :func:`spawn_child` is gone (killed, out of memory): a new one is needed."""
+
+
+class ChildError(ValueError):
+    """A job a child process could not answer: its one line (a file changed since its listing and is
+    invalid now, a page that cannot be drawn). The child itself serves on."""
+
+
 class _Child:
-    """The child process that computes replicates: (path, text) in, ("ok", replicates) or ("error",
-    why) out, pickled, one file at a time."""
+    """The child process that computes replicates: (path, text) in, replicates out, one file at a time."""
 
     def __init__(self) -> None:
         self.proc = spawn_child("dhp.leaderboard.board.rankjob")
 
     def replicates(self, path: str, text: str) -> ReplicatePvalues | None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            pickle.dump((path, text), self.proc.stdin)
-            self.proc.stdin.flush()
-            status, value = pickle.load(self.proc.stdout)
-        except (EOFError, BrokenPipeError) as e:
-            raise ChildDied(
-                f"the rank worker process ended ({type(e).__name__}, exit {self.proc.poll()})"
-            ) from e
-        if status == "error":
-            raise ValueError(value)
-        return value  # type: ignore[no-any-return]
+        return ask(self.proc, (path, text))  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """End the child: EOF on its stdin ends its loop (killed if it has not ended 10 s later)."""
@@ -88,33 +145,10 @@ class _Child:
         self.proc.stdout.close()
 
 
-class ChildDied(RuntimeError):
-    """The child process computing replicates is gone (killed, out of memory)."""
-
-
-def _serve() -> None:
-    """The child: replicates of each (path, text) read from stdin, written to stdout, until EOF (or
-    until the app is gone: a closed pipe ends it quietly)."""
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing else may write into the pipe
-    try:
-        _answer_until_eof(out)
-    except (BrokenPipeError, KeyboardInterrupt):  # the app ended while a file was being computed
-        os._exit(0)
-
-
-def _answer_until_eof(out: Any) -> None:
-    while True:
-        try:
-            path, text = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            return
-        try:
-            answer: tuple[str, Any] = ("ok", replicate_pvalues(parse_result(text, source=path)))
-        except ValueError as e:  # ResultError: the file changed since its listing and is invalid now
-            answer = ("error", str(e))
-        pickle.dump(answer, out)
-        out.flush()
+def _replicates(job: tuple[str, str]) -> ReplicatePvalues | None:
+    """The child's answer to one file: (path, text) -> its replicates."""
+    path, text = job
+    return replicate_pvalues(parse_result(text, source=path))
 
 
 class RankJob:
@@ -189,7 +223,7 @@ class RankJob:
                 self._child = None
                 self._fail(key, str(e))
                 continue
-            except (OSError, ValueError) as e:  # ResultError is a ValueError: its judge is ranked by points
+            except (OSError, ValueError) as e:  # ResultError, ChildError: its judge is ranked by points
                 self._fail(key, str(e))
                 continue
             with self._lock:
@@ -198,4 +232,4 @@ class RankJob:
 
 
 if __name__ == "__main__":
-    _serve()
+    serve_jobs(_replicates, (ValueError,))  # ResultError: the file changed since its listing, invalid now

@@ -12,11 +12,13 @@ each other (issue 37). Here:
   with misses, the CSV of every miss). Each answer is JSON made once per version of the files behind
   it (``(path, version)`` of the judge's newest results), gzip-compressed once and kept as bytes.
 * The rendering is done by child processes (``python -m dhp.leaderboard.page.judge_pages``, fed the
-  files' texts through a pipe): seconds of matplotlib in a thread would hold the GIL every other
-  request needs. One child serves readers only (a page asked for now); a second, at a lower CPU
-  priority, serves readers first and otherwise renders every judge's page in the background once the
-  results are read, so a reader usually finds the bytes ready. The route awaits the child's answer
-  without holding a server thread: a page being drawn delays no other page.
+  files' texts through a pipe, :func:`dhp.leaderboard.board.rankjob.ask`): a page costs about 35 ms of
+  CPU (its figures hand-written SVG, :mod:`dhp.leaderboard.page.judge_figures`; matplotlib took about
+  1 s), which in a thread would still hold the GIL every other request needs. One child serves readers
+  (a page asked for now); a second, at a lower CPU priority, renders every judge's page in the
+  background once the results are read, so a reader usually finds the bytes ready, and takes a reader's
+  page only when the first has been on one page for :data:`STUCK_S`. The route awaits the child's
+  answer without holding a server thread.
 * The browser fills the Judge tab's components itself (``assets/judge_view.js``): choosing a judge, a
   dataset or a perturbation sends no Gradio event.
 """
@@ -31,10 +33,10 @@ import heapq
 import itertools
 import json
 import logging
-import pickle
+import math
 import subprocess
-import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.leaderboard.board.loading import LoadedResult
-from dhp.leaderboard.board.rankjob import spawn_child
+from dhp.leaderboard.board.rankjob import ChildDied, ask, serve_jobs, spawn_child
 from dhp.scoring.result_files import parse_result
 from dhp.scoring.results import Result
 
@@ -54,6 +56,10 @@ JUDGE_ROUTE = "/dhp/judge"
 
 #: Readers first, then the background's pages (the judges, then their other datasets).
 NOW, BACKGROUND = 0, 1
+#: Seconds the readers' renderer may spend on one page before the background's renderer takes the next
+#: reader's page (a page takes tens of ms of CPU: queued behind one another, ten readers' pages are done
+#: sooner by the renderer at the server's priority than by the niced one).
+STUCK_S = 1.0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -73,8 +79,8 @@ def _table(frame: Any) -> Any:
 def dataset_payload(full: Result, data: str | None, csv_dir: Path) -> dict[str, Any]:
     """One dataset's part of a judge page: ``full`` is the judge's complete result on it (item scores
     included); ``data`` where the scored texts are read (see :func:`judge_views.texts_for`)."""
-    from dhp.leaderboard.page import plots
     from dhp.leaderboard.page.formatting import perturbation_frame, prompts_markdown
+    from dhp.leaderboard.page.judge_figures import distributions_svg
     from dhp.leaderboard.page.judge_views import (
         detail_markdown,
         miss_choices,
@@ -89,7 +95,9 @@ def dataset_payload(full: Result, data: str | None, csv_dir: Path) -> dict[str, 
     csv = misses_csv_path(full, texts, csv_dir)
     return {
         "dataset": ds,
-        "dist": plots.figure_html(plots.score_distributions(full), f"{name} on {ds}: score shares"),
+        "dist": distributions_svg(
+            full, f"{name} on {ds}: the share of each score, originals and perturbed texts"
+        ),
         "perturbations": _table(perturbation_frame(full)),
         "prompts": _markdown(prompts_markdown(full)),
         "detail": _markdown(detail_markdown(full)),
@@ -110,16 +118,16 @@ def _file_data(name: str) -> dict[str, Any]:
 def judge_payload(name: str, fulls: Sequence[Result], data: str | None, csv_dir: Path) -> dict[str, Any]:
     """A judge page as it opens: ``fulls`` are the judge's newest results (benchmark order, item scores
     included); the first dataset's part comes with it."""
-    from dhp.leaderboard.page import plots
     from dhp.leaderboard.page.formatting import judge_header, summary_frame
+    from dhp.leaderboard.page.judge_figures import discernment_svg
     from dhp.leaderboard.page.private_view import private_block
 
     results = [r for r in fulls if not r.dataset.private]  # a private split's: aggregates only, in its block
-    fig = plots.discernment_bars(results, title=f"{name}: D and D^EW per perturbation") if results else None
+    alt = f"{name}: D and D^EW per perturbation on {len(results)} dataset(s), with their intervals and D = 1"
     return {
         "name": name,
         "info": judge_header(results) + private_block(results, [r for r in fulls if r.dataset.private]),
-        "bars": plots.figure_html(fig, f"{name}: D and D^EW per perturbation, per dataset"),
+        "bars": discernment_svg(results, f"{name}: D and D^EW per perturbation", alt) if results else "",
         "summary": _table(summary_frame(results)),
         "has_results": bool(results),
         "datasets": [r.dataset.name for r in results],
@@ -150,26 +158,6 @@ def render(job: _Job) -> bytes:
     return _json(dataset_payload(fulls[0], data, Path(csv_dir)))
 
 
-def _serve() -> None:
-    """The child: each job read from stdin answered on stdout, until EOF."""
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing else may write into the pipe
-    while True:
-        try:
-            job = pickle.load(sys.stdin.buffer)
-        except EOFError:
-            return
-        try:
-            answer: tuple[str, Any] = ("ok", render(job))
-        except Exception as e:  # a file changed since its listing, a figure that cannot be drawn
-            answer = ("error", f"{type(e).__name__}: {e}")
-        try:
-            pickle.dump(answer, out)
-            out.flush()
-        except BrokenPipeError:  # the app ended meanwhile
-            return
-
-
 class _Renderer:
     """A renderer process (``nice``: its CPU priority below the server's)."""
 
@@ -177,18 +165,7 @@ class _Renderer:
         self.proc = spawn_child("dhp.leaderboard.page.judge_pages", nice)
 
     def render(self, job: _Job) -> bytes:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            pickle.dump(job, self.proc.stdin)
-            self.proc.stdin.flush()
-            status, value = pickle.load(self.proc.stdout)
-        except (EOFError, BrokenPipeError, OSError) as e:
-            raise _ChildDied(
-                f"the judge page renderer ended ({type(e).__name__}, exit {self.proc.poll()})"
-            ) from e
-        if status == "error":
-            raise RuntimeError(value)
-        return value  # type: ignore[no-any-return]
+        return ask(self.proc, job)  # type: ignore[no-any-return]
 
     def stop(self) -> None:
         """Stop the process now (its reader sees the pipe end)."""
@@ -204,10 +181,6 @@ class _Renderer:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-
-
-class _ChildDied(RuntimeError):
-    pass
 
 
 class Body:
@@ -268,7 +241,7 @@ class JudgePages:
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
         self._closed = False
-        self._readers_idle = False  # the readers' renderer waits for work (set by itself)
+        self._readers_since: float | None = None  # when the readers' renderer took its page (None: idle)
         self._children: list[_Renderer] = []  # the renderers' processes now, for close()
         self.rendered = 0  # pages drawn (a test counts them)
 
@@ -344,27 +317,36 @@ class JudgePages:
 
     def _take(self, readers_only: bool) -> _Task | None:
         """The next task for a renderer. A reader's page goes to the readers' renderer (the one at the
-        server's CPU priority) when it is free; the background's one takes it only when that is busy."""
+        server's CPU priority); the background's one (niced: on a busy machine it gets a tenth of the CPU
+        the other does, and the readers' pages it took were the slowest) takes one only when the readers'
+        renderer has been on one page for :data:`STUCK_S`: a page slow to draw holds up no other for long."""
         with self._lock:
             while not self._closed:
                 while self._heap and not _waiting(self._heap[0].future):
                     heapq.heappop(self._heap)  # taken or answered by an earlier copy of the task
                 top = self._heap[0].priority if self._heap else None
-                mine = top is not None and (
-                    top == NOW if readers_only else top != NOW or not self._readers_idle
-                )
+                stuck_in = self._stuck_in()
+                mine = top is not None and (top == NOW if readers_only else top != NOW or stuck_in <= 0)
                 if mine:
                     task = heapq.heappop(self._heap)
                     if task.future is not None and task.future.set_running_or_notify_cancel():
                         if readers_only:
-                            self._readers_idle = False
-                            self._wake.notify_all()  # the next reader's page, if any, to the other one
+                            self._readers_since = time.monotonic()
                         return task
                     continue
                 if readers_only:
-                    self._readers_idle = True
-                self._wake.wait()
+                    self._readers_since = None
+                    self._wake.wait()
+                else:  # a reader's page waiting: looked at again when the readers' renderer counts as stuck
+                    self._wake.wait(stuck_in if top == NOW and math.isfinite(stuck_in) else None)
             return None
+
+    def _stuck_in(self) -> float:
+        """Seconds until the readers' renderer counts as stuck on its page (<= 0: it does; inf: it is idle,
+        and takes the next reader's page itself). Locked."""
+        if self._readers_since is None:
+            return math.inf
+        return STUCK_S - (time.monotonic() - self._readers_since)
 
     def _run(self, nice: int, readers_only: bool) -> None:
         held: list[_Renderer] = [self._spawn(nice)]  # started at once: the first reader finds it ready
@@ -396,7 +378,7 @@ class JudgePages:
                     ("judge" if dataset is None else "dataset", name, texts, data, str(self.csv_dir))
                 )
                 body = Body(raw)
-            except _ChildDied as e:
+            except ChildDied as e:
                 held.pop().close()
                 self._finish(task, None, str(e))
                 continue
@@ -422,5 +404,5 @@ class JudgePages:
         task.future.set_result(body)
 
 
-if __name__ == "__main__":
-    _serve()
+if __name__ == "__main__":  # a renderer: any failure of a page (a file changed since its listing, a figure
+    serve_jobs(render, (Exception,))  # that cannot be drawn) is that page's error line, the child serves on

@@ -18,6 +18,8 @@ import functools
 import hashlib
 import html
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +32,9 @@ from dhp.scoring.misses import (
     MissesError,
     ScoredTexts,
     attach_texts,
-    find_misses,
-    miss_counts,
+    complete_pairs,
+    misses_among,
     misses_csv,
-    paired_items,
 )
 from dhp.scoring.misses import scored_texts as _load_texts
 from dhp.scoring.results import DatasetRef, PerturbationResult, Result
@@ -81,6 +82,36 @@ def run_cost_text(r: Result) -> str:
     )
 
 
+_FOUND_KEPT = 4  # results whose misses are kept (a page's results; the dataset parts come one at a time)
+_found_lock = threading.Lock()
+_found_kept: OrderedDict[int, tuple[Result, dict[str, tuple[tuple[Miss, ...], tuple[str, ...]]]]] = (
+    OrderedDict()
+)
+
+
+def _found(r: Result, perturbation: str) -> tuple[tuple[Miss, ...], tuple[str, ...]]:
+    """The misses and the paired items of ``perturbation``, computed once per result: a judge page asks
+    for them from five places (the table of misses, the picker, the tertiles, the pairs shown, the CSV),
+    72 computations for an ordinary dataset, now 12. Kept by the result's identity (results are frozen),
+    the result held with them so that its identity is not reused while kept."""
+    with _found_lock:
+        kept = _found_kept.get(id(r))
+        if kept is None or kept[0] is not r:
+            kept = _found_kept[id(r)] = (r, {})
+            while len(_found_kept) > _FOUND_KEPT:
+                _found_kept.popitem(last=False)
+        per = kept[1]
+        if perturbation not in per:
+            pairs = complete_pairs(r, perturbation)
+            per[perturbation] = (tuple(misses_among(pairs)), tuple(m.item_id for m in pairs))
+        return per[perturbation]
+
+
+def miss_counts(r: Result) -> dict[str, int]:
+    """Perturbation id -> number of misses (empty when the result holds no item scores)."""
+    return {} if r.scores is None else {pid: len(_found(r, pid)[0]) for pid in r.scores.perturbed}
+
+
 def _misses_table(r: Result) -> list[str]:
     """Per perturbation: D^EW, and its misses out of its own pairs (a perturbation applies to some
     items only: "2 of 100" read as a 2% miss rate where it was 2 of 33 pairs)."""
@@ -90,7 +121,7 @@ def _misses_table(r: Result) -> list[str]:
     lines = ["| perturbation | D^EW | effect | missed (of its pairs) |", "|---|---|---|---|"]
     for p in r.perturbations:
         k = counts.get(p.id)
-        missed = "–" if k is None else f"{k} of {len(paired_items(r, p.id))}"
+        missed = "–" if k is None else f"{k} of {len(_found(r, p.id)[1])}"
         d = _fmt(p.d_ew) + ("" if p.counted else f" (few pairs: {p.n_pairs}, not in D_avg)")
         lines.append(f"| {p.id} | {d} | {_effect(p)} | {missed} |")
     return lines
@@ -113,8 +144,9 @@ def _lower_share(r: Result, rows: tuple[int, ...]) -> str:
     ids = {s.item_ids[i] for i in rows}
     pairs = lower = 0
     for pid in s.perturbed:
-        paired = ids.intersection(paired_items(r, pid))
-        missed = sum(m.item_id in paired for m in find_misses(r, pid))
+        misses, items = _found(r, pid)
+        paired = ids.intersection(items)
+        missed = sum(m.item_id in paired for m in misses)
         pairs += len(paired)
         lower += len(paired) - missed
     return "–" if not pairs else f"{lower / pairs:.0%} of {pairs:,}"
@@ -192,7 +224,7 @@ def _scores_line(m: Miss) -> str:
 
 def _with_texts(r: Result, perturbation: str, texts: ScoredTexts | str) -> tuple[list[Miss], str | None]:
     """The misses of ``perturbation`` with their texts, or without them and the one-line reason."""
-    misses = find_misses(r, perturbation)
+    misses = list(_found(r, perturbation)[0])
     if isinstance(texts, str):
         return misses, texts
     try:
@@ -210,7 +242,7 @@ def misses_html(r: Result, perturbation: str | None, texts: ScoredTexts | str, n
         return "<p>No perturbation has a missed pair here.</p>" if r.scores is not None else ""
     try:
         misses, why = _with_texts(r, perturbation, texts)
-        total = len(paired_items(r, perturbation))  # the perturbation's pairs, not the dataset's items
+        total = len(_found(r, perturbation)[1])  # the perturbation's pairs, not the dataset's items
     except MissesError as e:
         return f"<p>{html.escape(str(e))}</p>"
     note = "" if why is None else f"<p class='dhp-misses-note'>Texts not shown: {html.escape(why)}</p>"

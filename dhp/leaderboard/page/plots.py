@@ -1,48 +1,29 @@
-"""Judge-page figures with matplotlib's object API (no pyplot state, safe in Gradio's threads).
+"""The Compare tab's size plot (issue 20) with matplotlib's object API (no pyplot state, safe in Gradio's
+threads): Overall D_avg^EW against parameter count, the Pareto front numbered.
 
-They are drawn for a phone: :data:`FIG_WIDTH_IN` wide (307 CSS px), sent as vector SVG
-(:func:`figure_html`), so that on a 390 px screen they show near their natural size and their
-smallest text (:data:`MIN_FONT_PT`) stays about 10 px; a wider screen scales them up, sharp.
-
-* :func:`discernment_bars` — the paper's Figure 4 for one judge: per dataset, D^i and D^{i,EW} for
-  every perturbation, bootstrap intervals where stored, and a red line at D = 1.
-* :func:`score_distributions` — the response style: how often each score was given to the
-  originals and to the perturbed texts, per metric. Only the paired differences enter D, so a
-  harsh or lenient judge is not penalised; this plot shows which style the judge has.
+It is drawn for a phone: :data:`FIG_WIDTH_IN` wide (307 CSS px), sent as inline vector SVG
+(:func:`size_svg`), so that on a 390 px screen it shows near its natural size and its smallest text
+(:data:`MIN_FONT_PT`) stays about 10 px; a wider screen scales it up, sharp. The judge page's figures are
+hand-written SVG (:mod:`dhp.leaderboard.page.judge_figures`): matplotlib cost them half a second each.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import math
-import textwrap
 from collections.abc import Sequence
-from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from dhp.scoring.results import Result
+__all__ = ["FIG_WIDTH_IN", "MIN_FONT_PT", "pareto_front", "size_plot", "size_svg"]
 
-__all__ = [
-    "FIG_WIDTH_IN",
-    "MIN_FONT_PT",
-    "discernment_bars",
-    "figure_html",
-    "pareto_front",
-    "score_distributions",
-    "size_plot",
-    "size_svg",
-]
-
-#: The judge-page figures' width: what a 390 px phone shows of the page (3.2 in = 230 pt = 307 CSS px).
+#: The figure's width: what a 390 px phone shows of the page (3.2 in = 230 pt = 307 CSS px).
 FIG_WIDTH_IN = 3.2
 #: Their smallest text (tick labels, legends), in points: 7.5 pt = 10 CSS px at natural size.
 MIN_FONT_PT = 7.5
@@ -50,146 +31,6 @@ _TEXT_PT = 8.5  # titles and axis labels
 
 _D_COLOR = "#7aa6d6"
 _EW_COLOR = "#1f4e89"
-_ORIG_COLOR = "#2e7d32"
-_PERT_COLOR = "#c62828"
-
-
-def _val(x: float | None) -> float:
-    """A D for plotting: NaN (no bar) when there is none, never 0."""
-    return math.nan if x is None or not math.isfinite(x) else float(x)
-
-
-def _err(cis: list[tuple[float, float] | None], centre: np.ndarray) -> np.ndarray | None:
-    """Asymmetric error bars from intervals (0 where none, or where the bar itself is missing)."""
-    if not any(ci is not None for ci in cis):
-        return None
-    ok = [ci is not None and math.isfinite(c) for ci, c in zip(cis, centre, strict=True)]
-    lo = [max(0.0, c - ci[0]) if k and ci else 0.0 for c, ci, k in zip(centre, cis, ok, strict=True)]
-    hi = [max(0.0, ci[1] - c) if k and ci else 0.0 for c, ci, k in zip(centre, cis, ok, strict=True)]
-    return np.array([lo, hi])
-
-
-def _top(values: np.ndarray, cis: list[tuple[float, float] | None]) -> float:
-    """The y-axis top: above every bar and every interval's upper end (and above D = 1)."""
-    highs = [float(v) for v in values.tolist() if math.isfinite(v)] + [ci[1] for ci in cis if ci is not None]
-    return float(max([2.0, *highs])) * 1.08
-
-
-def _panel(ax: Any, res: Result) -> None:
-    ps = res.perturbations
-    x = np.arange(len(ps))
-    d = np.array([_val(p.d) for p in ps])
-    dew = np.array([_val(p.d_ew) for p in ps])
-    d_cis = [(p.d_ci.low, p.d_ci.high) if p.d_ci else None for p in ps]
-    ew_cis = [(p.d_ew_ci.low, p.d_ew_ci.high) if p.d_ew_ci else None for p in ps]
-    ax.bar(x - 0.2, d, 0.4, label="D", color=_D_COLOR, yerr=_err(d_cis, d), capsize=2, ecolor="#555")
-    ax.bar(x + 0.2, dew, 0.4, label="D^EW", color=_EW_COLOR, yerr=_err(ew_cis, dew), capsize=2, ecolor="#555")
-    ax.axhline(1.0, color="red", linewidth=1.2, linestyle="--", label="D = 1 (p = 0.05)")
-    for i, p in enumerate(ps):
-        if p.d is None and p.d_ew is None:
-            ax.text(i, 0.05, "–", ha="center", va="bottom", fontsize=9, color="#555")  # no D: not 0
-    ax.set_xticks(x, [p.id for p in ps], rotation=90, fontsize=MIN_FONT_PT)
-    ax.tick_params(axis="y", labelsize=MIN_FONT_PT)
-    ax.set_xlim(-0.6, len(ps) - 0.4)
-    s = res.summary
-    ax.set_title(
-        f"{res.dataset.name}\nD_avg^EW {_fmt(s.d_avg_ew)}, D_min^EW {_fmt(s.d_min_ew)}",
-        fontsize=_TEXT_PT,
-        loc="left",
-    )  # two lines: one would run past a phone-wide figure
-    ax.set_ylabel("D", fontsize=_TEXT_PT)
-    ax.set_ylim(0, _top(np.concatenate([d, dew]), d_cis + ew_cis))
-    ax.grid(axis="y", alpha=0.3)
-
-
-def _fmt(x: float | None) -> str:
-    return "–" if x is None or not math.isfinite(x) else f"{x:.2f}"
-
-
-def discernment_bars(results: Sequence[Result], title: str = "") -> Figure:
-    """One panel per dataset, stacked (readable on a phone): grouped bars of D and D^EW per
-    perturbation with their intervals; the y axis fits the intervals; the legend sits below the panels."""
-    n = max(1, len(results))
-    fig = Figure(figsize=(FIG_WIDTH_IN, 2.9 * n + 0.7), layout="constrained")
-    axes = fig.subplots(n, 1, squeeze=False).ravel()
-    for ax, res in zip(axes, results, strict=False):
-        _panel(ax, res)
-    if results:
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=MIN_FONT_PT, frameon=False)
-    else:
-        axes[0].text(0.5, 0.5, "no results", ha="center", va="center", transform=axes[0].transAxes)
-        axes[0].set_axis_off()
-    if title:
-        fig.suptitle(_plain(_wrap(title)), fontsize=_TEXT_PT)
-    return fig
-
-
-def _wrap(title: str) -> str:
-    """A figure title in lines that fit a phone-wide figure."""
-    return textwrap.fill(title, width=44, break_long_words=False)
-
-
-def score_distributions(result: Result) -> Figure:
-    """Per metric, the share of each score (bins of 0.5 over the scale) for originals vs perturbed."""
-    scores = result.scores
-    metrics = list(result.perturbations[0].metrics) if result.perturbations else []
-    if scores is not None:
-        metrics = list(scores.original)
-    n = max(1, len(metrics))
-    cols = min(n, 2)  # two panels a row fit a phone's width
-    rows = math.ceil(n / cols)
-    fig = Figure(figsize=(FIG_WIDTH_IN, 2.3 * rows + 0.5), layout="constrained")
-    grid = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax in grid[n:]:
-        ax.set_axis_off()
-    axes = grid[:n]
-    if scores is None or not metrics:
-        axes[0].text(0.5, 0.5, "item scores not stored\nin this result", ha="center", va="center",
-                     fontsize=_TEXT_PT)  # fmt: skip
-        axes[0].set_axis_off()
-        return fig
-    edges = np.arange(0.75, 5.76, 0.5)
-    centres = (edges[:-1] + edges[1:]) / 2
-    for ax, m in zip(axes, metrics, strict=True):
-        orig = np.array([v for v in scores.original[m] if v is not None], dtype=float)
-        pert = np.array(
-            [v for per in scores.perturbed.values() for v in per.get(m, ()) if v is not None], dtype=float
-        )
-        for data, label, color, shift in (
-            (orig, "original", _ORIG_COLOR, -0.11),
-            (pert, "perturbed", _PERT_COLOR, 0.11),
-        ):
-            if data.size == 0:
-                continue
-            h, _ = np.histogram(np.clip(data, 1, 5), bins=edges)
-            ax.bar(centres + shift, h / data.size, 0.22, color=color, label=label)
-        means = " → ".join(f"{d.mean():.2f}" if d.size else "–" for d in (orig, pert))
-        ax.set_title(f"{m}\nmean {means}", fontsize=MIN_FONT_PT)
-        ax.set_xticks([1, 2, 3, 4, 5])
-        ax.tick_params(labelsize=MIN_FONT_PT)
-        ax.set_xlabel("score", fontsize=MIN_FONT_PT)
-        ax.set_ylim(0, 1)
-        ax.grid(axis="y", alpha=0.3)
-    for ax in grid[::cols]:
-        ax.set_ylabel("share of scores", fontsize=MIN_FONT_PT)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=MIN_FONT_PT, frameon=False)
-    title = _plain(_wrap(f"{result.judge.name} on {result.dataset.name}: response style"))
-    fig.suptitle(f"{title}\n(panel titles: mean original → mean perturbed)", fontsize=_TEXT_PT)
-    return fig
-
-
-def figure_html(fig: Figure | None, alt: str) -> str:
-    """The figure as an ``<img>`` of vector SVG (text kept as text, so it stays sharp when scaled),
-    for a ``gr.HTML``; "" for no figure."""
-    if fig is None:
-        return ""
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "dhp"}):
-        fig.savefig(buf, format="svg", metadata={"Date": None})
-    data = base64.b64encode(buf.getvalue().encode("utf-8")).decode("ascii")
-    return f'<img class="dhp-figure" alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{data}">'
 
 
 # ---------------------------------------------------------------------------------------------

@@ -209,7 +209,7 @@ class JudgeTab:
     tab: gr.Tab
     select: gr.Dropdown
     info: gr.HTML  # formatting.judge_header: HTML with every user string escaped, never Markdown
-    bars: gr.HTML  # vector figures drawn for a phone (plots.figure_html)
+    bars: gr.HTML  # vector figures drawn for a phone (judge_figures: inline SVG)
     summary: gr.Dataframe
     dataset: gr.Dropdown
     dist: gr.HTML

@@ -84,6 +84,10 @@
   // Families that appeared since are shown (ticked); the reader's other choices are kept.
   // A tick that a filter or toggle overtook (its inputs are older) changes nothing: the next tick
   // sees the new version again. A tick that only finds the same version asks no view and drops none.
+  // The view keeps the name the reader's own choices gave it (``a``): families a tick ticked are not
+  // the reader's, so a later tick on the inputs a tick left (the rank ranges filled in) is still the
+  // same view, and keeps the reader's place (it went back to the top and to one chunk of rows).
+  let ticked = null; // {inputs: what the last tick set (JSON), reader: the name it kept}
   window.dhpTick = async (fresh, gen, knownJson, ...view) => {
     const same = keep(7);
     const before = asked;
@@ -93,13 +97,14 @@
     window.dhpJudgeNames = p.judges;
     const known = JSON.parse(knownJson || "[]");
     const chosen = p.families.filter((f) => (view[3] || []).includes(f) || !known.includes(f));
-    const reader = [...view];
+    const reader = ticked && ticked.inputs === JSON.stringify(view) ? ticked.reader : [...view];
     const inputs = [...view];
     inputs[3] = chosen;
     if (before !== asked) return same;
     const mine = ++asked;
     const v = await getView({ v: inputs, a: reader });
     if (mine !== asked) return same;
+    ticked = { inputs: JSON.stringify(inputs), reader };
     return [j.version, JSON.stringify(p.families), p.problems, update({ choices: pairs(p.families), value: chosen }),
       v.board, v.csv, v.tasks];
   };
