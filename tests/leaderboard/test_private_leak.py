@@ -38,7 +38,6 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from dhp.cli import main
 from dhp.data.private import SEED_ENV
 from dhp.inference.hub import ROUTER_URL_ENV
 from dhp.leaderboard.board.table import SIZE_BUCKETS
@@ -46,6 +45,7 @@ from dhp.spec import DATASET_NAMES
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 from tests.leaderboard.browser import ARGS, BROWSER_MARKS, CHROMIUM, TIMEOUT_MS
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
+from tests.support.serving import build_sample_split, wait_served
 
 pytestmark = [*BROWSER_MARKS, pytest.mark.slow]
 
@@ -55,14 +55,6 @@ DATASET = "summeval"
 JUDGE = "Judge 7B via novita"
 PRIVATE_COLUMNS = ["Caveats", "D_avg", "D_min", "Private split"]  # the Columns choice with the private split
 WINDOW = 40  # characters of a private text looked for, every 20 characters along it
-
-
-def _build(out: Path, *split: str) -> None:
-    empty = out.parent / "no-sources"
-    empty.mkdir(exist_ok=True)
-    rc = main(["build", *split, "--sources", str(empty), "--skip-missing", "--sample-fallback",
-               "--datasets", DATASET, "--out", str(out), "--no-progress"])  # fmt: skip
-    assert rc == 0
 
 
 def _strings(folder: Path) -> list[dict[str, Any]]:
@@ -123,8 +115,8 @@ def space(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str,
 
     public, private = tmp_path / "public", tmp_path / "private"
     monkeypatch.setenv(SEED_ENV, SEED)
-    _build(public)
-    _build(private, "--split", "private")
+    build_sample_split(public, DATASET)
+    build_sample_split(private, DATASET, "--split", "private")
     monkeypatch.delenv(SEED_ENV)
     with (
         replay_hub(monkeypatch, tmp_path) as hub,
@@ -140,26 +132,12 @@ def space(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str,
             proc = subprocess.Popen([sys.executable, "-c", _APP], cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
                                     env=_space_env(hub, port, tmp_path, router.url, public), start_new_session=True)  # fmt: skip
             try:
-                _wait_served(port, proc, log_path)
+                wait_served(port, proc, log_path, 300)
                 yield {"url": f"http://127.0.0.1:{port}", "hub": hub, "log": log_path, "public": public,
                        "private": private, "router": router}  # fmt: skip
             finally:
                 os.killpg(proc.pid, signal.SIGTERM)  # the app and the worker it started
                 proc.wait(timeout=60)
-
-
-def _wait_served(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 300
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=5) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
-        assert time.monotonic() < deadline, "the Space did not serve within 300 s"
-        time.sleep(1)
 
 
 def _get(url: str) -> str:

@@ -47,6 +47,7 @@ from dhp.scoring.fits import fits_of_results, stored_methods
 from dhp.scoring.result_files import parse_result, read_result
 from dhp.types import ControlJudge
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
+from tests.support.serving import build_sample_split
 
 #: the private split's secret seed in these tests (never on a page, in a file or a log)
 SEED = "space-private-seed-5e4d3c2b1a09f8e7"
@@ -59,21 +60,13 @@ class Splits:
     private: Path
 
 
-def _build(out: Path, *split: str) -> None:
-    empty = out.parent / "no-sources"
-    empty.mkdir(exist_ok=True)
-    rc = main(["build", *split, "--sources", str(empty), "--skip-missing", "--sample-fallback",
-               "--datasets", DATASET, "--out", str(out), "--no-progress"])  # fmt: skip
-    assert rc == 0
-
-
 @pytest.fixture(scope="module")
 def splits(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Splits]:
     root = tmp_path_factory.mktemp("splits")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(SEED_ENV, SEED)
-        _build(root / "public")
-        _build(root / "private", "--split", "private")
+        build_sample_split(root / "public", DATASET)
+        build_sample_split(root / "private", DATASET, "--split", "private")
     yield Splits(root / "public", root / "private")
 
 

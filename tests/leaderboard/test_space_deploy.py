@@ -22,7 +22,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from dhp.spec import BENCHMARK
 from tests.builder.hub_replay import REPLAY_TOKEN, HubReplay, replay_hub
 from tests.leaderboard.browser import ARGS, CHROMIUM
 from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
+from tests.support.serving import wait_served
 from tests.support.tiny_data import write_tiny_dataset
 
 #: What the Spaces build installs in the same pip command as requirements.txt (beside gradio[oauth]).
@@ -190,7 +190,7 @@ def space(deployed: Deployed, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
         proc = subprocess.Popen([str(deployed.python), "app.py"], cwd=deployed.app, stdout=log, stderr=subprocess.STDOUT,
                                 env=_space_env(hub, port, tmp_path / "home", router.url), start_new_session=True)  # fmt: skip
         try:
-            _wait_served(port, proc, tmp_path / "space.log")
+            wait_served(port, proc, tmp_path / "space.log", 180)
             yield {
                 "url": f"http://localhost:{port}",
                 "hub": hub,
@@ -202,20 +202,6 @@ def space(deployed: Deployed, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
             os.killpg(proc.pid, signal.SIGTERM)  # the app and the worker it started
             proc.wait(timeout=30)
             log.close()
-
-
-def _wait_served(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=5) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
-        assert time.monotonic() < deadline, "the Space did not serve within 180 s"
-        time.sleep(1)
 
 
 def _why_no_row(space: dict[str, Any], problems: str) -> str:
