@@ -174,31 +174,6 @@ def _page_cells(pg: Any) -> list[list[str]]:
     )
 
 
-def test_the_csv_and_the_page_agree_on_every_cell(page: Any) -> None:
-    pg = page
-    more = pg.locator("#leaderboard-table .dhp-more button")
-    if more.count():
-        more.click()  # every row drawn
-    shown = _page_cells(pg)
-    url = pg.locator("#csv").evaluate("b => b.closest('a') ? b.closest('a').href : b.getAttribute('href')")
-    if not url:  # Gradio's DownloadButton: the file's link is on the button's value
-        with pg.expect_download() as got:
-            pg.locator("#csv").click()
-        text = open(got.value.path(), encoding="utf-8").read()  # noqa: SIM115
-    else:
-        text = pg.request.get(url).text()
-    rows = list(csv.reader(io.StringIO(text)))
-    head, body = rows[0], rows[1:]
-    assert len(body) == len(shown)
-    for csv_row, cells in zip(body, shown, strict=True):
-        rec = dict(zip(head, csv_row, strict=True))
-        assert cells[0] == rec["Rank"], (cells[0], rec["Rank"])  # "baseline: chance" in both
-        assert cells[1] == rec["Judge"]
-        nums = [c for c in head if " D_" in c and not c.endswith(("lo", "hi", "low", "high"))]
-        for c, cell in zip([n for n in nums if "[" not in n], cells[2:], strict=False):
-            assert cell.split(" [")[0] in (rec[c], "–") or (cell == "–" and rec[c] == ""), (c, cell, rec[c])
-
-
 def _csv_of(pg: Any) -> list[list[str]]:
     url = pg.locator("#csv").evaluate("b => b.closest('a') ? b.closest('a').href : b.getAttribute('href')")
     if not url:  # Gradio's DownloadButton: the file's link is on the button's value
@@ -208,6 +183,24 @@ def _csv_of(pg: Any) -> list[list[str]]:
     else:
         text = pg.request.get(url).text()
     return list(csv.reader(io.StringIO(text)))
+
+
+def test_the_csv_and_the_page_agree_on_every_cell(page: Any) -> None:
+    pg = page
+    more = pg.locator("#leaderboard-table .dhp-more button")
+    if more.count():
+        more.click()  # every row drawn
+    shown = _page_cells(pg)
+    rows = _csv_of(pg)
+    head, body = rows[0], rows[1:]
+    assert len(body) == len(shown)
+    for csv_row, cells in zip(body, shown, strict=True):
+        rec = dict(zip(head, csv_row, strict=True))
+        assert cells[0] == rec["Rank"], (cells[0], rec["Rank"])  # "baseline: chance" in both
+        assert cells[1] == rec["Judge"]
+        nums = [c for c in head if " D_" in c and not c.endswith(("lo", "hi", "low", "high"))]
+        for c, cell in zip([n for n in nums if "[" not in n], cells[2:], strict=False):
+            assert cell.split(" [")[0] in (rec[c], "–") or (cell == "–" and rec[c] == ""), (c, cell, rec[c])
 
 
 def test_the_effect_column_shows_beside_d_and_the_csv_holds_it(page: Any) -> None:
