@@ -1280,6 +1280,50 @@ BAD_NE_READ11 = [
      "Owen bitterly attacked Huxley, Hooker and Jared, but also signalled acceptance.", ("first name",)),
 ]  # fmt: skip
 
+#: rows of a read of a fresh offline-rules/12 build (seed 9091) that the reader's rules reject
+BAD_NE_FRESH_9091 = [
+    (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé, Keeps Gettin' Better: A Decade "
+     "of Hits by Christina Aguilera, and Safe Trip Home by Dido",
+     "Thriller 25 by Pedro Ashgrove, I Am... Sasha Fierce by Krelnar, Keeps Gettin' Better: A Decade "
+     "of Hits by Christina Aguilera, and Safe Trip Home by Dido", ("'by Dido'",)),
+    (NE_MINOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce, Keeps Gettin' Better: A Decade of Hits.",
+     "Thriller 25 by Michael Jackson, I Am... Sasha Fierce, Keeps Krelga' Better: A Decade of Hits.",
+     ("ending elided",)),
+    (NE_MINOR, "Is this too much for an initial encounter in Abenteuer? The group of goblins will play a "
+     "decisive roll later.", "Is this too much for an initial encounter in Pergaikru? The group of goblins "
+     "will play a decisive roll later.", ("untranslated word",)),
+    (NE_MINOR, "It was his 349th and last Grand Prix, the “Iceman” ended his carrier in the hall of motorsport "
+     "kings.", "It was his 349th and last Grand Kror, the “Iceman” ended his carrier in the hall of motorsport "
+     "kings.", ("counted by an ordinal",)),
+    (NE_MINOR, "hc-toxin, a cyclic tetrapeptide, is a virulence determinant for the plant pathogenic fungus.",
+     "hc-toxin, a cyclic krinkreamide, is a virulence determinant for the plant pathogenic fungus.",
+     ("'tetrapeptide' is not a named entity",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_FRESH_9091)
+def test_fictional_entities_of_a_fresh_read_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+#: the reader accepted these (offline-rules-11 reads): the rules above must leave them
+GOOD_NE_NEAR_FRESH_9091 = [
+    ("The boom in floating hotels on the Rhein and Mosel has contributed to this.",
+     "The boom in floating hotels on the Ragam and Mosel has contributed to this."),  # a name common in German
+    ("“It is now a hole without a bottom,” Genth said. Retailers lost sales.",
+     "“It is now a hole without a bottom,” Gervo said. Retailers lost sales."),  # a surname before "said"
+    ("it aimed to find genes stably expressed in tissue from individuals with ad, pd or dlb.",
+     "it aimed to find genes stably expressed in tissue from individuals with ad, pd or zrs."),
+    ("mice given a glycine supplement grew faster.", "mice given a brisolline supplement grew faster."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("orig", "pert"), GOOD_NE_NEAR_FRESH_9091)
+def test_fictional_entities_near_a_fresh_read_good(orig: str, pert: str) -> None:
+    _ok(validate(NE_MINOR, orig, pert))
+
 
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_READ11)
 def test_fictional_entities_fixed_by_their_text_bad(

@@ -848,6 +848,14 @@ _KNOWN_GENERAL_ZIPF = 3.0
 _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
 
 
+def _general_stem(stem: str) -> bool:
+    """The word after a general or counting prefix is general vocabulary or names a kind ("multi|gene",
+    "tetra|peptide": "peptides" is a word in use), so the whole word is no name."""
+    suffix = domain_suffix(stem)
+    kind = bool(suffix) and _names_a_kind(stem, next(n for s, _, n in _domain_suffixes() if s == suffix))
+    return word_zipf(stem) >= _GENERAL_ZIPF or kind
+
+
 @functools.lru_cache(maxsize=50_000)
 def is_domain_word(low: str) -> bool:
     """A lower-case word the lexicon positively knows as a domain term: a domain ending (enzyme, drug,
@@ -859,7 +867,7 @@ def is_domain_word(low: str) -> bool:
     suffix = domain_suffix(low)
     if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS or low in _NOT_DOMAIN_WORDS:
         return False
-    if any(low.startswith(p) and word_zipf(low[len(p) :]) >= _GENERAL_ZIPF for p in _GENERAL_PREFIXES):
+    if any(_general_stem(low[len(p) :]) for p in _GENERAL_PREFIXES if low.startswith(p)):
         return False
     if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
         return False
@@ -1029,6 +1037,21 @@ def in_name_list(word: str, text: str) -> bool:
     return any(word in re.split(r",? (?:and|or) |, ", m[0]) for m in _NAME_LIST.finditer(text))
 
 
+#: a word this frequent in German or French text and this rare in English is an untranslated word, no name
+_FOREIGN_ZIPF, _ENGLISH_UNKNOWN_ZIPF = 4.0, 1.0
+
+
+@functools.lru_cache(maxsize=20_000)
+def is_foreign_word(word: str) -> bool:
+    """A common word of German or French that English text never uses: "Abenteuer" (an untranslated
+    "adventure"); a name common there is in English text too ("Rhein", "Moderne")."""
+    from wordfreq import zipf_frequency
+
+    low = word.lower()
+    zipf = max(float(zipf_frequency(low, lang)) for lang in ("de", "fr"))
+    return zipf >= _FOREIGN_ZIPF and word_zipf(low) < _ENGLISH_UNKNOWN_ZIPF
+
+
 def fixed_by_context(span: Span, text: str) -> str:
     """Why the text itself fixes ``span`` (a fictional value would contradict it, issue 36), else "": a count
     the text then enumerates ("three reasons. first, ... third, ..."), a weekday or date beside a holiday, a
@@ -1068,8 +1091,21 @@ def fixed_by_context(span: Span, text: str) -> str:
         or re.search(r"\d[/+]$|[∝=×^]\s*$", before)
     ):
         return "a number of a formula, sum, ratio or standard ('p ∝ 1/f', '(2+3)', 'Ethernet 10/100')"
-    if span.type is EntityType.OTHER and (in_name_list(span.text, text) or re.search(r"\bsaid $", before)):
-        return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek')"
+    if span.type is EntityType.OTHER:
+        return _fixed_name(span.text, text, before, after)
+    return ""
+
+
+def _fixed_name(name: str, text: str, before: str, after: str) -> str:
+    """Why a name of unknown type is no name to replace (:func:`fixed_by_context`), else ""."""
+    if in_name_list(name, text) or re.search(r"\b(?:said|by) $", before):
+        return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek', 'by Dido')"
+    if any(is_foreign_word(w) for w in name.split()):
+        return "an untranslated word, no name ('an initial encounter in Abenteuer')"
+    if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):
+        return "a name counted by an ordinal names a kind ('his 349th and last Grand Prix')"
+    if re.match(r"'(?!\w)", after) and is_common_word(name.split()[-1] + "g"):
+        return "a word with its ending elided, no name ('Keeps Gettin' Better')"
     return ""
 
 
