@@ -1298,6 +1298,10 @@ BAD_NE_FRESH_9091 = [
     (NE_MINOR, "hc-toxin, a cyclic tetrapeptide, is a virulence determinant for the plant pathogenic fungus.",
      "hc-toxin, a cyclic krinkreamide, is a virulence determinant for the plant pathogenic fungus.",
      ("'tetrapeptide' is not a named entity",)),
+    (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
+     "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
+    (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",
+     "200 serious Covid 23 cases were treated on Sunday.", ("number of a name",)),
 ]  # fmt: skip
 
 
@@ -1317,6 +1321,7 @@ GOOD_NE_NEAR_FRESH_9091 = [
     ("it aimed to find genes stably expressed in tissue from individuals with ad, pd or dlb.",
      "it aimed to find genes stably expressed in tissue from individuals with ad, pd or zrs."),
     ("mice given a glycine supplement grew faster.", "mice given a brisolline supplement grew faster."),
+    ("Nearly 300 people came to see Kevin on December 10.", "Nearly 400 people came to see Kevin on December 10."),
 ]  # fmt: skip
 
 

@@ -1065,10 +1065,6 @@ def fixed_by_context(span: Span, text: str) -> str:
         listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
         return f"the text enumerates the {span.text} it counts"
-    if span.type is EntityType.NUMBER and re.search(
-        r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I
-    ):
-        return "a telephone number ('call 911')"
     if span.text.lower().rstrip("s") in _FAITHS:
         return "a religious group, no name to make up"
     if span.type is EntityType.DATE:
@@ -1085,14 +1081,32 @@ def fixed_by_context(span: Span, text: str) -> str:
     nxt = re.match(r" ([a-z]+)", after)
     if span.type is EntityType.TERM and span.text.islower() and nxt and domain_suffix(nxt[1]):
         return f"a word of the technical term {span.text + nxt[0]!r}"
-    if span.type is EntityType.NUMBER and (
-        "/" in span.text
+    if span.type is EntityType.NUMBER:
+        return _fixed_number(span.text, before, after)
+    if span.type is EntityType.OTHER:
+        return _fixed_name(span.text, text, before, after)
+    return ""
+
+
+#: a word this frequent is a function word ("Some", "The")
+_FUNCTION_ZIPF = 5.5
+_MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|[a-z]+day", re.I)
+
+
+def _fixed_number(number: str, before: str, after: str) -> str:
+    """Why a number is no value to change (:func:`fixed_by_context`), else ""."""
+    if re.search(r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I):
+        return "a telephone number ('call 911')"
+    if (
+        "/" in number
         or re.match(r"[/+×*]\w|(?: [\w-]+){0,2} \(\d+[+×*]\d+\)", after)  # "5 attempts (2+3)": its own sum
         or re.search(r"\d[/+]$|[∝=×^]\s*$", before)
     ):
         return "a number of a formula, sum, ratio or standard ('p ∝ 1/f', '(2+3)', 'Ethernet 10/100')"
-    if span.type is EntityType.OTHER:
-        return _fixed_name(span.text, text, before, after)
+    name = re.search(r"(?<![\w-])([A-Z][\w-]*) $", before)  # "Thriller 25", "Covid 19", never "Nearly 300"
+    named = name and not _MONTH_OR_DAY.fullmatch(name[1]) and "RB" not in word_tags(name[1])
+    if named and number.isdigit() and word_zipf(name[1]) < _FUNCTION_ZIPF:  # "Some 40": no name
+        return "a number of a name ('Thriller 25', 'Covid 19', 'Formula 1')"
     return ""
 
 
