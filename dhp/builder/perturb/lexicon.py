@@ -1118,6 +1118,8 @@ def _fixed_name(name: str, text: str, before: str, after: str) -> str:
         return "an untranslated word, no name ('an initial encounter in Abenteuer')"
     if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):
         return "a name counted by an ordinal names a kind ('his 349th and last Grand Prix')"
+    if re.search(r"\bthe [“\"]$", before, re.I):
+        return "a nickname of a person ('the “Iceman”')"
     if re.match(r"'(?!\w)", after) and is_common_word(name.split()[-1] + "g"):
         return "a word with its ending elided, no name ('Keeps Gettin' Better')"
     return ""
