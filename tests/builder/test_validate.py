@@ -1301,6 +1301,21 @@ BAD_NE_FRESH_9091 = [
     (NE_MINOR, "It was his 349th and last Grand Prix, the “Iceman” ended his carrier. Räikkönen won in 2007.",
      "It was his 349th and last Grand Prix, the “Dinoni” ended his carrier. Räikkönen won in 2007.",
      ("nickname",)),
+    (NE_MINOR, "Kaitlyn Granado, 24, first arrested March 19 for relationship with boy, 15. Officers quizzed "
+     "another 15-year-old on March 24 over second relationship.", "Kaitlyn Granado, 24, first arrested August 19 "
+     "for relationship with boy, 15. Officers quizzed another 15-year-old on March 24 over second relationship.",
+     ("order of its dates",)),
+    (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996, when the nominee was "
+     "from the South.", "It backed Republicans through the 20th century, except in 1976 and 2003, when the "
+     "nominee was from the South.", ("order of its dates",)),
+    (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996.",
+     "It backed Republicans through the 19th century, except in 1976 and 1996.", ("order of its dates",)),
+    (NE_MINOR, "Hume et al., 17th-18th century, European rationalist ethics, representatives: Spinoza et al., 18th "
+     "century, French enlightenment ethics, representatives: Voltaire et al.", "Hume et al., 17th-18th century, "
+     "European rationalist ethics, representatives: Spinoza et al., 16th century, French enlightenment ethics, "
+     "representatives: Voltaire et al.", ("order of its dates",)),
+    (NE_MINOR, "World No 1 Williams eventually defeated Errani 4-6 7-6 (3) 6-3.",
+     "World No 1 Williams eventually defeated Errani 2-4 7-6 (3) 6-3.", ("no set ends with",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",
@@ -1325,6 +1340,11 @@ GOOD_NE_NEAR_FRESH_9091 = [
      "it aimed to find genes stably expressed in tissue from individuals with ad, pd or zrs."),
     ("mice given a glycine supplement grew faster.", "mice given a brisolline supplement grew faster."),
     ("Nearly 300 people came to see Kevin on December 10.", "Nearly 400 people came to see Kevin on December 10."),
+    ("World No 1 Williams eventually defeated Errani 4-6 7-6 (3) 6-3.",
+     "World No 1 Williams eventually defeated Errani 2-6 7-6 (3) 6-3."),
+    ("He was arrested on March 19 and charged on March 24.", "He was arrested on March 12 and charged on March 24."),
+    ("It backed Republicans through the 20th century, except in 1976 and 1996.",
+     "It backed Republicans through the 20th century, except in 1976 and 1991."),
 ]  # fmt: skip
 
 

@@ -38,6 +38,7 @@ from typing import Any
 from dhp.builder.perturb.closed_class import (
     MONTH_ABBR,
     MONTHS,
+    MONTHS_IN_ORDER,
     NUMBER_WORDS,
     ORDINAL_WORDS,
     WEEKDAYS,
@@ -1001,10 +1002,74 @@ def breaks_range(text: str, start: int, end: int, new: str) -> bool:
         return (values[0] < values[1]) - (values[0] > values[1])
 
     changed = text[:start] + new + text[end:]
-    return any(
+    return breaks_order(text, start, end, new) or any(
         m.start() <= start < m.end() and rising(m) not in (0, rising(_RANGE.match(changed, m.start())))
         for m in _RANGE.finditer(text)
     )
+
+
+_MONTH_RE = "|".join(MONTHS_IN_ORDER)
+#: a month with its day, a century ("17th-18th century": both), a year
+_TIME_MARK = re.compile(
+    rf"\b(?:({_MONTH_RE})(?: (\d{{1,2}})\b)?|(\d{{1,2}}) ({_MONTH_RE})"
+    r"|(\d{1,2})(?:st|nd|rd|th)(?=(?:[-–]\d{1,2}(?:st|nd|rd|th))?[ -]centur)|(1\d{3}|20\d{2}))\b",
+    re.IGNORECASE,
+)
+
+
+def _time_marks(text: str, lo: int = 0, hi: int = 10**9) -> list[tuple[int, str, tuple[int, int]]]:
+    """(offset, kind, value) of the months (with their day, else 0), centuries and years of ``text``
+    that start in ``[lo, hi)``."""
+    marks = []
+    for m in _TIME_MARK.finditer(text):
+        if lo <= m.start() < hi and (month := m[1] or m[4]):
+            marks.append((m.start(), "m", (MONTHS_IN_ORDER.index(month.lower()), int(m[2] or m[3] or 0))))
+        elif lo <= m.start() < hi:
+            marks.append((m.start(), "c" if m[5] else "y", (int(m[5] or m[6]), 0)))
+    return marks
+
+
+def _order(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """-1, 0 or 1: ``a`` before, with or after ``b`` (a day counts only where both have one)."""
+    x, y = (a, b) if a[1] and b[1] else (a[:1], b[:1])
+    return (x > y) - (x < y)
+
+
+def breaks_order(text: str, start: int, end: int, new: str) -> bool:
+    """``new`` for ``text[start:end]`` turns the text's order of dates round ("first arrested March 19 ...
+    March 24" -> "August 19"; "17th-18th century ..., 18th century" -> "16th") or takes a year out of the
+    century its sentence names ("through the 20th century, except in 1996" -> "2003", or -> "19th")."""
+    old = _time_marks(text, start, end)
+    fresh = _time_marks(text[:start] + new + text[end:], start, start + len(new))
+    others = _time_marks(text[:start]) + [(o + end, k, v) for o, k, v in _time_marks(text[end:])]
+    for (at, kind, was), (_, kind2, now) in zip(old, fresh, strict=False):
+        for where, k, value in others if kind == kind2 and was != now else ():
+            between = text[min(at, where) : max(at, where)]
+            if k == kind and _order(was, value) and _order(was, value) != _order(now, value):
+                return True
+            years = (was, now) if kind == "y" else (value, value)
+            centuries = (was, now) if kind == "c" else (value, value)
+            if {k, kind} == {"y", "c"} and not re.search(r"[.!?]\s", between):  # one sentence
+                inside = [
+                    (c - 1) * 100 < y[0] <= c * 100 for (y, (c, _)) in zip(years, centuries, strict=True)
+                ]
+                if inside == [True, False]:
+                    return True
+    return False
+
+
+def set_of_a_match(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The games of a finished tennis set among the sets of its match ("4-6 7-6 (3) 6-3"), else None."""
+    m = re.fullmatch(r"(\d)[-–](\d)", text[start:end])
+    row = re.search(r"\d[-–]\d(?: \(\d+\))? $", text[:start]) or re.match(
+        r"(?: \(\d+\))? \d[-–]\d\b", text[end:]
+    )
+    return (int(m[1]), int(m[2])) if m and row and finished_set(int(m[1]), int(m[2])) else None
+
+
+def finished_set(a: int, b: int) -> bool:
+    """A set that ends with these games: 6 to 4 or fewer, 7-5 or 7-6."""
+    return (max(a, b), min(a, b)) in {(6, 0), (6, 1), (6, 2), (6, 3), (6, 4), (7, 5), (7, 6)}
 
 
 def named_forms(span: Span) -> set[str]:
