@@ -1316,6 +1316,8 @@ BAD_NE_FRESH_9091 = [
      "representatives: Voltaire et al.", ("order of its dates",)),
     (NE_MINOR, "World No 1 Williams eventually defeated Errani 4-6 7-6 (3) 6-3.",
      "World No 1 Williams eventually defeated Errani 2-4 7-6 (3) 6-3.", ("no set ends with",)),
+    (NE_MINOR, "representatives: Kierkegaard, Schopenhauer, Nietzsche et al.).",
+     "representatives: Kierkegaard, Schopenhauer, Vadressta et al.).", ("cannot type",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",

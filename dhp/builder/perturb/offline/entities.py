@@ -536,7 +536,7 @@ def _bounded_number(span: Span, text: str) -> Callable[[str, random.Random, str]
     hour of a clock ("10 PM" -> "8 PM"), a share up to 100 ("40 percent" -> "63 percent"), a day before its
     month (up to 28), each near its value; None elsewhere."""
     before, after = text[: span.start], text[span.end :]
-    if re.fullmatch(r"\d+-year-old", span.text) or (
+    if re.fullmatch(r"\d+-years?-old", span.text) or (
         span.text.isdigit()
         and (_AGE_AFTER.match(after) or (_AGE_BEFORE.search(before) and after.startswith(",")))
     ):
