@@ -1365,3 +1365,16 @@ def test_fictional_entities_fixed_by_their_text_bad(
 def test_a_weekday_without_a_fixer_may_change_good() -> None:
     _ok(validate(NE_MINOR, "200 cases were treated on Sunday. Reports may lag on the weekend.",
                  "200 cases were treated on Wednesday. Reports may lag on the weekend."))  # fmt: skip
+
+
+def test_a_collective_noun_takes_either_number_bad() -> None:
+    """A read of a fresh build (seed 5323): "Security were said to be ..." is British English, no error."""
+    orig = "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    v = validate(GE_MINOR, orig, orig.replace("Security was", "Security were"))
+    assert not v.ok, v
+
+
+def test_a_collective_noun_inside_the_subject_still_agrees_good() -> None:
+    """The reader's row (offline-rules-11): the subject is "intention", so "were" is an error."""
+    orig = "He said the intention of the Biden government was geopolitics, not democracy."
+    _ok(validate(GE_MINOR, orig, orig.replace("government was", "government were")))

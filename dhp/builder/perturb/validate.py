@@ -431,7 +431,9 @@ def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
     if span.type is EntityType.NUMBER and (why := _implausible_in_context(span, new, original)):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if lexicon.breaks_range(original, span.start, span.end, new):
-        return _fail(f"{span.text!r} replaced by {new!r}: the range it bounds or the order of its dates is reversed")
+        return _fail(
+            f"{span.text!r} replaced by {new!r}: the range it bounds or the order of its dates is reversed"
+        )
     return PASS
 
 
