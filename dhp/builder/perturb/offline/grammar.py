@@ -503,12 +503,13 @@ def _checked(text: str, edits: list[Edit]) -> list[Edit]:
 
 def _one_phrase(text: str) -> Callable[[Edit, Edit], bool]:
     """Two edits that read as one error: a verb's agreement and a word of its subject's phrase ("These
-    aspects are" -> "This aspects is": the noun's number, one error), a short run with no verb between."""
+    aspects are" -> "This aspects is": the noun's number, one error), a short run with no verb or clause boundary between."""
 
     def clash(a: Edit, b: Edit) -> bool:
         between = text[min(a.end, b.end) : max(a.start, b.start)]
         words = re.findall(r"[\w'’-]+", between)
-        verb = any(_verb_lemma(w.lower()) and not _noun_number(w.lower()) for w in words)
+        low = [w.lower() for w in words]
+        verb = any(w in SUBORDINATORS or (_verb_lemma(w) and not _noun_number(w)) for w in low)
         agree = "agreement" in (a.kind, b.kind)
         return agree and len(words) <= 3 and not verb and not re.search(r"[,;:.!?]", between)
 
