@@ -1318,6 +1318,8 @@ BAD_NE_FRESH_9091 = [
      "World No 1 Williams eventually defeated Errani 2-4 7-6 (3) 6-3.", ("no set ends with",)),
     (NE_MINOR, "representatives: Kierkegaard, Schopenhauer, Nietzsche et al.).",
      "representatives: Kierkegaard, Schopenhauer, Vadressta et al.).", ("cannot type",)),
+    (NE_MINOR, "late 19th century, Neo Hegelian ethics, representatives: Thomas Hill Green et al.",
+     "late 19th century, Guse Hegelian ethics, representatives: Thomas Hill Green et al.", ("prefix",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",
@@ -1378,3 +1380,10 @@ def test_a_collective_noun_inside_the_subject_still_agrees_good() -> None:
     """The reader's row (offline-rules-11): the subject is "intention", so "were" is an error."""
     orig = "He said the intention of the Biden government was geopolitics, not democracy."
     _ok(validate(GE_MINOR, orig, orig.replace("government was", "government were")))
+
+
+def test_a_participle_after_its_noun_is_no_finite_verb_bad() -> None:
+    """A read of seed 5323: "the activities related to the Space Race" -> "relating to": still grammatical."""
+    orig = "It was a period encompassing the activities related to the Space Race and space exploration."
+    assert not validate(GE_MINOR, orig, orig.replace("related", "relating")).ok
+    _ok(validate(GE_MINOR, "After the trip he returned to Libya.", "After the trip he returning to Libya."))

@@ -344,7 +344,9 @@ def _finite_to_nonfinite(o: str, n: str, ctx: Context) -> bool:
     nonfinite = n in ("be", "been", "being") or (
         bool(tags & {"VBG", "VBN"}) and not tags & {"VBD", "VBZ", "VBP"}
     )
-    return is_subject and nonfinite
+    head = _subject_word(ctx)  # "the activities related to ...": a participle after its noun, no finite verb
+    relative = "VBN" in lexicon.word_tags(o) and ctx.next in PREPOSITIONS and head not in PRONOUN_CASE
+    return is_subject and nonfinite and not (relative and head.islower())
 
 
 def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:

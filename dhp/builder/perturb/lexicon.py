@@ -850,8 +850,7 @@ _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
 
 
 def _general_stem(stem: str) -> bool:
-    """The word after a general or counting prefix is general vocabulary or names a kind ("multi|gene",
-    "tetra|peptide": "peptides" is a word in use), so the whole word is no name."""
+    """After a general or counting prefix, general vocabulary or a kind ("multi|gene", "tetra|peptide")."""
     suffix = domain_suffix(stem)
     kind = bool(suffix) and _names_a_kind(stem, next(n for s, _, n in _domain_suffixes() if s == suffix))
     return word_zipf(stem) >= _GENERAL_ZIPF or kind
@@ -1018,8 +1017,7 @@ _TIME_MARK = re.compile(
 
 
 def _time_marks(text: str, lo: int = 0, hi: int = 10**9) -> list[tuple[int, str, tuple[int, int]]]:
-    """(offset, kind, value) of the months (with their day, else 0), centuries and years of ``text``
-    that start in ``[lo, hi)``."""
+    """(offset, kind, value) of the months (and day), centuries and years of ``text`` in ``[lo, hi)``."""
     marks = []
     for m in _TIME_MARK.finditer(text):
         if lo <= m.start() < hi and (month := m[1] or m[4]):
@@ -1109,8 +1107,7 @@ _FOREIGN_ZIPF, _ENGLISH_UNKNOWN_ZIPF = 4.0, 1.0
 
 @functools.lru_cache(maxsize=20_000)
 def is_foreign_word(word: str) -> bool:
-    """A common word of German or French that English text never uses: "Abenteuer" (an untranslated
-    "adventure"); a name common there is in English text too ("Rhein", "Moderne")."""
+    """A common German or French word English never uses ("Abenteuer"; not the names "Rhein", "Moderne")."""
     from wordfreq import zipf_frequency
 
     low = word.lower()
@@ -1184,6 +1181,8 @@ def _fixed_name(name: str, text: str, before: str, after: str) -> str:
         return "an untranslated word, no name ('an initial encounter in Abenteuer')"
     if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):
         return "a name counted by an ordinal names a kind ('his 349th and last Grand Prix')"
+    if any(w.lower() in _GENERAL_PREFIXES for w in name.split()):
+        return "a prefix of an ordinary word, no name ('Neo Hegelian ethics')"
     if re.search(r"\bthe [“\"]$", before, re.I):
         return "a nickname of a person ('the “Iceman”')"
     if re.match(r"'(?!\w)", after) and is_common_word(name.split()[-1] + "g"):

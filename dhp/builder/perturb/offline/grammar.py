@@ -502,8 +502,7 @@ def _checked(text: str, edits: list[Edit]) -> list[Edit]:
 
 
 def _one_phrase(text: str) -> Callable[[Edit, Edit], bool]:
-    """Two edits that read as one error: a verb's agreement and a word of its subject's phrase ("These
-    aspects are" -> "This aspects is": the noun's number, one error), a short run with no verb or clause boundary between."""
+    """An agreement edit and one in its subject's phrase read as one error ("This aspects is": a noun's number)."""
 
     def clash(a: Edit, b: Edit) -> bool:
         between = text[min(a.end, b.end) : max(a.start, b.start)]
