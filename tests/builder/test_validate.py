@@ -1318,6 +1318,8 @@ BAD_NE_FRESH_9091 = [
      "World No 1 Williams eventually defeated Errani 2-4 7-6 (3) 6-3.", ("no set ends with",)),
     (NE_MINOR, "representatives: Kierkegaard, Schopenhauer, Nietzsche et al.).",
      "representatives: Kierkegaard, Schopenhauer, Vadressta et al.).", ("cannot type",)),
+    (NE_MINOR, "representatives: Spencer, Huxley, et al., late 19th century.",
+     "representatives: Spencer, Demvel, et al., late 19th century.", ("cannot type",)),
     (NE_MINOR, "late 19th century, Neo Hegelian ethics, representatives: Thomas Hill Green et al.",
      "late 19th century, Guse Hegelian ethics, representatives: Thomas Hill Green et al.", ("prefix",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",

@@ -1092,13 +1092,13 @@ _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".s
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
 #: what fixes a weekday or date beside it: a holiday ("Ascension Day"), a weekend, a bridge day
 _DAY_FIXER = re.compile(r"\b(?:[A-Z][a-z]+ (?:Day|Eve)|weekend|bridge day)\b")
-_NAME_LIST = re.compile(r"(?:[A-Z][a-z]+, )+[A-Z][a-z]+(?:,? (?:and|or) [A-Z][a-z]+| et al)")
+_NAME_LIST = re.compile(r"(?:[A-Z][a-z]+, )+[A-Z][a-z]+(?:,? (?:and|or) [A-Z][a-z]+|,? et al)")
 
 
 def in_name_list(word: str, text: str) -> bool:
     """``word`` is an item of a list of capitalised single words in ``text`` ("Huxley, Hooker and Darwin",
     "Kierkegaard, Schopenhauer, Nietzsche et al.")."""
-    return any(word in re.split(r",? (?:and|or) |, | et al", m[0]) for m in _NAME_LIST.finditer(text))
+    return any(word in re.split(r",? (?:and|or) |,? et al|, ", m[0]) for m in _NAME_LIST.finditer(text))
 
 
 #: a word this frequent in German or French text and this rare in English is an untranslated word, no name
