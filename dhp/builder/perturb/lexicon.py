@@ -171,6 +171,7 @@ _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _ORDINAL_RANGE = re.compile(r"^\d+(?:st|nd|rd|th)?(?:[-–]\d+(?:st|nd|rd|th)?)+$", re.IGNORECASE)
 #: the charge after an ion's formula ("ca2+", "cl-" before a space)
 _ION_AFTER = re.compile(r"[+−]|-(?![\w])")
+_FORMULA = re.compile(r"(?=\w*\d)(?:(?:[chnopsk]|c[al]|fe|mg|na|zn)\d?)+(?:-|$)", re.I)  # "n2-fixing"
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
 
@@ -965,7 +966,7 @@ _WORD_VALUES = {
 }
 #: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20", "three or four"), whose order a
 #: replacement keeps
-_N = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_N = r"(\d+(?:,\d{3})*(?:\.\d+)?)[kK]?"  # "between 200k and 250k"
 _W = rf"(\d+(?:,\d{{3}})*(?:\.\d+)?|(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})s?)"
 _RANGE = re.compile(
     rf"\b(?:between|from) {_N} (?:and|to) {_N}\b|(?<![\w.,–-]){_N} ?[–-] ?{_N}(?![\w–-])"
@@ -1101,8 +1102,7 @@ def in_name_list(word: str, text: str) -> bool:
     return any(word in re.split(r",? (?:and|or) |,? et al|, ", m[0]) for m in _NAME_LIST.finditer(text))
 
 
-#: a word this frequent in German or French text and this rare in English is an untranslated word, no name
-_FOREIGN_ZIPF, _ENGLISH_UNKNOWN_ZIPF = 4.0, 1.0
+_FOREIGN_ZIPF, _ENGLISH_UNKNOWN_ZIPF = 4.0, 1.0  # this frequent in German or French, this rare in English
 
 
 @functools.lru_cache(maxsize=20_000)
@@ -1151,8 +1151,7 @@ def fixed_by_context(span: Span, text: str) -> str:
     return ""
 
 
-#: a word this frequent is a function word ("Some", "The")
-_FUNCTION_ZIPF = 5.5
+_FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
 _MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|[a-z]+day", re.I)
 
 
@@ -1567,9 +1566,10 @@ def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
 
 
 def _term_at(text: str, end: int, word: str, lower: bool) -> bool:
-    """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's formula ("ca2+")."""
+    """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's or molecule's formula."""
     shaped = lower or not word[0].isupper() or _HAS_DIGIT.search(word)
-    return bool(shaped) and _is_term(word, lower) and not _ION_AFTER.match(text, end)
+    formula = _ION_AFTER.match(text, end) or _FORMULA.match(word)  # "ca2+", "n2-fixing", "h2o"
+    return bool(shaped) and _is_term(word, lower) and not formula
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:
