@@ -1326,6 +1326,11 @@ BAD_NE_FRESH_9091 = [
      ("range it bounds",)),
     (NE_MINOR, "the n2-fixing alfalfa symbiont is studied.", "the t0-fixing alfalfa symbiont is studied.",
      ("not a named entity",)),
+    (NE_MINOR, "the proliferative response after stimulation with mitogens was measured.",
+     "the proliferative response after stimulation with norogens was measured.", ("not a named entity",)),
+    (NE_MINOR, "in humans, six atg8 homologs, including map1lc3a, map1lc3b, map1lc3c, gabarap, gabarapl1 and "
+     "gabarapl2 have been found.", "in humans, three atg8 homologs, including map1lc3a, map1lc3b, map1lc3c, "
+     "gabarap, gabarapl1 and gabarapl2 have been found.", ("enumerates",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",

@@ -837,8 +837,9 @@ def _names_a_kind(low: str, names: str) -> bool:
     other number is a known word ("nucleotide", "cytokines"): the field's dictionary vocabulary, no name."""
     if names != "countable":
         return names == "class"
-    other = [low] if low.endswith("s") else [low + "s", low + "es"]  # "cytokines" is in use, "glycines" not
-    return max(word_zipf(w) for w in other) >= _COUNTABLE_ZIPF
+    if low.endswith("s"):  # a plural in use at all counts things of a kind ("mitogens"; never "glycines")
+        return word_zipf(low) >= _COUNTABLE_ZIPF - 0.5
+    return max(word_zipf(w) for w in (low + "s", low + "es")) >= _COUNTABLE_ZIPF  # "cytokine"; not "glycine"
 
 
 #: adjectives of a domain ending that no lexicon knows ("murine cells", "porcine skin")
@@ -1123,7 +1124,9 @@ def fixed_by_context(span: Span, text: str) -> str:
     after, before = text[span.end :], text[: span.start]
     rest = set(re.findall(r"[a-z]+", after.lower()))
     n = int(word_value(span.text)) if span.type is EntityType.NUMBER else 0
-    listed = re.match(r"(?: [\w-]+){1,3}:", after)  # "two species: a. konjac and a. bulbifer"
+    listed = re.match(
+        r"(?: [\w<>-]+){1,3}(?::|,? including)", after
+    )  # "two species: a. konjac and a. bulbifer"
     if 2 <= n <= 10 and (
         listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
@@ -1146,9 +1149,7 @@ def fixed_by_context(span: Span, text: str) -> str:
         return f"a word of the technical term {span.text + nxt[0]!r}"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
-    if span.type is EntityType.OTHER:
-        return _fixed_name(span.text, text, before, after)
-    return ""
+    return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
