@@ -1331,6 +1331,8 @@ BAD_NE_FRESH_9091 = [
     (NE_MINOR, "in humans, six atg8 homologs, including map1lc3a, map1lc3b, map1lc3c, gabarap, gabarapl1 and "
      "gabarapl2 have been found.", "in humans, three atg8 homologs, including map1lc3a, map1lc3b, map1lc3c, "
      "gabarap, gabarapl1 and gabarapl2 have been found.", ("enumerates",)),
+    (NE_MINOR, "sls is a member of the thiazole/oxazole-modified microcin family of natural products.",
+     "sls is a member of the varazole/oxazole-modified microcin family of natural products.", ("technical term",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",

@@ -1047,8 +1047,7 @@ def breaks_order(text: str, start: int, end: int, new: str) -> bool:
             between = text[min(at, where) : max(at, where)]
             if k == kind and _order(was, value) and _order(was, value) != _order(now, value):
                 return True
-            years = (was, now) if kind == "y" else (value, value)
-            centuries = (was, now) if kind == "c" else (value, value)
+            years, centuries = ((was, now), (value, value)) if kind == "y" else ((value, value), (was, now))
             if {k, kind} == {"y", "c"} and not re.search(r"[.!?]\s", between):  # one sentence
                 inside = [
                     (c - 1) * 100 < y[0] <= c * 100 for (y, (c, _)) in zip(years, centuries, strict=True)
@@ -1111,9 +1110,8 @@ def is_foreign_word(word: str) -> bool:
     """A common German or French word English never uses ("Abenteuer"; not the names "Rhein", "Moderne")."""
     from wordfreq import zipf_frequency
 
-    low = word.lower()
-    zipf = max(float(zipf_frequency(low, lang)) for lang in ("de", "fr"))
-    return zipf >= _FOREIGN_ZIPF and word_zipf(low) < _ENGLISH_UNKNOWN_ZIPF
+    zipf = max(float(zipf_frequency(word.lower(), lang)) for lang in ("de", "fr"))
+    return zipf >= _FOREIGN_ZIPF and word_zipf(word) < _ENGLISH_UNKNOWN_ZIPF
 
 
 def fixed_by_context(span: Span, text: str) -> str:
@@ -1144,8 +1142,9 @@ def fixed_by_context(span: Span, text: str) -> str:
             or (weekday and _WEEKDAY.search(window))
         ):
             return "a holiday, weekend or weekday beside it fixes the day"
-    nxt = re.match(r" ([a-z]+)", after)
-    if span.type is EntityType.TERM and span.text.islower() and nxt and domain_suffix(nxt[1]):
+    nxt = re.match(r"( |/)([a-z]+)", after)  # "guanine nucleotide ...", "thiazole/oxazole-modified"
+    joined = nxt and (domain_suffix(nxt[2]) or (nxt[1] == "/" and span.text.isalpha()))
+    if span.type is EntityType.TERM and span.text.islower() and joined:
         return f"a word of the technical term {span.text + nxt[0]!r}"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
