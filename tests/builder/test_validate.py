@@ -1333,6 +1333,10 @@ BAD_NE_FRESH_9091 = [
      "gabarap, gabarapl1 and gabarapl2 have been found.", ("enumerates",)),
     (NE_MINOR, "sls is a member of the thiazole/oxazole-modified microcin family of natural products.",
      "sls is a member of the varazole/oxazole-modified microcin family of natural products.", ("technical term",)),
+    (NE_MINOR, "here we assessed the impact of three different total rna isolation procedures on variation in "
+     "expression data: method a: lysis; method b: organic solvent; and method c: purification.",
+     "here we assessed the impact of four different total rna isolation procedures on variation in "
+     "expression data: method a: lysis; method b: organic solvent; and method c: purification.", ("enumerates",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",
