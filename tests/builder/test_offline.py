@@ -1040,5 +1040,7 @@ def test_entities_keep_ranks_standards_and_class_nouns_of_a_read() -> None:
 
 def test_grammar_leaves_the_verb_of_a_collective_noun() -> None:
     """ "Security was said to be ..." -> "Security were": British English, no error (a read of seed 5323)."""
-    text = "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    text = (
+        "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    )
     assert not [e for e in grammar_edits(text) if e.kind == "agreement" and text[e.start : e.end] == "was"]

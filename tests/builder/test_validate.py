@@ -1388,7 +1388,9 @@ def test_a_weekday_without_a_fixer_may_change_good() -> None:
 
 def test_a_collective_noun_takes_either_number_bad() -> None:
     """A read of a fresh build (seed 5323): "Security were said to be ..." is British English, no error."""
-    orig = "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    orig = (
+        "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    )
     v = validate(GE_MINOR, orig, orig.replace("Security was", "Security were"))
     assert not v.ok, v
 

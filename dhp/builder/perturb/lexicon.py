@@ -1142,7 +1142,7 @@ def fixed_by_context(span: Span, text: str) -> str:
             return "a holiday, weekend or weekday beside it fixes the day"
     nxt = re.match(r"( |/)([a-z]+)", after)  # "guanine nucleotide ...", "thiazole/oxazole-modified"
     joined = nxt and (domain_suffix(nxt[2]) or (nxt[1] == "/" and span.text.isalpha()))
-    if span.type is EntityType.TERM and span.text.islower() and joined:
+    if span.type is EntityType.TERM and span.text.islower() and nxt and joined:
         return f"a word of the technical term {span.text + nxt[0]!r}"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
@@ -1165,7 +1165,7 @@ def _fixed_number(number: str, before: str, after: str) -> str:
         return "a number of a formula, sum, ratio or standard ('p ∝ 1/f', '(2+3)', 'Ethernet 10/100')"
     name = re.search(r"(?<![\w-])([A-Z][\w-]*) $", before)  # "Thriller 25", "Covid 19", never "Nearly 300"
     named = name and not _MONTH_OR_DAY.fullmatch(name[1]) and "RB" not in word_tags(name[1])
-    if named and number.isdigit() and word_zipf(name[1]) < _FUNCTION_ZIPF:  # "Some 40": no name
+    if named and name and number.isdigit() and word_zipf(name[1]) < _FUNCTION_ZIPF:  # "Some 40": no name
         return "a number of a name ('Thriller 25', 'Covid 19', 'Formula 1')"
     return ""
 
