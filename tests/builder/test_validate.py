@@ -1337,6 +1337,11 @@ BAD_NE_FRESH_9091 = [
      "expression data: method a: lysis; method b: organic solvent; and method c: purification.",
      "here we assessed the impact of four different total rna isolation procedures on variation in "
      "expression data: method a: lysis; method b: organic solvent; and method c: purification.", ("enumerates",)),
+    (NE_MINOR, "it is found in three crustacean groups, barnacles, a genus of clam shrimps, and tadpole shrimps.",
+     "it is found in two crustacean groups, barnacles, a genus of clam shrimps, and tadpole shrimps.",
+     ("enumerates",)),
+    (NE_MINOR, 'focus on the "six batches", that is, expand the batch of a, expand the batch of b.',
+     'focus on the "nine batches", that is, expand the batch of a, expand the batch of b.', ("enumerates",)),
     (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
      "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
     (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",

@@ -1122,7 +1122,9 @@ def fixed_by_context(span: Span, text: str) -> str:
     after, before = text[span.end :], text[: span.start]
     rest = set(re.findall(r"[a-z]+", after.lower()))
     n = int(word_value(span.text)) if span.type is EntityType.NUMBER else 0
-    listed = re.match(r"(?: [\w<>-]+){1,10}(?::|,? including)", after)  # "two species: a. konjac and ..."
+    listed = re.match(
+        r"(?: [\w<>\"”-]+){1,10}(?::|,? including|,? that is)|(?: [\w-]+){1,3},(?: [\w -]+,)+", after
+    )
     if 2 <= n <= 10 and (
         listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
