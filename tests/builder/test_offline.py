@@ -440,6 +440,16 @@ def test_grammar_kinds_are_balanced_and_counts_match_severity() -> None:
     assert max(kinds.values()) / sum(kinds.values()) < 0.45  # not half of one kind
 
 
+def test_grammar_major_never_makes_one_error_of_two_edits() -> None:
+    """A read of a fresh build (seed 5323): "These aspects are" -> "This aspects is" reads as one error (the
+    noun's number), not the two a major row claims; and so "increasing numbers of airlines have" -> "on ...
+    has"."""
+    text = "It adds to the warmth of the amplifier. These aspects are implemented perfectly by the circuit."
+    for seed in range(40):
+        out = grammatical_errors(text, Severity.MAJOR, random.Random(seed))
+        assert not (isinstance(out, Perturbed) and "This aspects is" in out.text), out
+
+
 def test_rewrite_major_needs_two_rewritable_sentences() -> None:
     out = rewrite_insert("It rained. It rained again.", Severity.MAJOR, random.Random(0), ["Rain fell."])
     assert isinstance(out, NotApplicable) and "have a rephrasing in the sources" in out.reason
@@ -1026,3 +1036,11 @@ def test_entities_keep_ranks_standards_and_class_nouns_of_a_read() -> None:
         assert "10/100" in out.text, out.text
     assert not lexicon.is_binomial("subtribe mycalesina") and lexicon.is_binomial("escherichia coli")
     assert not lexicon.is_domain_word("arbovirus") and not lexicon.is_domain_word("coronaviruses")
+
+
+def test_grammar_leaves_the_verb_of_a_collective_noun() -> None:
+    """ "Security was said to be ..." -> "Security were": British English, no error (a read of seed 5323)."""
+    text = (
+        "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    )
+    assert not [e for e in grammar_edits(text) if e.kind == "agreement" and text[e.start : e.end] == "was"]

@@ -1280,6 +1280,104 @@ BAD_NE_READ11 = [
      "Owen bitterly attacked Huxley, Hooker and Jared, but also signalled acceptance.", ("first name",)),
 ]  # fmt: skip
 
+#: rows of a read of a fresh offline-rules/12 build (seed 9091) that the reader's rules reject
+BAD_NE_FRESH_9091 = [
+    (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé, Keeps Gettin' Better: A Decade "
+     "of Hits by Christina Aguilera, and Safe Trip Home by Dido",
+     "Thriller 25 by Pedro Ashgrove, I Am... Sasha Fierce by Krelnar, Keeps Gettin' Better: A Decade "
+     "of Hits by Christina Aguilera, and Safe Trip Home by Dido", ("'by Dido'",)),
+    (NE_MINOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce, Keeps Gettin' Better: A Decade of Hits.",
+     "Thriller 25 by Michael Jackson, I Am... Sasha Fierce, Keeps Krelga' Better: A Decade of Hits.",
+     ("ending elided",)),
+    (NE_MINOR, "Is this too much for an initial encounter in Abenteuer? The group of goblins will play a "
+     "decisive roll later.", "Is this too much for an initial encounter in Pergaikru? The group of goblins "
+     "will play a decisive roll later.", ("untranslated word",)),
+    (NE_MINOR, "It was his 349th and last Grand Prix, the “Iceman” ended his carrier in the hall of motorsport "
+     "kings.", "It was his 349th and last Grand Kror, the “Iceman” ended his carrier in the hall of motorsport "
+     "kings.", ("counted by an ordinal",)),
+    (NE_MINOR, "hc-toxin, a cyclic tetrapeptide, is a virulence determinant for the plant pathogenic fungus.",
+     "hc-toxin, a cyclic krinkreamide, is a virulence determinant for the plant pathogenic fungus.",
+     ("'tetrapeptide' is not a named entity",)),
+    (NE_MINOR, "It was his 349th and last Grand Prix, the “Iceman” ended his carrier. Räikkönen won in 2007.",
+     "It was his 349th and last Grand Prix, the “Dinoni” ended his carrier. Räikkönen won in 2007.",
+     ("nickname",)),
+    (NE_MINOR, "Kaitlyn Granado, 24, first arrested March 19 for relationship with boy, 15. Officers quizzed "
+     "another 15-year-old on March 24 over second relationship.", "Kaitlyn Granado, 24, first arrested August 19 "
+     "for relationship with boy, 15. Officers quizzed another 15-year-old on March 24 over second relationship.",
+     ("order of its dates",)),
+    (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996, when the nominee was "
+     "from the South.", "It backed Republicans through the 20th century, except in 1976 and 2003, when the "
+     "nominee was from the South.", ("order of its dates",)),
+    (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996.",
+     "It backed Republicans through the 19th century, except in 1976 and 1996.", ("order of its dates",)),
+    (NE_MINOR, "Hume et al., 17th-18th century, European rationalist ethics, representatives: Spinoza et al., 18th "
+     "century, French enlightenment ethics, representatives: Voltaire et al.", "Hume et al., 17th-18th century, "
+     "European rationalist ethics, representatives: Spinoza et al., 16th century, French enlightenment ethics, "
+     "representatives: Voltaire et al.", ("order of its dates",)),
+    (NE_MINOR, "World No 1 Williams eventually defeated Errani 4-6 7-6 (3) 6-3.",
+     "World No 1 Williams eventually defeated Errani 2-4 7-6 (3) 6-3.", ("no set ends with",)),
+    (NE_MINOR, "representatives: Kierkegaard, Schopenhauer, Nietzsche et al.).",
+     "representatives: Kierkegaard, Schopenhauer, Vadressta et al.).", ("cannot type",)),
+    (NE_MINOR, "representatives: Spencer, Huxley, et al., late 19th century.",
+     "representatives: Spencer, Demvel, et al., late 19th century.", ("cannot type",)),
+    (NE_MINOR, "late 19th century, Neo Hegelian ethics, representatives: Thomas Hill Green et al.",
+     "late 19th century, Guse Hegelian ethics, representatives: Thomas Hill Green et al.", ("prefix",)),
+    (NE_MINOR, "The price will be between 200k and 250k.", "The price will be between 310k and 250k.",
+     ("range it bounds",)),
+    (NE_MINOR, "the n2-fixing alfalfa symbiont is studied.", "the t0-fixing alfalfa symbiont is studied.",
+     ("not a named entity",)),
+    (NE_MINOR, "the proliferative response after stimulation with mitogens was measured.",
+     "the proliferative response after stimulation with norogens was measured.", ("not a named entity",)),
+    (NE_MINOR, "in humans, six atg8 homologs, including map1lc3a, map1lc3b, map1lc3c, gabarap, gabarapl1 and "
+     "gabarapl2 have been found.", "in humans, three atg8 homologs, including map1lc3a, map1lc3b, map1lc3c, "
+     "gabarap, gabarapl1 and gabarapl2 have been found.", ("enumerates",)),
+    (NE_MINOR, "sls is a member of the thiazole/oxazole-modified microcin family of natural products.",
+     "sls is a member of the varazole/oxazole-modified microcin family of natural products.", ("technical term",)),
+    (NE_MINOR, "here we assessed the impact of three different total rna isolation procedures on variation in "
+     "expression data: method a: lysis; method b: organic solvent; and method c: purification.",
+     "here we assessed the impact of four different total rna isolation procedures on variation in "
+     "expression data: method a: lysis; method b: organic solvent; and method c: purification.", ("enumerates",)),
+    (NE_MINOR, "it is found in three crustacean groups, barnacles, a genus of clam shrimps, and tadpole shrimps.",
+     "it is found in two crustacean groups, barnacles, a genus of clam shrimps, and tadpole shrimps.",
+     ("enumerates",)),
+    (NE_MINOR, 'focus on the "six batches", that is, expand the batch of a, expand the batch of b.',
+     'focus on the "nine batches", that is, expand the batch of a, expand the batch of b.', ("enumerates",)),
+    (NE_MAJOR, "Thriller 25 by Michael Jackson, I Am... Sasha Fierce by Beyoncé",
+     "Thriller 29 by Scott Yarrow, I Am... Sasha Fierce by Beyoncé", ("number of a name",)),
+    (NE_MINOR, "200 serious Covid 19 cases were treated on Sunday.",
+     "200 serious Covid 23 cases were treated on Sunday.", ("number of a name",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_FRESH_9091)
+def test_fictional_entities_of_a_fresh_read_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+#: the reader accepted these (offline-rules-11 reads): the rules above must leave them
+GOOD_NE_NEAR_FRESH_9091 = [
+    ("The boom in floating hotels on the Rhein and Mosel has contributed to this.",
+     "The boom in floating hotels on the Ragam and Mosel has contributed to this."),  # a name common in German
+    ("“It is now a hole without a bottom,” Genth said. Retailers lost sales.",
+     "“It is now a hole without a bottom,” Gervo said. Retailers lost sales."),  # a surname before "said"
+    ("it aimed to find genes stably expressed in tissue from individuals with ad, pd or dlb.",
+     "it aimed to find genes stably expressed in tissue from individuals with ad, pd or zrs."),
+    ("mice given a glycine supplement grew faster.", "mice given a brisolline supplement grew faster."),
+    ("Nearly 300 people came to see Kevin on December 10.", "Nearly 400 people came to see Kevin on December 10."),
+    ("World No 1 Williams eventually defeated Errani 4-6 7-6 (3) 6-3.",
+     "World No 1 Williams eventually defeated Errani 2-6 7-6 (3) 6-3."),
+    ("He was arrested on March 19 and charged on March 24.", "He was arrested on March 12 and charged on March 24."),
+    ("It backed Republicans through the 20th century, except in 1976 and 1996.",
+     "It backed Republicans through the 20th century, except in 1976 and 1991."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("orig", "pert"), GOOD_NE_NEAR_FRESH_9091)
+def test_fictional_entities_near_a_fresh_read_good(orig: str, pert: str) -> None:
+    _ok(validate(NE_MINOR, orig, pert))
+
 
 @pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_READ11)
 def test_fictional_entities_fixed_by_their_text_bad(
@@ -1291,3 +1389,25 @@ def test_fictional_entities_fixed_by_their_text_bad(
 def test_a_weekday_without_a_fixer_may_change_good() -> None:
     _ok(validate(NE_MINOR, "200 cases were treated on Sunday. Reports may lag on the weekend.",
                  "200 cases were treated on Wednesday. Reports may lag on the weekend."))  # fmt: skip
+
+
+def test_a_collective_noun_takes_either_number_bad() -> None:
+    """A read of a fresh build (seed 5323): "Security were said to be ..." is British English, no error."""
+    orig = (
+        "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
+    )
+    v = validate(GE_MINOR, orig, orig.replace("Security was", "Security were"))
+    assert not v.ok, v
+
+
+def test_a_collective_noun_inside_the_subject_still_agrees_good() -> None:
+    """The reader's row (offline-rules-11): the subject is "intention", so "were" is an error."""
+    orig = "He said the intention of the Biden government was geopolitics, not democracy."
+    _ok(validate(GE_MINOR, orig, orig.replace("government was", "government were")))
+
+
+def test_a_participle_after_its_noun_is_no_finite_verb_bad() -> None:
+    """A read of seed 5323: "the activities related to the Space Race" -> "relating to": still grammatical."""
+    orig = "It was a period encompassing the activities related to the Space Race and space exploration."
+    assert not validate(GE_MINOR, orig, orig.replace("related", "relating")).ok
+    _ok(validate(GE_MINOR, "After the trip he returned to Libya.", "After the trip he returning to Libya."))

@@ -15,6 +15,7 @@ from typing import Any
 __all__ = [
     "ARTICLES",
     "BE",
+    "COLLECTIVE_NOUNS",
     "CORE_DET",
     "DETERMINERS",
     "DISCOURSE_MARKERS",
@@ -67,6 +68,8 @@ PRONOUN_CASE: dict[str, tuple[str, str]] = {
 #: subject pronoun -> its object form
 SUBJECT_TO_OBJECT: dict[str, str] = dict(_TABLE["subject_to_object"])
 ARTICLES = frozenset(_words("articles"))
+#: nouns of a group of people that British English gives either number ("Security were said to be ...")
+COLLECTIVE_NOUNS = frozenset(_words("collective_nouns"))
 #: articles, demonstratives and possessives: the words that open a definite or indefinite noun phrase
 CORE_DET = frozenset(_words("core_det"))
 #: every determiner the generators and checks treat as closed-class: the core ones and the quantifiers

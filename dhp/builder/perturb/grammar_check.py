@@ -31,6 +31,7 @@ from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.closed_class import (
     ARTICLES,
     BE,
+    COLLECTIVE_NOUNS,
     DO,
     HAVE,
     MODALS,
@@ -343,7 +344,9 @@ def _finite_to_nonfinite(o: str, n: str, ctx: Context) -> bool:
     nonfinite = n in ("be", "been", "being") or (
         bool(tags & {"VBG", "VBN"}) and not tags & {"VBD", "VBZ", "VBP"}
     )
-    return is_subject and nonfinite
+    head = _subject_word(ctx)  # "the activities related to ...": a participle after its noun, no finite verb
+    relative = "VBN" in lexicon.word_tags(o) and ctx.next in PREPOSITIONS and head not in PRONOUN_CASE
+    return is_subject and nonfinite and not (relative and head.islower())
 
 
 def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
@@ -367,6 +370,11 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
     if _finite_to_nonfinite(o, n, ctx):
         return "finite verb replaced by a non-finite form", ""
     subject, vn = _subject_number(_subject_word(ctx)), _verb_number(n)  # "labels thereby ignores": "labels"
+    head = (ctx.before[-2:-1] or ("",))[
+        0
+    ]  # "Security were", "The staff were"; never "of the Biden government"
+    if _subject_word(ctx).lower() in COLLECTIVE_NOUNS and (head.lower() in ARTICLES or head[-1:] in ".!?"):
+        return "", f"{ctx.prev!r} takes either number ('Security were said to be ...')"
     if o in _BE_NUMBER and n in _BE_NUMBER and _BE_NUMBER[o] != _BE_NUMBER[n]:
         key = "i" if ctx.prev.lower() == "i" else subject
         if key and n in _AGREES[key]:

@@ -38,6 +38,7 @@ from typing import Any
 from dhp.builder.perturb.closed_class import (
     MONTH_ABBR,
     MONTHS,
+    MONTHS_IN_ORDER,
     NUMBER_WORDS,
     ORDINAL_WORDS,
     WEEKDAYS,
@@ -170,6 +171,7 @@ _DECADE = re.compile(r"^(?:1[0-9]|20)\d0s$")
 _ORDINAL_RANGE = re.compile(r"^\d+(?:st|nd|rd|th)?(?:[-–]\d+(?:st|nd|rd|th)?)+$", re.IGNORECASE)
 #: the charge after an ion's formula ("ca2+", "cl-" before a space)
 _ION_AFTER = re.compile(r"[+−]|-(?![\w])")
+_FORMULA = re.compile(r"(?=\w*\d)(?:(?:[chnopsk]|c[al]|fe|mg|na|zn)\d?)+(?:-|$)", re.I)  # "n2-fixing"
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
 
@@ -835,8 +837,9 @@ def _names_a_kind(low: str, names: str) -> bool:
     other number is a known word ("nucleotide", "cytokines"): the field's dictionary vocabulary, no name."""
     if names != "countable":
         return names == "class"
-    other = [low] if low.endswith("s") else [low + "s", low + "es"]  # "cytokines" is in use, "glycines" not
-    return max(word_zipf(w) for w in other) >= _COUNTABLE_ZIPF
+    if low.endswith("s"):  # a plural in use at all counts things of a kind ("mitogens"; never "glycines")
+        return word_zipf(low) >= _COUNTABLE_ZIPF - 0.5
+    return max(word_zipf(w) for w in (low + "s", low + "es")) >= _COUNTABLE_ZIPF  # "cytokine"; not "glycine"
 
 
 #: adjectives of a domain ending that no lexicon knows ("murine cells", "porcine skin")
@@ -846,6 +849,13 @@ _GENERAL_PREFIXES: tuple[str, ...] = tuple(_LISTS["GENERAL_PREFIXES"])  # "multi
 _GENERAL_ZIPF = 3.5
 _KNOWN_GENERAL_ZIPF = 3.0
 _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
+
+
+def _general_stem(stem: str) -> bool:
+    """After a general or counting prefix, general vocabulary or a kind ("multi|gene", "tetra|peptide")."""
+    suffix = domain_suffix(stem)
+    kind = bool(suffix) and _names_a_kind(stem, next(n for s, _, n in _domain_suffixes() if s == suffix))
+    return word_zipf(stem) >= _GENERAL_ZIPF or kind
 
 
 @functools.lru_cache(maxsize=50_000)
@@ -859,7 +869,7 @@ def is_domain_word(low: str) -> bool:
     suffix = domain_suffix(low)
     if not suffix or not low.isalpha() or low in _LATIN_PHRASE_WORDS or low in _NOT_DOMAIN_WORDS:
         return False
-    if any(low.startswith(p) and word_zipf(low[len(p) :]) >= _GENERAL_ZIPF for p in _GENERAL_PREFIXES):
+    if any(_general_stem(low[len(p) :]) for p in _GENERAL_PREFIXES if low.startswith(p)):
         return False
     if any(t.startswith(_NOT_NOUN_TAGS) for t in word_tags(low)) or lemmas(low, "VERB") or lemmas(low, "ADJ"):
         return False
@@ -957,7 +967,7 @@ _WORD_VALUES = {
 }
 #: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20", "three or four"), whose order a
 #: replacement keeps
-_N = r"(\d+(?:,\d{3})*(?:\.\d+)?)"
+_N = r"(\d+(?:,\d{3})*(?:\.\d+)?)[kK]?"  # "between 200k and 250k"
 _W = rf"(\d+(?:,\d{{3}})*(?:\.\d+)?|(?:{'|'.join(sorted(_WORD_VALUES, key=len, reverse=True))})s?)"
 _RANGE = re.compile(
     rf"\b(?:between|from) {_N} (?:and|to) {_N}\b|(?<![\w.,–-]){_N} ?[–-] ?{_N}(?![\w–-])"
@@ -993,10 +1003,72 @@ def breaks_range(text: str, start: int, end: int, new: str) -> bool:
         return (values[0] < values[1]) - (values[0] > values[1])
 
     changed = text[:start] + new + text[end:]
-    return any(
+    return breaks_order(text, start, end, new) or any(
         m.start() <= start < m.end() and rising(m) not in (0, rising(_RANGE.match(changed, m.start())))
         for m in _RANGE.finditer(text)
     )
+
+
+_MONTH_RE = "|".join(MONTHS_IN_ORDER)
+#: a month with its day, a century ("17th-18th century": both), a year
+_TIME_MARK = re.compile(
+    rf"\b(?:({_MONTH_RE})(?: (\d{{1,2}})\b)?|(\d{{1,2}}) ({_MONTH_RE})"
+    r"|(\d{1,2})(?:st|nd|rd|th)(?=(?:[-–]\d{1,2}(?:st|nd|rd|th))?[ -]centur)|(1\d{3}|20\d{2}))\b",
+    re.IGNORECASE,
+)
+
+
+def _time_marks(text: str, lo: int = 0, hi: int = 10**9) -> list[tuple[int, str, tuple[int, int]]]:
+    """(offset, kind, value) of the months (and day), centuries and years of ``text`` in ``[lo, hi)``."""
+    marks = []
+    for m in _TIME_MARK.finditer(text):
+        if lo <= m.start() < hi and (month := m[1] or m[4]):
+            marks.append((m.start(), "m", (MONTHS_IN_ORDER.index(month.lower()), int(m[2] or m[3] or 0))))
+        elif lo <= m.start() < hi:
+            marks.append((m.start(), "c" if m[5] else "y", (int(m[5] or m[6]), 0)))
+    return marks
+
+
+def _order(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """-1, 0 or 1: ``a`` before, with or after ``b`` (a day counts only where both have one)."""
+    x, y = (a, b) if a[1] and b[1] else (a[:1], b[:1])
+    return (x > y) - (x < y)
+
+
+def breaks_order(text: str, start: int, end: int, new: str) -> bool:
+    """``new`` for ``text[start:end]`` turns the text's order of dates round ("first arrested March 19 ...
+    March 24" -> "August 19"; "17th-18th century ..., 18th century" -> "16th") or takes a year out of the
+    century its sentence names ("through the 20th century, except in 1996" -> "2003", or -> "19th")."""
+    old = _time_marks(text, start, end)
+    fresh = _time_marks(text[:start] + new + text[end:], start, start + len(new))
+    others = _time_marks(text[:start]) + [(o + end, k, v) for o, k, v in _time_marks(text[end:])]
+    for (at, kind, was), (_, kind2, now) in zip(old, fresh, strict=False):
+        for where, k, value in others if kind == kind2 and was != now else ():
+            between = text[min(at, where) : max(at, where)]
+            if k == kind and _order(was, value) and _order(was, value) != _order(now, value):
+                return True
+            years, centuries = ((was, now), (value, value)) if kind == "y" else ((value, value), (was, now))
+            if {k, kind} == {"y", "c"} and not re.search(r"[.!?]\s", between):  # one sentence
+                inside = [
+                    (c - 1) * 100 < y[0] <= c * 100 for (y, (c, _)) in zip(years, centuries, strict=True)
+                ]
+                if inside == [True, False]:
+                    return True
+    return False
+
+
+def set_of_a_match(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The games of a finished tennis set among the sets of its match ("4-6 7-6 (3) 6-3"), else None."""
+    m = re.fullmatch(r"(\d)[-–](\d)", text[start:end])
+    row = re.search(r"\d[-–]\d(?: \(\d+\))? $", text[:start]) or re.match(
+        r"(?: \(\d+\))? \d[-–]\d\b", text[end:]
+    )
+    return (int(m[1]), int(m[2])) if m and row and finished_set(int(m[1]), int(m[2])) else None
+
+
+def finished_set(a: int, b: int) -> bool:
+    """A set that ends with these games: 6 to 4 or fewer, 7-5 or 7-6."""
+    return (max(a, b), min(a, b)) in {(6, 0), (6, 1), (6, 2), (6, 3), (6, 4), (7, 5), (7, 6)}
 
 
 def named_forms(span: Span) -> set[str]:
@@ -1021,12 +1093,25 @@ _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".s
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
 #: what fixes a weekday or date beside it: a holiday ("Ascension Day"), a weekend, a bridge day
 _DAY_FIXER = re.compile(r"\b(?:[A-Z][a-z]+ (?:Day|Eve)|weekend|bridge day)\b")
-_NAME_LIST = re.compile(r"(?:[A-Z][a-z]+, )+[A-Z][a-z]+,? (?:and|or) [A-Z][a-z]+")
+_NAME_LIST = re.compile(r"(?:[A-Z][a-z]+, )+[A-Z][a-z]+(?:,? (?:and|or) [A-Z][a-z]+|,? et al)")
 
 
 def in_name_list(word: str, text: str) -> bool:
-    """``word`` is an item of a list of capitalised single words in ``text`` ("Huxley, Hooker and Darwin")."""
-    return any(word in re.split(r",? (?:and|or) |, ", m[0]) for m in _NAME_LIST.finditer(text))
+    """``word`` is an item of a list of capitalised single words in ``text`` ("Huxley, Hooker and Darwin",
+    "Kierkegaard, Schopenhauer, Nietzsche et al.")."""
+    return any(word in re.split(r",? (?:and|or) |,? et al|, ", m[0]) for m in _NAME_LIST.finditer(text))
+
+
+_FOREIGN_ZIPF, _ENGLISH_UNKNOWN_ZIPF = 4.0, 1.0  # this frequent in German or French, this rare in English
+
+
+@functools.lru_cache(maxsize=20_000)
+def is_foreign_word(word: str) -> bool:
+    """A common German or French word English never uses ("Abenteuer"; not the names "Rhein", "Moderne")."""
+    from wordfreq import zipf_frequency
+
+    zipf = max(float(zipf_frequency(word.lower(), lang)) for lang in ("de", "fr"))
+    return zipf >= _FOREIGN_ZIPF and word_zipf(word) < _ENGLISH_UNKNOWN_ZIPF
 
 
 def fixed_by_context(span: Span, text: str) -> str:
@@ -1037,15 +1122,13 @@ def fixed_by_context(span: Span, text: str) -> str:
     after, before = text[span.end :], text[: span.start]
     rest = set(re.findall(r"[a-z]+", after.lower()))
     n = int(word_value(span.text)) if span.type is EntityType.NUMBER else 0
-    listed = re.match(r"(?: [\w-]+){1,3}:", after)  # "two species: a. konjac and a. bulbifer"
+    listed = re.match(
+        r"(?: [\w<>\"”-]+){1,10}(?::|,? including|,? that is)|(?: [\w-]+){1,3},(?: [\w -]+,)+", after
+    )
     if 2 <= n <= 10 and (
         listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
         return f"the text enumerates the {span.text} it counts"
-    if span.type is EntityType.NUMBER and re.search(
-        r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I
-    ):
-        return "a telephone number ('call 911')"
     if span.text.lower().rstrip("s") in _FAITHS:
         return "a religious group, no name to make up"
     if span.type is EntityType.DATE:
@@ -1059,17 +1142,50 @@ def fixed_by_context(span: Span, text: str) -> str:
             or (weekday and _WEEKDAY.search(window))
         ):
             return "a holiday, weekend or weekday beside it fixes the day"
-    nxt = re.match(r" ([a-z]+)", after)
-    if span.type is EntityType.TERM and span.text.islower() and nxt and domain_suffix(nxt[1]):
+    nxt = re.match(r"( |/)([a-z]+)", after)  # "guanine nucleotide ...", "thiazole/oxazole-modified"
+    joined = nxt and (domain_suffix(nxt[2]) or (nxt[1] == "/" and span.text.isalpha()))
+    if span.type is EntityType.TERM and span.text.islower() and nxt and joined:
         return f"a word of the technical term {span.text + nxt[0]!r}"
-    if span.type is EntityType.NUMBER and (
-        "/" in span.text
+    if span.type is EntityType.NUMBER:
+        return _fixed_number(span.text, before, after)
+    return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+
+
+_FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
+_MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|[a-z]+day", re.I)
+
+
+def _fixed_number(number: str, before: str, after: str) -> str:
+    """Why a number is no value to change (:func:`fixed_by_context`), else ""."""
+    if re.search(r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I):
+        return "a telephone number ('call 911')"
+    if (
+        "/" in number
         or re.match(r"[/+×*]\w|(?: [\w-]+){0,2} \(\d+[+×*]\d+\)", after)  # "5 attempts (2+3)": its own sum
         or re.search(r"\d[/+]$|[∝=×^]\s*$", before)
     ):
         return "a number of a formula, sum, ratio or standard ('p ∝ 1/f', '(2+3)', 'Ethernet 10/100')"
-    if span.type is EntityType.OTHER and (in_name_list(span.text, text) or re.search(r"\bsaid $", before)):
-        return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek')"
+    name = re.search(r"(?<![\w-])([A-Z][\w-]*) $", before)  # "Thriller 25", "Covid 19", never "Nearly 300"
+    named = name and not _MONTH_OR_DAY.fullmatch(name[1]) and "RB" not in word_tags(name[1])
+    if named and name and number.isdigit() and word_zipf(name[1]) < _FUNCTION_ZIPF:  # "Some 40": no name
+        return "a number of a name ('Thriller 25', 'Covid 19', 'Formula 1')"
+    return ""
+
+
+def _fixed_name(name: str, text: str, before: str, after: str) -> str:
+    """Why a name of unknown type is no name to replace (:func:`fixed_by_context`), else ""."""
+    if in_name_list(name, text) or re.search(r"\b(?:said|by) $", before):
+        return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek', 'by Dido')"
+    if any(is_foreign_word(w) for w in name.split()):
+        return "an untranslated word, no name ('an initial encounter in Abenteuer')"
+    if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):
+        return "a name counted by an ordinal names a kind ('his 349th and last Grand Prix')"
+    if any(w.lower() in _GENERAL_PREFIXES for w in name.split()):
+        return "a prefix of an ordinary word, no name ('Neo Hegelian ethics')"
+    if re.search(r"\bthe [“\"]$", before, re.I):
+        return "a nickname of a person ('the “Iceman”')"
+    if re.match(r"'(?!\w)", after) and is_common_word(name.split()[-1] + "g"):
+        return "a word with its ending elided, no name ('Keeps Gettin' Better')"
     return ""
 
 
@@ -1450,9 +1566,10 @@ def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
 
 
 def _term_at(text: str, end: int, word: str, lower: bool) -> bool:
-    """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's formula ("ca2+")."""
+    """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's or molecule's formula."""
     shaped = lower or not word[0].isupper() or _HAS_DIGIT.search(word)
-    return bool(shaped) and _is_term(word, lower) and not _ION_AFTER.match(text, end)
+    formula = _ION_AFTER.match(text, end) or _FORMULA.match(word)  # "ca2+", "n2-fixing", "h2o"
+    return bool(shaped) and _is_term(word, lower) and not formula
 
 
 def _scan_sentence(text: str, base: int, toks: list[Token], sent: int, lower: bool) -> list[Span]:

@@ -406,10 +406,19 @@ def _implausible_in_context(span: Span, new: str, original: str) -> str:
             old, value = int(m.group(1) or m.group(2)), int(age.group())
             if max(old, value) / max(1, min(old, value)) >= MAX_AGE_FACTOR or (old >= 18) != (value >= 18):
                 return f"an age of {old} is no age of {value}"
+    games = lexicon.set_of_a_match(original, span.start, span.end)
+    after_set = re.fullmatch(r"(\d+)[-–](\d+)", new)
+    if games and not (after_set and _same_winner(games, (int(after_set[1]), int(after_set[2])))):
+        return "a set of a match that no set ends with"
     sides = re.fullmatch(r"(\d{1,2})[-–](\d{1,2})", span.text), re.fullmatch(r"(\d+)[-–](\d+)", new)
     if sides[0] and sides[1] and max(map(int, sides[0].groups())) <= 7 < max(map(int, sides[1].groups())):
         return "a set or small score past 7"
     return ""
+
+
+def _same_winner(games: tuple[int, int], new: tuple[int, int]) -> bool:
+    """``new`` is a finished set won by the side that won ``games`` ("4-6" -> "2-6", "5-7"; never "2-4")."""
+    return lexicon.finished_set(*new) and (games[0] > games[1]) == (new[0] > new[1])
 
 
 def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
@@ -422,7 +431,9 @@ def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
     if span.type is EntityType.NUMBER and (why := _implausible_in_context(span, new, original)):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if lexicon.breaks_range(original, span.start, span.end, new):
-        return _fail(f"{span.text!r} replaced by {new!r}: the range it bounds is reversed")
+        return _fail(
+            f"{span.text!r} replaced by {new!r}: the range it bounds or the order of its dates is reversed"
+        )
     return PASS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dhp.types import Severity
@@ -59,12 +59,14 @@ def pick_balanced(
     gap: int = 0,
     weights: Mapping[str, float] | None = None,
     least: int = 0,
+    clash: Callable[[Edit, Edit], bool] | None = None,
 ) -> list[Edit]:
     """Up to ``n`` non-overlapping edits: a random kind first (equally likely, or by ``weights``, 1 if
     unlisted), then a site.
 
     A kind is repeated only to reach ``least`` edits, so one frequent rule (e.g. prepositions) cannot
-    dominate a row nor, through its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart.
+    dominate a row nor, through its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart, and no two
+    chosen edits ``clash``.
     """
     by_kind: dict[str, list[Edit]] = {}
     for e in cands:
@@ -80,7 +82,9 @@ def pick_balanced(
         sites = [
             e
             for e in by_kind[kind]
-            if not any(e.start < c.end + gap and c.start < e.end + gap for c in chosen)
+            if not any(
+                (e.start < c.end + gap and c.start < e.end + gap) or (clash and clash(e, c)) for c in chosen
+            )
         ]
         if not sites:
             kinds.remove(kind)

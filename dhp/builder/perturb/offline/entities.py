@@ -536,11 +536,18 @@ def _bounded_number(span: Span, text: str) -> Callable[[str, random.Random, str]
     hour of a clock ("10 PM" -> "8 PM"), a share up to 100 ("40 percent" -> "63 percent"), a day before its
     month (up to 28), each near its value; None elsewhere."""
     before, after = text[: span.start], text[span.end :]
-    if re.fullmatch(r"\d+-year-old", span.text) or (
+    if re.fullmatch(r"\d+-years?-old", span.text) or (
         span.text.isdigit()
         and (_AGE_AFTER.match(after) or (_AGE_BEFORE.search(before) and after.startswith(",")))
     ):
         return lambda s, r, t: _age(s, r)
+    if games := lexicon.set_of_a_match(
+        text, span.start, span.end
+    ):  # "4-6 7-6 (3) 6-3": "4-6" -> "2-6", "5-7"
+        sets = [
+            f"{a}-{b}" for a in range(8) for b in range(8) if lexicon.finished_set(a, b) and (a, b) != games
+        ]
+        return lambda s, r, t: r.choice([x for x in sets if (x[0] > x[2]) == (games[0] > games[1])])
     if re.fullmatch(r"\d+(?:st|nd|rd|th)", span.text) and _CENTURY_AFTER.match(after):  # "20th century"
         return lambda s, r, t: _ordinal(_near(int(s[:-2]), r, 1, 21, factor=1.3))
     top = min(lexicon.number_bound(after), 28 if lexicon.DAY_AFTER.match(after) else 100)

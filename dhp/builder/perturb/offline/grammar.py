@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.closed_class import (
+    COLLECTIVE_NOUNS,
     DETERMINERS,
     MODALS,
     PL_PRON,
@@ -136,8 +137,8 @@ _SINGULAR_FORMS = frozenset({"is", "was", "has", "does"})
 
 def _subject_agrees(prev: _Tok, verb: str) -> bool:
     """The word before ``verb`` is its subject and agrees with it, so swapping the verb's number is wrong."""
-    if prev.word == "I":
-        return False  # "I was" / "I were": the subjunctive blurs it
+    if prev.word == "I" or prev.low in COLLECTIVE_NOUNS:
+        return False  # "I was" / "I were": the subjunctive blurs it; "Security were said to be ...": either
     singular = verb.replace("’", "'") in _SINGULAR_FORMS
     if prev.low in _THIRD:
         return singular
@@ -500,12 +501,32 @@ def _checked(text: str, edits: list[Edit]) -> list[Edit]:
     return [e for e in edits if grammar_error_verdict(text, apply_edits(text, [e]))[0].ok]
 
 
+def _one_phrase(text: str) -> Callable[[Edit, Edit], bool]:
+    """An agreement edit and one in its subject's phrase read as one error ("This aspects is": a noun's number)."""
+
+    def clash(a: Edit, b: Edit) -> bool:
+        between = text[min(a.end, b.end) : max(a.start, b.start)]
+        words = re.findall(r"[\w'’-]+", between)
+        low = [w.lower() for w in words]
+        verb = any(w in SUBORDINATORS or (_verb_lemma(w) and not _noun_number(w)) for w in low)
+        agree = "agreement" in (a.kind, b.kind)
+        return agree and len(words) <= 3 and not verb and not re.search(r"[,;:.!?]", between)
+
+    return clash
+
+
 def grammatical_errors(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
     """Introduce one (minor/single) or two to three (major) grammatical errors of different kinds."""
     lo, hi = change_count(severity)
     n = lo if lo == hi else rng.randint(lo, hi)
     chosen = pick_balanced(
-        _checked(text, grammar_edits(text)), n, rng, gap=5, weights=_KIND_WEIGHTS, least=lo
+        _checked(text, grammar_edits(text)),
+        n,
+        rng,
+        gap=5,
+        weights=_KIND_WEIGHTS,
+        least=lo,
+        clash=_one_phrase(text),
     )
     if len(chosen) < lo:
         return NotApplicable(
