@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,12 @@ import pytest
 from dhp.spec import BENCHMARK
 from tests.support.processes import adopt_orphans, survivors
 from tests.support.tiny_data import write_tiny_dataset
+
+# A suite started in the background by a shell without job control (`make test &` in a script) inherits
+# SIGINT ignored, and so would every process it starts: the Ctrl-C tests (tests/hardening/test_edges.py)
+# would then time out on commands that never see the signal. The suite gives its processes the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
