@@ -325,11 +325,16 @@ def test_space_mode_on_the_hub_checks_the_request_store_is_private(tmp_path: Pat
 def test_two_wheel_builds_of_one_checkout_at_once_both_succeed(tmp_path: Path) -> None:
     """setuptools builds in the checkout: without checkout_build_lock, two at once break each other
     (seen as "Failed building wheel for dhp-bench" when parallel test workers ran `dhp space init`)."""
+    import tempfile
     from concurrent.futures import ThreadPoolExecutor
 
     from dhp.leaderboard.deploy.space import build_wheel
 
     repo = Path(__file__).resolve().parents[2]
+    before = set(Path(tempfile.gettempdir()).glob("dhp-wheel-*.lock"))
     with ThreadPoolExecutor(2) as pool:
         wheels = list(pool.map(lambda i: build_wheel(repo, tmp_path / f"w{i}"), range(2)))
     assert [w.parent.name for w in wheels] == ["w0", "w1"] and all(w.stat().st_size > 0 for w in wheels)
+    assert (
+        set(Path(tempfile.gettempdir()).glob("dhp-wheel-*")) <= before
+    )  # no lock file nor build folder left

@@ -25,7 +25,6 @@ import contextlib
 import faulthandler
 import fcntl
 import functools
-import hashlib
 import importlib.metadata as md
 import json
 import os
@@ -306,15 +305,14 @@ def missing_build_requirements(root: Path) -> list[str]:
 def checkout_build_lock(root: Path) -> Iterator[None]:
     """Held while a wheel of the checkout at ``root`` is built: setuptools builds in the checkout itself
     (``build/``, ``*.egg-info``), so two builds at once (two ``dhp space init``, or a test suite's
-    parallel workers) would break each other. The lock file lives in the temporary folder, not the
-    checkout."""
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    with open(Path(tempfile.gettempdir()) / f"dhp-wheel-{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    parallel workers) would break each other. The lock is taken on the checkout's folder itself: no lock
+    file is left anywhere."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def build_wheel(root: Path, dest: Path) -> Path:
