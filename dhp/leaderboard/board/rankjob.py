@@ -34,7 +34,7 @@ from dhp.scoring.result_files import parse_result
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ChildDied", "ChildError", "RankJob", "ask", "serve_jobs", "spawn_child"]
+__all__ = ["ChildDied", "ChildError", "RankJob", "ask", "end_child", "serve_jobs", "spawn_child"]
 
 _Key = tuple[str, str]  # (path, version)
 
@@ -53,6 +53,19 @@ def spawn_child(module: str, nice: int = 0) -> subprocess.Popen[bytes]:
         start_new_session=True,
         preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
     )
+
+
+def end_child(proc: subprocess.Popen[bytes], within_s: float = 10) -> None:
+    """End a child of :func:`spawn_child`: EOF on its stdin ends its loop; killed if it has not ended
+    ``within_s`` seconds later."""
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):  # it has ended already (a broken pipe)
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=within_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def ask(proc: subprocess.Popen[bytes], job: Any) -> Any:
@@ -133,15 +146,9 @@ class _Child:
         return ask(self.proc, (path, text))  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        """End the child: EOF on its stdin ends its loop (killed if it has not ended 10 s later)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        with contextlib.suppress(BrokenPipeError):  # it has ended already
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        """End the child (:func:`end_child`) and close its answers' pipe."""
+        assert self.proc.stdout is not None
+        end_child(self.proc)
         self.proc.stdout.close()
 
 

@@ -34,7 +34,6 @@ import itertools
 import json
 import logging
 import math
-import subprocess
 import threading
 import time
 from collections import OrderedDict
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.leaderboard.board.loading import LoadedResult
-from dhp.leaderboard.board.rankjob import ChildDied, ask, serve_jobs, spawn_child
+from dhp.leaderboard.board.rankjob import ChildDied, ask, end_child, serve_jobs, spawn_child
 from dhp.scoring.result_files import parse_result
 from dhp.scoring.results import Result
 
@@ -173,14 +172,7 @@ class _Renderer:
             self.proc.kill()
 
     def close(self) -> None:
-        assert self.proc.stdin is not None
-        with contextlib.suppress(OSError):
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        end_child(self.proc)
 
 
 class Body:
