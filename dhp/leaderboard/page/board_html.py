@@ -13,7 +13,7 @@ import html
 import json
 import math
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -183,7 +183,7 @@ def _private_header(df: pd.DataFrame, sort: Sort, top: list[str], sub: list[str]
         top.append(_th(PRIVATE_SPLIT, PRIVATE_SPLIT, HEADER_HELP[PRIVATE_SPLIT], sort, ' rowspan="2"'))
 
 
-def _private_datasets_of(cols: dict[str, list[Any]]) -> list[str]:
+def _private_datasets_of(cols: Iterable[str]) -> list[str]:
     return [c.removesuffix(" private") for c in cols if c.endswith(" private")]
 
 
@@ -226,7 +226,13 @@ class BoardParts:
         )
 
 
-def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[str], list[str]]) -> str:
+def _row(
+    cols: dict[str, list[Any]],
+    i: int,
+    dcols: list[str],
+    meta: tuple[list[str], list[str]],
+    private: list[str],
+) -> str:
     rank = str(cols[RANK][i])
     caveat = "; ".join(str(cols[m][i]) for m in meta[1] if str(cols[m][i]))
     cells = [
@@ -237,7 +243,7 @@ def _row(cols: dict[str, list[Any]], i: int, dcols: list[str], meta: tuple[list[
     cells.append(overall.replace('<td class="num', '<td class="overall num', 1))
     cells += [_meta_cell(m, cols[m][i]) for m in meta[0]]
     cells += [_num_cell(cols[c][i], *(cols[b][i] for b in interval_columns(c))) for c in dcols[1:]]
-    cells += _private_cells(cols, i, _private_datasets_of(cols))
+    cells += _private_cells(cols, i, private)
     cells += [f'<td class="caveats">{html.escape(str(cols[m][i]))}</td>' for m in meta[1]]
     cls = ' class="baseline"' if rank.startswith(BASELINE) else ""
     return f"<tr{cls}>{''.join(cells)}</tr>"
@@ -251,6 +257,7 @@ def view_parts(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No jud
         return BoardParts(note, (), "")
     dcols = value_columns(df)
     meta = _meta_of(df)
+    private = _private_datasets_of(df.columns.tolist())  # once for the view, not once a row
     cols: dict[str, list[Any]] = {c: df[c].tolist() for c in df.columns}
     first = html.escape(str(cols["Judge"][0]))
     only_baselines = all(str(r).startswith(BASELINE) for r in cols[RANK])
@@ -260,7 +267,7 @@ def view_parts(df: pd.DataFrame, sort: Sort = DEFAULT_SORT, empty: str = "No jud
         f"{_header(df, sort)}<tbody>"
     )
     return BoardParts(
-        head, tuple(_row(cols, i, dcols, meta) for i in range(len(df))), "</tbody></table></div>"
+        head, tuple(_row(cols, i, dcols, meta, private) for i in range(len(df))), "</tbody></table></div>"
     )
 
 
