@@ -25,6 +25,13 @@ from typing import Any
 
 import pandas as pd
 
+from dhp.leaderboard.board.columns import (
+    PRIVATE_SPLIT,
+    interval_columns,
+    is_private_column,
+    is_text_column,
+    private_columns,
+)
 from dhp.leaderboard.board.loading import LoadedResult, benchmark_setting, latest_results
 from dhp.scoring.fits import Fit, fits_of_results
 from dhp.scoring.results import Result
@@ -48,32 +55,12 @@ __all__ = [
     "with_private",
 ]
 
-#: The Columns choice that shows the private split's columns, and the column naming its commitments.
-PRIVATE_SPLIT = "Private split"
 #: The flag's mark: the difference's interval lies above 0 (:attr:`dhp.scoring.fits.Fit.fits_public`).
 FITS_MARK = "fits the public rows"
 #: The flag's cell where the judge is not flagged.
 NOT_FLAGGED = "no"
 #: The full table's hidden column of each judge's private commitments (``(dataset, 12 hex)`` pairs).
 PRIVATE_MARKS = "_private_marks"
-_SUFFIXES = (" private", " public-private", " fits")
-_BOUNDS = (" low", " high")
-
-
-def private_columns(dataset: str) -> tuple[str, str, str]:
-    """A dataset's private columns: private D_avg^EW, public − private (at the same pairs), the flag."""
-    return tuple(dataset + s for s in _SUFFIXES)  # type: ignore[return-value]
-
-
-def is_private_column(col: str) -> bool:
-    """Whether ``col`` is one of the private split's columns (an interval bound included)."""
-    base = col.removesuffix(_BOUNDS[0]).removesuffix(_BOUNDS[1])
-    return base == PRIVATE_SPLIT or base.endswith(_SUFFIXES)
-
-
-def is_text_column(col: str) -> bool:
-    """Whether ``col`` is a private column holding text: a flag or the commitments."""
-    return col == PRIVATE_SPLIT or col.endswith(_SUFFIXES[2])
 
 
 def _newest(results: Iterable[LoadedResult]) -> LoadedResult | None:
@@ -202,14 +189,16 @@ def _cells(ds: str, pair: PrivatePair, fit: Fit | str | None) -> dict[str, Any]:
     priv, diff, flag = private_columns(ds)
     s = pair.private.result.summary
     ci = s.ci.get("d_avg_ew")
-    out: dict[str, Any] = {priv: _num(s.d_avg_ew), priv + _BOUNDS[0]: math.nan, priv + _BOUNDS[1]: math.nan}
+    out: dict[str, Any] = dict.fromkeys(
+        [priv, *interval_columns(priv), diff, *interval_columns(diff)], math.nan
+    )
+    out[priv] = _num(s.d_avg_ew)
     if ci is not None:
-        out[priv + _BOUNDS[0]], out[priv + _BOUNDS[1]] = ci.low, ci.high
-    out[diff] = out[diff + _BOUNDS[0]] = out[diff + _BOUNDS[1]] = math.nan
+        out.update(zip(interval_columns(priv), (ci.low, ci.high), strict=True))
     if isinstance(fit, Fit):
         out[diff] = fit.difference
         if fit.interval is not None:
-            out[diff + _BOUNDS[0]], out[diff + _BOUNDS[1]] = fit.interval.low, fit.interval.high
+            out.update(zip(interval_columns(diff), (fit.interval.low, fit.interval.high), strict=True))
         out[flag] = FITS_MARK if fit.fits_public else NOT_FLAGGED
     else:
         out[flag] = fit or ""
@@ -220,7 +209,7 @@ def _all_columns(datasets: Sequence[str]) -> list[str]:
     cols: list[str] = []
     for ds in datasets:
         priv, diff, flag = private_columns(ds)
-        cols += [priv, priv + _BOUNDS[0], priv + _BOUNDS[1], diff, diff + _BOUNDS[0], diff + _BOUNDS[1], flag]
+        cols += [priv, *interval_columns(priv), diff, *interval_columns(diff), flag]
     return cols
 
 
@@ -241,7 +230,7 @@ def private_frame(
     cols = _all_columns(datasets)
     df = pd.DataFrame(rows, columns=["Judge", *cols, PRIVATE_MARKS])
     for c in cols:
-        if not c.endswith(_SUFFIXES[2]):
+        if not is_text_column(c):
             df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
         else:
             df[c] = pd.Series([v if isinstance(v, str) else "" for v in df[c]], index=df.index, dtype=object)
@@ -255,7 +244,7 @@ def with_private(full: pd.DataFrame, private: pd.DataFrame) -> pd.DataFrame:
         return full
     merged = full.merge(private, on="Judge", how="left")
     for c in private.columns:
-        if c.endswith(_SUFFIXES[2]):
+        if is_text_column(c):
             merged[c] = pd.Series(
                 [v if isinstance(v, str) else "" for v in merged[c]], index=merged.index, dtype=object
             )

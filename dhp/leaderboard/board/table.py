@@ -20,6 +20,18 @@ from typing import Any
 import pandas as pd
 
 from dhp.leaderboard.board import private_split
+from dhp.leaderboard.board.columns import (
+    EFFECT,
+    KINDS,
+    VIEW_KINDS,
+    column_kind,
+    d_columns,
+    dataset_columns,
+    effect_column,
+    holds_value,
+    interval_columns,
+    value_columns,
+)
 from dhp.leaderboard.board.loading import LoadedResult, latest_results
 from dhp.leaderboard.board.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
 from dhp.scoring.caveats import caveats
@@ -77,12 +89,6 @@ CAVEATS = "Caveats"
 MARKS = "_caveat_marks"
 #: Metadata columns are off by default, but for the caveats (what makes a row not comparable).
 DEFAULT_META: tuple[str, ...] = ("Judge", "Caveats")
-KINDS: tuple[str, ...] = ("D_avg", "D_min")
-#: The effect beside D (issue 35): a dataset's level-balanced mean share of pairs scored lower (ties
-#: half; metrics by the benchmark's expert weights), which does not grow with the number of pairs.
-EFFECT = "effect"
-#: What a view can show per dataset: the D kinds and the effect.
-VIEW_KINDS: tuple[str, ...] = (*KINDS, EFFECT)
 SIZE_BUCKETS: tuple[str, ...] = ("< 3B", "3-10B", "10-40B", "> 40B", "unknown")
 OVERALL = "Overall"
 RANK = "Rank"
@@ -93,7 +99,6 @@ CONTROL = "control"
 #: What each built-in control judge stands for, shown beside it on the table.
 BASELINES: Mapping[str, str] = {"random": "chance", "oracle": "ceiling", "lexical": "surface cues"}
 MISSING = "–"
-_BOUNDS = (" low", " high")
 
 #: Model families recognised in model names (first match wins); anything else is "other".
 FAMILIES: tuple[tuple[str, str], ...] = (
@@ -113,55 +118,6 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("prometheus", r"prometheus"),
 )
 _SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", re.I)
-
-
-def dataset_columns(dataset: str, weighted: bool) -> tuple[str, str]:
-    """The two column labels of a dataset, e.g. ``summeval D_avg^EW``, ``summeval D_min^EW``."""
-    suffix = "^EW" if weighted else ""
-    return tuple(f"{dataset} {k}{suffix}" for k in KINDS)  # type: ignore[return-value]
-
-
-def interval_columns(col: str) -> tuple[str, str]:
-    """The columns holding the bootstrap interval of a D column."""
-    return f"{col}{_BOUNDS[0]}", f"{col}{_BOUNDS[1]}"
-
-
-def d_columns(df: pd.DataFrame) -> list[str]:
-    """The discernment columns of a frame (every column holding a D value, not its interval)."""
-    return [c for c in df.columns if " D_" in c and not c.endswith(_BOUNDS)]
-
-
-def effect_column(dataset: str) -> str:
-    """The column of a dataset's effect, e.g. ``summeval effect``."""
-    return f"{dataset} {EFFECT}"
-
-
-def column_kind(col: str) -> tuple[str, str] | None:
-    """``(dataset, kind)`` of a value column (a D or an effect, not an interval bound), e.g.
-    ``("summeval", "D_avg")`` for ``summeval D_avg^EW``; ``None`` for any other column."""
-    if col.endswith(_BOUNDS):
-        return None
-    if " D_" in col:
-        ds, _, rest = col.partition(" D_")
-        return ds, "D_" + rest.removesuffix("^EW")
-    if col.endswith(f" {EFFECT}"):
-        return col.removesuffix(f" {EFFECT}"), EFFECT
-    return None
-
-
-def _unbounded(col: str) -> str:
-    """The value column an interval bound belongs to (``col`` itself for any other column)."""
-    return next((col.removesuffix(b) for b in _BOUNDS if col.endswith(b)), col)
-
-
-def holds_value(col: str) -> bool:
-    """Whether ``col`` is a value column (a D or an effect) or one of its interval's bounds."""
-    return column_kind(_unbounded(col)) is not None
-
-
-def value_columns(df: pd.DataFrame) -> list[str]:
-    """The columns holding a number with an interval: D values and effects, in frame order."""
-    return [c for c in df.columns if column_kind(c) is not None]
 
 
 def family_of(*names: str | None) -> str:

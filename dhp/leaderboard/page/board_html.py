@@ -20,27 +20,27 @@ from typing import Any
 
 import pandas as pd
 
-from dhp.leaderboard.board.private_split import (
-    FITS_MARK,
+from dhp.leaderboard.board.columns import (
+    EFFECT,
     PRIVATE_SPLIT,
+    column_kind,
+    d_columns,
+    holds_value,
+    interval_columns,
     is_private_column,
     private_columns,
+    value_columns,
 )
+from dhp.leaderboard.board.private_split import FITS_MARK
 from dhp.leaderboard.board.table import (
     BASELINE,
     CAVEATS,
     DEFAULT_SORT,
-    EFFECT,
     MISSING,
     OVERALL,
     RANK,
     STABILITY,
     Sort,
-    column_kind,
-    d_columns,
-    holds_value,
-    interval_columns,
-    value_columns,
 )
 from dhp.spec import BENCHMARK
 

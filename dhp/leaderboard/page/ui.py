@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 
 from dhp.leaderboard.board import table
-from dhp.leaderboard.board.private_split import PRIVATE_SPLIT
+from dhp.leaderboard.board.columns import PRIVATE_SPLIT
 from dhp.leaderboard.page.about import LEGEND, about_markdown
 from dhp.leaderboard.page.formatting import (
     plain_md,
