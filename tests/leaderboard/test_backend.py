@@ -361,3 +361,49 @@ def test_the_space_app_with_an_unreachable_hub_says_so_in_one_line(tmp_path: Pat
     assert len(lines) == 1 and lines[0].startswith("dhp leaderboard: the stores: cannot reach the Hub"), (
         out.stderr
     )
+
+
+_BUSY_DUMPS = """
+import os, signal, sys, threading, time
+from dhp.leaderboard.page.app import dump_threads_on_usr1
+
+dump_threads_on_usr1()
+assert callable(signal.getsignal(signal.SIGUSR1)), signal.getsignal(signal.SIGUSR1)
+stop = threading.Event()
+
+def churn() -> None:  # frames pushed and popped all the time, as a busy board's threads do
+    def down(n: int) -> int:
+        return 0 if n == 0 else down(n - 1) + 1
+    while not stop.is_set():
+        down(100)
+
+threads = [threading.Thread(target=churn) for _ in range(2)]
+for t in threads:
+    t.start()
+for _ in range(int(sys.argv[1])):
+    os.kill(os.getpid(), signal.SIGUSR1)
+    time.sleep(0.001)
+stop.set()
+for t in threads:
+    t.join()
+print("went on")
+"""
+
+
+def test_usr1_dumps_are_written_in_the_main_thread_while_other_threads_run(tmp_path: Path) -> None:
+    """The dump is a Python-level handler (run with the GIL held, so no thread's frames move while they
+    are read), not faulthandler's C-level one, which read them unlocked and once crashed the board
+    (SIGSEGV right after the dump, CI under load). Every signal gives one whole dump, and the process
+    goes on."""
+    import os
+    import subprocess
+    import sys
+
+    n = 40
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", _BUSY_DUMPS, str(n)], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path, env=env)  # fmt: skip
+    assert out.returncode == 0 and out.stdout.strip() == "went on", out.stderr[-2000:]
+    assert out.stderr.count("Current thread 0x") == n, out.stderr[-2000:]  # one whole dump a signal
+    assert out.stderr.count("in _dump_threads") == n, out.stderr[-2000:]  # written by the main thread
+    assert out.stderr.count("in churn") >= n, out.stderr[-2000:]  # the other threads, in every dump

@@ -22,7 +22,6 @@ with ``dhp worker``, as the operator chooses.
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import fcntl
 import functools
 import importlib.metadata as md
@@ -494,9 +493,8 @@ def run_space() -> None:
 
     ``kill -USR1`` on the app's process writes every thread's stack to its log (a stuck app can be
     looked into without stopping it)."""
-    from dhp.leaderboard.page.app import main
+    from dhp.leaderboard.page.app import dump_threads_on_usr1, main
 
-    if hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    dump_threads_on_usr1()
     start_worker(os.environ)
     main()

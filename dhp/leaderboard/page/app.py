@@ -21,6 +21,7 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import gradio as gr
@@ -268,9 +269,18 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> AppConfig:
 
 def dump_threads_on_usr1() -> None:
     """``kill -USR1`` on this process writes every thread's stack to stderr, and the process goes on
-    (without this, SIGUSR1's default action ends it): a stuck board can be looked into without a restart."""
+    (without this, SIGUSR1's default action ends it): a stuck board can be looked into without a restart.
+
+    The stacks are written by a Python-level handler, in the main thread with the GIL held, so no other
+    thread's Python frames change while they are read. ``faulthandler.register``'s C-level handler reads
+    them at any instant, unlocked: in a CI run under load the board died of SIGSEGV right after its dump,
+    a thread inside pandas."""
     if hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        signal.signal(signal.SIGUSR1, _dump_threads)
+
+
+def _dump_threads(signum: int, frame: FrameType | None) -> None:
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
 def main() -> None:
