@@ -684,6 +684,18 @@ def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None
         assert c["to"] in female, c
 
 
+def test_a_name_of_no_known_gender_beside_another_person_gets_a_name_of_either_gender() -> None:
+    # a held-out read (seed 3131): "Demelza Poldark" -> "Gerald Larkspur" ("his" is Ross Poldark's)
+    text = "Demelza Poldark is now the proud mother. Ross Poldark gazes lovingly at his new baby daughter."
+    either = lexicon.first_name_pool("either")
+    assert len(either) >= 40 and not set(either) & {
+        *lexicon.first_name_pool("male"),
+        *lexicon.first_name_pool("female"),
+    }
+    changes = _changes_of(_every_minor(text, 30), "Demelza Poldark")
+    assert changes and all(c["to"].split()[0] in either for c in changes), changes
+
+
 def test_first_names_come_from_a_large_pool() -> None:
     # issue 19: Story Cloze drew one name in 7 rows from a pool of twenty
     pools = [lexicon.first_name_pool(g) for g in ("male", "female")]

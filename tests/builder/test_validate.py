@@ -1411,3 +1411,32 @@ def test_a_participle_after_its_noun_is_no_finite_verb_bad() -> None:
     orig = "It was a period encompassing the activities related to the Space Race and space exploration."
     assert not validate(GE_MINOR, orig, orig.replace("related", "relating")).ok
     _ok(validate(GE_MINOR, "After the trip he returned to Libya.", "After the trip he returning to Libya."))
+
+
+#: a held-out read of seed 3131 (offline-rules/13): kinds the text or the name itself fixes
+BAD_NE_HELD_OUT_3131 = [
+    (NE_MINOR, "the th1/th2 cytokine balance shifts toward th2 in asthma .",
+     "the zs1/th2 cytokine balance shifts toward th2 in asthma .", ("numbered pair",)),
+    (NE_MINOR, "According to Ministry of Education of Jiangxi, Jiangxi province planned to train 1 music teacher.",
+     "According to Ministry of Education of Wexley, Jiangxi province planned to train 1 music teacher.",
+     ("stays elsewhere",)),
+    (NE_MINOR, "The concept has no hope of success, so Facebook is in danger; this is why Zuckerberg changed "
+     "the name of the company.", "The concept has no hope of success, so Facebook is in danger; this is why "
+     "Lemgastenu changed the name of the company.", ("famous name",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_HELD_OUT_3131)
+def test_fictional_entities_of_a_held_out_read_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_a_famous_name_alone_and_a_series_of_one_may_change_good() -> None:
+    """Beside no other real name a famous name may become a made-up one; a code with no numbered sibling is a
+    name; an organisation's place the text names nowhere else changes with it."""
+    _ok(validate(NE_MINOR, "Gaddafi was popular at school.", "Dravelo was popular at school."))
+    _ok(validate(NE_MINOR, "the th1 cells were counted .", "the zs1 cells were counted ."))
+    _ok(validate(NE_MINOR, "According to Ministry of Education of Jiangxi, 1 teacher was trained.",
+                 "According to Ministry of Education of Wexley, 1 teacher was trained."))  # fmt: skip

@@ -46,65 +46,20 @@ from dhp.builder.perturb.closed_class import (
 )
 from dhp.builder.textstats import split_sentences
 
+# fmt: off
 __all__ = [
-    "CHILD_AFTER",
-    "CLOCK_AFTER",
-    "COMPASS_WORDS",
-    "DAY_AFTER",
-    "DOCUMENT_WORDS",
-    "EVENT_WORDS",
-    "FICTIONAL_FIRST_NAMES",
-    "FICTIONAL_HOLIDAYS",
-    "FICTIONAL_PLACES",
-    "FICTIONAL_TOWNS",
-    "HOLIDAYS",
-    "NUMBER_MASK",
-    "PERCENT_AFTER",
-    "WORD_LISTS",
-    "EntityType",
-    "Span",
-    "Token",
-    "an_mismatch",
-    "breaks_range",
-    "classify_name",
-    "classify_span",
-    "document_owner",
-    "domain_suffix",
-    "find_entities",
-    "first_name_gender",
-    "first_name_pool",
-    "fixed_by_context",
-    "has_term_shape",
-    "implausible_number",
-    "in_name_list",
-    "is_acronym",
-    "is_binomial",
-    "is_common_word",
-    "is_demonym",
-    "is_document",
-    "is_domain_word",
-    "is_holiday",
-    "is_known_place",
-    "is_lower_place",
-    "is_lowercase_text",
-    "is_name_word",
-    "is_office",
-    "is_ordinary_word",
-    "is_surname_only",
-    "is_url",
-    "lemmas",
-    "mentions",
-    "named_forms",
-    "number_bound",
-    "plural_ending",
-    "sentence_index",
-    "sentence_spans",
-    "short_form",
-    "tokenize",
-    "word_tags",
-    "word_value",
-    "word_zipf",
+    "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
+    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HOLIDAYS",
+    "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
+    "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
+    "first_name_gender", "first_name_pool", "fixed_by_context", "has_term_shape", "implausible_number",
+    "in_name_list", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document",
+    "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
+    "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
+    "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
+    "tokenize", "word_tags", "word_value", "word_zipf",
 ]
+# fmt: on
 
 #: the word lists of the lexicon and the generator (``data/wordlists.json``): data, not code
 WORD_LISTS: dict[str, Any] = json.loads(data_table("wordlists.json"))
@@ -398,16 +353,22 @@ def _gendered_first_names() -> dict[str, str]:
     return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=3)
 def first_name_pool(gender: str) -> tuple[str, ...]:
     """The generator's first names of ``gender`` ("male", "female"): the fictional ones and Faker's US
     names of that gender alone that are no ordinary word or place ("Abigail", never "Will", "Florence");
-    sorted, so that a seeded choice is the same in every run (about 220 a gender)."""
+    sorted, so that a seeded choice is the same in every run (about 220 a gender); "either": names Faker lists
+    for both genders ("Casey", "Rowan": ``_EITHER_FIRST_NAMES``), for a person of no known gender (issue 36)."""
     from faker.providers.person.en_US import Provider
 
-    names = [n for n in getattr(Provider, f"first_names_{gender}") if n.isalpha() and len(n) >= 3]
-    real = [n for n in names if not is_common_word(n) and not is_known_place(n)]
-    return tuple(sorted(n for n in {*FICTIONAL_FIRST_NAMES[gender], *real} if first_name_gender(n) == gender))
+    names = getattr(Provider, f"first_names_{gender}", _LISTS["_EITHER_FIRST_NAMES"])
+    real = [
+        n for n in names if n.isalpha() and len(n) > 2 and not is_common_word(n) and not is_known_place(n)
+    ]
+    fictional = FICTIONAL_FIRST_NAMES.get(gender, ())
+    either = gender == "either"  # of no gender, and a first name of the lists, so that it types as a person
+    keep = [n for n in {*fictional, *real} if first_name_gender(n) == (None if either else gender)]
+    return tuple(sorted(n for n in keep if not either or n in _names()[0]))
 
 
 def first_name_gender(word: str) -> str | None:
@@ -1146,9 +1107,24 @@ def fixed_by_context(span: Span, text: str) -> str:
     joined = nxt and (domain_suffix(nxt[2]) or (nxt[1] == "/" and span.text.isalpha()))
     if span.type is EntityType.TERM and span.text.islower() and nxt and joined:
         return f"a word of the technical term {span.text + nxt[0]!r}"
+    # "th1/th2": one of a numbered pair
+    stem = s[1] if (s := re.fullmatch(r"([a-z]+)\d+", span.text, re.I)) else "(?!)"
+    if re.match(rf"/{stem}\d", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
+        return f"one of a numbered pair of kinds ('{stem}1/{stem}2': T helper cell classes)"
+    if span.type in (EntityType.ORG, EntityType.OTHER) and (place := _place_elsewhere(span.text, text)):
+        return f"its place {place!r} stays elsewhere in the text"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
     return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+
+
+def _place_elsewhere(name: str, text: str) -> str:
+    """A real place inside a name of several words that the text also names on its own ("Ministry of
+    Education of Jiangxi ... Jiangxi province": a fictional name for the ministry would leave the real
+    province beside it), else ""."""
+    rest = text.replace(name, " ")
+    places = [w for w in name.split()[1:] if is_known_place(w) and not is_common_word(w)]
+    return next((w for w in places if re.search(rf"\b{re.escape(w)}\b", rest)), "")
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
@@ -1182,11 +1158,28 @@ def _fixed_name(name: str, text: str, before: str, after: str) -> str:
         return "a name counted by an ordinal names a kind ('his 349th and last Grand Prix')"
     if any(w.lower() in _GENERAL_PREFIXES for w in name.split()):
         return "a prefix of an ordinary word, no name ('Neo Hegelian ethics')"
+    if _famous_beside_names(name, text):
+        return "a famous name beside real names ('Zuckerberg' beside 'Facebook'), never a made-up word"
     if re.search(r"\bthe [“\"]$", before, re.I):
         return "a nickname of a person ('the “Iceman”')"
     if re.match(r"'(?!\w)", after) and is_common_word(name.split()[-1] + "g"):
         return "a word with its ending elided, no name ('Keeps Gettin' Better')"
     return ""
+
+
+_FAMOUS_ZIPF = 3.0  # a name this frequent in English text is widely known ("Zuckerberg" 3.3, "Genth" 0)
+#: a capitalised word after a lower-case word or a comma: a name inside a sentence ("... so Facebook is")
+_NAME_INSIDE = re.compile(r"(?<=[a-z,;] )[A-Z][\w'’-]+")
+
+
+def _famous_beside_names(name: str, text: str) -> bool:
+    """A one-word name of unknown type widely known in English text, in a text that names other real things
+    by names no dictionary knows ("Zuckerberg" beside "Facebook", "Meta"; issue 36's reader: a famous
+    person made a made-up word beside real names; "Gaddafi was popular at school" alone is replaced)."""
+    if " " in name or is_common_word(name) or word_zipf(name) < _FAMOUS_ZIPF:
+        return False
+    others = {w for w in _NAME_INSIDE.findall(text) if w != name and not _MONTH_OR_DAY.fullmatch(w)}
+    return any(word_zipf(w) >= _FAMOUS_ZIPF and not lemmas(w.lower()) and not is_demonym(w) for w in others)
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:

@@ -409,21 +409,15 @@ def _is_title_word(word: str) -> bool:
 
 def _first_name(original: str, rng: random.Random, text: str = "") -> str:
     """A first name of the original's gender from a pool of about 220 a gender ("Jake" -> "Lorcan"); for a
-    name of no known gender ("Kelly") the gender of the text's pronouns when they have one, else any."""
-    gender = lexicon.first_name_gender(original) or _pronoun_gender(text)
-    pool = (
-        lexicon.first_name_pool(gender)
-        if gender
-        else lexicon.first_name_pool("male") + lexicon.first_name_pool("female")
-    )
-    return rng.choice(pool)
-
-
-def _pronoun_gender(text: str) -> str | None:
-    """ "female" if the text says she/her and never he/him/his, "male" the other way round, else None."""
+    name of no known gender ("Kelly") the gender of the text's pronouns when it names no other person, else
+    a name of either gender ("Demelza" beside "Ross Poldark ... his": "Rowan", issue 36)."""
+    if gender := lexicon.first_name_gender(original):
+        return rng.choice(lexicon.first_name_pool(gender))
     words = set(re.findall(r"[a-z]+", text.lower()))
     she, he = bool(words & {"she", "her", "hers", "herself"}), bool(words & {"he", "him", "his", "himself"})
-    return "female" if she and not he else "male" if he and not she else None
+    people = {s.text for s in lexicon.find_entities(text) if s.type is EntityType.PERSON}
+    alone = she != he and all(original in p.split() for p in people)
+    return rng.choice(lexicon.first_name_pool(("female" if she else "male") if alone else "either"))
 
 
 def _demonym(rng: random.Random) -> str:
