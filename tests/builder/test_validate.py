@@ -1420,6 +1420,24 @@ BAD_NE_HELD_OUT_3131 = [
     (NE_MINOR, "According to Ministry of Education of Jiangxi, Jiangxi province planned to train 1 music teacher.",
      "According to Ministry of Education of Wexley, Jiangxi province planned to train 1 music teacher.",
      ("stays elsewhere",)),
+    # a fresh read (seed 6029, offline-rules/14 before its last rules): the same kinds and four more
+    (NE_MINOR, "The 13th Hunan Tea Expo was held in Hunan International Expo Center this morning.",
+     "The 13th Hunan Tea Expo was held in Greythorn International Expo Center this morning.", ("'Hunan' stays",)),
+    (NE_MINOR, "we showed that vibrio scophthalmi, the most abundant vibrio species in turbot, has two circuits.",
+     "we showed that grella plaikralae, the most abundant vibrio species in turbot, has two circuits.",
+     ("'vibrio' stays",)),
+    (NE_MINOR, "we analysed ifn-γ + 874 t/a and il-4rα q576r polymorphisms.",
+     "we analysed ifn-γ + 969 t/a and il-4rα q576r polymorphisms.", ("sequence variant",)),
+    (NE_MINOR, "the th1/th <dig> ratio was detected .", "the nm9/th <dig> ratio was detected .", ("numbered pair",)),
+    (NE_MINOR, "we examined the response, using 454-sequencing, in bark .",
+     "we examined the response, using 483-sequencing, in bark .", ("number of a name",)),
+    (NE_MINOR, "Verstappen broke the rules twice, said Mercedes. It suspects two rule violations in the race.",
+     "Verstappen broke the rules twice, said Mercedes. It suspects four rule violations in the race.",
+     ("count again",)),
+    (NE_MINOR, "What are you now? A 8:15 AM advertisement.", "What are you now? A 13:15 AM advertisement.",
+     ("clock",)),
+    (NE_MINOR, "Then we have Marah’s Do’s & Don’ts. That apply to everyone.",
+     "Then we have Marah’s Do’s & Stafes. That apply to everyone.", ("not a named entity",)),
     (NE_MINOR, "The concept has no hope of success, so Facebook is in danger; this is why Zuckerberg changed "
      "the name of the company.", "The concept has no hope of success, so Facebook is in danger; this is why "
      "Lemgastenu changed the name of the company.", ("famous name",)),
@@ -1440,3 +1458,16 @@ def test_a_famous_name_alone_and_a_series_of_one_may_change_good() -> None:
     _ok(validate(NE_MINOR, "the th1 cells were counted .", "the zs1 cells were counted ."))
     _ok(validate(NE_MINOR, "According to Ministry of Education of Jiangxi, 1 teacher was trained.",
                  "According to Ministry of Education of Wexley, 1 teacher was trained."))  # fmt: skip
+
+
+def test_a_fresh_read_grammar_edits_that_stay_grammatical_bad() -> None:
+    """A read of seed 6029 (offline-rules/14): "Rebbie's [is] being held" reads "Rebbie is being held"; "a
+    reviews board" is a plural modifier of the head "board" ("a sports car"); "a member on the committee" is
+    in use."""
+    orig = "Rebbie's is being held on a $500,000 bail. Manuel admitted to a review board that he lied."
+    assert not validate(GE_MINOR, orig, orig.replace("Rebbie's is being", "Rebbie's being")).ok
+    assert not validate(GE_MINOR, orig, orig.replace("a review board", "a reviews board")).ok
+    orig = "Yang Haodong, a member of the Standing Committee, gave a lecture."
+    assert not validate(GE_MINOR, orig, orig.replace("member of", "member on")).ok
+    _ok(validate(GE_MINOR, orig, orig.replace("a lecture", "a lectures")))  # the head noun: still an error
+    _ok(validate(GE_MINOR, "He is being held on bail.", "He being held on bail."))

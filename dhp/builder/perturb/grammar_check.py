@@ -47,17 +47,9 @@ from dhp.builder.perturb.closed_class import (
 
 __all__ = ["CONTRACTIONS", "Context", "error_pattern"]
 
-_BE_NUMBER = {
-    "is": "sg",
-    "was": "sg",
-    "am": "sg",
-    "are": "pl",
-    "were": "pl",
-    "has": "sg",
-    "have": "pl",
-    "does": "sg",
-    "do": "pl",
-}
+_BE_NUMBER = dict.fromkeys(("is", "was", "am", "has", "does"), "sg") | dict.fromkeys(
+    ("are", "were", "have", "do"), "pl"
+)
 #: word (or lemma) -> the prepositions it takes (``data/governs.tsv``); a swap to one outside the set is a misuse
 GOVERNS: dict[str, frozenset[str]] = {
     word: frozenset(preps.split())
@@ -206,6 +198,11 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     if words and all(w in _AUX_FINITE for w in words):
         if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
             return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves a grammatical coordination"
+        if "".join(ctx.before[-2:]) in (
+            "'s",
+            "’s",
+        ):  # "Rebbie's [is] being held": "Rebbie's" reads "Rebbie is"
+            return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves its contracted 'is'"
         # "is artificially heated"
         verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)
         if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
@@ -247,7 +244,7 @@ def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
 def _article(o: str, n: str, ctx: Context) -> tuple[str, str]:
     if n in ("a", "an") and ctx.next[:1].isalnum() and lexicon.an_mismatch(n, ctx.next):
         return "a/an misuse", ""
-    if n in ("a", "an") and _is_plural_noun(ctx.next):
+    if n in ("a", "an") and _is_plural_noun(ctx.next) and not _head_ahead(ctx.after[1:2]):
         return "article before a plural noun", ""
     return "", f"article {o!r} -> {n!r} before {ctx.next!r} stays grammatical"
 
@@ -385,6 +382,11 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
     return "", ""
 
 
+def _head_ahead(words: tuple[str, ...]) -> bool:
+    """The next word is a lower-case singular noun: the noun before it is a modifier, the article agrees."""
+    return bool(words) and words[0][:1].islower() and "NN" in lexicon.word_tags(words[0])
+
+
 def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
     nouns = {"NN", "NNS"}
     if not lexicon.word_tags(o) & nouns or not lexicon.word_tags(n) & nouns:
@@ -393,6 +395,8 @@ def _noun_number(o: str, n: str, ctx: Context) -> tuple[str, str]:
     if not (plural or _is_singular_noun(n)) or plural == _is_plural_noun(o):
         return "", ""
     prev, nxt = ctx.prev.lower(), _verb_number(ctx.next)
+    if plural and prev in SG_DET and _head_ahead((ctx.next,)):
+        return "", f"{n!r} before the noun {ctx.next!r} is a modifier ('a sports car', 'a reviews board')"
     if (plural and prev in SG_DET) or (not plural and prev in PL_DET):
         return "noun-determiner disagreement", ""
     if nxt and nxt != ("pl" if plural else "sg"):

@@ -255,7 +255,7 @@ def word_tags(word: str) -> frozenset[str]:
 
 
 #: a clock time after its hour ("10 PM", "7 a.m.", "9 o'clock") and a percentage after its number
-CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)
+CLOCK_AFTER = re.compile(r"(?::\d\d)?\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)  # "8:15 AM"
 PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
 
 
@@ -1086,6 +1086,8 @@ def fixed_by_context(span: Span, text: str) -> str:
     listed = re.match(
         r"(?: [\w<>\"”-]+){1,10}(?::|,? including|,? that is)|(?: [\w-]+){1,3},(?: [\w -]+,)+", after
     )
+    if 1 <= n <= 3 and re.search(rf"\b{('once', 'twice', 'thrice')[n - 1]}\b", text, re.I):
+        return "the text states the count again ('broke the rules twice ... suspects two violations')"
     if 2 <= n <= 10 and (
         listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
@@ -1109,22 +1111,26 @@ def fixed_by_context(span: Span, text: str) -> str:
         return f"a word of the technical term {span.text + nxt[0]!r}"
     # "th1/th2": one of a numbered pair
     stem = s[1] if (s := re.fullmatch(r"([a-z]+)\d+", span.text, re.I)) else "(?!)"
-    if re.match(rf"/{stem}\d", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
+    if re.match(rf"/{stem}(?:\d| ?<dig>)", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
         return f"one of a numbered pair of kinds ('{stem}1/{stem}2': T helper cell classes)"
-    if span.type in (EntityType.ORG, EntityType.OTHER) and (place := _place_elsewhere(span.text, text)):
-        return f"its place {place!r} stays elsewhere in the text"
+    if span.type in (EntityType.ORG, EntityType.OTHER, EntityType.TERM) and (
+        kept := _part_elsewhere(span, text)
+    ):
+        return f"its {kept!r} stays elsewhere in the text"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
     return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
 
 
-def _place_elsewhere(name: str, text: str) -> str:
-    """A real place inside a name of several words that the text also names on its own ("Ministry of
-    Education of Jiangxi ... Jiangxi province": a fictional name for the ministry would leave the real
-    province beside it), else ""."""
-    rest = text.replace(name, " ")
-    places = [w for w in name.split()[1:] if is_known_place(w) and not is_common_word(w)]
-    return next((w for w in places if re.search(rf"\b{re.escape(w)}\b", rest)), "")
+def _part_elsewhere(span: Span, text: str) -> str:
+    """A name word of a name ("Jiangxi", "Hunan") or the genus of a binomial that the text also names on its own
+    ("Ministry of Education of Jiangxi ... Jiangxi province", "Hunan International Expo Center ... 13th Hunan
+    Tea Industry Expo", "vibrio scophthalmi, the most abundant vibrio species": a fictional name would leave
+    the real place or genus beside it), else ""."""
+    rest, words = text.replace(span.text, " "), span.text.split()
+    binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
+    parts = words[:1] if binomial else [w for w in words if not is_common_word(w) and not _keyword(w)]
+    return next((w for w in parts if re.search(rf"\b{re.escape(w)}\b", rest, re.I)), "")
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
@@ -1133,6 +1139,8 @@ _MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)
 
 def _fixed_number(number: str, before: str, after: str) -> str:
     """Why a number is no value to change (:func:`fixed_by_context`), else ""."""
+    if re.match(r"\s?[acgtu]/[acgtu]\b", after, re.I) or re.fullmatch(r"\d+-[a-z]+ing", number):
+        return "a number of a name ('ifn-γ +874 t/a': a sequence variant's position; '454-sequencing')"
     if re.search(r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I):
         return "a telephone number ('call 911')"
     if (
@@ -1231,7 +1239,7 @@ _OPENERS = frozenset({'"', "“", "‘", "'", "(", "[", ":", "-", "–", "—"})
 _CURRENCY = frozenset("$£€¥")
 
 
-_CONTRACTION = re.compile(r"\w+['’](?:t|ll|re|ve|d|m)$", re.IGNORECASE)
+_CONTRACTION = re.compile(r"\w+['’](?:ts?|ll|re|ve|d|m)$", re.IGNORECASE)  # "Don’t", "Don’ts"
 
 
 def _is_cap_word(tok: str) -> bool:
