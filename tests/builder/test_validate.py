@@ -1460,14 +1460,10 @@ def test_a_famous_name_alone_and_a_series_of_one_may_change_good() -> None:
                  "According to Ministry of Education of Wexley, 1 teacher was trained."))  # fmt: skip
 
 
-def test_a_fresh_read_grammar_edits_that_stay_grammatical_bad() -> None:
-    """A read of seed 6029 (offline-rules/14): "Rebbie's [is] being held" reads "Rebbie is being held"; "a
-    reviews board" is a plural modifier of the head "board" ("a sports car"); "a member on the committee" is
-    in use."""
+def test_a_copula_after_a_contracted_is_stays_bad() -> None:
+    """A read of seed 6029 (offline-rules/14): "Rebbie's [is] being held" reads "Rebbie is being held"."""
     orig = "Rebbie's is being held on a $500,000 bail. Manuel admitted to a review board that he lied."
     assert not validate(GE_MINOR, orig, orig.replace("Rebbie's is being", "Rebbie's being")).ok
-    assert not validate(GE_MINOR, orig, orig.replace("a review board", "a reviews board")).ok
-    orig = "Yang Haodong, a member of the Standing Committee, gave a lecture."
-    assert not validate(GE_MINOR, orig, orig.replace("member of", "member on")).ok
-    _ok(validate(GE_MINOR, orig, orig.replace("a lecture", "a lectures")))  # the head noun: still an error
     _ok(validate(GE_MINOR, "He is being held on bail.", "He being held on bail."))
+    # the offline-rules-8 reader counts a plural before its head an error ("a toilets seat"): so is this
+    _ok(validate(GE_MINOR, orig, orig.replace("a review board", "a reviews board")))
