@@ -496,8 +496,9 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 FLOORS = {
     # coverage is bound by lexicon.find_entities; issue 28: class nouns ("kinase") are no entities, SumPubMed
     # major 33% on offline-rules/9; issue 36: no word of a multi-word term, viruses a class: 29% on offline-rules/12;
-    # a binomial whose genus the text names alone ("legionella pneumophila ... legionella species") and a name's number ("454-sequencing"): 25% on /14
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.25),
+    # a binomial whose genus the text names alone ("legionella pneumophila ... legionella species"), a name's number ("454-sequencing"), a word of a family's
+    # name ("the ap2/erf protein family"): 24% on offline-rules/14 (25% with --seed 6029)
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.24),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),

@@ -1094,21 +1094,14 @@ def fixed_by_context(span: Span, text: str) -> str:
         return f"the text enumerates the {span.text} it counts"
     if span.text.lower().rstrip("s") in _FAITHS:
         return "a religious group, no name to make up"
-    if span.type is EntityType.DATE:
-        window = (
-            before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]
-        )  # and the sentence before
-        weekday = _WEEKDAY.search(span.text)
-        if (
-            _DAY_FIXER.search(window)
-            or any(is_holiday(w) for w in window.split())
-            or (weekday and _WEEKDAY.search(window))
-        ):
-            return "a holiday, weekend or weekday beside it fixes the day"
+    if span.type is EntityType.DATE and (why := _fixed_date(span.text, before, after)):
+        return why
     nxt = re.match(r"( |/)([a-z]+)", after)  # "guanine nucleotide ...", "thiazole/oxazole-modified"
     joined = nxt and (domain_suffix(nxt[2]) or (nxt[1] == "/" and span.text.isalpha()))
     if span.type is EntityType.TERM and span.text.islower() and nxt and joined:
         return f"a word of the technical term {span.text + nxt[0]!r}"
+    if span.type is EntityType.TERM and re.match(r"(?:/[\w-]+)?(?: [a-z]+)? (?:super|sub)?famil", after):
+        return "a word of a family's name, a kind ('the ap2/erf protein family')"
     # "th1/th2": one of a numbered pair
     stem = s[1] if (s := re.fullmatch(r"([a-z]+)\d+", span.text, re.I)) else "(?!)"
     if re.match(rf"/{stem}(?:\d| ?<dig>)", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
@@ -1135,6 +1128,15 @@ def _part_elsewhere(span: Span, text: str) -> str:
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
 _MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|[a-z]+day", re.I)
+
+
+def _fixed_date(date: str, before: str, after: str) -> str:
+    """Why a date is no value to change (:func:`fixed_by_context`), else ""."""
+    window = before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]  # and the sentence before
+    weekday = _WEEKDAY.search(date) and (_WEEKDAY.search(window) or re.search(r"\bcourts?\b", window, re.I))
+    if _DAY_FIXER.search(window) or any(is_holiday(w) for w in window.split()) or weekday:
+        return "a holiday, weekend, weekday or court sitting beside it fixes the day ('told the Court on Monday')"
+    return ""
 
 
 def _fixed_number(number: str, before: str, after: str) -> str:
