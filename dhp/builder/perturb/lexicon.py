@@ -534,7 +534,8 @@ def _shape_type(toks: list[str]) -> EntityType:
     if len(toks) > 1 and (low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS):
         return EntityType.PLACE
     if len(toks) == 1:
-        return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
+        shaped = low[0].endswith(_PLACE_SHAPES) and word_zipf(low[0]) < 3  # never "Wikipedia"
+        return EntityType.PLACE if shaped else EntityType.OTHER
     if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
         # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
         return EntityType.OTHER
@@ -1088,8 +1089,10 @@ def fixed_by_context(span: Span, text: str) -> str:
     )
     if 1 <= n <= 3 and re.search(rf"\b{('once', 'twice', 'thrice')[n - 1]}\b", text, re.I):
         return "the text states the count again ('broke the rules twice ... suspects two violations')"
+    items = re.match(r"(?: [\w-]+){1,10}, ((?:[^,.;]+, )*[^,.;]+? (?:and|or) \S+)", after)
+    listing = bool(listed or (items and len(re.split(r",? (?:and|or) |, ", items[1])) == n))
     if 2 <= n <= 10 and (
-        listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
+        listing or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
         return f"the text enumerates the {span.text} it counts"
     if span.text.lower().rstrip("s") in _FAITHS:
@@ -1116,11 +1119,12 @@ def fixed_by_context(span: Span, text: str) -> str:
 
 
 def _part_elsewhere(span: Span, text: str) -> str:
-    """A name word of a name ("Jiangxi", "Hunan") or the genus of a binomial that the text also names on its own
-    ("Ministry of Education of Jiangxi ... Jiangxi province", "Hunan International Expo Center ... 13th Hunan
-    Tea Industry Expo", "vibrio scophthalmi, the most abundant vibrio species": a fictional name would leave
-    the real place or genus beside it), else ""."""
-    rest, words = text.replace(span.text, " "), span.text.split()
+    """A name word of a name ("Jiangxi", "Staats" of "Staats-Oppergelre"; no piece of a term, "il" of "il-4rα")
+    or the genus of a binomial that the text also names on its own ("Ministry of Education of Jiangxi ...
+    Jiangxi province", "vibrio scophthalmi, the most abundant vibrio species": a fictional name would leave the
+    real place or genus beside it), else ""."""
+    rest = text.replace(span.text, " ")
+    words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
     binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
     parts = words[:1] if binomial else [w for w in words if not is_common_word(w) and not _keyword(w)]
     return next((w for w in parts if re.search(rf"\b{re.escape(w)}\b", rest, re.I)), "")
@@ -1162,6 +1166,8 @@ def _fixed_name(name: str, text: str, before: str, after: str) -> str:
     """Why a name of unknown type is no name to replace (:func:`fixed_by_context`), else ""."""
     if in_name_list(name, text) or re.search(r"\b(?:said|by) $", before):
         return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek', 'by Dido')"
+    if (m := re.fullmatch(r"([A-Z]\w{3,}?)(?:ians|ans|ers|ites)", name)) and m[1] in text.replace(name, " "):
+        return f"the people of a place the text names ('{name}' beside '{m[1]}...')"
     if any(is_foreign_word(w) for w in name.split()):
         return "an untranslated word, no name ('an initial encounter in Abenteuer')"
     if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):

@@ -134,6 +134,8 @@ def _number(span: str, rng: random.Random) -> str:
         ) == (a, b):
             pass
         return f"{new[0]}{m.group(2)}{new[1]}"
+    if re.fullmatch(r"\d{7,}", span):  # a telephone or ID number keeps its length and first digit
+        return span[0] + _same_shape_digits(span[1:], rng)
     return re.sub(r"\d+(?:,\d{3})*(?:\.\d+)?", lambda d: _near_number(d.group(), rng), span, count=1)
 
 
@@ -612,6 +614,8 @@ def _partial(span: Span, text: str) -> bool:
     before, after = text[max(0, span.start - 30) : span.start], text[span.end : span.end + 4]
     if span.type is EntityType.ORG:
         return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
+    if span.type is EntityType.PLACE and (m := re.match(r" and [A-Z]\w+", text[span.end : span.end + 30])):
+        return lexicon.is_known_place(span.text + m[0])  # "Bosnia and Herzegovina": one country
     if span.type is EntityType.NUMBER and re.fullmatch(r"\d{1,2}", span.text):
         # "Formula 1", "Version 2 (V2)": a name's number
         name = re.search(r"(?<=[\w,] )([A-Z][A-Za-z]+) $", before)
