@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/bench_reader_agreement.py [FILE ...] [--show 5]
 
-Without a file it reads every ``*.jsonl`` of ``../shared/reads/`` (``--reads-dir``). Each file holds rows of a build read by hand, one JSON object a line (``dataset``, ``perturbation``,
+Without a file it reads every ``*.jsonl`` of ``../shared/reads/`` (``--reads-dir``); the reads of this
+repository are in ``docs/reads/`` (``--reads-dir docs/reads``). Each file holds rows of a build read by hand, one JSON object a line (``dataset``, ``perturbation``,
 ``category``, ``verdict``: valid | questionable | invalid, ``reason``, ``original``, ``perturbed``). Each
 row is run through :func:`dhp.builder.perturb.registry.validate`, the validator every generated row
 must pass, and the two verdicts are compared: of the rows the reader rejects (questionable or invalid),

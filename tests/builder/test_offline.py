@@ -495,8 +495,10 @@ def test_offline_is_deterministic_and_leaves_global_random_alone(op: Operation) 
 #: (pass rate of the rows made, coverage of the items) per operation.
 FLOORS = {
     # coverage is bound by lexicon.find_entities; issue 28: class nouns ("kinase") are no entities, SumPubMed
-    # major 33% on offline-rules/9; issue 36: no word of a multi-word term, viruses a class: 29% on offline-rules/12
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.28),
+    # major 33% on offline-rules/9; issue 36: no word of a multi-word term, viruses a class: 29% on offline-rules/12;
+    # a binomial whose genus the text names alone ("legionella pneumophila ... legionella species"), a name's number ("454-sequencing"), a word of a family's
+    # name ("the ap2/erf protein family"), a name word the text names alone ("Staats-"): 23% on offline-rules/14
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.23),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
@@ -682,6 +684,29 @@ def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None
     female = lexicon.first_name_pool("female")
     for c in _changes_of(_every_minor("Kelly cleaned up in time and she was happy.", 12), "Kelly"):
         assert c["to"] in female, c
+
+
+def test_a_name_of_no_known_gender_beside_another_person_gets_a_name_of_either_gender() -> None:
+    # a held-out read (seed 3131): "Demelza Poldark" -> "Gerald Larkspur" ("his" is Ross Poldark's)
+    text = "Demelza Poldark is now the proud mother. Ross Poldark gazes lovingly at his new baby daughter."
+    either = lexicon.first_name_pool("either")
+    assert len(either) >= 40 and not set(either) & {
+        *lexicon.first_name_pool("male"),
+        *lexicon.first_name_pool("female"),
+    }
+    changes = _changes_of(_every_minor(text, 30), "Demelza Poldark")
+    assert changes and all(c["to"].split()[0] in either for c in changes), changes
+
+
+def test_a_held_out_read_kinds_of_seed_8317() -> None:
+    # a phone number keeps its length ("18912251735" -> "9668828252" before); "Bosnia and Herzegovina" is one
+    # country ("Othland and Herzegovina" before); "Wikipedia" is no place by its "-ia" ("Galdavia" before)
+    text = "Our phone number is 18912251735; we look forward to meeting you again."
+    for c in _changes_of(_every_minor(text, 8), "18912251735"):
+        assert len(c["to"]) == 11 and c["to"][0] == "1", c
+    text = "Kvesic, president of Bosnia and Herzegovina Olympic Committee, said Bosnia was looking forward."
+    assert "Bosnia" not in replaceable_entities(text)
+    assert lexicon.classify_name("Wikipedia") is not lexicon.EntityType.PLACE
 
 
 def test_first_names_come_from_a_large_pool() -> None:

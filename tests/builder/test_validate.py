@@ -1411,3 +1411,73 @@ def test_a_participle_after_its_noun_is_no_finite_verb_bad() -> None:
     orig = "It was a period encompassing the activities related to the Space Race and space exploration."
     assert not validate(GE_MINOR, orig, orig.replace("related", "relating")).ok
     _ok(validate(GE_MINOR, "After the trip he returned to Libya.", "After the trip he returning to Libya."))
+
+
+#: a held-out read of seed 3131 (offline-rules/13): kinds the text or the name itself fixes
+BAD_NE_HELD_OUT_3131 = [
+    (NE_MINOR, "the th1/th2 cytokine balance shifts toward th2 in asthma .",
+     "the zs1/th2 cytokine balance shifts toward th2 in asthma .", ("numbered pair",)),
+    (NE_MINOR, "According to Ministry of Education of Jiangxi, Jiangxi province planned to train 1 music teacher.",
+     "According to Ministry of Education of Wexley, Jiangxi province planned to train 1 music teacher.",
+     ("stays elsewhere",)),
+    # a fresh read (seed 6029, offline-rules/14 before its last rules): the same kinds and four more
+    (NE_MINOR, "The 13th Hunan Tea Expo was held in Hunan International Expo Center this morning.",
+     "The 13th Hunan Tea Expo was held in Greythorn International Expo Center this morning.", ("'Hunan' stays",)),
+    (NE_MINOR, "we showed that vibrio scophthalmi, the most abundant vibrio species in turbot, has two circuits.",
+     "we showed that grella plaikralae, the most abundant vibrio species in turbot, has two circuits.",
+     ("'vibrio' stays",)),
+    (NE_MINOR, "we analysed ifn-γ + 874 t/a and il-4rα q576r polymorphisms.",
+     "we analysed ifn-γ + 969 t/a and il-4rα q576r polymorphisms.", ("sequence variant",)),
+    (NE_MINOR, "the th1/th <dig> ratio was detected .", "the nm9/th <dig> ratio was detected .", ("numbered pair",)),
+    (NE_MINOR, "we examined the response, using 454-sequencing, in bark .",
+     "we examined the response, using 483-sequencing, in bark .", ("number of a name",)),
+    (NE_MINOR, "She told Sydney District Court on Monday she felt scared.",
+     "She told Sydney District Court on Sunday she felt scared.", ("court",)),
+    (NE_MINOR, "the ap2/erf protein family contains transcription factors .",
+     "the zb9/erf protein family contains transcription factors .", ("family",)),
+    # a held-out read of seed 8317 (offline-rules/14 before its last rules)
+    (NE_MINOR, "Staats-Limburg (around Maastricht) and Staats-Oppergelre (around Venlo).",
+     "Staats-Limburg (around Maastricht) and Dagainferubrufesi (around Venlo).", ("'Staats' stays",)),
+    (NE_MINOR, "It plays files via Gigabit-Ethernet or Ethernet 10/100 of any type.",
+     "It plays files via Bremeplodreaskai or Ethernet 10/100 of any type.", ("'Ethernet' stays",)),
+    (NE_MINOR, "there are two commercially available products for rna collection, paxgene and tempus tubes.",
+     "there are four commercially available products for rna collection, paxgene and tempus tubes.",
+     ("enumerates",)),
+    (NE_MINOR, "The largest group in Florida was English with 2,232,514 Floridians claiming it.",
+     "The largest group in Florida was English with 2,232,514 Brioruslas claiming it.", ("people of a place",)),
+    (NE_MINOR, "Verstappen broke the rules twice, said Mercedes. It suspects two rule violations in the race.",
+     "Verstappen broke the rules twice, said Mercedes. It suspects four rule violations in the race.",
+     ("count again",)),
+    (NE_MINOR, "What are you now? A 8:15 AM advertisement.", "What are you now? A 13:15 AM advertisement.",
+     ("clock",)),
+    (NE_MINOR, "Then we have Marah’s Do’s & Don’ts. That apply to everyone.",
+     "Then we have Marah’s Do’s & Stafes. That apply to everyone.", ("not a named entity",)),
+    (NE_MINOR, "The concept has no hope of success, so Facebook is in danger; this is why Zuckerberg changed "
+     "the name of the company.", "The concept has no hope of success, so Facebook is in danger; this is why "
+     "Lemgastenu changed the name of the company.", ("famous name",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_HELD_OUT_3131)
+def test_fictional_entities_of_a_held_out_read_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_a_famous_name_alone_and_a_series_of_one_may_change_good() -> None:
+    """Beside no other real name a famous name may become a made-up one; a code with no numbered sibling is a
+    name; an organisation's place the text names nowhere else changes with it."""
+    _ok(validate(NE_MINOR, "Gaddafi was popular at school.", "Dravelo was popular at school."))
+    _ok(validate(NE_MINOR, "the th1 cells were counted .", "the zs1 cells were counted ."))
+    _ok(validate(NE_MINOR, "According to Ministry of Education of Jiangxi, 1 teacher was trained.",
+                 "According to Ministry of Education of Wexley, 1 teacher was trained."))  # fmt: skip
+
+
+def test_a_copula_after_a_contracted_is_stays_bad() -> None:
+    """A read of seed 6029 (offline-rules/14): "Rebbie's [is] being held" reads "Rebbie is being held"."""
+    orig = "Rebbie's is being held on a $500,000 bail. Manuel admitted to a review board that he lied."
+    assert not validate(GE_MINOR, orig, orig.replace("Rebbie's is being", "Rebbie's being")).ok
+    _ok(validate(GE_MINOR, "He is being held on bail.", "He being held on bail."))
+    # the offline-rules-8 reader counts a plural before its head an error ("a toilets seat"): so is this
+    _ok(validate(GE_MINOR, orig, orig.replace("a review board", "a reviews board")))

@@ -47,17 +47,9 @@ from dhp.builder.perturb.closed_class import (
 
 __all__ = ["CONTRACTIONS", "Context", "error_pattern"]
 
-_BE_NUMBER = {
-    "is": "sg",
-    "was": "sg",
-    "am": "sg",
-    "are": "pl",
-    "were": "pl",
-    "has": "sg",
-    "have": "pl",
-    "does": "sg",
-    "do": "pl",
-}
+_BE_NUMBER = dict.fromkeys(("is", "was", "am", "has", "does"), "sg") | dict.fromkeys(
+    ("are", "were", "have", "do"), "pl"
+)
 #: word (or lemma) -> the prepositions it takes (``data/governs.tsv``); a swap to one outside the set is a misuse
 GOVERNS: dict[str, frozenset[str]] = {
     word: frozenset(preps.split())
@@ -206,6 +198,9 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     if words and all(w in _AUX_FINITE for w in words):
         if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
             return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves a grammatical coordination"
+        # "Rebbie's [is] being held": "Rebbie's" reads "Rebbie is"
+        if "".join(ctx.before[-2:]) in ("'s", "’s"):
+            return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves its contracted 'is'"
         # "is artificially heated"
         verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)
         if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical

@@ -46,65 +46,20 @@ from dhp.builder.perturb.closed_class import (
 )
 from dhp.builder.textstats import split_sentences
 
+# fmt: off
 __all__ = [
-    "CHILD_AFTER",
-    "CLOCK_AFTER",
-    "COMPASS_WORDS",
-    "DAY_AFTER",
-    "DOCUMENT_WORDS",
-    "EVENT_WORDS",
-    "FICTIONAL_FIRST_NAMES",
-    "FICTIONAL_HOLIDAYS",
-    "FICTIONAL_PLACES",
-    "FICTIONAL_TOWNS",
-    "HOLIDAYS",
-    "NUMBER_MASK",
-    "PERCENT_AFTER",
-    "WORD_LISTS",
-    "EntityType",
-    "Span",
-    "Token",
-    "an_mismatch",
-    "breaks_range",
-    "classify_name",
-    "classify_span",
-    "document_owner",
-    "domain_suffix",
-    "find_entities",
-    "first_name_gender",
-    "first_name_pool",
-    "fixed_by_context",
-    "has_term_shape",
-    "implausible_number",
-    "in_name_list",
-    "is_acronym",
-    "is_binomial",
-    "is_common_word",
-    "is_demonym",
-    "is_document",
-    "is_domain_word",
-    "is_holiday",
-    "is_known_place",
-    "is_lower_place",
-    "is_lowercase_text",
-    "is_name_word",
-    "is_office",
-    "is_ordinary_word",
-    "is_surname_only",
-    "is_url",
-    "lemmas",
-    "mentions",
-    "named_forms",
-    "number_bound",
-    "plural_ending",
-    "sentence_index",
-    "sentence_spans",
-    "short_form",
-    "tokenize",
-    "word_tags",
-    "word_value",
-    "word_zipf",
+    "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
+    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HOLIDAYS",
+    "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
+    "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
+    "first_name_gender", "first_name_pool", "fixed_by_context", "has_term_shape", "implausible_number",
+    "in_name_list", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document",
+    "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
+    "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
+    "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
+    "tokenize", "word_tags", "word_value", "word_zipf",
 ]
+# fmt: on
 
 #: the word lists of the lexicon and the generator (``data/wordlists.json``): data, not code
 WORD_LISTS: dict[str, Any] = json.loads(data_table("wordlists.json"))
@@ -300,7 +255,7 @@ def word_tags(word: str) -> frozenset[str]:
 
 
 #: a clock time after its hour ("10 PM", "7 a.m.", "9 o'clock") and a percentage after its number
-CLOCK_AFTER = re.compile(r"\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)
+CLOCK_AFTER = re.compile(r"(?::\d\d)?\s*(?:[ap]\.?m\b\.?|o['’]clock\b)", re.IGNORECASE)  # "8:15 AM"
 PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
 
 
@@ -398,16 +353,22 @@ def _gendered_first_names() -> dict[str, str]:
     return {name: next(iter(g)) for name, g in seen.items() if len(g) == 1}
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=3)
 def first_name_pool(gender: str) -> tuple[str, ...]:
     """The generator's first names of ``gender`` ("male", "female"): the fictional ones and Faker's US
     names of that gender alone that are no ordinary word or place ("Abigail", never "Will", "Florence");
-    sorted, so that a seeded choice is the same in every run (about 220 a gender)."""
+    sorted, so that a seeded choice is the same in every run (about 220 a gender); "either": names Faker lists
+    for both genders ("Casey", "Rowan": ``_EITHER_FIRST_NAMES``), for a person of no known gender (issue 36)."""
     from faker.providers.person.en_US import Provider
 
-    names = [n for n in getattr(Provider, f"first_names_{gender}") if n.isalpha() and len(n) >= 3]
-    real = [n for n in names if not is_common_word(n) and not is_known_place(n)]
-    return tuple(sorted(n for n in {*FICTIONAL_FIRST_NAMES[gender], *real} if first_name_gender(n) == gender))
+    names = getattr(Provider, f"first_names_{gender}", _LISTS["_EITHER_FIRST_NAMES"])
+    real = [
+        n for n in names if n.isalpha() and len(n) > 2 and not is_common_word(n) and not is_known_place(n)
+    ]
+    fictional = FICTIONAL_FIRST_NAMES.get(gender, ())
+    either = gender == "either"  # of no gender, and a first name of the lists, so that it types as a person
+    keep = [n for n in {*fictional, *real} if first_name_gender(n) == (None if either else gender)]
+    return tuple(sorted(n for n in keep if not either or n in _names()[0]))
 
 
 def first_name_gender(word: str) -> str | None:
@@ -573,7 +534,8 @@ def _shape_type(toks: list[str]) -> EntityType:
     if len(toks) > 1 and (low[0] in PLACE_PREFIX_WORDS or low[-1] in PLACE_SUFFIX_WORDS):
         return EntityType.PLACE
     if len(toks) == 1:
-        return EntityType.PLACE if low[0].endswith(_PLACE_SHAPES) else EntityType.OTHER
+        shaped = low[0].endswith(_PLACE_SHAPES) and word_zipf(low[0]) < 3  # never "Wikipedia"
+        return EntityType.PLACE if shaped else EntityType.OTHER
     if (is_common_word(toks[0]) or is_common_word(toks[-1])) and toks[-1] not in _names()[1]:
         # "Spring Festival", "Art Deco", "Streetlight Coalition": an event, a style, a title
         return EntityType.OTHER
@@ -1125,38 +1087,66 @@ def fixed_by_context(span: Span, text: str) -> str:
     listed = re.match(
         r"(?: [\w<>\"”-]+){1,10}(?::|,? including|,? that is)|(?: [\w-]+){1,3},(?: [\w -]+,)+", after
     )
+    if 1 <= n <= 3 and re.search(rf"\b{('once', 'twice', 'thrice')[n - 1]}\b", text, re.I):
+        return "the text states the count again ('broke the rules twice ... suspects two violations')"
+    items = re.match(r"(?: [\w-]+){1,10}, ((?:[^,.;]+, )*[^,.;]+? (?:and|or) \S+)", after)
+    listing = bool(listed or (items and len(re.split(r",? (?:and|or) |, ", items[1])) == n))
     if 2 <= n <= 10 and (
-        listed or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
+        listing or ({"first", "firstly"} & rest and {_ORDINALS[n - 1], _ORDINALS[n - 1] + "ly"} & rest)
     ):
         return f"the text enumerates the {span.text} it counts"
     if span.text.lower().rstrip("s") in _FAITHS:
         return "a religious group, no name to make up"
-    if span.type is EntityType.DATE:
-        window = (
-            before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]
-        )  # and the sentence before
-        weekday = _WEEKDAY.search(span.text)
-        if (
-            _DAY_FIXER.search(window)
-            or any(is_holiday(w) for w in window.split())
-            or (weekday and _WEEKDAY.search(window))
-        ):
-            return "a holiday, weekend or weekday beside it fixes the day"
+    if span.type is EntityType.DATE and (why := _fixed_date(span.text, before, after)):
+        return why
     nxt = re.match(r"( |/)([a-z]+)", after)  # "guanine nucleotide ...", "thiazole/oxazole-modified"
     joined = nxt and (domain_suffix(nxt[2]) or (nxt[1] == "/" and span.text.isalpha()))
     if span.type is EntityType.TERM and span.text.islower() and nxt and joined:
         return f"a word of the technical term {span.text + nxt[0]!r}"
+    if span.type is EntityType.TERM and re.match(r"(?:/[\w-]+)?(?: [a-z]+)? (?:super|sub)?famil", after):
+        return "a word of a family's name, a kind ('the ap2/erf protein family')"
+    # "th1/th2": one of a numbered pair
+    stem = s[1] if (s := re.fullmatch(r"([a-z]+)\d+", span.text, re.I)) else "(?!)"
+    if re.match(rf"/{stem}(?:\d| ?<dig>)", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
+        return f"one of a numbered pair of kinds ('{stem}1/{stem}2': T helper cell classes)"
+    if span.type in (EntityType.ORG, EntityType.OTHER, EntityType.TERM) and (
+        kept := _part_elsewhere(span, text)
+    ):
+        return f"its {kept!r} stays elsewhere in the text"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
     return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+
+
+def _part_elsewhere(span: Span, text: str) -> str:
+    """A name word of a name ("Jiangxi", "Staats" of "Staats-Oppergelre"; no piece of a term, "il" of "il-4rα")
+    or the genus of a binomial that the text also names on its own ("Ministry of Education of Jiangxi ...
+    Jiangxi province", "vibrio scophthalmi, the most abundant vibrio species": a fictional name would leave the
+    real place or genus beside it), else ""."""
+    rest = text.replace(span.text, " ")
+    words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
+    binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
+    parts = words[:1] if binomial else [w for w in words if not is_common_word(w) and not _keyword(w)]
+    return next((w for w in parts if re.search(rf"\b{re.escape(w)}\b", rest, re.I)), "")
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
 _MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|[a-z]+day", re.I)
 
 
+def _fixed_date(date: str, before: str, after: str) -> str:
+    """Why a date is no value to change (:func:`fixed_by_context`), else ""."""
+    window = before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]  # and the sentence before
+    weekday = _WEEKDAY.search(date) and (_WEEKDAY.search(window) or re.search(r"\bcourts?\b", window, re.I))
+    if _DAY_FIXER.search(window) or any(is_holiday(w) for w in window.split()) or weekday:
+        return "a holiday, weekend, weekday or court sitting beside it fixes the day ('told the Court on Monday')"
+    return ""
+
+
 def _fixed_number(number: str, before: str, after: str) -> str:
     """Why a number is no value to change (:func:`fixed_by_context`), else ""."""
+    if re.match(r"\s?[acgtu]/[acgtu]\b", after, re.I) or re.fullmatch(r"\d+-[a-z]+ing", number):
+        return "a number of a name ('ifn-γ +874 t/a': a sequence variant's position; '454-sequencing')"
     if re.search(r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I):
         return "a telephone number ('call 911')"
     if (
@@ -1176,17 +1166,36 @@ def _fixed_name(name: str, text: str, before: str, after: str) -> str:
     """Why a name of unknown type is no name to replace (:func:`fixed_by_context`), else ""."""
     if in_name_list(name, text) or re.search(r"\b(?:said|by) $", before):
         return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek', 'by Dido')"
+    if (m := re.fullmatch(r"([A-Z]\w{3,}?)(?:ians|ans|ers|ites)", name)) and m[1] in text.replace(name, " "):
+        return f"the people of a place the text names ('{name}' beside '{m[1]}...')"
     if any(is_foreign_word(w) for w in name.split()):
         return "an untranslated word, no name ('an initial encounter in Abenteuer')"
     if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):
         return "a name counted by an ordinal names a kind ('his 349th and last Grand Prix')"
     if any(w.lower() in _GENERAL_PREFIXES for w in name.split()):
         return "a prefix of an ordinary word, no name ('Neo Hegelian ethics')"
+    if _famous_beside_names(name, text):
+        return "a famous name beside real names ('Zuckerberg' beside 'Facebook'), never a made-up word"
     if re.search(r"\bthe [“\"]$", before, re.I):
         return "a nickname of a person ('the “Iceman”')"
     if re.match(r"'(?!\w)", after) and is_common_word(name.split()[-1] + "g"):
         return "a word with its ending elided, no name ('Keeps Gettin' Better')"
     return ""
+
+
+_FAMOUS_ZIPF = 3.0  # a name this frequent in English text is widely known ("Zuckerberg" 3.3, "Genth" 0)
+#: a capitalised word after a lower-case word or a comma: a name inside a sentence ("... so Facebook is")
+_NAME_INSIDE = re.compile(r"(?<=[a-z,;] )[A-Z][\w'’-]+")
+
+
+def _famous_beside_names(name: str, text: str) -> bool:
+    """A one-word name of unknown type widely known in English text, in a text that names other real things
+    by names no dictionary knows ("Zuckerberg" beside "Facebook", "Meta"; issue 36's reader: a famous
+    person made a made-up word beside real names; "Gaddafi was popular at school" alone is replaced)."""
+    if " " in name or is_common_word(name) or word_zipf(name) < _FAMOUS_ZIPF:
+        return False
+    others = {w for w in _NAME_INSIDE.findall(text) if w != name and not _MONTH_OR_DAY.fullmatch(w)}
+    return any(word_zipf(w) >= _FAMOUS_ZIPF and not lemmas(w.lower()) and not is_demonym(w) for w in others)
 
 
 def classify_span(text: str, context: str = "", lowercase_text: bool = False) -> EntityType | None:
@@ -1238,7 +1247,7 @@ _OPENERS = frozenset({'"', "“", "‘", "'", "(", "[", ":", "-", "–", "—"})
 _CURRENCY = frozenset("$£€¥")
 
 
-_CONTRACTION = re.compile(r"\w+['’](?:t|ll|re|ve|d|m)$", re.IGNORECASE)
+_CONTRACTION = re.compile(r"\w+['’](?:ts?|ll|re|ve|d|m)$", re.IGNORECASE)  # "Don’t", "Don’ts"
 
 
 def _is_cap_word(tok: str) -> bool:

@@ -134,6 +134,8 @@ def _number(span: str, rng: random.Random) -> str:
         ) == (a, b):
             pass
         return f"{new[0]}{m.group(2)}{new[1]}"
+    if re.fullmatch(r"\d{7,}", span):  # a telephone or ID number keeps its length and first digit
+        return span[0] + _same_shape_digits(span[1:], rng)
     return re.sub(r"\d+(?:,\d{3})*(?:\.\d+)?", lambda d: _near_number(d.group(), rng), span, count=1)
 
 
@@ -409,21 +411,15 @@ def _is_title_word(word: str) -> bool:
 
 def _first_name(original: str, rng: random.Random, text: str = "") -> str:
     """A first name of the original's gender from a pool of about 220 a gender ("Jake" -> "Lorcan"); for a
-    name of no known gender ("Kelly") the gender of the text's pronouns when they have one, else any."""
-    gender = lexicon.first_name_gender(original) or _pronoun_gender(text)
-    pool = (
-        lexicon.first_name_pool(gender)
-        if gender
-        else lexicon.first_name_pool("male") + lexicon.first_name_pool("female")
-    )
-    return rng.choice(pool)
-
-
-def _pronoun_gender(text: str) -> str | None:
-    """ "female" if the text says she/her and never he/him/his, "male" the other way round, else None."""
+    name of no known gender ("Kelly") the gender of the text's pronouns when it names no other person, else
+    a name of either gender ("Demelza" beside "Ross Poldark ... his": "Rowan", issue 36)."""
+    if gender := lexicon.first_name_gender(original):
+        return rng.choice(lexicon.first_name_pool(gender))
     words = set(re.findall(r"[a-z]+", text.lower()))
     she, he = bool(words & {"she", "her", "hers", "herself"}), bool(words & {"he", "him", "his", "himself"})
-    return "female" if she and not he else "male" if he and not she else None
+    people = {s.text for s in lexicon.find_entities(text) if s.type is EntityType.PERSON}
+    alone = she != he and all(original in p.split() for p in people)
+    return rng.choice(lexicon.first_name_pool(("female" if she else "male") if alone else "either"))
 
 
 def _demonym(rng: random.Random) -> str:
@@ -618,6 +614,8 @@ def _partial(span: Span, text: str) -> bool:
     before, after = text[max(0, span.start - 30) : span.start], text[span.end : span.end + 4]
     if span.type is EntityType.ORG:
         return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
+    if span.type is EntityType.PLACE and (m := re.match(r" and [A-Z]\w+", text[span.end : span.end + 30])):
+        return lexicon.is_known_place(span.text + m[0])  # "Bosnia and Herzegovina": one country
     if span.type is EntityType.NUMBER and re.fullmatch(r"\d{1,2}", span.text):
         # "Formula 1", "Version 2 (V2)": a name's number
         name = re.search(r"(?<=[\w,] )([A-Z][A-Za-z]+) $", before)
