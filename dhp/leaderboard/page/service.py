@@ -239,12 +239,15 @@ class BoardService:
 
     def warm(self) -> None:
         """The work every page needs, done once per results generation and off the request path: the
-        first listing (the cold scan), the table, the default view's render, and the rank
-        replicates started in the background."""
+        first listing (the cold scan), the table, the default view's render, the rank
+        replicates started in the background, then the listed files validated in full
+        (:meth:`~dhp.leaderboard.board.loading.ResultsIndex.validate`)."""
         rep = self.report()
         self.ranks.get(self._ranked_results(rep))
         for warm in self.warmers:
             warm()
+        if self.index.validate():  # the whole files, once the rows are out: a bad one leaves the table
+            self._relist_in_background()
 
     def ranks_ready(self) -> bool:
         """The rank ranges of the current results are computed (starts them if not). Asked by every
@@ -521,7 +524,7 @@ class BoardService:
         with self._lock:
             if self._names is None or self._names[0] != rep.generation:
                 fams = sorted(set(full["Family"])) if len(full) else []
-                judges = sorted({r.result.judge.name for r in rep.results}, key=str.lower)
+                judges = sorted({r.record.judge.name for r in rep.results}, key=str.lower)
                 self._names = (rep.generation, fams, judges)
             return list(self._names[1]), list(self._names[2])
 
@@ -544,7 +547,7 @@ class BoardService:
         order = {d: i for i, d in enumerate(DATASET_NAMES)}
         return sorted(
             cached[1].get(judge, {}).values(),
-            key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name),
+            key=lambda r: (order.get(r.record.dataset.name, 99), r.record.dataset.name),
         )
 
     def judge_page_results(self, judge: str) -> list[LoadedResult]:
@@ -555,15 +558,15 @@ class BoardService:
             cached = self._latest
         pairs = cached[2].get(judge, {}) if cached is not None else {}
         return public + [
-            pairs[lr.result.dataset.name].private for lr in public if lr.result.dataset.name in pairs
+            pairs[lr.record.dataset.name].private for lr in public if lr.record.dataset.name in pairs
         ]
 
     def existing(self) -> list[Existing]:
         out = list(self.queue.existing())
         for r in self.report().results:
-            j = r.result.judge
+            j = r.record.judge
             out.append(
-                Existing(j.name, judge_key(j.judge, r.result.scoring.mode), f"leaderboard row {j.name!r}")
+                Existing(j.name, judge_key(j.judge, r.record.scoring.mode), f"leaderboard row {j.name!r}")
             )
         return out
 
