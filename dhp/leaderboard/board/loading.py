@@ -17,7 +17,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from dhp.leaderboard.board.ranks import ReplicatePvalues, replicate_pvalues
@@ -103,13 +103,12 @@ def parse_listed(path: str, data: bytes) -> LoadedResult:
     (:func:`~dhp.leaderboard.board.records.parse_record`), the rest validated when the full result is
     first asked for; a file that is not laid out as ``dhp`` writes results is parsed in full at once.
     Raises :class:`~dhp.scoring.results.ResultError` naming ``path``."""
-    got = parse_record(data)
-    if got is None:
+    record = parse_record(data)
+    if record is None:
         return LoadedResult(path, parse_result(data.decode("utf-8"), source=path, with_scores=False))
-    record, head = got
 
-    def make() -> Result:
-        return parse_result(head.decode("utf-8"), source=path, with_scores=False)
+    def make() -> Result:  # the whole text: its item scores are checked to be JSON (and dropped)
+        return parse_result(data.decode("utf-8"), source=path, with_scores=False)
 
     return LoadedResult(path, LazyResult(make), record=record)
 
@@ -131,6 +130,8 @@ class ResultsIndex:
         self._listed_at = -math.inf
         self._progress = (0, 0)  # files read of the files to read, in the listing under way
         self._stale = False  # validate() changed an entry: the next listing makes a new generation
+        self._to_validate = False  # a listing read files since validate() last started
+        self._validator: threading.Thread | None = None
 
     def progress(self) -> tuple[int, int]:
         """(files read, files to read) of the listing under way (or the last one); never waits."""
@@ -176,6 +177,7 @@ class ResultsIndex:
                 changed or self._stale or set(fresh) != set(self._entries) or tuple(unread) != self._unread
             )
             self._entries, self._unread, self._stale = fresh, tuple(unread), False
+            self._to_validate = self._to_validate or done > 0
             if changed or self._last is None:
                 self._generation += 1
                 results = tuple(e[1] for e in fresh.values() if e[1] is not None)
@@ -202,9 +204,24 @@ class ResultsIndex:
         except ResultError as e:
             return (version, None, str(e))
 
+    def validate_in_background(self, then: Callable[[], None] | None = None) -> None:
+        """:meth:`validate` in a thread of its own, unless one runs or no listing read a file since the
+        last one started; ``then`` is called after it when it found a file to change. Never waits."""
+        with self._lock:
+            if not self._to_validate or (self._validator is not None and self._validator.is_alive()):
+                return
+            self._to_validate = False
+
+            def run() -> None:
+                if self.validate() and then is not None:
+                    then()
+
+            self._validator = threading.Thread(target=run, name="dhp-validate-results", daemon=True)
+            self._validator.start()
+
     def validate(self) -> bool:
         """Make the full result of every listed result not made yet (the whole file validated, off the
-        rows' path: the board's warm-up calls it once the default view is ready). A file that does
+        rows' path: the board starts it at its first request, :meth:`validate_in_background`). A file that does
         not validate becomes a problem, and a record that differs from its full result's is replaced,
         at the next :meth:`load` (a new generation); returns whether there is any such."""
         with self._lock:

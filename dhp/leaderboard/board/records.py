@@ -112,10 +112,10 @@ def _caveats(dataset: DatasetRef, coverage: Coverage, summary: Summary) -> tuple
     return caveats(shell)
 
 
-def parse_record(text: bytes) -> tuple[TableRecord, bytes] | None:
-    """The record of a current-schema result written as ``dhp`` writes it, its other members unread,
-    and the text without its item scores (what the full result, less its scores, is parsed from);
-    ``None`` for any other text (its reader parses it in full, which names its problem)."""
+def parse_record(text: bytes) -> TableRecord | None:
+    """The record of a current-schema result written as ``dhp`` writes it, its other members unread
+    (not even checked to be JSON); ``None`` for any other text (its reader parses it in full, which
+    names its problem)."""
     spans = _members(text)
     if spans is None or any(k not in spans for k in _READ):
         return None
@@ -135,18 +135,8 @@ def parse_record(text: bytes) -> tuple[TableRecord, bytes] | None:
         return None
     if not _private_rule(dataset, coverage, scores):
         return None
-    record = TableRecord(
-        v["created_at"], judge, dataset, scoring, summary, coverage, _caveats(dataset, coverage, summary)
-    )
-    return record, _head(text, spans, last)
-
-
-def _head(text: bytes, spans: dict[str, tuple[int, int]], last: str) -> bytes:
-    """``text`` without its item scores when they are its last member; ``text`` itself otherwise."""
-    if last != "scores":
-        return text
-    start = text.rfind(b'\n  "scores": ', 0, spans["scores"][0])
-    return text[:start].rstrip().removesuffix(b",") + b"\n}\n"
+    marks = _caveats(dataset, coverage, summary)
+    return TableRecord(v["created_at"], judge, dataset, scoring, summary, coverage, marks)
 
 
 class LazyResult:

@@ -192,6 +192,7 @@ class BoardService:
         self._ranked_of: tuple[int, list[LoadedResult]] | None = None  # generation, its ranked results
         self._ranked_generation = -1  # the newest results generation whose rank replicates are all in
         self.warmers: list[Callable[[], None]] = []  # more work :meth:`warm` does (the app's default view)
+        self._warming = 0  # warm() calls under way, before their rank job
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
         # (results generation, weights, private fits in) -> the full table; (generation, weights) -> the
@@ -240,14 +241,19 @@ class BoardService:
     def warm(self) -> None:
         """The work every page needs, done once per results generation and off the request path: the
         first listing (the cold scan), the table, the default view's render, the rank
-        replicates started in the background, then the listed files validated in full
-        (:meth:`~dhp.leaderboard.board.loading.ResultsIndex.validate`)."""
-        rep = self.report()
+        replicates started in the background (the listed files are validated in full from the first
+        request on: :meth:`ranks_ready`)."""
+        with self._lock:
+            self._warming += 1
+        try:
+            rep = self.report()
+            for warm in self.warmers:
+                warm()
+        finally:
+            with self._lock:
+                self._warming -= 1
+        # after the default view: the rank job's child takes a core for a minute (issue 37's cold start)
         self.ranks.get(self._ranked_results(rep))
-        for warm in self.warmers:
-            warm()
-        if self.index.validate():  # the whole files, once the rows are out: a bad one leaves the table
-            self._relist_in_background()
 
     def ranks_ready(self) -> bool:
         """The rank ranges of the current results are computed (starts them if not). Asked by every
@@ -257,6 +263,10 @@ class BoardService:
             return False
         if self._ranked_generation == rep.generation:
             return True
+        if self._warming:  # the rows first: neither the rank job nor the validation starts meanwhile
+            return False
+        # the whole files, once the rows are made (not during the start-up): a bad one leaves the table
+        self.index.validate_in_background(then=self._relist_in_background)
         if self.ranks.get(self._ranked_results(rep)) is None:
             return False
         with self._lock:
