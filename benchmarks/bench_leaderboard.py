@@ -196,28 +196,14 @@ def main() -> int:
             min(args.filters, 1),
         )
 
-    root = Path(args.keep or tempfile.mkdtemp(prefix="dhp-bench-lb-"))
+    root = _results_store(args)
     results = root / "results"
-    if not results.exists():
-        t0 = time.perf_counter()
-        skills = SKILLS[:2] if args.smoke else SKILLS
-        exact = generate(results, args.judges, args.items, args.continuous_every, skills)
-        print(
-            f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s "
-            f"({exact} files with exact-test D: continuous scores on {CONTINUOUS_ITEMS} items)"
-        )
-    size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
-    print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
-
     cfg = AppConfig(
         results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"),
         board_chunk=args.chunk,
     )  # fmt: skip
-    if args.cold_start:
-        for _ in range(args.cold_start):
-            bench_cold_start(root)
-        if args.cold_start_only:
-            return 0
+    if _cold_starts(args, root):  # --cold-start-only: nothing else
+        return 0
     be = BoardService(cfg)
     t0 = time.perf_counter()
     rep = be.report()
@@ -243,6 +229,35 @@ def main() -> int:
     if not args.keep:
         shutil.rmtree(root, ignore_errors=True)
     return 0
+
+
+def _results_store(args: argparse.Namespace) -> Path:
+    """The folder of the results store (``--keep``'s, made once, or a temporary one), generated where
+    it has none yet."""
+    root = Path(args.keep or tempfile.mkdtemp(prefix="dhp-bench-lb-"))
+    results = root / "results"
+    if not results.exists():
+        t0 = time.perf_counter()
+        skills = SKILLS[:2] if args.smoke else SKILLS
+        exact = generate(results, args.judges, args.items, args.continuous_every, skills)
+        print(
+            f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s "
+            f"({exact} files with exact-test D: continuous scores on {CONTINUOUS_ITEMS} items)"
+        )
+    size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
+    print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
+    return root
+
+
+def _cold_starts(args: argparse.Namespace, root: Path) -> bool:
+    """``--cold-start N``'s cold starts; True when the benchmark ends there (``--cold-start-only``)."""
+    for _ in range(args.cold_start):
+        bench_cold_start(root)
+    if not (args.cold_start and args.cold_start_only):
+        return False
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return True
 
 
 def bench_cold_start(root: Path) -> None:
