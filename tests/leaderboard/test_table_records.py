@@ -5,6 +5,7 @@ in full after the first rows; the table made from the records is the table made 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import orjson
@@ -146,3 +147,51 @@ def test_a_file_bad_where_the_table_does_not_read_is_found_after_the_rows(tmp_pa
     assert "c/summeval@v1.json: not valid JSON" in fresh.problems[1]
     assert all(lr.validated for lr in fresh.results) and idx.validate() is False
     assert idx.load().generation == fresh.generation
+
+
+class _Ranks:
+    """A rank job that records when it is asked (and never computes)."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def get(self, results: object, wait: bool = False) -> None:
+        self.asked += 1
+
+    def progress(self) -> tuple[int, int]:
+        return 0, 1
+
+
+def test_the_board_warms_up_rows_first_then_the_rank_job_and_the_validation(tmp_path: Path) -> None:
+    """While the board warms up (the listing, the table, the default view) a request starts neither the
+    rank job (a child taking a core for a minute) nor the full validation; the warm-up starts the rank
+    job once the default view is made, the next request the validation, which takes a bad file out."""
+    from dhp.leaderboard.page.service import AppConfig, BoardService
+
+    root = tmp_path / "results"
+    _write(root, "a/summeval@v1.json", make_result("a", n_items=20))
+    (root / "b").mkdir()
+    (root / "b/summeval@v1.json").write_text(dump_result(make_result("b", n_items=20)).replace('"p": 0.', '"p": 7.', 1))  # fmt: skip
+    cfg = AppConfig(
+        results=LocalStore(root), requests=LocalStore(tmp_path / "q"), votes=LocalStore(tmp_path / "v")
+    )
+    be = BoardService(cfg)
+    be.ranks = ranks = _Ranks()  # type: ignore[assignment]
+    seen: list[tuple[bool, int, bool]] = []
+
+    def request_meanwhile() -> None:  # the page's poll while the board warms up (the first time)
+        if seen:
+            return
+        rep = be.ready()
+        assert rep is not None and len(rep.results) == 2
+        seen.append((be.ranks_ready(), ranks.asked, any(lr.validated for lr in rep.results)))
+
+    be.warmers.append(request_meanwhile)
+    be.warm()
+    assert seen == [(False, 0, False)] and ranks.asked == 1
+    assert not be.ranks_ready() and ranks.asked == 2  # a request after the warm-up: the validation starts
+    deadline = time.monotonic() + 60
+    while not (rep := be.report(max_age_s=0)).problems and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [lr.record.judge.name for lr in rep.results] == ["a"]
+    assert "b/summeval@v1.json: invalid result" in rep.problems[0]
