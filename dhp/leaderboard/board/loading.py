@@ -1,9 +1,13 @@
-"""Reading the results store: every ``*.json`` parsed with the pure ``parse_result``.
+"""Reading the results store: every ``*.json`` listed with its table record, its full result made later.
 
-A bad file (invalid JSON, wrong schema) is reported with its reason and skipped, never raised.
-Parsed results are cached by the store's version token, so a page load only re-reads files that
-changed; the cache keeps results without their item scores (the judge page re-reads a file in full
-when it needs the score distributions). The p-values of the joint bootstrap behind the rank ranges
+The listing reads of each file only what the table shows (:func:`dhp.leaderboard.board.records.parse_record`;
+a file not laid out as ``dhp`` writes results is parsed in full with the pure ``parse_result``); the full
+result, without its item scores, is made from the file's text when first asked for
+(:attr:`LoadedResult.result`), and every file is validated in full in the background once the rows are
+out (:meth:`ResultsIndex.validate`, issue 37). A bad file (invalid JSON, wrong schema) is reported with
+its reason and skipped, never raised: at the listing, or at the next listing after its validation.
+Results are cached by the store's version token, so a page load only re-reads files that changed; the
+judge page re-reads a file in full when it needs the score distributions. The p-values of the joint bootstrap behind the rank ranges
 (:mod:`dhp.leaderboard.board.ranks`) are not computed here: a file whose tests are exact costs seconds of
 them, and the rows must not wait; :class:`dhp.leaderboard.board.rankjob.RankJob` computes them in the
 background, once per file version. ``load(max_age_s=...)`` may reuse a listing that recent, so a
