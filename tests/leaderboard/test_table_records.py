@@ -195,3 +195,23 @@ def test_the_board_warms_up_rows_first_then_the_rank_job_and_the_validation(tmp_
         time.sleep(0.05)
     assert [lr.record.judge.name for lr in rep.results] == ["a"]
     assert "b/summeval@v1.json: invalid result" in rep.problems[0]
+
+
+def test_a_file_not_utf8_is_a_problem_where_it_is_read(tmp_path: Path) -> None:
+    """A byte that is not UTF-8 where the table reads (a judge's name) is found at the listing; one in
+    the item scores, by the full validation (the listing does not decode the whole file)."""
+    root = tmp_path / "results"
+    for name in ("name", "scores"):
+        (root / name).mkdir(parents=True)
+    text = dump_result(make_result("j\u00e9", n_items=20)).encode()
+    (root / "name/summeval@v1.json").write_bytes(text.replace("j\u00e9".encode(), b"j\xe9", 1))
+    (root / "scores/summeval@v1.json").write_bytes(
+        text.replace(b'"item_ids": [', b'"item_ids": [ "\xff",', 1)
+    )
+    idx = ResultsIndex(LocalStore(root))
+    rep = idx.load()
+    assert rep.problems == ("name/summeval@v1.json: not UTF-8 (invalid continuation byte)",)
+    assert idx.validate() and idx.load().problems == (
+        "name/summeval@v1.json: not UTF-8 (invalid continuation byte)",
+        "scores/summeval@v1.json: not UTF-8 (invalid start byte)",
+    )

@@ -107,14 +107,21 @@ def parse_listed(path: str, data: bytes) -> LoadedResult:
     (:func:`~dhp.leaderboard.board.records.parse_record`), the rest validated when the full result is
     first asked for; a file that is not laid out as ``dhp`` writes results is parsed in full at once.
     Raises :class:`~dhp.scoring.results.ResultError` naming ``path``."""
-    record = parse_record(data)
+    record = parse_record(data)  # orjson checks the members it parses to be UTF-8
     if record is None:
-        return LoadedResult(path, parse_result(data.decode("utf-8"), source=path, with_scores=False))
+        return LoadedResult(path, parse_result(_text(path, data), source=path, with_scores=False))
 
     def make() -> Result:  # the whole text: its item scores are checked to be JSON (and dropped)
-        return parse_result(data.decode("utf-8"), source=path, with_scores=False)
+        return parse_result(_text(path, data), source=path, with_scores=False)
 
     return LoadedResult(path, LazyResult(make), record=record)
+
+
+def _text(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:  # the content's fault: this version stays unreadable
+        raise ResultError(f"{path}: not UTF-8 ({e.reason})") from None
 
 
 #: A listed file as last read: its version (blob id), the result or the problem that replaced it.
@@ -195,11 +202,8 @@ class ResultsIndex:
         failed to answer: that is not this version's verdict, so it is not cached."""
         try:
             data = self.store.read(path)
-            data.decode("utf-8")  # the whole file, though the listing parses part of it
         except FileNotFoundError:
             return None
-        except UnicodeDecodeError as e:  # the content's fault: this version stays unreadable
-            return (version, None, f"{path}: not UTF-8 ({e.reason})")
         except OSError as e:  # the store's (a flaky Hub)
             log.warning("results store %s: %s cannot be read: %s", self.store.name, path, e)
             return f"{path}: cannot read ({e})"
