@@ -25,8 +25,11 @@ Prints, in seconds:
   ``GET /dhp/view``, then one family filter, another view), from one asyncio loop of aiohttp in a
   child process (about 1 ms of CPU a reader: it measures the server, not itself); p50, p95 and max
   of the whole reader, the errors (must be 0), the server's CPU a reader and the load average;
-* with ``--cold-start``: ``dhp leaderboard`` started on the store, timed to its page answering, the
-  first rows of its table and the rank ranges filled in.
+* with ``--cold-start [N]``: ``dhp leaderboard`` started on the store (N times), timed to its page
+  answering, the first rows of its table and the rank ranges filled in, with the server's CPU seconds
+  by the first rows (the cold start's cost whatever runs beside it) and the load average;
+  ``--cold-start-only`` stops there. The server is ``python -m dhp`` run in the current folder: run
+  the benchmark from another checkout's root to time that checkout's server on the same files.
 
 The generated judges are real results of a few skill levels, re-labelled per judge (a family and a
 size the filters know); every ``--continuous-every``-th judge has continuous (expected-mode) scores
@@ -172,8 +175,12 @@ def main() -> int:
         help="every N-th judge has continuous scores on few items, so exact tests (0: none)",
     )  # fmt: skip
     ap.add_argument(
-        "--cold-start", action="store_true",
-        help="time `dhp leaderboard` from its start to the first rows and to the rank ranges",
+        "--cold-start", nargs="?", type=int, const=1, default=0, metavar="N",
+        help="time `dhp leaderboard` from its start to the first rows and to the rank ranges (N times)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--cold-start-only", action="store_true",
+        help="with --cold-start: stop after it (no in-process timings; the results are kept with --keep)",
     )  # fmt: skip
     ap.add_argument(
         "--smoke", action="store_true", help="tiny inputs: every part runs, quickly (for the tests)"
@@ -189,25 +196,14 @@ def main() -> int:
             min(args.filters, 1),
         )
 
-    root = Path(args.keep or tempfile.mkdtemp(prefix="dhp-bench-lb-"))
+    root = _results_store(args)
     results = root / "results"
-    if not results.exists():
-        t0 = time.perf_counter()
-        skills = SKILLS[:2] if args.smoke else SKILLS
-        exact = generate(results, args.judges, args.items, args.continuous_every, skills)
-        print(
-            f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s "
-            f"({exact} files with exact-test D: continuous scores on {CONTINUOUS_ITEMS} items)"
-        )
-    size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
-    print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
-
     cfg = AppConfig(
         results=LocalStore(results), requests=LocalStore(root / "requests"), votes=LocalStore(root / "votes"),
         board_chunk=args.chunk,
     )  # fmt: skip
-    if args.cold_start:
-        bench_cold_start(root)
+    if _cold_starts(args, root):  # --cold-start-only: nothing else
+        return 0
     be = BoardService(cfg)
     t0 = time.perf_counter()
     rep = be.report()
@@ -235,6 +231,35 @@ def main() -> int:
     return 0
 
 
+def _results_store(args: argparse.Namespace) -> Path:
+    """The folder of the results store (``--keep``'s, made once, or a temporary one), generated where
+    it has none yet."""
+    root = Path(args.keep or tempfile.mkdtemp(prefix="dhp-bench-lb-"))
+    results = root / "results"
+    if not results.exists():
+        t0 = time.perf_counter()
+        skills = SKILLS[:2] if args.smoke else SKILLS
+        exact = generate(results, args.judges, args.items, args.continuous_every, skills)
+        print(
+            f"generated {args.judges} judges x {len(DATASET_NAMES)} datasets in {time.perf_counter() - t0:.1f} s "
+            f"({exact} files with exact-test D: continuous scores on {CONTINUOUS_ITEMS} items)"
+        )
+    size_mb = sum(p.stat().st_size for p in results.rglob("*.json")) / 1e6
+    print(f"results store: {sum(1 for _ in results.rglob('*.json'))} files, {size_mb:.0f} MB")
+    return root
+
+
+def _cold_starts(args: argparse.Namespace, root: Path) -> bool:
+    """``--cold-start N``'s cold starts; True when the benchmark ends there (``--cold-start-only``)."""
+    for _ in range(args.cold_start):
+        bench_cold_start(root)
+    if not (args.cold_start and args.cold_start_only):
+        return False
+    if not args.keep:
+        shutil.rmtree(root, ignore_errors=True)
+    return True
+
+
 def bench_cold_start(root: Path) -> None:
     """``dhp leaderboard`` started on ``root``: seconds from the start to its page answering, to the
     first rows of the table (``GET /dhp/view``) and to the rank ranges filled in."""
@@ -247,6 +272,7 @@ def bench_cold_start(root: Path) -> None:
         port = int(s.getsockname()[1])
     cmd = [sys.executable, "-m", "dhp", "leaderboard", "--results", str(root / "results"), "--requests",
            str(root / "requests"), "--port", str(port)]  # fmt: skip
+    load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     try:
@@ -255,20 +281,31 @@ def bench_cold_start(root: Path) -> None:
             if "DHP leaderboard on" in line:
                 break
         up = time.perf_counter() - t0
-        rows = ranks = math.nan
+        rows = ranks = cpu = math.nan
         while math.isnan(ranks) and time.perf_counter() - t0 < 3600:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/dhp/view", timeout=60) as r:
                 got = json.loads(r.read())
             if not got["loading"] and math.isnan(rows) and json.loads(got["board"])["rows"]:
-                rows = time.perf_counter() - t0
+                rows, cpu = time.perf_counter() - t0, _cpu_seconds(proc.pid)
             if not got["loading"] and not got["status"]:
                 ranks = time.perf_counter() - t0
             time.sleep(0.2)  # a poll of a benchmark: the server is not waited on otherwise
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    print(f"cold start of `dhp leaderboard`: page answers {up:.1f} s, first rows {rows:.1f} s, "
-          f"rank ranges {ranks:.1f} s after the start")  # fmt: skip
+    print(f"cold start of `dhp leaderboard`: page answers {up:.1f} s, first rows {rows:.1f} s ({cpu:.2f} s "
+          f"of the server's CPU by then), rank ranges {ranks:.1f} s after the start (load average "
+          f"{load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end)")  # fmt: skip
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system, all its threads, not its children) process ``pid`` has used:
+    what a cold start costs whatever the load beside it (Linux; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return math.nan
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_server(be: BoardService, rep: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import tempfile
@@ -77,6 +78,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from dhp.leaderboard.page.app import build_app, dump_threads_on_usr1, launch
     from dhp.leaderboard.page.service import AppConfig
 
+    # The imports' objects (Gradio's, pandas'...) live as long as the process: out of the collector's
+    # reach, its full collections during the cold scan of 3,000 results no longer walk them (issue 37)
+    gc.freeze()
     dump_threads_on_usr1()  # kill -USR1 writes every thread's stack, as on a Space, and the board goes on
 
     kw: dict[str, Any] = {"mode": args.mode, "refresh_s": args.refresh}

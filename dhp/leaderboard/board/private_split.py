@@ -64,23 +64,23 @@ PRIVATE_MARKS = "_private_marks"
 
 
 def _newest(results: Iterable[LoadedResult]) -> LoadedResult | None:
-    return max(results, key=lambda x: (x.result.created_at, x.path), default=None)
+    return max(results, key=lambda x: (x.record.created_at, x.path), default=None)
 
 
 def _private(results: Iterable[LoadedResult]) -> list[LoadedResult]:
-    return [lr for lr in results if lr.result.dataset.private and benchmark_setting(lr.result)]
+    return [lr for lr in results if lr.record.dataset.private and benchmark_setting(lr.record)]
 
 
 def current_commitments(results: Iterable[LoadedResult]) -> dict[str, str]:
     """dataset -> the commitment of its newest private result: the one the board shows."""
     by_ds: dict[str, list[LoadedResult]] = {}
     for lr in _private(results):
-        by_ds.setdefault(lr.result.dataset.name, []).append(lr)
+        by_ds.setdefault(lr.record.dataset.name, []).append(lr)
     out = {}
     for ds, lrs in by_ds.items():
         newest = _newest(lrs)
-        if newest is not None and newest.result.dataset.commitment:
-            out[ds] = newest.result.dataset.commitment
+        if newest is not None and newest.record.dataset.commitment:
+            out[ds] = newest.record.dataset.commitment
     return out
 
 
@@ -89,7 +89,7 @@ def stale_count(results: Iterable[LoadedResult]) -> int:
     results = list(results)
     current = current_commitments(results)
     return sum(
-        lr.result.dataset.commitment != current.get(lr.result.dataset.name) for lr in _private(results)
+        lr.record.dataset.commitment != current.get(lr.record.dataset.name) for lr in _private(results)
     )
 
 
@@ -113,13 +113,13 @@ def private_pairs(results: Iterable[LoadedResult]) -> dict[str, dict[str, Privat
     public = latest_results(results)
     out: dict[str, dict[str, PrivatePair]] = {}
     for lr in _private(results):
-        r = lr.result
+        r = lr.record
         pub = public.get(r.judge.name, {}).get(r.dataset.name)
         if pub is None or r.dataset.commitment != current.get(r.dataset.name):
             continue
         per = out.setdefault(r.judge.name, {})
         cur = per.get(r.dataset.name)
-        if cur is None or (r.created_at, lr.path) > (cur.private.result.created_at, cur.private.path):
+        if cur is None or (r.created_at, lr.path) > (cur.private.record.created_at, cur.private.path):
             per[r.dataset.name] = PrivatePair(pub, lr)
     return out
 
@@ -187,7 +187,7 @@ def _num(x: float | None) -> float:
 
 def _cells(ds: str, pair: PrivatePair, fit: Fit | str | None) -> dict[str, Any]:
     priv, diff, flag = private_columns(ds)
-    s = pair.private.result.summary
+    s = pair.private.record.summary
     ci = s.ci.get("d_avg_ew")
     out: dict[str, Any] = dict.fromkeys(
         [priv, *interval_columns(priv), diff, *interval_columns(diff)], math.nan
@@ -225,7 +225,7 @@ def private_frame(
         row: dict[str, Any] = {"Judge": judge}
         for ds, pair in per.items():
             row.update(_cells(ds, pair, fits.get(pair.key)))
-        marks = tuple((ds, p.private.result.dataset.commitment or "") for ds, p in per.items())
+        marks = tuple((ds, p.private.record.dataset.commitment or "") for ds, p in per.items())
         rows.append({**row, PRIVATE_MARKS: tuple((ds, c[:12]) for ds, c in marks)})
     cols = _all_columns(datasets)
     df = pd.DataFrame(rows, columns=["Judge", *cols, PRIVATE_MARKS])

@@ -34,8 +34,8 @@ from dhp.leaderboard.board.columns import (
 )
 from dhp.leaderboard.board.loading import LoadedResult, latest_results
 from dhp.leaderboard.board.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
-from dhp.scoring.caveats import caveats
-from dhp.scoring.results import Result, Summary
+from dhp.leaderboard.board.records import TableRecord
+from dhp.scoring.results import ResultError, Summary
 from dhp.scoring.stability import stability
 from dhp.spec import DATASET_NAMES
 
@@ -158,7 +158,7 @@ def _num(x: float | None) -> float:
     return math.nan if x is None else float(x)
 
 
-def _version(r: Result) -> str:
+def _version(r: TableRecord) -> str:
     return r.dataset.version or (r.dataset.revision[:12] if r.dataset.revision else "?")
 
 
@@ -171,7 +171,7 @@ def _baseline_of(model: str | None, name: str) -> str:
 
 
 def _meta_row(judge: str, per: Mapping[str, LoadedResult]) -> dict[str, Any]:
-    newest = max(per.values(), key=lambda x: (x.result.created_at, x.path)).result
+    newest = max(per.values(), key=lambda x: (x.record.created_at, x.path)).record
     j = newest.judge
     builtin = not j.judge.sends_requests
     model = j.hf_model_id or j.model or ""
@@ -183,10 +183,10 @@ def _meta_row(judge: str, per: Mapping[str, LoadedResult]) -> dict[str, Any]:
         "Family": CONTROL if builtin else family_of(j.hf_model_id, j.model, j.name),
         "Protocol": j.protocol,
         "Mode": newest.scoring.mode,
-        "Dataset version": ", ".join(sorted({_version(x.result) for x in per.values()})),
+        "Dataset version": ", ".join(sorted({_version(x.record) for x in per.values()})),
         "Date": newest.created_at[:10],
-        "Caveats": caveat_text({ds: caveats(x.result) for ds, x in per.items()}),
-        MARKS: tuple((ds, tuple(caveats(x.result))) for ds, x in per.items()),
+        "Caveats": caveat_text({ds: x.record.caveats for ds, x in per.items()}),
+        MARKS: tuple((ds, x.record.caveats) for ds, x in per.items()),
     }
 
 
@@ -245,14 +245,19 @@ def _d_cells(ds: str, s: Summary | None) -> dict[str, float]:
 
 def prompt_spreads(results: Iterable[LoadedResult]) -> dict[str, float]:
     """judge -> the largest range of D_avg^EW over prompt sets on any dataset (``dhp stability``),
-    for the judges with results under more than one prompt set (results with a cue left out)."""
-    by_judge: dict[str, list[Result]] = {}
+    for the judges with results under more than one prompt set (results with a cue left out; only
+    those judges' full results are made)."""
+    by_judge: dict[str, list[LoadedResult]] = {}
     for lr in results:
-        if lr.result.scoring.cue is None and not lr.result.dataset.private:
-            by_judge.setdefault(lr.result.judge.name, []).append(lr.result)
+        if lr.record.scoring.cue is None and not lr.record.dataset.private:
+            by_judge.setdefault(lr.record.judge.name, []).append(lr)
     out: dict[str, float] = {}
-    for judge, rs in by_judge.items():
-        if len({r.scoring.prompt_set for r in rs}) < 2:
+    for judge, lrs in by_judge.items():
+        if len({lr.record.scoring.prompt_set for lr in lrs}) < 2:
+            continue
+        try:
+            rs = [lr.result for lr in lrs]
+        except ResultError:  # a file that does not validate in full: a problem at the next listing
             continue
         ranges = [row.spread["d_avg_ew"].range for row in stability(rs)]
         finite = [x for x in ranges if x is not None]
@@ -281,7 +286,7 @@ def build_frame(
         for ds in all_ds:
             hit = per.get(ds)
             row.update(
-                _d_cells(ds, None if hit is None else (summaries or {}).get(hit.path, hit.result.summary))
+                _d_cells(ds, None if hit is None else (summaries or {}).get(hit.path, hit.record.summary))
             )
         rows.append(row)
     dcols = [

@@ -192,6 +192,7 @@ class BoardService:
         self._ranked_of: tuple[int, list[LoadedResult]] | None = None  # generation, its ranked results
         self._ranked_generation = -1  # the newest results generation whose rank replicates are all in
         self.warmers: list[Callable[[], None]] = []  # more work :meth:`warm` does (the app's default view)
+        self._warming = 0  # warm() calls under way, before their rank job
         self._lock = threading.Lock()
         self._submit_lock = threading.Lock()
         # (results generation, weights, private fits in) -> the full table; (generation, weights) -> the
@@ -239,12 +240,20 @@ class BoardService:
 
     def warm(self) -> None:
         """The work every page needs, done once per results generation and off the request path: the
-        first listing (the cold scan), the table, the default view's render, and the rank
-        replicates started in the background."""
-        rep = self.report()
+        first listing (the cold scan), the table, the default view's render, the rank
+        replicates started in the background (the listed files are validated in full from the first
+        request on: :meth:`ranks_ready`)."""
+        with self._lock:
+            self._warming += 1
+        try:
+            rep = self.report()
+            for warm in self.warmers:
+                warm()
+        finally:
+            with self._lock:
+                self._warming -= 1
+        # after the default view: the rank job's child takes a core for a minute (issue 37's cold start)
         self.ranks.get(self._ranked_results(rep))
-        for warm in self.warmers:
-            warm()
 
     def ranks_ready(self) -> bool:
         """The rank ranges of the current results are computed (starts them if not). Asked by every
@@ -254,6 +263,10 @@ class BoardService:
             return False
         if self._ranked_generation == rep.generation:
             return True
+        if self._warming:  # the rows first: neither the rank job nor the validation starts meanwhile
+            return False
+        # the whole files, once the rows are made (not during the start-up): a bad one leaves the table
+        self.index.validate_in_background(then=self._relist_in_background)
         if self.ranks.get(self._ranked_results(rep)) is None:
             return False
         with self._lock:
@@ -521,7 +534,7 @@ class BoardService:
         with self._lock:
             if self._names is None or self._names[0] != rep.generation:
                 fams = sorted(set(full["Family"])) if len(full) else []
-                judges = sorted({r.result.judge.name for r in rep.results}, key=str.lower)
+                judges = sorted({r.record.judge.name for r in rep.results}, key=str.lower)
                 self._names = (rep.generation, fams, judges)
             return list(self._names[1]), list(self._names[2])
 
@@ -544,7 +557,7 @@ class BoardService:
         order = {d: i for i, d in enumerate(DATASET_NAMES)}
         return sorted(
             cached[1].get(judge, {}).values(),
-            key=lambda r: (order.get(r.result.dataset.name, 99), r.result.dataset.name),
+            key=lambda r: (order.get(r.record.dataset.name, 99), r.record.dataset.name),
         )
 
     def judge_page_results(self, judge: str) -> list[LoadedResult]:
@@ -555,15 +568,15 @@ class BoardService:
             cached = self._latest
         pairs = cached[2].get(judge, {}) if cached is not None else {}
         return public + [
-            pairs[lr.result.dataset.name].private for lr in public if lr.result.dataset.name in pairs
+            pairs[lr.record.dataset.name].private for lr in public if lr.record.dataset.name in pairs
         ]
 
     def existing(self) -> list[Existing]:
         out = list(self.queue.existing())
         for r in self.report().results:
-            j = r.result.judge
+            j = r.record.judge
             out.append(
-                Existing(j.name, judge_key(j.judge, r.result.scoring.mode), f"leaderboard row {j.name!r}")
+                Existing(j.name, judge_key(j.judge, r.record.scoring.mode), f"leaderboard row {j.name!r}")
             )
         return out
 
