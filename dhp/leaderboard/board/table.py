@@ -60,6 +60,7 @@ __all__ = [
     "effect_column",
     "family_of",
     "holds_value",
+    "interval_columns",
     "params_of",
     "prompt_spreads",
     "rank_samples",
