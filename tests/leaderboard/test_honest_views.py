@@ -105,6 +105,23 @@ def test_prompt_stability_column_and_ranking_on_the_default_set(tmp_path: Path) 
     assert table.STABILITY not in only_default.view().columns  # shown only when a judge has several sets
 
 
+def test_a_judge_scored_again_under_one_prompt_set_has_its_spread_from_the_newest(tmp_path: Path) -> None:
+    """Two default-prompt results of one judge on one dataset revision beside another prompt set: the
+    spread compares the newest of the two with the other set (building the table raised ValueError)."""
+    old = make_result("J", "summeval", skill=0.8, n_items=20)
+    new = make_result("J", "summeval", skill=0.3, n_items=20, seed=5, created_at="2025-02-01T12:00:00Z")
+    minimal = make_result("J", "summeval", skill=0.1, n_items=20, prompt_set="minimal", seed=3)
+    be = _backend(tmp_path, [("j/summeval@r.json", old), ("j/summeval@r-again.json", new),
+                             ("j/summeval@r~minimal.json", minimal)])  # fmt: skip
+    v = be.view(datasets=["summeval"]).set_index("Judge")
+    expected = stability([new, minimal])[0].spread["d_avg_ew"].range
+    assert expected is not None and expected != stability([old, minimal])[0].spread["d_avg_ew"].range
+    assert v.loc["J", table.STABILITY] == pytest.approx(expected)
+    assert v.loc["J", "summeval D_avg^EW"] == pytest.approx(
+        new.summary.d_avg_ew
+    )  # the newest in the column too
+
+
 def test_user_tasks_are_shown_apart_never_in_the_overall(tmp_path: Path) -> None:
     spec = dataclasses.replace(BENCHMARK["summeval"], name="my-task", pretty_name="My task")
     bench = make_result("J", "summeval", skill=0.8, n_items=20)

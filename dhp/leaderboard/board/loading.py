@@ -38,6 +38,7 @@ __all__ = [
     "ResultsIndex",
     "benchmark_setting",
     "latest_results",
+    "newest",
     "parse_listed",
     "parse_many",
 ]
@@ -278,9 +279,19 @@ def by_judge(results: Iterable[LoadedResult]) -> Mapping[str, list[LoadedResult]
     return out
 
 
+def _age(lr: LoadedResult) -> tuple[str, str]:
+    """What orders results by age: ``created_at`` (1-s resolution), ties broken by the store path."""
+    return lr.record.created_at, lr.path
+
+
 def _newer(a: LoadedResult, b: LoadedResult) -> bool:
     """``a`` is newer than ``b``: later ``created_at``, ties broken by the later path (deterministic)."""
-    return (a.record.created_at, a.path) > (b.record.created_at, b.path)
+    return _age(a) > _age(b)
+
+
+def newest(results: Iterable[LoadedResult]) -> LoadedResult | None:
+    """The newest of ``results`` by the rule of :func:`latest_results` (``None`` for none)."""
+    return max(results, key=_age, default=None)
 
 
 def benchmark_setting(r: Result | TableRecord) -> bool:

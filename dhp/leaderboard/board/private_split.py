@@ -32,7 +32,7 @@ from dhp.leaderboard.board.columns import (
     is_text_column,
     private_columns,
 )
-from dhp.leaderboard.board.loading import LoadedResult, benchmark_setting, latest_results
+from dhp.leaderboard.board.loading import LoadedResult, benchmark_setting, latest_results, newest
 from dhp.scoring.fits import Fit, fits_of_results
 from dhp.scoring.results import Result
 
@@ -63,10 +63,6 @@ NOT_FLAGGED = "no"
 PRIVATE_MARKS = "_private_marks"
 
 
-def _newest(results: Iterable[LoadedResult]) -> LoadedResult | None:
-    return max(results, key=lambda x: (x.record.created_at, x.path), default=None)
-
-
 def _private(results: Iterable[LoadedResult]) -> list[LoadedResult]:
     return [lr for lr in results if lr.record.dataset.private and benchmark_setting(lr.record)]
 
@@ -78,9 +74,9 @@ def current_commitments(results: Iterable[LoadedResult]) -> dict[str, str]:
         by_ds.setdefault(lr.record.dataset.name, []).append(lr)
     out = {}
     for ds, lrs in by_ds.items():
-        newest = _newest(lrs)
-        if newest is not None and newest.record.dataset.commitment:
-            out[ds] = newest.record.dataset.commitment
+        latest = newest(lrs)
+        if latest is not None and latest.record.dataset.commitment:
+            out[ds] = latest.record.dataset.commitment
     return out
 
 

@@ -32,7 +32,7 @@ from dhp.leaderboard.board.columns import (
     interval_columns,
     value_columns,
 )
-from dhp.leaderboard.board.loading import LoadedResult, latest_results
+from dhp.leaderboard.board.loading import LoadedResult, latest_results, newest
 from dhp.leaderboard.board.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
 from dhp.leaderboard.board.records import TableRecord
 from dhp.scoring.results import ResultError, Summary
@@ -256,8 +256,12 @@ def prompt_spreads(results: Iterable[LoadedResult]) -> dict[str, float]:
     for judge, lrs in by_judge.items():
         if len({lr.record.scoring.prompt_set for lr in lrs}) < 2:
             continue
+        by_set: dict[tuple[str, str, str], list[LoadedResult]] = {}
+        for lr in lrs:  # a judge scored again under one prompt set: its newest result counts, as in a column
+            d = lr.record.dataset
+            by_set.setdefault((d.name, d.revision, lr.record.scoring.prompt_set), []).append(lr)
         try:
-            rs = [lr.result for lr in lrs]
+            rs = [lr.result for lr in map(newest, by_set.values()) if lr is not None]
         except ResultError:  # a file that does not validate in full: a problem at the next listing
             continue
         ranges = [row.spread["d_avg_ew"].range for row in stability(rs)]
