@@ -35,7 +35,6 @@ from dhp.leaderboard.submissions.validation import Mode
 __all__ = [
     "ALLOW_LOCAL_ENV",
     "REFRESH_ENV",
-    "THEME",
     "StoreConfigError",
     "build_app",
     "check_space_stores",
@@ -54,15 +53,6 @@ _ASSETS = Path(__file__).resolve().parent / "assets"
 VIEW_JS = (_ASSETS / "board_view.js").read_text(encoding="utf-8")
 #: The judge page in the browser (``window.dhpJudge``): filled from ``GET /dhp/judge``, no Gradio event.
 JUDGE_JS = (_ASSETS / "judge_view.js").read_text(encoding="utf-8")
-
-
-#: Gradio's default theme in the system's fonts: its own (Source Sans Pro, two files of 108 kB) were two
-#: of a first visit's requests and a quarter of its bytes.
-THEME = gr.themes.Default(
-    font=["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue", "Arial",
-          "sans-serif"],
-    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "Liberation Mono", "monospace"],
-)  # fmt: skip
 
 
 def _wire_page(demo: gr.Blocks, timer: gr.Timer, parts: dict[str, Any]) -> None:
@@ -161,7 +151,6 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         server_name=host,
         server_port=port,
         css=(_ASSETS / "style.css").read_text(encoding="utf-8"),
-        theme=THEME,
         js=(_ASSETS / "board.js").read_text(encoding="utf-8"),
         footer_links=["api"],
         show_error=True,
