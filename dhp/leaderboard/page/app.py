@@ -139,6 +139,9 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         "middleware": [Middleware(serving.PageCache, edit=bundle.inject if bundle else None),
                        Middleware(serving.StaticCache), Middleware(serving.SharedCache)],
         "routes": [bundle.route()] if bundle else [],
+        # FastAPI's OpenTelemetry, unused here, looked for a configured provider on every request (3 environment
+        # look-ups): 0.03 ms of the 0.1 ms a cached asset costs
+        "telemetry": {"tracing": False, "metrics": False, "logs": False},
     }  # fmt: skip
     if be is not None:
         app_kwargs["routes"] += serving.routes(be)
