@@ -140,7 +140,7 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
                        Middleware(serving.StaticCache), Middleware(serving.SharedCache)],
         "routes": [bundle.route()] if bundle else [],
         # FastAPI's OpenTelemetry, unused here, looked for a configured provider on every request (3 environment
-        # look-ups): 0.03 ms of the 0.1 ms a cached asset costs
+        # look-ups; 0.17 s of the server's 4.0 s under cProfile for 100 first visits' 5,400 requests)
         "telemetry": {"tracing": False, "metrics": False, "logs": False},
     }  # fmt: skip
     if be is not None:
