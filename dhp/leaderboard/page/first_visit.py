@@ -5,13 +5,16 @@ Gradio's front end is a Vite build: ES modules and stylesheets with content-hash
 (``__vitePreload``) first adds a ``<link rel=stylesheet>`` for each stylesheet the module needs: 34
 stylesheets for this board, each a request, found one module after another. The loader adds no link
 for a file the document already links (it looks the ``<link>`` elements up by address). So the page
-the board serves (:class:`~dhp.leaderboard.page.serving.PageCache`) links, at the end of its head
-(before Gradio's theme and the board's own style, which the browser adds later), one stylesheet made
-of those files (:class:`PageBundle`, served immutable and compressed once by
+the board serves (:class:`~dhp.leaderboard.page.serving.PageCache`) links, in place of Gradio's own
+stylesheet at the end of its head, one stylesheet made of Gradio's and those files
+(:class:`PageBundle`, served immutable and compressed once by
 :class:`~dhp.leaderboard.page.serving.StaticCache`), and each original stylesheet as a ``disabled``
 link, which a browser does not fetch (HTML: "if el's disabled attribute is set, return false") but the
-loader finds. The page's scripts are announced in its head (``<link rel=modulepreload>``, what the
-loader adds itself one level at a time): a browser fetches them in one round trip instead of five.
+loader finds. The board's own style, which the browser adds later, still comes after them; Gradio's
+theme (fonts and variables on ``:root`` only) now comes after the components' styles rather than
+between them: the computed style of every element of the board page is the same as before. The
+page's scripts are announced in its head (``<link rel=modulepreload>``, what the loader adds itself
+one import level at a time): a browser asks for them all at once with the page's own script.
 
 Which files a page loads follows from Gradio's build: the entry module's imports (the app, its
 ``Blocks`` and the component table), then, from the component table, the ``component`` module of each
