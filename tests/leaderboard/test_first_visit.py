@@ -106,9 +106,9 @@ def _browser_test(fn: Any) -> Any:
 def test_a_first_visit_asks_for_one_stylesheet_and_54_files(browser: Any, site: str) -> None:
     """Headless Chromium, cold cache, until the table shows: the page, the bundle, Gradio's theme, its
     two font files, its scripts and the table's view; no other stylesheet (the disabled links are not
-    fetched).
-    Each module's styles still apply, in Gradio's order: the board's own style comes last (its
-    ``.info-text`` colour wins over Gradio's rule of the same specificity, as before)."""
+    fetched). Each module's styles still apply, and the board's own style still comes after them (its
+    ``.info-text`` colour wins over Gradio's rule of the same specificity, as before; linked at the end
+    of the body, the bundle won)."""
     from playwright.sync_api import expect
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -135,6 +135,6 @@ def test_a_first_visit_asks_for_one_stylesheet_and_54_files(browser: Any, site: 
     assert (
         len(styles) == 2 and any(BUNDLE_PREFIX in u for u in styles) and any("theme.css" in u for u in styles)
     )
-    assert len(rules) == 1 and rules[0] > 500  # Gradio's page style and the modules' (783 rules)
+    assert len(rules) == 1 and rules[0] > 500  # Gradio's page style (149 rules) and the modules'
     assert colour[0] == colour[1], colour
     assert len(seen) == len(set(seen)) and len(seen) <= 60, (len(seen), seen)  # 88 before
