@@ -138,3 +138,26 @@ def test_a_first_visit_asks_for_one_stylesheet_and_54_files(browser: Any, site: 
     assert len(rules) == 1 and rules[0] > 500  # Gradio's page style (149 rules) and the modules'
     assert colour[0] == colour[1], colour
     assert len(seen) == len(set(seen)) and len(seen) <= 60, (len(seen), seen)  # 88 before
+
+
+def test_the_page_is_drawn_by_the_browser_even_where_a_space_asks_for_ssr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Space may set GRADIO_SSR_MODE=true; a page rendered by Gradio's Node server would bypass the
+    page's caching and its one stylesheet, so the board always renders in the browser."""
+    from dhp.leaderboard.page.app import build_app, launch
+    from dhp.leaderboard.page.service import AppConfig
+
+    monkeypatch.setenv("GRADIO_SSR_MODE", "true")
+    write_results(tmp_path / "results")
+    demo = build_app(AppConfig.local(tmp_path, judge_pages_ahead=False))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    launch(demo, port=port, block=False)
+    try:
+        assert demo.ssr_mode is False
+        _, _, page = _get(f"http://127.0.0.1:{port}/")
+        assert BUNDLE_PREFIX in page.decode("utf-8")
+    finally:
+        demo.close()

@@ -159,6 +159,9 @@ def launch(demo: gr.Blocks, *, host: str = "127.0.0.1", port: int | None = None,
         footer_links=["api"],
         show_error=True,
         run_history=False,  # Gradio 6 would copy every table it sends into the browser's localStorage
+        # client-side rendering always: a Space may set GRADIO_SSR_MODE, and a page rendered by Gradio's
+        # Node server would bypass the page's caching and its one stylesheet (first_visit.py)
+        ssr_mode=False,
     )
     if demo.server_app is not None:
         _caches_first(demo.server_app)
