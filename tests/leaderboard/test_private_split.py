@@ -26,9 +26,9 @@ import pytest
 from dhp.cli import main
 from dhp.data.private import SEED_ENV
 from dhp.inference.judge import BuiltinJudge
-from dhp.leaderboard.board import private_split, table
+from dhp.leaderboard.board import columns, private_split, table
+from dhp.leaderboard.board.columns import PRIVATE_SPLIT
 from dhp.leaderboard.board.loading import latest_results
-from dhp.leaderboard.board.private_split import PRIVATE_SPLIT
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page import board_html
 from dhp.leaderboard.page.judge_pages import judge_payload
@@ -221,7 +221,7 @@ def _board(root: Path, results: Path) -> BoardService:
                                   votes=LocalStore(root / "votes"), judge_pages_ahead=False, csv_dir=root))  # fmt: skip
 
 
-_WITH_PRIVATE = [*table.KINDS, table.CAVEATS, PRIVATE_SPLIT]
+_WITH_PRIVATE = [*columns.KINDS, table.CAVEATS, PRIVATE_SPLIT]
 
 
 def _page_cells(df: pd.DataFrame) -> list[list[str]]:
@@ -256,9 +256,9 @@ def test_the_board_shows_the_private_split_when_asked_and_its_csv_is_its_page(
 ) -> None:
     be = _board(tmp_path, scored / "results")
     plain = be.view(wait_ranks=True)
-    assert not [c for c in plain.columns if private_split.is_private_column(c)]  # the default stays narrow
+    assert not [c for c in plain.columns if columns.is_private_column(c)]  # the default stays narrow
     view = be.view(columns=_WITH_PRIVATE, wait_ranks=True)
-    priv, diff, flag = private_split.private_columns(DATASET)
+    priv, diff, flag = columns.private_columns(DATASET)
     assert {priv, diff, flag, PRIVATE_SPLIT} <= set(view.columns)
     assert set(view[flag]) <= {private_split.FITS_MARK, private_split.NOT_FLAGGED}
     assert view[diff].notna().all() and view[f"{diff} low"].notna().all()
@@ -304,7 +304,7 @@ def test_two_commitments_are_never_mixed_in_one_column(scored: Path, tmp_path: P
     assert private_split.current_commitments(rep.results) == {DATASET: new}
     assert private_split.stale_count(rep.results) == 2  # both judges' results on the old split
     view = be.view(columns=_WITH_PRIVATE, wait_ranks=True).set_index("Judge")
-    priv, _, flag = private_split.private_columns(DATASET)
+    priv, _, flag = columns.private_columns(DATASET)
     assert view.loc["Random control", PRIVATE_SPLIT] == f"{DATASET} {new[:12]}"
     assert view.loc["Oracle control", PRIVATE_SPLIT] == ""
     assert view[priv].isna().tolist() == [judge == "Oracle control" for judge in view.index]
@@ -356,7 +356,7 @@ def test_the_rows_never_wait_for_the_fits(scored: Path, tmp_path: Path) -> None:
     made in the background, and the board's version changes when they are in."""
     be = _board(tmp_path, scored / "results")
     rep = be.report()
-    _, diff, flag = private_split.private_columns(DATASET)
+    _, diff, flag = columns.private_columns(DATASET)
     first = be.view(columns=_WITH_PRIVATE, wait_ranks=False)
     if not be.fits_ready(rep):  # (a fast machine may have made them already)
         assert first[diff].isna().all() and set(first[flag]) == {""}

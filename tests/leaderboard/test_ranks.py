@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dhp.leaderboard.board import table
+from dhp.leaderboard.board import columns, table
 from dhp.leaderboard.board.ranks import (
     dataset_uniforms,
     joint_rank_ranges,
@@ -274,11 +274,11 @@ def test_the_overall_interval_comes_from_the_joint_bootstrap_of_the_ranks(tmp_pa
         )
     )
     view = be.view(datasets=list(dss)).set_index("Judge")
-    lo_c, hi_c = table.interval_columns("Overall D_avg^EW")
+    lo_c, hi_c = columns.interval_columns("Overall D_avg^EW")
     for k, j in enumerate(("Strong", "Mid")):
         assert (view.loc[j, lo_c], view.loc[j, hi_c]) == pytest.approx((low[k], high[k]))
         mean_lo = np.mean(
-            [view.loc[j, table.interval_columns(table.dataset_columns(d, True)[0])[0]] for d in dss]
+            [view.loc[j, columns.interval_columns(columns.dataset_columns(d, True)[0])[0]] for d in dss]
         )
         assert view.loc[j, lo_c] != pytest.approx(mean_lo)  # not the mean of the bounds
 
@@ -303,12 +303,14 @@ def test_a_one_dataset_view_s_overall_is_that_dataset_s_d_and_interval(tmp_path:
         )
     )
     view = be.view(datasets=["summeval"]).set_index("Judge")
-    col = table.dataset_columns("summeval", True)[0]
+    col = columns.dataset_columns("summeval", True)[0]
 
     def cell(j: str, c: str) -> float:
         return float(view.loc[j, c])  # type: ignore[arg-type]
 
     for j in ("Strong", "Mid"):
         assert cell(j, "Overall D_avg^EW") == cell(j, col)
-        for o, d in zip(table.interval_columns("Overall D_avg^EW"), table.interval_columns(col), strict=True):
+        for o, d in zip(
+            columns.interval_columns("Overall D_avg^EW"), columns.interval_columns(col), strict=True
+        ):
             assert math.isfinite(cell(j, d)) and cell(j, o) == cell(j, d)

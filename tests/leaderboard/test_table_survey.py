@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dhp.leaderboard.board import table
+from dhp.leaderboard.board import columns, table
 from dhp.leaderboard.board.loading import LoadedResult, ResultsIndex, parse_many
 from dhp.leaderboard.board.stores import LocalStore
 from dhp.leaderboard.page import board_html
@@ -120,7 +120,7 @@ def test_select_view_filters_columns_and_overall() -> None:
         full, datasets=["story-cloze", "summeval"]
     )  # the benchmark's order, whatever the choice
     assert list(v.columns[:3]) == ["Rank", "Judge", "Overall D_avg^EW"]
-    assert [c for c in table.d_columns(v)] == ["Overall D_avg^EW", "summeval D_avg^EW", "summeval D_min^EW",
+    assert [c for c in columns.d_columns(v)] == ["Overall D_avg^EW", "summeval D_avg^EW", "summeval D_min^EW",
                                                "story-cloze D_avg^EW", "story-cloze D_min^EW"]  # fmt: skip
     assert list(v["Judge"]) == ["Llama 8B", "Qwen 72B", "mystery"]  # partial coverage sorts last
     assert list(v["Rank"]) == ["1", "–", "–"]
@@ -219,7 +219,7 @@ def test_html_shows_what_the_csv_holds_with_intervals_and_no_colour() -> None:
     parser.feed(page)
     csv_rows = list(csv.DictReader(io.StringIO(table.to_csv(v))))
     assert len(parser.rows) == len(csv_rows) == 3
-    dcols = table.d_columns(v)
+    dcols = columns.d_columns(v)
     shown_cols = ["Rank", "Judge", *dcols, "Caveats"]  # Overall, the datasets, then the caveats
     for shown, row in zip(parser.rows, csv_rows, strict=True):
         assert len(shown) == len(shown_cols)
@@ -256,14 +256,14 @@ def test_the_effect_column_is_on_the_page_and_in_the_csv_alike() -> None:
     assert good["summeval effect low"] < good["summeval effect"] < good["summeval effect high"]
     plain = table.select_view(full, datasets=["summeval"])
     assert "summeval effect" not in plain.columns  # off unless chosen: the default table stays narrow
-    v = table.select_view(full, datasets=["summeval"], kinds=table.VIEW_KINDS)
-    assert table.value_columns(v) == [
+    v = table.select_view(full, datasets=["summeval"], kinds=columns.VIEW_KINDS)
+    assert columns.value_columns(v) == [
         "Overall D_avg^EW",
         "summeval D_avg^EW",
         "summeval D_min^EW",
         "summeval effect",
     ]
-    assert table.column_kind("summeval effect") == ("summeval", table.EFFECT)
+    assert columns.column_kind("summeval effect") == ("summeval", columns.EFFECT)
     parser = _Cells()
     parser.feed(board_html.view_html(v))
     rows = list(csv.DictReader(io.StringIO(table.to_csv(v))))

@@ -28,7 +28,6 @@ import pandas as pd
 from dhp.leaderboard.board.columns import (
     PRIVATE_SPLIT,
     interval_columns,
-    is_private_column,
     is_text_column,
     private_columns,
 )
@@ -40,14 +39,10 @@ __all__ = [
     "FITS_MARK",
     "NOT_FLAGGED",
     "PRIVATE_MARKS",
-    "PRIVATE_SPLIT",
     "PrivateFits",
     "PrivatePair",
     "commitment_cells",
     "current_commitments",
-    "is_private_column",
-    "is_text_column",
-    "private_columns",
     "private_frame",
     "private_pairs",
     "stale_count",

@@ -23,14 +23,14 @@ from dhp.leaderboard.board import private_split
 from dhp.leaderboard.board.columns import (
     EFFECT,
     KINDS,
-    VIEW_KINDS,
-    column_kind,
+    PRIVATE_SPLIT,
     d_columns,
     dataset_columns,
     effect_column,
     holds_value,
     interval_columns,
-    value_columns,
+    is_private_column,
+    is_text_column,
 )
 from dhp.leaderboard.board.loading import LoadedResult, latest_results, newest
 from dhp.leaderboard.board.ranks import RankSamples, joint_rank_ranges, overall_intervals, rank_range
@@ -44,30 +44,20 @@ __all__ = [
     "CAVEATS",
     "DEFAULT_META",
     "DEFAULT_SORT",
-    "EFFECT",
     "FAMILIES",
-    "KINDS",
     "META_COLUMNS",
     "SIZE_BUCKETS",
     "STABILITY",
-    "VIEW_KINDS",
     "Sort",
     "build_frame",
     "caveat_text",
-    "column_kind",
-    "d_columns",
-    "dataset_columns",
-    "effect_column",
     "family_of",
-    "holds_value",
-    "interval_columns",
     "params_of",
     "prompt_spreads",
     "rank_samples",
     "select_view",
     "size_bucket",
     "to_csv",
-    "value_columns",
 ]
 
 META_COLUMNS: tuple[str, ...] = (
@@ -507,7 +497,7 @@ def select_view(
     df, cols = _with_private_view(df, cols, chosen) if private else (df, cols)
     out = df[cols].copy()
     for c in cols[2:]:
-        if c not in META_COLUMNS and not private_split.is_text_column(c):  # numbers (D, intervals, stability)
+        if c not in META_COLUMNS and not is_text_column(c):  # numbers (D, intervals, stability)
             out[c] = out[c].astype("float64")
     return out.reset_index(drop=True)
 
@@ -521,7 +511,7 @@ def _with_private_view(
         return df, cols
     cells = private_split.commitment_cells(df[private_split.PRIVATE_MARKS], chosen)
     at = cols.index(CAVEATS) if CAVEATS in cols else len(cols)
-    return df.assign(**{private_split.PRIVATE_SPLIT: cells}), [*cols[:at], *extra, *cols[at:]]
+    return df.assign(**{PRIVATE_SPLIT: cells}), [*cols[:at], *extra, *cols[at:]]
 
 
 def _two(v: float) -> str:
@@ -532,7 +522,7 @@ def to_csv(df: pd.DataFrame) -> str:
     """The view as CSV: same rows, columns and order; D values and intervals with the two decimals shown."""
     out = df.copy()
     for c in out.columns:
-        if holds_value(c) or (private_split.is_private_column(c) and not private_split.is_text_column(c)):
+        if holds_value(c) or (is_private_column(c) and not is_text_column(c)):
             out[c] = out[c].map(_two)
     if "Size (B)" in out.columns:
         out["Size (B)"] = out["Size (B)"].map(lambda v: "" if not math.isfinite(v) else f"{v:g}")

@@ -13,7 +13,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from dhp.leaderboard.board import table
+from dhp.leaderboard.board import columns, table
 from dhp.leaderboard.page import plots
 from dhp.leaderboard.page.formatting import plain_md
 from dhp.leaderboard.page.service import BoardService
@@ -52,7 +52,7 @@ def size_points(full: pd.DataFrame) -> tuple[list[tuple[str, float, float]], lis
     dataset shown, and (control judge, Overall D_avg^EW) for the reference lines."""
     if full.empty:
         return [], []
-    cols = [table.dataset_columns(d, True)[0] for d in table.present_datasets(full) if d in DATASET_NAMES]
+    cols = [columns.dataset_columns(d, True)[0] for d in table.present_datasets(full) if d in DATASET_NAMES]
     cols = [c for c in cols if full[c].notna().any()]  # the benchmark datasets some judge has
     if not cols:
         return [], []

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from dhp.fsutil import atomic_write_text
-from dhp.leaderboard.board import private_split, table
+from dhp.leaderboard.board import columns, private_split, table
 from dhp.leaderboard.board.loading import LoadedResult, LoadReport, ResultsIndex, latest_results
 from dhp.leaderboard.board.rankjob import RankJob
 from dhp.leaderboard.board.ranks import RankSamples
@@ -445,19 +445,19 @@ class BoardService:
         return self._select(full, samples, c)
 
     def _select(self, full: pd.DataFrame, samples: RankSamples | None, c: ViewChoice) -> pd.DataFrame:
-        cols = list(table.DEFAULT_META) + list(table.KINDS) if c.columns is None else list(c.columns)
+        cols = list(table.DEFAULT_META) + list(columns.KINDS) if c.columns is None else list(c.columns)
         return table.select_view(
             full,
             datasets=self._datasets(full, c),
             weighted=c.weighted,
-            kinds=[k for k in table.VIEW_KINDS if k in cols],
+            kinds=[k for k in columns.VIEW_KINDS if k in cols],
             meta=[col for col in table.META_COLUMNS if col in cols],
             search=c.search,
             families=c.families,
             sizes=c.sizes,
             sort=table.Sort.parse(c.sort),
             samples=samples,
-            private=private_split.PRIVATE_SPLIT in cols,
+            private=columns.PRIVATE_SPLIT in cols,
         )
 
     @staticmethod

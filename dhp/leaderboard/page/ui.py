@@ -15,7 +15,7 @@ from typing import Any
 
 import gradio as gr
 
-from dhp.leaderboard.board import table
+from dhp.leaderboard.board import columns, table
 from dhp.leaderboard.board.columns import PRIVATE_SPLIT
 from dhp.leaderboard.page.about import LEGEND, about_markdown
 from dhp.leaderboard.page.formatting import (
@@ -52,10 +52,10 @@ __all__ = [
 BOARD_JS = (Path(__file__).resolve().parent / "assets" / "board_table.js").read_text(encoding="utf-8")
 META_CHOICES = [c for c in table.META_COLUMNS if c != "Judge"]
 #: "Private split": the private split's columns (private D, public − private, the flag); off by default
-COL_CHOICES = [*META_CHOICES, *table.VIEW_KINDS, PRIVATE_SPLIT]
+COL_CHOICES = [*META_CHOICES, *columns.VIEW_KINDS, PRIVATE_SPLIT]
 COL_DEFAULT = [
     *(m for m in table.DEFAULT_META if m != "Judge"),
-    *table.KINDS,
+    *columns.KINDS,
 ]  # metadata off, but the caveats
 #: Runs in the browser when a judge is shown: the address follows it (``?judge=NAME``).
 URL_JS = """(name) => {
