@@ -112,7 +112,11 @@ REWRITE_TEXT = (
     "The company said on Monday that it would close the plant. Workers were told about the decision by the "
     "manager. Officials in Paris approved the plan last week. The mayor praised the new park in a speech."
 )
-REWRITE_SOURCE = "The manager informed staff of the decision. The mayor hailed the new park in an address."
+#: the sources' rephrasings keep each sentence's main verb and add no two words the text lacks side by side
+#: (offline-rules/15 refuses "The manager informed staff ...", "The mayor hailed ...": issue 36)
+REWRITE_SOURCE = (
+    "The manager told staff about the decision. The new park was praised by the mayor during his address."
+)
 
 
 @pytest.mark.parametrize(

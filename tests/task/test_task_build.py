@@ -512,4 +512,5 @@ def test_dhp_show_reads_a_task_folder(
     )
     assert main(["show", folder.name, *data, "--samples", str(tmp_path / "s.html"), "-n", "1"]) == 0
     page = (tmp_path / "s.html").read_text(encoding="utf-8")
-    assert page.count("<h2 id=") == len(load_task(folder).spec.perturbations)
+    # a section per perturbation with rows (offline-rules/15 may refuse every rewriting of a few abstracts)
+    assert page.count("<h2 id=") == len(list((folder / "data").glob("*.parquet")))

@@ -16,6 +16,7 @@ __all__ = [
     "ARTICLES",
     "BE",
     "COLLECTIVE_NOUNS",
+    "CONTRACTIONS",
     "CORE_DET",
     "DETERMINERS",
     "DISCOURSE_MARKERS",
@@ -38,6 +39,7 @@ __all__ = [
     "SUBORDINATORS",
     "WEEKDAYS",
     "data_table",
+    "word_set",
 ]
 
 
@@ -53,6 +55,13 @@ def _words(key: str) -> tuple[str, ...]:
     return tuple(_TABLE[key].split())
 
 
+def word_set(key: str) -> frozenset[str]:
+    """The words of table ``key`` (the lists the checks and generators keep: "takes_infinitive", ...)."""
+    return frozenset(_words(key))
+
+
+#: contractions and their full forms ("didn't" -> "did not"); "it's"/"he's" are left out ("is" or "has")
+CONTRACTIONS: dict[str, str] = dict(_TABLE["contractions"])
 MODALS = frozenset(_words("modals"))
 DO = frozenset(_words("do"))
 HAVE = frozenset(_words("have"))

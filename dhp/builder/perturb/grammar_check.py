@@ -32,6 +32,7 @@ from dhp.builder.perturb.closed_class import (
     ARTICLES,
     BE,
     COLLECTIVE_NOUNS,
+    CONTRACTIONS,
     DO,
     HAVE,
     MODALS,
@@ -43,6 +44,7 @@ from dhp.builder.perturb.closed_class import (
     SG_PRON,
     SUBORDINATORS,
     data_table,
+    word_set,
 )
 
 __all__ = ["CONTRACTIONS", "Context", "error_pattern"]
@@ -58,24 +60,8 @@ GOVERNS: dict[str, frozenset[str]] = {
     )
 }
 # words followed by a to-infinitive ("continues to watch", "ready to run")
-TAKES_INFINITIVE = frozenset(
-    "continue want decide try need plan hope begin start like love hate seem appear fail refuse agree "
-    "promise learn manage expect ask tell allow able unable ready going used pretend struggle attempt "
-    "choose wish prefer intend afford offer arrange deserve tend threaten vow help order advise "
-    "encourage force urge remind invite teach enable wait likely unlikely set due about".split()
-)
+TAKES_INFINITIVE = word_set("takes_infinitive")
 _PAST_MARKERS = re.compile(r"\b(yesterday|ago|last (?:week|month|year|night|season|time))\b", re.IGNORECASE)
-
-
-#: contractions and their full forms ("didn't" -> "did not"); "it's"/"he's" are left out ("is" or "has")
-CONTRACTIONS = {
-    "didn't": "did not", "don't": "do not", "doesn't": "does not", "isn't": "is not", "aren't": "are not",
-    "wasn't": "was not", "weren't": "were not", "can't": "cannot", "won't": "will not", "couldn't": "could not",
-    "wouldn't": "would not", "shouldn't": "should not", "haven't": "have not", "hasn't": "has not",
-    "hadn't": "had not", "i'm": "I am", "they're": "they are", "we're": "we are", "you're": "you are",
-    "i've": "I have", "we've": "we have", "they've": "they have", "you've": "you have", "i'll": "I will",
-    "we'll": "we will", "they'll": "they will", "you'll": "you will", "let's": "let us",
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -290,9 +276,7 @@ def _new_meaning(o: str, n: str) -> bool:
     return n in lexicon.lemmas(n, "VERB") - lexicon.lemmas(o, "VERB")
 
 
-_ADVERBS = frozenset(
-    "also still just already always never even then often now only not finally thereby thus therefore".split()
-)
+_ADVERBS = word_set("adverbs_before_verb")
 _AGREES = {
     "i": frozenset({"am", "was", "have", "do"}),
     "sg": frozenset({"is", "was", "has", "does"}),

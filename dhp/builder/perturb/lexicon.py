@@ -43,6 +43,7 @@ from dhp.builder.perturb.closed_class import (
     ORDINAL_WORDS,
     WEEKDAYS,
     data_table,
+    word_set,
 )
 from dhp.builder.textstats import split_sentences
 
@@ -887,9 +888,7 @@ def is_binomial(text: str) -> bool:
 
 
 #: taxonomic ranks: "the subtribe mycalesina" names its rank, no genus (issue 36)
-_RANKS = frozenset(
-    "subtribe tribe subfamily superfamily family subgenus genus suborder order subclass class".split()
-)
+_RANKS = word_set("taxonomic_ranks")
 
 
 #: a whole genus is rarer than this ("escherichia" 2.6, "mycobacterium" 2.5)
@@ -1048,9 +1047,7 @@ def mentions(text: str, name: str) -> int:
     return len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text))
 
 
-_FAITHS = frozenset(
-    "protestant catholic christian muslim jew hindu buddhist sikh mormon anglican methodist".split()
-)
+_FAITHS = word_set("faiths")
 _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
 _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
 #: what fixes a weekday or date beside it: a holiday ("Ascension Day"), a weekend, a bridge day

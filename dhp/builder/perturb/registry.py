@@ -211,8 +211,8 @@ _RECORDS: tuple[OperationRecord, ...] = (
         offline_summary="rewriting-and-insertion inserts, after a sentence, a sentence of the sources "
         "(the article, other references) that says the same in other words, written by people; it refuses "
         "rather than emits, so an item whose sources hold no whole restatement of one of its sentences (no "
-        "verbatim run of 8+ words, no fact the original lacks) gets no row, and major rewriting needs two "
-        "such sentences: the rewriting counts in the perturbation table are what the sources allow",
+        "verbatim run of 8+ words, no fact, name or number the text lacks, at most two other words it lacks, the "
+        "main verb kept) gets no row, and major rewriting needs two: the counts are what the sources allow",
         inserts=True,
     ),
     OperationRecord(

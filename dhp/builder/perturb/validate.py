@@ -751,17 +751,9 @@ def _strip_marker(para: str) -> str:
     return para
 
 
-_DANGLING = frozenset(
-    "and or but that which who whom the a an of in on at to up with within by for from as than into about so "
-    "its their his her our your my this these those".split()
-)
-_FINITE_AUX = frozenset(
-    "is are was were has have had will would can could may might must should does did".split()
-)
-_SUBORDINATORS = frozenset(
-    "that which who whom whose when where if because while whereas as since although though after before until "
-    "till once unless".split()
-)
+_DANGLING = closed_class.word_set("dangling_end")
+_FINITE_AUX = closed_class.word_set("finite_aux")
+_SUBORDINATORS = closed_class.word_set("clause_subordinators")
 #: "According to him, on 12 March that he is ...": a "said ... that" turned around, "that" left over
 #: words that open a clause against what came before ("Though A, despite that B" says "though" twice)
 _CONCESSIVE = frozenset({"despite", "in spite of", "however", "yet", "but", "nevertheless"})
@@ -891,9 +883,7 @@ MAX_RUN = 8
 #: runs of 3 or more words shared with the original covering this share of it: its frame kept, a phrase swapped
 FRAME_SHARE = 0.6
 _RAW = re.compile(r"[^\W_]+")
-_AUX = frozenset(
-    "is are was were has have had will would can could may might must should does did do".split()
-)
+_AUX = _FINITE_AUX | {"do"}
 _TIME = re.compile(
     r"\b(?:(?:last|next|this|earlier this|later this) (?:year|month|week|season|summer|winter|spring|autumn|weekend)"
     r"|yesterday|today|tomorrow)\b",

@@ -38,6 +38,7 @@ from dhp.builder.perturb.closed_class import (
     SG_PRON,
     SUBJECT_TO_OBJECT,
     SUBORDINATORS,
+    word_set,
 )
 from dhp.builder.perturb.grammar_check import TAKES_INFINITIVE
 from dhp.builder.perturb.offline.edits import (
@@ -97,10 +98,7 @@ def _is_base_verb(word: str) -> bool:
     return word in lemmas(word).get("VERB", ())
 
 
-_NOT_SUBJECT_END = frozenset(
-    "the a an this that these those to be is are was were am been being has have had having will would "
-    "can could should must may might shall did do does not never".split()
-)
+_NOT_SUBJECT_END = word_set("not_subject_end")
 
 
 def _finite_verb(toks: list[_Tok], i: int, tag: str) -> str | None:
@@ -283,12 +281,7 @@ def _infinitive_to(toks: list[_Tok], to: _Tok) -> bool:
 # -- pronoun case ---------------------------------------------------------------------------------
 _SUBJ_TO_OBJ = {s: o for s, o in SUBJECT_TO_OBJECT.items() if s != o}  # he -> him, not it -> it
 _OBJ_TO_SUBJ = {"him": "he", "them": "they", "us": "we", "me": "I"}
-_POSS_TO_OBJ = {
-    "their": "them",
-    "his": "him",
-    "our": "us",
-    "her": "she",
-}
+_POSS_TO_OBJ = {"their": "them", "his": "him", "our": "us", "her": "she"}
 _COMPARE = frozenset({"than", "as", "like", "but", "except"})
 
 
@@ -342,13 +335,8 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
-_NOT_BARE = frozenset(
-    "both all either neither none such one ones lot kind sort and or but nor which who what whom whose that "
-    "this these those it its they them there here then so".split()
-)
-_OPENS_PHRASE = frozenset(
-    "and or of in on at to for with from by about into between among against like".split()
-)
+_NOT_BARE = word_set("not_bare_noun")
+_OPENS_PHRASE = word_set("opens_phrase")
 
 
 def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
@@ -450,9 +438,7 @@ def _skippable(t: _Tok) -> bool:
     )
 
 
-_OBJECT_START = frozenset(
-    "the a an his her their its my our your this that these those him them me us".split()
-)
+_OBJECT_START = word_set("object_start")
 
 
 #: article sites are in nearly every text, so an equal draw made them a fifth to two fifths of all edits,
