@@ -32,7 +32,6 @@ from dhp.builder.perturb.closed_class import (
     ARTICLES,
     BE,
     COLLECTIVE_NOUNS,
-    CONTRACTIONS,
     DO,
     HAVE,
     MODALS,
@@ -47,7 +46,7 @@ from dhp.builder.perturb.closed_class import (
     word_set,
 )
 
-__all__ = ["CONTRACTIONS", "Context", "error_pattern"]
+__all__ = ["Context", "error_pattern"]
 
 _BE_NUMBER = dict.fromkeys(("is", "was", "am", "has", "does"), "sg") | dict.fromkeys(
     ("are", "were", "have", "do"), "pl"

@@ -799,9 +799,7 @@ def _broken_structure(source: str, para: str) -> str:
 def _full_words(text: str) -> list[str]:
     """The words with contractions written out: "didn't" and "did not" are the same wording."""
     return [
-        x.lower()
-        for w in _words(text)
-        for x in grammar_check.CONTRACTIONS.get(w.replace("’", "'"), w).split()
+        x.lower() for w in _words(text) for x in closed_class.CONTRACTIONS.get(w.replace("’", "'"), w).split()
     ]
 
 
