@@ -105,8 +105,20 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                   f"{cfg.results.name})", flush=True)  # fmt: skip
             _serve_until_stopped()
         finally:
-            app.close()
+            _close_watched(app)
     return 0
+
+
+def _close_watched(app: Any, within_s: float = 20) -> None:
+    """``app.close()``; should the board take longer than ``within_s`` to end, every thread's stack goes
+    to stderr (then the process goes on ending): a hang at the end says where it is."""
+    import faulthandler
+
+    faulthandler.dump_traceback_later(within_s, exit=False)
+    try:
+        app.close()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 def _serve_until_stopped() -> None:

@@ -332,7 +332,12 @@ def test_usr1_dumps_the_threads_and_the_local_board_goes_on(tmp_path: Path, resu
         assert proc.poll() is None
     finally:
         proc.terminate()
-        rc = proc.wait(timeout=60)
+        try:
+            rc = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # its stacks, written 20 s into its closing, say where it hangs
+            proc.kill()
+            proc.wait()
+            pytest.fail("the board did not end within 60 s of SIGTERM: " + err.read_text()[-6000:])
     dump = err.read_text()
     assert rc == 143 and dump.rstrip().endswith("dhp leaderboard: terminated"), dump[-2000:]  # ends quietly
     assert "Traceback" not in dump and "BrokenPipeError" not in dump, dump[-2000:]
@@ -407,3 +412,26 @@ def test_usr1_dumps_are_written_in_the_main_thread_while_other_threads_run(tmp_p
     assert out.stderr.count("Current thread 0x") == n, out.stderr[-2000:]  # one whole dump a signal
     assert out.stderr.count("in _dump_threads") == n, out.stderr[-2000:]  # written by the main thread
     assert out.stderr.count("in churn") >= n, out.stderr[-2000:]  # the other threads, in every dump
+
+
+def test_a_board_slow_to_end_writes_where_it_is(capfd: pytest.CaptureFixture[str]) -> None:
+    """``dhp leaderboard``'s closing is watched: past its bound, every thread's stack goes to stderr, and
+    the closing goes on; a prompt one writes nothing."""
+    import time
+
+    from dhp.cli.board import _close_watched
+
+    class SlowApp:
+        def close(self) -> None:
+            time.sleep(1.5)
+
+    class QuickApp:
+        def close(self) -> None:
+            pass
+
+    _close_watched(QuickApp(), within_s=0.5)
+    time.sleep(0.8)
+    assert "Thread 0x" not in capfd.readouterr().err
+    _close_watched(SlowApp(), within_s=0.5)
+    err = capfd.readouterr().err
+    assert "Timeout" in err and "in close" in err and "in _close_watched" in err, err[-2000:]
