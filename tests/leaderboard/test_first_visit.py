@@ -3,6 +3,7 @@ Chromium with a cold cache makes 54 requests for the board, 88 before."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import re
 import socket
@@ -21,12 +22,12 @@ from tests.leaderboard.conftest import write_results
 _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def _served(root: Path) -> Iterator[tuple[Any, str]]:
+    """The board app over ``root``'s generated results, launched on a free loopback port: (app, URL)."""
     from dhp.leaderboard.page.app import build_app, launch
     from dhp.leaderboard.page.service import AppConfig
 
-    root = tmp_path_factory.mktemp("first-visit")
     write_results(root / "results")
     demo = build_app(AppConfig.local(root, judge_pages_ahead=False))
     with socket.socket() as s:
@@ -34,9 +35,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         port = int(s.getsockname()[1])
     launch(demo, port=port, block=False)
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield demo, f"http://127.0.0.1:{port}/"
     finally:
         demo.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with _served(tmp_path_factory.mktemp("first-visit")) as (_, url):
+        yield url
 
 
 def _get(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
@@ -145,19 +152,8 @@ def test_the_page_is_drawn_by_the_browser_even_where_a_space_asks_for_ssr(
 ) -> None:
     """A Space may set GRADIO_SSR_MODE=true; a page rendered by Gradio's Node server would bypass the
     page's caching and its one stylesheet, so the board always renders in the browser."""
-    from dhp.leaderboard.page.app import build_app, launch
-    from dhp.leaderboard.page.service import AppConfig
-
     monkeypatch.setenv("GRADIO_SSR_MODE", "true")
-    write_results(tmp_path / "results")
-    demo = build_app(AppConfig.local(tmp_path, judge_pages_ahead=False))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    launch(demo, port=port, block=False)
-    try:
+    with _served(tmp_path) as (demo, url):
         assert demo.ssr_mode is False
-        _, _, page = _get(f"http://127.0.0.1:{port}/")
+        _, _, page = _get(url)
         assert BUNDLE_PREFIX in page.decode("utf-8")
-    finally:
-        demo.close()
