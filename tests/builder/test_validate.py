@@ -1162,7 +1162,7 @@ def test_a_word_swap_of_the_source_is_no_rewrite(source: str, para: str) -> None
 BAD_RESTATEMENTS = [
     ("Greg Dyke wants to increase the minimum number of homegrown players at Premier League clubs from eight to 12.",
      "Dyke wants to increase the minimum number of home-grown players in Premier League squads from eight to 12.",
-     "verbatim run of 8 words"),
+     "phrase swapped"),  # its 8-word run opens it: the copied frame, not the run, rejects it
     ("Torres is currently on leave while an investigation is being held into the deadly shooting.",
      "Torres is currently on leave pending the outcome of the investigation into the deadly shooting.",
      "phrase swapped"),
@@ -1221,6 +1221,14 @@ GOOD_RESTATEMENTS = [
     ("case outcomes were categorised into simple and complicated cases.",
      "simple and complicated cases were the categories of outcomes."),  # "complicated": no verb turned round
     ("The first one to score was Callum Gribbin.", "Callum Gribbin scored the first goal."),
+    # a copied opening of at most half the sentence, its claim restated (accepted in offline-rules-11-rewriting-all)
+    ("There was not a single buyer at the auction at Sotheby's on Wednesday for the glowing blue letters that once "
+     "lit the Bronx's Yankee Stadium.", "The glowing blue letters that once lit the Bronx from above Yankee Stadium "
+     "failed to find a buyer at an auction at Sotheby's on Wednesday."),
+    ("performing high throughput sequencing on samples pooled from different individuals is a strategy to "
+     "characterize genetic variability at a small fraction of the cost required for individual sequencing.",
+     "high throughput sequencing on samples pooled from different individuals is an efficient strategy to infer "
+     "genetic variation in a population."),
 ]  # fmt: skip
 
 
@@ -1247,6 +1255,21 @@ def test_added_facts_and_verbatim_run() -> None:
         verbatim_run("the glowing blue letters that once lit the Bronx's stadium", "the glowing blue letters")
         == 4
     )
+    src, para = GOOD_RESTATEMENTS[-2]
+    assert verbatim_run(src, para) == 9 and verbatim_run(src, para, allow_opening=True) == 0
+    # a copied tail, or an opening of more than half the sentence, counts
+    assert verbatim_run("a b c d e f g h i j", "so then a b c d e f g h", allow_opening=True) == 8
+    assert verbatim_run("a b c d e f g h i j", "a b c d e f g h then so", allow_opening=True) == 8
+
+
+def test_the_offline_rewriter_refuses_a_copied_opening_the_validator_accepts() -> None:
+    """Issue 36: no offline insertion shares a run of 8 words with its original, though the reader accepts an
+    opening of at most half the sentence (the validator does, for an LLM's restatement)."""
+    from dhp.builder.perturb.offline.paraphrase import aligned
+
+    for src, para in GOOD_RESTATEMENTS[-2:]:
+        assert validate(RI_MINOR, src, f"{src} {para}").ok
+        assert aligned(src, [para], src) is None
 
 
 #: issue 36: the read of offline-rules/11 (../shared/reads/offline-rules-11-seed-4471.jsonl): a value its own text

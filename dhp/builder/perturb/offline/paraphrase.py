@@ -33,7 +33,7 @@ import re
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
-from dhp.builder.perturb import lexicon
+from dhp.builder.perturb import lexicon, validate
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
 from dhp.builder.perturb.lexicon import EntityType, word_tags
 from dhp.builder.perturb.offline.edits import WORD, change_count, lemmas
@@ -107,7 +107,8 @@ def _facts(sentence: str) -> frozenset[str]:
 
 def _score(sentence: str, other: str, text: str = "") -> float | None:
     """How well ``other`` rephrases ``sentence`` (overlap both ways less the word types shared), None where
-    it says something else, copies it, adds or drops a fact, or the validator rejects it in ``text``."""
+    it says something else, copies it (any run of 8 words, an opening too: stricter than the validator), adds
+    or drops a fact, or the validator rejects it in ``text``."""
     facts = _facts(sentence)
     a, b = _content(sentence, facts), _content(other, facts)
     wa, wb = _words(sentence), _words(other)
@@ -120,6 +121,7 @@ def _score(sentence: str, other: str, text: str = "") -> float | None:
     if (
         types >= MAX_SHARED_TYPES
         or difflib.SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= MAX_SEQUENCE
+        or validate.verbatim_run(sentence, other) >= validate.MAX_RUN
     ):
         return None
     return shared / len(a) + shared / len(b) - types if paraphrase_verdict(sentence, other, text).ok else None
