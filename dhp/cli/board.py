@@ -109,16 +109,36 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the name of the thread that watches the board's closing (:func:`_close_watched`)
+CLOSE_WATCH = "dhp-close-watch"
+
+
 def _close_watched(app: Any, within_s: float = 20) -> None:
     """``app.close()``; should the board take longer than ``within_s`` to end, every thread's stack goes
-    to stderr (then the process goes on ending): a hang at the end says where it is."""
-    import faulthandler
+    to stderr (then the process goes on ending): a hang at the end says where it is. A Python thread writes
+    them, with the GIL held, as the USR1 dump does: ``faulthandler.dump_traceback_later``'s C thread reads
+    the other threads' frames unlocked, which can crash the process it reads."""
+    import threading
 
-    faulthandler.dump_traceback_later(within_s, exit=False)
+    watch = threading.Timer(within_s, _write_stacks, args=(within_s,))
+    watch.name, watch.daemon = CLOSE_WATCH, True
+    watch.start()
     try:
         app.close()
     finally:
-        faulthandler.cancel_dump_traceback_later()
+        watch.cancel()
+
+
+def _write_stacks(within_s: float) -> None:
+    import faulthandler
+    import sys
+
+    print(
+        f"dhp leaderboard: not closed after {within_s:g} s; every thread's stack:",
+        file=sys.stderr,
+        flush=True,
+    )
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
 def _serve_until_stopped() -> None:

@@ -417,21 +417,26 @@ def test_usr1_dumps_are_written_in_the_main_thread_while_other_threads_run(tmp_p
 def test_a_board_slow_to_end_writes_where_it_is(capfd: pytest.CaptureFixture[str]) -> None:
     """``dhp leaderboard``'s closing is watched: past its bound, every thread's stack goes to stderr, and
     the closing goes on; a prompt one writes nothing."""
-    import time
+    import threading
 
-    from dhp.cli.board import _close_watched
+    from dhp.cli.board import CLOSE_WATCH, _close_watched
+
+    def watches() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == CLOSE_WATCH]
 
     class SlowApp:
-        def close(self) -> None:
-            time.sleep(1.5)
+        def close(self) -> None:  # ends once the watch has written (or after 60 s: the test then fails)
+            for t in watches():
+                t.join(timeout=60)
 
     class QuickApp:
         def close(self) -> None:
             pass
 
-    _close_watched(QuickApp(), within_s=0.5)
-    time.sleep(0.8)
-    assert "Thread 0x" not in capfd.readouterr().err
-    _close_watched(SlowApp(), within_s=0.5)
+    _close_watched(QuickApp(), within_s=0.2)
+    for t in watches():  # cancelled: it ends without writing
+        t.join(timeout=60)
+    assert "Thread 0x" not in capfd.readouterr().err and not watches()
+    _close_watched(SlowApp(), within_s=0.2)
     err = capfd.readouterr().err
-    assert "Timeout" in err and "in close" in err and "in _close_watched" in err, err[-2000:]
+    assert "not closed after 0.2 s" in err and "in close" in err and "in _close_watched" in err, err[-2000:]
