@@ -86,6 +86,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
     ap.add_argument("--per-file", type=int, default=PER_FILE, help="rows drawn of each sampled file")
     args = ap.parse_args(argv)
+    if args.per_file < 1:
+        ap.error(f"--per-file must be at least 1, got {args.per_file}")
     rows = draw(args.build, args.seed, args.per_file)
     if not rows:
         raise SystemExit(f"{args.build}: no built dataset with LLM-method rows")
