@@ -3,18 +3,12 @@ of each fictional-entity and grammar file and every rewriting row."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-# loaded by path: an installed distribution may own the top-level name `benchmarks`
-_SPEC = importlib.util.spec_from_file_location("dhp_draw_rows", REPO / "benchmarks" / "draw_rows.py")
-assert _SPEC is not None and _SPEC.loader is not None
-draw_rows = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = draw_rows
-_SPEC.loader.exec_module(draw_rows)
+from tests.support.benchmarks import load_benchmark
+
+draw_rows = load_benchmark("draw_rows")
 
 
 def test_the_same_seed_draws_the_same_rows_and_the_counts(tiny_root: Path, tmp_path: Path) -> None:

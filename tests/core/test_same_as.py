@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.benchmarks import load_benchmark
+
 REPO = Path(__file__).resolve().parents[2]
-# loaded by path: an installed distribution may own the top-level name `benchmarks`
-_SPEC = importlib.util.spec_from_file_location("dhp_same_as", REPO / "benchmarks" / "same_as.py")
-assert _SPEC is not None and _SPEC.loader is not None
-same_as = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = same_as
-_SPEC.loader.exec_module(same_as)
+same_as = load_benchmark("same_as")
 differences, main = same_as.differences, same_as.main
 
 

@@ -239,24 +239,14 @@ def test_a_difference_is_expanded_for_the_smaller_of_the_two_judges_sizes() -> N
 
 
 @pytest.mark.slow  # 500 calibration samples (~15-25 s)
-def test_identical_judges_with_ties_at_20_pairs_get_at_most_5_percent_false_verdicts(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_identical_judges_with_ties_at_20_pairs_get_at_most_5_percent_false_verdicts() -> None:
     """The calibration benchmark's hardest cell at reduced size (seeded): identical judges, 1-5
     scores, 20 pairs, 500 samples of dhp compare's 1000 replicates. Expanded for the 20 items (before),
     5.4% of the comparisons gave A or B; expanded for the pairs each test ranks, 3.0% (Monte Carlo
     standard error 0.8-1.0 points)."""
-    import importlib.util
-    import sys
+    from tests.support.benchmarks import load_benchmark
 
-    root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location(
-        "bench_calibration", root / "benchmarks/bench_calibration.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, bench)  # its dataclasses look their module up
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("bench_calibration")
     tally = bench.run_cell(np.random.default_rng([27, 20]), 20, "same", True, 500, 1000)
     v = tally.verdicts or {}
     false = (v.get("A", 0) + v.get("B", 0)) / tally.total
