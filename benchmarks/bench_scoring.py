@@ -18,7 +18,8 @@ Prints, each measured in this one run (the machine is noisy: read the ratios, no
 
 Datasets: built with ``dhp build --sources SOURCES --allow-fewer`` (SOURCES: $DHP_SOURCES or
 ../shared/sources).
-Usage: ``.venv/bin/python benchmarks/bench_scoring.py [--latency 0.2,0] [--rounds 3] [--skip counts,stats]``.
+Usage: ``.venv/bin/python benchmarks/bench_scoring.py [--latency 0.2,0] [--rounds 3] [--skip counts,stats]``;
+``--only memory [--data DATA]`` runs the ``--mode expected`` run of parts 2 and 3 alone.
 Exits non-zero only on a crash; each target prints PASS or MISS.
 """
 
@@ -189,11 +190,13 @@ def cli_score(srv: ServerHandle, data: Path, out: Path, *extra: str) -> tuple[in
     return proc.returncode, wall, usage.ru_maxrss / 1024.0
 
 
-def counts_and_memory(tmp: Path, data: Path, paper_limit: int) -> None:
+def counts_and_memory(tmp: Path, data: Path, paper_limit: int, paper: bool = True) -> None:
+    """Parts 2 and 3; ``paper=False``: the ``--mode expected`` run alone (its count and the peak memory)."""
     print("== 2. request counts of a six-dataset run, and 3. peak memory ==")
     names = list(BENCHMARK)
+    runs = (("expected", 1, None), ("paper", 5, paper_limit))
     with spawned_server(0.0) as srv:
-        for mode, repeats, limit in (("expected", 1, None), ("paper", 5, paper_limit)):
+        for mode, repeats, limit in runs if paper else runs[:1]:
             prompts = prompts_of(data, names, limit)
             expected = len(set(prompts)) * repeats
             srv.stats(reset=True)
@@ -236,8 +239,13 @@ def main() -> int:
         "--data", type=Path, help="six datasets built before (`dhp build --out DATA`): no build here"
     )
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: throughput,counts,stats")
+    ap.add_argument(
+        "--only",
+        choices=("memory",),
+        help="memory: only the full six-dataset --mode expected run (its request count and peak memory)",
+    )
     args = ap.parse_args()
-    skip = set(args.skip.split(","))
+    skip = {"throughput", "stats"} if args.only == "memory" else set(args.skip.split(","))
     print(f"bench_scoring: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="dhp-bench-") as tmp:
         data = args.data
@@ -251,7 +259,7 @@ def main() -> int:
                 data, names, [float(x) for x in args.latency.split(",")], args.rounds, Path(tmp) / "out"
             )
         if "counts" not in skip:
-            counts_and_memory(Path(tmp), data, args.paper_limit)
+            counts_and_memory(Path(tmp), data, args.paper_limit, paper=args.only != "memory")
         if "stats" not in skip:
             stats_time()
     return 0

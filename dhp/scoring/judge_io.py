@@ -16,20 +16,37 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from dhp.inference.protocol import Backend, SamplingParams, content_key
+from dhp.scoring.prompts import PromptTemplate
 from dhp.types import Role
 
-__all__ = ["ORIGINAL", "JudgeBackend", "JudgeRequest", "ParsedScore", "Unparsed"]
+__all__ = ["ORIGINAL", "JudgeBackend", "JudgeRequest", "ParsedScore", "PromptFill", "Unparsed"]
 
 #: The role of an original (unperturbed) text; perturbed texts have their perturbation id as role.
 ORIGINAL = Role.ORIGINAL.value
 
 
 @dataclass(frozen=True)
+class PromptFill:
+    """What renders the prompts of one item and metric: the metric's template and the item's context
+    block, shared by the requests of every text of that item (each fills in its own ``text``)."""
+
+    template: PromptTemplate
+    context_block: str
+
+    def render(self, text: str) -> str:
+        return self.template.render(text, self.context_block)
+
+
+@dataclass(frozen=True)
 class JudgeRequest:
-    """One request: a rendered prompt for one text, one metric and one repeat.
+    """One request: a prompt for one text, one metric and one repeat.
 
     The metadata (dataset, item, metric, role, severity, text, context) lets built-in judges work
-    without a prompt; endpoint backends only read ``prompt`` and ``sampling``.
+    without a prompt; endpoint backends only read ``prompt`` and ``sampling``. A planned request
+    holds a :class:`PromptFill`, not its prompt: the prompt is rendered each time it is read (for
+    the cache key, then for the request's body: a few µs) and kept by nobody, so the thousands of
+    requests of a dataset waiting for a slot hold no prompts (each repeats its item's context:
+    sumpubmed's prompts and their UTF-8 copies took 110 MB, issue 38).
     """
 
     dataset: str
@@ -38,12 +55,18 @@ class JudgeRequest:
     role: str  # ORIGINAL or a perturbation id
     text: str
     context: Mapping[str, str | None]
-    prompt: str
+    rendering: str | PromptFill  # the prompt itself, or what renders it from ``text``
     sampling: SamplingParams
     repeat: int = 0
     severity: str | None = None  # the perturbation's severity; None for originals
     scale: tuple[int, int] = (1, 5)
     metric_label: str = ""
+
+    @property
+    def prompt(self) -> str:
+        """The prompt the judge reads (rendered anew at each read for a planned request)."""
+        r = self.rendering
+        return r if isinstance(r, str) else r.render(self.text)
 
     @property
     def group(self) -> str:
