@@ -9,14 +9,17 @@ import pytest
 from dhp.errors import DataError
 from dhp.inference.judge import BuiltinJudge
 from dhp.naming import judge_slug, revision_slug
-from dhp.scoring.config import ScoreConfig
+from dhp.scoring.config import RequestForm, ScoreConfig
 from dhp.scoring.data import load_local, local_revision
+from dhp.scoring.judge_io import PromptFill
+from dhp.scoring.plan import plan_requests
 from dhp.scoring.prompts import PromptError, load_template, render_context
 from dhp.scoring.result_files import read_result, result_path
 from dhp.scoring.run import score_datasets
 from dhp.spec import BENCHMARK, get_dataset
-from dhp.types import ControlJudge
+from dhp.types import ControlJudge, ScoringMode
 from tests.scoring.helpers import pair_row, write_pairs
+from tests.support.tiny_data import write_tiny_dataset
 
 AE = get_dataset("answer-equivalence")
 
@@ -126,6 +129,44 @@ def test_rendering_is_strict(tmp_path: Path) -> None:
     own = load_template(spec, "coherence", tmp_path)
     assert own.source == "summeval.coherence.txt" and own.render("T", "C") == "My own: Coherence\nCT"
     assert own.hash != load_template(spec, "coherence").hash
+
+
+FORM = RequestForm(repeats=2, samples=3, top_logprobs=20, max_tokens=None, seed=0)
+
+
+def test_planned_requests_hold_no_prompt_and_render_the_same_one(tmp_path: Path) -> None:
+    """A plan keeps one PromptFill per (item, metric), shared by the requests of its texts and repeats,
+    and no prompt: each read renders the prompt the template gives for that text and context (issue 38)."""
+    spec = get_dataset("summeval")
+    data = load_local(spec, write_tiny_dataset(tmp_path, spec, n_items=3))
+    templates = {m: load_template(spec, m, cue="A cue.") for m in spec.metric_names}
+    plan = plan_requests(data, None, FORM, ScoringMode.PAPER, templates)
+    assert (
+        len(plan.requests)
+        == 2 * len(plan.text_keys)
+        == 2 * 3 * len(spec.metrics) * (1 + len(plan.perturbations))
+    )
+    contexts = {item.id: item.context for item in data.items}
+    fills: dict[tuple[str, str], PromptFill] = {}
+    for req in plan.requests:
+        assert isinstance(req.rendering, PromptFill)
+        assert fills.setdefault((req.item_id, req.metric), req.rendering) is req.rendering
+        expected = templates[req.metric].render(req.text, render_context(spec, contexts[req.item_id]))
+        assert req.prompt == expected and "A cue." in expected
+        assert req.prompt is not req.prompt  # rendered anew at each read: nothing keeps it
+    assert len(fills) == 3 * len(spec.metrics)
+    builtin = plan_requests(data, 1, FORM, ScoringMode.EXPECTED, None)  # built-in judges: no prompt at all
+    assert {r.prompt for r in builtin.requests} == {""}
+
+
+def test_a_template_that_cannot_render_fails_when_planned(tmp_path: Path) -> None:
+    """Rendering waits for the request, its failure does not: planning tries each template first."""
+    spec = get_dataset("summeval")
+    data = load_local(spec, write_tiny_dataset(tmp_path / "d", spec, n_items=2))
+    (tmp_path / "summeval.coherence.txt").write_text("Rate ${text} with ${context} for $$dollars.")
+    templates = {m: load_template(spec, m, tmp_path) for m in spec.metric_names}  # $$dollars -> $dollars
+    with pytest.raises(PromptError, match=r"no value for variable \$dollars"):
+        plan_requests(data, None, FORM, ScoringMode.EXPECTED, templates)
 
 
 def test_slugs_and_layout() -> None:
