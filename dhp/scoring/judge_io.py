@@ -12,29 +12,90 @@ Nothing in this module does I/O.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from dhp.inference.protocol import Backend, SamplingParams, content_key
+import orjson
+
+from dhp.inference.protocol import Backend, SamplingParams, content_key, escaped_content_key
 from dhp.scoring.prompts import PromptTemplate
 from dhp.types import Role
 
-__all__ = ["ORIGINAL", "JudgeBackend", "JudgeRequest", "ParsedScore", "PromptFill", "Unparsed"]
+__all__ = [
+    "ORIGINAL",
+    "JudgeBackend",
+    "JudgeRequest",
+    "ParsedScore",
+    "PromptFill",
+    "Unparsed",
+    "json_escaped",
+]
 
 #: The role of an original (unperturbed) text; perturbed texts have their perturbation id as role.
 ORIGINAL = Role.ORIGINAL.value
 
 
+def json_escaped(text: str) -> bytes | None:
+    """``text`` as the inside of a JSON string, escaped as ``orjson.dumps`` escapes it (what cache keys
+    hash: :func:`dhp.inference.protocol.content_key`); None where orjson refuses it (lone surrogates)."""
+    try:
+        return orjson.dumps(text)[1:-1]
+    except orjson.JSONEncodeError:
+        return None  # content_key's json path addresses such a prompt
+
+
+@functools.lru_cache(maxsize=256)
+def _escaped_layout(template: PromptTemplate) -> tuple[bytes | str, ...] | None:
+    """The template's layout with each literal JSON-escaped (variables stay names); None: no such layout."""
+    if template.layout is None:
+        return None
+    escaped: list[bytes | str] = []
+    for i, piece in enumerate(template.layout):
+        part = piece if i % 2 else json_escaped(piece)
+        if part is None:
+            return None
+        escaped.append(part)
+    return tuple(escaped)
+
+
 @dataclass(frozen=True)
 class PromptFill:
     """What renders the prompts of one item and metric: the metric's template and the item's context
-    block, shared by the requests of every text of that item (each fills in its own ``text``)."""
+    block, shared by the requests of every text of that item (each fills in its own ``text``).
+
+    ``key_parts`` is the prompt as a JSON string (quotes included, escaped as orjson escapes it), cut
+    where the text goes (``None``): a request's cache key is hashed from it and the text's escape,
+    without rendering the prompt (:meth:`JudgeRequest.cache_key`). None where orjson refuses a part.
+    """
 
     template: PromptTemplate
     context_block: str
+    key_parts: tuple[bytes | None, ...] | None = None
+
+    @classmethod
+    def of(cls, template: PromptTemplate, context_block: str, context_json: bytes | None) -> PromptFill:
+        """The fill of ``template`` for the item whose context block is ``context_block`` (``context_json``:
+        its :func:`json_escaped`, made once per item for all its metrics)."""
+        layout = _escaped_layout(template)
+        if layout is None or context_json is None:
+            return cls(template, context_block)
+        parts = [
+            b'"',
+            *(context_json if p == "context" else None if p == "text" else p for p in layout),
+            b'"',
+        ]
+        return cls(template, context_block, tuple(p for p in parts if not isinstance(p, str)))
 
     def render(self, text: str) -> str:
         return self.template.render(text, self.context_block)
+
+    def key_json(self, text: str) -> list[bytes] | None:
+        """The prompt this fill renders for ``text`` as JSON string parts (see ``key_parts``); None: not so."""
+        text_json = None if self.key_parts is None else json_escaped(text)
+        if self.key_parts is None or text_json is None:
+            return None
+        return [text_json if p is None else p for p in self.key_parts]
 
 
 @dataclass(frozen=True)
@@ -74,8 +135,16 @@ class JudgeRequest:
         return f"{self.dataset}|{self.item_id}|{self.metric}"
 
     def cache_key(self, judge: str, model: str | None) -> str:
-        """Content address: judge, endpoint model, prompt, sampling parameters, repeat index."""
-        return content_key(judge, model, self.prompt, self.sampling, self.repeat)
+        """Content address: judge, endpoint model, prompt, sampling parameters, repeat index (a planned
+        request's prompt is addressed from its fill's parts, not rendered: :meth:`PromptFill.key_json`)."""
+        r = self.rendering
+        parts = r.key_json(self.text) if isinstance(r, PromptFill) else None
+        if parts is None:
+            return content_key(judge, model, self.prompt, self.sampling, self.repeat)
+        try:
+            return escaped_content_key(judge, model, parts, self.sampling, self.repeat)
+        except orjson.JSONEncodeError:  # a judge or model name orjson refuses: content_key's json path
+            return content_key(judge, model, self.prompt, self.sampling, self.repeat)
 
 
 @dataclass(frozen=True)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
+import string
 from pathlib import Path
 
 import pytest
 
 from dhp.errors import DataError
 from dhp.inference.judge import BuiltinJudge
+from dhp.inference.protocol import SamplingParams, content_key
 from dhp.naming import judge_slug, revision_slug
 from dhp.scoring.config import RequestForm, ScoreConfig
 from dhp.scoring.data import load_local, local_revision
-from dhp.scoring.judge_io import PromptFill
+from dhp.scoring.judge_io import JudgeRequest, PromptFill, json_escaped
 from dhp.scoring.plan import plan_requests
-from dhp.scoring.prompts import PromptError, load_template, render_context
+from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template, render_context
 from dhp.scoring.result_files import read_result, result_path
 from dhp.scoring.run import score_datasets
 from dhp.spec import BENCHMARK, get_dataset
@@ -159,6 +162,46 @@ def test_planned_requests_hold_no_prompt_and_render_the_same_one(tmp_path: Path)
     assert {r.prompt for r in builtin.requests} == {""}
 
 
+@pytest.mark.parametrize("prompt_set", PROMPT_SETS)
+def test_templates_render_as_string_template_does(prompt_set: str) -> None:
+    """The prompt a template renders (a str.format text made once) is string.Template's, to the character."""
+    texts = ["plain", "{braces} }{ {{x}} {0} {}", "dollars $text $$ ${context} $", "ünïcödé 中文", ""]
+    for spec in BENCHMARK.values():
+        for m in spec.metric_names:
+            for cue in (None, "Rated {5} by $x."):
+                t = load_template(spec, m, None, prompt_set, cue)
+                for text, context in itertools.product(texts, texts):
+                    want = string.Template(t.instruction).substitute(text=text, context=context)
+                    assert t.render(text, context) == want
+
+
+TRICKY = [
+    "plain",
+    '"quoted" \\ {braces} }{ \n\t\r\x00\x1f\x7f \u2028 / $text $$',
+    "ünïcödé 中文 😀",
+    "",
+    "lone \ud800",
+]
+
+
+@pytest.mark.parametrize("prompt_set", PROMPT_SETS)
+def test_a_planned_requests_cache_key_is_its_prompts(prompt_set: str) -> None:
+    """Hashed from its fill's JSON parts (the prompt is not rendered), a planned request's cache key is
+    content_key of its prompt: the caches of earlier versions answer it (lone surrogates take json's path)."""
+    sampling = SamplingParams(0.0, 8)
+    for spec in BENCHMARK.values():
+        for m in spec.metric_names:
+            t = load_template(spec, m, None, prompt_set, 'Rated {5} by $x "q".')
+            for text, context in itertools.product(TRICKY, TRICKY):
+                req = JudgeRequest(
+                    "d", "i", m, "o", text, {}, PromptFill.of(t, context, json_escaped(context)), sampling, 1
+                )
+                assert req.prompt == t.render(text, context)
+                for judge, model in (("j", "m"), ("j", None), ("j\ud800", "m")):
+                    assert req.cache_key(judge, model) == content_key(judge, model, req.prompt, sampling, 1)
+    assert PromptFill.of(t, "c", json_escaped("c")).key_json("text") is not None  # the fast path is taken
+
+
 def test_a_template_that_cannot_render_fails_when_planned(tmp_path: Path) -> None:
     """Rendering waits for the request, its failure does not: planning tries each template first."""
     spec = get_dataset("summeval")
@@ -166,6 +209,10 @@ def test_a_template_that_cannot_render_fails_when_planned(tmp_path: Path) -> Non
     (tmp_path / "summeval.coherence.txt").write_text("Rate ${text} with ${context} for $$dollars.")
     templates = {m: load_template(spec, m, tmp_path) for m in spec.metric_names}  # $$dollars -> $dollars
     with pytest.raises(PromptError, match=r"no value for variable \$dollars"):
+        plan_requests(data, None, FORM, ScoringMode.EXPECTED, templates)
+    (tmp_path / "summeval.coherence.txt").write_text("Rate ${text} with ${context} from 1 to 5 $$.")
+    templates = {m: load_template(spec, m, tmp_path) for m in spec.metric_names}  # a lone $ at the end
+    with pytest.raises(PromptError, match=r"invalid placeholder \(Invalid placeholder in string: line 1"):
         plan_requests(data, None, FORM, ScoringMode.EXPECTED, templates)
 
 
