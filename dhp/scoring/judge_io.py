@@ -80,12 +80,11 @@ class PromptFill:
         layout = _escaped_layout(template)
         if layout is None or context_json is None:
             return cls(template, context_block)
-        parts = [
-            b'"',
-            *(context_json if p == "context" else None if p == "text" else p for p in layout),
-            b'"',
-        ]
-        return cls(template, context_block, tuple(p for p in parts if not isinstance(p, str)))
+        parts: list[bytes | None] = [b'"']
+        for p in layout:  # literals as they are, the context's variable as its escape, the text's as None
+            parts.append(p if isinstance(p, bytes) else context_json if p == "context" else None)
+        parts.append(b'"')
+        return cls(template, context_block, tuple(parts))
 
     def render(self, text: str) -> str:
         return self.template.render(text, self.context_block)
@@ -105,9 +104,9 @@ class JudgeRequest:
     The metadata (dataset, item, metric, role, severity, text, context) lets built-in judges work
     without a prompt; endpoint backends only read ``prompt`` and ``sampling``. A planned request
     holds a :class:`PromptFill`, not its prompt: the prompt is rendered each time it is read (for
-    the cache key, then for the request's body: a few µs) and kept by nobody, so the thousands of
-    requests of a dataset waiting for a slot hold no prompts (each repeats its item's context:
-    sumpubmed's prompts and their UTF-8 copies took 110 MB, issue 38).
+    the request's body: a few µs; the cache key is hashed from the fill's parts) and kept by nobody,
+    so the thousands of requests of a dataset waiting for a slot hold no prompts (each repeats its
+    item's context: sumpubmed's prompts and their UTF-8 copies took 110 MB, issue 38).
     """
 
     dataset: str
