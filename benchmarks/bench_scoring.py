@@ -13,12 +13,14 @@ Prints, each measured in this one run (the machine is noisy: read the ratios, no
    >= 0.5 x the bare loop at L = 0 (lm-eval's rate; see ``bench_peers.py``).
 2. request counts of a six-dataset ``dhp score`` run: expected (unique prompts x repeats) vs actual
    (what the server saw), for ``--mode expected`` (all items) and ``--mode paper`` (5 repeats).
-3. peak memory (max RSS, from ``os.wait4``) of the full six-dataset ``dhp score`` CLI run. Target < 500 MB.
+3. peak memory (max RSS, from ``os.wait4`` in a small launcher process: see :data:`LAUNCHER`) of the
+   full six-dataset ``dhp score`` CLI run. Target < 500 MB.
 4. statistics for 100 judges x 6 datasets (``bench_stats.run``). Target < 2 s.
 
 Datasets: built with ``dhp build --sources SOURCES --allow-fewer`` (SOURCES: $DHP_SOURCES or
 ../shared/sources).
-Usage: ``.venv/bin/python benchmarks/bench_scoring.py [--latency 0.2,0] [--rounds 3] [--skip counts,stats]``.
+Usage: ``.venv/bin/python benchmarks/bench_scoring.py [--latency 0.2,0] [--rounds 3] [--skip counts,stats]``;
+``--only memory [--data DATA]`` runs the ``--mode expected`` run of parts 2 and 3 alone.
 Exits non-zero only on a crash; each target prints PASS or MISS.
 """
 
@@ -174,26 +176,41 @@ def build(tmp: Path, sources: Path) -> Path:
     return out
 
 
+#: ``python -c LAUNCHER FILE CMD...``: runs CMD, writes its max RSS (KB, from ``os.wait4``) to FILE and
+#: exits with its status. The peak is read from this small process, not from the benchmark's: a child
+#: spawned (vfork, then exec) by a process takes that process's peak RSS as its own ``ru_maxrss`` when
+#: larger (Linux records the address space exec leaves), so after the throughput part (``score_datasets``
+#: in this process) a child started from here "peaked" at this process's 514 MB, not at its own 390.
+LAUNCHER = """import os, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def cli_score(srv: ServerHandle, data: Path, out: Path, *extra: str) -> tuple[int, float, float]:
     """Run `dhp score` on all six datasets; (status, wall seconds, max RSS in MB) of that child alone."""
     cmd = [sys.executable, "-m", "dhp", "score", "--endpoint", srv.url, "--judge-name", "bench", "--data", str(data),
            "--out", str(out), "--concurrency", str(C), "--no-progress", *extra]  # fmt: skip
+    maxrss = out.with_name(out.name + ".maxrss")
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=REPO, env=dhp_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = subprocess.run([sys.executable, "-c", LAUNCHER, str(maxrss), *cmd], cwd=REPO, env=dhp_env(),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)  # fmt: skip
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
-        assert proc.stderr is not None
-        print(proc.stderr.read().decode()[-2000:], file=sys.stderr)
-    return proc.returncode, wall, usage.ru_maxrss / 1024.0
+        print(proc.stderr.decode()[-2000:], file=sys.stderr)
+    return proc.returncode, wall, int(maxrss.read_text()) / 1024.0
 
 
-def counts_and_memory(tmp: Path, data: Path, paper_limit: int) -> None:
+def counts_and_memory(tmp: Path, data: Path, paper_limit: int, paper: bool = True) -> None:
+    """Parts 2 and 3; ``paper=False``: the ``--mode expected`` run alone (its count and the peak memory)."""
     print("== 2. request counts of a six-dataset run, and 3. peak memory ==")
     names = list(BENCHMARK)
+    runs = (("expected", 1, None), ("paper", 5, paper_limit))
     with spawned_server(0.0) as srv:
-        for mode, repeats, limit in (("expected", 1, None), ("paper", 5, paper_limit)):
+        for mode, repeats, limit in runs if paper else runs[:1]:
             prompts = prompts_of(data, names, limit)
             expected = len(set(prompts)) * repeats
             srv.stats(reset=True)
@@ -236,8 +253,13 @@ def main() -> int:
         "--data", type=Path, help="six datasets built before (`dhp build --out DATA`): no build here"
     )
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: throughput,counts,stats")
+    ap.add_argument(
+        "--only",
+        choices=("memory",),
+        help="memory: only the full six-dataset --mode expected run (its request count and peak memory)",
+    )
     args = ap.parse_args()
-    skip = set(args.skip.split(","))
+    skip = {"throughput", "stats"} if args.only == "memory" else set(args.skip.split(","))
     print(f"bench_scoring: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory(prefix="dhp-bench-") as tmp:
         data = args.data
@@ -251,7 +273,7 @@ def main() -> int:
                 data, names, [float(x) for x in args.latency.split(",")], args.rounds, Path(tmp) / "out"
             )
         if "counts" not in skip:
-            counts_and_memory(Path(tmp), data, args.paper_limit)
+            counts_and_memory(Path(tmp), data, args.paper_limit, paper=args.only != "memory")
         if "stats" not in skip:
             stats_time()
     return 0

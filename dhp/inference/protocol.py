@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -43,6 +43,7 @@ __all__ = [
     "TokenUsage",
     "TransientJudgeError",
     "content_key",
+    "escaped_content_key",
     "output_from_json",
     "output_to_json",
     "token_score",
@@ -96,16 +97,33 @@ def content_key(judge: str, model: str | None, prompt: str, sampling: SamplingPa
     (strings holding lone surrogates).
     """
     try:
-        payload = b"".join(
-            (
-                b'{"judge": ', orjson.dumps(judge), b', "model": ', orjson.dumps(model), b', "prompt": ',
-                orjson.dumps(prompt), b', "repeat": ', str(int(repeat)).encode(), b', "sampling": ',
-                _sampling_json(sampling).encode("utf-8"), b"}",
-            )
-        )  # fmt: skip
+        return escaped_content_key(judge, model, (orjson.dumps(prompt),), sampling, repeat)
     except orjson.JSONEncodeError:
         payload = _key_payload(judge, model, prompt, sampling, repeat).encode("utf-8", "surrogatepass")
     return hashlib.sha256(payload).hexdigest()
+
+
+def escaped_content_key(
+    judge: str, model: str | None, prompt_json: Iterable[bytes], sampling: SamplingParams, repeat: int = 0
+) -> str:
+    """:func:`content_key` of the prompt whose JSON string (quotes included, escaped as ``orjson.dumps``
+    escapes it) is the concatenation of ``prompt_json``: JSON escapes each character on its own, so
+    a prompt made of parts escaped once each (a template's text, an item's context) is addressed
+    without being rendered. Raises ``orjson.JSONEncodeError`` where orjson refuses ``judge`` or ``model``.
+    """
+    h = hashlib.sha256(
+        b'{"judge": ' + orjson.dumps(judge) + b', "model": ' + orjson.dumps(model) + b', "prompt": '
+    )
+    for part in prompt_json:
+        h.update(part)
+    h.update(
+        b', "repeat": '
+        + str(int(repeat)).encode()
+        + b', "sampling": '
+        + _sampling_json(sampling).encode()
+        + b"}"
+    )
+    return h.hexdigest()
 
 
 class Request(Protocol):

@@ -19,7 +19,7 @@ from dhp.errors import DataError
 from dhp.inference.pool import Pool
 from dhp.scoring.config import RequestForm, repeat_count, sampling
 from dhp.scoring.data import LoadedDataset, load_hub, load_local
-from dhp.scoring.judge_io import ORIGINAL, JudgeRequest
+from dhp.scoring.judge_io import ORIGINAL, JudgeRequest, PromptFill, json_escaped
 from dhp.scoring.prompts import PromptSet, PromptTemplate, load_template, render_context
 from dhp.scoring.result_files import result_path
 from dhp.types import DatasetSpec, ScoringMode
@@ -107,13 +107,21 @@ def plan_requests(
     samplings = [sampling(form, mode, r) for r in range(repeat_count(form, mode))]  # one object per repeat
     requests: list[JudgeRequest] = []
     keys: list[TextKey] = []
+    for template in (templates or {}).values():
+        template.render("", "")  # a template that cannot render fails here, before any request
     for item in items:
         context_block = render_context(spec, item.context) if templates is not None else ""
+        context_json = json_escaped(context_block) if templates is not None else None  # once per item
         texts: list[tuple[str, str]] = [(ORIGINAL, item.original)]
         texts += [(pid, data.perturbed[pid][item.id]) for pid in pids if item.id in data.perturbed[pid]]
         for metric in spec.metrics:
+            # the prompts are rendered when read (JudgeRequest.prompt), not held by the plan
+            rendering = (
+                ""
+                if templates is None
+                else PromptFill.of(templates[metric.name], context_block, context_json)
+            )
             for role, text in texts:
-                prompt = templates[metric.name].render(text, context_block) if templates is not None else ""
                 keys.append((role, item.id, metric.name))
                 for r, params in enumerate(samplings):
                     requests.append(
@@ -124,7 +132,7 @@ def plan_requests(
                             role=role,
                             text=text,
                             context=item.context,
-                            prompt=prompt,
+                            rendering=rendering,
                             sampling=params,
                             repeat=r,
                             severity=None if role == ORIGINAL else severity[role],

@@ -6,6 +6,7 @@ must end with status 0 and print its last line; the numbers are the benchmark's 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,6 +64,16 @@ def test_bench_scoring_and_peers_on_tiny_data(tiny_root: Path) -> None:
                "--latency", "0", "--rounds", "1", "--skip", "counts,stats")  # fmt: skip
     assert out.strip()
     assert _run("bench_peers.py", "--clients", "aiohttp,dhp", "--latency", "0", "--rounds", "1").strip()
+
+
+@pytest.mark.slow  # ~5 s: one `dhp score` of the six tiny datasets
+def test_bench_scoring_memory_alone(tiny_root: Path) -> None:
+    """``--only memory``: the --mode expected run alone, its peak read by the launcher (issue 38)."""
+    out = _run("bench_scoring.py", "--data", str(tiny_root), "--only", "memory")
+    counts = re.search(r"expected (\d+) requests, actual (\d+)", out)
+    assert counts is not None and counts[1] == counts[2] and int(counts[1]) > 0, out
+    assert re.search(r"peak memory .*: \d+ MB", out), out
+    assert "--mode paper" not in out and "throughput" not in out and "statistics" not in out
 
 
 def test_same_as_on_two_identical_sides(tmp_path: Path, tiny_root: Path) -> None:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
+import string
 from pathlib import Path
 
 import pytest
 
 from dhp.errors import DataError
 from dhp.inference.judge import BuiltinJudge
+from dhp.inference.protocol import SamplingParams, content_key
 from dhp.naming import judge_slug, revision_slug
-from dhp.scoring.config import ScoreConfig
+from dhp.scoring.config import RequestForm, ScoreConfig
 from dhp.scoring.data import load_local, local_revision
-from dhp.scoring.prompts import PromptError, load_template, render_context
+from dhp.scoring.judge_io import JudgeRequest, PromptFill, json_escaped
+from dhp.scoring.plan import plan_requests
+from dhp.scoring.prompts import PROMPT_SETS, PromptError, load_template, render_context
 from dhp.scoring.result_files import read_result, result_path
 from dhp.scoring.run import score_datasets
 from dhp.spec import BENCHMARK, get_dataset
-from dhp.types import ControlJudge
+from dhp.types import ControlJudge, ScoringMode
 from tests.scoring.helpers import pair_row, write_pairs
+from tests.support.tiny_data import write_tiny_dataset
 
 AE = get_dataset("answer-equivalence")
 
@@ -126,6 +132,88 @@ def test_rendering_is_strict(tmp_path: Path) -> None:
     own = load_template(spec, "coherence", tmp_path)
     assert own.source == "summeval.coherence.txt" and own.render("T", "C") == "My own: Coherence\nCT"
     assert own.hash != load_template(spec, "coherence").hash
+
+
+FORM = RequestForm(repeats=2, samples=3, top_logprobs=20, max_tokens=None, seed=0)
+
+
+def test_planned_requests_hold_no_prompt_and_render_the_same_one(tmp_path: Path) -> None:
+    """A plan keeps one PromptFill per (item, metric), shared by the requests of its texts and repeats,
+    and no prompt: each read renders the prompt the template gives for that text and context (issue 38)."""
+    spec = get_dataset("summeval")
+    data = load_local(spec, write_tiny_dataset(tmp_path, spec, n_items=3))
+    templates = {m: load_template(spec, m, cue="A cue.") for m in spec.metric_names}
+    plan = plan_requests(data, None, FORM, ScoringMode.PAPER, templates)
+    assert (
+        len(plan.requests)
+        == 2 * len(plan.text_keys)
+        == 2 * 3 * len(spec.metrics) * (1 + len(plan.perturbations))
+    )
+    contexts = {item.id: item.context for item in data.items}
+    fills: dict[tuple[str, str], PromptFill] = {}
+    for req in plan.requests:
+        assert isinstance(req.rendering, PromptFill)
+        assert fills.setdefault((req.item_id, req.metric), req.rendering) is req.rendering
+        expected = templates[req.metric].render(req.text, render_context(spec, contexts[req.item_id]))
+        assert req.prompt == expected and "A cue." in expected
+        assert req.prompt is not req.prompt  # rendered anew at each read: nothing keeps it
+    assert len(fills) == 3 * len(spec.metrics)
+    builtin = plan_requests(data, 1, FORM, ScoringMode.EXPECTED, None)  # built-in judges: no prompt at all
+    assert {r.prompt for r in builtin.requests} == {""}
+
+
+@pytest.mark.parametrize("prompt_set", PROMPT_SETS)
+def test_templates_render_as_string_template_does(prompt_set: str) -> None:
+    """The prompt a template renders (a str.format text made once) is string.Template's, to the character."""
+    texts = ["plain", "{braces} }{ {{x}} {0} {}", "dollars $text $$ ${context} $", "ünïcödé 中文", ""]
+    for spec in BENCHMARK.values():
+        for m in spec.metric_names:
+            for cue in (None, "Rated {5} by $x."):
+                t = load_template(spec, m, None, prompt_set, cue)
+                for text, context in itertools.product(texts, texts):
+                    want = string.Template(t.instruction).substitute(text=text, context=context)
+                    assert t.render(text, context) == want
+
+
+TRICKY = [
+    "plain",
+    '"quoted" \\ {braces} }{ \n\t\r\x00\x1f\x7f \u2028 / $text $$',
+    "ünïcödé 中文 😀",
+    "",
+    "lone \ud800",
+]
+
+
+@pytest.mark.parametrize("prompt_set", PROMPT_SETS)
+def test_a_planned_requests_cache_key_is_its_prompts(prompt_set: str) -> None:
+    """Hashed from its fill's JSON parts (the prompt is not rendered), a planned request's cache key is
+    content_key of its prompt: the caches of earlier versions answer it (lone surrogates take json's path)."""
+    sampling = SamplingParams(0.0, 8)
+    for spec in BENCHMARK.values():
+        for m in spec.metric_names:
+            t = load_template(spec, m, None, prompt_set, 'Rated {5} by $x "q".')
+            for text, context in itertools.product(TRICKY, TRICKY):
+                req = JudgeRequest(
+                    "d", "i", m, "o", text, {}, PromptFill.of(t, context, json_escaped(context)), sampling, 1
+                )
+                assert req.prompt == t.render(text, context)
+                for judge, model in (("j", "m"), ("j", None), ("j\ud800", "m")):
+                    assert req.cache_key(judge, model) == content_key(judge, model, req.prompt, sampling, 1)
+    assert PromptFill.of(t, "c", json_escaped("c")).key_json("text") is not None  # the fast path is taken
+
+
+def test_a_template_that_cannot_render_fails_when_planned(tmp_path: Path) -> None:
+    """Rendering waits for the request, its failure does not: planning tries each template first."""
+    spec = get_dataset("summeval")
+    data = load_local(spec, write_tiny_dataset(tmp_path / "d", spec, n_items=2))
+    (tmp_path / "summeval.coherence.txt").write_text("Rate ${text} with ${context} for $$dollars.")
+    templates = {m: load_template(spec, m, tmp_path) for m in spec.metric_names}  # $$dollars -> $dollars
+    with pytest.raises(PromptError, match=r"no value for variable \$dollars"):
+        plan_requests(data, None, FORM, ScoringMode.EXPECTED, templates)
+    (tmp_path / "summeval.coherence.txt").write_text("Rate ${text} with ${context} from 1 to 5 $$.")
+    templates = {m: load_template(spec, m, tmp_path) for m in spec.metric_names}  # a lone $ at the end
+    with pytest.raises(PromptError, match=r"invalid placeholder \(Invalid placeholder in string: line 1"):
+        plan_requests(data, None, FORM, ScoringMode.EXPECTED, templates)
 
 
 def test_slugs_and_layout() -> None:
