@@ -133,11 +133,14 @@ def _quiet_from_now() -> None:
     the interruption left half-done (an asyncio task whose exception nobody will read, an object whose
     finaliser fails at exit) says nothing more than the one line."""
     import logging
+    import warnings
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
     logging.getLogger("asyncio").setLevel(logging.CRITICAL + 1)
     sys.unraisablehook = lambda unraisable: None
+    # a coroutine made the instant the interruption came, before its task: garbage, not news
+    warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
 
 
 #: what a file-system error means, in words (its class -> words)

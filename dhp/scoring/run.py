@@ -204,6 +204,7 @@ async def _run_all(
         return []
     finishing: list[asyncio.Future[Path | None]] = []
     preparing: asyncio.Future[Prepared] | None = None
+    sending: Sending | None = None  # the newest, until a finishing task owns it
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dhp-score")
     loop = asyncio.get_running_loop()
     try:
@@ -222,8 +223,9 @@ async def _run_all(
             sending = start_sending(stages.send, run, prep, prep.plan, tallies[-1])
         finishing.append(asyncio.ensure_future(finish(stages.conclude, run, sending, worker)))
         paths = await asyncio.gather(*finishing)
-    except BaseException:
-        await cancel_all([*finishing, *([preparing] if preparing is not None else [])])
+    except BaseException:  # an interruption can land between a dataset's start and its finishing task
+        current = sending.tasks if sending is not None else []
+        await cancel_all([*finishing, *([preparing] if preparing is not None else []), *current])
         raise
     finally:
         worker.shutdown(wait=False, cancel_futures=True)  # a job already running ends on its own

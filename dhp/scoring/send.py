@@ -151,7 +151,18 @@ def start_sending(
 
     if left <= pool.concurrency:
         nearly_done.set()
-    tasks = [asyncio.ensure_future(one(i, r)) for i, r in enumerate(plan.requests)]
+    tasks: list[asyncio.Future[Scoring]] = []
+    try:
+        for i, r in enumerate(plan.requests):
+            tasks.append(asyncio.ensure_future(one(i, r)))
+    except BaseException:
+        # Ctrl-C or SIGTERM while thousands are made: none of them, nor the wave, goes on alone once the
+        # pool has closed (each would fail on the closed session, an exception no one retrieves)
+        for t in tasks:
+            t.cancel()
+        for w in wave:
+            w.cancel()
+        raise
     return Sending(prep, plan, tally, progress, tasks, nearly_done, ledger)
 
 

@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -400,6 +401,47 @@ def test_ctrl_c_or_sigterm_mid_score_is_one_line(tmp_path: Path, sig: int) -> No
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=60)
+
+
+def test_an_interruption_while_a_dataset_s_requests_are_handed_out_leaves_none_of_them_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Ctrl-C or SIGTERM can land while ``start_sending`` makes a dataset's tasks (thousands: a CI run's
+    SIGTERM did): the tasks made so far and the first wave are cancelled, so none goes on once the pool
+    has closed, to end in an exception no one retrieves ("Session is closed", logged after the one line)."""
+    import asyncio
+    import gc
+
+    from dhp.inference.judge import EndpointJudge
+    from dhp.scoring.config import ScoreConfig
+    from dhp.scoring.run import score_datasets
+    from dhp.spec import get_dataset
+    from tests.scoring.fake_server import FakeJudgeServer, hashed_answer
+    from tests.support.tiny_data import write_tiny_dataset
+
+    write_tiny_dataset(tmp_path / "data", get_dataset("answer-equivalence"), n_items=20)
+    real, made = asyncio.ensure_future, list[asyncio.Future[Any]]()
+
+    def interrupted_at_the_fifth(coro: Any, **kw: Any) -> Any:
+        if getattr(coro, "__qualname__", "") != "start_sending.<locals>.one":
+            return real(coro, **kw)
+        if len(made) == 4:
+            coro.close()
+            raise KeyboardInterrupt
+        made.append(real(coro, **kw))
+        return made[-1]
+
+    monkeypatch.setattr(asyncio, "ensure_future", interrupted_at_the_fifth)
+    with FakeJudgeServer(hashed_answer, latency=0.05) as srv:
+        cfg = ScoreConfig(
+            judge=EndpointJudge(name="j", endpoints=(srv.url,)), out=tmp_path / "r", datasets="answer-equivalence",
+            data=str(tmp_path / "data"), n_boot=0, concurrency=4, progress=False,
+        )  # fmt: skip
+        with caplog.at_level(logging.ERROR, logger="asyncio"), pytest.raises(KeyboardInterrupt):
+            score_datasets(cfg)
+        gc.collect()  # a task that ended in an exception no one read is reported when it is collected
+    assert len(made) == 4 and all(t.cancelled() for t in made), made
+    assert "never retrieved" not in caplog.text, caplog.text
 
 
 @pytest.mark.slow  # a `dhp build` from the sources (~5 s before the signal)
