@@ -30,6 +30,7 @@ import dataclasses
 import enum
 import functools
 import importlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ __all__ = [
     "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
     "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
     "first_name_gender", "first_name_pool", "fixed_by_context", "has_term_shape", "implausible_number",
-    "in_name_list", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document",
+    "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document",
     "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
     "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
     "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
@@ -811,6 +812,9 @@ _GENERAL_PREFIXES: tuple[str, ...] = tuple(_LISTS["GENERAL_PREFIXES"])  # "multi
 #: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
 _GENERAL_ZIPF = 3.5
 _KNOWN_GENERAL_ZIPF = 3.0
+#: a domain word no lexicon knows this frequent is in the general vocabulary, a class ("ethylene" 2.9; the
+#: offline-rules/14 reader: "a dictionary chemical"; "lysine" 2.7 names one thing)
+_COMMON_TERM_ZIPF = 2.8
 _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
 
 
@@ -842,7 +846,7 @@ def is_domain_word(low: str) -> bool:
     known = lemmas(low)
     zipf = max([word_zipf(low), *(word_zipf(lemma) for lemma in known)])
     if not known:
-        return zipf < _GENERAL_ZIPF
+        return zipf < _COMMON_TERM_ZIPF
     return strong and zipf < _KNOWN_GENERAL_ZIPF
 
 
@@ -850,8 +854,15 @@ def _is_lower_acronym(low: str) -> bool:
     """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
     unknown to the English lexicon and rare."""
     vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
-    general = low.upper() in _common_acronyms() or word_zipf(low) >= _ACRONYM_ZIPF  # "mrna", "pcr", "spp"
-    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and not general
+    return (
+        2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and not is_abbreviation(low)
+    )
+
+
+def is_abbreviation(word: str) -> bool:
+    """An abbreviation of the general vocabulary ("mrna", "pcr", "spp", "STD": ``data/common_acronyms.txt`` or
+    this frequent): no entity, and never a fictional value ("SMB" -> "STD" names a real thing)."""
+    return word.upper() in _common_acronyms() or word_zipf(word) >= _ACRONYM_ZIPF
 
 
 #: a lower-cased acronym this frequent is the field's general vocabulary ("mrna" 3.2, "pcr" 3.2)
@@ -955,19 +966,31 @@ def _range_value(group: str) -> float:
     return _WORD_VALUES.get(low.removesuffix("s"), 0.0) if low[:1].isalpha() else float(low)
 
 
+#: the largest factor the ratio of a range's ends may change by ("from 35 to 40" never "from 22 to 40")
+_MAX_SPREAD = 1.5
+
+
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:
-    """``new`` for ``text[start:end]`` reverses or closes a range ("between 1958 and 1961" -> "between 1973 and
-    1961", "three or four days" -> "nine or four days", "(1-2 per week)" -> "(2-2 per week)")."""
+    """``new`` for ``text[start:end]`` reverses, closes or stretches a range ("between 1958 and 1961" ->
+    "between 1973 and 1961", "three or four days" -> "nine or four days", "(1-2 per week)" -> "(2-2 per week)",
+    "increased from 35 to 40" -> "from 22 to 40": the ratio of its ends moved by a factor of 1.5 or more)."""
+
+    def ends(m: re.Match[str] | None) -> list[float]:
+        return [_range_value(g) for g in m.groups() if g] if m else [0, 0]
 
     def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
-        values = [_range_value(g) for g in m.groups() if g] if m else [0, 0]
-        return (values[0] < values[1]) - (values[0] > values[1])
+        return (ends(m)[0] < ends(m)[1]) - (ends(m)[0] > ends(m)[1])
+
+    def spread(m: re.Match[str] | None) -> float:
+        return max(1.0, *ends(m)) / max(1.0, min(ends(m)))
 
     changed = text[:start] + new + text[end:]
-    return breaks_order(text, start, end, new) or any(
-        m.start() <= start < m.end() and rising(m) not in (0, rising(_RANGE.match(changed, m.start())))
-        for m in _RANGE.finditer(text)
-    )
+    for m in (m for m in _RANGE.finditer(text) if m.start() <= start < m.end()):
+        now = _RANGE.match(changed, m.start())
+        stretched = m[1] and max(spread(m), spread(now)) >= _MAX_SPREAD * min(spread(m), spread(now))
+        if rising(m) not in (0, rising(now)) or stretched:
+            return True
+    return breaks_order(text, start, end, new)
 
 
 _MONTH_RE = "|".join(MONTHS_IN_ORDER)
@@ -1106,10 +1129,8 @@ def fixed_by_context(span: Span, text: str) -> str:
     stem = s[1] if (s := re.fullmatch(r"([a-z]+)\d+", span.text, re.I)) else "(?!)"
     if re.match(rf"/{stem}(?:\d| ?<dig>)", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
         return f"one of a numbered pair of kinds ('{stem}1/{stem}2': T helper cell classes)"
-    if span.type in (EntityType.ORG, EntityType.OTHER, EntityType.TERM) and (
-        kept := _part_elsewhere(span, text)
-    ):
-        return f"its {kept!r} stays elsewhere in the text"
+    if kept := _part_elsewhere(span, text):
+        return f"its {kept!r} stays elsewhere in the text (a name word, a genus, the people of a place)"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
     return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
@@ -1120,11 +1141,38 @@ def _part_elsewhere(span: Span, text: str) -> str:
     or the genus of a binomial that the text also names on its own ("Ministry of Education of Jiangxi ...
     Jiangxi province", "vibrio scophthalmi, the most abundant vibrio species": a fictional name would leave the
     real place or genus beside it), else ""."""
+    if span.type in (EntityType.PLACE, EntityType.OTHER) and (kin := _kin(span, text)):
+        return kin
+    if span.type not in (EntityType.ORG, EntityType.OTHER, EntityType.TERM):
+        return ""
     rest = text.replace(span.text, " ")
     words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
     binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
     parts = words[:1] if binomial else [w for w in words if not is_common_word(w) and not _keyword(w)]
     return next((w for w in parts if re.search(rf"\b{re.escape(w)}\b", rest, re.I)), "")
+
+
+#: words of an event held at fixed intervals: a year beside one is fixed ("the Beijing 2008 Summer Olympics")
+_EVENT = re.compile(r"\b(?:Olympi|Paralympi|Games\b|World Cup|Expo\b|(?i:election|elected\b|nominee|census))")
+_KIN = r"(?:ians?|ans?|ese|ers?|ites?|ish|i)s?"  # a people's ending ("Floridians", "Chinese", "Londoners")
+
+
+def _sentence_of(before: str, middle: str, after: str) -> str:
+    """The sentence around ``middle``."""
+    return re.split(r"(?<=[.!?])\s", before)[-1] + middle + re.split(r"(?<=[.!?])\s", after, maxsplit=1)[0]
+
+
+def _kin(span: Span, text: str) -> str:
+    """The people of a place, or the place of a people, that the text names elsewhere ("Florida" beside
+    "Floridians", in either direction): a fictional value would change one and leave the other. A country's
+    nationality is its own word (the offline-rules-11 reader accepted "Japan" -> "Ellerburg" beside "Japanese")."""
+    name, rest = span.text, re.sub(rf"\b{re.escape(span.text)}\b", " ", text)
+    people = span.type is EntityType.OTHER and re.fullmatch(rf"([A-Z]\w{{2,}}?){_KIN}", name)
+    if people:  # "Floridians": "Florid..." elsewhere
+        return m[0] if (m := re.search(rf"\b{people[1]}(?!{_KIN}\b)\w*", rest)) else ""
+    stem = name.rstrip("aeiouy") if name[:1].isupper() and len(name) > 4 else "(?!)"  # "Florid" of "Florida"
+    kin = re.findall(rf"\b{re.escape(stem)}{_KIN}\b", rest)
+    return next((w for w in kin if not is_demonym(w, real_only=True)), "")
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
@@ -1133,6 +1181,8 @@ _MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)
 
 def _fixed_date(date: str, before: str, after: str) -> str:
     """Why a date is no value to change (:func:`fixed_by_context`), else ""."""
+    if re.fullmatch(r"1\d{3}|20\d\d", date) and _EVENT.search(_sentence_of(before, date, after)):
+        return "a year of an event held at fixed intervals ('the Beijing 2008 Summer Olympics', an election)"
     window = before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]  # and the sentence before
     weekday = _WEEKDAY.search(date) and (_WEEKDAY.search(window) or re.search(r"\bcourts?\b", window, re.I))
     if _DAY_FIXER.search(window) or any(is_holiday(w) for w in window.split()) or weekday:
@@ -1144,6 +1194,8 @@ def _fixed_number(number: str, before: str, after: str) -> str:
     """Why a number is no value to change (:func:`fixed_by_context`), else ""."""
     if re.match(r"\s?[acgtu]/[acgtu]\b", after, re.I) or re.fullmatch(r"\d+-[a-z]+ing", number):
         return "a number of a name ('ifn-γ +874 t/a': a sequence variant's position; '454-sequencing')"
+    if _in_a_sum(number, _sentence_of(before, "\0", after)):
+        return "a sum or product its sentence computes, or an operand of it ('1 music, 1 art and 1 PE trainers ... in 100 counties, a total of 300')"
     if re.search(r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I):
         return "a telephone number ('call 911')"
     if (
@@ -1159,12 +1211,33 @@ def _fixed_number(number: str, before: str, after: str) -> str:
     return ""
 
 
+def _in_a_sum(number: str, sentence: str) -> bool:
+    """``number`` (at the sentence's "\\0") is a sum of other numbers of its sentence, or such a sum times one
+    more, or one of those operands ("1 music, 1 art and 1 PE trainers ... in 100 counties, a total of 300":
+    300 = (1 + 1 + 1) x 100). Years are no operands; at most 8 numbers are tried."""
+    found = re.findall(r"(?<![\w.,])(\d+(?:,\d{3})*|\0)(?![\w.,]\d)", sentence)
+    if not 3 <= len(found) <= 8 or "\0" not in found or not re.fullmatch(r"\d+(?:,\d{3})*", number):
+        return False
+    me = found.index("\0")
+    values = [float((number if v == "\0" else v).replace(",", "")) for v in found]
+    values = [v if i == me or not 1000 < v < 2100 else 0.0 for i, v in enumerate(values)]
+    for total, rest in (
+        (t, [j for j in range(len(values)) if j != t]) for t in range(len(values)) if values[t]
+    ):
+        for size in range(1, len(rest) + 1):
+            for group in itertools.combinations(rest, size):
+                part = sum(values[j] for j in group)
+                times = [m for m in rest if m not in group and values[m] > 1 and part > 1]
+                hit = [m for m in times if values[m] * part == values[total]][:1]
+                if ((size > 1 and part == values[total]) or hit) and me in (total, *group, *hit):
+                    return True
+    return False
+
+
 def _fixed_name(name: str, text: str, before: str, after: str) -> str:
     """Why a name of unknown type is no name to replace (:func:`fixed_by_context`), else ""."""
     if in_name_list(name, text) or re.search(r"\b(?:said|by) $", before):
         return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek', 'by Dido')"
-    if (m := re.fullmatch(r"([A-Z]\w{3,}?)(?:ians|ans|ers|ites)", name)) and m[1] in text.replace(name, " "):
-        return f"the people of a place the text names ('{name}' beside '{m[1]}...')"
     if any(is_foreign_word(w) for w in name.split()):
         return "an untranslated word, no name ('an initial encounter in Abenteuer')"
     if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):

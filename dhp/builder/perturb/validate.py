@@ -337,6 +337,8 @@ def _fictional_verdict(span: Span, new: str, kind: EntityType | None, original: 
     """The replacement is new: no glued piece of the old name, no real place, not already in the text."""
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
         return _fail(f"{new!r} keeps {part!r} of the original {span.text!r}")
+    if span.type in (EntityType.ACRONYM, EntityType.TERM) and len(new) > 2 and lexicon.is_abbreviation(new):
+        return _fail(f"{new!r} is a real abbreviation, not a fictional one ('SMB' -> 'STD')")
     if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):
         return _fail(f"{new!r} is a real place, not a fictional one")
     if kind is EntityType.NATIONALITY and lexicon.is_demonym(new) and not _fictional_people(new):

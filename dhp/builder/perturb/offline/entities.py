@@ -578,6 +578,8 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
     the real name kept ("Glenn" -> "Glenda"), an article that no longer agrees, an impossible number."""
     if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
         return True
+    if span.type in (EntityType.ACRONYM, EntityType.TERM) and len(new) > 2 and lexicon.is_abbreviation(new):
+        return True  # "SMB" never -> "STD": a real abbreviation
     if span.type is EntityType.NUMBER and span.text not in {"0", "1"} and new in {"0", "1"}:
         return True  # "5 international airlines" never -> "1 international airlines"
     if span.type is EntityType.NUMBER and re.split(r"[-–]", new)[0].lower() in re.findall(
