@@ -50,13 +50,13 @@ from dhp.builder.textstats import split_sentences
 
 # fmt: off
 __all__ = [
-    "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
-    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HOLIDAYS",
-    "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
+    "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "COUNTED", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
+    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HAS_DIGIT",
+    "HOLIDAYS", "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
     "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
     "first_name_gender", "first_name_pool", "fixed_by_context", "has_term_shape", "implausible_number",
-    "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document",
-    "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
+    "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym",
+    "is_document", "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
     "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
     "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
     "tokenize", "word_tags", "word_value", "word_zipf",
@@ -82,6 +82,10 @@ class EntityType(str, enum.Enum):
     URL = "url"  # a web address or domain ("www.bosch-pt.com/warranty")
     HOLIDAY = "holiday"  # a named holiday or feast ("Christmas", "Easter Sunday", the fictional "Lanternmas")
     OTHER = "other"
+
+
+#: types whose equal values may be different things ("2 goals", "2 days"): each occurrence is its own
+COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ _ORDINAL_RANGE = re.compile(r"^\d+(?:st|nd|rd|th)?(?:[-–]\d+(?:st|nd|rd|th)?)+
 #: the charge after an ion's formula ("ca2+", "cl-" before a space)
 _ION_AFTER = re.compile(r"[+−]|-(?![\w])")
 _FORMULA = re.compile(r"(?=\w*\d)(?:(?:[chnopsk]|c[al]|fe|mg|na|zn)\d?)+(?:-|$)", re.I)  # "n2-fixing"
-_HAS_DIGIT = re.compile(r"\d")
+HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
 
 _SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
@@ -153,17 +157,8 @@ _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC"
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
 #: the list's names, then stems and place endings combined (issue 36: a pool large enough that no invented place
 #: repeats across more than a few rows of a dataset; only place-shaped names type as places, `_PLACE_SHAPES`)
-_PLACE_STEMS = (
-    "Ald Bren Cald Dorr Eld Fenn Gald Harr Ister Jorv Kald Lund Mord Norv Oth Pell Quor Rav Sard Tarn".split()
-)
-FICTIONAL_PLACES: tuple[str, ...] = tuple(
-    dict.fromkeys(
-        [
-            *_LISTS["FICTIONAL_PLACES"],
-            *(s + e for e in "oria avia enia burg land haven ville shire".split() for s in _PLACE_STEMS),
-        ]
-    )
-)
+_PLACE_COMBINED = [s + e for e in _LISTS["_PLACE_ENDINGS"] for s in _LISTS["_PLACE_STEMS"]]  # "Galdoria"
+FICTIONAL_PLACES: tuple[str, ...] = tuple(dict.fromkeys([*_LISTS["FICTIONAL_PLACES"], *_PLACE_COMBINED]))
 #: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
 #: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
 #: read as names of unknown type (one source of truth for the generator and the validator)
@@ -262,9 +257,7 @@ PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
 
 
 #: a day of the month before its month ("20 November") and a child's age ("15-year-old girl")
-DAY_AFTER = re.compile(
-    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
-)
+DAY_AFTER = re.compile(rf"\s+(?:{'|'.join(m.capitalize() for m in MONTHS_IN_ORDER)})\b")
 CHILD_AFTER = re.compile(r"\s+(?:girl|boy|child|baby|toddler|schoolgirl|schoolboy|pupil|son|daughter)s?\b")
 #: (what follows the number, its largest plausible value, what it is)
 _BOUNDS = (
@@ -521,7 +514,7 @@ def has_term_shape(word: str) -> bool:
     """The shape of a technical term: letters with digits ("H1N1", "il-6", "VT40X") or an inner
     capital after a lower-case letter ("CoV", "mRNA")."""
     return _HAS_ALPHA.search(word) is not None and (
-        _HAS_DIGIT.search(word) is not None or _INNER_CAPITAL.match(word) is not None
+        HAS_DIGIT.search(word) is not None or _INNER_CAPITAL.match(word) is not None
     )
 
 
@@ -766,7 +759,7 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     ("pcr"). Rarity alone never makes a term ("molting", "polecat", "reproducibility" are words)."""
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
-    if _HAS_DIGIT.search(word):
+    if HAS_DIGIT.search(word):
         if _ORDINAL_RANGE.match(word):
             return False
         number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
@@ -930,13 +923,7 @@ def plural_ending(singular: str, plural: str) -> str:
 
 
 #: the values of number words that state a range ("three or four days", "hundreds to thousands")
-_ONES = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_WORD_VALUES = {
-    **{w: float(n) for n, w in enumerate(f"{_ONES} seventeen eighteen nineteen".split(), 1)},
-    **{w: 10.0 * n for n, w in enumerate(_TENS.split(), 2)},
-    **{"dozen": 12.0, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9},
-}
+_WORD_VALUES: dict[str, float] = _LISTS["_WORD_VALUES"]
 #: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20", "three or four"), whose order a
 #: replacement keeps
 _N = r"(\d+(?:,\d{3})*(?:\.\d+)?)[kK]?"  # "between 200k and 250k"
@@ -948,11 +935,7 @@ _RANGE = re.compile(
 )
 
 
-_ORDINAL_VALUES = {
-    **{w: float(n) for n, w in enumerate("third fourth fifth sixth seventh eighth ninth tenth".split(), 3)},
-    **{"eleventh": 11.0, "twelfth": 12.0, "twentieth": 20.0, "thirtieth": 30.0, "fiftieth": 50.0},
-    "hundredth": 100.0,
-}
+_ORDINAL_VALUES: dict[str, float] = _LISTS["_ORDINAL_VALUES"]
 
 
 def word_value(word: str) -> float:
@@ -987,7 +970,9 @@ def breaks_range(text: str, start: int, end: int, new: str) -> bool:
     changed = text[:start] + new + text[end:]
     for m in (m for m in _RANGE.finditer(text) if m.start() <= start < m.end()):
         now = _RANGE.match(changed, m.start())
-        stretched = m[1] and max(spread(m), spread(now)) >= _MAX_SPREAD * min(spread(m), spread(now))
+        stretched = m[0][:4].lower() == "from" and max(spread(m), spread(now)) >= _MAX_SPREAD * min(
+            spread(m), spread(now)
+        )
         if rising(m) not in (0, rising(now)) or stretched:
             return True
     return breaks_order(text, start, end, new)
@@ -1288,7 +1273,7 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
         return EntityType.URL
     if len(words) == 1 and _is_term(words[0], lowercase_text) and not words[0][:1].isupper():
         return EntityType.TERM
-    if len(words) == 1 and _HAS_DIGIT.search(words[0]) and _is_term(words[0], lowercase_text):
+    if len(words) == 1 and HAS_DIGIT.search(words[0]) and _is_term(words[0], lowercase_text):
         return EntityType.TERM
     return classify_name(text, context)
 
@@ -1646,7 +1631,7 @@ def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
 
 def _term_at(text: str, end: int, word: str, lower: bool) -> bool:
     """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's or molecule's formula."""
-    shaped = lower or not word[0].isupper() or _HAS_DIGIT.search(word)
+    shaped = lower or not word[0].isupper() or HAS_DIGIT.search(word)
     formula = _ION_AFTER.match(text, end) or _FORMULA.match(word)  # "ca2+", "n2-fixing", "h2o"
     return bool(shaped) and _is_term(word, lower) and not formula
 

@@ -248,8 +248,7 @@ def _keeps_fragment(old: str, new: str) -> str:
     for o, n in zip(old.split(), new.split(), strict=False):
         if o == n:
             continue
-        pre = len(_common_prefix(o, n))
-        suf = len(_common_prefix(o[::-1], n[::-1]))
+        pre, suf = _common_start(o, n), _common_start(o[::-1], n[::-1])
         for size, part in ((pre, o[:pre]), (suf, o[len(o) - suf :])):
             glued = size >= 3 and not part.isascii()  # "Yûki" -> "Marwickûki"
             if glued or (size >= 4 and size * 5 >= len(o) * 3):  # "Smith" -> "Smithers"
@@ -257,11 +256,8 @@ def _keeps_fragment(old: str, new: str) -> str:
     return ""
 
 
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
+def _common_start(a: str, b: str) -> int:
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def _apply(span: Span, edits: list[DiffRegion], perturbed: str) -> str:
@@ -271,9 +267,6 @@ def _apply(span: Span, edits: list[DiffRegion], perturbed: str) -> str:
         a, b = e.old_start - span.start, e.old_end - span.start
         text = text[:a] + perturbed[e.new_start : e.new_end] + text[b:]
     return text
-
-
-_HAS_DIGIT = re.compile(r"\d")
 
 
 def _letters(text: str) -> str:
@@ -328,7 +321,11 @@ def _kind_verdict(span: Span, new: str, kind: EntityType | None) -> Verdict:
         return _fail(f"{owner!r} of the document {span.text!r} replaced by {new_owner!r}: type changed")
     if span.type is EntityType.PERSON and _gender_changed(span.text, new):
         return _fail(f"person {span.text!r} replaced by {new!r}: gender changed")
-    if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
+    if (
+        span.type is EntityType.NUMBER
+        and lexicon.HAS_DIGIT.search(new)
+        and _letters(span.text) != _letters(new)
+    ):
         return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     return PASS
 
@@ -529,10 +526,6 @@ def _short_forms_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[i
     return followers, PASS
 
 
-#: types whose equal values may be different things ("2 goals", "2 days"): no need to change every one
-_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
-
-
 def _plurals_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[int], Verdict]:
     """Spans that are the plural of a replaced term, replaced by the new term's plural ("ribosomes" ->
     "degosomes" with "ribosome" -> "degosome"): one entity with it. Fails when one form changed and the
@@ -560,7 +553,7 @@ def _left_behind(spans: list[Span], news: dict[int, str], perturbed: str) -> Ver
     """Every occurrence of a replaced name or term changed: the perturbed text never names both the real
     and the fictional entity ("Hunan" -> "Samga" with "Hunan" left later)."""
     for index in news:
-        olds = [] if spans[index].type in _COUNTED else sorted(lexicon.named_forms(spans[index]))
+        olds = [] if spans[index].type in lexicon.COUNTED else sorted(lexicon.named_forms(spans[index]))
         for old in olds:
             if lexicon.mentions(perturbed, old):
                 return _fail(f"{spans[index].text!r} was replaced but the text still names {old!r}")

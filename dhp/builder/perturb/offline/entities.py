@@ -673,10 +673,6 @@ def _forms(
     return forms
 
 
-#: types whose equal values may be different things ("2 goals", "2 days"): each occurrence is its own
-_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
-
-
 def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
     """The span overlaps the edit, or only white space lies between them and one side has several words
     ("New Zealander" and "Tim Weston": replaced side by side they read as one changed span; "single
@@ -717,7 +713,7 @@ def replaceable_entities(text: str) -> list[str]:
         for o in (o for f in forms for o in groups[f]):
             rest = rest[: o.start] + " " * (o.end - o.start) + rest[o.end :]
         names = {*forms, *lexicon.named_forms(spans[0])}  # "Xi Jinping" of "General Secretary Xi Jinping"
-        if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in names):
+        if spans[0].type in lexicon.COUNTED or not any(lexicon.mentions(rest, f) for f in names):
             out.append(surface)
     return out
 
