@@ -326,9 +326,7 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
 
 
 #: the generator's fictional first names by gender (one source of truth for the generator and the validator)
-FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
-    k: tuple(v) for k, v in _LISTS["FICTIONAL_FIRST_NAMES"].items()
-}
+FICTIONAL_FIRST_NAMES = {gender: tuple(names) for gender, names in _LISTS["FICTIONAL_FIRST_NAMES"].items()}
 _GENDER_LOCALES: tuple[str, ...] = tuple(_LISTS["_GENDER_LOCALES"])
 
 
@@ -656,12 +654,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
         return kind
     if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
         return EntityType.PERSON  # "Dr. Varn", never "General Plan"
-    if (
-        len(caps) == 1
-        and not is_common_word(caps[0])
-        and is_known_place(caps[0])
-        and re.search(r"\b(?:in|at|from|near|to)\s*$", context)
-    ):
+    after_place_word = re.search(r"\b(?:in|at|from|near|to)\s*$", context)
+    if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and after_place_word:
         return EntityType.PLACE  # "in Cleveland": a place, though also a first name
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
@@ -723,22 +717,16 @@ _SCALE_WORDS = frozenset("dozen hundred thousand million billion trillion".split
 
 def _number_type(word: str) -> EntityType | None:
     low = word.lower()
-    if (
-        word == NUMBER_MASK
-        or _DIMENSION.fullmatch(low)
-        or low.partition("-")[0].removesuffix("s") in _SCALE_WORDS
-    ):
+    scale = low.partition("-")[0].removesuffix("s") in _SCALE_WORDS
+    if word == NUMBER_MASK or _DIMENSION.fullmatch(low) or scale:
         return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone; "thousands"
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
             return EntityType.DATE
         return EntityType.NUMBER
-    if (
-        _GLUED_SCALE.match(word)
-        or _SCORE.match(word)
-        or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low))
-    ):
+    measure = _MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)
+    if _GLUED_SCALE.match(word) or _SCORE.match(word) or measure:
         return EntityType.NUMBER
     if _ORDINAL_COMPOUND.match(word):
         return EntityType.NUMBER
@@ -847,9 +835,8 @@ def _is_lower_acronym(low: str) -> bool:
     """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
     unknown to the English lexicon and rare."""
     vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
-    return (
-        2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and not is_abbreviation(low)
-    )
+    known = bool(lemmas(low)) or is_abbreviation(low)
+    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not known
 
 
 def is_abbreviation(word: str) -> bool:
@@ -970,10 +957,8 @@ def breaks_range(text: str, start: int, end: int, new: str) -> bool:
     changed = text[:start] + new + text[end:]
     for m in (m for m in _RANGE.finditer(text) if m.start() <= start < m.end()):
         now = _RANGE.match(changed, m.start())
-        stretched = m[0][:4].lower() == "from" and max(spread(m), spread(now)) >= _MAX_SPREAD * min(
-            spread(m), spread(now)
-        )
-        if rising(m) not in (0, rising(now)) or stretched:
+        lo, hi = sorted((spread(m), spread(now)))
+        if rising(m) not in (0, rising(now)) or (m[0][:4].lower() == "from" and hi >= _MAX_SPREAD * lo):
             return True
     return breaks_order(text, start, end, new)
 
@@ -1206,9 +1191,8 @@ def _in_a_sum(number: str, sentence: str) -> bool:
     me = found.index("\0")
     values = [float((number if v == "\0" else v).replace(",", "")) for v in found]
     values = [v if i == me or not 1000 < v < 2100 else 0.0 for i, v in enumerate(values)]
-    for total, rest in (
-        (t, [j for j in range(len(values)) if j != t]) for t in range(len(values)) if values[t]
-    ):
+    for total in (t for t in range(len(values)) if values[t]):
+        rest = [j for j in range(len(values)) if j != total]
         for size in range(1, len(rest) + 1):
             for group in itertools.combinations(rest, size):
                 part = sum(values[j] for j in group)

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from dhp.builder.perturb import closed_class, grammar_check, lexicon
-from dhp.builder.perturb.lexicon import NUMBER_MASK, EntityType, Span, Token
+from dhp.builder.perturb.lexicon import HAS_DIGIT, NUMBER_MASK, EntityType, Span, Token
 from dhp.builder.textstats import split_sentences
 from dhp.types import Perturbation, Severity
 
@@ -321,11 +321,7 @@ def _kind_verdict(span: Span, new: str, kind: EntityType | None) -> Verdict:
         return _fail(f"{owner!r} of the document {span.text!r} replaced by {new_owner!r}: type changed")
     if span.type is EntityType.PERSON and _gender_changed(span.text, new):
         return _fail(f"person {span.text!r} replaced by {new!r}: gender changed")
-    if (
-        span.type is EntityType.NUMBER
-        and lexicon.HAS_DIGIT.search(new)
-        and _letters(span.text) != _letters(new)
-    ):
+    if span.type is EntityType.NUMBER and HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
         return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     return PASS
 
@@ -451,11 +447,8 @@ def _ordinary_word_verdict(span: Span, new: str) -> Verdict:
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     if why := lexicon.fixed_by_context(span, original):
         return _fail(f"{span.text!r} -> {new!r}: {why}")
-    if (
-        span.type is EntityType.PERSON
-        and lexicon.in_name_list(span.text, original)
-        and lexicon.first_name_gender(new)
-    ):
+    surname = span.type is EntityType.PERSON and lexicon.in_name_list(span.text, original)
+    if surname and lexicon.first_name_gender(new):
         return _fail(f"{span.text!r} -> {new!r}: a surname in a list of surnames made a first name")
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)

@@ -686,10 +686,7 @@ def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
 
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
-    keywords = (
-        lexicon.ORG_KEYWORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.EVENT_WORDS | lexicon.DOCUMENT_WORDS
-    )
-    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2 and w.lower() not in keywords}
+    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2 and w.lower() not in _NAME_KEEP}
     return any(words & set(c["from"].split()) for c in changes)
 
 
@@ -731,14 +728,7 @@ def _enumerator(text: str, span: Span) -> bool:
         r"\b(?:the|these|those|all) $", text[: span.start], re.I
     )
     dotted = "." in span.text and after == "."
-    return (
-        listed
-        or counted
-        or bool(item)
-        or bool(anaphor)
-        or dotted
-        or bool(lexicon.fixed_by_context(span, text))
-    )
+    return listed or counted or bool(item or anaphor) or dotted or bool(lexicon.fixed_by_context(span, text))
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
