@@ -1512,6 +1512,19 @@ BAD_NE_OPEN_14 = [
     (NE_MINOR, "ethylene production and signalling play an important role in somatic embryogenesis .",
      "stearene production and signalling play an important role in somatic embryogenesis .",
      ("not a named entity",)),
+    # a word of a longer name: a species' common name at every use, a person's name inside another name, an
+    # abbreviation the text counts (a kind)
+    (NE_MINOR, "norway spruce is one of the most important conifer species in europe . the first line of defence "
+     "in a norway spruce tree is the bark .", "brenburg spruce is one of the most important conifer species in "
+     "europe . the first line of defence in a brenburg spruce tree is the bark .", ("'norway spruce'",)),
+    (NE_MINOR, "He served with Merrill's Marauders in Burma.", "He served with Halvorsen's Marauders in Burma.",
+     ("inside another name",)),
+    (NE_MINOR, "She was taken to St Mary's hospital.", "She was taken to St Rowan's hospital.",
+     ("inside another name",)),
+    (NE_MINOR, "clinical data warehouses promise to revolutionize research . however , the effectiveness of cdws is "
+     "diminished . we integrate knowledge from the cdw and the literature .", "clinical data warehouses promise "
+     "to revolutionize research . however , the effectiveness of ntps is diminished . we integrate knowledge from "
+     "the ntp and the literature .", ("counts",)),
 ]  # fmt: skip
 
 
@@ -1524,7 +1537,8 @@ def test_fictional_entities_left_open_by_offline_rules_14_bad(
 
 def test_years_totals_ranges_and_places_that_no_rule_fixes_good() -> None:
     """A year with no event beside it, a number that sums nothing, a range kept near its spread, a place whose
-    people the text does not name, a rarer chemical all still change."""
+    people the text does not name, a rarer chemical, a place not always in one name, a person's possessive
+    before an ordinary noun all still change."""
     _ok(
         validate(
             NE_MINOR, "He moved there in 1976 and left in 1996.", "He moved there in 1982 and left in 1996."
@@ -1552,3 +1566,6 @@ def test_years_totals_ranges_and_places_that_no_rule_fixes_good() -> None:
         )
     )
     _ok(validate(NE_MINOR, "lysine production rose .", "zemine production rose ."))
+    _ok(validate(NE_MINOR, "we sampled spruce in norway . norway has cold winters .",
+                 "we sampled spruce in brenburg . brenburg has cold winters ."))  # fmt: skip
+    _ok(validate(NE_MINOR, "He read Merrill's book in Burma.", "He read Halvorsen's book in Burma."))

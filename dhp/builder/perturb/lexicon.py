@@ -546,9 +546,8 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
     low = caps[0].lower()
-    if len(caps) == 1 and (
-        low in _SEASONS or low in _NO_PERSON_ALONE or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))
-    ):
+    plural_noun = lemmas(low, "NOUN") and low not in lemmas(low, "NOUN")
+    if len(caps) == 1 and (low in _SEASONS or low in _NO_PERSON_ALONE or plural_noun):
         return False  # "Spring", "Miles", "Corona": a season, a plural noun, the pandemic
     if len(caps) > 1 and caps[-1].endswith(_ADJ_ENDINGS) and caps[-1] not in last:
         return False  # "Neo Kantian": an adjective of a name
@@ -556,12 +555,8 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
         len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))
     ):
         return True
-    if (
-        len(caps) == 2
-        and _TITLE_CASE.match(caps[1])
-        and not _keyword(caps[1])
-        and not caps[1].endswith(_ADJ_ENDINGS)
-    ):
+    second = len(caps) == 2 and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1])
+    if second and not caps[1].endswith(_ADJ_ENDINGS):
         rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
         if caps[0] in first and (not is_common_word(caps[0]) or rare_last):
             # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
@@ -867,11 +862,8 @@ def is_binomial(text: str) -> bool:
     if m is None:
         return False
     genus, species = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    if (
-        len(species) < 3
-        or not species.endswith(_EPITHET_ENDINGS)
-        or not _latin_word(species, _BINOMIAL_MAX_ZIPF)
-    ):
+    epithet = species.endswith(_EPITHET_ENDINGS) and _latin_word(species, _BINOMIAL_MAX_ZIPF)
+    if len(species) < 3 or not epithet:
         return False
     if species.capitalize() in _names()[1]:
         return False  # "kruskal wallis": a test named after people, no species
@@ -1103,7 +1095,25 @@ def fixed_by_context(span: Span, text: str) -> str:
         return f"its {kept!r} stays elsewhere in the text (a name word, a genus, the people of a place)"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
-    return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+    other = span.type is EntityType.OTHER
+    return (
+        _fixed_name(span.text, text, before, after) if other else _word_of_a_name(span, text, before, after)
+    )
+
+
+def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
+    """Why ``span`` is a word of a longer name or a kind, no name of its own (offline-rules/16), else ""."""
+    inside = re.search(r"\bS(?:ain)?t\.? $", before) or re.match(r"['’]s [A-Z]", after)
+    if span.type is EntityType.PERSON and inside:
+        return "a person's name inside another name ('Merrill's Marauders', 'St Mary's'), no person there"
+    uses = re.findall(rf"\b{re.escape(span.text)}\b( [a-z]+)?", text)  # "norway spruce" at every use
+    one_name = len(uses) > 1 and {*uses} == {uses[0]} != {""}
+    if span.type is EntityType.PLACE and span.text.islower() and one_name:
+        return f"a word of the name {span.text + uses[0]!r} at every use (a species), no place"
+    counted = _is_lower_acronym(span.text) and re.search(rf"\b{span.text}s\b", text)
+    if span.type is EntityType.TERM and counted:
+        return f"an abbreviation the text counts ('{span.text}s'): a kind, no name ('cdw', 'cdws')"
+    return ""
 
 
 def _part_elsewhere(span: Span, text: str) -> str:
@@ -1502,12 +1512,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
         return None
     quoted = a > 0 and toks[a - 1].text in _QUOTES  # a quoted title names a work: "Cool Maker Loves Family"
-    if (
-        kind is EntityType.OTHER
-        and b - a > 1
-        and not quoted
-        and _ordinary_phrase([t.text for t in toks[a:b]])
-    ):
+    phrase = b - a > 1 and not quoted and _ordinary_phrase([t.text for t in toks[a:b]])
+    if kind is EntityType.OTHER and phrase:
         return None  # "Tour Bus", "Health Ministers", "Changing of the Guard": capitalised ordinary words
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])

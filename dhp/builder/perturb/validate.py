@@ -294,13 +294,9 @@ def _gender_changed(old: str, new: str) -> bool:
 def _form_verdict(span: Span, new: str, before: str) -> Verdict:
     """The replacement is a non-empty span inside one sentence with the original's initial case, and an
     "a"/"an" right before it still agrees ("an organism" -> "an mugolism" does not)."""
-    article = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
-    if (
-        article
-        and not lexicon.an_mismatch(article.group(1), span.text)
-        and lexicon.an_mismatch(article.group(1), new)
-    ):
-        return _fail(f"{article.group(1)!r} before {span.text!r} no longer agrees with {new!r}")
+    a = article.group(1) if (article := re.search(r"\b(an?)\s+$", before, re.IGNORECASE)) else ""
+    if a and not lexicon.an_mismatch(a, span.text) and lexicon.an_mismatch(a, new):
+        return _fail(f"{a!r} before {span.text!r} no longer agrees with {new!r}")
     if not new.strip():
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
     if re.search(r"[.!?]\s", new) and not lexicon.is_binomial(span.text):  # "e. coli" ends no sentence

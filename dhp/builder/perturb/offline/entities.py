@@ -119,9 +119,8 @@ def _number(span: str, rng: random.Random) -> str:
         return word.capitalize() if span[:1].isupper() else word
     if low.replace("-", "").isalpha():
         return span  # "dozens", "hundred-year": no same-shape fictional value
-    if m := re.fullmatch(
-        r"(['’]?(?:1[0-9]|20)?)(\d)0s", span
-    ):  # a decade ("the 70s", "1970s") stays one, near
+    # a decade ("the 70s", "1970s") stays one, near
+    if m := re.fullmatch(r"(['’]?(?:1[0-9]|20)?)(\d)0s", span):
         d = int(m.group(2))
         return f"{m.group(1)}{rng.choice([x for x in range(max(1, d - 2), min(9, d + 2) + 1) if x != d])}0s"
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "41st", "10th-minute"
