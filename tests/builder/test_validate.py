@@ -1525,6 +1525,12 @@ BAD_NE_OPEN_14 = [
      "diminished . we integrate knowledge from the cdw and the literature .", "clinical data warehouses promise "
      "to revolutionize research . however , the effectiveness of ntps is diminished . we integrate knowledge from "
      "the ntp and the literature .", ("counts",)),
+    # the generator keeps a telephone number's length (offline-rules/14); the validator now checks it too
+    (NE_MINOR, "Our phone number and WeChat account is 18912251735; we look forward to meeting you.",
+     "Our phone number and WeChat account is 9668828252; we look forward to meeting you.", ("its length",)),
+    # a binomial renamed while its short form stays (the tried refusing generator's read): rejected already
+    (NE_MINOR, "we isolated Escherichia coli from water. E. coli was abundant.",
+     "we isolated Drelbium varnis from water. E. coli was abundant.", ("still names 'E. coli'",)),
 ]  # fmt: skip
 
 

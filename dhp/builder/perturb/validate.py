@@ -419,6 +419,8 @@ def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if span.type is EntityType.NUMBER and (factor := _factor(span.text, new)) >= MAX_NUMBER_FACTOR:
         return _fail(f"number {span.text!r} replaced by {new!r}: moved by a factor of {factor:.0f}")
+    if re.fullmatch(r"\d{7,}", span.text) and len(new) != len(span.text):  # as the generator makes it
+        return _fail(f"number {span.text!r} replaced by {new!r}: a telephone or ID number keeps its length")
     if span.type is EntityType.NUMBER and (why := _implausible_in_context(span, new, original)):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if lexicon.breaks_range(original, span.start, span.end, new):
