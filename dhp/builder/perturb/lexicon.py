@@ -1195,7 +1195,7 @@ def _in_a_sum(number: str, sentence: str) -> bool:
     """``number`` (at the sentence's "\\0") is a sum of other numbers of its sentence, or such a sum times one
     more, or one of those operands ("1 music, 1 art and 1 PE trainers ... in 100 counties, a total of 300":
     300 = (1 + 1 + 1) x 100). Years are no operands; at most 8 numbers are tried."""
-    found = re.findall(r"(?<![\w.,])(\d+(?:,\d{3})*|\0)(?![\w.,]\d)", sentence)
+    found = re.findall(r"(?<![\w.,/–-])(\d+(?:,\d{3})*|\0)(?![\w.,/–-]\d)", sentence)
     if not 3 <= len(found) <= 8 or "\0" not in found or not re.fullmatch(r"\d+(?:,\d{3})*", number):
         return False
     me = found.index("\0")
