@@ -1077,3 +1077,18 @@ def test_grammar_leaves_the_verb_of_a_collective_noun() -> None:
         "The parents bought a replacement toy. Security was said to be a little over zealous in the airport."
     )
     assert not [e for e in grammar_edits(text) if e.kind == "agreement" and text[e.start : e.end] == "was"]
+
+
+def test_one_end_of_a_range_changes() -> None:
+    """Seed 8317's read (offline-rules/14): "increased from 35 to 40" -> "from 22 to 58"; offline-rules/16 moves one
+    end at most, and keeps the ratio of the ends within 1.5 (never "from 22 to 40")."""
+    text = "The plan cuts 30,000 jobs, and weekly hours will be increased from 35 to 40 hours for 12 months."
+    seen = 0
+    for seed in range(20):
+        out = fictional_entities(text, Severity.MAJOR, random.Random(seed))
+        if isinstance(out, Perturbed):
+            m = re.search(r"from (\d+) to (\d+) hours", out.text)
+            assert m and (m[1] == "35" or m[2] == "40"), out.text
+            assert max(int(m[2]) / int(m[1]), 40 / 35) < 1.5 * min(int(m[2]) / int(m[1]), 40 / 35), out.text
+            seen += m[0] != "from 35 to 40 hours"
+    assert seen, "no seed moved an end of the range"

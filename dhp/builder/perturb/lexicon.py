@@ -54,7 +54,7 @@ __all__ = [
     "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HAS_DIGIT",
     "HOLIDAYS", "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
     "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
-    "first_name_gender", "first_name_pool", "fixed_by_context", "has_term_shape", "implausible_number",
+    "first_name_gender", "first_name_pool", "fixed_by_context", "from_range", "has_term_shape", "implausible_number",
     "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym",
     "is_document", "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
     "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
@@ -930,6 +930,12 @@ def _range_value(group: str) -> float:
 
 #: the largest factor the ratio of a range's ends may change by ("from 35 to 40" never "from 22 to 40")
 _MAX_SPREAD = 1.5
+
+
+def from_range(text: str, offset: int) -> int | None:
+    """The start of the "from X to Y" or "between X and Y" range whose end is at ``offset``, else None: one end of
+    it may change, never both ("increased from 35 to 40" never "from 22 to 58", a plan tripling the hours)."""
+    return next((m.start() for m in _RANGE.finditer(text) if m[1] and m.start() <= offset < m.end()), None)
 
 
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:

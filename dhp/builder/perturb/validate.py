@@ -564,7 +564,11 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
     news = {index: _apply(spans[index], edits, perturbed) for index, edits in touched.items()}
     followers, verdict = _short_forms_verdict(spans, news)
     plural_followers, plural_verdict = _plurals_verdict(spans, news)
-    for v in (verdict, plural_verdict, _left_behind(spans, news, perturbed)):
+    ranges = [r for i in news if (r := lexicon.from_range(original, spans[i].start)) is not None]
+    one_end = (
+        PASS if len(set(ranges)) == len(ranges) else _fail("both ends of a range changed ('from 35 to 40')")
+    )
+    for v in (verdict, plural_verdict, _left_behind(spans, news, perturbed), one_end):
         if not v.ok:
             return v
     followers |= plural_followers

@@ -335,9 +335,8 @@ def _org(span: str, rng: random.Random) -> str:
         i, size = run
         return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
     k = next((i for i, w in enumerate(words) if _name_word(w, lexicon.ORG_KEYWORDS)), None)
-    if k is not None and lexicon.is_demonym(
-        words[k]
-    ):  # "Chinese Foreign Ministry" -> "Valdorian ...", no surname
+    # "Chinese Foreign Ministry" -> "Valdorian ...", no surname
+    if k is not None and lexicon.is_demonym(words[k]):
         return " ".join([*words[:k], _demonym(rng), *words[k + 1 :]])
     return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST, run=True)
 
@@ -393,9 +392,8 @@ def _person(span: str, rng: random.Random, text: str) -> str:
         title or (not before.group(2) and not lexicon.is_common_word(before.group(1)))
     )
     only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
-    if lexicon.in_name_list(
-        span, text
-    ):  # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
+    # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
+    if lexicon.in_name_list(span, text):
         return str(rng.choice([n for n in _LAST if not lexicon.first_name_gender(n)]))
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
@@ -536,9 +534,8 @@ def _bounded_number(span: Span, text: str) -> Callable[[str, random.Random, str]
         and (_AGE_AFTER.match(after) or (_AGE_BEFORE.search(before) and after.startswith(",")))
     ):
         return lambda s, r, t: _age(s, r)
-    if games := lexicon.set_of_a_match(
-        text, span.start, span.end
-    ):  # "4-6 7-6 (3) 6-3": "4-6" -> "2-6", "5-7"
+    # "4-6 7-6 (3) 6-3": "4-6" -> "2-6", "5-7"
+    if games := lexicon.set_of_a_match(text, span.start, span.end):
         sets = [
             f"{a}-{b}" for a in range(8) for b in range(8) if lexicon.finished_set(a, b) and (a, b) != games
         ]
@@ -581,9 +578,8 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
         return True  # "SMB" never -> "STD": a real abbreviation
     if span.type is EntityType.NUMBER and span.text not in {"0", "1"} and new in {"0", "1"}:
         return True  # "5 international airlines" never -> "1 international airlines"
-    if span.type is EntityType.NUMBER and re.split(r"[-–]", new)[0].lower() in re.findall(
-        r"[a-z]+", text.lower()
-    ):
+    head = re.split(r"[-–]", new)[0].lower()
+    if span.type is EntityType.NUMBER and head in re.findall(r"[a-z]+", text.lower()):
         return True  # "currently fourth ... fifth-placed" never -> "fourth-placed": a rank or count the text uses
     pairs = zip(span.text.split(), new.split(), strict=False)
     named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
@@ -723,9 +719,8 @@ def _enumerator(text: str, span: Span) -> bool:
     counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","  # "Third, ..."
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
     # "the two sides", "The two are": a number word after "the" counts things the text already named
-    anaphor = span.text.lower() in _NUMBER_WORDS and re.search(
-        r"\b(?:the|these|those|all) $", text[: span.start], re.I
-    )
+    after_the = re.search(r"\b(?:the|these|those|all) $", text[: span.start], re.I)
+    anaphor = span.text.lower() in _NUMBER_WORDS and after_the
     dotted = "." in span.text and after == "."
     return listed or counted or bool(item or anaphor) or dotted or bool(lexicon.fixed_by_context(span, text))
 
@@ -759,9 +754,11 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             _touch(text, o, value, e) for group, value in forms for o in group for e in edits
         ):
             continue
+        ranges = {lexicon.from_range(text, e.start) for e in edits} - {None}  # one end of a range changes
         if any(
             _article_breaks(text[: o.start], o.text, value)
             or lexicon.breaks_range(text, o.start, o.end, value)
+            or lexicon.from_range(text, o.start) in ranges
             for group, value in forms
             for o in group
         ):
