@@ -1521,9 +1521,11 @@ BAD_NE_OPEN_14 = [
      "in a norway spruce tree is the bark .", "brenburg spruce is one of the most important conifer species in "
      "europe . the first line of defence in a brenburg spruce tree is the bark .", ("'norway spruce'",)),
     (NE_MINOR, "He served with Merrill's Marauders in Burma.", "He served with Halvorsen's Marauders in Burma.",
-     ("inside another name",)),
+     ("person's name inside",)),
+    (NE_MINOR, "A similar American unit, Merrill's Marauders, fought in Burma.",
+     "A similar American unit, Merrill's Konraines, fought in Burma.", ("person's name inside",)),
     (NE_MINOR, "She was taken to St Mary's hospital.", "She was taken to St Rowan's hospital.",
-     ("inside another name",)),
+     ("person's name inside",)),
     (NE_MINOR, "clinical data warehouses promise to revolutionize research . however , the effectiveness of cdws is "
      "diminished . we integrate knowledge from the cdw and the literature .", "clinical data warehouses promise "
      "to revolutionize research . however , the effectiveness of ntps is diminished . we integrate knowledge from "

@@ -1101,17 +1101,18 @@ def fixed_by_context(span: Span, text: str) -> str:
         return f"its {kept!r} stays elsewhere in the text (a name word, a genus, the people of a place)"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
-    other = span.type is EntityType.OTHER
-    return (
-        _fixed_name(span.text, text, before, after) if other else _word_of_a_name(span, text, before, after)
-    )
+    why = _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+    return why or _word_of_a_name(span, text, before, after)
 
 
 def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
     """Why ``span`` is a word of a longer name or a kind, no name of its own (offline-rules/16), else ""."""
-    inside = re.search(r"\bS(?:ain)?t\.? $", before) or re.match(r"['’]s [A-Z]", after)
-    if span.type is EntityType.PERSON and inside:
-        return "a person's name inside another name ('Merrill's Marauders', 'St Mary's'), no person there"
+    inside = re.search(r"\bS(?:ain)?t\.? $", before) or re.match(r"['’]s [A-Z]", after)  # "St Mary's"
+    owned = span.type is EntityType.OTHER and re.search(r"\b[A-Z]\w*['’]s $", before)  # "Merrill's Marauders"
+    if (span.type is EntityType.PERSON and inside) or owned:
+        return (
+            "a name with a person's name inside ('Merrill's Marauders', 'St Mary's'): no person, no new one"
+        )
     uses = re.findall(rf"\b{re.escape(span.text)}\b( [a-z]+)?", text)  # "norway spruce" at every use
     one_name = len(uses) > 1 and {*uses} == {uses[0]} != {""}
     if span.type is EntityType.PLACE and span.text.islower() and one_name:

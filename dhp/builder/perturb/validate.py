@@ -330,16 +330,12 @@ def _fictional_verdict(span: Span, new: str, kind: EntityType | None, original: 
         return _fail(f"{new!r} is a real abbreviation, not a fictional one ('SMB' -> 'STD')")
     if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):
         return _fail(f"{new!r} is a real place, not a fictional one")
-    if kind is EntityType.NATIONALITY and lexicon.is_demonym(new) and not _fictional_people(new):
+    real = all(lexicon.is_demonym(w, real_only=True) for w in new.split())  # "Valdorian American" is none
+    if kind is EntityType.NATIONALITY and lexicon.is_demonym(new) and real:
         return _fail(f"{new!r} is a real nationality, not a fictional one")
     if re.search(rf"(?<!\w){re.escape(new)}(?!\w)", original):
         return _fail(f"{new!r} already occurs in the original: not a new entity")
     return PASS
-
-
-def _fictional_people(name: str) -> bool:
-    """Some word of ``name`` is the people of no real country ("Valdorian American")."""
-    return any(not lexicon.is_demonym(w, real_only=True) for w in name.split())
 
 
 def _binomial_verdict(span: Span, new: str) -> Verdict:
