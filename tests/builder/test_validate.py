@@ -1330,7 +1330,9 @@ BAD_NE_FRESH_9091 = [
      ("order of its dates",)),
     (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996, when the nominee was "
      "from the South.", "It backed Republicans through the 20th century, except in 1976 and 2003, when the "
-     "nominee was from the South.", ("order of its dates",)),
+     "nominee was from the South.", ("fixed intervals",)),  # offline-rules/16: a year of an election is fixed
+    (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996.",
+     "It backed Republicans through the 20th century, except in 1976 and 2003.", ("order of its dates",)),
     (NE_MINOR, "It backed Republicans through the 20th century, except in 1976 and 1996.",
      "It backed Republicans through the 19th century, except in 1976 and 1996.", ("order of its dates",)),
     (NE_MINOR, "Hume et al., 17th-18th century, European rationalist ethics, representatives: Spinoza et al., 18th "
@@ -1504,3 +1506,100 @@ def test_a_copula_after_a_contracted_is_stays_bad() -> None:
     _ok(validate(GE_MINOR, "He is being held on bail.", "He being held on bail."))
     # the offline-rules-8 reader counts a plural before its head an error ("a toilets seat"): so is this
     _ok(validate(GE_MINOR, orig, orig.replace("a review board", "a reviews board")))
+
+
+#: the kinds offline-rules/14's final reads (seeds 6029 and 8317) left open, made rules in offline-rules/16: a year
+#: of an event held at fixed intervals, a total its sentence computes, a range stretched, a place beside its people,
+#: a real abbreviation as the new value, a dictionary chemical
+BAD_NE_OPEN_14 = [
+    (NE_MINOR, "They supported Republican candidates through the 20th century, except in 1976 and 1996, when the "
+     "Democratic nominee was from the South.", "They supported Republican candidates through the 20th century, "
+     "except in 1982 and 1996, when the Democratic nominee was from the South.", ("fixed intervals",)),
+    (NE_MINOR, "Kvesic said that when he visited China during the Beijing 2008 Summer Olympics, the work impressed him.",
+     "Kvesic said that when he visited China during the Beijing 2010 Summer Olympics, the work impressed him.",
+     ("fixed intervals",)),
+    (NE_MINOR, "Jiangxi plans to train 1 music, 1 art and 1 PE trainers for each school in 100 counties in Jiangxi, "
+     "with a total of 300 trainers.", "Jiangxi plans to train 1 music, 1 art and 1 PE trainers for each school in "
+     "100 counties in Jiangxi, with a total of 190 trainers.", ("sum",)),
+    (NE_MINOR, "Jiangxi plans to train 1 music, 1 art and 1 PE trainers for each school in 100 counties in Jiangxi, "
+     "with a total of 300 trainers.", "Jiangxi plans to train 1 music, 1 art and 1 PE trainers for each school in "
+     "90 counties in Jiangxi, with a total of 300 trainers.", ("sum",)),
+    (NE_MAJOR, "whereby 30,000 jobs will be cut and weekly working hours will be increased from 35 to 40 hours",
+     "whereby 34,000 jobs will be cut and weekly working hours will be increased from 22 to 58 hours", ("range",)),
+    (NE_MAJOR, "whereby 30,000 jobs will be cut and weekly working hours will be increased from 35 to 40 hours",
+     "whereby 30,000 jobs will be cut and weekly working hours will be increased from 30 to 46 hours",
+     ("both ends",)),
+    (NE_MINOR, "largest ancestry group reported in Florida was English with 2,232,514 Floridians claiming it",
+     "largest ancestry group reported in Isteravia was English with 2,232,514 Floridians claiming it",
+     ("people of a place",)),
+    (NE_MINOR, "Special network optimization thanks to an SMB protocol (including HEVC UHD files) via Ethernet.",
+     "Special network optimization thanks to an STD protocol (including HEVC UHD files) via Ethernet.",
+     ("real abbreviation",)),
+    (NE_MINOR, "ethylene production and signalling play an important role in somatic embryogenesis .",
+     "stearene production and signalling play an important role in somatic embryogenesis .",
+     ("not a named entity",)),
+    # a word of a longer name: a species' common name at every use, a person's name inside another name, an
+    # abbreviation the text counts (a kind)
+    (NE_MINOR, "norway spruce is one of the most important conifer species in europe . the first line of defence "
+     "in a norway spruce tree is the bark .", "brenburg spruce is one of the most important conifer species in "
+     "europe . the first line of defence in a brenburg spruce tree is the bark .", ("'norway spruce'",)),
+    (NE_MINOR, "He served with Merrill's Marauders in Burma.", "He served with Halvorsen's Marauders in Burma.",
+     ("person's name inside",)),
+    (NE_MINOR, "A similar American unit, Merrill's Marauders, fought in Burma.",
+     "A similar American unit, Merrill's Konraines, fought in Burma.", ("person's name inside",)),
+    (NE_MINOR, "She was taken to St Mary's hospital.", "She was taken to St Rowan's hospital.",
+     ("person's name inside",)),
+    (NE_MINOR, "clinical data warehouses promise to revolutionize research . however , the effectiveness of cdws is "
+     "diminished . we integrate knowledge from the cdw and the literature .", "clinical data warehouses promise "
+     "to revolutionize research . however , the effectiveness of ntps is diminished . we integrate knowledge from "
+     "the ntp and the literature .", ("counts",)),
+    # the generator keeps a telephone number's length (offline-rules/14); the validator now checks it too
+    (NE_MINOR, "Our phone number and WeChat account is 18912251735; we look forward to meeting you.",
+     "Our phone number and WeChat account is 9668828252; we look forward to meeting you.", ("its length",)),
+    # a binomial renamed while its short form stays (the tried refusing generator's read): rejected already
+    (NE_MINOR, "we isolated Escherichia coli from water. E. coli was abundant.",
+     "we isolated Drelbium varnis from water. E. coli was abundant.", ("still names 'E. coli'",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_OPEN_14)
+def test_fictional_entities_left_open_by_offline_rules_14_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_years_totals_ranges_and_places_that_no_rule_fixes_good() -> None:
+    """A year with no event beside it, a number that sums nothing, a range kept near its spread, a place whose
+    people the text does not name, a rarer chemical, a place not always in one name, a person's possessive
+    before an ordinary noun all still change."""
+    _ok(
+        validate(
+            NE_MINOR, "He moved there in 1976 and left in 1996.", "He moved there in 1982 and left in 1996."
+        )
+    )
+    _ok(
+        validate(
+            NE_MINOR,
+            "He scored 3 goals in 5 games and 12 points.",
+            "He scored 3 goals in 5 games and 14 points.",
+        )
+    )
+    _ok(
+        validate(
+            NE_MINOR,
+            "hours will be increased from 35 to 40 hours",
+            "hours will be increased from 33 to 40 hours",
+        )
+    )
+    _ok(
+        validate(
+            NE_MINOR,
+            "The largest group in Florida was English.",
+            "The largest group in Isteravia was English.",
+        )
+    )
+    _ok(validate(NE_MINOR, "lysine production rose .", "zemine production rose ."))
+    _ok(validate(NE_MINOR, "we sampled spruce in norway . norway has cold winters .",
+                 "we sampled spruce in brenburg . brenburg has cold winters ."))  # fmt: skip
+    _ok(validate(NE_MINOR, "He read Merrill's book in Burma.", "He read Halvorsen's book in Burma."))

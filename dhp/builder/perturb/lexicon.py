@@ -30,6 +30,7 @@ import dataclasses
 import enum
 import functools
 import importlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -49,13 +50,13 @@ from dhp.builder.textstats import split_sentences
 
 # fmt: off
 __all__ = [
-    "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
-    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HOLIDAYS",
-    "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
+    "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "COUNTED", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
+    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HAS_DIGIT",
+    "HOLIDAYS", "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
     "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
-    "first_name_gender", "first_name_pool", "fixed_by_context", "has_term_shape", "implausible_number",
-    "in_name_list", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document",
-    "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
+    "first_name_gender", "first_name_pool", "fixed_by_context", "from_range", "has_term_shape", "implausible_number",
+    "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym",
+    "is_document", "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
     "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
     "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
     "tokenize", "word_tags", "word_value", "word_zipf",
@@ -81,6 +82,10 @@ class EntityType(str, enum.Enum):
     URL = "url"  # a web address or domain ("www.bosch-pt.com/warranty")
     HOLIDAY = "holiday"  # a named holiday or feast ("Christmas", "Easter Sunday", the fictional "Lanternmas")
     OTHER = "other"
+
+
+#: types whose equal values may be different things ("2 goals", "2 days"): each occurrence is its own
+COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ _ORDINAL_RANGE = re.compile(r"^\d+(?:st|nd|rd|th)?(?:[-–]\d+(?:st|nd|rd|th)?)+
 #: the charge after an ion's formula ("ca2+", "cl-" before a space)
 _ION_AFTER = re.compile(r"[+−]|-(?![\w])")
 _FORMULA = re.compile(r"(?=\w*\d)(?:(?:[chnopsk]|c[al]|fe|mg|na|zn)\d?)+(?:-|$)", re.I)  # "n2-fixing"
-_HAS_DIGIT = re.compile(r"\d")
+HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[^\W\d_]")
 
 _SCALE = frozenset("hundred thousand million billion trillion percent per cent % m bn".split())
@@ -152,17 +157,8 @@ _PLACE_ACRONYMS = frozenset({"US", "UK", "U.S", "U.K", "USA", "UAE", "EU", "DRC"
 #: the generator's fictional places (one source of truth: their demonyms, "Valdorian", are nationalities)
 #: the list's names, then stems and place endings combined (issue 36: a pool large enough that no invented place
 #: repeats across more than a few rows of a dataset; only place-shaped names type as places, `_PLACE_SHAPES`)
-_PLACE_STEMS = (
-    "Ald Bren Cald Dorr Eld Fenn Gald Harr Ister Jorv Kald Lund Mord Norv Oth Pell Quor Rav Sard Tarn".split()
-)
-FICTIONAL_PLACES: tuple[str, ...] = tuple(
-    dict.fromkeys(
-        [
-            *_LISTS["FICTIONAL_PLACES"],
-            *(s + e for e in "oria avia enia burg land haven ville shire".split() for s in _PLACE_STEMS),
-        ]
-    )
-)
+_PLACE_COMBINED = [s + e for e in _LISTS["_PLACE_ENDINGS"] for s in _LISTS["_PLACE_STEMS"]]  # "Galdoria"
+FICTIONAL_PLACES: tuple[str, ...] = tuple(dict.fromkeys([*_LISTS["FICTIONAL_PLACES"], *_PLACE_COMBINED]))
 #: the generator's fictional towns: single-word names of clubs, firms and brands ("Chelsea", "Ferrari") and
 #: the place part of an organisation ("Los Angeles County Fire Department"); no list knows them, so they
 #: read as names of unknown type (one source of truth for the generator and the validator)
@@ -261,9 +257,7 @@ PERCENT_AFTER = re.compile(r"\s*(?:%|per ?cent\b)", re.IGNORECASE)
 
 
 #: a day of the month before its month ("20 November") and a child's age ("15-year-old girl")
-DAY_AFTER = re.compile(
-    r"\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
-)
+DAY_AFTER = re.compile(rf"\s+(?:{'|'.join(m.capitalize() for m in MONTHS_IN_ORDER)})\b")
 CHILD_AFTER = re.compile(r"\s+(?:girl|boy|child|baby|toddler|schoolgirl|schoolboy|pupil|son|daughter)s?\b")
 #: (what follows the number, its largest plausible value, what it is)
 _BOUNDS = (
@@ -332,9 +326,7 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
 
 
 #: the generator's fictional first names by gender (one source of truth for the generator and the validator)
-FICTIONAL_FIRST_NAMES: dict[str, tuple[str, ...]] = {
-    k: tuple(v) for k, v in _LISTS["FICTIONAL_FIRST_NAMES"].items()
-}
+FICTIONAL_FIRST_NAMES = {gender: tuple(names) for gender, names in _LISTS["FICTIONAL_FIRST_NAMES"].items()}
 _GENDER_LOCALES: tuple[str, ...] = tuple(_LISTS["_GENDER_LOCALES"])
 
 
@@ -520,7 +512,7 @@ def has_term_shape(word: str) -> bool:
     """The shape of a technical term: letters with digits ("H1N1", "il-6", "VT40X") or an inner
     capital after a lower-case letter ("CoV", "mRNA")."""
     return _HAS_ALPHA.search(word) is not None and (
-        _HAS_DIGIT.search(word) is not None or _INNER_CAPITAL.match(word) is not None
+        HAS_DIGIT.search(word) is not None or _INNER_CAPITAL.match(word) is not None
     )
 
 
@@ -554,9 +546,8 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
     needs a known last name after it ("Will Smith", not "Art Deco")."""
     uncommon_last = not is_common_word(caps[-1])
     low = caps[0].lower()
-    if len(caps) == 1 and (
-        low in _SEASONS or low in _NO_PERSON_ALONE or (lemmas(low, "NOUN") and low not in lemmas(low, "NOUN"))
-    ):
+    plural_noun = lemmas(low, "NOUN") and low not in lemmas(low, "NOUN")
+    if len(caps) == 1 and (low in _SEASONS or low in _NO_PERSON_ALONE or plural_noun):
         return False  # "Spring", "Miles", "Corona": a season, a plural noun, the pandemic
     if len(caps) > 1 and caps[-1].endswith(_ADJ_ENDINGS) and caps[-1] not in last:
         return False  # "Neo Kantian": an adjective of a name
@@ -564,12 +555,8 @@ def _person_by_lists(caps: list[str], first: frozenset[str], last: frozenset[str
         len(caps) == 1 or caps[-1] in last or (uncommon_last and not is_common_word(caps[0]))
     ):
         return True
-    if (
-        len(caps) == 2
-        and _TITLE_CASE.match(caps[1])
-        and not _keyword(caps[1])
-        and not caps[1].endswith(_ADJ_ENDINGS)
-    ):
+    second = len(caps) == 2 and _TITLE_CASE.match(caps[1]) and not _keyword(caps[1])
+    if second and not caps[1].endswith(_ADJ_ENDINGS):
         rare_last = not lemmas(caps[1]) and word_zipf(caps[1]) < _RARE_SURNAME_ZIPF
         if caps[0] in first and (not is_common_word(caps[0]) or rare_last):
             # "Greg Dyke", "Raheem Sterling"; "Mark Clattenburg", never "Art Deco" nor "Neo Kantian"
@@ -662,12 +649,8 @@ def _listed_type(toks: list[str], low: list[str], context: str) -> EntityType | 
         return kind
     if (_title_before(context) or low[0] in TITLES) and not all(is_common_word(t) for t in named):
         return EntityType.PERSON  # "Dr. Varn", never "General Plan"
-    if (
-        len(caps) == 1
-        and not is_common_word(caps[0])
-        and is_known_place(caps[0])
-        and re.search(r"\b(?:in|at|from|near|to)\s*$", context)
-    ):
+    after_place_word = re.search(r"\b(?:in|at|from|near|to)\s*$", context)
+    if len(caps) == 1 and not is_common_word(caps[0]) and is_known_place(caps[0]) and after_place_word:
         return EntityType.PLACE  # "in Cleveland": a place, though also a first name
     if len(toks) > 1 and (low[-1] in PLACE_SUFFIX_WORDS or low[0] in PLACE_PREFIX_WORDS):
         return EntityType.PLACE
@@ -729,22 +712,16 @@ _SCALE_WORDS = frozenset("dozen hundred thousand million billion trillion".split
 
 def _number_type(word: str) -> EntityType | None:
     low = word.lower()
-    if (
-        word == NUMBER_MASK
-        or _DIMENSION.fullmatch(low)
-        or low.partition("-")[0].removesuffix("s") in _SCALE_WORDS
-    ):
+    scale = low.partition("-")[0].removesuffix("s") in _SCALE_WORDS
+    if word == NUMBER_MASK or _DIMENSION.fullmatch(low) or scale:
         return None  # "3-d": three-dimensional, no quantity; "2022-01-17": no number alone; "thousands"
     if _NUMBER.match(word):
         digits = word.replace(",", "")
         if digits.isdigit() and len(digits) == 4 and 1000 <= int(digits) <= 2100:
             return EntityType.DATE
         return EntityType.NUMBER
-    if (
-        _GLUED_SCALE.match(word)
-        or _SCORE.match(word)
-        or (_MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low))
-    ):
+    measure = _MEASURE.match(word) and not _ORDINAL.match(word) and not _DECADE.match(low)
+    if _GLUED_SCALE.match(word) or _SCORE.match(word) or measure:
         return EntityType.NUMBER
     if _ORDINAL_COMPOUND.match(word):
         return EntityType.NUMBER
@@ -765,7 +742,7 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     ("pcr"). Rarity alone never makes a term ("molting", "polecat", "reproducibility" are words)."""
     if word == NUMBER_MASK or not _HAS_ALPHA.search(word):
         return False
-    if _HAS_DIGIT.search(word):
+    if HAS_DIGIT.search(word):
         if _ORDINAL_RANGE.match(word):
             return False
         number = _ORDINAL.match(word) or _ORDINAL_COMPOUND.match(word) or _MEASURE.match(word)
@@ -811,6 +788,9 @@ _GENERAL_PREFIXES: tuple[str, ...] = tuple(_LISTS["GENERAL_PREFIXES"])  # "multi
 #: a word this frequent, or a word the English lexicon knows this frequent, is general vocabulary
 _GENERAL_ZIPF = 3.5
 _KNOWN_GENERAL_ZIPF = 3.0
+#: a domain word no lexicon knows this frequent is in the general vocabulary, a class ("ethylene" 2.9; the
+#: offline-rules/14 reader: "a dictionary chemical"; "lysine" 2.7 names one thing)
+_COMMON_TERM_ZIPF = 2.8
 _NOT_NOUN_TAGS = ("VB", "JJ", "RB")
 
 
@@ -842,7 +822,7 @@ def is_domain_word(low: str) -> bool:
     known = lemmas(low)
     zipf = max([word_zipf(low), *(word_zipf(lemma) for lemma in known)])
     if not known:
-        return zipf < _GENERAL_ZIPF
+        return zipf < _COMMON_TERM_ZIPF
     return strong and zipf < _KNOWN_GENERAL_ZIPF
 
 
@@ -850,8 +830,14 @@ def _is_lower_acronym(low: str) -> bool:
     """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
     unknown to the English lexicon and rare."""
     vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
-    general = low.upper() in _common_acronyms() or word_zipf(low) >= _ACRONYM_ZIPF  # "mrna", "pcr", "spp"
-    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not lemmas(low) and not general
+    known = bool(lemmas(low)) or is_abbreviation(low)
+    return 2 <= len(low) <= 5 and low.isalpha() and vowels <= 1 and not known
+
+
+def is_abbreviation(word: str) -> bool:
+    """An abbreviation of the general vocabulary ("mrna", "pcr", "spp", "STD": ``data/common_acronyms.txt`` or
+    this frequent): no entity, and never a fictional value ("SMB" -> "STD" names a real thing)."""
+    return word.upper() in _common_acronyms() or word_zipf(word) >= _ACRONYM_ZIPF
 
 
 #: a lower-cased acronym this frequent is the field's general vocabulary ("mrna" 3.2, "pcr" 3.2)
@@ -876,11 +862,8 @@ def is_binomial(text: str) -> bool:
     if m is None:
         return False
     genus, species = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    if (
-        len(species) < 3
-        or not species.endswith(_EPITHET_ENDINGS)
-        or not _latin_word(species, _BINOMIAL_MAX_ZIPF)
-    ):
+    epithet = species.endswith(_EPITHET_ENDINGS) and _latin_word(species, _BINOMIAL_MAX_ZIPF)
+    if len(species) < 3 or not epithet:
         return False
     if species.capitalize() in _names()[1]:
         return False  # "kruskal wallis": a test named after people, no species
@@ -919,13 +902,7 @@ def plural_ending(singular: str, plural: str) -> str:
 
 
 #: the values of number words that state a range ("three or four days", "hundreds to thousands")
-_ONES = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_WORD_VALUES = {
-    **{w: float(n) for n, w in enumerate(f"{_ONES} seventeen eighteen nineteen".split(), 1)},
-    **{w: 10.0 * n for n, w in enumerate(_TENS.split(), 2)},
-    **{"dozen": 12.0, "hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9},
-}
+_WORD_VALUES: dict[str, float] = _LISTS["_WORD_VALUES"]
 #: a range of two numbers ("between 1958 and 1961", "from 5 to 10", "10-20", "three or four"), whose order a
 #: replacement keeps
 _N = r"(\d+(?:,\d{3})*(?:\.\d+)?)[kK]?"  # "between 200k and 250k"
@@ -937,11 +914,7 @@ _RANGE = re.compile(
 )
 
 
-_ORDINAL_VALUES = {
-    **{w: float(n) for n, w in enumerate("third fourth fifth sixth seventh eighth ninth tenth".split(), 3)},
-    **{"eleventh": 11.0, "twelfth": 12.0, "twentieth": 20.0, "thirtieth": 30.0, "fiftieth": 50.0},
-    "hundredth": 100.0,
-}
+_ORDINAL_VALUES: dict[str, float] = _LISTS["_ORDINAL_VALUES"]
 
 
 def word_value(word: str) -> float:
@@ -955,19 +928,37 @@ def _range_value(group: str) -> float:
     return _WORD_VALUES.get(low.removesuffix("s"), 0.0) if low[:1].isalpha() else float(low)
 
 
+#: the largest factor the ratio of a range's ends may change by ("from 35 to 40" never "from 22 to 40")
+_MAX_SPREAD = 1.5
+
+
+def from_range(text: str, offset: int) -> int | None:
+    """The start of the "from X to Y" or "between X and Y" range whose end is at ``offset``, else None: one end of
+    it may change, never both ("increased from 35 to 40" never "from 22 to 58", a plan tripling the hours)."""
+    return next((m.start() for m in _RANGE.finditer(text) if m[1] and m.start() <= offset < m.end()), None)
+
+
 def breaks_range(text: str, start: int, end: int, new: str) -> bool:
-    """``new`` for ``text[start:end]`` reverses or closes a range ("between 1958 and 1961" -> "between 1973 and
-    1961", "three or four days" -> "nine or four days", "(1-2 per week)" -> "(2-2 per week)")."""
+    """``new`` for ``text[start:end]`` reverses, closes or stretches a range ("between 1958 and 1961" ->
+    "between 1973 and 1961", "three or four days" -> "nine or four days", "(1-2 per week)" -> "(2-2 per week)",
+    "increased from 35 to 40" -> "from 22 to 40": the ratio of its ends moved by a factor of 1.5 or more)."""
+
+    def ends(m: re.Match[str] | None) -> list[float]:
+        return [_range_value(g) for g in m.groups() if g] if m else [0, 0]
 
     def rising(m: re.Match[str] | None) -> int:  # 1 low to high, -1 high to low ("10,000 to 6,000 BC"), 0
-        values = [_range_value(g) for g in m.groups() if g] if m else [0, 0]
-        return (values[0] < values[1]) - (values[0] > values[1])
+        return (ends(m)[0] < ends(m)[1]) - (ends(m)[0] > ends(m)[1])
+
+    def spread(m: re.Match[str] | None) -> float:
+        return max(1.0, *ends(m)) / max(1.0, min(ends(m)))
 
     changed = text[:start] + new + text[end:]
-    return breaks_order(text, start, end, new) or any(
-        m.start() <= start < m.end() and rising(m) not in (0, rising(_RANGE.match(changed, m.start())))
-        for m in _RANGE.finditer(text)
-    )
+    for m in (m for m in _RANGE.finditer(text) if m.start() <= start < m.end()):
+        now = _RANGE.match(changed, m.start())
+        lo, hi = sorted((spread(m), spread(now)))
+        if rising(m) not in (0, rising(now)) or (m[0][:4].lower() == "from" and hi >= _MAX_SPREAD * lo):
+            return True
+    return breaks_order(text, start, end, new)
 
 
 _MONTH_RE = "|".join(MONTHS_IN_ORDER)
@@ -1106,13 +1097,30 @@ def fixed_by_context(span: Span, text: str) -> str:
     stem = s[1] if (s := re.fullmatch(r"([a-z]+)\d+", span.text, re.I)) else "(?!)"
     if re.match(rf"/{stem}(?:\d| ?<dig>)", after, re.I) or re.search(rf"\b{stem}\d+/$", before, re.I):
         return f"one of a numbered pair of kinds ('{stem}1/{stem}2': T helper cell classes)"
-    if span.type in (EntityType.ORG, EntityType.OTHER, EntityType.TERM) and (
-        kept := _part_elsewhere(span, text)
-    ):
-        return f"its {kept!r} stays elsewhere in the text"
+    if kept := _part_elsewhere(span, text):
+        return f"its {kept!r} stays elsewhere in the text (a name word, a genus, the people of a place)"
     if span.type is EntityType.NUMBER:
         return _fixed_number(span.text, before, after)
-    return _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+    why = _fixed_name(span.text, text, before, after) if span.type is EntityType.OTHER else ""
+    return why or _word_of_a_name(span, text, before, after)
+
+
+def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
+    """Why ``span`` is a word of a longer name or a kind, no name of its own (offline-rules/16), else ""."""
+    inside = re.search(r"\bS(?:ain)?t\.? $", before) or re.match(r"['’]s [A-Z]", after)  # "St Mary's"
+    owned = span.type is EntityType.OTHER and re.search(r"\b[A-Z]\w*['’]s $", before)  # "Merrill's Marauders"
+    if (span.type is EntityType.PERSON and inside) or owned:
+        return (
+            "a name with a person's name inside ('Merrill's Marauders', 'St Mary's'): no person, no new one"
+        )
+    uses = re.findall(rf"\b{re.escape(span.text)}\b( [a-z]+)?", text)  # "norway spruce" at every use
+    one_name = len(uses) > 1 and {*uses} == {uses[0]} != {""}
+    if span.type is EntityType.PLACE and span.text.islower() and one_name:
+        return f"a word of the name {span.text + uses[0]!r} at every use (a species), no place"
+    counted = _is_lower_acronym(span.text) and re.search(rf"\b{span.text}s\b", text)
+    if span.type is EntityType.TERM and counted:
+        return f"an abbreviation the text counts ('{span.text}s'): a kind, no name ('cdw', 'cdws')"
+    return ""
 
 
 def _part_elsewhere(span: Span, text: str) -> str:
@@ -1120,11 +1128,38 @@ def _part_elsewhere(span: Span, text: str) -> str:
     or the genus of a binomial that the text also names on its own ("Ministry of Education of Jiangxi ...
     Jiangxi province", "vibrio scophthalmi, the most abundant vibrio species": a fictional name would leave the
     real place or genus beside it), else ""."""
+    if span.type in (EntityType.PLACE, EntityType.OTHER) and (kin := _kin(span, text)):
+        return kin
+    if span.type not in (EntityType.ORG, EntityType.OTHER, EntityType.TERM):
+        return ""
     rest = text.replace(span.text, " ")
     words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
     binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
     parts = words[:1] if binomial else [w for w in words if not is_common_word(w) and not _keyword(w)]
     return next((w for w in parts if re.search(rf"\b{re.escape(w)}\b", rest, re.I)), "")
+
+
+#: words of an event held at fixed intervals: a year beside one is fixed ("the Beijing 2008 Summer Olympics")
+_EVENT = re.compile(r"\b(?:Olympi|Paralympi|Games\b|World Cup|Expo\b|(?i:election|elected\b|nominee|census))")
+_KIN = r"(?:ians?|ans?|ese|ers?|ites?|ish|i)s?"  # a people's ending ("Floridians", "Chinese", "Londoners")
+
+
+def _sentence_of(before: str, middle: str, after: str) -> str:
+    """The sentence around ``middle``."""
+    return re.split(r"(?<=[.!?])\s", before)[-1] + middle + re.split(r"(?<=[.!?])\s", after, maxsplit=1)[0]
+
+
+def _kin(span: Span, text: str) -> str:
+    """The people of a place, or the place of a people, that the text names elsewhere ("Florida" beside
+    "Floridians", in either direction): a fictional value would change one and leave the other. A country's
+    nationality is its own word (the offline-rules-11 reader accepted "Japan" -> "Ellerburg" beside "Japanese")."""
+    name, rest = span.text, re.sub(rf"\b{re.escape(span.text)}\b", " ", text)
+    people = span.type is EntityType.OTHER and re.fullmatch(rf"([A-Z]\w{{2,}}?){_KIN}", name)
+    if people:  # "Floridians": "Florid..." elsewhere
+        return m[0] if (m := re.search(rf"\b{people[1]}(?!{_KIN}\b)\w*", rest)) else ""
+    stem = name.rstrip("aeiouy") if name[:1].isupper() and len(name) > 4 else "(?!)"  # "Florid" of "Florida"
+    kin = re.findall(rf"\b{re.escape(stem)}{_KIN}\b", rest)
+    return next((w for w in kin if not is_demonym(w, real_only=True)), "")
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")
@@ -1133,6 +1168,8 @@ _MONTH_OR_DAY = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)
 
 def _fixed_date(date: str, before: str, after: str) -> str:
     """Why a date is no value to change (:func:`fixed_by_context`), else ""."""
+    if re.fullmatch(r"1\d{3}|20\d\d", date) and _EVENT.search(_sentence_of(before, date, after)):
+        return "a year of an event held at fixed intervals ('the Beijing 2008 Summer Olympics', an election)"
     window = before[-250:] + " " + re.split(r"(?<=[.!?]) ", after, maxsplit=1)[0]  # and the sentence before
     weekday = _WEEKDAY.search(date) and (_WEEKDAY.search(window) or re.search(r"\bcourts?\b", window, re.I))
     if _DAY_FIXER.search(window) or any(is_holiday(w) for w in window.split()) or weekday:
@@ -1144,6 +1181,8 @@ def _fixed_number(number: str, before: str, after: str) -> str:
     """Why a number is no value to change (:func:`fixed_by_context`), else ""."""
     if re.match(r"\s?[acgtu]/[acgtu]\b", after, re.I) or re.fullmatch(r"\d+-[a-z]+ing", number):
         return "a number of a name ('ifn-γ +874 t/a': a sequence variant's position; '454-sequencing')"
+    if _in_a_sum(number, _sentence_of(before, "\0", after)):
+        return "a sum or product its sentence computes, or an operand of it ('1 music, 1 art and 1 PE trainers ... in 100 counties, a total of 300')"
     if re.search(r"\b(?:call|dial|phone|ring)(?:ed|ing|s)? $", before, re.I):
         return "a telephone number ('call 911')"
     if (
@@ -1159,12 +1198,32 @@ def _fixed_number(number: str, before: str, after: str) -> str:
     return ""
 
 
+def _in_a_sum(number: str, sentence: str) -> bool:
+    """``number`` (at the sentence's "\\0") is a sum of other numbers of its sentence, or such a sum times one
+    more, or one of those operands ("1 music, 1 art and 1 PE trainers ... in 100 counties, a total of 300":
+    300 = (1 + 1 + 1) x 100). Years are no operands; at most 8 numbers are tried."""
+    found = re.findall(r"(?<![\w.,/–-])(\d+(?:,\d{3})*|\0)(?![\w.,/–-]\d)", sentence)
+    if not 3 <= len(found) <= 8 or "\0" not in found or not re.fullmatch(r"\d+(?:,\d{3})*", number):
+        return False
+    me = found.index("\0")
+    values = [float((number if v == "\0" else v).replace(",", "")) for v in found]
+    values = [v if i == me or not 1000 < v < 2100 else 0.0 for i, v in enumerate(values)]
+    for total in (t for t in range(len(values)) if values[t]):
+        rest = [j for j in range(len(values)) if j != total]
+        for size in range(1, len(rest) + 1):
+            for group in itertools.combinations(rest, size):
+                part = sum(values[j] for j in group)
+                times = [m for m in rest if m not in group and values[m] > 1 and part > 1]
+                hit = [m for m in times if values[m] * part == values[total]][:1]
+                if ((size > 1 and part == values[total]) or hit) and me in (total, *group, *hit):
+                    return True
+    return False
+
+
 def _fixed_name(name: str, text: str, before: str, after: str) -> str:
     """Why a name of unknown type is no name to replace (:func:`fixed_by_context`), else ""."""
     if in_name_list(name, text) or re.search(r"\b(?:said|by) $", before):
         return "a person's name the lexicon cannot type ('Huxley, Hooker and Darwin', 'said Holetschek', 'by Dido')"
-    if (m := re.fullmatch(r"([A-Z]\w{3,}?)(?:ians|ans|ers|ites)", name)) and m[1] in text.replace(name, " "):
-        return f"the people of a place the text names ('{name}' beside '{m[1]}...')"
     if any(is_foreign_word(w) for w in name.split()):
         return "an untranslated word, no name ('an initial encounter in Abenteuer')"
     if re.search(r"\b\d+(?:st|nd|rd|th)(?: and \w+)? $", before):
@@ -1215,7 +1274,7 @@ def classify_span(text: str, context: str = "", lowercase_text: bool = False) ->
         return EntityType.URL
     if len(words) == 1 and _is_term(words[0], lowercase_text) and not words[0][:1].isupper():
         return EntityType.TERM
-    if len(words) == 1 and _HAS_DIGIT.search(words[0]) and _is_term(words[0], lowercase_text):
+    if len(words) == 1 and HAS_DIGIT.search(words[0]) and _is_term(words[0], lowercase_text):
         return EntityType.TERM
     return classify_name(text, context)
 
@@ -1460,12 +1519,8 @@ def _name_kind(text: str, base: int, toks: list[Token], span: tuple[int, int]) -
         # a capitalised ordinary word in a title ("Children's Day"), not a name ("Facebook" is one)
         return None
     quoted = a > 0 and toks[a - 1].text in _QUOTES  # a quoted title names a work: "Cool Maker Loves Family"
-    if (
-        kind is EntityType.OTHER
-        and b - a > 1
-        and not quoted
-        and _ordinary_phrase([t.text for t in toks[a:b]])
-    ):
+    phrase = b - a > 1 and not quoted and _ordinary_phrase([t.text for t in toks[a:b]])
+    if kind is EntityType.OTHER and phrase:
         return None  # "Tour Bus", "Health Ministers", "Changing of the Guard": capitalised ordinary words
     if kind is EntityType.ACRONYM:
         shouting = any(is_acronym(t.text) for t in toks[max(0, a - 1) : a] + toks[b : b + 1])
@@ -1573,7 +1628,7 @@ def _demonym_head(toks: list[Token], a: int, b: int) -> tuple[int, int]:
 
 def _term_at(text: str, end: int, word: str, lower: bool) -> bool:
     """``word``, ending at ``end`` of ``text``, is a technical term; never an ion's or molecule's formula."""
-    shaped = lower or not word[0].isupper() or _HAS_DIGIT.search(word)
+    shaped = lower or not word[0].isupper() or HAS_DIGIT.search(word)
     formula = _ION_AFTER.match(text, end) or _FORMULA.match(word)  # "ca2+", "n2-fixing", "h2o"
     return bool(shaped) and _is_term(word, lower) and not formula
 

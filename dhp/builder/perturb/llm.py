@@ -52,14 +52,7 @@ from dhp.secrets import PERTURBER_KEY_VARS
 from dhp.secrets import api_key_from_env as _key_from_env
 from dhp.types import EndpointProtocol, Operation
 
-__all__ = [
-    "InvalidOutput",
-    "LLMJob",
-    "LLMPerturber",
-    "LLMSettings",
-    "api_key_from_env",
-    "validate_output",
-]
+__all__ = ["InvalidOutput", "LLMJob", "LLMPerturber", "LLMSettings", "api_key_from_env", "validate_output"]
 
 API_KEY_VARS = PERTURBER_KEY_VARS
 
@@ -191,8 +184,7 @@ class LLMPerturber:
             "temperature": self.settings.temperature,
             "top_p": self.settings.top_p,
             "max_tokens": min(
-                4096,
-                len(job.original) if lookup(job.operation).inserts else len(job.original) // 2,
+                4096, len(job.original) if lookup(job.operation).inserts else len(job.original) // 2
             )
             + 256,
             "seed": (job.seed + attempt) % (2**31),

@@ -31,13 +31,7 @@ from dhp.errors import SpecError
 from dhp.spec import OPERATIONS, WRONG_ENDING
 from dhp.types import DatasetSpec, Method, Operation, Perturbation, Severity
 
-__all__ = [
-    "REGISTRY",
-    "OperationRecord",
-    "build_prompt",
-    "lookup",
-    "validate",
-]
+__all__ = ["REGISTRY", "OperationRecord", "build_prompt", "lookup", "validate"]
 
 #: (perturbation, item, pool of (id, judged text) of all selected items, rng) -> outcome
 RuleFn = Callable[[Perturbation, Item, Sequence[tuple[str, str]], random.Random], Outcome]
@@ -165,21 +159,9 @@ def _names_enough_entities(text: str, severity: Severity) -> bool:
 # --------------------------------------------------------------------------- the records
 
 _RECORDS: tuple[OperationRecord, ...] = (
-    OperationRecord(
-        Operation.CHAR_DELETION,
-        check=checks.check_char_deletion,
-        rule=_char_deletion,
-    ),
-    OperationRecord(
-        Operation.CHAR_TYPO,
-        check=checks.check_char_typo,
-        rule=_char_typo,
-    ),
-    OperationRecord(
-        Operation.WORD_DELETION,
-        check=checks.check_word_deletion,
-        rule=_word_deletion,
-    ),
+    OperationRecord(Operation.CHAR_DELETION, check=checks.check_char_deletion, rule=_char_deletion),
+    OperationRecord(Operation.CHAR_TYPO, check=checks.check_char_typo, rule=_char_typo),
+    OperationRecord(Operation.WORD_DELETION, check=checks.check_word_deletion, rule=_word_deletion),
     OperationRecord(
         Operation.FICTIONAL_ENTITIES,
         check=checks.check_fictional_entities,
@@ -215,16 +197,8 @@ _RECORDS: tuple[OperationRecord, ...] = (
         "main verb kept) gets no row, and major rewriting needs two: the counts are what the sources allow",
         inserts=True,
     ),
-    OperationRecord(
-        Operation.OTHER_ITEM,
-        check=checks.check_replacement_text,
-        rule=_other_item,
-    ),
-    OperationRecord(
-        Operation.WRONG_ENDING,
-        check=checks.check_replacement_text,
-        rule=_wrong_ending,
-    ),
+    OperationRecord(Operation.OTHER_ITEM, check=checks.check_replacement_text, rule=_other_item),
+    OperationRecord(Operation.WRONG_ENDING, check=checks.check_replacement_text, rule=_wrong_ending),
 )
 
 

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from dhp.builder.perturb import closed_class, grammar_check, lexicon
-from dhp.builder.perturb.lexicon import NUMBER_MASK, EntityType, Span, Token
+from dhp.builder.perturb.lexicon import HAS_DIGIT, NUMBER_MASK, EntityType, Span, Token
 from dhp.builder.textstats import split_sentences
 from dhp.types import Perturbation, Severity
 
@@ -248,8 +248,7 @@ def _keeps_fragment(old: str, new: str) -> str:
     for o, n in zip(old.split(), new.split(), strict=False):
         if o == n:
             continue
-        pre = len(_common_prefix(o, n))
-        suf = len(_common_prefix(o[::-1], n[::-1]))
+        pre, suf = _common_start(o, n), _common_start(o[::-1], n[::-1])
         for size, part in ((pre, o[:pre]), (suf, o[len(o) - suf :])):
             glued = size >= 3 and not part.isascii()  # "Yûki" -> "Marwickûki"
             if glued or (size >= 4 and size * 5 >= len(o) * 3):  # "Smith" -> "Smithers"
@@ -257,11 +256,8 @@ def _keeps_fragment(old: str, new: str) -> str:
     return ""
 
 
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
+def _common_start(a: str, b: str) -> int:
+    return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def _apply(span: Span, edits: list[DiffRegion], perturbed: str) -> str:
@@ -271,9 +267,6 @@ def _apply(span: Span, edits: list[DiffRegion], perturbed: str) -> str:
         a, b = e.old_start - span.start, e.old_end - span.start
         text = text[:a] + perturbed[e.new_start : e.new_end] + text[b:]
     return text
-
-
-_HAS_DIGIT = re.compile(r"\d")
 
 
 def _letters(text: str) -> str:
@@ -301,13 +294,9 @@ def _gender_changed(old: str, new: str) -> bool:
 def _form_verdict(span: Span, new: str, before: str) -> Verdict:
     """The replacement is a non-empty span inside one sentence with the original's initial case, and an
     "a"/"an" right before it still agrees ("an organism" -> "an mugolism" does not)."""
-    article = re.search(r"\b(an?)\s+$", before, re.IGNORECASE)
-    if (
-        article
-        and not lexicon.an_mismatch(article.group(1), span.text)
-        and lexicon.an_mismatch(article.group(1), new)
-    ):
-        return _fail(f"{article.group(1)!r} before {span.text!r} no longer agrees with {new!r}")
+    a = article.group(1) if (article := re.search(r"\b(an?)\s+$", before, re.IGNORECASE)) else ""
+    if a and not lexicon.an_mismatch(a, span.text) and lexicon.an_mismatch(a, new):
+        return _fail(f"{a!r} before {span.text!r} no longer agrees with {new!r}")
     if not new.strip():
         return _fail(f"{span.type.value} {span.text!r} deleted, not replaced")
     if re.search(r"[.!?]\s", new) and not lexicon.is_binomial(span.text):  # "e. coli" ends no sentence
@@ -328,7 +317,7 @@ def _kind_verdict(span: Span, new: str, kind: EntityType | None) -> Verdict:
         return _fail(f"{owner!r} of the document {span.text!r} replaced by {new_owner!r}: type changed")
     if span.type is EntityType.PERSON and _gender_changed(span.text, new):
         return _fail(f"person {span.text!r} replaced by {new!r}: gender changed")
-    if span.type is EntityType.NUMBER and _HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
+    if span.type is EntityType.NUMBER and HAS_DIGIT.search(new) and _letters(span.text) != _letters(new):
         return _fail(f"number {span.text!r} replaced by {new!r}: the unit changed")
     return PASS
 
@@ -337,18 +326,16 @@ def _fictional_verdict(span: Span, new: str, kind: EntityType | None, original: 
     """The replacement is new: no glued piece of the old name, no real place, not already in the text."""
     if span.type in _NAME_TYPES and (part := _keeps_fragment(span.text, new)):
         return _fail(f"{new!r} keeps {part!r} of the original {span.text!r}")
+    if span.type in (EntityType.ACRONYM, EntityType.TERM) and len(new) > 2 and lexicon.is_abbreviation(new):
+        return _fail(f"{new!r} is a real abbreviation, not a fictional one ('SMB' -> 'STD')")
     if kind is EntityType.PLACE and lexicon.is_known_place(new, major_only=True):
         return _fail(f"{new!r} is a real place, not a fictional one")
-    if kind is EntityType.NATIONALITY and lexicon.is_demonym(new) and not _fictional_people(new):
+    real = all(lexicon.is_demonym(w, real_only=True) for w in new.split())  # "Valdorian American" is none
+    if kind is EntityType.NATIONALITY and lexicon.is_demonym(new) and real:
         return _fail(f"{new!r} is a real nationality, not a fictional one")
     if re.search(rf"(?<!\w){re.escape(new)}(?!\w)", original):
         return _fail(f"{new!r} already occurs in the original: not a new entity")
     return PASS
-
-
-def _fictional_people(name: str) -> bool:
-    """Some word of ``name`` is the people of no real country ("Valdorian American")."""
-    return any(not lexicon.is_demonym(w, real_only=True) for w in name.split())
 
 
 def _binomial_verdict(span: Span, new: str) -> Verdict:
@@ -428,6 +415,8 @@ def _plausible_verdict(span: Span, new: str, original: str) -> Verdict:
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if span.type is EntityType.NUMBER and (factor := _factor(span.text, new)) >= MAX_NUMBER_FACTOR:
         return _fail(f"number {span.text!r} replaced by {new!r}: moved by a factor of {factor:.0f}")
+    if re.fullmatch(r"\d{7,}", span.text) and len(new) != len(span.text):  # as the generator makes it
+        return _fail(f"number {span.text!r} replaced by {new!r}: a telephone or ID number keeps its length")
     if span.type is EntityType.NUMBER and (why := _implausible_in_context(span, new, original)):
         return _fail(f"number {span.text!r} replaced by {new!r}: {why}")
     if lexicon.breaks_range(original, span.start, span.end, new):
@@ -452,11 +441,8 @@ def _ordinary_word_verdict(span: Span, new: str) -> Verdict:
 def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Verdict:
     if why := lexicon.fixed_by_context(span, original):
         return _fail(f"{span.text!r} -> {new!r}: {why}")
-    if (
-        span.type is EntityType.PERSON
-        and lexicon.in_name_list(span.text, original)
-        and lexicon.first_name_gender(new)
-    ):
+    surname = span.type is EntityType.PERSON and lexicon.in_name_list(span.text, original)
+    if surname and lexicon.first_name_gender(new):
         return _fail(f"{span.text!r} -> {new!r}: a surname in a list of surnames made a first name")
     context = original[max(0, span.start - 40) : span.start]
     kind = lexicon.classify_span(new, context, lower)
@@ -527,10 +513,6 @@ def _short_forms_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[i
     return followers, PASS
 
 
-#: types whose equal values may be different things ("2 goals", "2 days"): no need to change every one
-_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
-
-
 def _plurals_verdict(spans: list[Span], news: dict[int, str]) -> tuple[set[int], Verdict]:
     """Spans that are the plural of a replaced term, replaced by the new term's plural ("ribosomes" ->
     "degosomes" with "ribosome" -> "degosome"): one entity with it. Fails when one form changed and the
@@ -558,7 +540,7 @@ def _left_behind(spans: list[Span], news: dict[int, str], perturbed: str) -> Ver
     """Every occurrence of a replaced name or term changed: the perturbed text never names both the real
     and the fictional entity ("Hunan" -> "Samga" with "Hunan" left later)."""
     for index in news:
-        olds = [] if spans[index].type in _COUNTED else sorted(lexicon.named_forms(spans[index]))
+        olds = [] if spans[index].type in lexicon.COUNTED else sorted(lexicon.named_forms(spans[index]))
         for old in olds:
             if lexicon.mentions(perturbed, old):
                 return _fail(f"{spans[index].text!r} was replaced but the text still names {old!r}")
@@ -578,7 +560,11 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
     news = {index: _apply(spans[index], edits, perturbed) for index, edits in touched.items()}
     followers, verdict = _short_forms_verdict(spans, news)
     plural_followers, plural_verdict = _plurals_verdict(spans, news)
-    for v in (verdict, plural_verdict, _left_behind(spans, news, perturbed)):
+    ranges = [r for i in news if (r := lexicon.from_range(original, spans[i].start)) is not None]
+    one_end = (
+        PASS if len(set(ranges)) == len(ranges) else _fail("both ends of a range changed ('from 35 to 40')")
+    )
+    for v in (verdict, plural_verdict, _left_behind(spans, news, perturbed), one_end):
         if not v.ok:
             return v
     followers |= plural_followers

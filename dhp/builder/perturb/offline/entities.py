@@ -119,9 +119,8 @@ def _number(span: str, rng: random.Random) -> str:
         return word.capitalize() if span[:1].isupper() else word
     if low.replace("-", "").isalpha():
         return span  # "dozens", "hundred-year": no same-shape fictional value
-    if m := re.fullmatch(
-        r"(['’]?(?:1[0-9]|20)?)(\d)0s", span
-    ):  # a decade ("the 70s", "1970s") stays one, near
+    # a decade ("the 70s", "1970s") stays one, near
+    if m := re.fullmatch(r"(['’]?(?:1[0-9]|20)?)(\d)0s", span):
         d = int(m.group(2))
         return f"{m.group(1)}{rng.choice([x for x in range(max(1, d - 2), min(9, d + 2) + 1) if x != d])}0s"
     if m := re.fullmatch(r"(\d+)(st|nd|rd|th)(-[a-z-]+)?", span, re.I):  # "29th" -> "41st", "10th-minute"
@@ -336,9 +335,8 @@ def _org(span: str, rng: random.Random) -> str:
         i, size = run
         return " ".join([*words[:i], rng.choice(lexicon.FICTIONAL_TOWNS), *words[i + size :]])
     k = next((i for i, w in enumerate(words) if _name_word(w, lexicon.ORG_KEYWORDS)), None)
-    if k is not None and lexicon.is_demonym(
-        words[k]
-    ):  # "Chinese Foreign Ministry" -> "Valdorian ...", no surname
+    # "Chinese Foreign Ministry" -> "Valdorian ...", no surname
+    if k is not None and lexicon.is_demonym(words[k]):
         return " ".join([*words[:k], _demonym(rng), *words[k + 1 :]])
     return _keep_keywords(words, lexicon.ORG_KEYWORDS, rng, _LAST, run=True)
 
@@ -394,9 +392,8 @@ def _person(span: str, rng: random.Random, text: str) -> str:
         title or (not before.group(2) and not lexicon.is_common_word(before.group(1)))
     )
     only_last = lexicon.is_surname_only(span)  # "The person, Phillips, was found": a surname, never "Bryony"
-    if lexicon.in_name_list(
-        span, text
-    ):  # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
+    # "Huxley, Hooker and Darwin": a surname that is no first name (issue 36)
+    if lexicon.in_name_list(span, text):
         return str(rng.choice([n for n in _LAST if not lexicon.first_name_gender(n)]))
     return rng.choice(_LAST) if surname or only_last else _first_name(span, rng, text)
 
@@ -537,9 +534,8 @@ def _bounded_number(span: Span, text: str) -> Callable[[str, random.Random, str]
         and (_AGE_AFTER.match(after) or (_AGE_BEFORE.search(before) and after.startswith(",")))
     ):
         return lambda s, r, t: _age(s, r)
-    if games := lexicon.set_of_a_match(
-        text, span.start, span.end
-    ):  # "4-6 7-6 (3) 6-3": "4-6" -> "2-6", "5-7"
+    # "4-6 7-6 (3) 6-3": "4-6" -> "2-6", "5-7"
+    if games := lexicon.set_of_a_match(text, span.start, span.end):
         sets = [
             f"{a}-{b}" for a in range(8) for b in range(8) if lexicon.finished_set(a, b) and (a, b) != games
         ]
@@ -578,11 +574,12 @@ def _unfit(span: Span, new: str, text: str, used: set[str]) -> bool:
     the real name kept ("Glenn" -> "Glenda"), an article that no longer agrees, an impossible number."""
     if new == span.text or new.lower() in text.lower() or new in used or lexicon.NUMBER_MASK in new:
         return True
+    if span.type in (EntityType.ACRONYM, EntityType.TERM) and len(new) > 2 and lexicon.is_abbreviation(new):
+        return True  # "SMB" never -> "STD": a real abbreviation
     if span.type is EntityType.NUMBER and span.text not in {"0", "1"} and new in {"0", "1"}:
         return True  # "5 international airlines" never -> "1 international airlines"
-    if span.type is EntityType.NUMBER and re.split(r"[-–]", new)[0].lower() in re.findall(
-        r"[a-z]+", text.lower()
-    ):
+    head = re.split(r"[-–]", new)[0].lower()
+    if span.type is EntityType.NUMBER and head in re.findall(r"[a-z]+", text.lower()):
         return True  # "currently fourth ... fifth-placed" never -> "fourth-placed": a rank or count the text uses
     pairs = zip(span.text.split(), new.split(), strict=False)
     named = span.type in (EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.OTHER)
@@ -671,10 +668,6 @@ def _forms(
     return forms
 
 
-#: types whose equal values may be different things ("2 goals", "2 days"): each occurrence is its own
-_COUNTED = frozenset({EntityType.NUMBER, EntityType.DATE})
-
-
 def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
     """The span overlaps the edit, or only white space lies between them and one side has several words
     ("New Zealander" and "Tim Weston": replaced side by side they read as one changed span; "single
@@ -688,10 +681,7 @@ def _touch(text: str, span: Span, value: str, edit: Edit) -> bool:
 
 def _shares_a_name(surface: str, changes: list[dict[str, str]]) -> bool:
     """``surface`` and an entity already changed share a capitalised word ("Ozil" and "Mesut Ozil")."""
-    keywords = (
-        lexicon.ORG_KEYWORDS | lexicon.PLACE_SUFFIX_WORDS | lexicon.EVENT_WORDS | lexicon.DOCUMENT_WORDS
-    )
-    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2 and w.lower() not in keywords}
+    words = {w for w in surface.split() if w[:1].isupper() and len(w) > 2 and w.lower() not in _NAME_KEEP}
     return any(words & set(c["from"].split()) for c in changes)
 
 
@@ -715,7 +705,7 @@ def replaceable_entities(text: str) -> list[str]:
         for o in (o for f in forms for o in groups[f]):
             rest = rest[: o.start] + " " * (o.end - o.start) + rest[o.end :]
         names = {*forms, *lexicon.named_forms(spans[0])}  # "Xi Jinping" of "General Secretary Xi Jinping"
-        if spans[0].type in _COUNTED or not any(lexicon.mentions(rest, f) for f in names):
+        if spans[0].type in lexicon.COUNTED or not any(lexicon.mentions(rest, f) for f in names):
             out.append(surface)
     return out
 
@@ -729,18 +719,10 @@ def _enumerator(text: str, span: Span) -> bool:
     counted = span.text.lower() in closed_class.ORDINAL_WORDS and opens and after == ","  # "Third, ..."
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
     # "the two sides", "The two are": a number word after "the" counts things the text already named
-    anaphor = span.text.lower() in _NUMBER_WORDS and re.search(
-        r"\b(?:the|these|those|all) $", text[: span.start], re.I
-    )
+    after_the = re.search(r"\b(?:the|these|those|all) $", text[: span.start], re.I)
+    anaphor = span.text.lower() in _NUMBER_WORDS and after_the
     dotted = "." in span.text and after == "."
-    return (
-        listed
-        or counted
-        or bool(item)
-        or bool(anaphor)
-        or dotted
-        or bool(lexicon.fixed_by_context(span, text))
-    )
+    return listed or counted or bool(item or anaphor) or dotted or bool(lexicon.fixed_by_context(span, text))
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
@@ -772,9 +754,11 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
             _touch(text, o, value, e) for group, value in forms for o in group for e in edits
         ):
             continue
+        ranges = {lexicon.from_range(text, e.start) for e in edits} - {None}  # one end of a range changes
         if any(
             _article_breaks(text[: o.start], o.text, value)
             or lexicon.breaks_range(text, o.start, o.end, value)
+            or lexicon.from_range(text, o.start) in ranges
             for group, value in forms
             for o in group
         ):
