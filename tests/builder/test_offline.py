@@ -208,21 +208,37 @@ def test_entities_keep_the_capitalisation() -> None:
 
 
 def test_entities_keep_the_compass_word_and_make_nationalities_fictional() -> None:
-    text = "French officials said the plant in North Brabant closed."
-    seen = set()
-    for seed in range(20):
+    for seed in range(10):
+        text = "Officials said the plant in North Brabant closed."
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
         (change,) = out.settings["changes"]
-        seen.add(change["type"])
-        if change["type"] == "place":
-            assert change["from"] == "North Brabant" and change["to"].startswith("North "), change
-        else:  # a fictional people, never a real one or a person's name
-            assert change["type"] == "nationality" and change["from"] == "French", change
-            assert lexicon.is_demonym(change["to"]) and not lexicon.is_demonym(
-                change["to"], real_only=True
-            ), change
+        assert change["from"] == "North Brabant" and change["to"].startswith("North "), change
         assert validate(NE_MINOR, text, out.text).ok, out.text
-    assert seen == {"place", "nationality"}
+        text = "French officials said the plant closed."  # a fictional people, never a real one or a person's name
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        (change,) = out.settings["changes"]
+        assert change["type"] == "nationality" and change["from"] == "French", change
+        assert lexicon.is_demonym(change["to"]) and not lexicon.is_demonym(change["to"], real_only=True), (
+            change
+        )
+        assert validate(NE_MINOR, text, out.text).ok, out.text
+
+
+def test_names_are_replaced_before_numbers_dates_and_nationalities() -> None:
+    """Offline-rules/17: where a text names a person, organisation or place, those are replaced (the readers
+    found them valid in 88-100% of the rows, numbers, dates and terms in 65-71%); the others only after them."""
+    text = "French officials said on Monday that 40 workers at the Hamburg plant run by Maria Schneider lost their jobs."
+    minor: set[str] = set()
+    for seed in range(20):
+        minor |= {
+            c["from"]
+            for c in _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed))).settings[
+                "changes"
+            ]
+        }
+        major = _perturbed(fictional_entities(text, Severity.MAJOR, random.Random(seed))).settings["changes"]
+        assert {"Hamburg", "Maria Schneider"} <= {c["from"] for c in major}, major
+    assert minor == {"Hamburg", "Maria Schneider"}, minor
 
 
 def test_entities_in_an_answer_span_that_starts_in_lower_case() -> None:
@@ -665,22 +681,28 @@ def test_entities_change_a_surname_with_the_full_name() -> None:
             r"South [A-Z][a-z]+",
         ),
         ("Ross Barkley had earlier missed a 10th-minute penalty.", "10th-minute", r"\d+(st|nd|rd|th)-minute"),
-        # review: "New Zealander Tim Weston" -> "New Zanthe Strand"
-        (
-            "It swam in Mexico. New Zealander Tim Weston was on holiday there.",
-            "New Zealander",
-            r"[A-Z][a-z]+ian",
-        ),
         # review: "the Dutchman" -> "Sinnonpi"
         ("In the last round the Dutchman passed the car on the left.", "Dutchman", r"[A-Z][a-z]+ian"),
     ],
 )
 def test_entities_review3_whole_names_of_their_kind(text: str, name: str, check: str) -> None:
-    changes = _changes_of(_every_minor(text, 30), name)
+    # a name is replaced first (offline-rules/17): major rows, two or three changes, reach the other kinds too
+    major = [fictional_entities(text, Severity.MAJOR, random.Random(seed)) for seed in range(30)]
+    changes = _changes_of(_every_minor(text, 30) + [o for o in major if isinstance(o, Perturbed)], name)
     assert changes, name
     for c in changes:
         assert re.fullmatch(check, c["to"]), c
         assert not set(c["to"].split()) & set(name.split()) - {"County", "Fire", "Department", "South"}, c
+
+
+def test_a_nationality_before_a_name_stays_whole() -> None:
+    # review: "New Zealander Tim Weston" -> "New Zanthe Strand"; offline-rules/17 replaces the name first, and a
+    # nationality right before a replaced name stays (one changed span), so none is half replaced
+    text = "It swam in Mexico. New Zealander Tim Weston was on holiday there."
+    major = [fictional_entities(text, Severity.MAJOR, random.Random(seed)) for seed in range(30)]
+    outs = _every_minor(text, 30) + [o for o in major if isinstance(o, Perturbed)]
+    assert _changes_of(outs, "Tim Weston") and not _changes_of(outs, "New Zealander")
+    assert all("New Zealander" in o.text or re.search(r"\b[A-Z][a-z]+ian [A-Z]", o.text) for o in outs)
 
 
 def test_entities_give_a_surname_for_a_surname_and_the_pronouns_gender() -> None:
@@ -830,7 +852,9 @@ def test_a_numbered_item_keeps_its_number() -> None:
 def test_a_year_never_moves_into_the_future() -> None:
     # read in a wmt22-zh-en row: "when he visited China during the Beijing 2008 Summer Olympics" -> "2035" (since
     # offline-rules/16 a year beside the Olympics stays: the rule is tested on a year beside no event)
-    text = "When he visited China in the summer of 2008, the work left a deep impression."
+    text = (
+        "When he visited in the summer of 2008, the work left a deep impression."  # no name, replaced first
+    )
     years: set[int] = set()
     for seed in range(30):
         out = fictional_entities(text, Severity.MINOR, random.Random(seed))
@@ -970,8 +994,9 @@ def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> N
 )
 def test_a_replaced_number_stays_a_plausible_value(text: str, old: str, low: float, high: float) -> None:
     made = set()
+    named = text.split()[0] in ("Ian", "Mr")  # a name is replaced first (offline-rules/17), the age second
     for seed in range(30):
-        out = fictional_entities(text, Severity.MINOR, random.Random(seed))
+        out = fictional_entities(text, Severity.MAJOR if named else Severity.MINOR, random.Random(seed))
         assert isinstance(out, Perturbed), out
         for change in out.settings["changes"]:
             if change["from"] != old:

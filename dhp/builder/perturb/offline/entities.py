@@ -39,6 +39,8 @@ _WEEKDAYS = [d.capitalize() for d in sorted(closed_class.WEEKDAYS)]
 _NUMBER_WORDS = list(_LISTS["_NUMBER_WORDS"])
 _ORDINAL_WORDS = sorted(closed_class.ORDINAL_WORDS)
 _TRIES = 30
+#: replaced first where a text has them (offline-rules/17): 88-100% valid in the reads; numbers, dates, terms 65-71%
+_NAMES = frozenset({EntityType.PERSON, EntityType.ORG, EntityType.PLACE, EntityType.HOLIDAY, EntityType.URL})
 
 
 def _same_shape_digits(s: str, rng: random.Random) -> str:
@@ -739,7 +741,8 @@ def fictional_entities(text: str, severity: Severity, rng: random.Random, genera
     changes: list[dict[str, str]] = []
     types = sorted(by_type, key=lambda t: t.value)
     while len(changes) < want and types:
-        fresh = [t for t in types if t.value not in {c["type"] for c in changes}] or types
+        first = [t for t in types if t in _NAMES] or types  # names before numbers, dates, terms
+        fresh = [t for t in first if t.value not in {c["type"] for c in changes}] or first
         kind = rng.choice(fresh)
         surface = rng.choice(by_type[kind])
         by_type[kind].remove(surface)
