@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from dhp.builder.build import BuildReport
-from dhp.builder.perturb import closed_class, lexicon
+from dhp.builder.perturb import lexicon
 from dhp.builder.perturb.base import NotApplicable, Perturbed
 from dhp.builder.perturb.offline import (
     OFFLINE_GENERATOR,
@@ -270,7 +270,6 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             "African American",
             r"[A-Z][a-z]+(?:ian|n) American",
         ),
-        ("It came tenth in the race.", "tenth", "|".join(sorted(closed_class.ORDINAL_WORDS))),
         ("It considers imatinib separately.", "imatinib", r"[a-z]+nib"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
         (
@@ -517,8 +516,10 @@ FLOORS = {
     # major 33% on offline-rules/9; issue 36: no word of a multi-word term, viruses a class: 29% on offline-rules/12;
     # a binomial whose genus the text names alone ("legionella pneumophila ... legionella species"), a name's number ("454-sequencing"), a word of a family's
     # name ("the ap2/erf protein family"), a name word the text names alone ("Staats-"): 23% on offline-rules/14;
-    # a species' name ("norway spruce"), a dictionary chemical ("ethylene"), a counted abbreviation: 23% on /16
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.23),
+    # a species' name ("norway spruce"), a dictionary chemical ("ethylene"), a counted abbreviation: 23% on /16;
+    # no number word, no abbreviation of general words spelled out in the text ("ppi"), no word of a spelled-out
+    # name the text abbreviates ("mycobacterium avium" of "map"): SumPubMed major 17% on offline-rules/18
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.17),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
@@ -658,8 +659,6 @@ def test_entities_change_a_surname_with_the_full_name() -> None:
 @pytest.mark.parametrize(
     ("text", "name", "check"),
     [
-        # review: "Six-time Olympic" -> "Kestra Ironwood" (a person)
-        ("Six-time Olympic gold medalist says he will run.", "Six-time", r"[A-Z][a-z]+-time"),
         # review: "Los Angeles County Fire Department" -> "Wexley Angeles County Fire Department"
         (
             "The Los Angeles County Fire Department is investigating a fire.",
@@ -964,17 +963,29 @@ def test_a_bracketed_gloss_is_left() -> None:
         assert isinstance(out, Perturbed) and "[Cliff] means" in out.text and "[Zigzag]" in out.text, out
 
 
-def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> None:
-    # read in the offline-rules/6 build: "migrates between the two." -> "the twelve"; "2022-01-17" -> "1852-43-27"
+def test_a_number_word_is_never_replaced_and_a_date_of_three_numbers_is_left() -> None:
+    # read in the offline-rules/6 build: "2022-01-17" -> "1852-43-27"; number words, read in every build since:
+    # "the two" -> "the twelve", "the two sides of the fault" -> "the thirty sides" (offline-rules/8), "three
+    # standard methods" before the three it names (seeds 6481 and 7919), "lost two of your best clients" where
+    # the text names the two (7919): counts the text fixes, 13 of the 29 labelled rows valid (offline-rules/18)
     text = (
         "It migrates between domain and instance, and back between the two. Guam was visited on 2022-01-17."
     )
     replaceable = replaceable_entities(text)
     assert {"two", "2022", "01", "17", "2022-01-17"}.isdisjoint(replaceable) and "Guam" in replaceable
-    assert "two" in replaceable_entities("It migrates between two systems in Guam.")
-    # offline-rules/8, read: "the two sides of the fault" -> "the thirty sides"; "The two are in a good place"
-    for text in ("The two sides of the fault in Guam moved.", "The two are in a good place in Guam now."):
-        assert "two" not in replaceable_entities(text) and "Guam" in replaceable_entities(text), text
+    for text in (
+        "It migrates between two systems in Guam.",
+        "It came tenth in the race in Guam.",
+        "Six-time Olympic gold medalist says he will run in Guam.",
+        "You lost two of your best clients in Guam, and 24 of the chairs broke.",
+    ):
+        replaceable = replaceable_entities(text)
+        assert "Guam" in replaceable and not any(
+            w[:1].isalpha() and lexicon.word_value(w.split("-")[0]) for w in replaceable
+        ), replaceable
+    text = "You lost two of your best clients in Guam, and 24 of the chairs broke."
+    outs = [fictional_entities(text, Severity.MAJOR, random.Random(seed)) for seed in range(10)]
+    assert all(isinstance(o, Perturbed) and " two " in o.text and "24" not in o.text for o in outs), outs
 
 
 # offline-rules/8, read: "Gemma, 23" -> "Claudia, 90"; "Ian Guffick, 31" -> "11" for a teacher; a set "4-6"
@@ -984,7 +995,7 @@ def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> N
     [
         ("Ian Guffick, 31, was a teacher at the school.", "31", 18, 62),
         ("Mr Lawler, now 68, claims he reported it.", "68", 18, 99),
-        ("A four year old kid fired the toy gun.", "four", 2, 8),
+        ("A 6 year old kid fired the toy gun.", "6", 2, 12),
         ("The 15-year-old girl won the race.", "15-year-old", 1, 17),
         ("He lost the first set 4-6 to the champion.", "4-6", 0, 7),
         ("Tools dating to between 10,000 and 6,000 BC were found.", "10,000", 5_000, 20_000),
@@ -995,6 +1006,7 @@ def test_a_number_word_for_its_nouns_and_a_date_of_three_numbers_are_left() -> N
 def test_a_replaced_number_stays_a_plausible_value(text: str, old: str, low: float, high: float) -> None:
     made = set()
     # a person is replaced first (offline-rules/17): where the text names one, a major row reaches the number
+    # (a number word, "A four year old kid" -> "forty" read in offline-rules/8, is never replaced: offline-rules/18)
     named = any(spans[0].type is lexicon.EntityType.PERSON for spans in entity_candidates(text).values())
     for seed in range(30):
         out = fictional_entities(text, Severity.MAJOR if named else Severity.MINOR, random.Random(seed))
@@ -1004,7 +1016,6 @@ def test_a_replaced_number_stays_a_plausible_value(text: str, old: str, low: flo
                 continue
             new = change["to"]
             values = [float(v.replace(",", "")) for v in re.findall(r"[\d,]*\d(?:\.\d+)?", new)]
-            values = values or [lexicon.word_value(new.split()[0])]
             assert all(low <= v <= high for v in values), (text, new)
             assert re.sub(r"\d", "0", new).replace(",", "") != "" and ("," in new) == ("," in old), new
             made.add(new)
@@ -1118,3 +1129,19 @@ def test_one_end_of_a_range_changes() -> None:
             assert max(int(m[2]) / int(m[1]), 40 / 35) < 1.5 * min(int(m[2]) / int(m[1]), 40 / 35), out.text
             seen += m[0] != "from 35 to 40 hours"
     assert seen, "no seed moved an end of the range"
+
+
+def test_an_abbreviation_its_spelled_out_name_and_an_ordinal_of_a_name_are_left() -> None:
+    # the held-out read of offline-rules/17 (seed 7919): "ppi" -> "tnl" beside "protein-protein interaction";
+    # "mycobacterium avium" renamed while "map" stays; zh-en: "the 20th CPC National Congress" (an event's number)
+    cases = [
+        ("interactions from protein-protein interaction data in europe . the ppi networks are static .", "ppi"),
+        ("disease caused by mycobacterium avium spp. paratuberculosis in europe . it prevents map infection .",
+         "mycobacterium avium"),
+        ("Delegates to the 20th CPC National Congress met in Beijing.", "20th"),
+    ]  # fmt: skip
+    for text, left in cases:
+        replaceable = replaceable_entities(text)
+        assert left not in replaceable and replaceable, (text, replaceable)
+    text = "dementia with lewy bodies ( dlb ) is common in europe . we studied dlb ."
+    assert "dlb" in replaceable_entities(text)  # one disease's name, no kind: it may change

@@ -1603,3 +1603,40 @@ def test_years_totals_ranges_and_places_that_no_rule_fixes_good() -> None:
     _ok(validate(NE_MINOR, "we sampled spruce in norway . norway has cold winters .",
                  "we sampled spruce in brenburg . brenburg has cold winters ."))  # fmt: skip
     _ok(validate(NE_MINOR, "He read Merrill's book in Burma.", "He read Halvorsen's book in Burma."))
+
+
+#: issue 36, the held-out read of offline-rules/17 (docs/reads/offline-rules-17-seed-7919.jsonl): an abbreviation
+#: of general words spelled out in the text (a kind), a word of a spelled-out name the text abbreviates, a place
+#: changed apart from its adjective a word away (offline-rules/18)
+BAD_NE_HELD_OUT_7919 = [
+    (NE_MINOR, "identification of protein complexes from protein-protein interaction networks is crucial . "
+     "however , most of them considered the ppi networks as static graphs .", "identification of protein "
+     "complexes from protein-protein interaction networks is crucial . however , most of them considered the tnl "
+     "networks as static graphs .", ("'ppi' abbreviates 'protein-protein interaction'",)),
+    (NE_MINOR, "a chronic inflammatory bowel disease caused by mycobacterium avium spp. paratuberculosis . this "
+     "study aimed to help prevent map infection .", "a chronic inflammatory bowel disease caused by zirkreaterus "
+     "zeama spp. paratuberculosis . this study aimed to help prevent map infection .", ("'map' abbreviates",)),
+    (NE_MINOR, "we hypothesized that human populations in west central africa may have been exposed . they "
+     "resided within the range of the central african chimpanzee subspecies .", "we hypothesized that human "
+     "populations in west central mordavia may have been exposed . they resided within the range of the central "
+     "african chimpanzee subspecies .", ("'central african' stays",)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("p", "orig", "pert", "words"), BAD_NE_HELD_OUT_7919)
+def test_fictional_entities_of_the_held_out_read_of_offline_rules_17_bad(
+    p: Perturbation, orig: str, pert: str, words: tuple[str, ...]
+) -> None:
+    _bad(validate(p, orig, pert), *words)
+
+
+def test_a_name_beside_its_abbreviation_and_a_place_apart_from_its_people_good() -> None:
+    """An abbreviation of one named thing ("dlb": dementia with lewy bodies; the offline-rules-11 reader accepted
+    "dlb" -> "zrs"), an abbreviation of general words nowhere spelled out, a place whose people are named
+    with no word of its name before them still change."""
+    text = "dementia with lewy bodies ( dlb ) is common . we studied dlb in mice ."
+    _ok(validate(NE_MINOR, text, text.replace("dlb", "zrs")))
+    text = "most of them considered the ppi networks as static graphs ."
+    _ok(validate(NE_MINOR, text, text.replace("ppi", "tnl")))
+    text = "populations in west central africa were exposed . the african chimpanzee carries it ."
+    _ok(validate(NE_MINOR, text, text.replace("west central africa", "west central mordavia")))

@@ -1120,7 +1120,47 @@ def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
     counted = _is_lower_acronym(span.text) and re.search(rf"\b{span.text}s\b", text)
     if span.type is EntityType.TERM and counted:
         return f"an abbreviation the text counts ('{span.text}s'): a kind, no name ('cdw', 'cdws')"
+    if pair := next((p for p in spelled_out(text) if _in_pair(span, p, text)), None):
+        return f"{pair[0]!r} abbreviates {text[pair[1] : pair[2]]!r}: a fictional name would keep the other"
     return ""
+
+
+def _in_pair(span: Span, pair: tuple[str, int, int], text: str) -> bool:
+    """``span`` lies inside the spelled-out words of ``pair``, or is its abbreviation (away from them) of general
+    words, a kind ("ppi": "protein-protein interaction"; "dlb": "dementia with lewy bodies" names one disease)."""
+    inside = pair[1] <= span.start and span.end <= pair[2]
+    if span.text.lower() != pair[0] or inside:
+        return inside and span.text.lower() != pair[0]
+    return all(
+        is_common_word(w)
+        for w in re.findall(r"[^\W\d_]+", text[pair[1] : pair[2]])
+        if w not in _SPELLING_SKIPS
+    )
+
+
+_SPELLING_SKIPS = frozenset({"of", "and", "with", "the", "in", "for", "to", "on", "spp", "subsp"})
+_NO_SPELLING = (
+    word_set("core_det") | word_set("quantifiers") | word_set("prepositions") | word_set("subordinators")
+)
+
+
+@functools.lru_cache(maxsize=64)
+def spelled_out(text: str) -> tuple[tuple[str, int, int], ...]:
+    """The abbreviations of ``text`` beside the span of the content words whose initials spell them, in one
+    phrase ("ppi": "protein-protein interaction", "map": "mycobacterium avium spp. paratuberculosis")."""
+    words = [(m.start(), m.end(), m[0].lower()) for m in re.finditer(r"[^\W\d_]+", text)]
+    abbrs = {w for _, _, w in words if 3 <= len(w) <= 6 and word_zipf(w) < _FUNCTION_ZIPF}
+    out = []
+    for i, (start, _, first) in enumerate(words):
+        for abbr in (a for a in abbrs if a[0] == first[0] and first not in _SPELLING_SKIPS | {a}):
+            run = [w for w in words[i : i + 2 * len(abbr)] if w[2] not in _SPELLING_SKIPS][: len(abbr)]
+            phrase = re.sub(
+                r"\b(?:spp|subsp)\. ", "", text[start : run[-1][1]]
+            )  # no clause or sentence between
+            spelt = "".join(w[2][0] for w in run) == abbr and not re.search(r"[^\w\s/-]", phrase)
+            if spelt and not any(w[2] in _NO_SPELLING or w[2].startswith(abbr) for w in run):
+                out.append((abbr, start, run[-1][1]))
+    return tuple(out)
 
 
 def _part_elsewhere(span: Span, text: str) -> str:
@@ -1157,6 +1197,9 @@ def _kin(span: Span, text: str) -> str:
     people = span.type is EntityType.OTHER and re.fullmatch(rf"([A-Z]\w{{2,}}?){_KIN}", name)
     if people:  # "Floridians": "Florid..." elsewhere
         return m[0] if (m := re.search(rf"\b{people[1]}(?!{_KIN}\b)\w*", rest)) else ""
+    prev = re.search(r"(\w+) $", text[: span.start])  # "west central africa" beside "central african"
+    if prev and (m := re.search(rf"\b{prev[1]} {re.escape(name.rstrip('aeiouy'))}{_KIN}\b", rest, re.I)):
+        return m[0]
     stem = name.rstrip("aeiouy") if name[:1].isupper() and len(name) > 4 else "(?!)"  # "Florid" of "Florida"
     kin = re.findall(rf"\b{re.escape(stem)}{_KIN}\b", rest)
     return next((w for w in kin if not is_demonym(w, real_only=True)), "")
