@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FAILED_VALIDATION", "NotApplicable", "Outcome", "Perturbed"]
+__all__ = ["FAILED_VALIDATION", "NotApplicable", "Outcome", "Perturbed", "squash"]
 
 #: prefix of the not-applicable reason of an output the validator rejected
 FAILED_VALIDATION = "failed validation: "
@@ -29,3 +29,8 @@ class NotApplicable:
 
 
 Outcome = Perturbed | NotApplicable
+
+
+def squash(text: str) -> str:
+    """``text`` with runs of whitespace as one space: what a reader (and the validator) compares."""
+    return " ".join(text.split())

@@ -71,9 +71,7 @@ SG_PRON = frozenset(_words("sg_pron"))
 #: the other subject pronouns (take the bare verb)
 PL_PRON = frozenset(_words("pl_pron"))
 #: personal pronoun -> (person and number, the cases it can have: subj / obj / poss)
-PRONOUN_CASE: dict[str, tuple[str, str]] = {
-    w: (pn, cases) for w, (pn, cases) in _TABLE["pronoun_case"].items()
-}
+PRONOUN_CASE: dict[str, tuple[str, str]] = {w: tuple(v) for w, v in _TABLE["pronoun_case"].items()}
 #: subject pronoun -> its object form
 SUBJECT_TO_OBJECT: dict[str, str] = dict(_TABLE["subject_to_object"])
 ARTICLES = frozenset(_words("articles"))

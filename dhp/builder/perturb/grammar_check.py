@@ -91,9 +91,7 @@ def _subject_number(word: str) -> str:
     low = word.lower()
     if low in SG_PRON or low == "one":
         return "sg"
-    if low in PL_PRON or low in PL_DET or low.replace(",", "").isdigit():
-        return "pl"
-    if _is_plural_noun(low):
+    if low in PL_PRON or low in PL_DET or low.replace(",", "").isdigit() or _is_plural_noun(low):
         return "pl"
     if _is_singular_noun(low) or (word[:1].isupper() and not lexicon.lemmas(low)):
         return "sg"
@@ -172,24 +170,21 @@ _AUX_FINITE = MODALS | {"is", "am", "are", "was", "were", "has", "have", "had", 
 
 
 def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
-    words = _words(old)
+    words, gone = _words(old), " ".join(old)
     if len(words) > 2:
-        return "", f"deleting {' '.join(old)!r} removes more than a fragment's verb or subject"
+        return "", f"deleting {gone!r} removes more than a fragment's verb or subject"
     if any(w not in _AUX_FINITE | ARTICLES | PRONOUN_CASE.keys() for w in words):
-        return (
-            "",
-            f"deleting {' '.join(old)!r} removes a content word: the meaning changes, not only the grammar",
-        )
+        return "", f"deleting {gone!r} removes a content word: the meaning changes, not only the grammar"
     if words and all(w in _AUX_FINITE for w in words):
         if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
-            return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves a grammatical coordination"
+            return "", f"deleting {gone!r} after {ctx.prev!r} leaves a grammatical coordination"
         # "Rebbie's [is] being held": "Rebbie's" reads "Rebbie is"
         if "".join(ctx.before[-2:]) in ("'s", "’s"):
-            return "", f"deleting {' '.join(old)!r} after {ctx.prev!r} leaves its contracted 'is'"
+            return "", f"deleting {gone!r} after {ctx.prev!r} leaves its contracted 'is'"
         # "is artificially heated"
         verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)
         if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
-            return "", f"deleting {' '.join(old)!r} before {ctx.next!r} leaves a grammatical past tense"
+            return "", f"deleting {gone!r} before {ctx.next!r} leaves a grammatical past tense"
         return "fragment (auxiliary or copula removed)", ""
     if len(words) == 1 and words[0] in PRONOUN_CASE and PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
@@ -201,7 +196,7 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
         return "article missing", ""
     if words == ["the"] and _singular_noun_ahead(ctx):
         return "article missing before a singular noun", ""
-    return "", f"deleting {' '.join(old)!r} leaves a grammatical sentence or changes its meaning"
+    return "", f"deleting {gone!r} leaves a grammatical sentence or changes its meaning"
 
 
 def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
@@ -247,11 +242,9 @@ def _preposition(o: str, n: str, ctx: Context) -> tuple[str, str]:
     takes_infinitive = prev in TAKES_INFINITIVE or bool(lexicon.lemmas(prev) & TAKES_INFINITIVE)
     if o == "to" and "VB" in nxt and ctx.next.islower() and (takes_infinitive or not nxt & {"NN", "NNS"}):
         return "infinitive 'to' replaced by a preposition", ""
-    keys = [prev, *sorted(lexicon.lemmas(prev))]
-    for key in keys:
-        allowed = GOVERNS.get(key)
-        if allowed is not None and o in allowed and n not in allowed:
-            return "preposition misuse", ""
+    governed = [GOVERNS[key] for key in (prev, *sorted(lexicon.lemmas(prev))) if key in GOVERNS]
+    if any(o in allowed and n not in allowed for allowed in governed):
+        return "preposition misuse", ""
     return (
         "",
         f"preposition {o!r} -> {n!r} after {ctx.prev!r} is not known to be wrong (may stay grammatical)",
@@ -348,9 +341,8 @@ def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:
     if _finite_to_nonfinite(o, n, ctx):
         return "finite verb replaced by a non-finite form", ""
     subject, vn = _subject_number(_subject_word(ctx)), _verb_number(n)  # "labels thereby ignores": "labels"
-    head = (ctx.before[-2:-1] or ("",))[
-        0
-    ]  # "Security were", "The staff were"; never "of the Biden government"
+    # "Security were", "The staff were"; never "of the Biden government"
+    head = (ctx.before[-2:-1] or ("",))[0]
     if _subject_word(ctx).lower() in COLLECTIVE_NOUNS and (head.lower() in ARTICLES or head[-1:] in ".!?"):
         return "", f"{ctx.prev!r} takes either number ('Security were said to be ...')"
     if o in _BE_NUMBER and n in _BE_NUMBER and _BE_NUMBER[o] != _BE_NUMBER[n]:
@@ -405,11 +397,8 @@ def _substitution(o: str, n: str, ctx: Context) -> tuple[str, str]:
         pattern, reason = check(lo, ln, ctx)
         if pattern or reason:
             return pattern, reason
-    if (
-        _tense(ln, strict=False)
-        and _tense(ln, strict=False) != _tense(lo, strict=False)
-        and _clashing_tense(lo, ln, ctx)
-    ):
+    tense = _tense(ln, strict=False)
+    if tense and tense != _tense(lo, strict=False) and _clashing_tense(lo, ln, ctx):
         return "incorrect verb tense", ""
     return "", f"{o!r} -> {n!r} may still be grammatical here"
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from dhp.builder.hashing import sha256_text
-from dhp.builder.perturb.base import FAILED_VALIDATION, NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.base import FAILED_VALIDATION, NotApplicable, Outcome, Perturbed, squash
 from dhp.builder.perturb.registry import lookup
 from dhp.errors import PerturberError
 from dhp.inference.cache import CacheError, ResponseCache
@@ -54,12 +54,10 @@ from dhp.types import EndpointProtocol, Operation
 
 __all__ = ["InvalidOutput", "LLMJob", "LLMPerturber", "LLMSettings", "api_key_from_env", "validate_output"]
 
-API_KEY_VARS = PERTURBER_KEY_VARS
-
 
 def api_key_from_env() -> str | None:
     """The perturber API key from the environment (DHP_PERTURBER_API_KEY, else HF_TOKEN), if set."""
-    return _key_from_env(API_KEY_VARS)
+    return _key_from_env(PERTURBER_KEY_VARS)
 
 
 @dataclass(frozen=True)
@@ -109,10 +107,6 @@ _ECHO = ("Adjustment Steps", "Your task is to adjust", "Please make sure you rea
 _FENCE = re.compile(r"^```\w*\s*|\s*```$")
 
 
-def _norm(s: str) -> str:
-    return " ".join(s.split())
-
-
 def validate_output(raw: str, job: LLMJob) -> str:
     """The cleaned output, or :class:`InvalidOutput` saying why it is unusable.
 
@@ -137,15 +131,10 @@ def validate_output(raw: str, job: LLMJob) -> str:
         len(lines) > 1 and _COMMENTARY.match(lines[0]) and not _COMMENTARY.match(job.original)
     ):
         raise InvalidOutput("the output adds commentary")
-    if _norm(out) == _norm(job.original):
+    if squash(out) == squash(job.original):
         raise InvalidOutput("the output is unchanged")
     n, m = len(job.original), len(out)
-    lo: float
-    hi: float
-    if lookup(job.operation).inserts:
-        lo, hi = n + 5.0, 3.2 * n + 60
-    else:
-        lo, hi = 0.5 * n - 20, 1.6 * n + 40
+    lo, hi = (n + 5.0, 3.2 * n + 60) if lookup(job.operation).inserts else (0.5 * n - 20, 1.6 * n + 40)
     if not lo <= m <= hi:
         raise InvalidOutput(
             f"output length {m} is outside {max(0, int(lo))}-{int(hi)} for an original of {n}"
@@ -180,22 +169,16 @@ class LLMPerturber:
         return f"perturber/{self.protocol.value}"
 
     def _request_settings(self, job: LLMJob, attempt: int) -> dict[str, Any]:
+        n = len(job.original)
         return {
             "temperature": self.settings.temperature,
             "top_p": self.settings.top_p,
-            "max_tokens": min(
-                4096, len(job.original) if lookup(job.operation).inserts else len(job.original) // 2
-            )
-            + 256,
+            "max_tokens": min(4096, n if lookup(job.operation).inserts else n // 2) + 256,
             "seed": (job.seed + attempt) % (2**31),
         }
 
     def _request(self, job: LLMJob, attempt: int) -> Generation:
-        st = self._request_settings(job, attempt)
-        sampling = SamplingParams(
-            temperature=st["temperature"], max_tokens=st["max_tokens"], seed=st["seed"], top_p=st["top_p"]
-        )
-        return Generation(job.prompt, sampling)
+        return Generation(job.prompt, SamplingParams(**self._request_settings(job, attempt)))
 
     def cache_key(self, job: LLMJob) -> str:
         """sha256 of (model, protocol, prompt, first-attempt settings): the prompt hash of a request."""
@@ -212,14 +195,10 @@ class LLMPerturber:
             if reason.startswith(FAILED_VALIDATION):  # the validator's, counted as such by the build
                 return NotApplicable(f"{reason} (the last of {attempts} LLM output(s))")
             return NotApplicable(f"LLM output invalid after {attempts} output(s): {reason}")
-        st = self._request_settings(job, attempts - 1)
         settings = {
             "protocol": self.protocol.value,
             "model": self.model,
-            "temperature": st["temperature"],
-            "top_p": st["top_p"],
-            "max_tokens": st["max_tokens"],
-            "seed": st["seed"],
+            **self._request_settings(job, attempts - 1),  # temperature, top_p, max_tokens, seed
             "attempts": attempts,
             "prompt_sha256": self.cache_key(job),
         }

@@ -81,10 +81,8 @@ class OperationRecord:
         return OPERATIONS[self.operation].item_extra
 
     def __post_init__(self) -> None:
-        is_rule = self.method is Method.RULE
-        if is_rule != (self.rule is not None) or is_rule == (
-            self.offline is not None or self.prompt is not None
-        ):
+        is_rule, llm_parts = self.method is Method.RULE, self.offline is not None or self.prompt is not None
+        if is_rule != (self.rule is not None) or is_rule == llm_parts:
             raise SpecError(
                 f"operation {self.operation.value!r}: a rule operation needs a rule and no offline generator or "
                 "prompt; an LLM operation needs an offline generator and a prompt and no rule"

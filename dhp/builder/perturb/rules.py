@@ -4,13 +4,14 @@ the original text: it returns a different text or :class:`NotApplicable` with th
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
+from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed, squash
 from dhp.builder.textstats import split_sentences
 
 __all__ = [
@@ -67,11 +68,6 @@ def _typo_random(rng: random.Random) -> Iterator[None]:
             errer.random, en_default.random = saved
 
 
-def _squash(text: str) -> str:
-    """``text`` with runs of whitespace as one space: what a reader (and the validator) compares."""
-    return " ".join(text.split())
-
-
 def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
     """Apply ``k`` random typos with the `typo` package, each one changing the text.
 
@@ -90,13 +86,13 @@ def char_typo(text: str, k: int, rng: random.Random) -> Outcome:
                 before = errer.result
                 method = rng.choice(TYPO_METHODS)
                 getattr(errer, method)()
-                if _squash(errer.result) != _squash(before):  # a typo that only moves whitespace is none
+                if squash(errer.result) != squash(before):  # a typo that only moves whitespace is none
                     applied.append(method)
                     break
             else:
                 return NotApplicable(f"typo package could not change the text after {_MAX_TRIES} draws")
     out: str = errer.result
-    if _squash(out) == _squash(text):
+    if squash(out) == squash(text):
         return NotApplicable("typos cancelled each other out")
     return Perturbed(out, RULE, {"k": k, "typos": applied})
 
@@ -117,11 +113,10 @@ def word_deletion(text: str, k: int, rng: random.Random) -> Outcome:
 def _single_swaps(sents: Sequence[str]) -> set[str]:
     """Every text that swapping exactly two sentences of ``sents`` can give (what minor severity makes)."""
     out: set[str] = set()
-    for i in range(len(sents)):
-        for j in range(i + 1, len(sents)):
-            swapped = list(sents)
-            swapped[i], swapped[j] = swapped[j], swapped[i]
-            out.add(" ".join(swapped))
+    for i, j in itertools.combinations(range(len(sents)), 2):
+        swapped = list(sents)
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        out.add(" ".join(swapped))
     return out
 
 

@@ -29,9 +29,11 @@ import difflib
 import itertools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dhp.builder.perturb import closed_class, grammar_check, lexicon
+from dhp.builder.perturb.base import squash
 from dhp.builder.perturb.lexicon import HAS_DIGIT, NUMBER_MASK, EntityType, Span, Token
 from dhp.builder.textstats import split_sentences
 from dhp.types import Perturbation, Severity
@@ -113,10 +115,6 @@ def _offsets(toks: list[Token], i: int, j: int, length: int) -> tuple[int, int]:
     return at, at
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _count_ok(p: Perturbation, n: int, what: str) -> Verdict:
     if p.severity is Severity.MAJOR:
         return PASS if n >= 2 else _fail(f"major needs two or more {what}, found {n}")
@@ -163,9 +161,7 @@ def check_word_deletion(p: Perturbation, original: str, perturbed: str) -> Verdi
     a, b = original.split(), perturbed.split()
     if len(a) - len(b) != k:
         return _fail(f"{len(a) - len(b)} words removed, expected k={k}")
-    head = 0
-    while head < len(b) and a[head] == b[head]:
-        head += 1
+    head = _common_start(a, b)
     if a[head + k :] != b[head:]:
         return _fail("the removed words are not consecutive or other words changed")
     return PASS
@@ -173,7 +169,7 @@ def check_word_deletion(p: Perturbation, original: str, perturbed: str) -> Verdi
 
 def check_replacement_text(p: Perturbation, original: str, perturbed: str) -> Verdict:
     """Other item / wrong ending: a different, non-empty text (not only re-spaced)."""
-    return _fail("the perturbed text equals the original") if _norm(perturbed) == _norm(original) else PASS
+    return _fail("the perturbed text equals the original") if squash(perturbed) == squash(original) else PASS
 
 
 # --------------------------------------------------------------------------- sentence level
@@ -184,7 +180,7 @@ def _as_permutation(sentences: list[str], perturbed: str) -> list[int] | None:
 
     Matching the original sentences instead of re-splitting the perturbed text keeps a sentence
     without final punctuation ("... wide") from merging with the one moved after it."""
-    rest, left, order = _norm(perturbed), dict(enumerate(_norm(s) for s in sentences)), []
+    rest, left, order = squash(perturbed), dict(enumerate(squash(s) for s in sentences)), []
     while rest:
         fits = [
             (len(s), i)
@@ -219,17 +215,13 @@ def check_sentence_reorder(p: Perturbation, original: str, perturbed: str) -> Ve
 
 def check_severities_differ(minor: str, major: str) -> Verdict:
     """Cross-row check: the minor and major rows of one item must not be the same text."""
-    if _norm(minor) == _norm(major):
-        return _fail("minor and major give the same text")
-    return PASS
+    return _fail("minor and major give the same text") if squash(minor) == squash(major) else PASS
 
 
 # --------------------------------------------------------------------------- fictional entities
 
 _PROPER_TYPES = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG})
 _NAME_TYPES = _PROPER_TYPES | {EntityType.OTHER, EntityType.NATIONALITY}
-
-
 _YEAR = re.compile(r"^\d{4}$")
 
 
@@ -256,7 +248,7 @@ def _keeps_fragment(old: str, new: str) -> str:
     return ""
 
 
-def _common_start(a: str, b: str) -> int:
+def _common_start(a: Sequence[str], b: Sequence[str]) -> int:
     return next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
@@ -452,11 +444,9 @@ def _replacement_verdict(span: Span, new: str, original: str, lower: bool) -> Ve
         _kind_verdict(span, new, kind),
         _plausible_verdict(span, new, original),
         _ordinary_word_verdict(span, new),
+        _fictional_verdict(span, new, kind, original),
     )
-    for verdict in (*checks, _fictional_verdict(span, new, kind, original)):
-        if not verdict.ok:
-            return verdict
-    return PASS
+    return next((verdict for verdict in checks if not verdict.ok), PASS)
 
 
 def _entity_edits(original: str, edits: list[DiffRegion]) -> tuple[dict[int, list[DiffRegion]], Verdict]:
@@ -585,11 +575,7 @@ def check_fictional_entities(p: Perturbation, original: str, perturbed: str) -> 
 # --------------------------------------------------------------------------- rewriting and insertion
 
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-_FACT_TYPES = frozenset(
-    {EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE}
-)
-
-
+_FACT_TYPES = _PROPER_TYPES | {EntityType.NUMBER, EntityType.DATE}
 #: a word this frequent is a function word ("in" 7.3, "this" 7.0; "region" 5.0 is content)
 _FUNCTION_ZIPF = 6.0
 _AUXILIARIES = frozenset("be have do will would can could shall should may might must".split())
@@ -658,11 +644,11 @@ def _capitalised_mid_sentence(source: str, para: str, text: str) -> str:
 def _new_errors(source: str, para: str, text: str = "") -> str:
     """A flaw the paraphrase adds that the source does not have, else ""."""
     toks = [t.text for t in lexicon.tokenize(para)]
-    src = set(_norm(source).lower().split())
+    src = set(squash(source).lower().split())
     for art, word in itertools.pairwise(toks):
         bigram = f"{art} {word}"
         article = art.lower() in ("a", "an") and word[:1].isalnum()
-        if article and lexicon.an_mismatch(art, word) and bigram.lower() not in _norm(source).lower():
+        if article and lexicon.an_mismatch(art, word) and bigram.lower() not in squash(source).lower():
             return f"article error {bigram!r}"
     if word := _capitalised_mid_sentence(source, para, text):
         return f"ordinary word {word!r} capitalised mid-sentence"
@@ -670,17 +656,11 @@ def _new_errors(source: str, para: str, text: str = "") -> str:
         return flaw
     # "Pearson's": "pearson"
     known = src | set(_words(source)) | {re.sub(r"['’]s$", "", w) for w in _words(source)}
+    capitals = bool(toks) and not lexicon.is_lowercase_text(para)  # a text that writes names with capitals
     for word in _WORD.findall(para):
         if word.lower() in known or word.lower().replace("’", "'") in known or word == "I":
             continue
-        new_name = not _extends_name(word, para, source)
-        if (
-            word[:1].isupper()
-            and toks
-            and word != toks[0]
-            and not lexicon.is_lowercase_text(para)
-            and new_name
-        ):
+        if capitals and word[:1].isupper() and word != toks[0] and not _extends_name(word, para, source):
             return f"new capitalised word {word!r}"
         misspelt = difflib.get_close_matches(word.lower(), known, n=1, cutoff=0.75)
         if misspelt and not lexicon.lemmas(word) and lexicon.word_zipf(word) < 2.0:
@@ -728,12 +708,12 @@ _FRAME = re.compile(
 def _strip_marker(para: str) -> str:
     """The paraphrase without a leading discourse marker ("In other words, ...") or reporting frame ("studies
     suggest that ..."); any other phrase before a comma ("Last month, a man was arrested") is part of it."""
-    if (frame := _FRAME.match(_norm(para))) and len(_words(para[frame.end() :])) >= 5:
-        return _norm(para)[frame.end() :]
-    low = _norm(para).lower()
+    if (frame := _FRAME.match(squash(para))) and len(_words(para[frame.end() :])) >= 5:
+        return squash(para)[frame.end() :]
+    low = squash(para).lower()
     for marker in sorted(DISCOURSE_MARKERS, key=len, reverse=True):
         if low.startswith(marker) and low[len(marker) : len(marker) + 1] in (",", ":", " ", "-", "—"):
-            return _norm(para)[len(marker) :].lstrip(",:-— ")
+            return squash(para)[len(marker) :].lstrip(",:-— ")
     return para
 
 
@@ -763,20 +743,15 @@ def _broken_structure(source: str, para: str) -> str:
     head, sep, tail = _partition_comma(para)
     head_words = _words(head)
     fronted = bool(sep and head_words) and head_words[0] in closed_class.PREPOSITIONS - _SUBORDINATORS
-    moved = not _norm(source).lower().startswith(_norm(head).lower())
+    moved = not squash(source).lower().startswith(squash(head).lower())
     if fronted and moved and set(head_words) & _FINITE_AUX:
         return f"the fronted phrase {head.strip()!r} holds a finite verb"
-    if (
-        sep
-        and head_words[:1] != src[:1]
-        and head_words[0] in _SUBORDINATORS
-        and (
-            " ".join(_words(tail)[:3]) in _CONCESSIVE
-            or (_words(tail) or [""])[0] in _SUBORDINATORS | _CONCESSIVE
-        )
-    ):
-        return f"two connectives lead one clause: {_norm(para)[:60]!r}"
-    leftover = _LEFTOVER_THAT.match(_norm(para))
+    tail_words = _words(tail)
+    lead = (tail_words or [""])[0]
+    concessive = " ".join(tail_words[:3]) in _CONCESSIVE or lead in _SUBORDINATORS | _CONCESSIVE
+    if sep and head_words[:1] != src[:1] and head_words[0] in _SUBORDINATORS and concessive:
+        return f"two connectives lead one clause: {squash(para)[:60]!r}"
+    leftover = _LEFTOVER_THAT.match(squash(para))
     if leftover and leftover["prep"].lower() in closed_class.PREPOSITIONS:
         return f"the reported clause keeps its 'that' after {leftover['prep']!r}"
     return ""
@@ -842,7 +817,7 @@ def _copy_reason(source: str, para: str) -> str:
             f"inserted sentence shares {shared:.0%} of its word types with the original (the same words "
             f"moved, not reworded): {para!r}"
         )
-    if _CLEFT.match(_norm(para)) and not _CLEFT.match(_norm(source)):
+    if _CLEFT.match(squash(para)) and not _CLEFT.match(squash(source)):
         return f"inserted sentence is a 'What ... did was ...' cleft, a template: {para!r}"
     swapped = len(_content_lemmas(source) - _content_lemmas(para))
     if swapped <= MAX_SWAPPED and ratio >= SWAP_SEQUENCE:
@@ -907,7 +882,8 @@ def _main_clause(source: str) -> tuple[list[str], list[str]]:
     """The main clause's subject and predicate words: the predicate from its first finite verb on (an auxiliary
     first, else a past or third-person form, else a present form), in the first comma-part that has one (a
     leading "As for ..., " or a relative clause between commas is no main clause)."""
-    parts = [_WORD.findall(p) for p in _norm(re.sub(r", (?:who|which|whose) [^,]+,", "", source)).split(", ")]
+    bare = squash(re.sub(r", (?:who|which|whose) [^,]+,", "", source))
+    parts = [_WORD.findall(p) for p in bare.split(", ")]
     tiers = [[_verb_tier(w) for w in words] for words in parts]
     for tier in (0, 1, 2):
         for words, tagged in zip(parts, tiers, strict=True):
@@ -940,9 +916,8 @@ def _restatement_flaw(source: str, para: str, text: str) -> str:
     bare = _strip_marker(para)  # "studies show that" + a copy
     a, b = _RAW.findall(source.lower()), _RAW.findall(bare.lower())
     blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
-    runs = [
-        m.size for m in blocks if m.size >= 3
-    ]  # a frame and a tail: two runs ("Rose scored" in the passive: one)
+    # a frame and a tail: two runs ("Rose scored" in the passive: one)
+    runs = [m.size for m in blocks if m.size >= 3]
     framed = sum(runs)
     src, own = _content_lemmas(source), _content_lemmas(para)
     new = [w for w in _content_lemmas(bare) - src if not _extends_name(w.capitalize(), para, text or source)]
@@ -1008,7 +983,7 @@ def _added(source: str, para: str, text: str) -> str:
         return "speaks in the first person where the original does not"
     if (said := _DANGLING_SAID.search(para)) and not _DANGLING_SAID.search(source):
         return f"attributes it to a speaker the original does not name ({said[0]!r})"
-    if _QUESTION.match(_norm(para)) and para.rstrip()[-1:] != "?":
+    if _QUESTION.match(squash(para)) and para.rstrip()[-1:] != "?":
         return "a question told as a statement"
     if not lexicon.is_lowercase_text(text or source):
         names = {m[1] for m in _MID_WORD.finditer(text or source) if not lexicon.is_common_word(m[1])}
@@ -1050,9 +1025,9 @@ def _insertions(orig: list[str], perturbed: str) -> tuple[list[tuple[int, str]],
     The original sentences are found in the perturbed text in order; only the text between them
     is split into sentences (cheaper than re-splitting the whole text, and robust to a sentence
     without final punctuation)."""
-    text, cursor, out = _norm(perturbed), 0, list[tuple[int, str]]()
+    text, cursor, out = squash(perturbed), 0, list[tuple[int, str]]()
     for n, sent in enumerate([*orig, ""]):
-        at = text.find(_norm(sent), cursor) if sent else len(text)
+        at = text.find(squash(sent), cursor) if sent else len(text)
         if at < 0:
             return [], _fail(f"original sentence {n + 1} missing or changed: {sent!r}")
         between = split_sentences(text[cursor:at]) if text[cursor:at].strip() else []
@@ -1061,7 +1036,7 @@ def _insertions(orig: list[str], perturbed: str) -> tuple[list[tuple[int, str]],
         if len(between) > 1:
             return [], _fail(f"two sentences inserted after original sentence {n}: {between[1]!r}")
         out.extend((n - 1, b) for b in between)
-        cursor = at + len(_norm(sent))
+        cursor = at + len(squash(sent))
     return out, PASS
 
 

@@ -36,9 +36,6 @@ class Edit:
     new: str
     kind: str
 
-    def overlaps(self, other: Edit) -> bool:
-        return self.start < other.end and other.start < self.end
-
 
 def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     out = text
@@ -96,9 +93,7 @@ def pick_balanced(
 
 def case_like(src: str, new: str) -> str:
     """``new`` with the capitalisation of ``src`` (Title or lower case)."""
-    if src[:1].isupper():
-        return new[:1].upper() + new[1:]
-    return new
+    return new[:1].upper() + new[1:] if src[:1].isupper() else new
 
 
 @functools.lru_cache(maxsize=65536)

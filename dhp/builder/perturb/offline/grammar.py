@@ -40,7 +40,7 @@ from dhp.builder.perturb.closed_class import (
     SUBORDINATORS,
     word_set,
 )
-from dhp.builder.perturb.grammar_check import TAKES_INFINITIVE
+from dhp.builder.perturb.grammar_check import GOVERNS, TAKES_INFINITIVE
 from dhp.builder.perturb.offline.edits import (
     WORD,
     Edit,
@@ -124,9 +124,7 @@ _AGREE = {
 }  # fmt: skip
 #: words a bare verb follows: the modals, "did", the negated auxiliaries and "to"
 _MODALS = MODALS | frozenset("did didn't don't doesn't won't can't couldn't wouldn't shouldn't to".split())
-_THIRD = SG_PRON
-_NON_THIRD = PL_PRON
-_SUBJECTS = _THIRD | _NON_THIRD
+_SUBJECTS = SG_PRON | PL_PRON
 
 
 _NO_VBZ = MODALS | {"be"}
@@ -138,9 +136,9 @@ def _subject_agrees(prev: _Tok, verb: str) -> bool:
     if prev.word == "I" or prev.low in COLLECTIVE_NOUNS:
         return False  # "I was" / "I were": the subjunctive blurs it; "Security were said to be ...": either
     singular = verb.replace("’", "'") in _SINGULAR_FORMS
-    if prev.low in _THIRD:
+    if prev.low in SG_PRON:
         return singular
-    if prev.low in _NON_THIRD:
+    if prev.low in PL_PRON:
         return not singular
     if prev.word[:1].isupper() and "NOUN" not in lemmas(prev.low) and prev.low not in _OBJECT_START:
         return singular  # a name: "Iran was" -> "Iran were"
@@ -171,9 +169,9 @@ def _pronoun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
         lemma = _verb_lemma(b.low)
         if lemma is None or b.word[:1].isupper():
             continue
-        if a.low in _THIRD and b.low != lemma and inflect(lemma, "VBZ") == b.low:
+        if a.low in SG_PRON and b.low != lemma and inflect(lemma, "VBZ") == b.low:
             yield _sub(b, lemma, "agreement")
-        elif a.low in _NON_THIRD and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma not in _NO_VBZ:
+        elif a.low in PL_PRON and b.low == lemma and "NOUN" not in lemmas(b.low) and lemma not in _NO_VBZ:
             vbz = inflect(lemma, "VBZ")
             if vbz and vbz != b.low:
                 yield _sub(b, vbz, "agreement")
@@ -186,12 +184,8 @@ _BETWEEN = frozenset("also still often never always thereby thus therefore then"
 def _plural_noun_agreement(toks: list[_Tok]) -> Iterator[Edit]:
     """ "the labels ignore" -> "the labels ignores"."""
     for i, t in enumerate(toks):
-        if not (i and t.joined and t.low in lemmas(t.low).get("VERB", ())) or set(lemmas(t.low)) & {
-            "NOUN",
-            "ADJ",
-        }:
-            continue
-        if t.word[:1].isupper():  # "Voting Rights Act": a name
+        verb_only = t.low in lemmas(t.low).get("VERB", ()) and not set(lemmas(t.low)) & {"NOUN", "ADJ"}
+        if not (i and t.joined and verb_only) or t.word[:1].isupper():  # "Voting Rights Act": a name
             continue
         subject = toks[i - 1]
         if i > 1 and subject.joined and (subject.low.endswith("ly") or subject.low in _BETWEEN):
@@ -252,7 +246,7 @@ def _past_to_gerund(text: str, toks: list[_Tok]) -> Iterator[Edit]:
             or t.word[:1].isupper()
         ):
             continue  # "Manchester United" is a name, not "Manchester" doing something
-        finite = {inflect(str(lemma), "VBD"), inflect(str(lemma), "VBP" if subj.low in _NON_THIRD else "VBZ")}
+        finite = {inflect(str(lemma), "VBD"), inflect(str(lemma), "VBP" if subj.low in PL_PRON else "VBZ")}
         if t.low in finite and "NOUN" not in lemmas(t.low) and (ing := inflect(str(lemma), "VBG")):
             yield _sub(t, ing, "nonfinite")
 
@@ -266,9 +260,7 @@ def _is_subject(toks: list[_Tok], k: int) -> bool:
 
 
 def _adverb(t: _Tok) -> bool:
-    return t.joined and (
-        t.low in _BETWEEN or t.low in {"never", "even", "just", "finally"} or t.low.endswith("ly")
-    )
+    return t.joined and (t.low in _BETWEEN | {"never", "even", "just", "finally"} or t.low.endswith("ly"))
 
 
 def _infinitive_to(toks: list[_Tok], to: _Tok) -> bool:
@@ -335,7 +327,8 @@ def _article(text: str, toks: list[_Tok]) -> Iterator[Edit]:
                 yield _sub(b, plural, "article")  # "a cell" -> "a cells"
 
 
-_NOT_BARE = word_set("not_bare_noun")
+#: words no article goes before (lemminflect lists "we" as a noun: "here, an we study" is no article error)
+_CLOSED = word_set("not_bare_noun") | SG_PRON | PL_PRON | PREPOSITIONS | DETERMINERS | _POSS_TO_OBJ.keys()
 _OPENS_PHRASE = word_set("opens_phrase")
 
 
@@ -344,15 +337,9 @@ def _article_insert(text: str, toks: list[_Tok]) -> Iterator[Edit]:
     and short noun phrases, which have no verb to disagree with."""
     for i, t in enumerate(toks):
         prev = toks[i - 1] if i else None
-        closed = (
-            t.low in _NOT_BARE | SG_PRON | PL_PRON
-            or t.low in PREPOSITIONS
-            or t.low in DETERMINERS
-            or t.low in _POSS_TO_OBJ
-        )  # lemminflect lists "we" as a noun: "here, an we study" is no article error
         pos = set(lemmas(t.low))
         noun = pos == {"NOUN"} or (pos == {"NOUN", "VERB"} and prev is not None and not t.joined)
-        if t.word[:1].isupper() or not t.low.isalpha() or not noun or closed:
+        if t.word[:1].isupper() or not t.low.isalpha() or not noun or t.low in _CLOSED:
             continue
         if prev is not None and t.joined and prev.low not in _OPENS_PHRASE:
             continue  # "iberian lynx": only where a noun phrase starts (after a comma, "and", a preposition)
@@ -385,8 +372,6 @@ _WRONG_PREPS = ("of", "on", "in", "at", "for", "from", "with", "to")
 
 
 def _preposition(text: str, toks: list[_Tok]) -> Iterator[Edit]:
-    from dhp.builder.perturb.grammar_check import GOVERNS
-
     for a, b in _pairs(toks):
         if a.low in _QUANTITY:
             continue
@@ -431,11 +416,7 @@ _BOUND = frozenset("even as so only just".split())
 
 def _skippable(t: _Tok) -> bool:
     """An adverb between "be" and its participle ("was twice ignored", "is artificially heated")."""
-    return (
-        t.low.endswith("ly")
-        or t.low in _BETWEEN
-        or t.low in {"twice", "again", "later", "just", "even", "not"}
-    )
+    return t.low.endswith("ly") or t.low in _BETWEEN | {"twice", "again", "later", "just", "even", "not"}
 
 
 _OBJECT_START = word_set("object_start")
@@ -505,15 +486,8 @@ def grammatical_errors(text: str, severity: Severity, rng: random.Random, genera
     """Introduce one (minor/single) or two to three (major) grammatical errors of different kinds."""
     lo, hi = change_count(severity)
     n = lo if lo == hi else rng.randint(lo, hi)
-    chosen = pick_balanced(
-        _checked(text, grammar_edits(text)),
-        n,
-        rng,
-        gap=5,
-        weights=_KIND_WEIGHTS,
-        least=lo,
-        clash=_one_phrase(text),
-    )
+    edits = _checked(text, grammar_edits(text))
+    chosen = pick_balanced(edits, n, rng, gap=5, weights=_KIND_WEIGHTS, least=lo, clash=_one_phrase(text))
     if len(chosen) < lo:
         return NotApplicable(
             f"{len(chosen)} grammatical error site(s) found by the catalogue; {severity.value} severity needs {lo}"

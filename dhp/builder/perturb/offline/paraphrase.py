@@ -35,7 +35,7 @@ from itertools import pairwise
 
 from dhp.builder.perturb import lexicon, validate
 from dhp.builder.perturb.base import NotApplicable, Outcome, Perturbed
-from dhp.builder.perturb.lexicon import EntityType, word_tags
+from dhp.builder.perturb.lexicon import word_tags
 from dhp.builder.perturb.offline.edits import WORD, change_count, lemmas
 from dhp.builder.perturb.validate import _AUX, _AUXILIARIES, _FUNCTION_ZIPF, _main_clause, paraphrase_verdict
 from dhp.builder.textstats import split_sentences
@@ -50,7 +50,7 @@ MAX_LENGTH = 1.5
 #: under this share of lower-cased word types shared, and under this word-sequence similarity
 MAX_SHARED_TYPES = 0.6
 MAX_SEQUENCE = 0.7
-_FACTS = frozenset({EntityType.PERSON, EntityType.PLACE, EntityType.ORG, EntityType.NUMBER, EntityType.DATE})
+_FACTS = validate._FACT_TYPES  # names, numbers and dates: a rephrasing keeps them all
 #: a sentence that leans on the one before it ("They repress ...", "This shows ...", "Then ...") or is a list item
 _DEPENDENT = re.compile(
     r"^(?:\W|(?:it|its|they|their|them|this|these|those|such|he|she|his|her|then|and|but|or|also)\b)", re.I
