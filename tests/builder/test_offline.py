@@ -207,21 +207,21 @@ def test_entities_keep_the_capitalisation() -> None:
             assert old[:1].isupper() == new[:1].isupper() and old.islower() == new.islower(), change
 
 
-def test_entities_keep_the_compass_word_and_make_nationalities_fictional() -> None:
+def test_entities_keep_the_compass_word_and_leave_nationalities() -> None:
+    # offline-rules/19: a nationality is never replaced; the reads found one changed where the text keeps its
+    # other form ("English" in one of three places, "European" beside "EU", "the American democracy" beside "the
+    # U.S."): 22 of 27 labelled rows valid
     for seed in range(10):
         text = "Officials said the plant in North Brabant closed."
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
         (change,) = out.settings["changes"]
         assert change["from"] == "North Brabant" and change["to"].startswith("North "), change
         assert validate(NE_MINOR, text, out.text).ok, out.text
-        text = "French officials said the plant closed."  # a fictional people, never a real one or a person's name
-        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
-        (change,) = out.settings["changes"]
-        assert change["type"] == "nationality" and change["from"] == "French", change
-        assert lexicon.is_demonym(change["to"]) and not lexicon.is_demonym(change["to"], real_only=True), (
-            change
-        )
-        assert validate(NE_MINOR, text, out.text).ok, out.text
+    for text in ("French officials said the plant closed.", "In the last round the Dutchman passed the car."):
+        assert replaceable_entities(text) == [], text
+        assert isinstance(fictional_entities(text, Severity.MINOR, random.Random(0)), NotApplicable), text
+    text = "French officials said the plant in Brabant closed."
+    assert replaceable_entities(text) == ["Brabant"]
 
 
 def test_names_are_replaced_before_numbers_dates_and_nationalities() -> None:
@@ -263,12 +263,6 @@ def test_entities_minor_changes_exactly_one_span() -> None:
             "Register at www.bosch-pt.com/warranty today.",
             "www.bosch-pt.com/warranty",
             r"www\.[a-z]{5}-[a-z]{2}\.com/warranty",
-        ),
-        ("French officials met today.", "French", r"[A-Z][a-z]+(?:ian|n)"),  # a fictional people
-        (
-            "It is related to being African American today.",
-            "African American",
-            r"[A-Z][a-z]+(?:ian|n) American",
         ),
         ("It considers imatinib separately.", "imatinib", r"[a-z]+nib"),  # the suffix stays
         ("Gaddafi was popular at school.", "Gaddafi", r"[A-Z][a-z]{3,}"),
@@ -517,9 +511,9 @@ FLOORS = {
     # a binomial whose genus the text names alone ("legionella pneumophila ... legionella species"), a name's number ("454-sequencing"), a word of a family's
     # name ("the ap2/erf protein family"), a name word the text names alone ("Staats-"): 23% on offline-rules/14;
     # a species' name ("norway spruce"), a dictionary chemical ("ethylene"), a counted abbreviation: 23% on /16;
-    # no number word, no abbreviation of general words spelled out in the text ("ppi"), no word of a spelled-out
-    # name the text abbreviates ("mycobacterium avium" of "map"): SumPubMed major 17% on offline-rules/18
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.17),
+    # no number word, no lower-case abbreviation ("ppi", "pbmc": about half valid in the reads), no word of a
+    # spelled-out name the text abbreviates ("mycobacterium avium" of "map"): SumPubMed major 12% on /19
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.12),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
@@ -680,8 +674,6 @@ def test_entities_change_a_surname_with_the_full_name() -> None:
             r"South [A-Z][a-z]+",
         ),
         ("Ross Barkley had earlier missed a 10th-minute penalty.", "10th-minute", r"\d+(st|nd|rd|th)-minute"),
-        # review: "the Dutchman" -> "Sinnonpi"
-        ("In the last round the Dutchman passed the car on the left.", "Dutchman", r"[A-Z][a-z]+ian"),
     ],
 )
 def test_entities_review3_whole_names_of_their_kind(text: str, name: str, check: str) -> None:
@@ -1143,5 +1135,8 @@ def test_an_abbreviation_its_spelled_out_name_and_an_ordinal_of_a_name_are_left(
     for text, left in cases:
         replaceable = replaceable_entities(text)
         assert left not in replaceable and replaceable, (text, replaceable)
-    text = "dementia with lewy bodies ( dlb ) is common in europe . we studied dlb ."
-    assert "dlb" in replaceable_entities(text)  # one disease's name, no kind: it may change
+    # the read of offline-rules/18 at seed 2604: "pha", "igg", "pbmc", "epc" (a kind, or spelled out beside it);
+    # offline-rules/19 leaves every lower-case abbreviation (the validator accepts "dlb" -> "zrs", as the reader did),
+    # a gene or strain symbol with a digit still changes
+    text = "dementia with lewy bodies ( dlb ) is common in c57bl mice in europe . we studied dlb and pbmc ."
+    assert replaceable_entities(text) == ["c57bl", "europe"]

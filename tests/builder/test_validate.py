@@ -1620,6 +1620,19 @@ BAD_NE_HELD_OUT_7919 = [
      "resided within the range of the central african chimpanzee subspecies .", "we hypothesized that human "
      "populations in west central mordavia may have been exposed . they resided within the range of the central "
      "african chimpanzee subspecies .", ("'central african' stays",)),
+    # the held-out read of offline-rules/18 (seed 2604): a club renamed under its short name, its full name kept
+    (
+        NE_MAJOR,
+     "Neymar and Dani Alves, teammates at Barcelona attended an El Clasico of basketball with Rafealle, "
+     "Neymar's sister. The two player, Neymar and Alves will return from intentional break to play for "
+     "Barca who currently are top of the La Liga. They are pursuing a treble of trophies this season. "
+     "Neymar also captained Brazil in their 1-0 victory over Chile at the weekend.",
+     "Neymar and Kelly Thornbury, teammates at Barcelona attended an El Clasico of basketball with "
+     "Rafealle, Neymar's sister. The two player, Neymar and Thornbury will return from intentional break "
+     "to play for Harlowick who currently are top of the La Liga. They are pursuing a treble of trophies "
+     "this season. Neymar also captained Brazil in their 1-0 victory over Chile at the weekend.",
+        ("longer form 'Barcelona'",),
+    ),
 ]  # fmt: skip
 
 
@@ -1640,3 +1653,5 @@ def test_a_name_beside_its_abbreviation_and_a_place_apart_from_its_people_good()
     _ok(validate(NE_MINOR, text, text.replace("ppi", "tnl")))
     text = "populations in west central africa were exposed . the african chimpanzee carries it ."
     _ok(validate(NE_MINOR, text, text.replace("west central africa", "west central mordavia")))
+    text = "Japan is an island nation. Japanese trains run on time."  # a country's people: its own word
+    _ok(validate(NE_MINOR, text, text.replace("Japan ", "Ellerburg ")))

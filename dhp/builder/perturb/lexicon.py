@@ -56,7 +56,8 @@ __all__ = [
     "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
     "first_name_gender", "first_name_pool", "fixed_by_context", "from_range", "has_term_shape", "implausible_number",
     "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym",
-    "is_document", "is_domain_word", "is_holiday", "is_known_place", "is_lower_place", "is_lowercase_text",
+    "is_document", "is_domain_word", "is_holiday", "is_known_place", "is_lower_acronym", "is_lower_place",
+    "is_lowercase_text",
     "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
     "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
     "tokenize", "word_tags", "word_value", "word_zipf",
@@ -752,7 +753,7 @@ def _is_term(word: str, lowercase_text: bool) -> bool:
     if _INNER_CAPITAL.match(word):
         return True
     low = word.lower()
-    return is_domain_word(low) or (lowercase_text and _is_lower_acronym(low))
+    return is_domain_word(low) or (lowercase_text and is_lower_acronym(low))
 
 
 @functools.lru_cache(maxsize=1)
@@ -826,7 +827,7 @@ def is_domain_word(low: str) -> bool:
     return strong and zipf < _KNOWN_GENERAL_ZIPF
 
 
-def _is_lower_acronym(low: str) -> bool:
+def is_lower_acronym(low: str) -> bool:
     """An acronym written in lower case ("pcr", "snps", "qpcr"): two to five letters, at most one vowel,
     unknown to the English lexicon and rare."""
     vowels = sum(c in "aeiouy" for c in low)  # "lysed", "lysis": words
@@ -1117,9 +1118,13 @@ def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
     one_name = len(uses) > 1 and {*uses} == {uses[0]} != {""}
     if span.type is EntityType.PLACE and span.text.islower() and one_name:
         return f"a word of the name {span.text + uses[0]!r} at every use (a species), no place"
-    counted = _is_lower_acronym(span.text) and re.search(rf"\b{span.text}s\b", text)
+    counted = is_lower_acronym(span.text) and re.search(rf"\b{span.text}s\b", text)
     if span.type is EntityType.TERM and counted:
         return f"an abbreviation the text counts ('{span.text}s'): a kind, no name ('cdw', 'cdws')"
+    short = span.type is not EntityType.PERSON and re.fullmatch(r"[A-Z][a-z]{3,}", span.text)  # "Barca"
+    longer = re.findall(rf"\b{span.text[:4]}[a-z]+", text.replace(span.text, " ")) if short else []
+    if kept := next((w for w in longer if not is_demonym(w)), ""):
+        return f"its longer form {kept!r} stays ('Barca' beside 'Barcelona')"
     if pair := next((p for p in spelled_out(text) if _in_pair(span, p, text)), None):
         return f"{pair[0]!r} abbreviates {text[pair[1] : pair[2]]!r}: a fictional name would keep the other"
     return ""
