@@ -512,8 +512,8 @@ FLOORS = {
     # name ("the ap2/erf protein family"), a name word the text names alone ("Staats-"): 23% on offline-rules/14;
     # a species' name ("norway spruce"), a dictionary chemical ("ethylene"), a counted abbreviation: 23% on /16;
     # no number word, no lower-case abbreviation ("ppi", "pbmc": about half valid in the reads), no word of a
-    # spelled-out name the text abbreviates ("mycobacterium avium" of "map"): SumPubMed major 12% on /19
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.12),
+    # spelled-out name the text abbreviates ("mycobacterium avium" of "map"), a place beside its people: 11% on /20
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.11),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
@@ -1140,3 +1140,18 @@ def test_an_abbreviation_its_spelled_out_name_and_an_ordinal_of_a_name_are_left(
     # a gene or strain symbol with a digit still changes
     text = "dementia with lewy bodies ( dlb ) is common in c57bl mice in europe . we studied dlb and pbmc ."
     assert replaceable_entities(text) == ["c57bl", "europe"]
+
+
+def test_a_place_in_capitals_or_beside_its_people_is_left() -> None:
+    # the held-out read of offline-rules/19 (seed 3847): "EU" -> "Jorvland" while "European competence" stays,
+    # "Germany" -> "Harrburg" beside "The German giants" (the validator lets both be, as earlier readers did)
+    for text, left in [
+        ("powers exclusively of European competence or shared between EU and Lyon are retained.", "EU"),
+        ("The club from Germany lost 6-1 in Madrid. The German giants were beaten.", "Germany"),
+        ("we sampled the west africa region and madagascar . african samples were rare .", "west africa"),
+    ]:
+        replaceable = replaceable_entities(text)
+        assert left not in replaceable and replaceable, (text, replaceable)
+    assert "Germany" in replaceable_entities(
+        "The club from Germany lost 6-1 in Madrid. The giants were beaten."
+    )

@@ -1655,3 +1655,14 @@ def test_a_name_beside_its_abbreviation_and_a_place_apart_from_its_people_good()
     _ok(validate(NE_MINOR, text, text.replace("west central africa", "west central mordavia")))
     text = "Japan is an island nation. Japanese trains run on time."  # a country's people: its own word
     _ok(validate(NE_MINOR, text, text.replace("Japan ", "Ellerburg ")))
+
+
+def test_a_name_word_in_capitals_kept_elsewhere_and_a_spelled_out_letter_bad() -> None:
+    # the held-out read of offline-rules/19 (seed 3847): "China US Relation" and "US Navy" renamed while "China"
+    # and "the US" stay; "pheophorbide" renamed while "pao" (pheophorbide a oxygenase) stays
+    text = "The US Navy sailed past. China said the US had no right, and the China US Relation Forum met."
+    pert = text.replace("US Navy", "Pennimoor Navy").replace("China US Relation", "Harrowgate US Relation")
+    _bad(validate(NE_MAJOR, text, pert), "its 'US' stays elsewhere")
+    text = "pheophorbide a oxygenase ( pao ) opens the ring . pheophorbide accumulates in the pao mutant ."
+    _bad(validate(NE_MINOR, text, text.replace("pheophorbide", "kaifesteside")), "'pao' abbreviates")
+    _ok(validate(NE_MINOR, "We told us about the US Navy.", "We told us about the Pennimoor Navy."))

@@ -51,15 +51,14 @@ from dhp.builder.textstats import split_sentences
 # fmt: off
 __all__ = [
     "CHILD_AFTER", "CLOCK_AFTER", "COMPASS_WORDS", "COUNTED", "DAY_AFTER", "DOCUMENT_WORDS", "EVENT_WORDS",
-    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HAS_DIGIT",
-    "HOLIDAYS", "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch",
-    "breaks_range", "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities",
-    "first_name_gender", "first_name_pool", "fixed_by_context", "from_range", "has_term_shape", "implausible_number",
-    "in_name_list", "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym",
-    "is_document", "is_domain_word", "is_holiday", "is_known_place", "is_lower_acronym", "is_lower_place",
-    "is_lowercase_text",
-    "is_name_word", "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions",
-    "named_forms", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
+    "FICTIONAL_FIRST_NAMES", "FICTIONAL_HOLIDAYS", "FICTIONAL_PLACES", "FICTIONAL_TOWNS", "HAS_DIGIT", "HOLIDAYS",
+    "NUMBER_MASK", "PERCENT_AFTER", "WORD_LISTS", "EntityType", "Span", "Token", "an_mismatch", "breaks_range",
+    "classify_name", "classify_span", "document_owner", "domain_suffix", "find_entities", "first_name_gender",
+    "first_name_pool", "fixed_by_context", "from_range", "has_term_shape", "implausible_number", "in_name_list",
+    "is_abbreviation", "is_acronym", "is_binomial", "is_common_word", "is_demonym", "is_document", "is_domain_word",
+    "is_holiday", "is_known_place", "is_lower_acronym", "is_lower_place", "is_lowercase_text", "is_name_word",
+    "is_office", "is_ordinary_word", "is_surname_only", "is_url", "lemmas", "mentions", "named_forms",
+    "names_its_people", "number_bound", "plural_ending", "sentence_index", "sentence_spans", "short_form",
     "tokenize", "word_tags", "word_value", "word_zipf",
 ]
 # fmt: on
@@ -1163,7 +1162,7 @@ def spelled_out(text: str) -> tuple[tuple[str, int, int], ...]:
                 r"\b(?:spp|subsp)\. ", "", text[start : run[-1][1]]
             )  # no clause or sentence between
             spelt = "".join(w[2][0] for w in run) == abbr and not re.search(r"[^\w\s/-]", phrase)
-            if spelt and not any(w[2] in _NO_SPELLING or w[2].startswith(abbr) for w in run):
+            if spelt and not any(w[2] in _NO_SPELLING - {"a"} or w[2].startswith(abbr) for w in run):
                 out.append((abbr, start, run[-1][1]))
     return tuple(out)
 
@@ -1175,13 +1174,20 @@ def _part_elsewhere(span: Span, text: str) -> str:
     real place or genus beside it), else ""."""
     if span.type in (EntityType.PLACE, EntityType.OTHER) and (kin := _kin(span, text)):
         return kin
-    if span.type not in (EntityType.ORG, EntityType.OTHER, EntityType.TERM):
+    if span.type not in (EntityType.ORG, EntityType.OTHER, EntityType.TERM, EntityType.PLACE):
         return ""
     rest = text.replace(span.text, " ")
     words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
     binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
-    parts = words[:1] if binomial else [w for w in words if not is_common_word(w) and not _keyword(w)]
-    return next((w for w in parts if re.search(rf"\b{re.escape(w)}\b", rest, re.I)), "")
+    named = [
+        w for w in words if span.type is not EntityType.PLACE and not is_common_word(w) and not _keyword(w)
+    ]
+    parts = words[:1] if binomial else [w for w in words if w.isupper() or w in named]
+    # "US" of "US Navy" or "China US Relation" beside "the US" (never "us"): capitals match as written
+    flags = [0 if w.isupper() else re.I for w in parts]
+    return next(
+        (w for w, f in zip(parts, flags, strict=True) if re.search(rf"\b{re.escape(w)}\b", rest, f)), ""
+    )
 
 
 #: words of an event held at fixed intervals: a year beside one is fixed ("the Beijing 2008 Summer Olympics")
@@ -1208,6 +1214,14 @@ def _kin(span: Span, text: str) -> str:
     stem = name.rstrip("aeiouy") if name[:1].isupper() and len(name) > 4 else "(?!)"  # "Florid" of "Florida"
     kin = re.findall(rf"\b{re.escape(stem)}{_KIN}\b", rest)
     return next((w for w in kin if not is_demonym(w, real_only=True)), "")
+
+
+def names_its_people(place: str, text: str) -> bool:
+    """``text`` names the people of ``place`` elsewhere, real or not ("Germany" beside "German", "Japan" beside
+    "Japanese"; :func:`fixed_by_context` lets a country's real nationality be, as a reader accepted)."""
+    last = place.split()[-1]  # "west africa" beside "african"
+    stem = re.escape(last.rstrip("aeiouy"))
+    return len(last) > 3 and re.search(rf"\b{stem}(?:{_KIN})?\b", text.replace(place, " "), re.I) is not None
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")

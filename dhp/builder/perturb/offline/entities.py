@@ -658,7 +658,9 @@ def replaceable_entities(text: str) -> list[str]:
     could not change at every occurrence, a number word (a count the text fixes as often as not: 13 of the 29
     labelled rows valid; "three methods" before the three, "lost two" clients the text names) and a lower-case
     abbreviation (a kind, or its spelled-out form beside it: "pbmc", "igg", "epc" of "endothelial progenitor
-    cells", "pha" of "polyhydroxyalkanoates"; about half the labelled rows valid), which the validator allows."""
+    cells", "pha" of "polyhydroxyalkanoates"; about half the labelled rows valid), which the validator allows,
+    as it does a place in capitals or whose people the text names ("EU" beside "European", "Germany" beside "The
+    German giants": the reads found one changed and the other kept)."""
     groups = entity_candidates(text)
     followers = short_forms(groups) | plurals(groups)
     out = []
@@ -670,6 +672,10 @@ def replaceable_entities(text: str) -> list[str]:
         if spans[0].type is EntityType.NUMBER and surface[:1].isalpha():
             continue
         if spans[0].type is EntityType.TERM and lexicon.is_lower_acronym(surface):
+            continue
+        if spans[0].type is EntityType.PLACE and (
+            surface.isupper() or lexicon.names_its_people(surface, text)
+        ):
             continue
         if any(_enumerator(text, o) for o in spans):
             continue
