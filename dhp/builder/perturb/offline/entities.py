@@ -124,7 +124,10 @@ def _number(span: str, rng: random.Random) -> str:
 _LATEST_YEAR = 2022
 
 
-def _date(span: str, rng: random.Random) -> str:
+def _date(span: str, rng: random.Random, text: str = "") -> str:
+    """Another date of the same shape; a month the text names in another date stays ("from December 4 to
+    December 17" never "from April 4": the read of offline-rules/19; "March 19 ... March 24" at 9157)."""
+
     def one(word: str) -> str:
         low = word.lower().strip(",.")
         if low in closed_class.MONTHS:
@@ -145,12 +148,15 @@ def _date(span: str, rng: random.Random) -> str:
             return str(year + step if later else year - step)
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
 
-    parts = span.split(" ")
+    parts, rest = span.split(" "), text.replace(span, " ").lower()
+    keep = {i for i, p in enumerate(parts) if (m := p.lower().strip(",.")) in closed_class.MONTHS and m in rest}
     k = rng.randrange(len(parts))  # change one part of "March 27, 2015": enough to make it another date
     for _ in range(len(parts)):
-        if one(parts[k]) != parts[k]:
+        if k not in keep and one(parts[k]) != parts[k]:
             break
         k = (k + 1) % len(parts)
+    else:
+        return span  # no part may change
     return " ".join(one(p) if i == k else p for i, p in enumerate(parts))
 
 
@@ -468,7 +474,7 @@ _MAKERS: dict[EntityType, Callable[[str, random.Random, str], str]] = {
     EntityType.PLACE: lambda s, r, t: _place(s, r),
     EntityType.ORG: lambda s, r, t: _org(s, r),
     EntityType.NUMBER: lambda s, r, t: _number(s, r),
-    EntityType.DATE: lambda s, r, t: _date(s, r),
+    EntityType.DATE: _date,
     EntityType.TERM: lambda s, r, t: _term(s, r),
     EntityType.ACRONYM: lambda s, r, t: _acronym(s, r),
     EntityType.URL: lambda s, r, t: _url(s, r),
