@@ -1666,3 +1666,16 @@ def test_a_name_word_in_capitals_kept_elsewhere_and_a_spelled_out_letter_bad() -
     text = "pheophorbide a oxygenase ( pao ) opens the ring . pheophorbide accumulates in the pao mutant ."
     _bad(validate(NE_MINOR, text, text.replace("pheophorbide", "kaifesteside")), "'pao' abbreviates")
     _ok(validate(NE_MINOR, "We told us about the US Navy.", "We told us about the Pennimoor Navy."))
+
+
+def test_a_two_letter_abbreviation_of_general_words_bad() -> None:
+    # the held-out read of offline-rules/20 (seed 5591): "RC" -> "ZG" where the text says "the remote control"
+    text = "Some apps are not usable with the remote control. Universal RC: integration via drivers, Pronto and URC."
+    _bad(validate(NE_MINOR, text, text.replace("RC:", "ZG:")), "'rc' abbreviates 'remote control'")
+    _ok(
+        validate(
+            NE_MINOR,
+            text.replace("the remote control", "it"),
+            text.replace("the remote control", "it").replace("RC:", "ZG:"),
+        )
+    )

@@ -1153,7 +1153,8 @@ def spelled_out(text: str) -> tuple[tuple[str, int, int], ...]:
     """The abbreviations of ``text`` beside the span of the content words whose initials spell them, in one
     phrase ("ppi": "protein-protein interaction", "map": "mycobacterium avium spp. paratuberculosis")."""
     words = [(m.start(), m.end(), m[0].lower()) for m in re.finditer(r"[^\W\d_]+", text)]
-    abbrs = {w for _, _, w in words if 3 <= len(w) <= 6 and word_zipf(w) < _FUNCTION_ZIPF}
+    caps = {m[0].lower() for m in re.finditer(r"\b[A-Z]{2,6}\b", text)}  # "RC" of "remote control"
+    abbrs = caps | {w for _, _, w in words if 3 <= len(w) <= 6 and word_zipf(w) < _FUNCTION_ZIPF}
     out = []
     for i, (start, _, first) in enumerate(words):
         for abbr in (a for a in abbrs if a[0] == first[0] and first not in _SPELLING_SKIPS | {a}):
