@@ -1173,3 +1173,17 @@ def test_a_month_the_text_names_in_another_date_stays() -> None:
         )
         months |= {w for w in out.text.split() if w in {m.capitalize() for m in closed_class.MONTHS}}
     assert months - {"December"}, months  # alone, the month may change
+
+
+def test_no_sacred_name_and_a_year_the_text_names_again_stays() -> None:
+    # the held-out read of offline-rules/21 (seed 6917): "Bob" -> "Jesus"; "as of September 2019" -> "2013"
+    # beside "the 20-year report (1999-2019)"
+    assert not {"Jesus", "Muhammad", "Mohammed"} & {
+        n for g in ("male", "female", "either") for n in lexicon.first_name_pool(g)
+    }
+    text = "The 20-year report (1999-2019) counts members as of September 2019 in the region."
+    dates = []
+    for seed in range(12):
+        out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
+        dates += [c["to"] for c in out.settings["changes"] if c["from"] == "September 2019"]
+    assert dates and all(d.endswith(" 2019") and d != "September 2019" for d in dates), dates

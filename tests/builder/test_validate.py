@@ -1679,3 +1679,20 @@ def test_a_two_letter_abbreviation_of_general_words_bad() -> None:
             text.replace("the remote control", "it").replace("RC:", "ZG:"),
         )
     )
+
+
+def test_kinds_of_the_held_out_read_of_offline_rules_21_bad() -> None:
+    # seed 6917 (and "Space Race" at 3847 too): an event named by a common noun the text uses again, a gene
+    # symbol beside its spelled-out name, a species beside the family named after its genus
+    text = "The Space Race was a competition in space exploration and space technology."
+    _bad(validate(NE_MINOR, text, text.replace("Space Race", "Krege Race")), "its 'Space' stays")
+    text = "apetala <dig> -like transcription factors are plant-specific . the ap2-like genes of rice are known ."
+    _bad(validate(NE_MINOR, text, text.replace("ap2-like", "hm0-like")), "spells out ('ap2' of 'apetala 2')")
+    text = "symplocos paniculata is a shrub of the symplocaceae . we sequenced symplocos paniculata ."
+    pert = text.replace("symplocos paniculata", "plurpia kradragri")
+    _bad(validate(NE_MINOR, text, pert), "its 'symplocaceae' stays")
+
+
+def test_an_event_of_common_words_the_text_does_not_use_again_good() -> None:
+    text = "The Space Race was a competition between two powers."
+    _ok(validate(NE_MINOR, text, text.replace("Space Race", "Krege Race")))

@@ -358,6 +358,7 @@ def first_name_pool(gender: str) -> tuple[str, ...]:
     real = [
         n for n in names if n.isalpha() and len(n) > 2 and not is_common_word(n) and not is_known_place(n)
     ]
+    real = [n for n in real if n not in _LISTS["_SACRED_NAMES"]]  # "Bob" -> "Jesus" reads as the figure
     fictional = FICTIONAL_FIRST_NAMES.get(gender, ())
     either = gender == "either"  # of no gender, and a first name of the lists, so that it types as a person
     keep = [n for n in {*fictional, *real} if first_name_gender(n) == (None if either else gender)]
@@ -1124,6 +1125,9 @@ def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
     longer = re.findall(rf"\b{span.text[:4]}[a-z]+", text.replace(span.text, " ")) if short else []
     if kept := next((w for w in longer if not is_demonym(w)), ""):
         return f"its longer form {kept!r} stays ('Barca' beside 'Barcelona')"
+    gene = re.fullmatch(r"([a-z]{2,})(\d+)", span.text.split("-")[0])  # "ap2" beside "apetala <dig>"
+    if span.type is EntityType.TERM and gene and re.search(rf"\b{gene[1]}[a-z]+ (?:{gene[2]}|<dig>)", text):
+        return f"{span.text!r} abbreviates a name the text spells out ('ap2' of 'apetala 2')"
     if pair := next((p for p in spelled_out(text) if _in_pair(span, p, text)), None):
         return f"{pair[0]!r} abbreviates {text[pair[1] : pair[2]]!r}: a fictional name would keep the other"
     return ""
@@ -1180,11 +1184,15 @@ def _part_elsewhere(span: Span, text: str) -> str:
     rest = text.replace(span.text, " ")
     words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
     binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
-    named = [
-        w for w in words if span.type is not EntityType.PLACE and not is_common_word(w) and not _keyword(w)
-    ]
+    event = (
+        span.type is EntityType.OTHER and words[-1].lower() in EVENT_WORDS
+    )  # "Space Race" ... "space travel"
+    place = span.type is EntityType.PLACE
+    named = [w for w in words if not place and (event or not is_common_word(w)) and not _keyword(w)]
     parts = words[:1] if binomial else [w for w in words if w.isupper() or w in named]
     # "US" of "US Navy" or "China US Relation" beside "the US" (never "us"): capitals match as written
+    if binomial and (family := re.search(rf"\b{re.escape(words[0][:-2])}\w*(?:aceae|idae)\b", rest, re.I)):
+        return family[0]  # "symplocos paniculata" beside "symplocaceae": the family named after the genus
     flags = [0 if w.isupper() else re.I for w in parts]
     return next(
         (w for w, f in zip(parts, flags, strict=True) if re.search(rf"\b{re.escape(w)}\b", rest, f)), ""

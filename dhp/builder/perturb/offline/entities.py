@@ -149,7 +149,13 @@ def _date(span: str, rng: random.Random, text: str = "") -> str:
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
 
     parts, rest = span.split(" "), text.replace(span, " ").lower()
-    keep = {i for i, p in enumerate(parts) if (m := p.lower().strip(",.")) in closed_class.MONTHS and m in rest}
+    # a month or a year the text names again ("as of September 2019" beside "(1999-2019)")
+    fixed = [(m := p.lower().strip(",.")) in closed_class.MONTHS or re.fullmatch(r"\d{4}", m) for p in parts]
+    keep = {
+        i
+        for i, p in enumerate(parts)
+        if fixed[i] and re.search(rf"\b{re.escape(p.strip(',.'))}\b", rest, re.I)
+    }
     k = rng.randrange(len(parts))  # change one part of "March 27, 2015": enough to make it another date
     for _ in range(len(parts)):
         if k not in keep and one(parts[k]) != parts[k]:
