@@ -1696,3 +1696,12 @@ def test_kinds_of_the_held_out_read_of_offline_rules_21_bad() -> None:
 def test_an_event_of_common_words_the_text_does_not_use_again_good() -> None:
     text = "The Space Race was a competition between two powers."
     _ok(validate(NE_MINOR, text, text.replace("Space Race", "Krege Race")))
+
+
+def test_a_copula_dropped_after_a_verb_of_thinking_leaves_a_small_clause_bad() -> None:
+    # the held-out read of offline-rules/21 (seed 6917): "Eve thought the couch [was] very comfortable" is still
+    # grammatical ("I thought him clever"); after a subject pronoun ("thought she [was]") it is an error
+    text = "Eve thought the couch was very comfortable."
+    _bad(validate(GE_MINOR, text, text.replace(" was ", " ")), "small clause")
+    text = "Eve thought she was very tired."
+    _ok(validate(GE_MINOR, text, text.replace(" was ", " ")))

@@ -169,6 +169,30 @@ def _singular_noun_ahead(ctx: Context) -> bool:
 _AUX_FINITE = MODALS | {"is", "am", "are", "was", "were", "has", "have", "had", "does", "do", "did"}
 
 
+#: verbs that take an object and its predicate with no verb between ("thought the couch very comfortable")
+_SMALL_CLAUSE_VERBS = frozenset(
+    "think thinks thought find finds found consider considers considered deem deemed".split()
+)
+
+
+def _still_grammatical(gone: str, ctx: Context) -> str:
+    """Why the sentence without the auxiliary or copula ``gone`` is still grammatical, else ""."""
+    if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
+        return f"deleting {gone!r} after {ctx.prev!r} leaves a grammatical coordination"
+    subject = PRONOUN_CASE.get(ctx.prev.lower(), ("", ""))[1] == "subj"  # "thought she [was]": still an error
+    small = {
+        w.lower() for w in ctx.before[:-1]
+    } & _SMALL_CLAUSE_VERBS  # "thought the couch [was] comfortable"
+    if small and not subject:
+        return f"deleting {gone!r} after {' '.join(ctx.before)!r} leaves a grammatical small clause"
+    if "".join(ctx.before[-2:]) in ("'s", "’s"):  # "Rebbie's [is] being held": "Rebbie's" reads "Rebbie is"
+        return f"deleting {gone!r} after {ctx.prev!r} leaves its contracted 'is'"
+    verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)  # "is artificially heated"
+    if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
+        return f"deleting {gone!r} before {ctx.next!r} leaves a grammatical past tense"
+    return ""
+
+
 def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     words, gone = _words(old), " ".join(old)
     if len(words) > 2:
@@ -176,16 +200,8 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
     if any(w not in _AUX_FINITE | ARTICLES | PRONOUN_CASE.keys() for w in words):
         return "", f"deleting {gone!r} removes a content word: the meaning changes, not only the grammar"
     if words and all(w in _AUX_FINITE for w in words):
-        if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
-            return "", f"deleting {gone!r} after {ctx.prev!r} leaves a grammatical coordination"
-        # "Rebbie's [is] being held": "Rebbie's" reads "Rebbie is"
-        if "".join(ctx.before[-2:]) in ("'s", "’s"):
-            return "", f"deleting {gone!r} after {ctx.prev!r} leaves its contracted 'is'"
-        # "is artificially heated"
-        verb = next((w for w in ctx.after if not w.lower().endswith("ly")), ctx.next)
-        if "VBD" in lexicon.word_tags(verb.lower()):  # "was arrested" -> "arrested": an act, grammatical
-            return "", f"deleting {gone!r} before {ctx.next!r} leaves a grammatical past tense"
-        return "fragment (auxiliary or copula removed)", ""
+        why = _still_grammatical(gone, ctx)
+        return ("", why) if why else ("fragment (auxiliary or copula removed)", "")
     if len(words) == 1 and words[0] in PRONOUN_CASE and PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
     if (
