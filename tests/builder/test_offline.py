@@ -512,8 +512,9 @@ FLOORS = {
     # name ("the ap2/erf protein family"), a name word the text names alone ("Staats-"): 23% on offline-rules/14;
     # a species' name ("norway spruce"), a dictionary chemical ("ethylene"), a counted abbreviation: 23% on /16;
     # no number word, no lower-case abbreviation ("ppi", "pbmc": about half valid in the reads), no word of a
-    # spelled-out name the text abbreviates ("mycobacterium avium" of "map"), a place beside its people: 11% on /20
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.11),
+    # spelled-out name the text abbreviates ("mycobacterium avium" of "map"), a place beside its people, a long
+    # name beside its abbreviation ("phosphatidylethanolamine", "pe"): 10% on offline-rules/24
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.10),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
@@ -1187,3 +1188,12 @@ def test_no_sacred_name_and_a_year_the_text_names_again_stays() -> None:
         out = _perturbed(fictional_entities(text, Severity.MINOR, random.Random(seed)))
         dates += [c["to"] for c in out.settings["changes"] if c["from"] == "September 2019"]
     assert dates and all(d.endswith(" 2019") and d != "September 2019" for d in dates), dates
+
+
+def test_an_event_of_ordinary_words_and_one_of_two_slashed_names_are_left() -> None:
+    # the held-out read of offline-rules/23 (seed 8803): "Beijing 2008 Summer Olympics" -> "Molplu Olympics";
+    # "ipf1/pdx <dig>" -> "czm0/pdx <dig>" (one gene's two names)
+    text = "When he visited Lyon during the Summer Olympics, the work impressed him."
+    assert replaceable_entities(text) == ["Lyon"]
+    text = "the transcription factor ipf1/pdx <dig> acts in the pancreas of mice from europe ."
+    assert "ipf1" not in replaceable_entities(text) and "europe" in replaceable_entities(text)

@@ -1705,3 +1705,13 @@ def test_a_copula_dropped_after_a_verb_of_thinking_leaves_a_small_clause_bad() -
     _bad(validate(GE_MINOR, text, text.replace(" was ", " ")), "small clause")
     text = "Eve thought she was very tired."
     _ok(validate(GE_MINOR, text, text.replace(" was ", " ")))
+
+
+def test_kinds_of_the_held_out_read_of_offline_rules_23_bad() -> None:
+    # seed 8803, both readers: a unit in capitals after its number, a long chemical name beside its abbreviation
+    text = "The seal is checked through the opening of the B 100 - 6 OHM with a small lamp."
+    _bad(validate(NE_MINOR, text, text.replace("OHM", "SZV")), "a unit after its number")
+    text = "the phosphatidylethanolamine -conjugation of the protein matters . all of them can be conjugated to pe ."
+    pert = text.replace("phosphatidylethanolamine", "liosainobraplaibinmirine")
+    _bad(validate(NE_PUBMED, text, pert), "'pe' abbreviates 'phosphatidylethanolamine'")
+    _ok(validate(NE_PUBMED, text.replace(" to pe", " to it"), pert.replace(" to pe", " to it")))

@@ -1125,11 +1125,29 @@ def _word_of_a_name(span: Span, text: str, before: str, after: str) -> str:
     longer = re.findall(rf"\b{span.text[:4]}[a-z]+", text.replace(span.text, " ")) if short else []
     if kept := next((w for w in longer if not is_demonym(w)), ""):
         return f"its longer form {kept!r} stays ('Barca' beside 'Barcelona')"
+    if span.type is EntityType.ACRONYM and re.search(r"\d $", before):  # "B 100 - 6 OHM"
+        return "a unit after its number, no name"
+    if span.type is EntityType.TERM and (abbr := _abbreviation_of(span.text, text)):
+        return f"{abbr!r} abbreviates {span.text!r} in the text: a fictional name would leave it"
     gene = re.fullmatch(r"([a-z]{2,})(\d+)", span.text.split("-")[0])  # "ap2" beside "apetala <dig>"
     if span.type is EntityType.TERM and gene and re.search(rf"\b{gene[1]}[a-z]+ (?:{gene[2]}|<dig>)", text):
         return f"{span.text!r} abbreviates a name the text spells out ('ap2' of 'apetala 2')"
     if pair := next((p for p in spelled_out(text) if _in_pair(span, p, text)), None):
         return f"{pair[0]!r} abbreviates {text[pair[1] : pair[2]]!r}: a fictional name would keep the other"
+    return ""
+
+
+def _abbreviation_of(word: str, text: str) -> str:
+    """A lower-case abbreviation of ``text`` whose letters run in order through the long ``word`` from its first
+    ("pe" of "phosphatidylethanolamine", "ddt" of "dichlorodiphenyltrichloroethane"), else ""."""
+    if len(word) < 12 or not word.isalpha():
+        return ""
+    shorts: set[str] = set(re.findall(rf"\b{word[0].lower()}[a-z]{{1,4}}\b", text))
+    for short in sorted(shorts):
+        letters = iter(word[1:].lower())
+        unknown = not lemmas(short) and sum(c in "aeiouy" for c in short) <= 1 and short not in _NO_SPELLING
+        if unknown and all(c in letters for c in short[1:]):
+            return short
     return ""
 
 
@@ -1139,17 +1157,12 @@ def _in_pair(span: Span, pair: tuple[str, int, int], text: str) -> bool:
     inside = pair[1] <= span.start and span.end <= pair[2]
     if span.text.lower() != pair[0] or inside:
         return inside and span.text.lower() != pair[0]
-    return all(
-        is_common_word(w)
-        for w in re.findall(r"[^\W\d_]+", text[pair[1] : pair[2]])
-        if w not in _SPELLING_SKIPS
-    )
+    words = re.findall(r"[^\W\d_]+", text[pair[1] : pair[2]])
+    return all(is_common_word(w) for w in words if w not in _SPELLING_SKIPS)
 
 
 _SPELLING_SKIPS = frozenset({"of", "and", "with", "the", "in", "for", "to", "on", "spp", "subsp"})
-_NO_SPELLING = (
-    word_set("core_det") | word_set("quantifiers") | word_set("prepositions") | word_set("subordinators")
-)
+_NO_SPELLING = frozenset().union(*map(word_set, ("core_det", "quantifiers", "prepositions", "subordinators")))
 
 
 @functools.lru_cache(maxsize=64)
@@ -1163,9 +1176,8 @@ def spelled_out(text: str) -> tuple[tuple[str, int, int], ...]:
     for i, (start, _, first) in enumerate(words):
         for abbr in (a for a in abbrs if a[0] == first[0] and first not in _SPELLING_SKIPS | {a}):
             run = [w for w in words[i : i + 2 * len(abbr)] if w[2] not in _SPELLING_SKIPS][: len(abbr)]
-            phrase = re.sub(
-                r"\b(?:spp|subsp)\. ", "", text[start : run[-1][1]]
-            )  # no clause or sentence between
+            # no clause or sentence between ("spp." is no stop)
+            phrase = re.sub(r"\b(?:spp|subsp)\. ", "", text[start : run[-1][1]])
             spelt = "".join(w[2][0] for w in run) == abbr and not re.search(r"[^\w\s/-]", phrase)
             if spelt and not any(w[2] in _NO_SPELLING - {"a"} or w[2].startswith(abbr) for w in run):
                 out.append((abbr, start, run[-1][1]))
@@ -1184,9 +1196,8 @@ def _part_elsewhere(span: Span, text: str) -> str:
     rest = text.replace(span.text, " ")
     words = re.split(r"\s+" if span.type is EntityType.TERM else r"[\s-]+", span.text)
     binomial = span.type is EntityType.TERM and is_binomial(span.text) and len(words[0]) > 2
-    event = (
-        span.type is EntityType.OTHER and words[-1].lower() in EVENT_WORDS
-    )  # "Space Race" ... "space travel"
+    # "Space Race" beside "space travel": an event's ordinary words count
+    event = span.type is EntityType.OTHER and words[-1].lower() in EVENT_WORDS
     place = span.type is EntityType.PLACE
     named = [w for w in words if not place and (event or not is_common_word(w)) and not _keyword(w)]
     parts = words[:1] if binomial else [w for w in words if w.isupper() or w in named]

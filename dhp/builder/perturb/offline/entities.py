@@ -148,13 +148,10 @@ def _date(span: str, rng: random.Random, text: str = "") -> str:
             return str(year + step if later else year - step)
         return _same_shape_digits(word, rng) if re.search(r"\d", word) else word
 
-    parts, rest = span.split(" "), text.replace(span, " ").lower()
-    # a month or a year the text names again ("as of September 2019" beside "(1999-2019)")
-    fixed = [(m := p.lower().strip(",.")) in closed_class.MONTHS or re.fullmatch(r"\d{4}", m) for p in parts]
+    parts, said = span.split(" "), set(re.findall(r"\w+", text.replace(span, " ").lower()))
+    low = [p.lower().strip(",.") for p in parts]  # a month or year the text names again ("(1999-2019)") stays
     keep = {
-        i
-        for i, p in enumerate(parts)
-        if fixed[i] and re.search(rf"\b{re.escape(p.strip(',.'))}\b", rest, re.I)
+        i for i, m in enumerate(low) if m in said and (m in closed_class.MONTHS or re.fullmatch(r"\d{4}", m))
     }
     k = rng.randrange(len(parts))  # change one part of "March 27, 2015": enough to make it another date
     for _ in range(len(parts)):
@@ -462,16 +459,20 @@ def _other_name(span: str, rng: random.Random) -> str:
 
 def _uncommon_word(words: list[str]) -> int | None:
     """Index of the first capitalised word that is no keyword, title or ordinary word: the name part
-    ("Nakatani" of "Defense Minister Gen Nakatani"); for an event of ordinary words its first word
-    ("Spring Festival"); None when every word is ordinary ("Salary Man")."""
+    ("Nakatani" of "Defense Minister Gen Nakatani"), for a festival or day of ordinary words its first ("Spring
+    Festival"); None when every word is ordinary ("Salary Man"; an event of ordinary words, "Space Race",
+    "Summer Olympics": the reads of seeds 3847, 6917 and 8803)."""
     names = [
         k
         for k, w in enumerate(words)
         if w[:1].isupper() and w.lower().strip(".") not in _NAME_KEEP | lexicon.TITLES
     ]
-    event = len(words) > 1 and words[-1].lower() in lexicon.EVENT_WORDS
+    holiday = len(words) > 1 and words[-1].lower() in (
+        "festival",
+        "day",
+    )  # "Spring Festival": a holiday's name
     return next(
-        (k for k in names if not lexicon.is_common_word(words[k])), names[0] if names and event else None
+        (k for k in names if not lexicon.is_common_word(words[k])), names[0] if names and holiday else None
     )
 
 
@@ -683,7 +684,7 @@ def replaceable_entities(text: str) -> list[str]:
             continue
         if spans[0].type is EntityType.NUMBER and surface[:1].isalpha():
             continue
-        if spans[0].type is EntityType.TERM and lexicon.is_lower_acronym(surface):
+        if spans[0].type is EntityType.TERM and (lexicon.is_lower_acronym(surface) or _slashed(text, spans)):
             continue
         if spans[0].type is EntityType.PLACE and (
             surface.isupper() or lexicon.names_its_people(surface, text)
@@ -702,6 +703,11 @@ def replaceable_entities(text: str) -> list[str]:
         lexicon.from_range(text, groups[s][0].start) for s in out
     ]  # one end of a range changes, never both
     return [s for i, s in enumerate(out) if ends[i] is None or ends[i] not in ends[:i]]
+
+
+def _slashed(text: str, spans: list[Span]) -> bool:
+    """A term joined by a slash to another name ("ipf1/pdx <dig>": one gene's two names, read at seed 8803)."""
+    return any("/" in (text[o.start - 1 : o.start], text[o.end : o.end + 1]) for o in spans)
 
 
 def _enumerator(text: str, span: Span) -> bool:
