@@ -513,8 +513,9 @@ FLOORS = {
     # a species' name ("norway spruce"), a dictionary chemical ("ethylene"), a counted abbreviation: 23% on /16;
     # no number word, no lower-case abbreviation ("ppi", "pbmc": about half valid in the reads), no word of a
     # spelled-out name the text abbreviates ("mycobacterium avium" of "map"), a place beside its people, a long
-    # name beside its abbreviation ("phosphatidylethanolamine", "pe"): 10% on offline-rules/24
-    Operation.FICTIONAL_ENTITIES: (0.97, 0.10),
+    # name beside its abbreviation ("phosphatidylethanolamine", "pe"): 10% on offline-rules/24; one alga's names
+    # ("lobosphaera incisa, formerly myrmecia incisa"): 9% on /25
+    Operation.FICTIONAL_ENTITIES: (0.97, 0.09),
     # issue 19: no content-verb fragment, no "an" before a consonant: short answers (answer-equivalence
     # major 60%) and story endings (87%) have fewer sites left; the rest go to not_applicable.jsonl
     Operation.GRAMMATICAL_ERRORS: (0.97, 0.55),
@@ -1197,3 +1198,9 @@ def test_an_event_of_ordinary_words_and_one_of_two_slashed_names_are_left() -> N
     assert replaceable_entities(text) == ["Lyon"]
     text = "the transcription factor ipf1/pdx <dig> acts in the pancreas of mice from europe ."
     assert "ipf1" not in replaceable_entities(text) and "europe" in replaceable_entities(text)
+
+
+def test_a_name_before_a_role_is_no_place() -> None:
+    # the held-out reads of seeds 5150 and 9433: "According to Buckley, CEO of" -> "According to Pelloria"
+    text = "According to Buckley, CEO of the foundation, the biennale in Saudi Arabia will grow."
+    assert "Buckley" not in replaceable_entities(text) and "Saudi Arabia" in replaceable_entities(text)

@@ -1715,3 +1715,18 @@ def test_kinds_of_the_held_out_read_of_offline_rules_23_bad() -> None:
     pert = text.replace("phosphatidylethanolamine", "liosainobraplaibinmirine")
     _bad(validate(NE_PUBMED, text, pert), "'pe' abbreviates 'phosphatidylethanolamine'")
     _ok(validate(NE_PUBMED, text.replace(" to pe", " to it"), pert.replace(" to pe", " to it")))
+
+
+def test_kinds_of_the_held_out_read_of_offline_rules_24_bad() -> None:
+    # seed 9433, both readers: one alga's names ("formerly known as"), an organisation named after a people
+    # whose place the text names (the seed-8317 reader accepted this row; both seed-9433 readers did not)
+    text = "lobosphaera incisa, formerly known as myrmecia incisa and then parietochloris incisa, is a green alga ."
+    _bad(
+        validate(NE_PUBMED, text, text.replace("myrmecia incisa", "trasgum vemae")),
+        "its 'lobosphaera incisa'",
+    )
+    text = "Companies in Austria pay a bonus, together with the Austrian Federation of Trade Unions."
+    pert = text.replace("Austrian Federation", "Ravhavenian Federation")
+    _bad(validate(NE_MINOR, text, pert), "its 'Austria' stays")
+    text = "Companies in Lyon pay a bonus, together with the Austrian Federation of Trade Unions."
+    _ok(validate(NE_MINOR, text, text.replace("Austrian Federation", "Ravhavenian Federation")))

@@ -1202,12 +1202,29 @@ def _part_elsewhere(span: Span, text: str) -> str:
     named = [w for w in words if not place and (event or not is_common_word(w)) and not _keyword(w)]
     parts = words[:1] if binomial else [w for w in words if w.isupper() or w in named]
     # "US" of "US Navy" or "China US Relation" beside "the US" (never "us"): capitals match as written
-    if binomial and (family := re.search(rf"\b{re.escape(words[0][:-2])}\w*(?:aceae|idae)\b", rest, re.I)):
-        return family[0]  # "symplocos paniculata" beside "symplocaceae": the family named after the genus
+    if binomial and (kept := _synonym(words, rest)):
+        return kept
+    if span.type is EntityType.ORG and (home := _place_of_its_people(span.text, rest)):
+        return home
     flags = [0 if w.isupper() else re.I for w in parts]
     return next(
         (w for w, f in zip(parts, flags, strict=True) if re.search(rf"\b{re.escape(w)}\b", rest, f)), ""
     )
+
+
+def _synonym(words: list[str], rest: str) -> str:
+    """The family named after a binomial's genus, or another genus with its species epithet ("symplocaceae"
+    beside "symplocos paniculata"; "lobosphaera incisa, formerly myrmecia incisa": one alga's names), else ""."""
+    family = re.search(rf"\b{re.escape(words[0][:-2])}\w*(?:aceae|idae)\b", rest, re.I)
+    other = re.search(rf"\b(?!{re.escape(words[0][0])}\. )[a-z]+\.? {re.escape(words[1])}\b", rest, re.I)
+    return m[0] if (m := family or other) else ""
+
+
+def _place_of_its_people(name: str, rest: str) -> str:
+    """A known place of ``rest`` whose people's word is in the organisation's ``name`` ("Austria" beside the
+    "Austrian Federation of Trade Unions"), else ""."""
+    places = (w for w in re.findall(r"\b[A-Z][a-z]{3,}\b", rest) if is_known_place(w))
+    return next((w for w in places if names_its_people(w, name)), "")
 
 
 #: words of an event held at fixed intervals: a year beside one is fixed ("the Beijing 2008 Summer Olympics")
@@ -1241,7 +1258,8 @@ def names_its_people(place: str, text: str) -> bool:
     "Japanese"; :func:`fixed_by_context` lets a country's real nationality be, as a reader accepted)."""
     last = place.split()[-1]  # "west africa" beside "african"
     stem = re.escape(last.rstrip("aeiouy"))
-    return len(last) > 3 and re.search(rf"\b{stem}(?:{_KIN})?\b", text.replace(place, " "), re.I) is not None
+    rest = re.sub(rf"\b{re.escape(place)}\b", " ", text)  # "Austria" of "Austrian" stays
+    return len(last) > 3 and re.search(rf"\b{stem}(?:{_KIN})?\b", rest, re.I) is not None
 
 
 _FUNCTION_ZIPF = 5.5  # a word this frequent is a function word ("Some", "The")

@@ -33,7 +33,7 @@ __all__ = [
     "rewrite_insert",
 ]
 
-OFFLINE_VERSION = "24"
+OFFLINE_VERSION = "25"
 OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
 
 

@@ -587,6 +587,11 @@ def _partial(span: Span, text: str) -> bool:
     before, after = text[max(0, span.start - 30) : span.start], text[span.end : span.end + 4]
     if span.type is EntityType.ORG:
         return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
+    role = re.match(r", (?:the )?(?:CEO|chief|chair\w*|director|president|founder|head)\b", text[span.end :])
+    if span.type is EntityType.PLACE and role:
+        return (
+            True  # "According to Buckley, CEO of ...": a person, no place (the reads of seeds 5150 and 9433)
+        )
     if span.type is EntityType.PLACE and (m := re.match(r" and [A-Z]\w+", text[span.end : span.end + 30])):
         return lexicon.is_known_place(span.text + m[0])  # "Bosnia and Herzegovina": one country
     if span.type is EntityType.NUMBER and re.fullmatch(r"\d{1,2}", span.text):
@@ -684,7 +689,7 @@ def replaceable_entities(text: str) -> list[str]:
             continue
         if spans[0].type is EntityType.NUMBER and surface[:1].isalpha():
             continue
-        if spans[0].type is EntityType.TERM and (lexicon.is_lower_acronym(surface) or _slashed(text, spans)):
+        if spans[0].type is EntityType.TERM and lexicon.is_lower_acronym(surface):
             continue
         if spans[0].type is EntityType.PLACE and (
             surface.isupper() or lexicon.names_its_people(surface, text)
@@ -705,20 +710,16 @@ def replaceable_entities(text: str) -> list[str]:
     return [s for i, s in enumerate(out) if ends[i] is None or ends[i] not in ends[:i]]
 
 
-def _slashed(text: str, spans: list[Span]) -> bool:
-    """A term joined by a slash to another name ("ipf1/pdx <dig>": one gene's two names, read at seed 8803)."""
-    return any("/" in (text[o.start - 1 : o.start], text[o.end : o.end + 1]) for o in spans)
-
-
 def _enumerator(text: str, span: Span) -> bool:
-    """A list number or citation ("2) What ...", "1. The ...", "[5]"), a dotted acronym ("the U.S."): numbering,
-    reference, no entity to make fictional."""
+    """A list number or citation ("2) What ...", "1. The ...", "[5]"), a dotted acronym ("the U.S."), one of two
+    slashed names: numbering, reference, a name kept beside it, no entity to make fictional."""
     before, after = text[max(0, span.start - 1) : span.start], text[span.end : span.end + 1]
     listed = span.type is EntityType.NUMBER and (after == ")" or (before == "[" and after == "]"))
     opens = not text[: span.start].strip() or text[: span.start].rstrip()[-1:] in ".;:"
     item = opens and span.text.isdigit() and len(span.text) <= 2 and re.match(r"\. [A-Z]", text[span.end :])
     dotted = "." in span.text and after == "."
-    return listed or bool(item) or dotted or bool(lexicon.fixed_by_context(span, text))
+    slashed = span.type is EntityType.TERM and "/" in before + after  # "ipf1/pdx <dig>": one gene's two names
+    return listed or bool(item) or dotted or slashed or bool(lexicon.fixed_by_context(span, text))
 
 
 def fictional_entities(text: str, severity: Severity, rng: random.Random, generator: str) -> Outcome:
