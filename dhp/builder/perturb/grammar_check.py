@@ -170,9 +170,7 @@ _AUX_FINITE = MODALS | {"is", "am", "are", "was", "were", "has", "have", "had", 
 
 
 #: verbs that take an object and its predicate with no verb between ("thought the couch very comfortable")
-_SMALL_CLAUSE_VERBS = frozenset(
-    "think thinks thought find finds found consider considers considered deem deemed".split()
-)
+_SMALL_CLAUSE_VERBS = word_set("small_clause_verbs")
 
 
 def _still_grammatical(gone: str, ctx: Context) -> str:
@@ -180,9 +178,8 @@ def _still_grammatical(gone: str, ctx: Context) -> str:
     if ctx.prev.lower() in ("and", "or", "but"):  # "can be dissolved ... and [is] very easy": coordinated
         return f"deleting {gone!r} after {ctx.prev!r} leaves a grammatical coordination"
     subject = PRONOUN_CASE.get(ctx.prev.lower(), ("", ""))[1] == "subj"  # "thought she [was]": still an error
-    small = {
-        w.lower() for w in ctx.before[:-1]
-    } & _SMALL_CLAUSE_VERBS  # "thought the couch [was] comfortable"
+    # "thought the couch [was] comfortable"
+    small = {w.lower() for w in ctx.before[:-1]} & _SMALL_CLAUSE_VERBS
     if small and not subject:
         return f"deleting {gone!r} after {' '.join(ctx.before)!r} leaves a grammatical small clause"
     if "".join(ctx.before[-2:]) in ("'s", "’s"):  # "Rebbie's [is] being held": "Rebbie's" reads "Rebbie is"
@@ -194,7 +191,7 @@ def _still_grammatical(gone: str, ctx: Context) -> str:
 
 
 def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
-    words, gone = _words(old), " ".join(old)
+    words, gone, nxt = _words(old), " ".join(old), ctx.next.lower()
     if len(words) > 2:
         return "", f"deleting {gone!r} removes more than a fragment's verb or subject"
     if any(w not in _AUX_FINITE | ARTICLES | PRONOUN_CASE.keys() for w in words):
@@ -204,11 +201,7 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
         return ("", why) if why else ("fragment (auxiliary or copula removed)", "")
     if len(words) == 1 and words[0] in PRONOUN_CASE and PRONOUN_CASE[words[0]][1] == "subj":
         return "fragment (subject removed)", ""
-    if (
-        words in (["a"], ["an"])
-        and ctx.next[:1].isalpha()
-        and ctx.next.lower() not in ("few", "lot", "little")
-    ):
+    if words in (["a"], ["an"]) and ctx.next[:1].isalpha() and nxt not in ("few", "lot", "little"):
         return "article missing", ""
     if words == ["the"] and _singular_noun_ahead(ctx):
         return "article missing before a singular noun", ""
@@ -218,19 +211,16 @@ def _deletion(old: list[str], ctx: Context) -> tuple[str, str]:
 def _insertion(new: list[str], ctx: Context) -> tuple[str, str]:
     words = _words(new)
     nxt = ctx.next.lower()
+    tags = lexicon.word_tags(nxt)
     if len(words) == 1 and len(new) == 1:
         w = words[0]
         if w in ("a", "an") and (_is_plural_noun(nxt) or nxt in PRONOUN_CASE):
             return "article misuse", ""
         if w in ("a", "an") and ctx.next[:1].isalpha() and lexicon.an_mismatch(w, ctx.next):
             return "a/an misuse", ""  # "fox, an badger": wrong whatever the article's role
-        if (
-            w in ("is", "are", "was", "were")
-            and lexicon.word_tags(nxt) & {"VBZ", "VB"}
-            and "VBG" not in lexicon.word_tags(nxt)
-        ):
+        if w in ("is", "are", "was", "were") and tags & {"VBZ", "VB"} and "VBG" not in tags:
             return "wrong verb form after 'be'", ""
-        if w in MODALS and lexicon.word_tags(nxt) & {"VBZ", "VBD"} and "VB" not in lexicon.word_tags(nxt):
+        if w in MODALS and tags & {"VBZ", "VBD"} and "VB" not in tags:
             return "wrong verb form after a modal", ""
     return "", f"inserting {' '.join(new)!r} is not a recognised grammatical error"
 
@@ -324,16 +314,15 @@ def _finite_to_nonfinite(o: str, n: str, ctx: Context) -> bool:
     finite = bool(lexicon.word_tags(o) & {"VBD", "VBZ", "VBP"}) or o in _BE_NUMBER or o in MODALS
     if not finite or _after_auxiliary(ctx):
         return False
-    is_subject = _is_subject(_subject_word(ctx))
+    head = _subject_word(ctx)  # "the activities related to ...": a participle after its noun, no finite verb
     if o in ("is", "are", "was", "were", "am") and n in ("be", "been"):
         return True  # a finite "be" replaced by a bare "be"/"been" with no auxiliary before it
     tags = lexicon.word_tags(n)
     nonfinite = n in ("be", "been", "being") or (
         bool(tags & {"VBG", "VBN"}) and not tags & {"VBD", "VBZ", "VBP"}
     )
-    head = _subject_word(ctx)  # "the activities related to ...": a participle after its noun, no finite verb
     relative = "VBN" in lexicon.word_tags(o) and ctx.next in PREPOSITIONS and head not in PRONOUN_CASE
-    return is_subject and nonfinite and not (relative and head.islower())
+    return _is_subject(head) and nonfinite and not (relative and head.islower())
 
 
 def _verb_form(o: str, n: str, ctx: Context) -> tuple[str, str]:

@@ -6,20 +6,17 @@ same model discovery, retry policy, cache and HTTP client as the scorer:
 * Protocols: ``openai`` posts to ``{url}/v1/chat/completions``; ``tgi`` posts to ``{url}/generate``
   (:mod:`dhp.inference.http`). Without ``model``, the endpoint must name exactly one model
   (:func:`dhp.inference.http.discover_model`); an endpoint serving several is refused.
-* One budget for outputs: at most ``max_outputs`` (3) model outputs per row. An output is a text
-  the endpoint answered with; every one is validated (:func:`validate_output`, then the job's
-  ``check``: the project's validator, issue 28), and an invalid one is asked again with the next seed
-  until the budget is spent; a row that never gets a valid
-  output is recorded as not applicable, with the last reason ("LLM output invalid after 3
-  output(s): ..."). So an endpoint that always answers with invalid text gets exactly 3 requests
-  per row.
-* Transport is separate and never spends the output budget: a request that got no output
-  (429, 5xx, a timeout, a reset connection, a truncated or malformed body) is the *same* request
-  (same seed, same cache key) sent again by the pool (:mod:`dhp.inference.pool`), up to
-  ``http_retries`` (3) times with jittered exponential backoff and ``Retry-After`` honoured. If it
-  still has no output, the build stops with :class:`~dhp.errors.PerturberError` (the
-  endpoint is failing; nothing is left out silently), so the output budget is never multiplied by
-  the transport retries: per row at most 3 outputs, each after at most 1 + 3 sends.
+* One budget for outputs: at most ``max_outputs`` (3) model outputs per row. An output is a text the endpoint
+  answered with; every one is validated (:func:`validate_output`, then the job's ``check``: the project's
+  validator, issue 28), and an invalid one is asked again with the next seed until the budget is spent; a row
+  that never gets a valid output is recorded as not applicable, with the last reason ("LLM output invalid
+  after 3 output(s): ..."): an endpoint that always answers with invalid text gets exactly 3 requests a row.
+* Transport is separate and never spends the output budget: a request that got no output (429, 5xx, a
+  timeout, a reset connection, a truncated or malformed body) is the *same* request (same seed, same cache
+  key) sent again by the pool (:mod:`dhp.inference.pool`), up to ``http_retries`` (3) times with jittered
+  exponential backoff and ``Retry-After`` honoured. If it still has no output, the build stops with
+  :class:`~dhp.errors.PerturberError` (the endpoint is failing; nothing is left out silently). Per row: at
+  most 3 outputs, each after at most 1 + 3 sends.
 * The API key, if any, comes only from the environment (``DHP_PERTURBER_API_KEY``, else
   ``HF_TOKEN``); it is sent as a bearer token and never stored or logged.
 * Validation (:func:`validate_output`): non-empty, changed, no preamble or commentary, not an echo
@@ -177,9 +174,6 @@ class LLMPerturber:
             "seed": (job.seed + attempt) % (2**31),
         }
 
-    def _request(self, job: LLMJob, attempt: int) -> Generation:
-        return Generation(job.prompt, SamplingParams(**self._request_settings(job, attempt)))
-
     def cache_key(self, job: LLMJob) -> str:
         """sha256 of (model, protocol, prompt, first-attempt settings): the prompt hash of a request."""
         payload = {
@@ -207,7 +201,8 @@ class LLMPerturber:
     async def _one(self, pool: Pool[Generation], job: LLMJob) -> Outcome:
         reason = ""
         for attempt in range(self.settings.max_outputs):
-            out = await pool.submit(self._request(job, attempt))
+            request = Generation(job.prompt, SamplingParams(**self._request_settings(job, attempt)))
+            out = await pool.submit(request)
             if isinstance(out, RequestFailure):
                 raise PerturberError(
                     f"the perturber endpoint {self._where()} failed: {out.reason}: {out.message}"

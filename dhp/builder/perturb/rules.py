@@ -26,16 +26,8 @@ __all__ = [
 
 RULE = "rule"
 #: `typo.StrErrer` methods used for random typos (all of the package's string error kinds).
-TYPO_METHODS: tuple[str, ...] = (
-    "char_swap",
-    "missing_char",
-    "extra_char",
-    "nearby_char",
-    "similar_char",
-    "skipped_space",
-    "random_space",
-    "repeated_char",
-    "unichar",
+TYPO_METHODS: tuple[str, ...] = tuple(
+    "char_swap missing_char extra_char nearby_char similar_char skipped_space random_space repeated_char unichar".split()
 )
 _MAX_TRIES = 50
 _typo_lock = threading.Lock()
@@ -123,11 +115,11 @@ def _single_swaps(sents: Sequence[str]) -> set[str]:
 def sentence_reorder(text: str, k: int | None, rng: random.Random) -> Outcome:
     """Shuffle ``k`` random sentences among their positions (``k=None``: all sentences).
 
-    The shuffle is redrawn until the text changes and splits back into the same sentences
-    (pysbd may join two sentences after reordering, e.g. one ending in "A & E."); texts with fewer than two (distinct) sentences
-    are not applicable. A full shuffle (``k=None``, major severity) is also redrawn until it is not
-    a swap of two sentences, so it can never equal a ``k=2`` (minor) row of the same item; where
-    every reordering is such a swap (two sentences) it is not applicable.
+    The shuffle is redrawn until the text changes and splits back into the same sentences (pysbd may join
+    two sentences after reordering, e.g. one ending in "A & E."); texts with fewer than two (distinct)
+    sentences are not applicable. A full shuffle (``k=None``, major severity) is also redrawn until it is
+    not a swap of two sentences, so it can never equal a ``k=2`` (minor) row of the same item; where every
+    reordering is such a swap (two sentences) it is not applicable.
     """
     sents = split_sentences(text)
     n = len(sents)

@@ -2,10 +2,8 @@
 
 One module per operation, all randomness from the ``random.Random`` passed in:
 
-* :mod:`.entities` - fictional entities: typed entity spans replaced by seeded fictional ones of the
-  same type;
-* :mod:`.grammar` - grammatical errors from a catalogue of real error types, inflected with
-  lemminflect;
+* :mod:`.entities` - fictional entities: typed entity spans replaced by seeded fictional ones of their type;
+* :mod:`.grammar` - grammatical errors from a catalogue of real error types, inflected with lemminflect;
 * :mod:`.paraphrase` - rewriting and insertion: a sentence of the sources (the article, other human
   references) that says the same in other words, inserted right after its original sentence.
 

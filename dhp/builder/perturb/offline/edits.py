@@ -61,10 +61,9 @@ def pick_balanced(
     """Up to ``n`` non-overlapping edits: a random kind first (equally likely, or by ``weights``, 1 if
     unlisted), then a site.
 
-    A kind is repeated only to reach ``least`` edits, so one frequent rule (e.g. prepositions) cannot
-    dominate a row nor, through its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart, and no two
-    chosen edits ``clash``.
-    """
+    A kind is repeated only to reach ``least`` edits, so one frequent rule (e.g. prepositions) cannot dominate a
+    row nor, through its rows, a dataset. ``gap`` keeps chosen edits at least that many characters apart, and
+    no two chosen edits ``clash``."""
     by_kind: dict[str, list[Edit]] = {}
     for e in cands:
         by_kind.setdefault(e.kind, []).append(e)
