@@ -1730,3 +1730,12 @@ def test_kinds_of_the_held_out_read_of_offline_rules_24_bad() -> None:
     _bad(validate(NE_MINOR, text, pert), "its 'Austria' stays")
     text = "Companies in Lyon pay a bonus, together with the Austrian Federation of Trade Unions."
     _ok(validate(NE_MINOR, text, text.replace("Austrian Federation", "Ravhavenian Federation")))
+
+
+def test_a_year_of_the_euro_championship_bad() -> None:
+    # the held-out reads of seeds 6481 and 1187 (both readers): "Euro 2016" -> "2017" beside "a euro qualifier
+    # for 2012": a tournament held every four years
+    text = "Sweden face England in a Euro 2016 qualifier, after a euro qualifier for 2012."
+    _bad(validate(NE_MINOR, text, text.replace("2016", "2017")), "fixed intervals")
+    text = "Sweden face England in 2016, after a qualifier for 2012."
+    _ok(validate(NE_MINOR, text, text.replace("2016", "2017")))

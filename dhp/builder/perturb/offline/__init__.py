@@ -31,7 +31,7 @@ __all__ = [
     "rewrite_insert",
 ]
 
-OFFLINE_VERSION = "25"
+OFFLINE_VERSION = "26"
 OFFLINE_GENERATOR = f"offline-rules/{OFFLINE_VERSION}"
 
 
