@@ -1228,7 +1228,9 @@ def _place_of_its_people(name: str, rest: str) -> str:
 
 
 #: words of an event held at fixed intervals: a year beside one is fixed ("the Beijing 2008 Summer Olympics")
-_EVENT = re.compile(r"\b(?:Olympi|Paralympi|Games\b|World Cup|Euro\b|Expo\b|(?i:election|elected\b|nominee|census))")
+_EVENT = re.compile(
+    r"\b(?:Olympi|Paralympi|Games\b|World Cup|Euro\b|Expo\b|(?i:election|elected\b|nominee|census))"
+)
 _KIN = r"(?:ians?|ans?|ese|ers?|ites?|ish|i)s?"  # a people's ending ("Floridians", "Chinese", "Londoners")
 
 
