@@ -141,13 +141,21 @@ def _write_stacks(within_s: float) -> None:
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
 
 
+#: how long the main thread sleeps between looks at the signals that arrived (:func:`_serve_until_stopped`)
+WAKE_S = 1.0
+
+
 def _serve_until_stopped() -> None:
     """Wait while the server's threads serve, until Ctrl-C or SIGTERM (raised here, in the main thread:
-    :func:`dhp.cli.main` says it in one line). Gradio's own wait would swallow both and exit 0."""
+    :func:`dhp.cli.main` says it in one line). Gradio's own wait would swallow both and exit 0.
+
+    The wait wakes every ``WAKE_S``: a signal the kernel hands to one of the server's threads only marks
+    the handler pending, and Python runs it in the main thread at its next bytecode; a long sleep would
+    leave SIGTERM or USR1's stack dump waiting up to that long (a CI run's USR1 test waited 240 s)."""
     import time
 
     while True:
-        time.sleep(3600)
+        time.sleep(WAKE_S)
 
 
 def _cmd_worker(args: argparse.Namespace) -> int:

@@ -440,3 +440,30 @@ def test_a_board_slow_to_end_writes_where_it_is(capfd: pytest.CaptureFixture[str
     _close_watched(SlowApp(), within_s=0.2)
     err = capfd.readouterr().err
     assert "not closed after 0.2 s" in err and "in close" in err and "in _close_watched" in err, err[-2000:]
+
+
+def test_a_signal_one_of_the_board_s_threads_receives_still_wakes_its_wait() -> None:
+    """The kernel may hand SIGTERM or SIGUSR1 to any thread of the board: Python runs the handler in the main
+    thread at its next bytecode, so the main thread's wait must wake. Here the signal goes to a worker thread
+    on purpose (``pthread_kill``) while the main thread waits in ``_serve_until_stopped``; the handler ends
+    the wait. With the old hour-long sleep this child would still be waiting when the deadline ends it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import signal, threading\n"
+        "from dhp.cli.board import _serve_until_stopped\n"
+        "class Stop(Exception): pass\n"
+        "def stop(signum, frame): raise Stop\n"
+        "signal.signal(signal.SIGUSR2, stop)\n"
+        "idle = threading.Event()\n"
+        "worker = threading.Thread(target=idle.wait, daemon=True); worker.start()\n"
+        "threading.Timer(0.5, signal.pthread_kill, (worker.ident, signal.SIGUSR2)).start()\n"
+        "try:\n"
+        "    _serve_until_stopped()\n"
+        "except Stop:\n"
+        "    print('woke')\n"
+    )
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and done.stdout.strip() == "woke", done.stderr[-2000:]
