@@ -467,10 +467,8 @@ def _uncommon_word(words: list[str]) -> int | None:
         for k, w in enumerate(words)
         if w[:1].isupper() and w.lower().strip(".") not in _NAME_KEEP | lexicon.TITLES
     ]
-    holiday = len(words) > 1 and words[-1].lower() in (
-        "festival",
-        "day",
-    )  # "Spring Festival": a holiday's name
+    # "Spring Festival": a holiday's name, its first word made up though ordinary
+    holiday = len(words) > 1 and words[-1].lower() in ("festival", "day")
     return next(
         (k for k in names if not lexicon.is_common_word(words[k])), names[0] if names and holiday else None
     )
@@ -588,10 +586,8 @@ def _partial(span: Span, text: str) -> bool:
     if span.type is EntityType.ORG:
         return re.search(r"\b[A-Z][a-z]+ and $", before) is not None
     role = re.match(r", (?:the )?(?:CEO|chief|chair\w*|director|president|founder|head)\b", text[span.end :])
-    if span.type is EntityType.PLACE and role:
-        return (
-            True  # "According to Buckley, CEO of ...": a person, no place (the reads of seeds 5150 and 9433)
-        )
+    if span.type is EntityType.PLACE and role:  # "According to Buckley, CEO of": a person (seeds 5150, 9433)
+        return True
     if span.type is EntityType.PLACE and (m := re.match(r" and [A-Z]\w+", text[span.end : span.end + 30])):
         return lexicon.is_known_place(span.text + m[0])  # "Bosnia and Herzegovina": one country
     if span.type is EntityType.NUMBER and re.fullmatch(r"\d{1,2}", span.text):
